@@ -1,0 +1,115 @@
+// `scalelab`: the command-line front of the engine.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <iostream>
+#include <iterator>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "scalelab/engine.hpp"
+#include "scalelab/server.hpp"
+
+namespace {
+
+using json = nlohmann::ordered_json;
+
+std::string read_stdin() {
+  return std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+}
+
+std::string show(const json& value, const std::string& name) {
+  if (value.is_number()) {
+    std::string unit = scalelab::output_unit(name);
+    std::string text = scalelab::format_quantity(value.get<double>(), unit);
+    return text + "   (" + value.dump() + ")";
+  }
+  return value.dump();
+}
+
+void print_text(const std::string& result_json) {
+  json r = json::parse(result_json);
+  std::printf("%s\n\nOutputs\n", r["calculator"].get<std::string>().c_str());
+  for (auto it = r["outputs"].begin(); it != r["outputs"].end(); ++it) {
+    if (it->is_object() && it.key() != "flops_per_s") continue;
+    std::printf("  %-32s %s\n", it.key().c_str(), show(it.value(), it.key()).c_str());
+  }
+  std::printf("\nDerivation\n");
+  int n = 1;
+  for (const auto& s : r["steps"]) {
+    std::string unit = s["unit"].get<std::string>();
+    std::printf("  %d. %s\n     %s\n     = %s\n     = %s\n", n++, s["label"].get<std::string>().c_str(),
+                s["formula"].get<std::string>().c_str(), s["substituted"].get<std::string>().c_str(),
+                scalelab::format_quantity(s["value"].get<double>(), unit).c_str());
+  }
+  for (const auto& w : r["warnings"]) std::printf("\nwarning: %s\n", w.get<std::string>().c_str());
+}
+
+int run_eval(const std::string& name, std::string input, bool text) {
+  if (input == "-") input = read_stdin();
+  scalelab::Evaluation e = scalelab::evaluate(name, input);
+  if (e.status != scalelab::Status::ok) {
+    std::string where = e.param.empty() ? "" : e.param + ": ";
+    std::fprintf(stderr, "scalelab eval %s: %s%s\n", name.c_str(), where.c_str(), e.message.c_str());
+    std::printf("%s\n", e.json.c_str());
+    return 2;
+  }
+  if (text) print_text(e.json);
+  else std::printf("%s\n", e.json.c_str());
+  return 0;
+}
+
+void print_list() {
+  json all = json::parse(scalelab::calculators_json());
+  for (const auto& c : all["calculators"]) {
+    std::printf("%-16s %s\n", c["name"].get<std::string>().c_str(), c["doc"].get<std::string>().c_str());
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"scalelab: the arithmetic of How to Scale Your Model (Austin et al., 2025)"};
+  app.require_subcommand(1);
+
+  auto* eval = app.add_subcommand("eval", "evaluate a calculator on a JSON object (or - for stdin)");
+  std::string name, input = "{}";
+  bool text = false;
+  eval->add_option("name", name, "calculator name (see `scalelab list`)")->required();
+  eval->add_option("json", input, "parameters as a JSON object, or - to read stdin");
+  eval->add_flag("--text", text, "print for people, with the derivation");
+
+  auto* list = app.add_subcommand("list", "calculators and their schemas");
+  bool list_json = false;
+  list->add_flag("--json", list_json, "print the full schemas as JSON");
+  app.add_subcommand("chips", "the chip catalog as JSON");
+  app.add_subcommand("models", "the model catalog as JSON");
+
+  auto* serve = app.add_subcommand("serve", "serve the course and the JSON API");
+  scalelab::ServerOptions options;
+  serve->add_option("--host", options.host, "address to bind (default 127.0.0.1, loopback only)");
+  serve->add_option("--port", options.port, "port (default 8080; 0 picks a free one)")
+      ->check(CLI::Range(0, 65535));
+  serve->add_option("--root", options.root, "folder of the built course (default web/dist)");
+  serve->add_option("--threads", options.threads, "worker threads")->check(CLI::Range(1, 256));
+
+  CLI11_PARSE(app, argc, argv);
+
+  if (eval->parsed()) return run_eval(name, input, text);
+  if (list->parsed()) {
+    if (list_json) std::printf("%s\n", scalelab::calculators_json().c_str());
+    else print_list();
+    return 0;
+  }
+  if (app.got_subcommand("chips")) {
+    std::printf("%s\n", scalelab::chips_json().c_str());
+    return 0;
+  }
+  if (app.got_subcommand("models")) {
+    std::printf("%s\n", scalelab::models_json().c_str());
+    return 0;
+  }
+  return scalelab::serve(options, [&](int port) {
+    std::printf("scalelab: serving %s on http://%s:%d\n", options.root.c_str(), options.host.c_str(), port);
+    std::fflush(stdout);
+  });
+}

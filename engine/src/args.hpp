@@ -1,0 +1,41 @@
+// Validated inputs of one evaluation: every parameter checked against its schema, defaults
+// filled in, chip and model resolved. Accessors throw InputError for a missing parameter.
+#pragma once
+#include <optional>
+#include <string>
+
+#include "catalog.hpp"
+#include "json.hpp"
+#include "schema.hpp"
+
+namespace scalelab {
+
+class Args {
+ public:
+  Args(const Calculator& calc, const json& input);
+
+  const json& values() const { return values_; }
+  bool has(const std::string& name) const;    // given, or has a default
+  bool given(const std::string& name) const;  // given by the caller
+  double num(const std::string& name) const;
+  std::optional<double> num_if(const std::string& name) const;
+  std::string str(const std::string& name) const;
+  bool flag(const std::string& name) const;
+  const json& raw(const std::string& name) const;
+  const Chip& chip() const;
+  const Model& model() const;
+  bool has_chip() const { return chip_.has_value(); }
+  bool has_model() const { return model_.has_value(); }
+  double dtype(const std::string& name) const { return dtype_bytes(str(name)); }
+
+ private:
+  json values_;
+  json given_;
+  std::optional<Chip> chip_;
+  std::optional<Model> model_;
+};
+
+// Validates one value against its Param; `path` names it in errors ("matmul.B").
+json validate_value(const Param& p, const json& value, const std::string& path);
+
+}  // namespace scalelab

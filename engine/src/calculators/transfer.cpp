@@ -1,0 +1,61 @@
+// `transfer` (ch 2): moving bytes along one rung of the memory ladder.
+#include "bandwidth.hpp"
+#include "calculators.hpp"
+#include "common.hpp"
+#include "../params.hpp"
+
+namespace scalelab {
+namespace {
+
+void compute(const Args& args, Result& r) {
+  const Chip& chip = args.chip();
+  std::string path = args.str("path");
+  if (path != "ici") {
+    refuse_if_given(args, "hops", "applies only to path \"ici\"");
+    refuse_if_given(args, "links", "applies only to path \"ici\"");
+  }
+  double bytes = args.num("bytes"), chips = args.num("chips");
+  double links = path == "ici" ? args.num("links") : 1;
+  double hops = path == "ici" ? args.num("hops") : 0;
+  double W = chip.need(bandwidth_field(path)) * links;
+  std::string Wsym = path == "ici" ? "k \\cdot W_{link}" : bandwidth_symbol(path);
+  std::string Wsub = path == "ici" ? tex(links) + " \\times " + tex(W / links) : tex(W);
+
+  double per_chip = r.step("Bytes per chip", "b = \\text{bytes} / n", tex(bytes) + " / " + tex(chips),
+                           bytes / chips, "bytes");
+  double t_bw = r.step("Bandwidth time", "T_{bw} = b / " + Wsym, tex(per_chip) + " / " + Wsub,
+                       per_chip / W, "s");
+  double t_lat = 0;
+  if (path == "ici") {
+    double hop = chip.need("ici_hop_latency_s");
+    t_lat = r.step("Latency", "T_{lat} = \\text{hops} \\cdot t_{hop}", tex(hops) + " \\times " + tex(hop),
+                   hops * hop, "s");
+  }
+  double t = r.step("Transfer time", "T = T_{bw} + T_{lat}", tex(t_bw) + " + " + tex(t_lat), t_bw + t_lat, "s");
+  r.out("t_s", t);
+  r.out("t_bandwidth_s", t_bw);
+  r.out("t_latency_s", t_lat);
+  if (t > 0) r.out("bytes_per_s", bytes / t);
+  else r.out_null("bytes_per_s");
+  r.out("bytes_per_chip", per_chip);
+  r.out("path_bytes_per_s", W);
+}
+
+}  // namespace
+
+Calculator make_transfer() {
+  using namespace params;
+  return {"transfer", "Transfer", {2},
+          "Time to move bytes along one rung of the memory ladder: PCIe, HBM, VMEM, ICI, DCN, "
+          "NVLink, InfiniBand.",
+          {params::chip("tpu-v5e"), chip_overrides(),
+           number("bytes", "bytes", 0, 1e20, 1e9, "bytes to move (all chips together)"),
+           choice("path", bandwidth_paths(), "hbm", "the rung the bytes cross"),
+           integer("chips", "count", 1, 1e7, 1, "chips moving their share in parallel"),
+           integer("hops", "count", 0, 1e4, 1, "ICI hops to the destination (ici only)", Scale::linear),
+           integer("links", "count", 1, 64, 1, "ICI links the sender stripes over (ici only)",
+                   Scale::linear)},
+          compute};
+}
+
+}  // namespace scalelab

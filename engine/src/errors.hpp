@@ -1,0 +1,15 @@
+#pragma once
+#include <stdexcept>
+#include <string>
+
+namespace scalelab {
+
+// Bad input: names the parameter (dotted path, e.g. "matmul.B"; empty when none applies)
+// and says what was wrong and what is allowed.
+struct InputError : std::runtime_error {
+  std::string param;
+  InputError(std::string param_name, const std::string& message)
+      : std::runtime_error(message), param(std::move(param_name)) {}
+};
+
+}  // namespace scalelab

@@ -1,0 +1,18 @@
+// Number formatting: for people (format_quantity), for TeX steps (tex), for messages (plain).
+#pragma once
+#include <string>
+#include <string_view>
+
+namespace scalelab {
+
+// "1.39 ms", "140 GB", "197 TFLOP/s", "2.4 k" — SI prefixes, 3 significant digits.
+std::string format_quantity(double value, std::string_view unit);
+// TeX for a number in a substituted formula: 1.97\times10^{14}, 4096, 0.5.
+std::string tex(double value);
+// Plain text for a number in a message: 1e+07 -> "1e7", 0.5 -> "0.5", 4096 -> "4096".
+std::string plain(double value);
+// Rounds to 15 significant digits, so that results do not depend on the last ulp of libm
+// and are byte-identical between native and WebAssembly builds.
+double canonical(double value);
+
+}  // namespace scalelab

@@ -1,0 +1,27 @@
+// The engine for the browser and Node: the same entry points, through embind.
+#include <emscripten/bind.h>
+
+#include "scalelab/engine.hpp"
+
+namespace {
+
+std::string evaluate_json(const std::string& name, const std::string& input) {
+  return scalelab::evaluate(name, input).json;
+}
+
+std::string format_quantity(double value, const std::string& unit) {
+  return scalelab::format_quantity(value, unit);
+}
+
+std::string output_unit(const std::string& name) { return scalelab::output_unit(name); }
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(scalelab) {
+  emscripten::function("evaluate", &evaluate_json);
+  emscripten::function("calculators", &scalelab::calculators_json);
+  emscripten::function("chips", &scalelab::chips_json);
+  emscripten::function("models", &scalelab::models_json);
+  emscripten::function("formatQuantity", &format_quantity);
+  emscripten::function("outputUnit", &output_unit);
+}
