@@ -9,6 +9,17 @@ const std::vector<Calculator>& calculators() {
       make_chip(),
       make_roofline(),
       make_transfer(),
+      make_sharding(),
+      make_collective(),
+      make_sharded_matmul(),
+      make_prefill(),
+      make_decode(),
+      make_serving(),
+      make_transformer(),
+      make_training_memory(),
+      make_training_comm(),
+      make_training_run(),
+      make_compute_budget(),
   };
   return table;
 }

@@ -1,0 +1,90 @@
+// `scalelab_bench`: engine evaluations per second, one benchmark per registered calculator,
+// on the first case of that calculator in tests/cases (the same inputs as bench/wasm_bench.mjs).
+//   build/scalelab_bench [--cases DIR] [google-benchmark flags, e.g. --benchmark_format=json]
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "scalelab/engine.hpp"
+
+namespace {
+
+using json = nlohmann::ordered_json;
+
+// calculator -> params of its first case (files in name order)
+std::map<std::string, std::string> first_inputs(const std::string& dir) {
+  std::vector<std::string> files;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    if (e.path().extension() == ".json") files.push_back(e.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  std::map<std::string, std::string> out;
+  for (const auto& f : files) {
+    std::ifstream in(f);
+    std::stringstream s;
+    s << in.rdbuf();
+    for (const auto& c : json::parse(s.str())) {
+      out.emplace(c["calculator"].get<std::string>(), c["params"].dump());
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string dir = SCALELAB_BENCH_CASES_DIR;
+  std::vector<char*> args;
+  for (int i = 0; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--cases") == 0 && i + 1 < argc) {
+      dir = argv[++i];
+      continue;
+    }
+    args.push_back(argv[i]);
+  }
+  int n = static_cast<int>(args.size());
+  benchmark::Initialize(&n, args.data());
+
+  json registered = json::parse(scalelab::calculators_json());
+  auto inputs = first_inputs(dir);
+  for (const auto& c : registered["calculators"]) {
+    std::string name = c["name"].get<std::string>();
+    auto it = inputs.find(name);
+    std::string input = it == inputs.end() ? "{}" : it->second;
+    if (scalelab::evaluate(name, input).status != scalelab::Status::ok) {
+      std::fprintf(stderr, "scalelab_bench: %s refuses its first case; skipped\n", name.c_str());
+      continue;
+    }
+    benchmark::RegisterBenchmark(("evaluate/" + name).c_str(), [name, input](benchmark::State& state) {
+      for (auto _ : state) {
+        scalelab::Evaluation e = scalelab::evaluate(name, input);
+        benchmark::DoNotOptimize(e.json.data());
+      }
+      state.SetItemsProcessed(state.iterations());
+      state.SetLabel(std::to_string(scalelab::evaluate(name, input).json.size()) + " bytes out");
+    });
+  }
+  // Formatting alone, for scale.
+  benchmark::RegisterBenchmark("format_quantity", [](benchmark::State& state) {
+    double v = 1.39e-3;
+    for (auto _ : state) {
+      std::string s = scalelab::format_quantity(v, "s");
+      benchmark::DoNotOptimize(s.data());
+      v *= 1.0000001;
+    }
+    state.SetItemsProcessed(state.iterations());
+  });
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

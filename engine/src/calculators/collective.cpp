@@ -1,0 +1,287 @@
+// `collective` (ch 3, 7, 12): AllGather, ReduceScatter, AllReduce and AllToAll on an ICI
+// torus, inside an NVLink node, across an InfiniBand fat tree, or over DCN.
+#include <cmath>
+
+#include "calculators.hpp"
+#include "collective_model.hpp"
+#include "common.hpp"
+#include "../params.hpp"
+
+namespace scalelab {
+namespace {
+
+const std::vector<std::string>& fabric_names() {
+  static const std::vector<std::string> names = {"ici", "nvlink", "ib_fat_tree", "dcn"};
+  return names;
+}
+
+std::string resolve_fabric(const Args& args) {
+  if (args.given("fabric")) return args.str("fabric");
+  if (!args.chip().is_gpu()) return "ici";
+  return args.num_if("nodes").value_or(1) > 1 ? "ib_fat_tree" : "nvlink";
+}
+
+void refuse_options(const Args& args, const std::string& fabric, CollectiveOp op) {
+  if (fabric == "ici") {
+    for (const char* p : {"gpus_per_node", "nodes", "inner_axis_size", "nodes_per_su"}) {
+      refuse_if_given(args, p, "applies only to GPU fabrics (ib_fat_tree), not to fabric ici");
+    }
+    refuse_if_given(args, "sharp", "applies only to switched GPU fabrics (nvlink, ib_fat_tree): ICI has no "
+                                   "in-network reduction");
+  } else {
+    const std::string why = "applies only to fabric ici, not to " + fabric;
+    refuse_if_given(args, "wraparound", why);
+    refuse_if_given(args, "bidirectional", why);
+    refuse_if_given(args, "link_bytes_per_s", why + "; override the chip's nvlink_bytes_per_s, ib_bytes_per_s or "
+                                                    "dcn_bytes_per_s with chip_overrides");
+  }
+  if (fabric != "ib_fat_tree" && fabric != "ici") {
+    for (const char* p : {"gpus_per_node", "inner_axis_size", "nodes_per_su"}) {
+      refuse_if_given(args, p, "applies only to fabric ib_fat_tree, not to " + fabric);
+    }
+  }
+  if (fabric == "dcn") {
+    refuse_if_given(args, "sharp", "applies only to nvlink and ib_fat_tree: DCN has no in-network reduction");
+    refuse_if_given(args, "nodes", "does not apply to fabric dcn: give the group as axes");
+  }
+  if (fabric == "nvlink" && args.num_if("nodes").value_or(1) > 1) {
+    throw InputError("nodes", "nvlink covers one NVLink node; use fabric ib_fat_tree for " +
+                                  plain(args.num("nodes")) + " nodes");
+  }
+  if (op != CollectiveOp::all_to_all) refuse_if_given(args, "ragged_k", "applies only to op all_to_all");
+}
+
+std::vector<double> given_axes(const Args& args) {
+  std::vector<double> axes;
+  if (args.has("axes")) {
+    for (const auto& n : args.raw("axes")) axes.push_back(n.get<double>());
+  }
+  return axes;
+}
+
+double product(const std::vector<double>& xs) {
+  double p = 1;
+  for (double x : xs) p *= x;
+  return p;
+}
+
+std::vector<bool> wraparound_per_axis(const Args& args, size_t axes) {
+  const json& w = args.raw("wraparound");
+  if (w.is_boolean()) return std::vector<bool>(axes, w.get<bool>());
+  if (w.size() != axes) {
+    throw InputError("wraparound", "gives " + std::to_string(w.size()) + " values for " + std::to_string(axes) +
+                                       " axes; give one boolean per axis, or a single boolean");
+  }
+  std::vector<bool> out;
+  for (const auto& b : w) out.push_back(b.get<bool>());
+  return out;
+}
+
+std::optional<double> ragged_k(const Args& args) { return args.num_if("ragged_k"); }
+
+CollectiveCost on_ici(const Args& args, CollectiveOp op, double bytes, std::vector<double>& axes,
+                      IciLinks& links, Result& r) {
+  const Chip& chip = args.chip();
+  if (axes.empty()) axes = chip.pod_shape();
+  if (axes.empty()) throw InputError("axes", "is required: " + chip.name() + " has no pod_shape to default to");
+  std::vector<bool> wrap = wraparound_per_axis(args, axes.size());
+  bool bidirectional = args.flag("bidirectional");
+  links.link_bytes_per_s = args.given("link_bytes_per_s") ? args.num("link_bytes_per_s")
+                                                          : chip.need("ici_link_bytes_per_s");
+  links.hop_latency_s = args.given("hop_latency_s") ? args.num("hop_latency_s")
+                                                    : chip.get("ici_hop_latency_s").value_or(1e-6);
+  std::vector<RingAxis> rings;
+  for (size_t i = 0; i < axes.size(); ++i) {
+    rings.push_back({axes[i], wrap[i], bidirectional});
+    if (axes[i] > 1 && !wrap[i] && bidirectional) {
+      r.warn("The axis of " + plain(axes[i]) + " has no wraparound: it is priced as a one-way ring, (n−1)/n·V/W, "
+             "about twice the wrapped cost.");
+    }
+  }
+  if (!bidirectional) r.warn("Links carry data one way only: every axis is a one-way ring.");
+  return ici_collective(op, bytes, rings, links, ragged_k(args));
+}
+
+CollectiveCost on_nvlink(const Args& args, CollectiveOp op, double bytes, std::vector<double>& axes) {
+  const Chip& chip = args.chip();
+  double domain = chip.need("node_gpus");
+  if (axes.empty()) axes = {domain};
+  double N = product(axes);
+  if (N > domain) {
+    throw InputError("axes", "multiply to " + plain(N) + " GPUs, more than the " + plain(domain) +
+                                 "-GPU NVLink domain of " + chip.name() + "; use fabric ib_fat_tree with nodes");
+  }
+  double hop = args.num_if("hop_latency_s").value_or(0);
+  return switched_collective(op, bytes, {"nvlink", N, chip.need("nvlink_bytes_per_s"), hop, args.flag("sharp")},
+                             ragged_k(args));
+}
+
+double default_nodes_per_su(const Chip& chip) {
+  const json& pod = chip.data().value("superpod", json());
+  auto node = chip.get("node_gpus");
+  if (pod.is_object() && pod.value("gpus_per_su", json()).is_number() && node && *node > 0) {
+    return std::max(1.0, std::floor(pod["gpus_per_su"].get<double>() / *node));
+  }
+  return 32;
+}
+
+// M from `nodes`, else from `axes` (N·Y/g), else the chip's SuperPod.
+double resolve_nodes(const Args& args, const std::vector<double>& axes, double g, double Y) {
+  if (args.given("nodes")) return args.num("nodes");
+  if (!axes.empty()) {
+    double nodes = product(axes) * Y / g;
+    if (nodes < 1 || std::floor(nodes) != nodes) {
+      throw InputError("axes", "multiply to " + plain(product(axes)) + " GPUs, which is not a whole number of " +
+                                   plain(g) + "-GPU nodes (with inner_axis_size " + plain(Y) + ")");
+    }
+    return nodes;
+  }
+  const json& pod = args.chip().data().value("superpod", json());
+  if (pod.is_object() && pod.value("nodes", json()).is_number()) return pod["nodes"].get<double>();
+  throw InputError("nodes", "is required for fabric ib_fat_tree: the number of nodes in the group");
+}
+
+CollectiveCost on_fat_tree(const Args& args, CollectiveOp op, double bytes, std::vector<double>& axes) {
+  const Chip& chip = args.chip();
+  FatTree tree;
+  tree.gpus_per_node = args.given("gpus_per_node") ? args.num("gpus_per_node") : chip.need("node_gpus");
+  tree.inner_axis_size = args.num("inner_axis_size");
+  tree.nodes_per_su = args.given("nodes_per_su") ? args.num("nodes_per_su") : default_nodes_per_su(chip);
+  tree.nodes = resolve_nodes(args, axes, tree.gpus_per_node, tree.inner_axis_size);
+  tree.nvlink_bytes_per_s = chip.need("nvlink_bytes_per_s");
+  tree.ib_bytes_per_s = chip.need("ib_bytes_per_s");
+  tree.hop_latency_s = args.num_if("hop_latency_s").value_or(0);
+  tree.sharp = args.flag("sharp");
+  CollectiveCost cost = fat_tree_collective(op, bytes, tree, ragged_k(args));
+  if (!axes.empty() && product(axes) != cost.group_size) {
+    throw InputError("axes", "multiply to " + plain(product(axes)) + ", but the group is gpus_per_node × nodes / "
+                                 "inner_axis_size = " + plain(cost.group_size) + " GPUs");
+  }
+  if (axes.empty()) axes = {cost.group_size};
+  return cost;
+}
+
+CollectiveCost on_dcn(const Args& args, CollectiveOp op, double bytes, const std::vector<double>& axes) {
+  if (axes.empty()) throw InputError("axes", "is required for fabric dcn: the sizes of the axes the group spans");
+  double hop = args.num_if("hop_latency_s").value_or(0);
+  return switched_collective(op, bytes, {"dcn", product(axes), args.chip().need("dcn_bytes_per_s"), hop, false},
+                             ragged_k(args));
+}
+
+// W: the per-device link bandwidth of a single-level fabric (none for the fat tree).
+void report(Result& r, const CollectiveCost& cost, double bytes, std::optional<double> W, double hop) {
+  record_steps(r, cost);
+  double N = cost.group_size;
+  double chunk = r.step("Chunk per hop", "b = V / N", tex(bytes) + " / " + tex(N), bytes / N, "bytes");
+  std::optional<double> threshold;
+  if (W) {
+    threshold = r.step("Latency-bound below", "b^* = W \\cdot t_{hop}", tex(*W) + " \\times " + tex(hop), *W * hop,
+                       "bytes");
+  }
+  r.out("t_s", cost.t_s);
+  r.out("t_bandwidth_s", cost.t_bandwidth_s);
+  r.out("t_latency_s", cost.t_latency_s);
+  r.out("regime", cost.latency_bound() ? "latency" : "bandwidth");
+  r.out("hops", cost.hops);
+  out_opt(r, "bytes_per_link", cost.bytes_per_link);
+  out_opt(r, "latency_bound_below_bytes", threshold);
+  if (cost.t_s > 0) {
+    r.out("effective_bytes_per_s", r.step("Effective bandwidth", "W_{eff} = V / T", tex(bytes) + " / " + tex(cost.t_s),
+                                          bytes / cost.t_s, "bytes/s"));
+  } else {
+    r.out_null("effective_bytes_per_s");
+  }
+  if (cost.bottleneck.empty()) r.out_null("bottleneck");
+  else r.out("bottleneck", cost.bottleneck);
+  r.out("chunk_bytes", chunk);
+  json levels = json::array();
+  for (const FabricLevel& l : cost.levels) levels.push_back(l.to_json(bytes));
+  r.out("levels", levels);
+  r.out("group_size", N);
+  if (cost.latency_bound()) {
+    r.warn("Latency-bound: " + plain(cost.hops) + " hops take " + format_quantity(cost.t_latency_s, "s") +
+           ", more than the " + format_quantity(cost.t_bandwidth_s, "s") + " of bandwidth time" +
+           (threshold ? " (chunks of " + format_quantity(chunk, "bytes") + " are below the " +
+                            format_quantity(*threshold, "bytes") + " a hop needs to be bandwidth-bound)."
+                      : "."));
+  }
+  if (N <= 1) r.warn("The group has one device: nothing moves.");
+}
+
+void compute(const Args& args, Result& r) {
+  std::string fabric = resolve_fabric(args);
+  CollectiveOp op = parse_collective_op(args.str("op"));
+  refuse_options(args, fabric, op);
+  if (fabric == "ici" && args.chip().is_gpu() && !args.given("link_bytes_per_s")) {
+    throw InputError("fabric", args.chip().name() + " is a GPU: ici needs link_bytes_per_s; use nvlink, "
+                                                     "ib_fat_tree or dcn");
+  }
+  double bytes = args.num("bytes");
+  std::vector<double> axes = given_axes(args);
+  CollectiveCost cost;
+  std::optional<double> W;
+  double hop = args.num_if("hop_latency_s").value_or(0);
+  if (fabric == "ici") {
+    IciLinks links;
+    cost = on_ici(args, op, bytes, axes, links, r);
+    W = links.link_bytes_per_s;
+    hop = links.hop_latency_s;
+  } else if (fabric == "nvlink") {
+    cost = on_nvlink(args, op, bytes, axes);
+    W = args.chip().need("nvlink_bytes_per_s");
+  } else if (fabric == "ib_fat_tree") {
+    cost = on_fat_tree(args, op, bytes, axes);
+  } else {
+    cost = on_dcn(args, op, bytes, axes);
+    W = args.chip().need("dcn_bytes_per_s");
+  }
+  if (args.flag("sharp") && op != CollectiveOp::all_reduce) {
+    r.warn("SHARP only changes an AllReduce; this " + collective_op_title(op) + " is priced without it.");
+  }
+  r.out("fabric", fabric);
+  r.out("axes", axes);
+  report(r, cost, bytes, W, hop);
+}
+
+}  // namespace
+
+Calculator make_collective() {
+  using namespace params;
+  Param axis = integer("n", "count", 1, 1e6, nullptr, "devices along one axis");
+  Param axes = list("axes", axis, 1, 8, nullptr,
+                    "sizes of the axes the group spans (default: the pod shape on ICI, the node on nvlink)");
+  axes.unit = "count";
+  Param wrap;
+  wrap.name = "wraparound";
+  wrap.type = Type::bool_or_list;
+  wrap.default_value = true;
+  wrap.scale = Scale::choice;
+  wrap.doc = "ICI: whether each axis wraps into a ring (one boolean, or one per axis)";
+  return {"collective", "Collective", {3, 7, 12},
+          "Time of an AllGather, ReduceScatter, AllReduce or AllToAll over ICI axes, an NVLink node, an "
+          "InfiniBand fat tree or DCN: bandwidth term, latency term, and which one limits.",
+          {params::chip("tpu-v5e"), chip_overrides(),
+           positive("link_bytes_per_s", "bytes/s", 1e15, nullptr,
+                    "ICI only: one link's one-way bandwidth, instead of the chip's"),
+           choice("op", collective_op_names(), "all_gather", "the collective"),
+           number("bytes", "bytes", 0, 1e18, 1e9,
+                  "V: the full array one group gathers, or the unreduced buffer each device holds"),
+           axes, wrap,
+           boolean("bidirectional", true, "ICI: links carry data both ways (false: every axis is a one-way ring)"),
+           number("hop_latency_s", "s", 0, 1, nullptr,
+                  "latency of one hop (default: the chip's ici_hop_latency_s, 1e-6 without; 0 on GPUs)"),
+           choice("fabric", fabric_names(), nullptr,
+                  "network (default: ici for TPUs; nvlink for GPUs, ib_fat_tree when nodes > 1)"),
+           integer("gpus_per_node", "count", 1, 1e5, nullptr, "ib_fat_tree: GPUs per NVLink node (default node_gpus)"),
+           integer("nodes", "count", 1, 1e6, nullptr, "GPU nodes in the group (ib_fat_tree)"),
+           integer("nodes_per_su", "count", 1, 1e5, nullptr,
+                   "ib_fat_tree: nodes under one set of leaf switches (default from the chip's superpod, else 32)"),
+           integer("inner_axis_size", "count", 1, 1e6, 1,
+                   "ib_fat_tree: adjacent GPUs of another mesh axis that also shard the array"),
+           boolean("sharp", false, "GPU switches reduce in the network (SHARP): AllReduce costs V/W per level"),
+           integer("ragged_k", "count", 1, 1e6, nullptr,
+                   "all_to_all: at most k destination shards are non-empty (cost × min(k/N, 1))")},
+          compute};
+}
+
+}  // namespace scalelab

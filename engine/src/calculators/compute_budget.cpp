@@ -1,0 +1,163 @@
+// `compute_budget` (ch 0, 4; seed 004): training FLOPs, time, weight memory and reading time,
+// MoE total vs active bytes, attention pair counts, and a teaching loss curve.
+#include <cmath>
+
+#include "calculators.hpp"
+#include "common.hpp"
+#include "../params.hpp"
+
+namespace scalelab {
+namespace {
+
+struct LossCurve {
+  std::string name;
+  double E, A, B, alpha, beta;
+};
+
+LossCurve loss_curve(const Args& args) {
+  LossCurve c = args.str("curve") == "chinchilla" ? LossCurve{"chinchilla", 1.69, 406.4, 410.7, 0.34, 0.28}
+                                                  : LossCurve{"invented", 1.8, 400, 600, 0.32, 0.30};
+  if (args.given("loss_constants")) {
+    const json& k = args.raw("loss_constants");
+    c.E = k.value("E", c.E);
+    c.A = k.value("A", c.A);
+    c.B = k.value("B", c.B);
+    c.alpha = k.value("alpha", c.alpha);
+    c.beta = k.value("beta", c.beta);
+  }
+  return c;
+}
+
+struct Rates {
+  std::optional<double> flops, bandwidth;
+};
+
+Rates read_rates(const Args& args) {
+  Rates rates{args.num_if("flops_per_s"), args.num_if("bandwidth_bytes_per_s")};
+  if (!args.has_chip()) return rates;
+  refuse_if_given(args, "flops_per_s", "comes from the chip; change it with chip_overrides {\"flops_per_s\": {\"bf16\": …}}");
+  refuse_if_given(args, "bandwidth_bytes_per_s",
+                  "comes from the chip; change it with chip_overrides {\"hbm_bytes_per_s\": …}");
+  rates.flops = args.chip().flops_if("bf16");
+  rates.bandwidth = args.chip().get("hbm_bytes_per_s");
+  return rates;
+}
+
+void work_steps(const Args& args, const Rates& rates, Result& r) {
+  double N = args.num("N"), D = args.num("D");
+  bool remat = args.str("checkpointing") == "block";
+  double per = remat ? 8 : 6;
+  r.out("flops_per_param_per_token", per);
+  double flops = r.step("Training FLOPs", remat ? "8 N D" : "6 N D",
+                        tex(per) + " \\cdot " + tex(N) + " \\cdot " + tex(D), per * N * D, "FLOPs");
+  r.out("train_flops", flops);
+  if (rates.flops) {
+    r.out("t_s", r.step("Time at the peak rate", "\\text{FLOPs} / C", tex(flops) + " / " + tex(*rates.flops),
+                        flops / *rates.flops, "s"));
+  } else {
+    r.out_null("t_s");
+  }
+  double bytes = args.num("bytes_per_param");
+  double weights = r.step("Weight bytes", "N \\cdot b", tex(N) + " \\cdot " + tex(bytes), N * bytes, "bytes");
+  r.out("weight_bytes", weights);
+  if (rates.bandwidth) {
+    r.out("weight_read_s", r.step("Time to read every weight once", "N b / W", tex(weights) + " / " + tex(*rates.bandwidth),
+                                  weights / *rates.bandwidth, "s"));
+  } else {
+    r.out_null("weight_read_s");
+  }
+}
+
+void moe_steps(const Args& args, const Rates& rates, Result& r) {
+  double bytes = args.num("bytes_per_param");
+  auto total = args.num_if("total_params"), active = args.num_if("active_params");
+  if (total && active && *active > *total) {
+    throw InputError("active_params", "must be ≤ total_params (" + plain(*total) + "), got " + plain(*active));
+  }
+  out_opt(r, "moe_total_bytes", opt_mul(total, bytes));
+  out_opt(r, "moe_active_bytes", opt_mul(active, bytes));
+  double ratio = total && active ? *total / *active : 1;
+  if (!rates.flops || !rates.bandwidth) {
+    r.out_null("critical_batch_tokens");
+    return;
+  }
+  r.out("critical_batch_tokens",
+        r.step("Tokens per step that hide reading every weight", "(C / W) \\cdot b \\cdot (P_{total}/P_{active}) / 2",
+               "(" + tex(*rates.flops) + " / " + tex(*rates.bandwidth) + ") \\cdot " + tex(bytes) + " \\cdot " +
+                   tex(ratio) + " / 2",
+               *rates.flops / *rates.bandwidth * bytes * ratio / 2, "tokens"));
+}
+
+void attention_steps(const Args& args, Result& r) {
+  double L = args.num("L");
+  r.out("attention_pairs_full", r.step("Query-key pairs, full attention", "L^2", tex(L) + "^2", L * L, "count"));
+  r.out("attention_pairs_causal", r.step("Query-key pairs, causal", "L (L + 1) / 2",
+                                         tex(L) + " \\cdot " + tex(L + 1) + " / 2", L * (L + 1) / 2, "count"));
+  if (!args.given("window")) {
+    r.out_null("attention_pairs_window");
+    return;
+  }
+  double w = args.num("window");
+  if (w > L) throw InputError("window", "must be ≤ L = " + plain(L) + ", got " + plain(w));
+  r.out("attention_pairs_window",
+        r.step("Query-key pairs, sliding window", "w (w + 1) / 2 + (L - w) w",
+               tex(w) + " \\cdot " + tex(w + 1) + " / 2 + " + tex(L - w) + " \\cdot " + tex(w),
+               w * (w + 1) / 2 + (L - w) * w, "count"));
+}
+
+void loss_steps(const Args& args, Result& r) {
+  LossCurve c = loss_curve(args);
+  double N = args.num("N"), D = args.num("D");
+  r.out("curve", c.name);
+  r.out("loss_constants", json{{"E", c.E}, {"A", c.A}, {"B", c.B}, {"alpha", c.alpha}, {"beta", c.beta}});
+  r.out("loss", r.step(c.name == "chinchilla" ? "Loss (Hoffmann et al. 2022 parametric fit)" : "Loss (invented curve)",
+                       "E + A / N^{\\alpha} + B / D^{\\beta}",
+                       tex(c.E) + " + " + tex(c.A) + " / " + tex(N) + "^{" + tex(c.alpha) + "} + " + tex(c.B) + " / " +
+                           tex(D) + "^{" + tex(c.beta) + "}",
+                       c.E + c.A / std::pow(N, c.alpha) + c.B / std::pow(D, c.beta), ""));
+  if (c.name == "invented") {
+    r.warn("The \"invented\" loss curve's constants are made up for teaching: they are not measurements and must "
+           "not be used to plan a real training run.");
+  } else {
+    r.warn("Chinchilla constants: Hoffmann et al. 2022 (\"Training Compute-Optimal Large Language Models\"), "
+           "fitted to their models and data; other data and architectures give other constants.");
+  }
+}
+
+void compute(const Args& args, Result& r) {
+  Rates rates = read_rates(args);
+  work_steps(args, rates, r);
+  moe_steps(args, rates, r);
+  attention_steps(args, r);
+  loss_steps(args, r);
+}
+
+}  // namespace
+
+Calculator make_compute_budget() {
+  using namespace params;
+  Param constants = object("loss_constants",
+                           {number("E", "", 0, 100, nullptr, "irreducible loss", Scale::linear),
+                            number("A", "", 0, 1e9, nullptr, "parameter-term coefficient"),
+                            number("B", "", 0, 1e9, nullptr, "data-term coefficient"),
+                            number("alpha", "", 0, 2, nullptr, "parameter exponent", Scale::linear),
+                            number("beta", "", 0, 2, nullptr, "data exponent", Scale::linear)},
+                           "override the curve's constants (any subset)");
+  return {"compute_budget", "Compute budget", {0, 4},
+          "Training FLOPs (6ND), time, weight memory and reading time, MoE bytes, attention pairs and a loss curve.",
+          {positive("N", "count", 1e16, 1e9, "parameters (active parameters for an MoE)"),
+           positive("D", "tokens", 1e18, 1e11, "training tokens"),
+           choice("checkpointing", {"none", "block"}, "none", "block remat repeats the forward pass (8ND)"),
+           chip(), chip_overrides(),
+           positive("flops_per_s", "FLOP/s", 1e20, nullptr, "compute rate (without a chip)"),
+           positive("bandwidth_bytes_per_s", "bytes/s", 1e20, nullptr, "memory bandwidth (without a chip)"),
+           positive("bytes_per_param", "bytes", 8, 2, "bytes per stored parameter", Scale::linear),
+           positive("total_params", "count", 1e16, nullptr, "MoE: all parameters"),
+           positive("active_params", "count", 1e16, nullptr, "MoE: parameters one token uses"),
+           integer("L", "tokens", 1, 1e8, 4096, "context length"),
+           integer("window", "tokens", 1, 1e8, nullptr, "sliding-window size"),
+           choice("curve", {"invented", "chinchilla"}, "invented", "loss curve"), constants},
+          compute};
+}
+
+}  // namespace scalelab

@@ -1,0 +1,118 @@
+// Shared inference math (api/inference.md): the model and chip figures prefill, decode and
+// serving need, and one prefill and one decode step as plain functions. `serving` calls the
+// same functions as the `prefill` and `decode` calculators, so the step time has one source.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "../args.hpp"
+#include "../catalog.hpp"
+#include "../result.hpp"
+#include "../schema.hpp"
+
+namespace scalelab {
+
+// Records a derivation step when a Result is attached (the calculator's own configuration);
+// without one (sweep points) it only returns the value.
+struct StepLog {
+  Result* result = nullptr;
+  double operator()(const std::string& label, const std::string& formula, const std::string& substituted,
+                    double value, const std::string& unit) const {
+    if (result) result->step(label, formula, substituted, value, unit);
+    return value;
+  }
+  void warn(const std::string& message) const {
+    if (result) result->warn(message);
+  }
+};
+
+// What is served: a parameter count, and the model's dimensions unless it is a bare `params`.
+struct ServedModel {
+  double params_total = 0;
+  double params_active = 0;
+  std::optional<Model> dims;                 // null for a bare parameter count
+  std::optional<double> kv_bytes_per_token;  // null when unknown (bare params, no KV size)
+  bool kv_given = false;                     // kv_bytes_per_token came from the caller
+  // The MLP width one token's matmuls see (an expert's for MoE).
+  double mlp_width() const { return dims->is_moe() ? dims->F_expert : dims->F; }
+  // E/k: how many times fewer tokens each expert sees than the batch (1 for dense).
+  double experts_per_active() const { return dims && dims->is_moe() ? dims->E / dims->k : 1; }
+};
+
+// The fabric model-parallel collectives cross: TPU ICI (bidirectional on one axis), GPU
+// NVLink inside a node, else InfiniBand.
+struct ParallelFabric {
+  std::string name;                     // "ici" | "nvlink" | "ib"
+  double bytes_per_s = 0;               // W_ici in the book's formulas
+  double link_bytes_per_s = 0;          // one-way, one link (latency threshold)
+  std::optional<double> hop_latency_s;  // null where the chip gives none
+};
+
+// Inputs common to a prefill and a decode step, read once from the arguments.
+struct InferenceSetup {
+  ServedModel model;
+  const Chip* chip = nullptr;
+  double w = 2, a = 2, kv = 2;  // bytes of weight, activation, KV dtypes
+  std::string compute_dtype = "bf16";
+  double C = 0;    // FLOP/s per chip at compute_dtype
+  double W = 0;    // HBM bytes/s per chip
+  double hbm = 0;  // HBM bytes per chip
+  bool ws2d = false;
+  double axes_tp = 1;
+};
+
+InferenceSetup inference_setup(const Args& args);
+std::optional<ParallelFabric> model_parallel_fabric(const Chip& chip, double chips);
+
+struct PrefillFigures {
+  double tokens = 0, flops = 0, t_math_s = 0, t_weights_s = 0, t_s = 0;
+  std::string bound;
+  std::optional<double> attention_critical_length, activation_bytes;
+};
+
+PrefillFigures prefill_step(const InferenceSetup& s, double tokens, double chips, double mfu,
+                            const StepLog& log);
+void output_prefill(const PrefillFigures& f, Result& r);
+
+struct DecodeFigures {
+  double batch = 0, chips = 0, context = 0;
+  std::optional<double> kv_bytes_per_token;
+  double weight_bytes = 0, kv_bytes_per_sequence = 0, kv_bytes_total = 0, total_bytes = 0;
+  double flops = 0, t_weights_s = 0, t_kv_s = 0, t_math_s = 0;
+  std::optional<double> t_comm_s, mlp_t_comm_s;
+  double step_s = 0, tokens_per_s = 0, tokens_per_s_per_chip = 0;
+  std::string bound, mlp_bound;
+  double critical_batch = 0;
+  double slice_hbm_bytes = 0, slice_hbm_bytes_per_s = 0, slice_flops_per_s = 0;
+  double free_hbm_bytes = 0, min_chips = 0;
+  std::optional<double> max_batch;
+  bool fits = false;
+  double chips_for_weights = 0, chips_for_batch = 0, min_chips_for_batch = 0, min_slice_chips = 0;
+  std::optional<double> activation_bytes, comm_latency_bound_below_bytes;
+  std::optional<std::string> comm_regime;
+  std::optional<double> matmul_t_math_s, matmul_t_weights_s, matmul_t_comm_s;
+  std::optional<std::string> matmul_bound;
+  std::optional<double> max_model_parallelism, ws2d_x, ws2d_yz, ws2d_crossover_chips;
+  std::optional<double> attention_intensity;
+  std::optional<std::string> attention_bound;
+};
+
+// One decode step of `batch` sequences of `context` tokens on `chips` chips.
+DecodeFigures decode_step(const InferenceSetup& s, double batch, double chips, double context,
+                          const StepLog& log);
+void output_decode(const DecodeFigures& f, Result& r);
+// Warns about inputs given but without effect (kv_dtype beside kv_bytes_per_token, …).
+void warn_ignored_inputs(const Args& args, Result& r);
+// Refuses axes_tp above the chip count (`param` names the chips input that was too small).
+void check_axes_tp(const InferenceSetup& s, double chips, const std::string& param);
+
+// floor/ceil that treat values within 1e-9 (relative) of an integer as that integer.
+double tolerant_floor(double x);
+double tolerant_ceil(double x);
+
+// Parameters shared by the inference calculators (schemas: unit, default, range, doc).
+std::vector<Param> served_model_params();
+std::vector<Param> decode_params(bool context_defaults_to_request);
+
+}  // namespace scalelab

@@ -1,0 +1,281 @@
+// `serving` (ch 8): a serving setup end to end — latency, time to first token, throughput,
+// cost per million tokens, interleaved or disaggregated prefill, and a sweep over batch × chips
+// with its latency/throughput Pareto frontier. The decode and prefill steps are decode's and
+// prefill's own functions (inference.hpp).
+#include <algorithm>
+
+#include "../params.hpp"
+#include "calculators.hpp"
+#include "common.hpp"
+#include "inference.hpp"
+
+namespace scalelab {
+namespace {
+
+constexpr double kMaxSweepBatches = 64;
+constexpr double kMaxSweepChips = 32;
+
+struct Request {
+  double prompt_tokens = 0, decode_tokens = 1, cached_prefix_tokens = 0, context = 0;
+  double prefill_mfu = 1;
+  std::optional<double> price_per_hour_usd;
+  bool disaggregated = false;
+};
+
+struct ServingFigures {
+  DecodeFigures decode;
+  double t_prefill_s = 0, decode_time_s = 0, cycle_s = 0, latency_s = 0, throughput_tokens_per_s = 0;
+  double total_chips = 0, tokens_per_s_per_chip = 0, qps_per_chip = 0, prefill_to_decode_chips = 0;
+  std::optional<double> cost_per_million_tokens_usd;
+};
+
+Request read_request(const Args& args) {
+  Request q;
+  q.prompt_tokens = args.num("prompt_tokens");
+  q.decode_tokens = args.num("decode_tokens");
+  q.cached_prefix_tokens = args.num("cached_prefix_tokens");
+  if (q.cached_prefix_tokens > q.prompt_tokens) {
+    throw InputError("cached_prefix_tokens", "must be ≤ prompt_tokens (" + plain(q.prompt_tokens) +
+                                                 "), got " + plain(q.cached_prefix_tokens));
+  }
+  q.context = args.has("context") ? args.num("context") : q.prompt_tokens + q.decode_tokens;
+  q.prefill_mfu = args.num("prefill_mfu");
+  q.price_per_hour_usd = args.has("price_per_hour_usd") ? args.num_if("price_per_hour_usd")
+                                                        : args.chip().get("price_per_hour_usd");
+  q.disaggregated = args.flag("disaggregated");
+  return q;
+}
+
+double prefill_time(const InferenceSetup& s, const Request& q, double chips, const StepLog& log) {
+  double tokens = q.prompt_tokens - q.cached_prefix_tokens;
+  if (tokens <= 0) {
+    return log("Prefill time (nothing to prefill)", "T_{prefill} = 0", "0", 0, "s");
+  }
+  return prefill_step(s, tokens, chips, q.prefill_mfu, log).t_s;
+}
+
+void turnover(const Request& q, ServingFigures& f, const StepLog& log) {
+  double B = f.decode.batch, G = q.decode_tokens, step = f.decode.step_s, n = f.decode.chips;
+  f.decode_time_s = log("Generation time of one response", "G \\, T_{step}", tex(G) + " \\times " + tex(step),
+                        G * step, "s");
+  f.prefill_to_decode_chips =
+      log("Prefill servers per decode server (balanced)", "B \\, T_{prefill} / (G \\, T_{step})",
+          tex(B) + " \\times " + tex(f.t_prefill_s) + " / " + tex(f.decode_time_s),
+          B * f.t_prefill_s / f.decode_time_s, "ratio");
+  if (q.disaggregated) {
+    f.cycle_s = f.decode_time_s;
+    f.latency_s =
+        log("Latency of one response (disaggregated)", "T_{prefill} + G \\, T_{step}",
+            tex(f.t_prefill_s) + " + " + tex(f.decode_time_s), f.t_prefill_s + f.decode_time_s, "s");
+    f.total_chips = log("Chips: decode server + its share of prefill servers", "n (1 + r)",
+                        tex(n) + " \\times (1 + " + tex(f.prefill_to_decode_chips) + ")",
+                        n * (1 + f.prefill_to_decode_chips), "chips");
+  } else {
+    f.cycle_s = log("Batch turnover (decode paused for each prefill)", "G \\, T_{step} + B \\, T_{prefill}",
+                    tex(f.decode_time_s) + " + " + tex(B) + " \\times " + tex(f.t_prefill_s),
+                    f.decode_time_s + B * f.t_prefill_s, "s");
+    f.latency_s = f.cycle_s;
+    f.total_chips = n;
+  }
+  f.throughput_tokens_per_s =
+      log("Throughput", "B \\, G / T_{cycle}", tex(B) + " \\times " + tex(G) + " / " + tex(f.cycle_s),
+          B * G / f.cycle_s, "tokens/s");
+}
+
+void per_chip(const Request& q, ServingFigures& f, const StepLog& log) {
+  f.tokens_per_s_per_chip = log("Throughput per chip", "\\text{throughput} / n_{total}",
+                                tex(f.throughput_tokens_per_s) + " / " + tex(f.total_chips),
+                                f.throughput_tokens_per_s / f.total_chips, "tokens/s");
+  f.qps_per_chip = log("Requests per second per chip", "B / (T_{cycle} \\, n_{total})",
+                       tex(f.decode.batch) + " / (" + tex(f.cycle_s) + " \\times " + tex(f.total_chips) + ")",
+                       f.decode.batch / (f.cycle_s * f.total_chips), "1/s");
+  if (!q.price_per_hour_usd) return;
+  f.cost_per_million_tokens_usd = log(
+      "Cost per million generated tokens", "\\$/\\text{h} \\cdot 10^6 / (3600 \\cdot \\text{tokens/s/chip})",
+      tex(*q.price_per_hour_usd) + " \\times 10^6 / (3600 \\times " + tex(f.tokens_per_s_per_chip) + ")",
+      *q.price_per_hour_usd * 1e6 / (3600 * f.tokens_per_s_per_chip), "usd");
+}
+
+ServingFigures serve(const InferenceSetup& s, const Request& q, double batch, double chips,
+                     const StepLog& log) {
+  ServingFigures f;
+  f.decode = decode_step(s, batch, chips, q.context, log);
+  f.t_prefill_s = prefill_time(s, q, chips, log);
+  turnover(q, f, log);
+  per_chip(q, f, log);
+  return f;
+}
+
+void output_serving(const Request& q, const ServingFigures& f, Result& r) {
+  const DecodeFigures& d = f.decode;
+  r.out("step_s", d.step_s);
+  r.out("decode_time_s", f.decode_time_s);
+  r.out("latency_s", f.latency_s);
+  r.out("time_to_first_token_s", f.t_prefill_s);
+  r.out("throughput_tokens_per_s", f.throughput_tokens_per_s);
+  r.out("tokens_per_s_per_chip", f.tokens_per_s_per_chip);
+  r.out("qps_per_chip", f.qps_per_chip);
+  out_opt(r, "cost_per_million_tokens_usd", f.cost_per_million_tokens_usd);
+  r.out("prefill_to_decode_chips", f.prefill_to_decode_chips);
+  r.out("total_chips", f.total_chips);
+  r.out("context", q.context);
+  if (q.prompt_tokens > 0) {
+    r.out("prefill_compute_fraction",
+          r.step("Share of the prompt to prefill (prefix cache)", "(P - P_{cached}) / P",
+                 "(" + tex(q.prompt_tokens) + " - " + tex(q.cached_prefix_tokens) + ") / " +
+                     tex(q.prompt_tokens),
+                 (q.prompt_tokens - q.cached_prefix_tokens) / q.prompt_tokens, "ratio"));
+  } else {
+    r.out_null("prefill_compute_fraction");
+  }
+  double B = d.batch, P = q.prompt_tokens, G = q.decode_tokens;
+  r.out("sequences_finished_per_step",
+        r.step("Sequences finished per step", "B / G", tex(B) + " / " + tex(G), B / G, "sequences"));
+  r.out("kv_tokens_freed_per_step",
+        r.step("KV tokens freed per step", "B (P + G) / G",
+               tex(B) + " \\times (" + tex(P) + " + " + tex(G) + ") / " + tex(G), B * (P + G) / G, "tokens"));
+  out_opt(r, "max_batch", d.max_batch);
+  r.out("free_hbm_bytes", d.free_hbm_bytes);
+  r.out("bound", d.bound);
+  r.out("mlp_bound", d.mlp_bound);
+  r.out("fits", d.fits);
+}
+
+json point_json(const ServingFigures& f) {
+  json p = {{"batch", f.decode.batch},
+            {"chips", f.decode.chips},
+            {"step_s", f.decode.step_s},
+            {"latency_s", f.latency_s},
+            {"time_to_first_token_s", f.t_prefill_s},
+            {"throughput_tokens_per_s", f.throughput_tokens_per_s},
+            {"tokens_per_s_per_chip", f.tokens_per_s_per_chip},
+            {"qps_per_chip", f.qps_per_chip},
+            {"cost_per_million_tokens_usd", nullptr},
+            {"bound", f.decode.bound},
+            {"fits", f.decode.fits}};
+  if (f.cost_per_million_tokens_usd) p["cost_per_million_tokens_usd"] = *f.cost_per_million_tokens_usd;
+  return p;
+}
+
+// Indices of the fitting points no other fitting point beats on both lower step_s and higher
+// tokens_per_s_per_chip, ordered by step_s.
+json pareto_frontier(const std::vector<ServingFigures>& points) {
+  std::vector<size_t> order;
+  for (size_t i = 0; i < points.size(); ++i) {
+    if (points[i].decode.fits) order.push_back(i);
+  }
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    if (points[a].decode.step_s != points[b].decode.step_s)
+      return points[a].decode.step_s < points[b].decode.step_s;
+    return points[a].tokens_per_s_per_chip > points[b].tokens_per_s_per_chip;
+  });
+  json frontier = json::array();
+  const ServingFigures* last = nullptr;
+  for (size_t i : order) {
+    const ServingFigures& p = points[i];
+    bool better = !last || p.tokens_per_s_per_chip > last->tokens_per_s_per_chip;
+    bool same = last && p.tokens_per_s_per_chip == last->tokens_per_s_per_chip &&
+                p.decode.step_s == last->decode.step_s;
+    if (better || same) {
+      frontier.push_back(i);
+      last = &p;
+    }
+  }
+  return frontier;
+}
+
+std::vector<double> sweep_values(const Args& args, const char* key, double fallback) {
+  std::vector<double> values;
+  const json& sweep = args.raw("sweep");
+  if (!sweep.contains(key)) return {fallback};
+  for (const auto& v : sweep[key]) values.push_back(v.get<double>());
+  return values;
+}
+
+void run_sweep(const Args& args, const InferenceSetup& s, const Request& q, Result& r) {
+  const json& sweep = args.raw("sweep");
+  if (!sweep.contains("batch") && !sweep.contains("chips")) {
+    throw InputError("sweep", "give batch and/or chips: lists of values to sweep");
+  }
+  std::vector<double> batches = sweep_values(args, "batch", args.num("batch"));
+  std::vector<double> chip_counts = sweep_values(args, "chips", args.num("chips"));
+  for (size_t i = 0; i < chip_counts.size(); ++i) {
+    check_axes_tp(s, chip_counts[i], "sweep.chips[" + std::to_string(i) + "]");
+  }
+  std::vector<ServingFigures> points;
+  json list = json::array();
+  for (double chips : chip_counts) {
+    for (double batch : batches) {
+      points.push_back(serve(s, q, batch, chips, StepLog{}));
+      list.push_back(point_json(points.back()));
+    }
+  }
+  json frontier = pareto_frontier(points);
+  r.out("points", list);
+  r.out("pareto", frontier);
+  r.step("Sweep", "\\text{points} = |\\text{batch}| \\times |\\text{chips}|",
+         tex(double(batches.size())) + " \\times " + tex(double(chip_counts.size())), double(points.size()),
+         "points");
+  if (frontier.empty()) r.warn("No point of the sweep fits in HBM, so the Pareto frontier is empty.");
+}
+
+void compute(const Args& args, Result& r) {
+  InferenceSetup setup = inference_setup(args);
+  Request q = read_request(args);
+  double chips = args.num("chips");
+  check_axes_tp(setup, chips, "axes_tp");
+  warn_ignored_inputs(args, r);
+  ServingFigures f = serve(setup, q, args.num("batch"), chips, StepLog{&r});
+  output_serving(q, f, r);
+  if (!q.price_per_hour_usd) {
+    r.warn(args.chip().name() +
+           " has no catalog price: give price_per_hour_usd for the cost per million tokens.");
+  }
+  if (args.given("sweep")) {
+    run_sweep(args, setup, q, r);
+  } else {
+    r.out_null("points");
+    r.out_null("pareto");
+  }
+}
+
+Param sweep_param() {
+  using namespace params;
+  Param batch = list("batch", integer("batch", "sequences", 1, 1e6, nullptr, "a batch size"), 1,
+                     kMaxSweepBatches, nullptr, "batch sizes to sweep (at most 64; default: batch)");
+  Param chips = list("chips", integer("chips", "chips", 1, 1e5, nullptr, "a chip count"), 1, kMaxSweepChips,
+                     nullptr, "chip counts to sweep (at most 32; default: chips)");
+  return object("sweep", {batch, chips},
+                "sweep over batch × chips: one point per pair (chips outer, batch inner) and the "
+                "Pareto frontier of step time vs tokens/s per chip");
+}
+
+}  // namespace
+
+Calculator make_serving() {
+  using namespace params;
+  std::vector<Param> list = decode_params(true);
+  std::vector<Param> more = {
+      integer("prompt_tokens", "tokens", 0, 1e8, 8192, "prompt length (0: prefill left out)"),
+      integer("decode_tokens", "tokens", 1, 1e8, 512, "tokens generated per response"),
+      integer("cached_prefix_tokens", "tokens", 0, 1e8, 0,
+              "prompt tokens whose KV is already in a prefix cache (≤ prompt_tokens)"),
+      positive("prefill_mfu", "ratio", 1, 1, "FLOP utilisation of the prefill (sets time to first token)",
+               Scale::linear),
+      number("price_per_hour_usd", "usd", 0, 1e6, nullptr,
+             "price per chip-hour (default: the chip's catalog price)"),
+      boolean("disaggregated", false,
+              "prefill on separate servers (true) or interleaved with decode (false)"),
+      sweep_param(),
+  };
+  list.insert(list.end(), more.begin(), more.end());
+  return {"serving",
+          "Serving",
+          {8},
+          "A serving setup end to end: latency, time to first token, throughput, cost per million "
+          "tokens, interleaved or disaggregated prefill, and a batch × chips sweep with its Pareto frontier.",
+          list,
+          compute};
+}
+
+}  // namespace scalelab

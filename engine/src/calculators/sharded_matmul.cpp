@@ -1,0 +1,497 @@
+// `sharded_matmul` (ch 3, 10): A[...] * B[...] -> C[...] on a device mesh. Classifies the
+// book's four cases, plans the collectives that make the product legal and the output match the
+// requested sharding, and prices them against the local matmul.
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "calculators.hpp"
+#include "collective_model.hpp"
+#include "common.hpp"
+#include "sharding_spec.hpp"
+#include "../params.hpp"
+
+namespace scalelab {
+namespace {
+
+using Axes = std::vector<std::string>;
+
+bool contains(const Axes& axes, const std::string& x) { return std::find(axes.begin(), axes.end(), x) != axes.end(); }
+
+Axes minus(const Axes& axes, const Axes& removed) {
+  Axes out;
+  for (const auto& x : axes) {
+    if (!contains(removed, x)) out.push_back(x);
+  }
+  return out;
+}
+
+std::string concat(const Axes& axes) {
+  std::string s;
+  for (const auto& a : axes) s += a;
+  return s;
+}
+
+void remove_axes(ArraySpec& array, const Axes& axes) {
+  for (DimSpec& d : array.dims) d.axes = minus(d.axes, axes);
+}
+
+// The dimension of `array` that `axis` shards; empty if none.
+std::string dim_holding(const ArraySpec& array, const std::string& axis) {
+  for (const DimSpec& d : array.dims) {
+    if (contains(d.axes, axis)) return d.name;
+  }
+  return "";
+}
+
+struct Problem {
+  ArraySpec a, b;
+  std::optional<ArraySpec> out;
+  std::string contracted;
+  Axes free_a, free_b;
+  std::map<std::string, double> size;
+  double bytes_a = 2, bytes_b = 2, bytes_c = 2;  // per element
+
+  double elements(const ArraySpec& array) const {
+    double n = 1;
+    for (const DimSpec& d : array.dims) n *= size.at(d.name);
+    return n;
+  }
+};
+
+struct Planned {
+  CollectiveOp op;
+  Axes axes;
+  std::string array;
+  double bytes = 0;
+};
+
+struct Plan {
+  int case_number = 1;
+  bool valid = true;
+  std::string error;
+  bool one_sided_contraction = false;  // a case-2 stage, where `strategy` chooses
+  std::vector<Planned> collectives;
+  ArraySpec a, b, c;  // as multiplied, and C as delivered
+  std::vector<std::string> notes;
+};
+
+// ---- Parsing and checks ----
+
+Problem parse_problem(const Args& args, const Mesh& mesh) {
+  SpecReader reader(args.str("spec"), mesh, "spec");
+  Problem p;
+  p.a = reader.array(false);
+  reader.expect("*", "'*' between the two inputs");
+  p.b = reader.array(false);
+  if (reader.accept("->")) p.out = reader.array(true);
+  if (!reader.at_end()) reader.fail("unexpected text after the spec", reader.position());
+  for (const ArraySpec* arr : {&p.a, &p.b}) {
+    std::string twice = arr->repeated_axis();
+    if (!twice.empty()) throw InputError("spec", "mesh axis " + twice + " is used twice in " + arr->name);
+  }
+  Axes shared;
+  for (const DimSpec& d : p.a.dims) {
+    if (p.b.find(d.name)) shared.push_back(d.name);
+    else p.free_a.push_back(d.name);
+  }
+  for (const DimSpec& d : p.b.dims) {
+    if (!p.a.find(d.name)) p.free_b.push_back(d.name);
+  }
+  if (shared.size() != 1) {
+    throw InputError("spec", shared.empty() ? p.a.name + " and " + p.b.name + " share no dimension: name the "
+                                                  "contracted dimension in both inputs"
+                                            : p.a.name + " and " + p.b.name + " share " + std::to_string(shared.size()) +
+                                                  " dimensions; exactly one (the contracted one) is allowed");
+  }
+  p.contracted = shared.front();
+  p.bytes_a = args.dtype("activation_dtype");
+  p.bytes_b = args.dtype("weight_dtype");
+  p.bytes_c = args.dtype("output_dtype");
+  return p;
+}
+
+void check_output_dims(const Problem& p) {
+  if (!p.out) return;
+  Axes expected = p.free_a;
+  expected.insert(expected.end(), p.free_b.begin(), p.free_b.end());
+  bool same = p.out->dims.size() == expected.size() &&
+              std::all_of(expected.begin(), expected.end(), [&](const std::string& d) { return p.out->find(d); });
+  if (!same) {
+    std::string list;
+    for (const auto& d : expected) list += (list.empty() ? "" : ", ") + d;
+    throw InputError("spec", "the output " + p.out->name + " must have exactly the free dimensions " + list +
+                                 " (the contracted " + p.contracted + " disappears)");
+  }
+}
+
+void read_dims(const Args& args, Problem& p, const Mesh& mesh) {
+  const json& dims = args.raw("dims");
+  for (const ArraySpec* arr : {&p.a, &p.b}) {
+    for (const DimSpec& d : arr->dims) {
+      if (!dims.contains(d.name)) throw InputError("dims", "has no size for dimension " + d.name + " of the spec");
+      p.size[d.name] = dims[d.name].get<double>();
+    }
+  }
+  for (auto it = dims.begin(); it != dims.end(); ++it) {
+    if (!p.size.count(it.key())) throw InputError("dims." + it.key(), "is not a dimension of the spec");
+  }
+  std::vector<const ArraySpec*> arrays = {&p.a, &p.b};
+  if (p.out) arrays.push_back(&*p.out);
+  for (const ArraySpec* arr : arrays) {
+    for (const DimSpec& d : arr->dims) {
+      double shards = mesh.size(d.axes);
+      if (std::fmod(p.size[d.name], shards) != 0) {
+        throw InputError("dims." + d.name, plain(p.size[d.name]) + " does not divide into the " + plain(shards) +
+                                               " shards of " + d.name + "_" + concat(d.axes) + " in " + arr->name);
+      }
+    }
+  }
+}
+
+// ---- Planning ----
+
+Axes case4_axes(const Problem& p, const Mesh& mesh) {
+  Axes on_a, both;
+  for (const auto& d : p.free_a) {
+    const Axes& axes = p.a.find(d)->axes;
+    on_a.insert(on_a.end(), axes.begin(), axes.end());
+  }
+  for (const auto& d : p.free_b) {
+    for (const auto& x : p.b.find(d)->axes) {
+      if (contains(on_a, x)) both.push_back(x);
+    }
+  }
+  return mesh.ordered(both);
+}
+
+// An axis may appear twice in the output only as case 4's clash (then the plan is invalid).
+void check_output_axes(const ArraySpec& out, const Axes& case4) {
+  for (const DimSpec& d : out.dims) {
+    for (size_t i = 0; i < d.axes.size(); ++i) {
+      if (contains(Axes(d.axes.begin() + i + 1, d.axes.end()), d.axes[i])) {
+        throw InputError("spec", "mesh axis " + d.axes[i] + " appears twice in " + d.name + " of " + out.name);
+      }
+    }
+  }
+  std::string twice = out.repeated_axis();
+  if (!twice.empty() && !contains(case4, twice)) {
+    throw InputError("spec", "mesh axis " + twice + " is used twice in the output " + out.name);
+  }
+}
+
+int classify(const Problem& p, const Axes& case4) {
+  const Axes& ja = p.a.find(p.contracted)->axes;
+  const Axes& jb = p.b.find(p.contracted)->axes;
+  if (!case4.empty()) return 4;
+  if (!ja.empty() && !jb.empty()) return 3;
+  return ja.empty() && jb.empty() ? 1 : 2;
+}
+
+void check_contracted(const Problem& p, const Mesh& mesh) {
+  Axes ja = mesh.ordered(p.a.find(p.contracted)->axes), jb = mesh.ordered(p.b.find(p.contracted)->axes);
+  if (!ja.empty() && !jb.empty() && ja != jb) {
+    throw InputError("spec", "the contracted dimension " + p.contracted + " is sharded over " + concat(ja) + " in " +
+                                 p.a.name + " but over " + concat(jb) + " in " + p.b.name +
+                                 "; shard it identically in both inputs, or in one only");
+  }
+}
+
+// Case 4: the output decides which input gives up the shared axis (sharding.md).
+void resolve_case4(const Problem& p, const Axes& case4, Plan& plan, std::map<std::string, Axes>& gathers) {
+  double size_a = p.elements(p.a) * p.bytes_a, size_b = p.elements(p.b) * p.bytes_b;
+  for (const auto& x : case4) {
+    std::string dim_a = dim_holding(p.a, x), dim_b = dim_holding(p.b, x);
+    std::string clash = x + " shards " + dim_a + " of " + p.a.name + " and " + dim_b + " of " + p.b.name;
+    if (!p.out) {
+      plan.valid = false;
+      plan.error = "Invalid as written (case 4): " + clash + ", so the output would use " + x +
+                   " twice. Give an output that keeps " + x + " on one of them, or AllGather an input over " + x + ".";
+      return;
+    }
+    bool on_a = contains(p.out->find(dim_a)->axes, x), on_b = contains(p.out->find(dim_b)->axes, x);
+    if (on_a && on_b) {
+      plan.valid = false;
+      plan.error = "Invalid (case 4): " + clash + ", and the output " + format_array(*p.out) + " uses " + x + " twice.";
+      return;
+    }
+    bool gather_a = on_b || (!on_a && size_a <= size_b);
+    const ArraySpec& victim = gather_a ? p.a : p.b;
+    gathers[victim.name].push_back(x);
+    plan.notes.push_back("Case 4: " + clash + "; " + victim.name + " is AllGathered over " + x +
+                         (on_a || on_b ? " because the output keeps " + x + " on " + (on_a ? dim_a : dim_b)
+                                       : " because it is the smaller input") + ".");
+  }
+}
+
+// The contraction: unreduced axes it leaves on C, after any gather that case 2 needs.
+Axes contract(const Problem& p, const Mesh& mesh, const std::string& strategy, Plan& plan,
+              std::map<std::string, Axes>& gathers) {
+  Axes ja = plan.a.find(p.contracted)->axes, jb = plan.b.find(p.contracted)->axes;
+  if (!ja.empty() && !jb.empty()) return mesh.ordered(ja);
+  if (ja.empty() && jb.empty()) return {};
+  plan.one_sided_contraction = true;
+  bool a_sharded = !ja.empty();
+  ArraySpec& sharded = a_sharded ? plan.a : plan.b;
+  ArraySpec& other = a_sharded ? plan.b : plan.a;
+  Axes S = a_sharded ? ja : jb;
+  if (strategy == "reduce_after") {
+    for (const auto& x : S) {
+      if (contains(other.used_axes(), x)) {
+        throw InputError("strategy", "reduce_after would slice " + other.name + "'s " + p.contracted + " over " + x +
+                                         ", but " + other.name + " already uses " + x + " on " + dim_holding(other, x) +
+                                         "; use gather_first");
+      }
+    }
+    other.find(p.contracted)->axes = S;
+    return mesh.ordered(S);
+  }
+  Axes& g = gathers[sharded.name];
+  g.insert(g.end(), S.begin(), S.end());
+  sharded.find(p.contracted)->axes.clear();
+  return {};
+}
+
+void plan_input_gathers(const Problem& p, const Mesh& mesh, Plan& plan, const std::map<std::string, Axes>& gathers) {
+  for (const ArraySpec* arr : {&plan.a, &plan.b}) {
+    auto it = gathers.find(arr->name);
+    if (it == gathers.end() || it->second.empty()) continue;
+    double element = arr == &plan.a ? p.bytes_a : p.bytes_b;
+    double bytes = p.elements(*arr) * element / mesh.size(arr->used_axes());
+    plan.collectives.push_back({CollectiveOp::all_gather, mesh.ordered(it->second), arr->name, bytes});
+  }
+}
+
+ArraySpec natural_output(const Problem& p, const Plan& plan, const Axes& unreduced) {
+  ArraySpec c;
+  c.name = p.out ? p.out->name : "C";
+  for (const auto& d : p.free_a) c.dims.push_back(*plan.a.find(d));
+  for (const auto& d : p.free_b) c.dims.push_back(*plan.b.find(d));
+  c.unreduced = unreduced;
+  return c;
+}
+
+// Brings C from its natural sharding to the requested one (sharding.md): free slices, then
+// ReduceScatter / AllReduce of pending sums, then AllToAll of moved axes, then AllGather.
+void reconcile(const Problem& p, const Mesh& mesh, ArraySpec& c, const ArraySpec& want, Plan& plan) {
+  double c_bytes = p.elements(c) * p.bytes_c;
+  auto block = [&](const Axes& excluding) { return c_bytes / mesh.size(minus(c.used_axes(), excluding)); };
+  for (const auto& x : want.unreduced) {
+    if (!contains(c.unreduced, x)) {
+      throw InputError("spec", "the output cannot stay unreduced over " + x + ": the local products hold no "
+                               "partial sums over " + x);
+    }
+  }
+  Axes wanted = want.used_axes(), current = c.used_axes();
+  for (const auto& x : wanted) {
+    if (!contains(current, x) && !contains(c.unreduced, x)) c.find(dim_holding(want, x))->axes.push_back(x);
+  }
+  Axes pending = minus(c.unreduced, want.unreduced), scatter, reduce;
+  for (const auto& x : pending) (contains(wanted, x) ? scatter : reduce).push_back(x);
+  if (!scatter.empty()) {
+    plan.collectives.push_back({CollectiveOp::reduce_scatter, mesh.ordered(scatter), c.name, block({})});
+    for (const auto& x : scatter) c.find(dim_holding(want, x))->axes.push_back(x);
+  }
+  if (!reduce.empty()) {
+    plan.collectives.push_back({CollectiveOp::all_reduce, mesh.ordered(reduce), c.name, block({})});
+  }
+  c.unreduced = want.unreduced;
+  Axes moved, gone;
+  for (const auto& x : c.used_axes()) {
+    if (!contains(wanted, x)) gone.push_back(x);
+    else if (dim_holding(c, x) != dim_holding(want, x)) moved.push_back(x);
+  }
+  // Moving an axis between dimensions leaves the set of axes in use, hence the block sizes, as is.
+  if (!moved.empty()) plan.collectives.push_back({CollectiveOp::all_to_all, mesh.ordered(moved), c.name, block(moved)});
+  if (!gone.empty()) plan.collectives.push_back({CollectiveOp::all_gather, mesh.ordered(gone), c.name, block(gone)});
+  ArraySpec delivered = want;
+  delivered.name = c.name;
+  c = delivered;
+}
+
+Plan make_plan(const Problem& p, const Mesh& mesh, const std::string& strategy) {
+  Plan plan;
+  plan.a = p.a;
+  plan.b = p.b;
+  Axes case4 = case4_axes(p, mesh);
+  plan.case_number = classify(p, case4);
+  std::map<std::string, Axes> gathers;
+  resolve_case4(p, case4, plan, gathers);
+  if (!plan.valid) return plan;
+  remove_axes(plan.a, gathers[p.a.name]);
+  remove_axes(plan.b, gathers[p.b.name]);
+  Axes unreduced = contract(p, mesh, strategy, plan, gathers);
+  plan_input_gathers(p, mesh, plan, gathers);
+  plan.c = natural_output(p, plan, unreduced);
+  ArraySpec want = p.out ? *p.out : plan.c;
+  if (!p.out) want.unreduced.clear();
+  reconcile(p, mesh, plan.c, want, plan);
+  return plan;
+}
+
+// ---- Pricing ----
+
+CollectiveCost price(const Args& args, const Mesh& mesh, const Planned& c) {
+  const Chip& chip = args.chip();
+  if (chip.is_gpu()) {
+    double N = mesh.size(c.axes), domain = chip.need("node_gpus");
+    if (N > domain) {
+      throw InputError("mesh", "axes " + concat(c.axes) + " span " + plain(N) + " GPUs, more than the " +
+                                   plain(domain) + "-GPU NVLink node this calculator models");
+    }
+    return switched_collective(c.op, c.bytes, {"nvlink", N, chip.need("nvlink_bytes_per_s"), 0, false});
+  }
+  std::vector<RingAxis> rings;
+  for (const auto& x : c.axes) rings.push_back({mesh.size(x), true, true});
+  IciLinks links{chip.need("ici_link_bytes_per_s"), chip.get("ici_hop_latency_s").value_or(1e-6)};
+  return ici_collective(c.op, c.bytes, rings, links);
+}
+
+double comm_time(const Args& args, const Mesh& mesh, const Plan& plan) {
+  double t = 0;
+  for (const Planned& c : plan.collectives) t += price(args, mesh, c).t_s;
+  return t;
+}
+
+double local_flops_of(const Problem& p, const Mesh& mesh, const Plan& plan) {
+  double n = 2;
+  for (const DimSpec& d : plan.a.dims) n *= p.size.at(d.name) / mesh.size(d.axes);
+  for (const auto& d : p.free_b) n *= p.size.at(d) / mesh.size(plan.b.find(d)->axes);
+  return n;
+}
+
+struct Math {
+  double local_flops = 0, flops = 0, t_s = 0;
+};
+
+Math local_math(const Args& args, const Problem& p, const Mesh& mesh, const Plan& plan, Result& r) {
+  Math m;
+  std::string dims_sub;
+  for (const DimSpec& d : plan.a.dims) dims_sub += " \\times " + tex(p.size.at(d.name)) + "/" + tex(mesh.size(d.axes));
+  for (const auto& d : p.free_b) {
+    dims_sub += " \\times " + tex(p.size.at(d)) + "/" + tex(mesh.size(plan.b.find(d)->axes));
+  }
+  m.local_flops = r.step("Local FLOPs", "F_{local} = 2 \\prod_d n_d / s_d", "2" + dims_sub,
+                         local_flops_of(p, mesh, plan), "FLOPs");
+  double devices = mesh.devices();
+  m.flops = r.step("FLOPs on all devices (replicas included)", "F = F_{local} \\cdot \\prod_a |a|",
+                   tex(m.local_flops) + " \\times " + tex(devices), m.local_flops * devices, "FLOPs");
+  double C = args.chip().flops(args.str("compute_dtype"));
+  m.t_s = r.step("Math time", "T_{math} = F_{local} / C", tex(m.local_flops) + " / " + tex(C), m.local_flops / C, "s");
+  return m;
+}
+
+void out_invalid(Result& r, const Plan& plan) {
+  r.out("case", plan.case_number);
+  r.out("valid", false);
+  r.out("error", plan.error);
+  for (const char* name : {"collectives", "t_comm_s", "t_math_s", "t_s", "bound", "local_flops", "flops",
+                           "output_spec"}) {
+    r.out_null(name);
+  }
+  r.warn(plan.error);
+}
+
+json collectives_json(const Args& args, const Mesh& mesh, const Plan& plan, Result& r, double& t_comm) {
+  json list = json::array();
+  std::vector<std::string> terms;
+  for (const Planned& c : plan.collectives) {
+    CollectiveCost cost = price(args, mesh, c);
+    std::string title = collective_op_title(c.op) + " " + c.array + " over " + concat(c.axes);
+    record_steps(r, cost, title + ": ");
+    t_comm += cost.t_s;
+    terms.push_back(tex(cost.t_s));
+    list.push_back({{"op", collective_op_name(c.op)}, {"axes", c.axes}, {"array", c.array}, {"bytes", c.bytes},
+                    {"t_s", cost.t_s}});
+  }
+  std::string sum;
+  for (const auto& t : terms) sum += (sum.empty() ? "" : " + ") + t;
+  r.step("Communication time (collectives in sequence)", "T_{comm} = \\textstyle\\sum T_{collective}",
+         sum.empty() ? "0" : sum, t_comm, "s");
+  return list;
+}
+
+// Case 2: says so when the other strategy would be faster overall.
+void compare_strategies(const Args& args, const Problem& p, const Mesh& mesh, const std::string& strategy,
+                        double t, Result& r) {
+  std::string other = strategy == "gather_first" ? "reduce_after" : "gather_first";
+  try {
+    Plan alt = make_plan(p, mesh, other);
+    double t_math = local_flops_of(p, mesh, alt) / args.chip().flops(args.str("compute_dtype"));
+    double t_alt = std::max(t_math, comm_time(args, mesh, alt));
+    if (t_alt < t) {
+      r.warn("Strategy " + other + " would be faster: " + format_quantity(t_alt, "s") + " instead of " +
+             format_quantity(t, "s") + ".");
+    }
+  } catch (const InputError&) {
+    // the other strategy is illegal here: nothing to compare
+  }
+}
+
+void compute(const Args& args, Result& r) {
+  Mesh mesh(args.raw("mesh"));
+  Problem p = parse_problem(args, mesh);
+  check_output_dims(p);
+  read_dims(args, p, mesh);
+  check_contracted(p, mesh);
+  if (p.out) check_output_axes(*p.out, case4_axes(p, mesh));
+  std::string strategy = args.str("strategy");
+  Plan plan = make_plan(p, mesh, strategy);
+  if (!plan.valid) return out_invalid(r, plan);
+  if (args.given("strategy") && !plan.one_sided_contraction) {
+    r.warn("strategy applies only to case 2 (one input sharded on the contracted dimension); ignored here.");
+  }
+  for (const auto& note : plan.notes) r.warn(note);
+
+  r.step("Case (1: contracted dim unsharded, 2: sharded in one input, 3: in both, 4: free dims share an axis)",
+         "\\text{case}(A \\cdot B)", format_array_tex(p.a) + " \\cdot " + format_array_tex(p.b), plan.case_number,
+         "");
+  double t_comm = 0;
+  json collectives = collectives_json(args, mesh, plan, r, t_comm);
+  Math math = local_math(args, p, mesh, plan, r);
+  double t_math = math.t_s;
+  double t = r.step("Time (overlapped)", "T = \\max(T_{math}, T_{comm})",
+                    "\\max(" + tex(t_math) + ", " + tex(t_comm) + ")", std::max(t_math, t_comm), "s");
+  r.out("case", plan.case_number);
+  r.out("valid", true);
+  r.out_null("error");
+  r.out("collectives", collectives);
+  r.out("t_comm_s", t_comm);
+  r.out("t_math_s", t_math);
+  r.out("t_s", t);
+  r.out("bound", t_math >= t_comm ? "compute" : "comms");
+  r.out("local_flops", math.local_flops);
+  r.out("flops", math.flops);
+  r.out("output_spec", format_array(plan.c));
+  if (plan.one_sided_contraction) compare_strategies(args, p, mesh, strategy, t, r);
+}
+
+}  // namespace
+
+Calculator make_sharded_matmul() {
+  using namespace params;
+  Param size = integer("n", "count", 1, 1e9, nullptr, "dimension size");
+  Param dims = map("dims", size, "size of every dimension named in the spec");
+  dims.default_value = {{"I", 1024}, {"J", 8192}, {"K", 32768}};
+  Param axis = integer("n", "count", 1, 1e6, nullptr, "devices along the axis");
+  Param mesh = map("mesh", axis, "mesh axis sizes, e.g. {\"X\": 4, \"Y\": 2}");
+  mesh.default_value = {{"X", 4}, {"Y", 2}};
+  mesh.unit = dims.unit = "count";
+  return {"sharded_matmul", "Sharded matmul", {3, 10},
+          "A matmul of sharded arrays: which of the book's four cases it is, the collectives it needs, "
+          "and whether the math or the communication limits it.",
+          {params::chip("tpu-v5p"), chip_overrides(),
+           text("spec", "A[I_X, J] * B[J, K_Y] -> C[I_X, K_Y]",
+                "A[...] * B[...] -> C[...] in the book's notation; the output may carry {U_X} (unreduced) "
+                "or be omitted"),
+           dims, mesh,
+           dtype("activation_dtype", "dtype of the first input"),
+           dtype("weight_dtype", "dtype of the second input"),
+           dtype("output_dtype", "dtype of the output"),
+           dtype("compute_dtype", "dtype of the arithmetic: picks the FLOP/s rate"),
+           choice("strategy", {"gather_first", "reduce_after"}, "gather_first",
+                  "case 2: AllGather the sharded input first, or multiply the local slices and reduce C after")},
+          compute};
+}
+
+}  // namespace scalelab

@@ -1,0 +1,268 @@
+// `training_run` (ch 6): time, chip-hours and cost of a whole training run, its memory, the
+// book's recommended sharding, and a ranked search over every dp × fsdp × tp × pp layout.
+#include <cmath>
+
+#include "calculators.hpp"
+#include "common.hpp"
+#include "layout_search.hpp"
+#include "training_math.hpp"
+#include "training_memory_schema.hpp"
+
+namespace scalelab {
+namespace {
+
+struct RunTimes {
+  double C = 0, chips = 1, total_flops = 0, t_s = 0, mfu = 0;
+};
+
+RunTimes time_steps(const Args& args, const MemoryInputs& mem, Result& r) {
+  RunTimes t;
+  t.C = args.chip().flops(args.str("compute_dtype"));
+  t.chips = mem.chips;
+  double tokens = args.num("tokens");
+  r.out("params", mem.params_active);
+  t.total_flops = r.step("Training FLOPs", "6 P_{act} D", "6 \\cdot " + tex(mem.params_active) + " \\cdot " + tex(tokens),
+                         6 * mem.params_active * tokens, "FLOPs");
+  r.out("total_flops", t.total_flops);
+  r.out("chips", t.chips);
+  if (args.given("chip_hours")) {
+    if (args.given("mfu")) throw InputError("chip_hours", "give either mfu or chip_hours, not both");
+    double hours = args.num("chip_hours");
+    t.t_s = r.step("Wall time from chip-hours", "t = \\text{chip-hours} \\cdot 3600 / n",
+                   tex(hours) + " \\cdot 3600 / " + tex(t.chips), hours * 3600 / t.chips, "s");
+    double peak = r.step("Peak FLOPs in that time", "n \\cdot t \\cdot C",
+                         tex(t.chips) + " \\cdot " + tex(t.t_s) + " \\cdot " + tex(t.C), t.chips * t.t_s * t.C, "FLOPs");
+    t.mfu = r.step("Implied MFU", "\\text{FLOPs} / \\text{peak}", tex(t.total_flops) + " / " + tex(peak),
+                   t.total_flops / peak, "ratio");
+  } else {
+    t.mfu = args.num("mfu");
+    double rate = r.step("Achieved FLOP/s", "n \\cdot C \\cdot \\text{MFU}",
+                         tex(t.chips) + " \\cdot " + tex(t.C) + " \\cdot " + tex(t.mfu), t.chips * t.C * t.mfu, "FLOP/s");
+    t.t_s = r.step("Wall time", "t = \\text{FLOPs} / (n C \\,\\text{MFU})", tex(t.total_flops) + " / " + tex(rate),
+                   t.total_flops / rate, "s");
+  }
+  r.out("mfu", t.mfu);
+  r.out("achieved_flops_per_s", t.chips * t.C * t.mfu);
+  r.out("peak_flops", t.chips * t.t_s * t.C);
+  r.out("t_s", t.t_s);
+  r.out("days", t.t_s / 86400);
+  r.out("years", t.t_s / 86400 / 365);
+  return t;
+}
+
+void cost_steps(const Args& args, const RunTimes& t, Result& r) {
+  double chip_hours = r.step("Chip-hours", "n \\cdot t / 3600", tex(t.chips) + " \\cdot " + tex(t.t_s) + " / 3600",
+                             t.chips * t.t_s / 3600, "h");
+  r.out("chip_hours", chip_hours);
+  std::optional<double> price = args.num_if("price_per_hour_usd");
+  if (!price) price = args.chip().get("price_per_hour_usd");
+  if (!price) {
+    r.out_null("cost_usd");
+    return;
+  }
+  r.out("cost_usd", r.step("Cost", "\\text{chip-hours} \\cdot \\text{price}", tex(chip_hours) + " \\cdot " + tex(*price),
+                           chip_hours * *price, "USD"));
+}
+
+void memory_steps(const Args& args, const MemoryInputs& mem, const RunTimes& t, Result& r) {
+  MemoryBreakdown b = training_memory_math(mem);
+  r.out("bytes_per_chip", b.bytes_per_chip);
+  auto hbm = args.chip().get("hbm_bytes");
+  if (!hbm) {
+    for (const char* name : {"fits", "min_chips_memory", "days_at_min_chips"}) r.out_null(name);
+    r.warn(args.chip().name() + " has no hbm_bytes: memory fit is unknown (chip_overrides {\"hbm_bytes\": …}).");
+    return;
+  }
+  r.out("fits", b.bytes_per_chip <= *hbm);
+  double min_chips = r.step("Minimum chips to hold the training state", "\\lceil \\text{total} / \\text{HBM} \\rceil",
+                            "\\lceil " + tex(b.total_bytes) + " / " + tex(*hbm) + " \\rceil",
+                            std::ceil(b.total_bytes / *hbm), "count");
+  r.out("min_chips_memory", min_chips);
+  r.out("days_at_min_chips", t.t_s * t.chips / min_chips / 86400);
+}
+
+// §2.5 "recommended": the book's recipe, evaluated with training_comm's formulas.
+json recommend(const Args& args, const Model& m, const MemoryInputs& mem, double C) {
+  const Chip& chip = args.chip();
+  CommSetup s;
+  s.C = C;
+  s.w = mem.weight_bytes;
+  s.a = mem.act_bytes;
+  s.D = m.D;
+  s.L = m.L;
+  s.F_w = m.is_moe() ? (m.E + m.shared_experts) * m.F_expert : m.F;
+  s.F_a = m.is_moe() ? (m.k + m.shared_experts) * m.F_expert : m.F;
+  s.F_unit = m.is_moe() ? m.F_expert : m.F;
+  s.B = std::max(1.0, mem.batch_tokens);
+  s.N = mem.chips;
+  auto bound = [](const CommNumbers& n) { return n.t_math >= n.t_comm ? "compute" : "comms"; };
+  if (!chip.is_gpu()) {
+    double axes = std::max(1.0, double(chip.pod_shape().size()));
+    s.ici_link = chip.need("ici_link_bytes_per_s");
+    s.strategy = Strategy::fsdp;
+    s.deg.fsdp = s.N;
+    s.axes_fsdp = axes;
+    CommNumbers pure = analyse_comm(s);
+    if (pure.t_math >= pure.t_comm) return {{"fsdp", s.N}, {"tp", 1}, {"bound", "compute"}};
+    s.strategy = Strategy::fsdp_tp;
+    s.axes_fsdp = std::max(1.0, axes - 1);
+    s.axes_tp = 1;
+    s.at_optimum = true;
+    CommNumbers split = analyse_comm(s);
+    s.at_optimum = false;
+    s.deg.fsdp = *split.fsdp_pow2;
+    s.deg.tp = *split.tp_pow2;
+    s.N = s.deg.fsdp * s.deg.tp;
+    return {{"fsdp", s.deg.fsdp}, {"tp", s.deg.tp}, {"bound", bound(analyse_comm(s))}};
+  }
+  double G = chip.need("node_gpus");
+  s.nvlink = chip.need("nvlink_bytes_per_s");
+  double tp_limit = 2 * s.F_a * s.nvlink / (s.a * C);
+  double tp = largest_pow2_at_most(std::min(G, std::max(1.0, tp_limit)));
+  while (tp > 1 && std::fmod(s.N, tp) != 0) tp /= 2;
+  s.strategy = Strategy::fsdp;
+  s.deg.tp = tp;
+  s.deg.fsdp = s.N / tp;
+  if (s.N > G) {
+    s.fabric = Fabric::ib_fat_tree;
+    s.ib = chip.need("ib_bytes_per_s");
+    s.node_gpus = G;
+  } else {
+    s.fabric = Fabric::nvlink;
+  }
+  return {{"fsdp", s.deg.fsdp}, {"tp", tp}, {"bound", bound(analyse_comm(s))}};
+}
+
+LayoutProblem layout_problem(const Args& args, const Model& m, const MemoryInputs& mem, double C) {
+  const Chip& chip = args.chip();
+  MemoryBreakdown b = training_memory_math(mem);
+  LayoutProblem p;
+  p.chips = mem.chips;
+  p.params_total = mem.params;
+  p.params_active = mem.params_active;
+  p.layers = m.L;
+  p.d_model = m.D;
+  p.heads = m.N;
+  p.attention_flops_fwd = 2 * mem.batch_tokens * mem.T * m.N * (head_dim_qk(m) + head_dim_v(m)) * m.L;
+  p.recompute_flops = b.recompute_flops.value_or(0);
+  p.batch_tokens = mem.batch_tokens;
+  p.seq_len = mem.T;
+  p.state_bytes = b.state_bytes;
+  p.activation_bytes = b.activations_bytes;
+  p.hbm_bytes = chip.get("hbm_bytes").value_or(0);
+  p.weight_bytes = mem.weight_bytes;
+  p.act_bytes = mem.act_bytes;
+  p.flops_per_s = C;
+  p.gpu = chip.is_gpu();
+  if (p.gpu) {
+    p.nvlink_bytes_per_s = chip.need("nvlink_bytes_per_s");
+    p.ib_bytes_per_s = chip.need("ib_bytes_per_s");
+    p.node_gpus = chip.need("node_gpus");
+  } else {
+    p.ici_link_bytes_per_s = chip.need("ici_link_bytes_per_s");
+    p.torus_axes = std::max(1.0, double(chip.pod_shape().size()));
+  }
+  p.top_n = int(args.num("top_n"));
+  p.rejected_samples = int(args.num("rejected_samples"));
+  return p;
+}
+
+json layout_json(const LayoutEval& e) {
+  return {{"dp", e.dp}, {"fsdp", e.fsdp}, {"tp", e.tp}, {"pp", e.pp}, {"microbatches", e.microbatches},
+          {"step_s", e.step_s}, {"mfu", e.step_s > 0 ? e.t_math_s / e.step_s : 0},
+          {"bound", term_name(e.dominant)}, {"t_math_s", e.t_math_s},
+          {"t_data_parallel_s", e.t_data_parallel_s}, {"t_tp_s", e.t_tp_s}, {"t_pp_s", e.t_pp_s},
+          {"bubble_fraction", e.bubble_fraction}, {"bytes_per_chip", e.bytes_per_chip}};
+}
+
+void search_steps(const LayoutProblem& p, Result& r) {
+  LayoutSearchResult found = search_layouts(p);
+  json ranked = json::array(), rejected = json::array(), counts = json::object();
+  for (const LayoutEval& e : found.ranked) ranked.push_back(layout_json(e));
+  for (const LayoutEval& e : found.rejected_sample) {
+    rejected.push_back({{"dp", e.dp}, {"fsdp", e.fsdp}, {"tp", e.tp}, {"pp", e.pp},
+                        {"reason", reject_reason_name(e.reason)}, {"message", reject_message(p, e)},
+                        {"bytes_per_chip", e.bytes_per_chip}});
+  }
+  for (int i = 1; i < kRejectReasons; ++i) {
+    if (found.rejected_by_reason[i]) counts[reject_reason_name(RejectReason(i))] = found.rejected_by_reason[i];
+  }
+  r.out("layouts", ranked);
+  r.out("rejected", rejected);
+  r.out("rejected_counts", counts);
+  r.out("layouts_evaluated", double(found.evaluated));
+  r.out("layouts_fitting", double(found.fitting));
+  if (found.ranked.empty()) {
+    r.warn("No dp × fsdp × tp × pp layout of " + plain(p.chips) + " chips fits in memory and divides the model.");
+    return;
+  }
+  const LayoutEval& best = found.ranked.front();
+  r.step("Fastest layout's step time (dp " + plain(best.dp) + ", fsdp " + plain(best.fsdp) + ", tp " +
+             plain(best.tp) + ", pp " + plain(best.pp) + ")",
+         "(\\max(T^{fwd}_{math}, T^{fwd}_{comm}) + \\max(T^{bwd}_{math}, T^{bwd}_{comm})) \\cdot (N_{MB} + P - 1)/N_{MB}",
+         "\\text{math } " + tex(best.t_math_s) + ", \\text{ dp } " + tex(best.t_data_parallel_s) + ", \\text{ tp } " +
+             tex(best.t_tp_s) + ", \\text{ pp } " + tex(best.t_pp_s),
+         best.step_s, "s");
+}
+
+void compute(const Args& args, Result& r) {
+  std::vector<std::string> warnings;
+  MemoryInputs mem = read_memory_inputs(args, warnings);
+  for (const auto& w : warnings) r.warn(w);
+  RunTimes t = time_steps(args, mem, r);
+  cost_steps(args, t, r);
+  memory_steps(args, mem, t, r);
+  if (!mem.model) {
+    for (const char* name : {"recommended", "layouts", "rejected", "rejected_counts", "layouts_evaluated",
+                             "layouts_fitting"}) {
+      r.out_null(name);
+    }
+    return;
+  }
+  try {
+    r.out("recommended", recommend(args, *mem.model, mem, t.C));
+  } catch (const InputError& e) {
+    r.out_null("recommended");
+    r.warn(std::string("No recommended sharding: ") + e.what());
+  }
+  if (mem.batch_tokens <= 0) {
+    for (const char* name : {"layouts", "rejected", "rejected_counts", "layouts_evaluated", "layouts_fitting"}) {
+      r.out_null(name);
+    }
+    r.warn("batch_tokens is 0: the layout search needs a batch to time a step.");
+    return;
+  }
+  std::optional<LayoutProblem> problem;
+  try {
+    problem = layout_problem(args, *mem.model, mem, t.C);
+  } catch (const InputError& e) {
+    for (const char* name : {"layouts", "rejected", "rejected_counts", "layouts_evaluated", "layouts_fitting"}) {
+      r.out_null(name);
+    }
+    r.warn(std::string("No layout search: ") + e.what());
+    return;
+  }
+  search_steps(*problem, r);
+}
+
+}  // namespace
+
+Calculator make_training_run() {
+  using namespace params;
+  std::vector<Param> ps = training_memory_params();
+  ps.push_back(positive("tokens", "tokens", 1e18, 1.5e13, "training tokens (D in 6ND)"));
+  ps.push_back(number("mfu", "ratio", 0, 1, 0.4, "model FLOPs utilisation", Scale::linear));
+  ps.back().min_exclusive = true;
+  ps.push_back(positive("chip_hours", "h", 1e15, nullptr, "measured chip-hours (instead of mfu)"));
+  ps.push_back(number("price_per_hour_usd", "usd", 0, 1e6, nullptr, "price per chip-hour (default: the chip's)"));
+  ps.push_back(dtype("compute_dtype", "dtype of the arithmetic: picks the FLOP/s rate"));
+  ps.push_back(integer("top_n", "count", 0, 1000, 20, "ranked layouts to return", Scale::linear));
+  ps.push_back(integer("rejected_samples", "count", 0, 100, 12, "rejected layouts to show with reasons",
+                       Scale::linear));
+  return {"training_run", "Training run", {6, 12},
+          "Time, chip-hours and cost of a training run, its memory per chip, the book's recommended sharding, "
+          "and every dp × fsdp × tp × pp layout ranked by step time.",
+          std::move(ps), compute};
+}
+
+}  // namespace scalelab

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Installs everything scalelab needs on Debian 12 (run as root). Idempotent: apt runs only
+# when a package is missing; `npm ci` in web/ runs only when its lockfile changed.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+PACKAGES=(
+  # native build: engine, CLI, server, tests, benchmarks
+  cmake g++ make pkg-config
+  libgtest-dev libgmock-dev libbenchmark-dev
+  nlohmann-json3-dev libcli11-dev libcpp-httplib-dev
+  # what libcpp-httplib's pkg-config file links (it is built with OpenSSL, zlib and brotli)
+  libssl-dev zlib1g-dev libbrotli-dev
+  # WebAssembly build (emcc 3.1.6, clang 14, binaryen; needs Debian's node-acorn)
+  emscripten
+  # libFuzzer target: clang++ and its runtime
+  clang libclang-rt-14-dev
+  # browser tests (Playwright drives Debian's Chromium), precompression of the built site
+  chromium brotli ca-certificates
+  # the originality check
+  python3
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$'; then
+    missing+=("$p")
+  fi
+done
+# Node 20 and npm come with the base image; install Debian's only where there is none.
+command -v node >/dev/null || missing+=(nodejs)
+command -v npm >/dev/null || missing+=(npm)
+
+if ((${#missing[@]})); then
+  log "apt-get install ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update
+  apt-get install -y --no-install-recommends "${missing[@]}"
+else
+  echo "setup: all ${#PACKAGES[@]} Debian packages present"
+fi
+
+# The web course's dependencies (web/ is owned by the web course; we only install them).
+if [[ -f web/package-lock.json ]]; then
+  stamp="web/node_modules/.scalelab-ci-stamp"
+  sum="$(sha256sum web/package-lock.json | cut -d' ' -f1)"
+  if [[ -f "$stamp" && "$(cat "$stamp")" == "$sum" ]]; then
+    echo "setup: web/node_modules is up to date with web/package-lock.json"
+  else
+    log "npm ci (web/)"
+    npm --prefix web ci --no-audit --no-fund
+    echo "$sum" > "$stamp"
+  fi
+fi

@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# Sets up, builds and runs every test: ctest (release), ctest under ASan+UBSan, a bounded
+# libFuzzer run, the Node tests (native vs WebAssembly), the browser tests, and the
+# originality check. Prints a summary; exits non-zero if anything failed.
+#   BUILD_DIR, WASM_BUILD_DIR, ASAN_BUILD_DIR, FUZZ_BUILD_DIR: build folders
+#   FUZZ_RUNS (200000), FUZZ_SECONDS (120): bounds of the fuzz run
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+ASAN_BUILD_DIR="${ASAN_BUILD_DIR:-build-asan}"
+FUZZ_BUILD_DIR="${FUZZ_BUILD_DIR:-build-fuzz}"
+FUZZ_RUNS="${FUZZ_RUNS:-200000}"
+FUZZ_SECONDS="${FUZZ_SECONDS:-120}"
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:strict_string_checks=1}"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+export CTEST_OUTPUT_ON_FAILURE=1
+
+names=() results=() times=() notes=()
+failed=0
+start_all=$SECONDS
+
+# step NAME COMMAND...: runs one step, records its status and time, never stops the script.
+step() {
+  local name="$1"; shift
+  log "$name"
+  local t0=$SECONDS status=0
+  local out; out="$(mktemp)"
+  set +e
+  ( set -e; "$@" ) 2>&1 | tee "$out"
+  status=${PIPESTATUS[0]}
+  set -e
+  names+=("$name"); times+=($((SECONDS - t0)))
+  # one line of detail for the summary: ctest's and node's own totals
+  notes+=("$(grep -E '^[0-9]+% tests passed|^# (pass|fail|skipped) |^Done [0-9]+ runs|^originality:' "$out" \
+             | sed 's/^# //' | paste -sd ' ' - | cut -c1-110)")
+  rm -f "$out"
+  if ((status == 0)); then results+=("ok"); else results+=("FAILED ($status)"); failed=1; fi
+  return 0
+}
+
+skip() {
+  names+=("$1"); results+=("skipped"); times+=(0); notes+=("$2")
+}
+
+summary() {
+  printf '\n\033[1m==> summary\033[0m\n'
+  for i in "${!names[@]}"; do
+    printf '  %-28s %-12s %5ss  %s\n' "${names[$i]}" "${results[$i]}" "${times[$i]}" "${notes[$i]}"
+  done
+  printf '  %-28s %-12s %5ss\n' "total" "$( ((failed)) && echo FAILED || echo ok)" $((SECONDS - start_all))
+}
+
+asan_build() {
+  if [[ "$ASAN_BUILD_DIR" == build-asan ]]; then
+    cmake --preset asan
+    cmake --build --preset asan -j"$JOBS"
+  else
+    cmake -S . -B "$ASAN_BUILD_DIR" -DCMAKE_BUILD_TYPE=Debug -DSCALELAB_SANITIZE=ON
+    cmake --build "$ASAN_BUILD_DIR" -j"$JOBS"
+  fi
+}
+
+asan_ctest() {
+  asan_build
+  ctest --test-dir "$ASAN_BUILD_DIR" -j"$JOBS" --timeout 600
+}
+
+fuzz() {
+  if [[ "$FUZZ_BUILD_DIR" == build-fuzz ]]; then
+    cmake --preset fuzz
+    cmake --build --preset fuzz -j"$JOBS"
+  else
+    cmake -S . -B "$FUZZ_BUILD_DIR" -DCMAKE_BUILD_TYPE=Debug -DSCALELAB_SANITIZE=ON -DSCALELAB_FUZZ=ON \
+      -DBUILD_TESTING=OFF -DCMAKE_CXX_COMPILER=clang++
+    cmake --build "$FUZZ_BUILD_DIR" -j"$JOBS"
+  fi
+  mkdir -p "$FUZZ_BUILD_DIR/fuzz-corpus" "$FUZZ_BUILD_DIR/fuzz-artifacts"
+  "$FUZZ_BUILD_DIR/fuzz_evaluate" -runs="$FUZZ_RUNS" -max_total_time="$FUZZ_SECONDS" -timeout=10 \
+    -rss_limit_mb=2048 -max_len=4096 -print_final_stats=1 \
+    -artifact_prefix="$FUZZ_BUILD_DIR/fuzz-artifacts/" \
+    "$FUZZ_BUILD_DIR/fuzz-corpus" "$FUZZ_BUILD_DIR/fuzz-seeds"
+}
+
+has_npm_script() {
+  [[ -f web/package.json ]] && node -e "process.exit(require('./web/package.json').scripts?.['$1'] ? 0 : 1)"
+}
+
+step "setup" bash scripts/setup.sh
+step "build" bash scripts/build.sh
+if [[ "${results[*]}" == *FAILED* ]]; then
+  summary
+  echo "test: setup or build failed; nothing tested" >&2
+  exit 1
+fi
+
+step "ctest (release)" ctest --test-dir "$BUILD_DIR" -j"$JOBS" --timeout 300
+step "ctest (asan+ubsan)" asan_ctest
+step "fuzz (libFuzzer)" fuzz
+step "node (native vs wasm)" env SCALELAB_BIN="$BUILD_DIR/scalelab" SCALELAB_WASM_DIR="$WASM_BUILD_DIR" \
+  node --test --test-reporter=tap tests/node/
+if has_npm_script test; then
+  step "browser (npm test in web/)" npm --prefix web test
+else
+  skip "browser (npm test in web/)" "web/package.json has no test script"
+fi
+if [[ -x ../shared/tools/originality ]]; then
+  step "originality" ../shared/tools/originality .
+else
+  skip "originality" "../shared/tools/originality not present"
+fi
+
+summary
+exit "$failed"

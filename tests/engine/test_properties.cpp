@@ -1,0 +1,107 @@
+// Properties of the spine calculators: the roofline's max/sum identities, monotonicity,
+// unit consistency and limits.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "scalelab/engine.hpp"
+#include "support/test_support.hpp"
+
+namespace {
+
+using scalelab::testing::json;
+
+json outputs(const std::string& name, const json& input) {
+  scalelab::Evaluation e = scalelab::evaluate(name, input.dump());
+  EXPECT_EQ(e.status, scalelab::Status::ok) << input.dump() << ": " << e.message;
+  return e.status == scalelab::Status::ok ? json::parse(e.json)["outputs"] : json::object();
+}
+
+double num(const json& o, const char* k) { return o.at(k).get<double>(); }
+
+TEST(RooflineProperties, LowerIsMaxUpperIsSumAndBoundFollows) {
+  for (const char* chip : {"tpu-v5e", "tpu-v5p", "h100", "b200"}) {
+    for (double B : {1.0, 16.0, 128.0, 240.0, 512.0, 4096.0}) {
+      json o = outputs("roofline", {{"chip", chip}, {"matmul", {{"B", B}, {"D", 8192}, {"F", 32768}}}});
+      if (o.empty()) continue;
+      double tm = num(o, "t_math_s"), tc = num(o, "t_comm_s");
+      EXPECT_NEAR(num(o, "t_lower_s"), std::max(tm, tc), 1e-12 * std::max(tm, tc));
+      EXPECT_NEAR(num(o, "t_upper_s"), tm + tc, 1e-12 * (tm + tc));
+      EXPECT_EQ(o["bound"], tm >= tc ? "compute" : "memory") << chip << " B=" << B;
+      EXPECT_NEAR(num(o, "intensity"), num(o, "flops") / num(o, "bytes"), 1e-12 * num(o, "intensity"));
+    }
+  }
+}
+
+TEST(RooflineProperties, IntensityGrowsWithBatch) {
+  double last = 0;
+  for (double B = 1; B <= 65536; B *= 2) {
+    json o = outputs("roofline", {{"matmul", {{"B", B}, {"D", 8192}, {"F", 8192}}}});
+    if (o.empty()) return;
+    EXPECT_GT(num(o, "intensity"), last) << "B=" << B;
+    last = num(o, "intensity");
+  }
+  // the B ≪ D, F limit: intensity → 2B/b for bf16 (b = 2 bytes)
+  json small = outputs("roofline", {{"matmul", {{"B", 8}, {"D", 1 << 20}, {"F", 1 << 20}}}});
+  if (!small.empty()) {
+    EXPECT_NEAR(num(small, "intensity"), 8, 8 * 1e-4);
+  }
+}
+
+TEST(RooflineProperties, CrossoverBatchIsWhereTimesMeet) {
+  json o = outputs("roofline", {{"chip", "tpu-v5e"}, {"matmul", {{"B", 512}, {"D", 8192}, {"F", 32768}}}});
+  if (o.empty() || o["crossover_batch"].is_null()) return;
+  double Bx = num(o, "crossover_batch");
+  json at = outputs("roofline", {{"chip", "tpu-v5e"}, {"flops", 2 * Bx * 8192 * 32768},
+                                 {"bytes", 2 * (Bx * 8192 + 8192 * 32768.0 + Bx * 32768)}});
+  if (!at.empty()) {
+    EXPECT_NEAR(num(at, "t_math_s"), num(at, "t_comm_s"), 1e-9 * num(at, "t_comm_s"));
+  }
+}
+
+TEST(TransferProperties, UnitsAreConsistent) {
+  for (const char* path : {"hbm", "pcie", "ici", "dcn"}) {
+    json o = outputs("transfer", {{"chip", "tpu-v5p"}, {"bytes", 3e9}, {"path", path}, {"chips", 4}});
+    if (o.empty()) continue;
+    EXPECT_NEAR(num(o, "bytes_per_chip"), 3e9 / 4, 1);
+    EXPECT_NEAR(num(o, "t_s"), num(o, "t_bandwidth_s") + num(o, "t_latency_s"), 1e-12 * num(o, "t_s"));
+    EXPECT_NEAR(num(o, "bytes_per_s") * num(o, "t_s"), 3e9, 3e9 * 1e-9) << path;
+  }
+}
+
+TEST(TransferProperties, MoreBytesTakeLongerMoreLinksTakeLess) {
+  double last = -1;
+  for (double bytes = 0; bytes <= 1e12; bytes = bytes == 0 ? 1 : bytes * 10) {
+    json o = outputs("transfer", {{"bytes", bytes}, {"path", "ici"}, {"hops", 2}});
+    if (o.empty()) return;
+    EXPECT_GT(num(o, "t_s"), last) << bytes;
+    last = num(o, "t_s");
+  }
+  json one = outputs("transfer", {{"bytes", 1e9}, {"path", "ici"}, {"links", 1}});
+  json four = outputs("transfer", {{"bytes", 1e9}, {"path", "ici"}, {"links", 4}});
+  if (!one.empty() && !four.empty()) {
+    EXPECT_NEAR(num(one, "t_bandwidth_s") / num(four, "t_bandwidth_s"), 4, 1e-9);
+  }
+}
+
+TEST(TransferProperties, ZeroBytesIsNotAnError) {
+  json o = outputs("transfer", {{"bytes", 0}, {"path", "hbm"}});
+  if (o.empty()) return;
+  EXPECT_EQ(num(o, "t_s"), 0);
+  EXPECT_TRUE(o["bytes_per_s"].is_null()) << "no rate for an empty transfer, not NaN";
+}
+
+TEST(Limits, ExtremeButValidInputsStayFinite) {
+  // Every accepted input gives a finite result (the engine refuses to emit NaN/Inf).
+  for (const json& in : {json{{"flops", 1e30}, {"bytes", 1e-300}}, json{{"flops", 0}, {"bytes", 0}},
+                         json{{"flops", 1e30}, {"bytes", 1e30}},
+                         json{{"matmul", {{"B", 1}, {"D", 1}, {"F", 1}}}}}) {
+    scalelab::Evaluation e = scalelab::evaluate("roofline", in.dump());
+    EXPECT_NO_THROW(json::parse(e.json)) << in.dump();
+    EXPECT_EQ(e.json.find("nan"), std::string::npos) << e.json;
+    EXPECT_EQ(e.json.find("inf"), std::string::npos) << e.json;
+  }
+}
+
+}  // namespace

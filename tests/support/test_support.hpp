@@ -1,0 +1,54 @@
+// Shared helpers for the scalelab tests: the case and bad-input data files, the JSON
+// comparison rules of tests/cases/FORMAT.md, and a small subprocess runner.
+#pragma once
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace scalelab::testing {
+
+using json = nlohmann::ordered_json;
+
+// Paths come from compile definitions set in tests/CMakeLists.txt.
+std::string cases_dir();
+std::string bad_inputs_path();
+std::string scalelab_bin();
+std::string source_dir();
+
+std::string read_file(const std::string& path);
+
+struct Case {
+  std::string id, file, calculator;
+  json raw;  // the whole case object
+};
+// Every case of every tests/cases/*.json, files in name order.
+const std::vector<Case>& cases();
+
+struct BadInput {
+  std::string id, calculator, input;
+  json param;  // expected error param (string) or null
+  std::string contains;
+};
+// tests/bad_inputs.json, with generated inputs expanded.
+const std::vector<BadInput>& bad_inputs();
+
+// Names of the calculators the engine registers now.
+const std::set<std::string>& registered_calculators();
+
+// FORMAT.md comparison: returns "" when `actual` matches `expected`, else what differs.
+std::string compare(const json& expected, const json& actual, double rel_tol, const std::string& path);
+
+// A gtest-safe name (letters, digits, '_').
+std::string test_name(const std::string& id);
+
+struct RunResult {
+  int exit_code = -1;  // -1: killed by a signal
+  int signal = 0;
+  std::string out, err;
+};
+// Runs argv[0] with argv, feeding `stdin_text`; captures stdout and stderr.
+RunResult run(const std::vector<std::string>& argv, const std::string& stdin_text = "");
+
+}  // namespace scalelab::testing

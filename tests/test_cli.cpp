@@ -1,0 +1,126 @@
+// The `scalelab` binary, spawned as a user would run it.
+#include <gtest/gtest.h>
+
+#include "scalelab/engine.hpp"
+#include "support/test_support.hpp"
+
+namespace {
+
+using scalelab::testing::json;
+using scalelab::testing::run;
+using scalelab::testing::RunResult;
+
+RunResult cli(std::vector<std::string> args, const std::string& stdin_text = "") {
+  args.insert(args.begin(), scalelab::testing::scalelab_bin());
+  return run(args, stdin_text);
+}
+
+const char* kRoofline = R"({"chip": "tpu-v5e", "matmul": {"B": 512, "D": 8192, "F": 32768}})";
+
+TEST(Cli, EvalPrintsTheEngineJson) {
+  RunResult r = cli({"eval", "roofline", kRoofline});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, scalelab::evaluate("roofline", kRoofline).json + "\n");
+  EXPECT_TRUE(r.err.empty()) << r.err;
+  json j = json::parse(r.out);
+  EXPECT_EQ(j["calculator"], "roofline");
+  EXPECT_EQ(j["outputs"]["bound"], "compute");
+}
+
+TEST(Cli, EvalWithoutJsonUsesDefaults) {
+  RunResult r = cli({"eval", "transfer"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, scalelab::evaluate("transfer", "{}").json + "\n");
+}
+
+TEST(Cli, EvalReadsStdin) {
+  RunResult r = cli({"eval", "roofline", "-"}, kRoofline);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, scalelab::evaluate("roofline", kRoofline).json + "\n");
+  RunResult empty = cli({"eval", "transfer", "-"}, "");
+  EXPECT_EQ(empty.exit_code, 0) << empty.err;
+}
+
+TEST(Cli, TextShowsOutputsAndTheDerivation) {
+  RunResult r = cli({"eval", "roofline", kRoofline, "--text"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Outputs"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Derivation"), std::string::npos) << r.out;
+  json j = json::parse(scalelab::evaluate("roofline", kRoofline).json);
+  for (const auto& step : j["steps"]) {
+    EXPECT_NE(r.out.find(step["label"].get<std::string>()), std::string::npos) << "step " << step["label"];
+    EXPECT_NE(r.out.find(step["formula"].get<std::string>()), std::string::npos) << step["formula"];
+  }
+  EXPECT_NE(r.out.find("t_math_s"), std::string::npos);
+  EXPECT_NE(r.out.find("TFLOP"), std::string::npos) << "quantities are formatted for people";
+}
+
+TEST(Cli, TextForEveryRegisteredCaseRuns) {
+  for (const auto& c : scalelab::testing::cases()) {
+    if (!scalelab::testing::registered_calculators().count(c.calculator)) continue;
+    RunResult r = cli({"eval", c.calculator, c.raw["params"].dump(), "--text"});
+    EXPECT_EQ(r.exit_code, 0) << c.id << ": " << r.err;
+    EXPECT_NE(r.out.find("Derivation"), std::string::npos) << c.id;
+  }
+}
+
+TEST(Cli, BadInputExitsTwoWithOneStderrLine) {
+  RunResult r = cli({"eval", "transfer", R"({"chips": 0})"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, scalelab::evaluate("transfer", R"({"chips": 0})").json + "\n");
+  EXPECT_NE(r.err.find("chips"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
+TEST(Cli, UnknownCalculatorExitsTwo) {
+  RunResult r = cli({"eval", "warp_drive", "{}"});
+  EXPECT_EQ(r.exit_code, 2);
+  json j = json::parse(r.out);
+  EXPECT_TRUE(j["error"]["param"].is_null());
+  EXPECT_NE(r.err.find("unknown calculator"), std::string::npos) << r.err;
+}
+
+TEST(Cli, UsageErrorsExitNonZero) {
+  EXPECT_NE(cli({}).exit_code, 0);
+  EXPECT_NE(cli({"eval"}).exit_code, 0);
+  EXPECT_NE(cli({"frobnicate"}).exit_code, 0);
+  EXPECT_NE(cli({"eval", "roofline", "{}", "--no-such-flag"}).exit_code, 0);
+  EXPECT_NE(cli({"serve", "--port", "70000"}).exit_code, 0);
+  EXPECT_EQ(cli({"--help"}).exit_code, 0);
+  EXPECT_EQ(cli({"eval", "--help"}).exit_code, 0);
+}
+
+TEST(Cli, ListNamesEveryCalculator) {
+  RunResult r = cli({"list"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  for (const auto& name : scalelab::testing::registered_calculators()) {
+    EXPECT_NE(r.out.find(name), std::string::npos) << name;
+  }
+  RunResult j = cli({"list", "--json"});
+  EXPECT_EQ(j.exit_code, 0);
+  EXPECT_EQ(j.out, scalelab::calculators_json() + "\n");
+}
+
+TEST(Cli, ChipsAndModels) {
+  RunResult chips = cli({"chips"});
+  EXPECT_EQ(chips.exit_code, 0);
+  EXPECT_EQ(chips.out, scalelab::chips_json() + "\n");
+  EXPECT_TRUE(json::parse(chips.out).is_array());
+  RunResult models = cli({"models"});
+  EXPECT_EQ(models.exit_code, 0);
+  EXPECT_EQ(models.out, scalelab::models_json() + "\n");
+  EXPECT_NE(models.out.find("llama3-70b"), std::string::npos);
+}
+
+TEST(Cli, EveryRegisteredCaseMatchesTheEngineBytes) {
+  for (const auto& c : scalelab::testing::cases()) {
+    if (!scalelab::testing::registered_calculators().count(c.calculator)) continue;
+    std::string input = c.raw["params"].dump();
+    RunResult r = cli({"eval", c.calculator, input});
+    scalelab::Evaluation e = scalelab::evaluate(c.calculator, input);
+    EXPECT_EQ(r.exit_code, e.status == scalelab::Status::ok ? 0 : 2) << c.id;
+    EXPECT_EQ(r.out, e.json + "\n") << c.id;
+  }
+}
+
+}  // namespace

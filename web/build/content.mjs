@@ -1,0 +1,435 @@
+// Renders the course's static pages into web/.site/ (the Vite root): every page is a real
+// HTML file that reads without JavaScript. Chapter Markdown (web/content/NN-slug.md, see
+// web/content/FORMAT.md) goes through unified/remark/rehype; `:live` numbers and question
+// answers are computed here, for the default chip, by the engine's Node build.
+//
+//   node build/content.mjs            (run from web/; `npm run build` does it)
+//   SCALELAB_WASM_DIR=… overrides the engine build folder (default ../build-wasm).
+//   SCALELAB_STRICT_CONTENT=1 turns content warnings (bad directives) into errors.
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { unified } from 'unified';
+import remarkParse from 'remark-parse';
+import remarkDirective from 'remark-directive';
+import remarkMath from 'remark-math';
+import remarkRehype from 'remark-rehype';
+import rehypeKatex from 'rehype-katex';
+import rehypeStringify from 'rehype-stringify';
+import { visit } from 'unist-util-visit';
+import YAML from 'yaml';
+import katex from 'katex';
+import { CHAPTERS, pad2 } from './chapters.mjs';
+import { LABS } from './labs.mjs';
+
+const require = createRequire(import.meta.url);
+const WEB = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const ROOT = path.resolve(WEB, '..');
+const WASM_DIR = path.resolve(ROOT, process.env.SCALELAB_WASM_DIR || 'build-wasm');
+const OUT = path.join(WEB, '.site');
+const CONTENT = path.join(WEB, 'content');
+const STRICT = process.env.SCALELAB_STRICT_CONTENT === '1';
+export const DEFAULT_CHIP = 'tpu-v5e';
+
+// ---------------------------------------------------------------- engine
+async function loadEngine() {
+  const js = path.join(WASM_DIR, 'node', 'engine.cjs');
+  if (!fs.existsSync(js)) {
+    throw new Error(`engine not built: ${path.relative(ROOT, js)} is missing. Build it with ` +
+      '`emcmake cmake -S . -B build-wasm -DCMAKE_BUILD_TYPE=Release && cmake --build build-wasm -j2`');
+  }
+  const factory = require(js);
+  return factory({ wasmBinary: fs.readFileSync(path.join(WASM_DIR, 'node', 'engine.wasm')) });
+}
+let engine;
+try {
+  engine = await loadEngine();
+} catch (e) {
+  // (printed short: Node would otherwise echo the whole minified Emscripten glue line)
+  console.error(`content: cannot load the engine from ${path.relative(ROOT, WASM_DIR)}/node: ${String(e?.message ?? e).slice(0, 300)}\n` +
+    'content: is build-wasm complete and up to date (engine.cjs and engine.wasm from the same build)?');
+  process.exit(1);
+}
+const chips = JSON.parse(engine.chips());
+const schema = JSON.parse(engine.calculators());
+const defaultChip = chips.find((c) => c.id === DEFAULT_CHIP);
+
+function evaluate(calc, params) {
+  return JSON.parse(engine.evaluate(calc, JSON.stringify(params)));
+}
+function getPath(obj, dotted) {
+  return dotted.split('.').reduce((o, k) => (o == null ? undefined : o[k]), obj);
+}
+// The unit of an output: the engine's naming convention, else the unit of the step that
+// produced the same value.
+function unitOf(result, out) {
+  const u = engine.outputUnit(out);
+  if (u) return u;
+  const v = getPath(result.outputs, out);
+  const step = [...(result.steps || [])].reverse().find((s) => s.value === v);
+  return step ? step.unit : '';
+}
+export function formatValue(value, unit, digits) {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'boolean') return value ? 'yes' : 'no';
+  if (typeof value !== 'number' || !Number.isFinite(value)) return '—';
+  if (digits) return `${Number(value.toPrecision(Number(digits)))}${unit ? ' ' + unit : ''}`;
+  return engine.formatQuantity(value, unit || '');
+}
+
+// ---------------------------------------------------------------- helpers
+const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
+const warnings = [];
+function contentWarning(file, node, message) {
+  const where = `${path.relative(ROOT, file)}:${node?.position?.start?.line ?? '?'}`;
+  if (STRICT) throw new Error(`${where}: ${message}`);
+  warnings.push(`${where}: ${message}`);
+}
+function tex(s, display = false) {
+  return katex.renderToString(s, { throwOnError: false, displayMode: display, output: 'html' });
+}
+export function stepsHtml(steps, unitFormatter = (v, u) => formatValue(v, u)) {
+  return `<ol class="derivation">${steps.map((s) => `<li><span class="d-label">${esc(s.label)}</span>
+<span class="d-formula">${tex(s.formula)}</span><span class="d-sub">${tex(s.substituted)} = ${esc(unitFormatter(s.value, s.unit))}</span></li>`).join('')}</ol>`;
+}
+function parseParams(file, node, attrs) {
+  if (!attrs.params) return {};
+  try { return JSON.parse(attrs.params); } catch (e) {
+    contentWarning(file, node, `params is not JSON: ${attrs.params}`);
+    return null;
+  }
+}
+function withChip(params, attrs, chip) {
+  if (attrs.chip === 'fixed' || 'chip' in params) return params;
+  return { ...params, chip };
+}
+const h = (hName, hProperties, children = []) => ({ type: 'slNode', data: { hName, hProperties }, children });
+const text = (value) => ({ type: 'text', value });
+const raw = (value) => ({ type: 'html', value });
+
+// ---------------------------------------------------------------- Markdown → HTML
+// `$$…$$` written on one line alone in a paragraph is display math (remark-math would
+// read it as inline math).
+function displayMathPlugin(source) {
+  return () => (tree) => {
+    visit(tree, 'paragraph', (node, index, parent) => {
+      const kids = node.children.filter((c) => !(c.type === 'text' && !c.value.trim()));
+      if (kids.length !== 1 || kids[0].type !== 'inlineMath') return;
+      const start = kids[0].position?.start?.offset;
+      if (start === undefined || !source.startsWith('$$', start)) return;
+      const value = kids[0].value;
+      parent.children[index] = {
+        type: 'math', value, position: node.position,
+        // what mdast-util-math gives a block `$$`, so rehype-katex typesets it in display mode
+        data: { hName: 'pre', hChildren: [{ type: 'element', tagName: 'code', properties: { className: ['language-math', 'math-display'] }, children: [{ type: 'text', value }] }] },
+      };
+    });
+  };
+}
+
+function directivesPlugin(file, ctx) {
+  return () => (tree) => {
+    visit(tree, (node, index, parent) => {
+      if (!['textDirective', 'leafDirective', 'containerDirective'].includes(node.type)) return;
+      const a = node.attributes || {};
+      const replace = (n) => { parent.children[index] = n; };
+      switch (node.name) {
+        case 'live': {
+          const params = parseParams(file, node, a);
+          const props = { className: ['live'], dataCalc: a.calc, dataOut: a.out, dataParams: a.params || '{}' };
+          if (a.chip === 'fixed') props.dataChip = 'fixed';
+          if (a.unit) props.dataUnit = a.unit;
+          if (a.digits) props.dataDigits = a.digits;
+          let shown = '?';
+          if (params && a.calc && a.out) {
+            const r = evaluate(a.calc, withChip(params, a, DEFAULT_CHIP));
+            if (r.error) contentWarning(file, node, `:live ${a.calc}.${a.out}: ${r.error.param}: ${r.error.message}`);
+            else if (getPath(r.outputs, a.out) === undefined) contentWarning(file, node, `:live: ${a.calc} has no output ${a.out}`);
+            else shown = formatValue(getPath(r.outputs, a.out), a.unit ?? unitOf(r, a.out), a.digits);
+          } else if (params) contentWarning(file, node, ':live needs calc and out');
+          replace(h('span', props, [text(shown)]));
+          return;
+        }
+        case 'chipname':
+          replace(h('span', { className: ['chipname'] }, [text(defaultChip.name)]));
+          return;
+        case 'technical':
+          replace(h('details', { className: ['technical'] }, [
+            h('summary', {}, [text('Technical reference')]),
+            h('div', { className: ['technical-body'] }, node.children)]));
+          return;
+        case 'plain':
+          replace(h('div', { className: ['plain-only'] }, node.children));
+          return;
+        case 'note':
+          replace(h('aside', { className: ['note'] }, node.children));
+          return;
+        case 'lab': {
+          const lab = LABS.find((l) => l.name === a.name);
+          ctx.labs.add(a.name);
+          if (!lab) {
+            replace(h('div', { className: ['lab-soon'], dataLab: a.name || '' }, [
+              h('p', {}, [text(`The ${a.name || 'unnamed'} lab is coming soon.`)])]));
+            return;
+          }
+          let state = '';
+          if (a.state) { try { JSON.parse(a.state); state = a.state; } catch { contentWarning(file, node, `lab state is not JSON: ${a.state}`); } }
+          replace(h(lab.element, { dataState: state || undefined, dataLab: lab.name }, [
+            h('p', { className: ['lab-fallback'] }, [
+              text(`${lab.title}: ${lab.summary} It runs in your browser with JavaScript; `),
+              h('a', { href: `/labs/${lab.name}/` }, [text('open it on its own page')]), text('.')])]));
+          return;
+        }
+        case 'question': {
+          ctx.questions += 1;
+          const params = parseParams(file, node, a);
+          const qid = `q-${ctx.questions}`;
+          let unit = a.unit || '', derivation = '<p>—</p>';
+          if (params && a.calc && a.out) {
+            const r = evaluate(a.calc, withChip(params, a, DEFAULT_CHIP));
+            if (r.error) contentWarning(file, node, `::question ${a.calc}.${a.out}: ${r.error.param}: ${r.error.message}`);
+            else if (typeof getPath(r.outputs, a.out) !== 'number') contentWarning(file, node, `::question: ${a.calc}.${a.out} is not a number`);
+            else {
+              unit = a.unit ?? unitOf(r, a.out);
+              derivation = stepsHtml(r.steps) + `<p class="q-answer">Answer: <strong>${esc(formatValue(getPath(r.outputs, a.out), unit))}</strong></p>`;
+            }
+          } else contentWarning(file, node, '::question needs calc, out and params');
+          const props = { className: ['question'], dataCalc: a.calc, dataOut: a.out, dataParams: a.params || '{}', dataTol: a.tol || '0.05', dataUnit: unit, ariaLabelledby: `${qid}-prompt` };
+          if (a.chip === 'fixed') props.dataChip = 'fixed';
+          replace(h('form', props, [
+            h('p', { className: ['q-kicker'] }, [text('Check yourself')]),
+            h('p', { id: `${qid}-prompt`, className: ['q-prompt'] }, node.children),
+            h('div', { className: ['q-row'] }, [
+              h('label', { htmlFor: `${qid}-input` }, [text('Your answer')]),
+              h('input', { id: `${qid}-input`, name: 'answer', type: 'text', inputMode: 'decimal', autocomplete: 'off', spellCheck: 'false' }),
+              h('span', { className: ['q-unit'] }, [text(unit)]),
+              h('button', { type: 'submit' }, [text('Check')])]),
+            h('p', { className: ['q-feedback'], role: 'status', ariaLive: 'polite' }),
+            h('details', { className: ['q-derivation'] }, [
+              h('summary', {}, [text('Show the derivation')]),
+              h('div', { className: ['q-steps'] }, [raw(derivation)])])]));
+          return;
+        }
+        default:
+          // Not one of ours (e.g. "ratio 3:1" or "12:30"): put the text back as written.
+          if (node.type === 'textDirective') {
+            replace({ type: 'text', value: `:${node.name}${(node.children || []).length ? '' : ''}` });
+            if ((node.children || []).length) parent.children.splice(index + 1, 0, { type: 'text', value: '[' }, ...node.children, { type: 'text', value: ']' });
+            return;
+          }
+          contentWarning(file, node, `unknown directive :${node.name}`);
+      }
+    });
+  };
+}
+
+// Splits the document at each `## Heading` into <section class="step" id="step-N">.
+function stepsPlugin(ctx) {
+  return () => (tree) => {
+    const intro = [], steps = [];
+    for (const node of tree.children) {
+      if (node.type === 'heading' && node.depth === 2) steps.push({ heading: node, body: [] });
+      else if (steps.length) steps[steps.length - 1].body.push(node);
+      else intro.push(node);
+    }
+    if (!steps.length) steps.push({ heading: null, body: [] });
+    ctx.stepTitles = steps.map((s) => (s.heading ? s.heading.children.map((c) => c.value ?? (c.children || []).map((d) => d.value).join('')).join('') : 'Chapter'));
+    tree.children = steps.map((s, i) => h('section', { className: ['step'], id: `step-${i + 1}`, dataStep: String(i + 1), ariaLabel: `Step ${i + 1}: ${ctx.stepTitles[i]}` }, [
+      ...(i === 0 ? [h('div', { className: ['chapter-intro'] }, intro)] : []),
+      ...(s.heading ? [s.heading] : []),
+      ...s.body]));
+  };
+}
+
+async function renderMarkdown(file, md) {
+  const ctx = { labs: new Set(), questions: 0, stepTitles: [] };
+  const out = await unified()
+    .use(remarkParse)
+    .use(remarkDirective)
+    .use(remarkMath)
+    .use(displayMathPlugin(md))
+    .use(directivesPlugin(file, ctx))
+    .use(stepsPlugin(ctx))
+    .use(remarkRehype, { allowDangerousHtml: true })
+    .use(rehypeKatex, { output: 'html', throwOnError: false })
+    .use(rehypeStringify, { allowDangerousHtml: true })
+    .process(md);
+  return { html: String(out), ...ctx };
+}
+
+function readChapter(file) {
+  const src = fs.readFileSync(file, 'utf8');
+  const m = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?/.exec(src);
+  if (!m) throw new Error(`${path.relative(ROOT, file)}: no front matter (see web/content/FORMAT.md)`);
+  return { meta: YAML.parse(m[1]) || {}, body: src.slice(m[0].length) };
+}
+
+// ---------------------------------------------------------------- page shell
+const CREDIT = 'Based on <a href="https://jax-ml.github.io/scaling-book/"><cite>How to Scale Your Model</cite></a> by Austin et al., Google DeepMind, 2025';
+function chipOptions() {
+  return chips.map((c) => `<option value="${esc(c.id)}"${c.id === DEFAULT_CHIP ? ' selected' : ''}>${esc(c.name)}</option>`).join('') +
+    '<option value="custom">Custom chip…</option>';
+}
+function page({ title, description, body, original, kind, depth }) {
+  const up = '../'.repeat(depth);
+  return `<!doctype html>
+<html lang="en" data-page="${kind}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${esc(title)}</title>
+<meta name="description" content="${esc(description || 'An interactive course on How to Scale Your Model.')}">
+<link rel="icon" href="data:,">
+<script type="module" src="${up}../src/main.ts"></script>
+</head>
+<body>
+<a class="skip" href="#main">Skip to content</a>
+<header class="site-header">
+  <a class="brand" href="/">scalelab<span class="brand-sub"> · How to Scale Your Model, as a course</span></a>
+  <div class="controls">
+    <label class="chip-control"><span>Chip</span> <select id="chip-select" name="chip">${chipOptions()}</select></label>
+    <div class="mode-switch" role="group" aria-label="Reading mode">
+      <button type="button" data-mode="plain" aria-pressed="true">Plain</button><button type="button" data-mode="technical" aria-pressed="false">Technical</button>
+    </div>
+    <button type="button" class="theme-toggle" aria-label="Colour theme: automatic">◐</button>
+  </div>
+</header>
+<dialog id="custom-chip" aria-labelledby="custom-chip-title"></dialog>
+<main id="main">
+${body}
+</main>
+<footer class="site-footer">
+  <p class="credits">${CREDIT}${original ? ` · <a class="original-link" href="${esc(original)}">Read this chapter in the original</a>` : ''}. The book is MIT-licensed; our explanations are our own words.</p>
+  <p><a href="/">Home</a> · <a href="/labs/roofline/">Roofline lab</a> · <a href="/errata/">Errata</a> · <a href="/about/">About &amp; credits</a></p>
+</footer>
+</body>
+</html>
+`;
+}
+
+function write(rel, html) {
+  const file = path.join(OUT, rel);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, html);
+}
+
+// ---------------------------------------------------------------- build
+fs.rmSync(OUT, { recursive: true, force: true });
+const files = fs.existsSync(CONTENT) ? fs.readdirSync(CONTENT).filter((f) => /^\d\d-[a-z0-9-]+\.md$/.test(f)).sort() : [];
+const chapters = CHAPTERS.map((c) => ({ ...c, key: `${pad2(c.chapter)}-${c.slug}`, ready: false }));
+const rendered = [];
+for (const f of files) {
+  const file = path.join(CONTENT, f);
+  const { meta, body } = readChapter(file);
+  const key = f.replace(/\.md$/, '');
+  const num = Number(key.slice(0, 2));
+  let entry = chapters.find((c) => c.chapter === num);
+  if (!entry) { entry = { chapter: num, slug: key.slice(3) }; chapters.push(entry); }
+  Object.assign(entry, { title: meta.title ?? entry.title, summary: meta.summary ?? entry.summary, original: meta.original ?? entry.original, goals: meta.goals || [], lab: meta.lab, key, ready: true });
+  const r = await renderMarkdown(file, body);
+  entry.steps = r.stepTitles.length;
+  if (r.questions < 3) contentWarning(file, null, `has ${r.questions} ::question (FORMAT.md asks for at least 3)`);
+  rendered.push({ entry, r });
+}
+chapters.sort((a, b) => a.chapter - b.chapter);
+const ready = chapters.filter((c) => c.ready);
+
+for (const { entry, r } of rendered) {
+  const i = ready.indexOf(entry);
+  const prev = ready[i - 1], next = ready[i + 1];
+  const goals = entry.goals.length ? `<div class="goals"><p>By the end of this chapter you can work out:</p><ul>${entry.goals.map((g) => `<li>${esc(g)}</li>`).join('')}</ul></div>` : '';
+  const toc = `<nav class="step-list" aria-label="Steps"><ol>${r.stepTitles.map((t, k) => `<li><a href="#step-${k + 1}" data-step-link="${k + 1}">${esc(t)}</a></li>`).join('')}</ol></nav>`;
+  const body = `<article class="chapter" data-chapter="${entry.chapter}" data-key="${entry.key}" data-steps="${r.stepTitles.length}">
+<header class="chapter-head">
+  <p class="chapter-num">Chapter ${entry.chapter}</p>
+  <h1>${esc(entry.title)}</h1>
+  <p class="chapter-summary">${esc(entry.summary || '')}</p>
+  ${goals}
+  ${toc}
+</header>
+<nav class="stepper" aria-label="Chapter steps" hidden>
+  <button type="button" class="prev">← Previous</button>
+  <span class="step-status" aria-live="polite"></span>
+  <button type="button" class="next">Next →</button>
+  <label class="show-all"><input type="checkbox"> Show all</label>
+  <div class="step-progress" aria-hidden="true"><div></div></div>
+</nav>
+<div class="steps">
+${r.html}
+</div>
+<nav class="chapter-nav" aria-label="Chapters">
+  ${prev ? `<a class="prev-chapter" href="/chapters/${prev.key}/">← ${esc(prev.title)}</a>` : '<span></span>'}
+  ${next ? `<a class="next-chapter" href="/chapters/${next.key}/">${esc(next.title)} →</a>` : '<span></span>'}
+</nav>
+</article>`;
+  write(`chapters/${entry.key}/index.html`, page({ title: `${entry.chapter}. ${entry.title} — scalelab`, description: entry.summary, body, original: entry.original, kind: 'chapter', depth: 2 }));
+}
+
+// Home
+const home = `<section class="home">
+<h1>How to Scale Your Model, as a course</h1>
+<p class="lede">Thirteen chapters in the order of the book by Austin et al. Read them one step at a time,
+check yourself as you go, and open the labs to move the numbers: change the batch, change the chip,
+and watch the book's arithmetic follow. Every number is computed in your browser by one engine.</p>
+<ol class="chapter-list">
+${chapters.map((c) => `<li class="chapter-card${c.ready ? '' : ' soon'}" data-key="${c.key}" data-steps="${c.steps || 0}">
+  <span class="card-num">${c.chapter}</span>
+  <div class="card-body">
+    <h2>${c.ready ? `<a href="/chapters/${c.key}/">${esc(c.title)}</a>` : esc(c.title)}</h2>
+    <p>${esc(c.summary || '')}</p>
+    <p class="card-status">${c.ready ? `${c.steps} steps<span class="progress-text"></span>` : 'Coming soon'}</p>
+  </div>
+</li>`).join('\n')}
+</ol>
+<h2 class="labs-title">Labs</h2>
+<ul class="lab-list">${LABS.map((l) => `<li><a href="/labs/${l.name}/">${esc(l.title)}</a> — ${esc(l.summary)}</li>`).join('')}</ul>
+</section>`;
+write('index.html', page({ title: 'scalelab — How to Scale Your Model, as a course', body: home, kind: 'home', depth: 0, original: 'https://jax-ml.github.io/scaling-book/' }));
+
+// Labs
+for (const lab of LABS) {
+  const ch = chapters.find((c) => c.chapter === lab.chapter);
+  const body = `<section class="lab-page">
+<p class="chapter-num">Lab${ch ? ` · Chapter ${ch.chapter}: ${ch.ready ? `<a href="/chapters/${ch.key}/">${esc(ch.title)}</a>` : esc(ch.title)}` : ''}</p>
+<h1>${esc(lab.title)}</h1>
+<p class="lede">${esc(lab.summary)} The settings live in the address bar, so you can share any configuration as a link.</p>
+<${lab.element} data-lab="${lab.name}" data-url-state><p class="lab-fallback">This lab runs in your browser and needs JavaScript.</p></${lab.element}>
+</section>`;
+  write(`labs/${lab.name}/index.html`, page({ title: `${lab.title} — scalelab`, description: lab.summary, body, original: ch?.original, kind: 'lab', depth: 2 }));
+}
+
+// Stubs
+const authors = 'Jacob Austin, Sholto Douglas, Roy Frostig, Anselm Levskaya, Charlie Chen, Sharad Vikram, Federico Lebron, Peter Choy, Vinay Ramasesh, Albert Webson and Reiner Pope';
+write('about/index.html', page({ title: 'About — scalelab', kind: 'about', depth: 1, body: `<section class="prose">
+<h1>About &amp; credits</h1>
+<p>scalelab is an interactive course built on <a href="https://jax-ml.github.io/scaling-book/"><cite>How to Scale Your Model</cite></a>,
+written by ${authors} at Google DeepMind (2025), published under the MIT licence.</p>
+<p>Austin et al., “How to Scale Your Model”, Google DeepMind, online, 2025.</p>
+<p>The explanations, numbers and worked examples come from that book. The sentences here are ours, and
+every number on these pages is computed by scalelab's engine in your browser. If you only have time for
+one of the two, read the original.</p>
+<p>No cookies, no trackers, no third-party requests: your progress and settings stay in this browser's local storage.</p>
+</section>` }));
+write('errata/index.html', page({ title: 'Errata — scalelab', kind: 'errata', depth: 1, body: `<section class="prose">
+<h1>Errata</h1>
+<p>Where the book's rounding or a misprint differs from exact arithmetic, the engine computes the exact
+value and we note the difference here. This page is being filled in.</p>
+<p>Credit: <cite>How to Scale Your Model</cite>, Austin et al., Google DeepMind, 2025.</p>
+</section>` }));
+write('404.html', page({ title: 'Not found — scalelab', kind: '404', depth: 0, body: `<section class="prose">
+<h1>Page not found</h1>
+<p>There is nothing at this address. Try the <a href="/">list of chapters</a>.</p>
+</section>` }));
+
+// Data the client needs at start (chapter list for progress) goes in the page itself via
+// data attributes; nothing else is generated.
+// Warnings, grouped per file (chapters may use calculators the engine does not have yet).
+const byFile = new Map();
+for (const w of warnings) { const f = w.split(':')[0]; byFile.set(f, [...(byFile.get(f) || []), w]); }
+const verbose = process.env.SCALELAB_CONTENT_VERBOSE === '1';
+for (const [f, ws] of byFile) {
+  for (const w of verbose ? ws : ws.slice(0, 3)) console.warn(`content: ${w}`);
+  if (!verbose && ws.length > 3) console.warn(`content: ${f}: … and ${ws.length - 3} more (SCALELAB_CONTENT_VERBOSE=1 lists all)`);
+}
+console.log(`content: ${rendered.length} chapter(s) rendered (${rendered.map((x) => x.entry.key).join(', ') || 'none'}), ${LABS.length} lab page(s), into ${path.relative(WEB, OUT)}/`);

@@ -1,0 +1,174 @@
+// A chapter page: steps clicked through, live numbers, check-yourself questions.
+import { getEngine, getPath, isError, type Engine, type Result } from './engine';
+import { chipParam, DEFAULT_CHIP, progress, saveProgress, type Progress } from './state';
+import { parseNumber, percent } from './format';
+import { loadKatex, stepsHtml } from './tex';
+
+export function initChapter(article: HTMLElement) {
+  initStepper(article);
+  initQuestions(article);
+  if (JSON.stringify(chipParam()) !== JSON.stringify(DEFAULT_CHIP)) void refreshLive(article);
+  window.addEventListener('sl-chip-change', () => void refreshLive(article));
+}
+
+// ---------------------------------------------------------------- steps
+function initStepper(article: HTMLElement) {
+  const key = article.dataset.key!;
+  const sections = [...article.querySelectorAll<HTMLElement>('section.step')];
+  const n = sections.length;
+  const nav = article.querySelector<HTMLElement>('.stepper')!;
+  const prev = nav.querySelector<HTMLButtonElement>('.prev')!;
+  const next = nav.querySelector<HTMLButtonElement>('.next')!;
+  const status = nav.querySelector<HTMLElement>('.step-status')!;
+  const all = nav.querySelector<HTMLInputElement>('.show-all input')!;
+  const bar = nav.querySelector<HTMLElement>('.step-progress > div')!;
+  const links = [...article.querySelectorAll<HTMLAnchorElement>('[data-step-link]')];
+  const saved: Progress = progress(key) ?? { step: 1, visited: [], total: n, done: false };
+  saved.total = n;
+  let current = 1;
+  nav.hidden = false;
+  document.documentElement.classList.add('js-steps');
+
+  const fromHash = (): number | 'all' | null => {
+    const h = location.hash;
+    if (h === '#all') return 'all';
+    const m = /^#step-(\d+)$/.exec(h);
+    if (m) { const k = Number(m[1]); return k >= 1 && k <= n ? k : null; }
+    return null;
+  };
+  const render = () => {
+    const showAll = all.checked;
+    article.classList.toggle('show-all', showAll);
+    sections.forEach((s, i) => { s.hidden = !showAll && i + 1 !== current; });
+    prev.disabled = showAll || current <= 1;
+    next.disabled = showAll || current >= n;
+    const title = sections[current - 1].getAttribute('aria-label') || '';
+    status.textContent = showAll ? `All ${n} steps` : `Step ${current} of ${n}`;
+    status.title = title;
+    bar.style.width = `${(100 * (showAll ? n : current)) / n}%`;
+    links.forEach((a) => {
+      const k = Number(a.dataset.stepLink);
+      a.classList.toggle('visited', saved.visited.includes(k));
+      if (!showAll && k === current) a.setAttribute('aria-current', 'step'); else a.removeAttribute('aria-current');
+    });
+    article.classList.toggle('done', saved.done);
+  };
+  const record = () => {
+    if (!saved.visited.includes(current)) saved.visited.push(current);
+    saved.step = current;
+    if (saved.visited.length >= n) saved.done = true;
+    saveProgress(key, saved);
+  };
+  const go = (k: number, how: 'push' | 'replace' | 'none' = 'push', focus = false) => {
+    current = Math.min(Math.max(1, k), n);
+    all.checked = false;
+    if (how !== 'none') history[how === 'push' ? 'pushState' : 'replaceState'](null, '', `#step-${current}`);
+    record();
+    render();
+    if (focus) {
+      const heading = sections[current - 1].querySelector<HTMLElement>('h2') ?? sections[current - 1];
+      heading.tabIndex = -1;
+      heading.focus({ preventScroll: true });
+      if (nav.getBoundingClientRect().top < 0) nav.scrollIntoView({ block: 'start' });
+    }
+  };
+  const fromUrl = (how: 'replace' | 'none') => {
+    const h = fromHash();
+    if (h === 'all') { all.checked = true; render(); return; }
+    go(h ?? saved.step ?? 1, h ? 'none' : how);
+  };
+  prev.addEventListener('click', () => go(current - 1, 'push', true));
+  next.addEventListener('click', () => go(current + 1, 'push', true));
+  all.addEventListener('change', () => {
+    history.pushState(null, '', all.checked ? '#all' : `#step-${current}`);
+    render();
+  });
+  links.forEach((a) => a.addEventListener('click', (e) => { e.preventDefault(); go(Number(a.dataset.stepLink), 'push', true); }));
+  window.addEventListener('popstate', () => fromUrl('none'));
+  window.addEventListener('hashchange', () => fromUrl('none'));
+  document.addEventListener('keydown', (e) => {
+    if (e.defaultPrevented || e.altKey || e.ctrlKey || e.metaKey || e.shiftKey || all.checked) return;
+    const t = e.target as HTMLElement | null;
+    if (t && (t.closest('input, select, textarea, [contenteditable=""], [contenteditable="true"], dialog[open]'))) return;
+    if (e.key === 'ArrowRight' && current < n) { e.preventDefault(); go(current + 1, 'push', true); }
+    else if (e.key === 'ArrowLeft' && current > 1) { e.preventDefault(); go(current - 1, 'push', true); }
+  });
+  fromUrl('replace');
+}
+
+// ---------------------------------------------------------------- live numbers
+function paramsOf(el: HTMLElement): Record<string, unknown> {
+  const p = JSON.parse(el.dataset.params || '{}');
+  if (el.dataset.chip !== 'fixed' && !('chip' in p)) p.chip = chipParam();
+  return p;
+}
+function valueText(engine: Engine, r: Result, el: HTMLElement): string {
+  const out = el.dataset.out!;
+  const v = getPath(r.outputs, out);
+  const unit = el.dataset.unit ?? engine.unitOf(r, out);
+  if (el.dataset.digits && typeof v === 'number') return `${Number(v.toPrecision(Number(el.dataset.digits)))}${unit ? ' ' + unit : ''}`;
+  return engine.format(v, unit);
+}
+let generation = 0;
+async function refreshLive(article: HTMLElement) {
+  const mine = ++generation;
+  const engine = await getEngine();
+  if (mine !== generation) return;
+  const chip = engine.chips.find((c) => c.id === chipParam()) ?? (typeof chipParam() === 'object' ? chipParam() as Record<string, unknown> : null);
+  document.querySelectorAll<HTMLElement>('.chipname').forEach((el) => { el.textContent = String(chip?.name ?? 'this chip'); });
+  article.querySelectorAll<HTMLElement>('.live').forEach((el) => {
+    const r = engine.evaluate(el.dataset.calc!, paramsOf(el));
+    if (isError(r)) { el.textContent = 'n/a'; el.title = r.error.message; el.classList.add('live-na'); return; }
+    el.classList.remove('live-na'); el.removeAttribute('title');
+    el.textContent = valueText(engine, r, el);
+  });
+  // questions: re-render the derivations for the new chip
+  const forms = [...article.querySelectorAll<HTMLFormElement>('form.question')];
+  if (!forms.length) return;
+  const katex = await loadKatex();
+  if (mine !== generation) return;
+  for (const f of forms) {
+    const r = engine.evaluate(f.dataset.calc!, paramsOf(f));
+    const box = f.querySelector<HTMLElement>('.q-steps')!;
+    const fb = f.querySelector<HTMLElement>('.q-feedback')!;
+    fb.textContent = ''; fb.className = 'q-feedback';
+    if (isError(r)) { box.textContent = `This question cannot be computed for this chip: ${r.error.message}`; continue; }
+    const unit = f.dataset.unit || '';
+    box.innerHTML = stepsHtml(katex, r.steps, (v, u) => engine.format(v, u)) +
+      `<p class="q-answer">Answer: <strong>${engine.format(getPath(r.outputs, f.dataset.out!), unit)}</strong></p>`;
+  }
+}
+
+// ---------------------------------------------------------------- questions
+function initQuestions(article: HTMLElement) {
+  article.querySelectorAll<HTMLFormElement>('form.question').forEach((form) => {
+    const input = form.querySelector<HTMLInputElement>('input[name=answer]')!;
+    const fb = form.querySelector<HTMLElement>('.q-feedback')!;
+    form.addEventListener('submit', async (e) => {
+      e.preventDefault();
+      const say = (cls: string, msg: string) => { fb.className = `q-feedback ${cls}`; fb.textContent = msg; };
+      const guess = parseNumber(input.value);
+      if (guess === null) {
+        input.setAttribute('aria-invalid', 'true');
+        say('refused', input.value.trim() ? `“${input.value.trim()}” is not a number I can read. Try 240, 2.4e11 or 1.4 ms.` : 'Type a number first.');
+        return;
+      }
+      input.removeAttribute('aria-invalid');
+      const engine = await getEngine();
+      const r = engine.evaluate(form.dataset.calc!, paramsOf(form));
+      if (isError(r)) { say('refused', `The engine cannot answer this for the chosen chip: ${r.error.message}`); return; }
+      const answer = getPath(r.outputs, form.dataset.out!) as number;
+      const tol = Number(form.dataset.tol || '0.05');
+      const rel = answer === 0 ? Math.abs(guess) : (guess - answer) / Math.abs(answer);
+      const unit = form.dataset.unit || '';
+      if (Math.abs(rel) <= tol) {
+        say('right', `Right. ${engine.format(guess, unit)} is within ${percent(rel)} of the engine's ${engine.format(answer, unit)} (we accept ±${percent(tol)}).`);
+        form.classList.add('answered');
+      } else {
+        const ratio = guess / answer;
+        const far = ratio > 2 ? `about ${ratio.toPrecision(2)}× too high` : ratio > 0 && ratio < 0.5 ? `about ${(1 / ratio).toPrecision(2)}× too low` : ratio <= 0 ? 'on the wrong side of zero' : `${percent(rel)} too ${rel > 0 ? 'high' : 'low'}`;
+        say('wrong', `Not yet: ${engine.format(guess, unit)} is ${far}. Try again, or open the derivation.`);
+      }
+    });
+  });
+}

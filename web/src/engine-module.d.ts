@@ -1,0 +1,12 @@
+declare module 'scalelab-engine' {
+  export interface EngineModule {
+    evaluate(name: string, json: string): string;
+    calculators(): string;
+    chips(): string;
+    models(): string;
+    formatQuantity(value: number, unit: string): string;
+    outputUnit(name: string): string;
+  }
+  const createEngine: (opts?: { locateFile?: (p: string) => string; wasmBinary?: ArrayBuffer }) => Promise<EngineModule>;
+  export default createEngine;
+}

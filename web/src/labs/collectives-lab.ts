@@ -1,0 +1,194 @@
+// <sl-collectives-lab>: AllGather / ReduceScatter / AllReduce / AllToAll over mesh axes
+// (chapter 3; chapter 12 places it with a GPU). Time, bandwidth- vs latency-bound crossover
+// as the array shrinks (a plot of engine evaluations), a ring animating hop by hop, and on
+// GPUs the NVLink / leaf / spine levels. Every number is the engine's `collective`.
+import { html, nothing, render, svg, type TemplateResult } from 'lit';
+import * as Plot from '@observablehq/plot';
+import { LabElement, type Control, type ControlSpec } from './framework';
+import { isError, type Result } from '../engine';
+
+/** the sentinel for "let the engine choose the fabric from the chip" */
+const AUTO = 'auto';
+const AXES = 3;
+const ICI_ONLY = ['wraparound', 'bidirectional'];
+const GPU_ONLY = ['nodes', 'sharp'];
+const RING_MAX = 16; // nodes drawn in the ring picture
+
+export class CollectivesLab extends LabElement {
+  readonly calculator = 'collective';
+  readonly controlSpecs: ControlSpec[] = [
+    { path: 'op', label: 'the collective' },
+    { path: 'bytes', label: 'array size V (the full gathered array, or the unreduced buffer)' },
+    ...Array.from({ length: AXES }, (_, i) => ({ path: `axes.${i}`, key: `axis${i}`, label: `mesh axis ${'XYZ'[i]} size (empty: not used; all empty: the engine's default group)` })),
+    { path: 'wraparound', schema: { type: 'boolean' }, label: 'ICI: axes wrap around into rings' },
+    { path: 'bidirectional', label: 'ICI: links carry data both ways' },
+    { path: 'fabric', label: 'network (auto: from the chip)' },
+    { path: 'nodes', label: 'GPU nodes in the group (InfiniBand fat tree)' },
+    { path: 'sharp', label: 'GPU: in-network reduction (SHARP)' },
+  ];
+  protected readonly hasViz = true;
+  private hop = 0;
+  private timer = 0;
+  private playing = !matchMedia('(prefers-reduced-motion: reduce)').matches;
+
+  connectedCallback() {
+    super.connectedCallback();
+    this.timer = window.setInterval(() => { if (this.playing && this.result) { this.hop++; this.drawRing(); } }, 700);
+  }
+  disconnectedCallback() { super.disconnectedCallback(); clearInterval(this.timer); }
+
+  /** the fabric choice gets an "auto" entry: the engine's default for the chip */
+  protected buildControl(s: ControlSpec): Control {
+    const c = super.buildControl(s);
+    if (c.path === 'fabric') c.schema = { ...c.schema, choices: [AUTO, ...(c.schema.choices ?? [])], default: AUTO };
+    return c;
+  }
+
+  /** the chip's kind (tpu / gpu) from the catalog or the custom chip object */
+  private chipKind(): string {
+    const v = this.chipValue();
+    const c = typeof v === 'string' ? this.engine?.chips.find((x) => x.id === v) : (v as Record<string, unknown>);
+    return String(c?.kind ?? (c && 'ici_link_bytes_per_s' in c && c.ici_link_bytes_per_s != null ? 'tpu' : 'gpu'));
+  }
+  private onIci(): boolean {
+    const f = this.values.get('fabric');
+    return f === 'ici' || (f === AUTO && this.chipKind() === 'tpu');
+  }
+  protected applies(c: ControlSpec): boolean {
+    if (ICI_ONLY.includes(c.path)) return this.onIci();
+    if (GPU_ONLY.includes(c.path)) return !this.onIci() && this.values.get('fabric') !== 'dcn';
+    return super.applies(c);
+  }
+
+  params(): Record<string, unknown> {
+    const p = super.params();
+    delete p.axes;
+    if (p.fabric === AUTO) delete p.fabric;
+    const raw = Array.from({ length: AXES }, (_, i) => this.values.get(`axes.${i}`));
+    const empty = (v: unknown) => v == null || v === '';
+    let last = -1;
+    raw.forEach((v, i) => { if (!empty(v)) last = i; });
+    if (last >= 0) p.axes = raw.slice(0, last + 1).map((v) => (empty(v) ? null : v));
+    return p;
+  }
+
+  protected controlChanged(c: Control) {
+    if (c.path === 'op' || c.path === 'bytes' || c.path.startsWith('axes')) this.hop = 0;
+  }
+
+  protected renderVerdict(r: Result) {
+    const o = r.outputs;
+    const lat = o.regime === 'latency';
+    return html`<p class="verdict verdict-${lat ? 'memory' : 'compute'}"><strong>${lat ? 'Latency-bound' : 'Bandwidth-bound'}</strong>:
+      ${String(r.inputs.op).replace('_', ' ')} of ${this.fmt('bytes')} over ${Array.isArray(o.axes) ? (o.axes as number[]).join(' × ') : '—'} devices (${String(o.fabric)})
+      takes <strong>${this.fmt('t_s')}</strong> (bandwidth term ${this.fmt('t_bandwidth_s')}, latency term ${this.fmt('t_latency_s')}, ${this.fmt('hops')} hops).
+      ${o.latency_bound_below_bytes != null ? html`Each hop moves ${this.fmt('chunk_bytes')}; below ${this.fmt('latency_bound_below_bytes')} per hop the latency dominates.` : nothing}
+      ${o.bottleneck ? html`The slowest level is <strong>${String(o.bottleneck)}</strong>.` : nothing}</p>`;
+  }
+
+  protected renderOutputs(r: Result): TemplateResult {
+    const rows: [string, string][] = [['t_s', 'Time'], ['t_bandwidth_s', 'Bandwidth term'], ['t_latency_s', 'Latency term'], ['regime', 'Regime'], ['hops', 'Hops'],
+      ['group_size', 'Devices in the group'], ['chunk_bytes', 'Bytes per hop (V ÷ N)'], ['latency_bound_below_bytes', 'Latency-bound below (per hop)'],
+      ['bytes_per_link', 'Bytes per link'], ['effective_bytes_per_s', 'Effective bandwidth'], ['fabric', 'Fabric'], ['bottleneck', 'Bottleneck level']];
+    const levels = (r.outputs.levels ?? []) as Record<string, unknown>[];
+    const f = (v: unknown, u: string) => this.engine!.format(v, u);
+    return html`<dl class="lab-outputs">${rows.filter(([n]) => r.outputs[n] != null).map(([n, l]) => html`<div data-out=${n}><dt>${l}</dt><dd>${this.fmt(n)}</dd></div>`)}</dl>
+      ${levels.length ? html`<table class="co-levels"><caption>GPU fabric levels the group crosses (the slowest one sets the time)</caption>
+        <thead><tr><th scope="col">level</th><th scope="col">degree</th><th scope="col">GPUs</th><th scope="col">uplink</th><th scope="col">effective</th><th scope="col">time</th></tr></thead>
+        <tbody>${levels.map((l) => html`<tr data-level=${String(l.level)} class=${l.level === r.outputs.bottleneck ? 'bottleneck' : ''}><th scope="row">${String(l.level)}</th>
+          <td>${f(l.degree, 'count')}</td><td>${f(l.gpus, 'count')}</td><td>${f(l.uplink_bytes_per_s, 'bytes/s')}</td><td>${f(l.effective_bytes_per_s, 'bytes/s')}</td><td>${f(l.t_s, 's')}</td></tr>`)}</tbody></table>` : nothing}
+      <div class="co-ring-box">
+        <div class="co-ring" role="img" aria-label=${this.ringLabel(r)}></div>
+        <div class="co-ring-buttons">
+          <button type="button" class="lab-button" @click=${() => { this.playing = !this.playing; this.requestUpdate(); }} aria-pressed=${this.playing ? 'true' : 'false'}>${this.playing ? 'Pause' : 'Play'} the ring</button>
+          <button type="button" class="lab-button" @click=${() => { this.playing = false; this.hop++; this.drawRing(); this.requestUpdate(); }}>Next hop</button>
+        </div>
+      </div>`;
+  }
+
+  private ringNodes(r: Result): number {
+    const axes = (r.outputs.axes ?? []) as number[];
+    const first = axes.find((n) => n > 1) ?? Number(r.outputs.group_size ?? 1);
+    return Math.max(1, first);
+  }
+  private ringLabel(r: Result): string {
+    const n = this.ringNodes(r);
+    const both = this.onIci() && r.inputs.wraparound !== false && r.inputs.bidirectional !== false;
+    return `A ring of ${n} devices${n > RING_MAX ? ` (${RING_MAX} drawn)` : ''}: each hop, every device passes one chunk of ${this.fmt('chunk_bytes')} to its neighbour${both ? ' in both directions' : ''}; the engine counts ${this.fmt('hops')} hops in all.`;
+  }
+
+  /** draw the ring at the current hop (presentation only: positions on a circle) */
+  private drawRing() {
+    const r = this.result;
+    const host = this.querySelector<HTMLElement>('.co-ring');
+    if (!r || !host) return;
+    const n = Math.min(this.ringNodes(r), RING_MAX);
+    const hops = Math.max(1, Number(r.outputs.hops ?? 1));
+    const k = this.hop % (hops + 1);
+    const both = this.onIci() && r.inputs.wraparound !== false && r.inputs.bidirectional !== false;
+    const R = 80, cx = 110, cy = 100;
+    const pos = (i: number) => [cx + R * Math.cos((2 * Math.PI * i) / n - Math.PI / 2), cy + R * Math.sin((2 * Math.PI * i) / n - Math.PI / 2)];
+    // a device has received the chunks of the k neighbours behind it (and ahead, on a bidirectional ring)
+    const filled = Math.min(n, 1 + k * (both ? 2 : 1));
+    const nodes = Array.from({ length: n }, (_, i) => {
+      const [x, y] = pos(i);
+      return svg`<circle cx=${x} cy=${y} r="11" class="co-node"></circle>
+        <path d=${`M ${x} ${y} L ${x} ${y - 11} A 11 11 0 ${filled / n > 0.5 ? 1 : 0} 1 ${x + 11 * Math.sin((2 * Math.PI * filled) / n)} ${y - 11 * Math.cos((2 * Math.PI * filled) / n)} Z`} class="co-fill"></path>`;
+    });
+    const moving = k > 0 && k <= hops ? Array.from({ length: n }, (_, i) => {
+      const [x1, y1] = pos(i), [x2, y2] = pos((i + 1) % n), [x3, y3] = pos((i - 1 + n) % n);
+      return svg`<line x1=${x1} y1=${y1} x2=${x2} y2=${y2} class="co-hop"></line>${both ? svg`<line x1=${x1} y1=${y1} x2=${x3} y2=${y3} class="co-hop back"></line>` : nothing}`;
+    }) : [];
+    const tpl = svg`<svg viewBox="0 0 220 210" width="220" height="210" aria-hidden="true" class="co-ring-svg">${moving}${nodes}
+      <text x=${cx} y=${cy} text-anchor="middle" class="co-hop-count">hop ${Math.min(k, hops)} / ${hops}</text></svg>`;
+    render(tpl, host);
+  }
+
+  protected drawViz(r: Result, host: HTMLElement) {
+    this.drawRing();
+    const f = (v: number, u: string) => this.engine!.format(v, u);
+    const V = r.inputs.bytes as number;
+    const cross = r.outputs.latency_bound_below_bytes as number | null;
+    const group = Number(r.outputs.group_size ?? 1);
+    const center = cross ? cross * group : V;
+    const lo = Math.max(1, Math.min(V, center) / 1e3), hi = Math.max(V, center) * 1e3;
+    const base = this.params();
+    const pts: { bytes: number; t: number; term: string; regime: string }[] = [];
+    const K = 36;
+    let flip: number | null = null, prev: string | null = null;
+    for (let i = 0; i < K; i++) {
+      const b = lo * (hi / lo) ** (i / (K - 1));
+      const e = this.engine!.evaluate('collective', { ...base, bytes: b });
+      if (isError(e)) continue;
+      const o = e.outputs;
+      pts.push({ bytes: b, t: o.t_s as number, term: 'time', regime: String(o.regime) });
+      if ((o.t_bandwidth_s as number) > 0) pts.push({ bytes: b, t: o.t_bandwidth_s as number, term: 'bandwidth term', regime: '' });
+      if ((o.t_latency_s as number) > 0) pts.push({ bytes: b, t: o.t_latency_s as number, term: 'latency term', regime: '' });
+      if (prev === 'latency' && o.regime === 'bandwidth') flip = b;
+      prev = String(o.regime);
+    }
+    const here = { bytes: V, t: r.outputs.t_s as number };
+    if (!(here.t > 0)) { host.replaceChildren(); return; }
+    const width = Math.max(300, Math.min(720, host.clientWidth || 640));
+    const chart = Plot.plot({
+      width, height: Math.round(Math.min(320, width * 0.55)), marginLeft: 70, marginBottom: 42,
+      ariaLabel: 'Collective time against array size, log–log: the bandwidth term, the latency term and the time',
+      ariaDescription: `${flip ? `Below about ${f(flip, 'bytes')} the collective is latency-bound; above it, bandwidth-bound.` : 'Over this range the regime does not change.'} This array, ${f(V, 'bytes')}, takes ${f(here.t, 's')} (${String(r.outputs.regime)}-bound).`,
+      style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
+      color: { legend: true, domain: ['time', 'bandwidth term', 'latency term'], range: ['currentColor', 'var(--roof)', 'var(--warn)'] },
+      x: { type: 'log', label: 'Array size V (bytes) →', tickFormat: (d: number) => f(d, 'bytes'), ticks: 5 },
+      y: { type: 'log', label: '↑ Time', tickFormat: (d: number) => f(d, 's'), ticks: 4, grid: true },
+      marks: [
+        Plot.line(pts.filter((d) => d.term !== 'time'), { x: 'bytes', y: 't', stroke: 'term', strokeWidth: 1.5, strokeDasharray: '5 3', ariaHidden: 'true' }),
+        Plot.line(pts.filter((d) => d.term === 'time'), { x: 'bytes', y: 't', stroke: 'term', strokeWidth: 3, ariaHidden: 'true' }),
+        ...(flip ? [Plot.ruleX([flip], { stroke: 'var(--muted)', strokeDasharray: '2 3', ariaHidden: 'true' }),
+          Plot.text([flip], { x: (d: number) => d, frameAnchor: 'top', text: () => 'latency | bandwidth', dy: 8, fill: 'currentColor', ariaHidden: 'true' })] : []),
+        Plot.dot([here], { x: 'bytes', y: 't', r: 6, fill: 'var(--warn)', stroke: 'var(--bg)', strokeWidth: 2, ariaHidden: 'true', className: 'co-point' }),
+      ],
+    });
+    chart.classList.add('co-plot');
+    host.replaceChildren(chart);
+  }
+}
+
+customElements.define('sl-collectives-lab', CollectivesLab);

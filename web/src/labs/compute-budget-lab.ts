@@ -1,0 +1,151 @@
+// <sl-compute-budget-lab>: trade parameters N against tokens D at a fixed training budget
+// (chapter 0). Every number is the engine's `compute_budget` calculator; this file only
+// chooses what to show. The one piece of arithmetic here is presentation: keeping the
+// product N·D fixed when the reader moves one of them (the "fixed budget" line), with the
+// per-token factor (6, or 8 with remat) read from the engine's own output.
+import { html, nothing, type TemplateResult } from 'lit';
+import * as Plot from '@observablehq/plot';
+import { LabElement, type Control, type ControlSpec } from './framework';
+import { isError, type Result } from '../engine';
+
+/** the seed's MoE example (chapter 0 text): 50B parameters stored, 20B used per token */
+const MOE_EXAMPLE = { total_params: 5e10, active_params: 2e10 };
+/** byte sizes the chapter compares (fp32, bf16, int8) */
+const BYTE_SIZES = [4, 2, 1];
+
+interface Row { name: string; label: string; why?: string }
+const ROWS: Row[] = [
+  { name: 'train_flops', label: 'Training FLOPs (the budget)' },
+  { name: 't_s', label: 'Time at the chip\u2019s peak rate', why: 'needs a compute rate' },
+  { name: 'weight_bytes', label: 'Weight memory' },
+  { name: 'weight_read_s', label: 'Time to read every weight once', why: 'needs an HBM bandwidth' },
+  { name: 'moe_total_bytes', label: 'MoE: bytes stored (total)', why: 'set total_params' },
+  { name: 'moe_active_bytes', label: 'MoE: bytes one token uses (active)', why: 'set active_params' },
+  { name: 'critical_batch_tokens', label: 'Tokens per step to hide the weight read', why: 'needs a rate and a bandwidth' },
+  { name: 'attention_pairs_full', label: 'Attention pairs, full' },
+  { name: 'attention_pairs_causal', label: 'Attention pairs, causal' },
+  { name: 'attention_pairs_window', label: 'Attention pairs, sliding window', why: 'set window' },
+  { name: 'loss', label: 'Loss (from the chosen curve)' },
+];
+
+export class ComputeBudgetLab extends LabElement {
+  readonly calculator = 'compute_budget';
+  readonly controlSpecs: ControlSpec[] = [
+    { path: 'N', label: 'parameters (active, for an MoE)' },
+    { path: 'D', label: 'training tokens' },
+    { path: 'bytes_per_param', label: 'bytes per stored parameter (4 fp32, 2 bf16, 1 int8)' },
+    { path: 'checkpointing' },
+    { path: 'total_params' },
+    { path: 'active_params' },
+    { path: 'L', label: 'context length' },
+    { path: 'window' },
+    { path: 'curve', label: 'loss curve (invented for teaching, or the published Chinchilla fit)' },
+  ];
+  protected readonly hasViz = true;
+  /** keep N·D fixed when N or D moves */
+  private fixedBudget = true;
+
+  protected applyExtraState(key: string, value: string): boolean {
+    if (key !== 'budget') return false;
+    this.fixedBudget = value !== 'free';
+    return true;
+  }
+  stateQuery(): string {
+    const q = super.stateQuery();
+    return this.fixedBudget ? q : (q ? q + '&' : '') + 'budget=free';
+  }
+
+  protected controlChanged(c: Control, previous: unknown) {
+    if (!this.fixedBudget || (c.path !== 'N' && c.path !== 'D')) return;
+    const other = this.controls.find((x) => x.path === (c.path === 'N' ? 'D' : 'N'))!;
+    const now = this.values.get(c.path), o = this.values.get(other.path);
+    if (typeof now !== 'number' || typeof previous !== 'number' || typeof o !== 'number' || now <= 0) return;
+    // the product stays: other' = other · previous / now (rounded to readable digits)
+    this.setValue(other, Number(((o * previous) / now).toPrecision(4)));
+  }
+
+  protected renderExtraControls(): TemplateResult {
+    return html`<div class="control check" data-key="budget">
+      <input type="checkbox" id="cb-fixed" .checked=${this.fixedBudget} @change=${(e: Event) => { this.fixedBudget = (e.target as HTMLInputElement).checked; this.schedule(); }}>
+      <label for="cb-fixed">Keep the budget fixed: moving N moves D the other way (and back)</label>
+    </div>
+    <div class="control" data-key="moe-example">
+      <button type="button" class="lab-button" @click=${() => this.useMoeExample()}>Use the 50B-total / 20B-active MoE example</button>
+    </div>`;
+  }
+  private useMoeExample() {
+    for (const [k, v] of Object.entries(MOE_EXAMPLE)) {
+      const c = this.controls.find((x) => x.path === k)!;
+      this.setValue(c, v);
+    }
+    this.schedule();
+  }
+
+  private evalWith(extra: Record<string, unknown>): Result | null {
+    const r = this.engine!.evaluate(this.calculator, { ...this.params(), ...extra });
+    return isError(r) ? null : r;
+  }
+
+  protected renderVerdict(r: Result) {
+    const o = r.outputs;
+    const f = (v: unknown, u: string) => this.engine!.format(v, u);
+    const sizes = BYTE_SIZES.map((b) => ({ b, r: this.evalWith({ bytes_per_param: b }) }));
+    return html`<p class="verdict">A budget of <strong>${this.fmt('train_flops')}</strong>
+      (${f(o.flops_per_param_per_token, '')} × N × D)
+      ${o.t_s == null ? html`— this chip has no bf16 rate in the catalog, so no time` : html`takes <strong>${this.fmt('t_s')}</strong> at this chip's peak`}.
+      The weights fill ${this.fmt('weight_bytes')}${o.weight_read_s == null ? nothing : html` and take ${this.fmt('weight_read_s')} to read once`}.</p>
+      <p class="cb-sizes" data-out="weight_bytes_by_size">Weight memory at
+        ${sizes.map((s, i) => html`${i ? ', ' : ''}${s.b} byte${s.b > 1 ? 's' : ''}/param: <strong>${s.r ? f(s.r.outputs.weight_bytes, 'bytes') : '—'}</strong>`)}.</p>`;
+  }
+
+  protected renderOutputs(r: Result) {
+    return html`<dl class="lab-outputs">${ROWS.map((row) => {
+      const v = r.outputs[row.name];
+      return html`<div data-out=${row.name}><dt>${row.label}</dt><dd>${v == null ? html`<span class="na">not available: ${row.why ?? 'not given'}</span>` : this.fmt(row.name)}</dd></div>`;
+    })}</dl>`;
+  }
+
+  protected drawViz(r: Result, host: HTMLElement) {
+    const o = r.outputs;
+    const budget = o.train_flops as number, per = o.flops_per_param_per_token as number;
+    const Nc = r.inputs.N as number;
+    const curves = this.controls.find((c) => c.path === 'curve')!.schema.choices ?? [];
+    const base: Record<string, unknown> = { checkpointing: r.inputs.checkpointing };
+    const pts: { N: number; D: number; loss: number; curve: string }[] = [];
+    const K = 25;
+    for (const curve of curves) {
+      for (let i = 0; i < K; i++) {
+        const N = Nc * 10 ** (-2 + (4 * i) / (K - 1));
+        const D = budget / (per * N); // the fixed-budget line N·D = budget / per
+        const e = this.engine!.evaluate(this.calculator, { ...base, N, D, curve });
+        if (!isError(e)) pts.push({ N, D, loss: e.outputs.loss as number, curve: curve === 'invented' ? 'invented curve (not a measurement)' : 'Chinchilla fit (Hoffmann et al. 2022)' });
+      }
+    }
+    const here = { N: Nc, loss: o.loss as number };
+    const f = (v: number, u: string) => this.engine!.format(v, u);
+    const best = (name: string) => pts.filter((p) => p.curve.startsWith(name)).reduce((a, b) => (b.loss < a.loss ? b : a), { loss: Infinity, N: 0, D: 0, curve: '' });
+    const bi = best('invented'), bc = best('Chinchilla');
+    const width = Math.max(300, Math.min(720, host.clientWidth || 640));
+    const chart = Plot.plot({
+      width, height: Math.round(Math.min(320, width * 0.55)), marginLeft: 56, marginBottom: 42,
+      ariaLabel: 'Loss against parameter count N along the fixed-budget line (N·D constant), log x axis',
+      ariaDescription: `At this budget (${f(budget, 'FLOPs')}) the invented curve is lowest near N = ${f(bi.N, 'count')}, the Chinchilla fit near N = ${f(bc.N, 'count')}. This configuration, N = ${f(Nc, 'count')}, gives loss ${f(here.loss, '')} on the ${String(o.curve)} curve. The invented curve's constants are made up for teaching.`,
+      style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
+      color: { legend: true, domain: ['invented curve (not a measurement)', 'Chinchilla fit (Hoffmann et al. 2022)'], range: ['var(--warn)', 'var(--roof)'] },
+      x: { type: 'log', label: 'Parameters N (D = budget ÷ (6 or 8 · N)) →', tickFormat: (d: number) => f(d, 'count'), ticks: 5 },
+      y: { label: '↑ Loss', grid: true },
+      marks: [
+        Plot.line(pts, { x: 'N', y: 'loss', stroke: 'curve', strokeWidth: 2, ariaHidden: 'true' }),
+        Plot.ruleX([Nc], { stroke: 'var(--muted)', strokeDasharray: '4 3', ariaHidden: 'true' }),
+        Plot.dot([here], { x: 'N', y: 'loss', r: 6, fill: 'currentColor', ariaHidden: 'true', className: 'cb-point' }),
+      ],
+    });
+    chart.classList.add('cb-plot');
+    const legend = host.ownerDocument.createElement('p');
+    legend.className = 'cb-caption';
+    legend.textContent = 'The invented curve is made up to show the shape of the trade-off; it predicts nothing. The Chinchilla line is the published parametric fit of Hoffmann et al. (2022), "Training Compute-Optimal Large Language Models", for their models and data.';
+    host.replaceChildren(chart, legend);
+  }
+}
+
+customElements.define('sl-compute-budget-lab', ComputeBudgetLab);

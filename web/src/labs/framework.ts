@@ -1,0 +1,427 @@
+// The lab framework: a calculator's schema → controls; URL state ↔ params; evaluation on
+// input, coalesced per animation frame; outputs, verdict, derivation steps and warnings.
+// A lab subclasses LabElement and says WHICH parameters to expose and how to draw its
+// result; every range, default, unit, formula and number comes from the engine.
+// See README.md in this folder.
+import { LitElement, html, nothing, type TemplateResult } from 'lit';
+import { unsafeHTML } from 'lit/directives/unsafe-html.js';
+import { getEngine, getPath, isError, type Engine, type ParamSchema, type Result } from '../engine';
+import { chipParam, customChip, DEFAULT_CHIP } from '../state';
+import { fieldText, typedValue } from '../format';
+import { loadKatex, stepsHtml } from '../tex';
+
+export interface ControlSpec {
+  /** schema path: a parameter name or object.field, e.g. "matmul.B" */
+  path: string;
+  /** URL / state key; default: the last segment of path */
+  key?: string;
+  /** label shown to the reader; default: the schema's doc line */
+  label?: string;
+  /** only meaningful when other controls have these values (e.g. links only with bandwidth "ici"):
+   *  otherwise the control is disabled and the parameter is not sent */
+  onlyWith?: Record<string, unknown>;
+  /** fields laid over the engine's schema for this control (e.g. a bool_or_list shown as one
+   *  checkbox: { type: 'boolean' }); ranges and defaults still come from the engine */
+  schema?: Partial<ParamSchema>;
+}
+export interface OutputSpec { name: string; label: string }
+
+export interface Control extends Omit<ControlSpec, 'schema'> { key: string; schema: ParamSchema; id: string }
+
+let labCounter = 0;
+
+export abstract class LabElement extends LitElement {
+  /** the engine calculator this lab runs */
+  abstract readonly calculator: string;
+  /** the parameters the reader controls, in order */
+  abstract readonly controlSpecs: ControlSpec[];
+  /** outputs to list (default: every number/string output, labelled by its name) */
+  readonly outputSpecs: OutputSpec[] | null = null;
+  /** a lab has a chip selector (overriding the global one) unless this is false */
+  readonly usesChip: boolean = true;
+
+  protected engine: Engine | null = null;
+  protected controls: Control[] = [];
+  protected values = new Map<string, unknown>(); // path → value handed to the engine
+  protected texts = new Map<string, string>(); // path → text in the numeric field
+  protected errors = new Map<string, string>(); // path (or "" for general) → engine message
+  protected chipOverride: string | null = null;
+  protected result: Result | null = null;
+  protected notice: string[] = [];
+  protected stepsMarkup = '';
+  private frame = 0;
+  private urlTimer = 0;
+  private uid = `lab${++labCounter}`;
+  /** counts evaluations rendered; the latency benchmark watches data-rendered */
+  protected renders = 0;
+
+  protected createRenderRoot() { return this; } // light DOM: global CSS and KaTeX fonts apply
+
+  private started = false;
+  connectedCallback() {
+    if (!this.started) this.textContent = ''; // drop the pre-rendered fallback once
+    super.connectedCallback();
+    window.addEventListener('sl-chip-change', this.onGlobalChip);
+    if (!this.started) { this.started = true; void this.start(); }
+  }
+  disconnectedCallback() {
+    super.disconnectedCallback();
+    window.removeEventListener('sl-chip-change', this.onGlobalChip);
+  }
+  private onGlobalChip = () => { if (!this.chipOverride) this.schedule(); };
+
+  // ------------------------------------------------------------ hooks for subclasses
+  /** parameters always sent besides the controls (e.g. fixed choices) */
+  protected baseParams(): Record<string, unknown> { return {}; }
+  /** the verdict line(s) */
+  protected renderVerdict(_r: Result): TemplateResult | typeof nothing { return nothing; }
+  /** draw into `host` (a chart); called after each successful evaluation */
+  protected drawViz(_r: Result, _host: HTMLElement): void {}
+  /** whether drawViz is used (a `.lab-viz` box is placed) */
+  protected readonly hasViz: boolean = false;
+  /** after the reader changed a control (before the evaluation is scheduled) */
+  protected controlChanged(_c: Control, _previous: unknown): void {}
+  /** a URL key this lab handles itself (not a control); return true if taken */
+  protected applyExtraState(_key: string, _value: string): boolean { return false; }
+  /** lab-specific controls placed after the generated ones, inside the settings */
+  protected renderExtraControls(): TemplateResult | typeof nothing { return nothing; }
+
+  // ------------------------------------------------------------ setup
+  private async start() {
+    this.engine = await getEngine();
+    const calc = this.engine.calculator(this.calculator);
+    if (!calc) { this.notice = [`This lab needs the engine's "${this.calculator}" calculator, which this build lacks.`]; this.requestUpdate(); return; }
+    this.controls = this.controlSpecs.map((s) => this.buildControl(s));
+    this.resetToDefaults();
+    const fromUrl = this.hasAttribute('data-url-state') ? new URLSearchParams(location.search) : null;
+    const fromAttr = this.dataset.state ? this.parseStateAttr(this.dataset.state) : null;
+    const state = fromUrl ?? fromAttr;
+    if (state && [...state.keys()].length) this.applyState(state);
+    this.evaluateNow();
+  }
+
+  /** The schema of a parameter path. An entry of a map or list parameter ("mesh.X", "axes.0")
+   *  resolves to the container's item schema, with the container's default entry as default. */
+  protected findSchema(path: string): ParamSchema | undefined {
+    const calc = this.engine?.calculator(this.calculator);
+    const [head, ...rest] = path.split('.');
+    let p = calc?.params.find((x) => x.name === head);
+    for (const r of rest) {
+      if (p && (p.type === 'map' || p.type === 'list') && p.fields?.length) {
+        const d = p.default as Record<string, unknown> | unknown[] | null;
+        const def = d == null ? null : Array.isArray(d) ? d[Number(r)] : d[r];
+        p = { ...p.fields[0], name: r, default: def ?? null };
+      } else if (p && p.type === 'overrides') {
+        const fields = (p as ParamSchema & { overrides_of?: string }).overrides_of === 'model' ? this.engine!.schema.model_fields : this.engine!.schema.chip_fields;
+        p = fields.find((x) => x.name === r);
+      } else p = p?.fields?.find((x) => x.name === r);
+    }
+    return p;
+  }
+  /** A control for a spec (subclasses may add controls later, e.g. one per name in a spec string). */
+  protected buildControl(s: ControlSpec): Control {
+    const found = this.findSchema(s.path);
+    if (!found) throw new Error(`${this.calculator} has no parameter ${s.path}`);
+    const schema = s.schema ? { ...found, ...s.schema } : found;
+    return { ...s, key: s.key ?? s.path.split('.').pop()!, schema, id: `${this.uid}-${s.path.replace(/\W/g, '-')}` };
+  }
+
+  private parseStateAttr(json: string): URLSearchParams | null {
+    try {
+      const o = JSON.parse(json);
+      return new URLSearchParams(Object.entries(o).map(([k, v]) => [k, String(v)]));
+    } catch { this.notice.push('This lab\u2019s starting state is not valid JSON; showing the defaults.'); return null; }
+  }
+
+  private resetToDefaults() {
+    for (const c of this.controls) this.setValue(c, c.schema.default);
+  }
+  protected setValue(c: Control, v: unknown, text?: string) {
+    this.values.set(c.path, v);
+    this.texts.set(c.path, text ?? fieldText(v));
+  }
+
+  /** State from a URL (or a placement's state attribute). Anything the engine refuses is dropped with a notice. */
+  private applyState(state: URLSearchParams) {
+    const given = new Map<string, string>();
+    for (const [k, v] of state) {
+      if (k === 'chip' && this.usesChip) {
+        const known = this.engine!.chips.some((c) => c.id === v) || (v === 'custom' && customChip());
+        if (known) this.chipOverride = v;
+        else this.notice.push(`Unknown chip “${v}” in the address; using the chip selector’s.`);
+        continue;
+      }
+      if (this.applyExtraState(k, v)) continue;
+      const c = this.controls.find((x) => x.key === k);
+      if (!c) { this.notice.push(`Ignored “${k}” in the address: this lab has no such setting.`); continue; }
+      given.set(c.path, v);
+      this.setValue(c, c.schema.type === 'choice' || c.schema.type === 'text' ? v : c.schema.type === 'boolean' ? (v === 'true' ? true : v === 'false' ? false : v) : typedValue(v), v);
+    }
+    const attempts = given.size + 1;
+    for (let i = 0; i <= attempts; i++) {
+      const r = this.engine!.evaluate(this.calculator, this.params());
+      if (!isError(r)) return;
+      const bad = this.controls.find((c) => c.path === r.error.param && given.has(c.path));
+      if (!bad) {
+        if (r.error.param === 'chip' && this.chipOverride) {
+          this.notice.push(`The address asked for chip “${this.chipOverride}”: ${r.error.message}. Using the defaults.`);
+        } else this.notice.push(`The settings in the address were refused (${r.error.param ?? ''}: ${r.error.message}); showing the defaults.`);
+        this.chipOverride = null;
+        this.resetToDefaults();
+        return;
+      }
+      this.notice.push(`${bad.key}=${given.get(bad.path)} was refused (${r.error.message}); using the default ${fieldText(bad.schema.default)}.`);
+      given.delete(bad.path);
+      this.setValue(bad, bad.schema.default);
+    }
+    this.chipOverride = null;
+    this.resetToDefaults();
+  }
+
+  protected chipValue(): unknown {
+    if (this.chipOverride === 'custom') return customChip() ?? DEFAULT_CHIP;
+    return this.chipOverride ?? chipParam();
+  }
+
+  /** Whether a control applies with the current values of the others (see ControlSpec.onlyWith). */
+  protected applies(c: ControlSpec): boolean {
+    return !c.onlyWith || Object.entries(c.onlyWith).every(([path, v]) => this.values.get(path) === v);
+  }
+
+  /** The parameters as the engine receives them: values equal to the schema default are left
+   *  out (the engine fills them in), as are controls that do not apply. */
+  params(): Record<string, unknown> {
+    const p: Record<string, unknown> = structuredClone(this.baseParams());
+    if (this.usesChip) p.chip = this.chipValue();
+    for (const c of this.controls) {
+      if (!this.applies(c)) continue;
+      if (this.values.get(c.path) === c.schema.default) continue;
+      const ks = c.path.split('.');
+      let o = p;
+      for (const k of ks.slice(0, -1)) o = (o[k] ??= {}) as Record<string, unknown>;
+      o[ks[ks.length - 1]] = this.values.get(c.path);
+    }
+    return p;
+  }
+
+  /** The current state as URL query text (non-default values only). */
+  stateQuery(): string {
+    const q = new URLSearchParams();
+    if (this.chipOverride) q.set('chip', this.chipOverride);
+    for (const c of this.controls) {
+      const v = this.values.get(c.path);
+      if (v !== c.schema.default && this.applies(c) && !this.errors.has(c.path)) q.set(c.key, String(v));
+    }
+    return q.toString();
+  }
+
+  // ------------------------------------------------------------ evaluation
+  /** Ask for an evaluation on the next animation frame (many inputs → one evaluation). */
+  protected schedule() {
+    if (this.frame) return;
+    this.frame = requestAnimationFrame(() => { this.frame = 0; this.evaluateNow(); });
+  }
+
+  protected evaluateNow() {
+    if (!this.engine) return;
+    const r = this.engine.evaluate(this.calculator, this.params());
+    this.errors.clear();
+    if (isError(r)) {
+      const param = r.error.param?.replace(/\[(\d+)\]/g, '.$1') ?? null; // "axes[1]" → the control "axes.1"
+      this.errors.set(this.controls.some((c) => c.path === param) ? param! : (param === 'chip' ? 'chip' : ''), r.error.message);
+    } else {
+      this.result = r;
+      this.renderStepsSoon(r);
+    }
+    this.renders++;
+    this.requestUpdate();
+    if (this.hasAttribute('data-url-state')) this.writeUrlSoon();
+  }
+
+  /** The derivation is re-typeset once input pauses (KaTeX is the costliest part of an update). */
+  private stepsTimer = 0;
+  private renderStepsSoon(r: Result) {
+    clearTimeout(this.stepsTimer);
+    if (!this.stepsMarkup) { void this.renderSteps(r); return; }
+    this.stepsTimer = window.setTimeout(() => void this.renderSteps(r), 120);
+  }
+  private async renderSteps(r: Result) {
+    const katex = await loadKatex();
+    if (r !== this.result) return;
+    this.stepsMarkup = stepsHtml(katex, r.steps, (v, u) => this.engine!.format(v, u));
+    this.requestUpdate();
+  }
+
+  private writeUrlSoon() {
+    clearTimeout(this.urlTimer);
+    this.urlTimer = window.setTimeout(() => {
+      const q = this.stateQuery();
+      history.replaceState(history.state, '', `${location.pathname}${q ? '?' + q : ''}${location.hash}`);
+    }, 250);
+  }
+
+  // ------------------------------------------------------------ controls
+  private sliderRange(s: ParamSchema): [number, number, boolean] {
+    const log = s.scale === 'log';
+    let lo = s.min ?? 0, hi = s.max ?? 1;
+    if (log && lo <= 0) lo = s.type === 'integer' ? 1 : Math.max(hi * 1e-12, 1e-12);
+    return [lo, hi, log];
+  }
+  private toSlider(s: ParamSchema, v: unknown): number {
+    const [lo, hi, log] = this.sliderRange(s);
+    const x = typeof v === 'number' ? v : lo;
+    const t = log ? (Math.log(Math.max(x, lo)) - Math.log(lo)) / (Math.log(hi) - Math.log(lo)) : (x - lo) / (hi - lo);
+    return Math.round(Math.min(1, Math.max(0, t)) * 1000);
+  }
+  private fromSlider(s: ParamSchema, pos: number): number {
+    const [lo, hi, log] = this.sliderRange(s);
+    const t = pos / 1000;
+    let v = log ? Math.exp(Math.log(lo) + t * (Math.log(hi) - Math.log(lo))) : lo + t * (hi - lo);
+    if (log && v >= 100) v = Number(v.toPrecision(3)); // round to readable numbers while dragging
+    if (s.type === 'integer') v = Math.round(v);
+    return Math.min(hi, Math.max(lo, v));
+  }
+
+  private onSlider(c: Control, e: Event) {
+    const prev = this.values.get(c.path);
+    this.setValue(c, this.fromSlider(c.schema, Number((e.target as HTMLInputElement).value)));
+    this.controlChanged(c, prev);
+    this.schedule();
+  }
+  private onText(c: Control, e: Event) {
+    const prev = this.values.get(c.path);
+    const t = (e.target as HTMLInputElement).value;
+    // an emptied field of an optional parameter (schema default null) means "leave it to the engine"
+    this.values.set(c.path, c.schema.type === 'text' ? t : t.trim() === '' && c.schema.default === null ? null : typedValue(t));
+    this.texts.set(c.path, t);
+    this.controlChanged(c, prev);
+    this.schedule();
+  }
+  private onChoice(c: Control, e: Event) {
+    const prev = this.values.get(c.path);
+    this.setValue(c, (e.target as HTMLSelectElement).value);
+    this.controlChanged(c, prev);
+    this.schedule();
+  }
+  private onCheck(c: Control, e: Event) {
+    const prev = this.values.get(c.path);
+    this.setValue(c, (e.target as HTMLInputElement).checked);
+    this.controlChanged(c, prev);
+    this.schedule();
+  }
+  private onChip(e: Event) {
+    const v = (e.target as HTMLSelectElement).value;
+    this.chipOverride = v === '' ? null : v;
+    this.schedule();
+  }
+
+  protected renderControl(c: Control): TemplateResult {
+    const s = c.schema;
+    const err = this.errors.get(c.path);
+    const label = c.label ?? s.doc;
+    const off = !this.applies(c);
+    const errId = `${c.id}-err`;
+    if (s.type === 'choice') {
+      return html`<div class="control" data-key=${c.key}>
+        <label for=${c.id}><span class="c-name">${c.key}</span> ${label}</label>
+        <select id=${c.id} ?disabled=${off} .value=${String(this.values.get(c.path))} @change=${(e: Event) => this.onChoice(c, e)} aria-invalid=${err ? 'true' : 'false'} aria-describedby=${errId}>
+          ${(s.choices ?? []).map((o) => html`<option value=${o} ?selected=${o === this.values.get(c.path)}>${o}</option>`)}
+        </select>
+        <span class="field-error" id=${errId} role="alert">${err ?? ''}</span>
+      </div>`;
+    }
+    if (s.type === 'boolean') {
+      return html`<div class="control check" data-key=${c.key}>
+        <input type="checkbox" id=${c.id} ?disabled=${off} .checked=${this.values.get(c.path) === true} @change=${(e: Event) => this.onCheck(c, e)} aria-invalid=${err ? 'true' : 'false'} aria-describedby=${errId}>
+        <label for=${c.id}><span class="c-name">${c.key}</span> ${label}</label>
+        <span class="field-error" id=${errId} role="alert">${err ?? ''}</span>
+      </div>`;
+    }
+    if (s.type === 'text') {
+      return html`<div class="control text" data-key=${c.key}>
+        <label for=${c.id}><span class="c-name">${c.key}</span> ${label}</label>
+        <input type="text" id=${c.id} ?disabled=${off} autocomplete="off" spellcheck="false" .value=${this.texts.get(c.path) ?? ''}
+          aria-invalid=${err ? 'true' : 'false'} aria-describedby=${errId} @input=${(e: Event) => this.onText(c, e)}>
+        <span class="field-error" id=${errId} role="alert">${err ?? ''}</span>
+      </div>`;
+    }
+    const v = this.values.get(c.path);
+    return html`<div class="control numeric" data-key=${c.key}>
+      <label for=${c.id}><span class="c-name">${c.key}</span> ${label}${s.unit && s.unit !== 'count' ? html` <span class="unit">(${s.unit})</span>` : nothing}</label>
+      <div class="c-inputs">
+        <input type="range" min="0" max="1000" step="1" ?disabled=${off} .value=${String(this.toSlider(s, err ? this.result?.inputs ? getPath(this.result.inputs, c.path) : s.default : v))}
+          aria-label=${`${c.key} slider (${s.scale === 'log' ? 'log scale' : 'linear'}, ${fieldText(s.min)} to ${fieldText(s.max)})`}
+          aria-valuetext=${this.texts.get(c.path) ?? ''}
+          @input=${(e: Event) => this.onSlider(c, e)}>
+        <input type="text" id=${c.id} ?disabled=${off} inputmode="decimal" autocomplete="off" spellcheck="false" .value=${this.texts.get(c.path) ?? ''}
+          aria-invalid=${err ? 'true' : 'false'} aria-describedby=${errId} @input=${(e: Event) => this.onText(c, e)}>
+      </div>
+      <span class="field-error" id=${errId} role="alert">${err ?? ''}</span>
+    </div>`;
+  }
+
+  protected renderChipControl(): TemplateResult | typeof nothing {
+    if (!this.usesChip || !this.engine) return nothing;
+    const globalName = (() => {
+      const g = chipParam();
+      return typeof g === 'string' ? this.engine!.chips.find((c) => c.id === g)?.name ?? g : String(g.name ?? 'custom chip');
+    })();
+    const err = this.errors.get('chip');
+    const custom = customChip();
+    return html`<div class="control" data-key="chip">
+      <label for=${`${this.uid}-chip`}><span class="c-name">chip</span> the chip (this lab only)</label>
+      <select id=${`${this.uid}-chip`} @change=${(e: Event) => this.onChip(e)} aria-invalid=${err ? 'true' : 'false'} aria-describedby=${`${this.uid}-chip-err`}>
+        <option value="" ?selected=${!this.chipOverride}>Same as the page: ${globalName}</option>
+        ${this.engine.chips.map((c) => html`<option value=${c.id} ?selected=${this.chipOverride === c.id}>${c.name}</option>`)}
+        ${custom ? html`<option value="custom" ?selected=${this.chipOverride === 'custom'}>Custom: ${String(custom.name ?? 'chip')}</option>` : nothing}
+      </select>
+      <span class="field-error" id=${`${this.uid}-chip-err`} role="alert">${err ?? ''}</span>
+    </div>`;
+  }
+
+  // ------------------------------------------------------------ result
+  protected fmt(name: string): string {
+    const r = this.result!;
+    return this.engine!.format(getPath(r.outputs, name), this.engine!.unitOf(r, name));
+  }
+  protected renderOutputs(r: Result): TemplateResult {
+    const specs = this.outputSpecs ?? Object.keys(r.outputs).filter((k) => ['number', 'string'].includes(typeof r.outputs[k])).map((k) => ({ name: k, label: k }));
+    return html`<dl class="lab-outputs">${specs.map((s) => html`<div data-out=${s.name}><dt>${s.label}</dt><dd>${this.fmt(s.name)}</dd></div>`)}</dl>`;
+  }
+
+  protected updated() {
+    if (this.result && this.hasViz) {
+      const host = this.querySelector<HTMLElement>('.lab-viz');
+      if (host && host.dataset.renders !== String(this.renders)) {
+        host.dataset.renders = String(this.renders);
+        this.drawViz(this.result, host);
+      }
+    }
+    this.dataset.rendered = String(this.renders);
+  }
+
+  render() {
+    if (!this.engine) return html`<p class="lab-loading">Loading the engine…</p>`;
+    const r = this.result;
+    const general = this.errors.get('');
+    const stale = this.errors.size > 0;
+    const q = this.stateQuery();
+    return html`<div class="lab ${stale ? 'stale' : ''}">
+      ${this.notice.length ? html`<div class="lab-notice" role="alert"><strong>Note:</strong> ${this.notice.map((n) => html`<p>${n}</p>`)}</div>` : nothing}
+      <fieldset class="lab-controls"><legend>Settings</legend>
+        ${this.renderChipControl()}
+        ${this.controls.map((c) => this.renderControl(c))}
+        ${this.renderExtraControls()}
+      </fieldset>
+      ${general ? html`<p class="lab-error" role="alert">${general}</p>` : nothing}
+      ${r ? html`
+        <div class="lab-verdict" aria-live="polite">${this.renderVerdict(r)}</div>
+        ${this.hasViz ? html`<div class="lab-viz"></div>` : nothing}
+        ${this.renderOutputs(r)}
+        ${r.warnings.length ? html`<ul class="lab-warnings">${r.warnings.map((w) => html`<li>${w}</li>`)}</ul>` : nothing}
+        <details class="lab-steps" open><summary>Derivation for these numbers</summary>${unsafeHTML(this.stepsMarkup)}</details>
+      ` : nothing}
+      ${this.hasAttribute('data-url-state') ? nothing : html`<p class="lab-link"><a href=${`/labs/${this.dataset.lab ?? this.calculator}/${q ? '?' + q : ''}`}>Open this lab on its own page</a> (the settings come along)</p>`}
+    </div>`;
+  }
+}

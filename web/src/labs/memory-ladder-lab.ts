@@ -1,0 +1,102 @@
+// <sl-memory-ladder-lab>: one tensor moved along every rung of the memory ladder (chapter 2):
+// host↔HBM over PCIe, HBM, VMEM (SMEM/L2 on GPUs), ICI, DCN, NVLink, InfiniBand. Each rung's
+// time is the engine's `transfer` calculator; a rung the chip has no figure for is shown as
+// "not in the catalog" with the engine's message, never as an error.
+import { html, nothing } from 'lit';
+import * as Plot from '@observablehq/plot';
+import { LabElement, type ControlSpec } from './framework';
+import { isError, type Result } from '../engine';
+
+/** reading order of the ladder, host first (presentation only; the paths come from the schema) */
+const ORDER = ['pcie', 'hbm', 'vmem', 'ici', 'nvlink', 'dcn', 'ib'];
+const NAMES: Record<string, string> = {
+  pcie: 'PCIe (host ↔ HBM)', hbm: 'HBM (↔ compute)', vmem: 'VMEM / SMEM (on-chip)', ici: 'ICI (chip ↔ chip)',
+  nvlink: 'NVLink (GPU ↔ GPU, in a node)', dcn: 'DCN (pod ↔ pod)', ib: 'InfiniBand (node ↔ node)',
+};
+
+interface Rung { path: string; name: string; t?: number; bw?: number; missing?: string }
+
+export class MemoryLadderLab extends LabElement {
+  readonly calculator = 'transfer';
+  readonly controlSpecs: ControlSpec[] = [
+    { path: 'bytes', label: 'tensor size' },
+    { path: 'path', label: 'the rung whose derivation is shown below' },
+    { path: 'chips' },
+    { path: 'hops', label: 'ICI hops (ici rung only)' },
+    { path: 'links', label: 'ICI links striped over (ici rung only)' },
+  ];
+  protected readonly hasViz = true;
+  rungs: Rung[] = [];
+
+  /** hops and links are ICI-only inputs: sent for the ici rung, left out elsewhere */
+  params(): Record<string, unknown> {
+    const p = super.params();
+    if (this.values.get('path') !== 'ici') {
+      delete p.hops;
+      delete p.links;
+    }
+    return p;
+  }
+
+  private ladder(): Rung[] {
+    const choices = this.controls.find((c) => c.path === 'path')!.schema.choices ?? [];
+    const paths = [...ORDER.filter((p) => choices.includes(p)), ...choices.filter((p) => !ORDER.includes(p))];
+    const base = super.params();
+    return paths.map((path) => {
+      const q: Record<string, unknown> = { ...base, path };
+      if (path !== 'ici') { delete q.hops; delete q.links; }
+      const r = this.engine!.evaluate('transfer', q);
+      const name = NAMES[path] ?? path;
+      if (isError(r)) return { path, name, missing: r.error.param === 'chip' ? r.error.message : `${r.error.param}: ${r.error.message}` };
+      return { path, name, t: r.outputs.t_s as number, bw: r.outputs.bytes_per_s as number };
+    });
+  }
+
+  protected renderVerdict(r: Result) {
+    this.rungs = this.ladder();
+    const have = this.rungs.filter((x) => x.t !== undefined && x.t > 0);
+    if (!have.length) return html`<p class="verdict">Moving ${this.fmt('bytes_per_chip')} per chip takes no time on any rung.</p>`;
+    const fast = have.reduce((a, b) => (b.t! < a.t! ? b : a)), slow = have.reduce((a, b) => (b.t! > a.t! ? b : a));
+    const f = (v: unknown, u: string) => this.engine!.format(v, u);
+    return html`<p class="verdict">Moving ${f(r.inputs.bytes, 'bytes')}: fastest over <strong>${fast.name}</strong> (${f(fast.t, 's')}),
+      slowest over <strong>${slow.name}</strong> (${f(slow.t, 's')})${fast.t! > 0 ? html`, <span class="ratio">${(slow.t! / fast.t!).toPrecision(3)}×</span> longer` : nothing}.</p>`;
+  }
+
+  protected renderOutputs(r: Result) {
+    const f = (v: unknown, u: string) => this.engine!.format(v, u);
+    return html`<table class="ml-table"><caption>Time per rung for ${f(r.inputs.bytes, 'bytes')} (${f(r.outputs.bytes_per_chip, 'bytes')} per chip)</caption>
+      <thead><tr><th scope="col">rung</th><th scope="col">time</th><th scope="col">effective bandwidth</th></tr></thead>
+      <tbody>${this.rungs.map((x) => html`<tr data-rung=${x.path}><th scope="row">${x.name}</th>
+        ${x.missing ? html`<td colspan="2" class="na">not in the catalog for this chip (${x.missing})</td>`
+          : html`<td>${f(x.t, 's')}</td><td>${f(x.bw, 'bytes/s')}</td>`}</tr>`)}</tbody></table>
+      <dl class="lab-outputs"><div data-out="t_s"><dt>Time on the ${String(r.inputs.path)} rung</dt><dd>${this.fmt('t_s')}</dd></div>
+      <div data-out="t_latency_s"><dt>of which latency</dt><dd>${this.fmt('t_latency_s')}</dd></div></dl>`;
+  }
+
+  protected drawViz(r: Result, host: HTMLElement) {
+    const f = (v: number, u: string) => this.engine!.format(v, u);
+    const have = this.rungs.filter((x) => x.t !== undefined && x.t > 0);
+    const missing = this.rungs.filter((x) => x.missing);
+    if (!have.length) { host.replaceChildren(); return; }
+    const lo = Math.min(...have.map((x) => x.t!)) / 10, hi = Math.max(...have.map((x) => x.t!)) * 3;
+    const names = this.rungs.map((x) => x.name);
+    const width = Math.max(320, Math.min(720, host.clientWidth || 640));
+    const chart = Plot.plot({
+      width, height: 36 * names.length + 50, marginLeft: 210, marginBottom: 40,
+      ariaLabel: 'Time to move the tensor over each rung of the memory ladder, one horizontal bar per rung, log time axis',
+      ariaDescription: this.rungs.map((x) => `${x.name}: ${x.missing ? 'not in the catalog for this chip' : f(x.t!, 's')}`).join('; ') + '.',
+      style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
+      x: { type: 'log', domain: [lo, hi], label: 'Time (log scale) →', tickFormat: (d: number) => f(d, 's'), ticks: 5, grid: true },
+      y: { domain: names, label: null },
+      marks: [
+        Plot.barX(have, { y: 'name', x1: lo, x2: 't', fill: (d: Rung) => (d.path === r.inputs.path ? 'var(--warn)' : 'var(--roof)'), ariaHidden: 'true' }),
+        Plot.text(have, { y: 'name', x: 't', text: (d: Rung) => f(d.t!, 's'), dx: 4, textAnchor: 'start', fill: 'currentColor', ariaHidden: 'true' }),
+        Plot.text(missing, { y: 'name', x: lo, text: () => 'not in the catalog', dx: 4, textAnchor: 'start', fill: 'var(--muted)', fontStyle: 'italic', ariaHidden: 'true' }),
+      ],
+    });
+    chart.classList.add('ml-plot');
+    host.replaceChildren(chart);
+  }
+}
+
+customElements.define('sl-memory-ladder-lab', MemoryLadderLab);

@@ -1,0 +1,129 @@
+// <sl-model-lab>: a Transformer's parameters by part, FLOPs per token, attention's share as the
+// sequence grows, and the KV cache (chapter 4). Pick a catalog model or override its dims
+// (GQA heads, MoE experts, MLA latent cache). Every number is the engine's `transformer`.
+import { html, nothing, type TemplateResult } from 'lit';
+import * as Plot from '@observablehq/plot';
+import { LabElement, type Control, type ControlSpec } from './framework';
+import { isError, type Result } from '../engine';
+
+/** the sentinel for "as the catalog model has it" in choice overrides */
+const AS_MODEL = 'as in the model';
+const DIMS = ['L', 'D', 'F', 'N', 'K', 'H', 'V', 'E', 'k', 'shared_experts', 'F_expert', 'attention', 'kv_lora_rank', 'qk_rope_head_dim'];
+const PARTS: [string, string][] = [['params_embedding', 'embeddings'], ['params_attention', 'attention'], ['params_mlp', 'MLP'], ['params_norm', 'norms']];
+
+export class ModelLab extends LabElement {
+  readonly calculator = 'transformer';
+  readonly usesChip = false;
+  readonly controlSpecs: ControlSpec[] = [
+    { path: 'model', label: 'catalog model' },
+    { path: 'T', label: 'sequence length' },
+    { path: 'B', label: 'sequences in the batch' },
+    { path: 'kv_dtype' },
+    { path: 'weight_dtype' },
+    ...DIMS.map((d) => ({ path: `model_overrides.${d}`, key: d })),
+  ];
+  protected readonly hasViz = true;
+
+  /** the model picker lists the engine's catalog; override choices get an "as in the model" entry */
+  protected buildControl(s: ControlSpec): Control {
+    const c = super.buildControl(s);
+    if (c.path === 'model') c.schema = { ...c.schema, type: 'choice', choices: this.engine!.models.map((m) => m.id) };
+    else if (c.schema.type === 'choice' && c.path.startsWith('model_overrides.')) c.schema = { ...c.schema, choices: [AS_MODEL, ...(c.schema.choices ?? [])], default: AS_MODEL };
+    else if (c.path.startsWith('model_overrides.')) c.schema = { ...c.schema, default: null };
+    return c;
+  }
+  private catalogModel(): Record<string, unknown> | undefined {
+    return this.engine!.models.find((m) => m.id === this.values.get('model'));
+  }
+  protected renderControl(c: Control): TemplateResult {
+    if (!c.path.startsWith('model_overrides.')) return super.renderControl(c);
+    const m = this.catalogModel();
+    const name = c.path.split('.')[1];
+    const own = m?.[name];
+    return super.renderControl({ ...c, label: `${c.schema.doc}${own != null ? ` (model: ${String(own)})` : ''}; empty keeps the model's` });
+  }
+  params(): Record<string, unknown> {
+    const p = super.params();
+    const o = p.model_overrides as Record<string, unknown> | undefined;
+    if (o) {
+      for (const [k, v] of Object.entries(o)) if (v === '' || v == null || v === AS_MODEL) delete o[k];
+      if (!Object.keys(o).length) delete p.model_overrides;
+    }
+    return p;
+  }
+
+  protected renderExtraControls(): TemplateResult {
+    return html`<p class="ml-note">Override any dimension below to build your own model: K &lt; N is grouped-query attention (K = 1: multi-query), E &gt; 1 with k active experts is a mixture of experts, attention = mla with a latent rank caches a compressed key/value.</p>`;
+  }
+
+  protected renderVerdict(r: Result) {
+    const o = r.outputs;
+    const moe = (o.params_active as number) < (o.params_total as number);
+    return html`<p class="verdict"><strong>${this.fmt('params_total')}</strong> parameters${moe ? html` (<strong>${this.fmt('params_active')}</strong> active per token)` : nothing};
+      ${this.fmt('flops_fwd_per_token')} per token forward, ${this.fmt('train_flops_per_token')} to train.
+      At T = ${this.engine!.format(r.inputs.T, 'tokens')}, attention is <strong>${(100 * (o.attention_flop_fraction as number)).toPrecision(3)}%</strong> of the training FLOPs;
+      the KV cache holds ${this.fmt('kv_bytes_per_token')} per token, ${this.fmt('kv_bytes_per_sequence')} per sequence.</p>`;
+  }
+
+  protected renderOutputs(r: Result) {
+    const rows: [string, string][] = [['params_total', 'Parameters, total'], ['params_active', 'Parameters, active per token'], ['params_embedding', 'Embeddings'],
+      ['params_attention', 'Attention'], ['params_mlp', 'MLP'], ['params_mlp_active', 'MLP, active'], ['params_norm', 'Norms'],
+      ['flops_fwd_per_token', 'FLOPs per token, forward'], ['train_flops_per_token', 'FLOPs per token, training'],
+      ['attention_flops_train', 'Attention FLOPs, training (B·T tokens)'], ['train_flops', 'Training FLOPs (B·T tokens)'],
+      ['attention_flop_fraction', 'Attention share of training FLOPs'], ['attention_crossover_T', 'T where attention equals the matmuls'],
+      ['kv_bytes_per_token', 'KV cache per token'], ['kv_bytes_per_sequence', 'KV cache per sequence'], ['weight_bytes', 'Weight bytes']];
+    return html`<dl class="lab-outputs">${rows.filter(([n]) => r.outputs[n] != null).map(([n, l]) => html`<div data-out=${n}><dt>${l}</dt><dd>${this.fmt(n)}</dd></div>`)}</dl>`;
+  }
+
+  protected drawViz(r: Result, host: HTMLElement) {
+    const o = r.outputs;
+    const f = (v: number, u: string) => this.engine!.format(v, u);
+    const parts = PARTS.map(([k, label]) => ({ part: label, n: o[k] as number, row: 'all parameters' }));
+    if ((o.params_active as number) < (o.params_total as number)) {
+      parts.push(...PARTS.map(([k, label]) => ({ part: label, n: (k === 'params_mlp' ? o.params_mlp_active : o[k]) as number, row: 'active per token' })));
+    }
+    const width = Math.max(300, Math.min(720, host.clientWidth || 640));
+    const bar = Plot.plot({
+      width, height: parts.length > 4 ? 150 : 110, marginLeft: 110, marginBottom: 36,
+      ariaLabel: 'Parameters by part, stacked horizontal bar',
+      ariaDescription: PARTS.map(([k, l]) => `${l}: ${f(o[k] as number, 'count')}`).join('; ') + '.',
+      style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
+      color: { legend: true, domain: PARTS.map((p) => p[1]), range: ['var(--muted)', 'var(--warn)', 'var(--roof)', 'var(--ok)'] },
+      x: { label: 'Parameters →', tickFormat: (d: number) => f(d, 'count'), ticks: 5 },
+      y: { label: null },
+      marks: [Plot.barX(parts, Plot.stackX({ y: 'row', x: 'n', fill: 'part', ariaHidden: 'true' }))],
+    });
+    // attention's share of training FLOPs as T grows: one engine evaluation per point
+    const base = this.params();
+    const tSchema = this.controls.find((c) => c.path === 'T')!.schema;
+    const T0 = r.inputs.T as number;
+    const pts: { T: number; share: number }[] = [];
+    const K = 28;
+    const lo = Math.max(tSchema.min ?? 1, T0 / 256), hi = Math.min(tSchema.max ?? T0, T0 * 256);
+    for (let i = 0; i < K; i++) {
+      const T = Math.round(lo * (hi / lo) ** (i / (K - 1)));
+      const e = this.engine!.evaluate('transformer', { ...base, T });
+      if (!isError(e)) pts.push({ T, share: e.outputs.attention_flop_fraction as number });
+    }
+    const here = { T: T0, share: o.attention_flop_fraction as number };
+    const cross = o.attention_crossover_T as number | null;
+    const share = Plot.plot({
+      width, height: Math.round(Math.min(300, width * 0.5)), marginLeft: 56, marginBottom: 42,
+      ariaLabel: 'Attention share of training FLOPs against sequence length T, log T axis',
+      ariaDescription: `The share grows from ${(100 * (pts[0]?.share ?? 0)).toPrecision(2)}% at T = ${f(pts[0]?.T ?? lo, 'tokens')} to ${(100 * (pts[pts.length - 1]?.share ?? 0)).toPrecision(3)}% at T = ${f(pts[pts.length - 1]?.T ?? hi, 'tokens')}; at T = ${f(T0, 'tokens')} it is ${(100 * here.share).toPrecision(3)}%.${cross ? ` Attention equals the matmuls at T ≈ ${f(cross, 'tokens')}.` : ''}`,
+      style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
+      x: { type: 'log', label: 'Sequence length T →', tickFormat: (d: number) => f(d, 'tokens'), ticks: 5 },
+      y: { label: '↑ Attention share of training FLOPs', domain: [0, 1], tickFormat: (d: number) => `${Math.round(d * 100)}%`, grid: true },
+      marks: [
+        Plot.line(pts, { x: 'T', y: 'share', stroke: 'var(--roof)', strokeWidth: 2.5, ariaHidden: 'true' }),
+        ...(cross && cross >= lo && cross <= hi ? [Plot.ruleX([cross], { stroke: 'var(--muted)', strokeDasharray: '4 3', ariaHidden: 'true' })] : []),
+        Plot.dot([here], { x: 'T', y: 'share', r: 6, fill: 'var(--warn)', stroke: 'var(--bg)', strokeWidth: 2, ariaHidden: 'true', className: 'md-point' }),
+      ],
+    });
+    bar.classList.add('md-bar');
+    share.classList.add('md-share');
+    host.replaceChildren(bar, share);
+  }
+}
+
+customElements.define('sl-model-lab', ModelLab);

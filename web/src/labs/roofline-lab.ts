@@ -1,0 +1,101 @@
+// <sl-roofline-lab>: a matmul [B, D] · [D, F] on a chip's roofline (chapter 1).
+import { html, nothing } from 'lit';
+import * as Plot from '@observablehq/plot';
+import { LabElement, type ControlSpec, type OutputSpec } from './framework';
+import { isError, type Result } from '../engine';
+
+export class RooflineLab extends LabElement {
+  readonly calculator = 'roofline';
+  readonly controlSpecs: ControlSpec[] = [
+    { path: 'matmul.B', label: 'batch: tokens per model replica' },
+    { path: 'matmul.D', label: 'contracted dimension (model width)' },
+    { path: 'matmul.F', label: 'output dimension (MLP width)' },
+    { path: 'activation_dtype' },
+    { path: 'weight_dtype' },
+    { path: 'output_dtype' },
+    { path: 'compute_dtype' },
+    { path: 'bandwidth' },
+    { path: 'links', onlyWith: { bandwidth: 'ici' } },
+  ];
+  readonly outputSpecs: OutputSpec[] = [
+    { name: 'flops', label: 'FLOPs' },
+    { name: 'bytes', label: 'Bytes moved' },
+    { name: 'intensity', label: 'Arithmetic intensity' },
+    { name: 'critical_intensity', label: 'Critical intensity of the chip' },
+    { name: 't_math_s', label: 'Math time' },
+    { name: 't_comm_s', label: 'Memory / comms time' },
+    { name: 't_lower_s', label: 'Time, perfect overlap (max)' },
+    { name: 't_upper_s', label: 'Time, no overlap (sum)' },
+    { name: 'critical_batch', label: 'Critical batch (B ≪ D, F)' },
+    { name: 'crossover_batch', label: 'Exact crossover batch' },
+  ];
+  protected readonly hasViz = true;
+  /** the operation is a matmul; its B, D, F come from the controls */
+  protected baseParams() { return { matmul: {} }; }
+
+  protected renderVerdict(r: Result) {
+    const o = r.outputs as Record<string, number | string>;
+    const bound = String(o.bound);
+    const tm = o.t_math_s as number, tc = o.t_comm_s as number;
+    const what = bound === 'compute' ? 'the math' : bound === 'memory' ? 'moving bytes to and from memory' : 'moving bytes over the network';
+    const other = bound === 'compute' ? 'moving the bytes' : 'the math';
+    const ratio = bound === 'compute' ? tm / tc : tc / tm;
+    return html`<p class="verdict verdict-${bound}"><strong>${bound[0].toUpperCase() + bound.slice(1)}-bound</strong>:
+      ${what} takes ${this.engine!.format(bound === 'compute' ? tm : tc, 's')}, ${Number.isFinite(ratio) ? html`<span class="ratio">${ratio.toPrecision(3)}×</span> as long as ${other}` : nothing}
+      (${this.engine!.format(bound === 'compute' ? tc : tm, 's')}).
+      Intensity ${this.fmt('intensity')} against the chip's ${this.fmt('critical_intensity')}.</p>`;
+  }
+
+  /** Attainable FLOP/s at a given intensity, from the engine (raw flops/bytes mode).
+   *  Cached per roof (chip, compute dtype, bandwidth, links) and intensity. */
+  private roofCache = new Map<string, number | null>();
+  private attainable(intensity: number): number | null {
+    const p = this.params();
+    const bytes = 1e9;
+    const q: Record<string, unknown> = { chip: p.chip, flops: intensity * bytes, bytes };
+    for (const k of ['compute_dtype', 'bandwidth', 'links', 'chip_overrides']) if (p[k] !== undefined) q[k] = p[k];
+    const key = JSON.stringify(q);
+    if (!this.roofCache.has(key)) {
+      if (this.roofCache.size > 500) this.roofCache.clear();
+      const r = this.engine!.evaluate('roofline', q);
+      this.roofCache.set(key, isError(r) ? null : (r.outputs.flops as number) / (r.outputs.t_lower_s as number));
+    }
+    return this.roofCache.get(key)!;
+  }
+
+  protected drawViz(r: Result, host: HTMLElement) {
+    const o = r.outputs as Record<string, number | string>;
+    const I = o.intensity as number, Ic = o.critical_intensity as number;
+    // whole decades around the point and the knee: stable axes while dragging
+    const lo = 10 ** Math.floor(Math.log10(Math.min(I, Ic) / 5)), hi = 10 ** Math.ceil(Math.log10(Math.max(I, Ic) * 5));
+    const xs = [lo, Ic, hi];
+    const roof = xs.map((x) => ({ x, y: this.attainable(x) })).filter((d) => d.y !== null) as { x: number; y: number }[];
+    const point = { x: I, y: (o.flops as number) / (o.t_lower_s as number) };
+    const f = (v: number, u: string) => this.engine!.format(v, u);
+    const bound = String(o.bound);
+    const width = Math.max(300, Math.min(720, host.clientWidth || 640));
+    const chart = Plot.plot({
+      width,
+      height: Math.round(Math.min(340, width * 0.6)),
+      marginLeft: 92,
+      marginBottom: 42,
+      ariaLabel: 'Roofline plot: attainable FLOP/s against arithmetic intensity, log–log',
+      ariaDescription: `The roof rises with slope one until the critical intensity ${f(Ic, 'FLOPs/byte')}, then stays flat at the chip's peak. This matmul sits at intensity ${f(I, 'FLOPs/byte')} and reaches ${f(point.y, 'FLOP/s')}: ${bound}-bound.`,
+      style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
+      x: { type: 'log', label: 'Arithmetic intensity (FLOPs/byte) →', domain: [lo, hi], tickFormat: (d: number) => f(d, d >= 1000 ? 'count' : '') },
+      y: { type: 'log', label: '↑ Attainable FLOP/s', tickFormat: (d: number) => f(d, 'FLOP/s'), ticks: 4, grid: true },
+      marks: [
+        Plot.areaY(roof, { x: 'x', y: 'y', y1: roof.length ? roof[0].y / 4 : 1, fill: 'var(--roof-fill)', ariaHidden: 'true' }),
+        Plot.line(roof, { x: 'x', y: 'y', stroke: 'var(--roof)', strokeWidth: 2.5, ariaHidden: 'true' }),
+        Plot.ruleX([Ic], { stroke: 'var(--muted)', strokeDasharray: '4 3', ariaHidden: 'true' }),
+        Plot.text([{ x: Ic, y: roof.length ? roof[roof.length - 1].y : 1 }], { x: 'x', y: 'y', text: () => `critical ${f(Ic, '')}`, dy: -8, dx: 4, textAnchor: 'start', fill: 'currentColor', ariaHidden: 'true' }),
+        Plot.dot([point], { x: 'x', y: 'y', r: 7, fill: bound === 'compute' ? 'var(--ok)' : 'var(--warn)', stroke: 'var(--bg)', strokeWidth: 2, ariaHidden: 'true', className: 'operating-point' }),
+        Plot.text([point], { x: 'x', y: 'y', text: () => `this matmul: ${f(point.y, 'FLOP/s')}`, dy: 16, fill: 'currentColor', ariaHidden: 'true' }),
+      ],
+    });
+    chart.classList.add('roofline-plot');
+    host.replaceChildren(chart);
+  }
+}
+
+customElements.define('sl-roofline-lab', RooflineLab);

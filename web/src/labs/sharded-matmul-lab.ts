@@ -1,0 +1,201 @@
+// <sl-sharded-matmul-lab>: a matmul of sharded arrays in the book's notation (chapters 3, 10):
+// `A[I_X, J] * B[J, K_Y] -> C[I_X, K_Y]`. Which of the four cases, the collectives, comm vs
+// compute (engine `sharded_matmul`), each array's local shape (engine `sharding`), and the
+// equivalent JAX PartitionSpecs. The PartitionSpecs are a translation of the notation the
+// reader typed (which axis names sit on which dimension), not a computation.
+import { html, nothing, type TemplateResult } from 'lit';
+import * as Plot from '@observablehq/plot';
+import { LabElement, type Control, type ControlSpec } from './framework';
+import { isError, type Result } from '../engine';
+
+interface ArraySpec { name: string; dims: { dim: string; axes: string[] }[]; unreduced: string[] }
+
+/** Read "A[I_X, J] * B[J, K_Y] -> C[I_X, K_Y]" into arrays, splitting each subscript into mesh
+ *  axis names by greedy longest match (the engine's rule). Null where it does not parse: the
+ *  engine then says why. */
+export function parseSpec(spec: string, meshNames: string[]): ArraySpec[] | null {
+  const out: ArraySpec[] = [];
+  const re = /([A-Za-z][\w]*)\s*\[([^\]]*)\](\s*\{([^}]*)\})?/g;
+  let m: RegExpExecArray | null;
+  const names = [...meshNames].sort((a, b) => b.length - a.length);
+  const split = (sub: string): string[] => {
+    const axes: string[] = [];
+    let rest = sub;
+    while (rest) {
+      const n = names.find((x) => rest.startsWith(x)) ?? rest[0];
+      axes.push(n);
+      rest = rest.slice(n.length);
+    }
+    return axes;
+  };
+  while ((m = re.exec(spec))) {
+    const dims = m[2].split(',').map((d) => d.trim()).filter(Boolean).map((d) => {
+      const i = d.indexOf('_');
+      return i < 0 ? { dim: d, axes: [] } : { dim: d.slice(0, i), axes: split(d.slice(i + 1)) };
+    });
+    const unreduced = m[4] ? m[4].split(',').map((u) => u.trim().replace(/^U_/, '')).flatMap(split) : [];
+    out.push({ name: m[1], dims, unreduced });
+  }
+  return out.length ? out : null;
+}
+
+/** A JAX PartitionSpec for one array: P('X', None), P(('X', 'Y'), None). */
+export function partitionSpec(a: ArraySpec): string {
+  return `P(${a.dims.map((d) => (d.axes.length === 0 ? 'None' : d.axes.length === 1 ? `'${d.axes[0]}'` : `(${d.axes.map((x) => `'${x}'`).join(', ')})`)).join(', ')})`;
+}
+
+const CASES: Record<number, string> = {
+  1: 'neither input is sharded along the contracted dimension: each device multiplies its blocks, no communication needed for the product',
+  2: 'one input is sharded along the contracted dimension: gather it first, or multiply the local slices and reduce the result',
+  3: 'both inputs are sharded the same way along the contracted dimension: multiply locally, then reduce the partial sums',
+  4: 'a mesh axis shards a free dimension of both inputs: one input must be gathered first',
+};
+
+export class ShardedMatmulLab extends LabElement {
+  readonly calculator = 'sharded_matmul';
+  readonly controlSpecs: ControlSpec[] = [
+    { path: 'spec', label: 'the matmul in the book\u2019s notation' },
+    { path: 'dims.I' }, { path: 'dims.J' }, { path: 'dims.K' },
+    { path: 'mesh.X' }, { path: 'mesh.Y' },
+    { path: 'strategy' },
+    { path: 'activation_dtype' }, { path: 'weight_dtype' }, { path: 'output_dtype' }, { path: 'compute_dtype' },
+  ];
+  protected readonly hasViz = true;
+  private pending = new Map<string, string>();
+
+  private specText(): string { return String(this.values.get('spec') ?? ''); }
+  private meshNames(): string[] {
+    const def = Object.keys((this.findSchema('mesh')?.default ?? {}) as object);
+    const fromControls = this.controls.filter((c) => c.path.startsWith('mesh.')).map((c) => c.key);
+    return [...new Set([...def, ...fromControls])];
+  }
+  /** dims and mesh axes the spec names (single-letter axes when the mesh does not know them yet) */
+  private named(): { dims: string[]; axes: string[] } {
+    const arrays = parseSpec(this.specText(), this.meshNames()) ?? [];
+    const dims = [...new Set(arrays.flatMap((a) => a.dims.map((d) => d.dim)))];
+    const axes = [...new Set(arrays.flatMap((a) => [...a.dims.flatMap((d) => d.axes), ...a.unreduced]))];
+    return { dims, axes };
+  }
+  /** add a control for every dimension and mesh axis the spec names that has none yet */
+  private syncControls() {
+    const { dims, axes } = this.named();
+    const add = (path: string) => {
+      if (this.controls.some((c) => c.path === path)) return;
+      const c = this.buildControl({ path, key: this.controls.some((x) => x.key === path.split('.')[1]) ? path.replace('.', '_') : undefined });
+      this.controls.push(c);
+      this.setValue(c, c.schema.default);
+      const k = this.pending.get(c.key);
+      if (k !== undefined) { this.setValue(c, Number(k), k); this.pending.delete(c.key); }
+    };
+    dims.forEach((d) => add(`dims.${d}`));
+    axes.forEach((a) => add(`mesh.${a}`));
+  }
+  protected controlChanged(c: Control) { if (c.path === 'spec') this.syncControls(); }
+  protected applyExtraState(key: string, value: string): boolean {
+    if (key === 'spec') {
+      const c = this.controls.find((x) => x.path === 'spec')!;
+      this.setValue(c, value, value);
+      this.syncControls();
+      return true;
+    }
+    if (this.controls.some((x) => x.key === key)) {
+      if (this.pending.size) this.syncControls();
+      return false;
+    }
+    if (/^[A-Za-z]\w*$/.test(key) && !['chip'].includes(key)) { this.pending.set(key, value); this.syncControls(); return true; }
+    return false;
+  }
+
+  /** dims: exactly the spec's; mesh: the default axes plus the spec's, every entry sent */
+  params(): Record<string, unknown> {
+    const p = super.params();
+    const { dims, axes } = this.named();
+    const d: Record<string, unknown> = {}, m: Record<string, unknown> = {};
+    for (const c of this.controls) {
+      const [head, name] = c.path.split('.');
+      const v = this.values.get(c.path);
+      if (head === 'dims' && dims.includes(name)) d[name] = v ?? null;
+      if (head === 'mesh' && (axes.includes(name) || c.schema.default != null)) m[name] = v ?? null;
+    }
+    if (Object.keys(d).length) p.dims = d;
+    if (Object.keys(m).length) p.mesh = m;
+    return p;
+  }
+  protected renderControl(c: Control): TemplateResult {
+    const [head, name] = c.path.split('.');
+    if (head === 'dims' || head === 'mesh') {
+      const { dims, axes } = this.named();
+      const used = head === 'dims' ? dims.includes(name) : axes.includes(name) || c.schema.default != null;
+      if (!used) return html``;
+      return super.renderControl({ ...c, label: head === 'dims' ? `size of dimension ${name}` : `devices along mesh axis ${name}` });
+    }
+    return super.renderControl(c);
+  }
+
+  protected renderVerdict(r: Result) {
+    const o = r.outputs;
+    if (o.valid === false) {
+      return html`<p class="verdict verdict-memory"><strong>Invalid as written</strong> (case ${String(o.case)}): ${String(o.error)}</p>`;
+    }
+    const bound = String(o.bound);
+    return html`<p class="verdict verdict-${bound === 'compute' ? 'compute' : 'memory'}"><strong>Case ${String(o.case)}</strong>: ${CASES[o.case as number] ?? ''}.
+      <strong>${bound === 'compute' ? 'Compute-bound' : 'Comms-bound'}</strong>: math ${this.fmt('t_math_s')}, communication ${this.fmt('t_comm_s')}; output ${String(o.output_spec)}.</p>`;
+  }
+
+  private localShapes(r: Result): { name: string; spec: string; pspec: string; local?: string; bytes?: string; err?: string }[] {
+    const mesh = (r.inputs.mesh ?? {}) as Record<string, number>;
+    const dims = (r.inputs.dims ?? {}) as Record<string, number>;
+    const text = this.specText().split('->')[0] + (r.outputs.output_spec ? ` -> ${String(r.outputs.output_spec)}` : '');
+    const arrays = parseSpec(text, Object.keys(mesh)) ?? [];
+    const dtypeOf = ['activation_dtype', 'weight_dtype', 'output_dtype'];
+    return arrays.map((a, i) => {
+      const spec = `${a.name}[${a.dims.map((d) => d.dim + (d.axes.length ? '_' + d.axes.join('') : '')).join(', ')}]`;
+      const e = this.engine!.evaluate('sharding', { spec, dims: Object.fromEntries(a.dims.map((d) => [d.dim, dims[d.dim]])), mesh, dtype: r.inputs[dtypeOf[i]] ?? 'bf16' });
+      const base = { name: a.name, spec, pspec: partitionSpec(a) + (a.unreduced.length ? `  # unreduced over ${a.unreduced.join(', ')}` : '') };
+      if (isError(e)) return { ...base, err: e.error.message };
+      return { ...base, local: `[${(e.outputs.local_shape as number[]).join(', ')}]`, bytes: this.engine!.format(e.outputs.local_bytes, 'bytes') };
+    });
+  }
+
+  protected renderOutputs(r: Result) {
+    const o = r.outputs;
+    const f = (v: unknown, u: string) => this.engine!.format(v, u);
+    const colls = (o.collectives ?? []) as Record<string, unknown>[];
+    const arrays = o.valid === false ? [] : this.localShapes(r);
+    const mesh = Object.keys((r.inputs.mesh ?? {}) as object);
+    return html`${o.valid === false ? nothing : html`<dl class="lab-outputs">
+        ${[['case', 'Case'], ['t_math_s', 'Math time'], ['t_comm_s', 'Communication time'], ['t_s', 'Time (max)'], ['local_flops', 'FLOPs per device'], ['flops', 'FLOPs, all devices'], ['output_spec', 'Output sharding']]
+          .map(([n, l]) => html`<div data-out=${n}><dt>${l}</dt><dd>${this.fmt(n)}</dd></div>`)}</dl>`}
+      <table class="sm-table" data-out="collectives"><caption>Collectives</caption>
+        <thead><tr><th scope="col">collective</th><th scope="col">array</th><th scope="col">over</th><th scope="col">bytes</th><th scope="col">time</th></tr></thead>
+        <tbody>${colls.length ? colls.map((c) => html`<tr><th scope="row">${String(c.op)}</th><td>${String(c.array ?? '')}</td><td>${(c.axes as string[]).join(', ')}</td><td>${f(c.bytes, 'bytes')}</td><td>${f(c.t_s, 's')}</td></tr>`)
+          : html`<tr><td colspan="5">none: the product needs no communication</td></tr>`}</tbody></table>
+      ${arrays.length ? html`<table class="sm-table" data-out="arrays"><caption>Each array, per device, and in JAX (<code>mesh = Mesh(devices, (${mesh.map((m) => `'${m}'`).join(', ')}))</code>)</caption>
+        <thead><tr><th scope="col">array</th><th scope="col">local shape</th><th scope="col">bytes per device</th><th scope="col">PartitionSpec</th></tr></thead>
+        <tbody>${arrays.map((a) => html`<tr data-array=${a.name}><th scope="row"><code>${a.spec}</code></th>${a.err ? html`<td colspan="2">${a.err}</td>` : html`<td>${a.local}</td><td>${a.bytes}</td>`}<td><code>${a.pspec}</code></td></tr>`)}</tbody></table>` : nothing}`;
+  }
+
+  protected drawViz(r: Result, host: HTMLElement) {
+    const o = r.outputs;
+    if (o.valid === false || o.t_math_s == null) { host.replaceChildren(); return; }
+    const f = (v: number, u: string) => this.engine!.format(v, u);
+    const data = [{ what: 'math', t: o.t_math_s as number }, ...((o.collectives ?? []) as Record<string, unknown>[]).map((c) => ({ what: `${String(c.op)} ${String(c.array ?? '')}`, t: c.t_s as number }))];
+    const width = Math.max(300, Math.min(720, host.clientWidth || 640));
+    const chart = Plot.plot({
+      width, height: 40 * data.length + 50, marginLeft: 150, marginBottom: 40,
+      ariaLabel: 'Math time against each collective\u2019s time, horizontal bars',
+      ariaDescription: data.map((d) => `${d.what}: ${f(d.t, 's')}`).join('; ') + `. ${String(o.bound)}-bound.`,
+      style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
+      x: { label: 'Time →', tickFormat: (d: number) => f(d, 's'), ticks: 4, grid: true },
+      y: { label: null, domain: data.map((d) => d.what) },
+      marks: [
+        Plot.barX(data, { y: 'what', x: 't', fill: (d: { what: string }) => (d.what === 'math' ? 'var(--ok)' : 'var(--warn)'), ariaHidden: 'true' }),
+        Plot.text(data, { y: 'what', x: 't', text: (d: { t: number }) => f(d.t, 's'), dx: 4, textAnchor: 'start', fill: 'currentColor', ariaHidden: 'true' }),
+      ],
+    });
+    chart.classList.add('sm-plot');
+    host.replaceChildren(chart);
+  }
+}
+
+customElements.define('sl-sharded-matmul-lab', ShardedMatmulLab);

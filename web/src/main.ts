@@ -1,0 +1,15 @@
+// Entry point of every page.
+import 'katex/dist/katex.min.css';
+import './styles.css';
+import { initShell } from './shell';
+import { initChapter } from './chapter';
+import { initHome } from './home';
+import { upgradeLabs } from './labs/registry';
+
+document.documentElement.classList.add('js');
+initShell();
+const article = document.querySelector<HTMLElement>('article.chapter');
+if (article) initChapter(article);
+const home = document.querySelector<HTMLElement>('.home');
+if (home) initHome(home);
+upgradeLabs();

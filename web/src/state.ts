@@ -1,0 +1,58 @@
+// What the reader chose, remembered in this browser (localStorage only; nothing leaves it).
+export const DEFAULT_CHIP = 'tpu-v5e';
+const K = {
+  chip: 'scalelab.chip',
+  custom: 'scalelab.customChip',
+  mode: 'scalelab.mode',
+  theme: 'scalelab.theme',
+  progress: (key: string) => `scalelab.progress.${key}`,
+};
+
+function read(key: string): string | null {
+  try { return localStorage.getItem(key); } catch { return null; }
+}
+function write(key: string, value: string | null) {
+  try { if (value === null) localStorage.removeItem(key); else localStorage.setItem(key, value); } catch { /* private mode */ }
+}
+
+// ---- chip
+export type ChipChoice = string | Record<string, unknown>;
+export function chipId(): string { return read(K.chip) || DEFAULT_CHIP; }
+export function customChip(): Record<string, unknown> | null {
+  try { const c = JSON.parse(read(K.custom) || 'null'); return c && typeof c === 'object' ? c : null; } catch { return null; }
+}
+/** The value to pass as "chip" to the engine: a catalog id or the custom chip object. */
+export function chipParam(): ChipChoice {
+  const id = chipId();
+  if (id === 'custom') return customChip() ?? DEFAULT_CHIP;
+  return id;
+}
+export function setChip(id: string, custom?: Record<string, unknown>) {
+  if (custom) write(K.custom, JSON.stringify(custom));
+  write(K.chip, id);
+  window.dispatchEvent(new CustomEvent('sl-chip-change', { detail: { id } }));
+}
+
+// ---- Plain / Technical
+export type Mode = 'plain' | 'technical';
+export function mode(): Mode { return read(K.mode) === 'technical' ? 'technical' : 'plain'; }
+export function setMode(m: Mode) {
+  write(K.mode, m);
+  window.dispatchEvent(new CustomEvent('sl-mode-change', { detail: { mode: m } }));
+}
+
+// ---- theme
+export type Theme = 'auto' | 'light' | 'dark';
+export function theme(): Theme { const t = read(K.theme); return t === 'light' || t === 'dark' ? t : 'auto'; }
+export function setTheme(t: Theme) { write(K.theme, t === 'auto' ? null : t); }
+
+// ---- progress per chapter
+export interface Progress { step: number; visited: number[]; total: number; done: boolean }
+export function progress(key: string): Progress | null {
+  try {
+    const p = JSON.parse(read(K.progress(key)) || 'null');
+    if (!p || typeof p.step !== 'number' || !Array.isArray(p.visited)) return null;
+    return p;
+  } catch { return null; }
+}
+export function saveProgress(key: string, p: Progress) { write(K.progress(key), JSON.stringify(p)); }

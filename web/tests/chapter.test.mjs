@@ -1,0 +1,135 @@
+// Chapter 1: steps, keys, URLs, show all, live numbers, questions, accessibility.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startServer, launch, watchedPage, axe } from './harness.mjs';
+
+let server, browser;
+before(async () => { server = await startServer(); browser = await launch(); });
+after(async () => { await browser?.close(); await server?.stop(); });
+const CH = '/chapters/01-rooflines/';
+const visibleSteps = (page) => page.$$eval('section.step', (ss) => ss.filter((s) => !s.hidden).map((s) => s.id));
+
+test('click through every step with Next; Previous; progress; no console errors', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + CH);
+  const n = Number(await page.locator('article.chapter').getAttribute('data-steps'));
+  assert.ok(n >= 8 && n <= 12, `8–12 steps, got ${n}`);
+  assert.deepEqual(await visibleSteps(page), ['step-1']);
+  for (let k = 2; k <= n; k++) {
+    await page.click('.stepper .next');
+    assert.deepEqual(await visibleSteps(page), [`step-${k}`]);
+    assert.equal(new URL(page.url()).hash, `#step-${k}`);
+    assert.equal(await page.locator('.step-status').innerText(), `Step ${k} of ${n}`);
+  }
+  assert.equal(await page.locator('.stepper .next').isDisabled(), true);
+  assert.equal(await page.locator('article.chapter').evaluate((a) => a.classList.contains('done')), true, 'completed');
+  await page.click('.stepper .prev');
+  assert.deepEqual(await visibleSteps(page), [`step-${n - 1}`]);
+  await page.goBack();
+  assert.deepEqual(await visibleSteps(page), [`step-${n}`]);
+  assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
+  await page.close();
+});
+
+test('arrow keys, #step-N URLs, remembered place, show all', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + CH + '#step-3');
+  assert.deepEqual(await visibleSteps(page), ['step-3']);
+  await page.locator('body').click({ position: { x: 2, y: 300 } });
+  await page.keyboard.press('ArrowRight');
+  assert.deepEqual(await visibleSteps(page), ['step-4']);
+  await page.keyboard.press('ArrowLeft');
+  await page.keyboard.press('ArrowLeft');
+  assert.deepEqual(await visibleSteps(page), ['step-2']);
+  // keys typed in a field do not turn the page
+  await page.goto(server.url + CH + '#step-5');
+  await page.locator('#step-5 form.question input').first().focus();
+  await page.keyboard.press('ArrowRight');
+  assert.deepEqual(await visibleSteps(page), ['step-5']);
+  // the reader's place is remembered
+  await page.goto(server.url + CH);
+  assert.deepEqual(await visibleSteps(page), ['step-5']);
+  await page.check('.show-all input');
+  const n = Number(await page.locator('article.chapter').getAttribute('data-steps'));
+  assert.equal((await visibleSteps(page)).length, n);
+  assert.equal(new URL(page.url()).hash, '#all');
+  assert.deepEqual(await axe(page), [], 'axe on the whole chapter');
+  assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
+  await page.close();
+});
+
+test('switching the chip recomputes live numbers', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + CH + '#all');
+  const ci = page.locator('.live[data-calc="chip"][data-out="critical_intensity"]').first();
+  const cb = page.locator('.live[data-out="critical_batch"]').first();
+  assert.equal(await ci.innerText(), '240 FLOPs/byte');
+  const cbBefore = await cb.innerText();
+  assert.match(await page.locator('.chipname').first().innerText(), /TPU v5e/);
+  await page.selectOption('#chip-select', 'h100');
+  await page.waitForFunction(() => document.querySelector('.chipname').textContent === 'H100');
+  assert.notEqual(await ci.innerText(), '240 FLOPs/byte');
+  assert.match(await ci.innerText(), /^\d+ FLOPs\/byte$/);
+  assert.notEqual(await cb.innerText(), cbBefore);
+  await page.reload(); // the choice is remembered
+  await page.waitForFunction(() => document.querySelector('.chipname').textContent === 'H100');
+  await page.selectOption('#chip-select', 'tpu-v5e');
+  await page.waitForFunction(() => document.querySelector('.chipname').textContent === 'TPU v5e');
+  assert.equal(await ci.innerText(), '240 FLOPs/byte');
+  assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
+  await page.close();
+});
+
+test('check-yourself: accepts a right answer, refuses a wrong one, reveals the derivation', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + CH + '#all');
+  const forms = page.locator('form.question');
+  assert.ok(await forms.count() >= 3);
+  const q = page.locator('form.question[data-out="critical_batch"]').first();
+  const input = q.locator('input[name=answer]');
+  const fb = q.locator('.q-feedback');
+  await input.fill('240');
+  await q.locator('button[type=submit]').click();
+  await page.waitForFunction((el) => el.textContent.length > 0, await fb.elementHandle());
+  assert.match(await fb.getAttribute('class'), /right/);
+  await input.fill('500');
+  await q.locator('button[type=submit]').click();
+  await page.waitForFunction((el) => el.classList.contains('wrong'), await fb.elementHandle());
+  assert.match(await fb.innerText(), /Not yet/);
+  await input.fill('lots');
+  await q.locator('button[type=submit]').click();
+  assert.match(await fb.getAttribute('class'), /refused/);
+  // the time question takes units
+  const tq = page.locator('form.question[data-out="t_math_s"]').first();
+  await tq.locator('input').fill('5.1 ms');
+  await tq.locator('button[type=submit]').click();
+  await page.waitForFunction((el) => el.classList.contains('right'), await tq.locator('.q-feedback').elementHandle());
+  // derivation: KaTeX steps
+  await q.locator('.q-derivation summary').click();
+  assert.ok(await q.locator('.q-derivation .katex').count() > 0);
+  // the answer follows the chip
+  await page.selectOption('#chip-select', 'h100');
+  await page.waitForFunction(() => document.querySelector('.chipname').textContent === 'H100');
+  await input.fill('240');
+  await q.locator('button[type=submit]').click();
+  await page.waitForFunction((el) => el.classList.contains('wrong'), await fb.elementHandle());
+  await page.selectOption('#chip-select', 'tpu-v5e');
+  assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
+  await page.close();
+});
+
+test('Plain mode folds technical blocks; Technical shows them; axe on step 1', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + CH + '#step-3');
+  const d = page.locator('#step-3 details.technical').first();
+  assert.equal(await d.evaluate((x) => x.open), false);
+  assert.equal(await d.locator('summary').isVisible(), true);
+  await page.click('.mode-switch button[data-mode="technical"]');
+  assert.equal(await d.evaluate((x) => x.open), true);
+  assert.equal(await d.locator('summary').isVisible(), false);
+  await page.click('.mode-switch button[data-mode="plain"]');
+  await page.goto(server.url + CH + '#step-1');
+  assert.deepEqual(await axe(page), []);
+  assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
+  await page.close();
+});

@@ -1,0 +1,141 @@
+// The compute-budget lab: N against D at a fixed budget, engine values on screen, chip, URL, axe.
+// Expected values come from the Node build of the same engine (build-wasm/node), not from here.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { startServer, launch, watchedPage, axe, ROOT } from './harness.mjs';
+
+const require = createRequire(import.meta.url);
+const WASM = path.resolve(ROOT, process.env.SCALELAB_WASM_DIR || 'build-wasm', 'node');
+const engine = await require(path.join(WASM, 'engine.cjs'))({ wasmBinary: fs.readFileSync(path.join(WASM, 'engine.wasm')) });
+/** the engine's value of one output, formatted as the lab formats it */
+function expected(calc, params, out) {
+  const r = JSON.parse(engine.evaluate(calc, JSON.stringify(params)));
+  assert.ok(!r.error, JSON.stringify(r.error));
+  const v = r.outputs[out];
+  const unit = engine.outputUnit(out) || [...r.steps].reverse().find((s) => s.value === v)?.unit || '';
+  return engine.formatQuantity(v, unit);
+}
+const CHIPS = JSON.parse(engine.chips());
+
+const TAG = 'sl-compute-budget-lab';
+const LAB = '/labs/compute-budget/';
+let server, browser;
+before(async () => { server = await startServer(); browser = await launch(); });
+after(async () => { await browser?.close(); await server?.stop(); });
+const ready = (page) => page.waitForSelector(`${TAG} .lab-verdict .verdict`);
+const out = (page, name) => page.locator(`${TAG} [data-out="${name}"] dd`).innerText();
+const field = (page, key) => page.locator(`${TAG} .control[data-key="${key}"] input[type=text]`);
+async function change(page, fn) {
+  const before = await page.locator(TAG).getAttribute('data-rendered');
+  await fn();
+  await page.waitForFunction(([t, b]) => document.querySelector(t).dataset.rendered !== b, [TAG, before]);
+}
+async function waitOut(page, name, text) {
+  await page.waitForFunction(([t, n, x]) => document.querySelector(`${t} [data-out="${n}"] dd`)?.textContent.trim() === x, [TAG, name, text]);
+}
+const clean = { console: [], errors: [], thirdParty: [] };
+
+test('N, D, bytes and the curve drive the engine values; the budget stays fixed when N moves', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + LAB);
+  await ready(page);
+  const chip = 'tpu-v5e';
+  assert.equal(await out(page, 'train_flops'), expected('compute_budget', { chip }, 'train_flops'));
+  assert.equal(await out(page, 't_s'), expected('compute_budget', { chip }, 't_s'));
+  assert.ok(await page.locator(`${TAG} svg.cb-plot, ${TAG} figure.cb-plot`).count(), 'loss plot drawn');
+  assert.match(await page.locator(`${TAG} .lab-viz`).innerText(), /invented/i);
+  // N doubles: D halves (fixed budget), FLOPs stay, weight memory doubles
+  await change(page, () => field(page, 'N').fill('2e9'));
+  await waitOut(page, 'weight_bytes', expected('compute_budget', { chip, N: 2e9, D: 5e10 }, 'weight_bytes'));
+  assert.equal(await field(page, 'D').inputValue(), '5e10');
+  assert.equal(await out(page, 'train_flops'), expected('compute_budget', { chip }, 'train_flops'));
+  // bytes per parameter: int8
+  await change(page, () => field(page, 'bytes_per_param').fill('1'));
+  await waitOut(page, 'weight_read_s', expected('compute_budget', { chip, N: 2e9, D: 5e10, bytes_per_param: 1 }, 'weight_read_s'));
+  // the Chinchilla fit instead of the invented curve
+  await change(page, () => page.selectOption(`${TAG} .control[data-key="curve"] select`, 'chinchilla'));
+  await waitOut(page, 'loss', expected('compute_budget', { chip, N: 2e9, D: 5e10, bytes_per_param: 1, curve: 'chinchilla' }, 'loss'));
+  // the seed's MoE example
+  await change(page, () => page.click(`${TAG} [data-key="moe-example"] button`));
+  await waitOut(page, 'moe_total_bytes', expected('compute_budget', { chip, bytes_per_param: 1, total_params: 5e10, active_params: 2e10 }, 'moe_total_bytes'));
+  await waitOut(page, 'critical_batch_tokens', expected('compute_budget', { chip, bytes_per_param: 1, total_params: 5e10, active_params: 2e10 }, 'critical_batch_tokens'));
+  // the attention window
+  await change(page, () => field(page, 'window').fill('1024'));
+  await waitOut(page, 'attention_pairs_window', expected('compute_budget', { L: 4096, window: 1024 }, 'attention_pairs_window'));
+  assert.deepEqual(problems, clean);
+  await page.close();
+});
+
+test('the chip changes the time; state goes in the URL and comes back', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + LAB + '?N=4e9');
+  await ready(page);
+  assert.equal(await field(page, 'N').inputValue(), '4e9');
+  await change(page, () => page.selectOption(`${TAG} .control[data-key="chip"] select`, 'h100'));
+  await waitOut(page, 't_s', expected('compute_budget', { chip: 'h100', N: 4e9 }, 't_s'));
+  await change(page, () => field(page, 'L').fill('8192'));
+  await page.waitForFunction(() => location.search.includes('chip=h100') && location.search.includes('L=8192'));
+  const url = page.url();
+  const text = await page.locator(`${TAG} .lab-outputs`).innerText();
+  const { page: p2, problems: pr2 } = await watchedPage(browser.context, server.url);
+  await p2.goto(url);
+  await ready(p2);
+  assert.equal(await p2.locator(`${TAG} .lab-outputs`).innerText(), text, 'same state from the URL');
+  assert.deepEqual(problems, clean);
+  assert.deepEqual(pr2, clean);
+  await p2.close();
+  await page.close();
+});
+
+test('every catalog chip and a custom chip: no crash, no NaN; bad input refused in place', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + LAB);
+  await ready(page);
+  for (const c of CHIPS) {
+    await change(page, () => page.selectOption(`${TAG} .control[data-key="chip"] select`, c.id));
+    const t = await page.locator(TAG).innerText();
+    assert.doesNotMatch(t, /NaN|Infinity|undefined/, c.id);
+    if (c.flops_per_s?.bf16 == null) assert.match(await out(page, 't_s'), /not available/, c.id);
+  }
+  // a custom chip (the chip dialog stores it in this browser)
+  const strip = (o) => Object.fromEntries(Object.entries(o).filter(([, v]) => v != null).map(([k, v]) => [k, v && typeof v === 'object' && !Array.isArray(v) ? strip(v) : v]));
+  const { sources, notes, ...base } = CHIPS.find((c) => c.id === 'tpu-v5e');
+  const custom = strip({ ...base, id: 'custom', name: 'My chip', hbm_bytes_per_s: 1.64e12 });
+  await page.evaluate((c) => { localStorage.setItem('scalelab.customChip', JSON.stringify(c)); localStorage.setItem('scalelab.chip', 'custom'); }, custom);
+  await page.reload();
+  await ready(page);
+  await waitOut(page, 'weight_read_s', expected('compute_budget', { chip: custom }, 'weight_read_s'));
+  await page.evaluate(() => { localStorage.removeItem('scalelab.customChip'); localStorage.removeItem('scalelab.chip'); });
+  await page.reload();
+  await ready(page);
+  for (const [typed, msg] of [['abc', /must be/], ['0', /must be > 0/], ['1e99', /must be/]]) {
+    await change(page, () => field(page, 'N').fill(typed));
+    assert.match(await page.locator(`${TAG} .control[data-key="N"] .field-error`).innerText(), msg, typed);
+    assert.equal(await field(page, 'N').getAttribute('aria-invalid'), 'true');
+    assert.doesNotMatch(await page.locator(TAG).innerText(), /NaN|Infinity/);
+  }
+  assert.deepEqual(problems, clean);
+  await page.close();
+});
+
+test('lab page and chapter 0 placement pass axe; keyboard reaches the controls', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + LAB);
+  await ready(page);
+  assert.deepEqual(await axe(page), []);
+  await field(page, 'N').focus();
+  await page.keyboard.press('Shift+Tab'); // the N slider
+  const before = await field(page, 'N').inputValue();
+  await change(page, () => page.keyboard.press('ArrowRight'));
+  assert.notEqual(await field(page, 'N').inputValue(), before, 'arrow key moves the slider');
+  await page.goto(server.url + '/chapters/00-introduction/');
+  const step = await page.locator(`section.step:has(${TAG})`).getAttribute('id');
+  await page.goto(server.url + '/chapters/00-introduction/#' + step);
+  await ready(page);
+  assert.deepEqual(await axe(page), []);
+  assert.deepEqual(problems, clean);
+  await page.close();
+});

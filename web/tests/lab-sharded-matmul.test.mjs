@@ -1,0 +1,143 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { startServer, launch, watchedPage, axe, ROOT } from './harness.mjs';
+
+const require = createRequire(import.meta.url);
+const WASM = path.resolve(ROOT, process.env.SCALELAB_WASM_DIR || 'build-wasm', 'node');
+const engine = await require(path.join(WASM, 'engine.cjs'))({ wasmBinary: fs.readFileSync(path.join(WASM, 'engine.wasm')) });
+/** the engine's value of one output, formatted as the lab formats it */
+function expected(calc, params, out) {
+  const r = JSON.parse(engine.evaluate(calc, JSON.stringify(params)));
+  assert.ok(!r.error, JSON.stringify(r.error));
+  const v = r.outputs[out];
+  const unit = engine.outputUnit(out) || [...r.steps].reverse().find((s) => s.value === v)?.unit || '';
+  return engine.formatQuantity(v, unit);
+}
+const CHIPS = JSON.parse(engine.chips());
+
+const TAG = 'sl-sharded-matmul-lab';
+const LAB = '/labs/sharded-matmul/';
+let server, browser;
+before(async () => { server = await startServer(); browser = await launch(); });
+after(async () => { await browser?.close(); await server?.stop(); });
+const ready = (page) => page.waitForSelector(`${TAG} .lab-verdict .verdict`);
+const out = (page, name) => page.locator(`${TAG} [data-out="${name}"] dd`).innerText();
+const field = (page, key) => page.locator(`${TAG} .control[data-key="${key}"] input[type=text]`);
+async function change(page, fn) {
+  const before = await page.locator(TAG).getAttribute('data-rendered');
+  await fn();
+  await page.waitForFunction(([t, b]) => document.querySelector(t).dataset.rendered !== b, [TAG, before]);
+}
+async function waitText(page, sel, re) {
+  await page.waitForFunction(([s, src]) => new RegExp(src).test(document.querySelector(s)?.textContent ?? ''), [sel, re.source]);
+}
+async function waitOut(page, name, text) {
+  await page.waitForFunction(([t, n, x]) => document.querySelector(`${t} [data-out="${n}"] dd`)?.textContent.trim() === x, [TAG, name, text]);
+}
+const esc = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const clean = { console: [], errors: [], thirdParty: [] };
+async function allChips(page) {
+  for (const c of CHIPS) {
+    await change(page, () => page.selectOption(`${TAG} .control[data-key="chip"] select`, c.id));
+    assert.doesNotMatch(await page.locator(TAG).innerText(), /NaN|Infinity|undefined/, c.id);
+  }
+}
+async function customChip(page, base, fields) {
+  // as the chip dialog stores it: nulls dropped, sources and notes left out
+  const strip = (o) => Object.fromEntries(Object.entries(o).filter(([, v]) => v != null).map(([k, v]) => [k, v && typeof v === 'object' && !Array.isArray(v) ? strip(v) : v]));
+  const { sources, notes, ...chip } = CHIPS.find((c) => c.id === base);
+  const custom = strip({ ...chip, id: 'custom', name: 'My chip', ...fields });
+  await page.evaluate((c) => { localStorage.setItem('scalelab.customChip', JSON.stringify(c)); localStorage.setItem('scalelab.chip', 'custom'); }, custom);
+  return custom;
+}
+async function forgetCustom(page) {
+  await page.evaluate(() => { localStorage.removeItem('scalelab.customChip'); localStorage.removeItem('scalelab.chip'); });
+}
+async function roundTrip(page, sel) {
+  const url = page.url();
+  const text = await page.locator(sel).innerText();
+  const { page: p2, problems } = await watchedPage(browser.context, server.url);
+  await p2.goto(url);
+  await ready(p2);
+  assert.equal(await p2.locator(sel).innerText(), text, 'same state from the URL');
+  assert.deepEqual(problems, clean);
+  await p2.close();
+}
+async function chapterAxe(page, chapter) {
+  await page.goto(server.url + chapter);
+  const step = await page.locator(`section.step:has(${TAG})`).first().getAttribute('id');
+  await page.goto(server.url + chapter + '#' + step);
+  await ready(page);
+  assert.deepEqual(await axe(page), []);
+}
+
+const S = (params, o) => expected('sharded_matmul', params, o);
+const specField = (page) => page.locator(`${TAG} .control[data-key="spec"] input[type=text]`);
+
+test('the spec picks the case; mesh and dims move comm vs compute; local shapes and PartitionSpecs', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + LAB);
+  await ready(page);
+  assert.match(await page.locator(`${TAG} .lab-verdict`).innerText(), /Case 1/);
+  assert.equal(await out(page, 't_math_s'), S({}, 't_math_s'));
+  const a = await page.locator(`${TAG} tr[data-array="A"]`).innerText();
+  const sh = JSON.parse(engine.evaluate('sharding', JSON.stringify({ spec: 'A[I_X, J]', dims: { I: 1024, J: 8192 }, mesh: { X: 4, Y: 2 } }))).outputs;
+  assert.ok(a.includes(`[${sh.local_shape.join(', ')}]`), a);
+  assert.ok(a.includes("P('X', None)"), a);
+  const spec3 = 'A[I, J_X] * B[J_X, K] -> C[I, K]';
+  await change(page, () => specField(page).fill(spec3));
+  await waitText(page, `${TAG} .lab-verdict`, /Case 3/);
+  await waitOut(page, 't_comm_s', S({ spec: spec3 }, 't_comm_s'));
+  assert.match(await page.locator(`${TAG} [data-out="collectives"]`).innerText(), /all_reduce/);
+  await change(page, () => field(page, 'X').fill('8'));
+  await waitOut(page, 't_comm_s', S({ spec: spec3, mesh: { X: 8, Y: 2 } }, 't_comm_s'));
+  await change(page, () => field(page, 'K').fill('65536'));
+  await waitOut(page, 't_math_s', S({ spec: spec3, mesh: { X: 8, Y: 2 }, dims: { I: 1024, J: 8192, K: 65536 } }, 't_math_s'));
+  // case 4 as written is invalid: the engine says why
+  await change(page, () => specField(page).fill('A[I_X, J] * B[J, K_X]'));
+  await waitText(page, `${TAG} .lab-verdict`, /Invalid as written/);
+  // new names in the spec get their own fields
+  await change(page, () => specField(page).fill('In[B_X, D] * W[D, F_Y] -> Out[B_X, F_Y]'));
+  for (const [k, v] of [['B', '512'], ['D', '4096'], ['F', '16384']]) await change(page, () => field(page, k).fill(v));
+  await waitOut(page, 't_math_s', S({ spec: 'In[B_X, D] * W[D, F_Y] -> Out[B_X, F_Y]', dims: { B: 512, D: 4096, F: 16384 }, mesh: { X: 8, Y: 2 } }, 't_math_s'));
+  assert.ok((await page.locator(`${TAG} tr[data-array="W"]`).innerText()).includes("P(None, 'Y')"));
+  // a spec that does not parse: refused in place with the engine's message
+  await change(page, () => specField(page).fill('A[I_X'));
+  assert.match(await page.locator(`${TAG} .control[data-key="spec"] .field-error`).innerText(), /\S/);
+  assert.doesNotMatch(await page.locator(TAG).innerText(), /NaN|Infinity/);
+  assert.deepEqual(problems, clean);
+  await page.close();
+});
+
+test('the chip changes the times; URL round trip; every chip and a custom one', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  const spec = 'A[I_X, J_Y] * B[J_Y, K] -> C[I_X, K]';
+  await page.goto(server.url + LAB + '?spec=' + encodeURIComponent(spec) + '&X=2');
+  await ready(page);
+  await waitOut(page, 't_comm_s', S({ spec, mesh: { X: 2, Y: 2 } }, 't_comm_s'));
+  await change(page, () => page.selectOption(`${TAG} .control[data-key="chip"] select`, 'h100'));
+  await waitOut(page, 't_math_s', S({ chip: 'h100', spec, mesh: { X: 2, Y: 2 } }, 't_math_s'));
+  await page.waitForFunction(() => location.search.includes('chip=h100') && location.search.includes('spec='));
+  await roundTrip(page, `${TAG} .lab-outputs`);
+  await allChips(page);
+  const custom = await customChip(page, 'tpu-v5p', { ici_link_bytes_per_s: 1e11 });
+  await page.goto(server.url + LAB + '?spec=' + encodeURIComponent(spec));
+  await ready(page);
+  await waitOut(page, 't_comm_s', S({ chip: custom, spec }, 't_comm_s'));
+  await forgetCustom(page);
+  assert.deepEqual(problems, clean);
+  await page.close();
+});
+
+test('lab page and chapter 3 placement pass axe', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + LAB);
+  await ready(page);
+  assert.deepEqual(await axe(page), []);
+  await chapterAxe(page, '/chapters/03-sharded-matmuls/');
+  assert.deepEqual(problems, clean);
+  await page.close();
+});

@@ -1,0 +1,131 @@
+// The roofline lab: controls from the schema, plot, verdict, chip, URL state, bad input.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startServer, launch, watchedPage, axe } from './harness.mjs';
+
+let server, browser;
+before(async () => { server = await startServer(); browser = await launch(); });
+after(async () => { await browser?.close(); await server?.stop(); });
+const LAB = '/labs/roofline/';
+const ready = (page) => page.waitForSelector('sl-roofline-lab .lab-verdict .verdict');
+const point = (page) => page.locator('sl-roofline-lab .operating-point circle').first().evaluate((c) => `${c.getAttribute('cx')},${c.getAttribute('cy')}`);
+const rendered = (page) => page.locator('sl-roofline-lab').getAttribute('data-rendered');
+async function settle(page, before) {
+  await page.waitForFunction((b) => document.querySelector('sl-roofline-lab').dataset.rendered !== b, before);
+}
+
+test('dragging the B slider moves the point and flips the verdict', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + LAB);
+  await ready(page);
+  assert.match(await page.locator('.lab-verdict').innerText(), /Compute-bound/);
+  assert.ok(await page.locator('sl-roofline-lab svg.roofline-plot').count());
+  const p0 = await point(page);
+  const slider = page.locator('.control[data-key="B"] input[type=range]');
+  const box = await slider.boundingBox();
+  const r0 = await rendered(page);
+  await page.mouse.move(box.x + box.width * 0.31, box.y + box.height / 2);
+  await page.mouse.down();
+  for (let i = 1; i <= 10; i++) await page.mouse.move(box.x + box.width * (0.31 - i * 0.02), box.y + box.height / 2);
+  await page.mouse.up();
+  await settle(page, r0);
+  await page.waitForFunction(() => /Memory-bound/.test(document.querySelector('.lab-verdict').textContent));
+  assert.notEqual(await point(page), p0, 'the operating point moved');
+  const b = Number(await page.locator('.control[data-key="B"] input[type=text]').inputValue());
+  assert.ok(b < 240, `B dragged below the critical batch, got ${b}`);
+  await page.waitForFunction(() => /[?&]B=\d+/.test(location.search));
+  assert.ok(await page.locator('.lab-steps .katex').count() > 3, 'derivation rendered with KaTeX');
+  assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
+  await page.close();
+});
+
+test('the global chip and the lab chip change the result; state goes in the URL and comes back', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + LAB + '?B=64');
+  await ready(page);
+  const crit = page.locator('[data-out="critical_intensity"] dd');
+  assert.equal(await crit.innerText(), '240 FLOPs/byte');
+  await page.selectOption('#chip-select', 'tpu-v6e');
+  await page.waitForFunction(() => document.querySelector('[data-out="critical_intensity"] dd').textContent !== '240 FLOPs/byte');
+  await page.selectOption('#chip-select', 'tpu-v5e');
+  await page.waitForFunction(() => document.querySelector('[data-out="critical_intensity"] dd').textContent === '240 FLOPs/byte');
+  await page.selectOption('.control[data-key="chip"] select', 'h100');
+  await page.waitForFunction(() => document.querySelector('[data-out="critical_intensity"] dd').textContent !== '240 FLOPs/byte');
+  await page.selectOption('.control[data-key="weight_dtype"] select', 'int8');
+  await page.waitForFunction(() => location.search.includes('weight_dtype=int8') && location.search.includes('chip=h100'));
+  const url = page.url();
+  const text = await page.locator('.lab-outputs').innerText();
+  const { page: p2 } = await watchedPage(browser.context, server.url);
+  await p2.goto(url);
+  await ready(p2);
+  assert.equal(await p2.locator('.lab-outputs').innerText(), text, 'same state from the URL');
+  assert.equal(await p2.locator('.control[data-key="B"] input[type=text]').inputValue(), '64');
+  // the bandwidth choice changes the roof; links only applies to ici
+  assert.equal(await p2.locator('.control[data-key="links"] input[type=text]').isDisabled(), true);
+  await p2.selectOption('#chip-select', 'tpu-v5e');
+  await p2.selectOption('.control[data-key="chip"] select', '');
+  await p2.selectOption('.control[data-key="bandwidth"] select', 'ici');
+  await p2.waitForFunction(() => /Comms-bound/.test(document.querySelector('.lab-verdict').textContent));
+  assert.equal(await p2.locator('.control[data-key="links"] input[type=text]').isDisabled(), false);
+  assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
+  await p2.close();
+  await page.close();
+});
+
+test('bad typed values are refused in place with the engine message; never NaN', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + LAB);
+  await ready(page);
+  const field = page.locator('.control[data-key="B"] input[type=text]');
+  const err = page.locator('.control[data-key="B"] .field-error');
+  for (const [typed, msg] of [['abc', /must be/], ['0', /must be ≥ 1/], ['1.5', /whole number/], ['1e99', /≤ 1e9/]]) {
+    const r = await rendered(page);
+    await field.fill(typed);
+    await settle(page, r);
+    assert.match(await err.innerText(), msg, typed);
+    assert.equal(await field.getAttribute('aria-invalid'), 'true');
+    assert.doesNotMatch(await page.locator('sl-roofline-lab').innerText(), /NaN|Infinity/);
+  }
+  const r = await rendered(page);
+  await field.fill('2048');
+  await settle(page, r);
+  assert.equal(await err.innerText(), '');
+  assert.match(await page.locator('.lab-verdict').innerText(), /Compute-bound/);
+  assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
+  await page.close();
+});
+
+test('a malformed URL state gives the defaults and a visible notice', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + LAB + '?B=abc&D=-5&weight_dtype=int3&zzz=1&chip=nope');
+  await ready(page);
+  const notice = page.locator('.lab-notice');
+  assert.equal(await notice.isVisible(), true);
+  const t = await notice.innerText();
+  for (const word of ['zzz', 'nope', 'B=abc', 'D=-5', 'weight_dtype=int3']) assert.ok(t.includes(word), `notice mentions ${word}: ${t}`);
+  assert.equal(await page.locator('.control[data-key="B"] input[type=text]').inputValue(), '512');
+  assert.equal(await page.locator('.control[data-key="D"] input[type=text]').inputValue(), '8192');
+  assert.match(await page.locator('.lab-verdict').innerText(), /Compute-bound/);
+  assert.deepEqual(problems.errors, []);
+  assert.deepEqual(problems.thirdParty, []);
+  await page.close();
+});
+
+test('lab in chapter 1 and the full page pass axe', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + LAB);
+  await ready(page);
+  assert.deepEqual(await axe(page), []);
+  await page.goto(server.url + '/chapters/01-rooflines/');
+  const step = await page.locator('section.step:has(sl-roofline-lab)').getAttribute('id');
+  await page.goto(server.url + '/chapters/01-rooflines/#' + step);
+  await ready(page);
+  assert.deepEqual(await axe(page), []);
+  const r = await rendered(page);
+  await page.selectOption('#chip-select', 'h100');
+  await settle(page, r);
+  assert.match(await page.locator('sl-roofline-lab .control[data-key="chip"] option').first().innerText(), /H100/);
+  await page.selectOption('#chip-select', 'tpu-v5e');
+  assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
+  await page.close();
+});
