@@ -9,3 +9,7 @@ JOBS="${JOBS:-2}"
 export NODE_PATH="/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}"
 
 log() { printf '\n\033[1m==> %s\033[0m\n' "$*"; }
+
+# The web course's build and tests, and the Node tests, find the engine builds through these.
+export SCALELAB_BIN="${SCALELAB_BIN:-$BUILD_DIR/scalelab}"
+export SCALELAB_WASM_DIR="${SCALELAB_WASM_DIR:-$WASM_BUILD_DIR}"

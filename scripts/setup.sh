@@ -46,6 +46,10 @@ if [[ -f web/package-lock.json ]]; then
   sum="$(sha256sum web/package-lock.json | cut -d' ' -f1)"
   if [[ -f "$stamp" && "$(cat "$stamp")" == "$sum" ]]; then
     echo "setup: web/node_modules is up to date with web/package-lock.json"
+  elif [[ -d web/node_modules ]] && npm --prefix web ls --all >/dev/null 2>&1; then
+    # installed by hand (npm install): complete and consistent, so leave it be
+    echo "setup: web/node_modules already satisfies web/package.json"
+    echo "$sum" > "$stamp"
   else
     log "npm ci (web/)"
     npm --prefix web ci --no-audit --no-fund

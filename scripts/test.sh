@@ -32,7 +32,7 @@ step() {
   names+=("$name"); times+=($((SECONDS - t0)))
   # one line of detail for the summary: ctest's and node's own totals
   notes+=("$(grep -E '^[0-9]+% tests passed|^# (pass|fail|skipped) |^Done [0-9]+ runs|^originality:' "$out" \
-             | sed 's/^# //' | paste -sd ' ' - | cut -c1-110)")
+             | sed 's/^# //' | paste -sd ' ' - | cut -c1-110 || true)")
   rm -f "$out"
   if ((status == 0)); then results+=("ok"); else results+=("FAILED ($status)"); failed=1; fi
   return 0
@@ -68,11 +68,11 @@ asan_ctest() {
 fuzz() {
   if [[ "$FUZZ_BUILD_DIR" == build-fuzz ]]; then
     cmake --preset fuzz
-    cmake --build --preset fuzz -j"$JOBS"
+    cmake --build --preset fuzz -j"$JOBS" --target fuzz_evaluate fuzz_seeds
   else
     cmake -S . -B "$FUZZ_BUILD_DIR" -DCMAKE_BUILD_TYPE=Debug -DSCALELAB_SANITIZE=ON -DSCALELAB_FUZZ=ON \
       -DBUILD_TESTING=OFF -DCMAKE_CXX_COMPILER=clang++
-    cmake --build "$FUZZ_BUILD_DIR" -j"$JOBS"
+    cmake --build "$FUZZ_BUILD_DIR" -j"$JOBS" --target fuzz_evaluate fuzz_seeds
   fi
   mkdir -p "$FUZZ_BUILD_DIR/fuzz-corpus" "$FUZZ_BUILD_DIR/fuzz-artifacts"
   "$FUZZ_BUILD_DIR/fuzz_evaluate" -runs="$FUZZ_RUNS" -max_total_time="$FUZZ_SECONDS" -timeout=10 \
@@ -96,7 +96,7 @@ fi
 step "ctest (release)" ctest --test-dir "$BUILD_DIR" -j"$JOBS" --timeout 300
 step "ctest (asan+ubsan)" asan_ctest
 step "fuzz (libFuzzer)" fuzz
-step "node (native vs wasm)" env SCALELAB_BIN="$BUILD_DIR/scalelab" SCALELAB_WASM_DIR="$WASM_BUILD_DIR" \
+step "node (native vs wasm)" \
   node --test --test-reporter=tap tests/node/
 if has_npm_script test; then
   step "browser (npm test in web/)" npm --prefix web test

@@ -46,6 +46,18 @@ bool accepts(const httplib::Request& req, const char* encoding) {
   return req.get_header_value("Accept-Encoding").find(encoding) != std::string::npos;
 }
 
+// Precompressed bytes go out through a fixed-length content provider: httplib (built with
+// zlib and brotli) compresses every set_content() body of a text type that the client
+// accepts, which would gzip the .gz file a second time and repeat Content-Encoding.
+// `data` lives in the StaticSite, which outlives the server.
+void send_as_is(httplib::Response& res, const std::string& data, const std::string& mime) {
+  const std::string* bytes = &data;
+  res.set_content_provider(bytes->size(), mime,
+                           [bytes](size_t offset, size_t length, httplib::DataSink& sink) {
+                             return sink.write(bytes->data() + offset, length);
+                           });
+}
+
 void serve_file(const StaticSite& site, const httplib::Request& req, httplib::Response& res) {
   const StaticFile* f = site.find(req.path);
   bool fallback = false;
@@ -68,10 +80,10 @@ void serve_file(const StaticSite& site, const httplib::Request& req, httplib::Re
   }
   if (!f->brotli.empty() && accepts(req, "br")) {
     res.set_header("Content-Encoding", "br");
-    res.set_content(f->brotli, f->mime);
+    send_as_is(res, f->brotli, f->mime);
   } else if (!f->gzip.empty() && accepts(req, "gzip")) {
     res.set_header("Content-Encoding", "gzip");
-    res.set_content(f->gzip, f->mime);
+    send_as_is(res, f->gzip, f->mime);
   } else {
     res.set_content(f->body, f->mime);
   }

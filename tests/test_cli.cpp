@@ -52,7 +52,11 @@ TEST(Cli, TextShowsOutputsAndTheDerivation) {
     EXPECT_NE(r.out.find(step["formula"].get<std::string>()), std::string::npos) << step["formula"];
   }
   EXPECT_NE(r.out.find("t_math_s"), std::string::npos);
-  EXPECT_NE(r.out.find("TFLOP"), std::string::npos) << "quantities are formatted for people";
+  // quantities are formatted for people, by the engine's one formatter
+  for (const char* name : {"t_math_s", "t_comm_s", "flops", "bytes"}) {
+    std::string shown = scalelab::format_quantity(j["outputs"][name].get<double>(), scalelab::output_unit(name));
+    EXPECT_NE(r.out.find(shown), std::string::npos) << name << ": \"" << shown << "\" not in\n" << r.out;
+  }
 }
 
 TEST(Cli, TextForEveryRegisteredCaseRuns) {

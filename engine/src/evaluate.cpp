@@ -37,20 +37,20 @@ bool too_deep(std::string_view text) {
 
 // Every number leaves the engine finite and rounded to 15 significant digits; whole numbers
 // print as integers. A non-finite value is an engine bug and is reported as one.
-void canonicalise(json& j, const std::string& where) {
+void canonicalise(json& j, const std::string& calculator) {
   if (j.is_number_float()) {
     double v = j.get<double>();
-    if (!std::isfinite(v)) throw std::logic_error("non-finite result in " + where);
-    v = canonical(v);
+    if (!std::isfinite(v)) throw std::logic_error("non-finite result in " + calculator);
+    if (std::floor(v) != v || std::fabs(v) >= 1e15) v = canonical(v);
     if (std::floor(v) == v && std::fabs(v) < 1e15) {
       j = static_cast<std::int64_t>(v);
     } else {
       j = v;
     }
   } else if (j.is_object()) {
-    for (auto it = j.begin(); it != j.end(); ++it) canonicalise(it.value(), where + "." + it.key());
+    for (auto& item : j) canonicalise(item, calculator);
   } else if (j.is_array()) {
-    for (auto& item : j) canonicalise(item, where);
+    for (auto& item : j) canonicalise(item, calculator);
   }
 }
 
@@ -61,7 +61,8 @@ Evaluation error(Status status, const std::string& param, const std::string& mes
   e.message = message;
   json body = {{"error", {{"param", param.empty() ? json(nullptr) : json(param)},
                           {"message", message}}}};
-  e.json = body.dump();
+  // The message may quote input that is not valid UTF-8: replace such bytes, never throw.
+  e.json = body.dump(-1, ' ', false, json::error_handler_t::replace);
   return e;
 }
 
@@ -97,12 +98,14 @@ Evaluation evaluate(std::string_view name, std::string_view input_json) {
     calc->compute(args, result);
     json out = json::object();
     out["calculator"] = calc->name;
-    out["inputs"] = args.values();
+    out["inputs"] = args.values();  // as given (already validated), not rounded
+    canonicalise(result.extra, calc->name);
     for (auto it = result.extra.begin(); it != result.extra.end(); ++it) out[it.key()] = it.value();
+    canonicalise(result.outputs, calc->name);
+    canonicalise(result.steps, calc->name);
     out["outputs"] = std::move(result.outputs);
     out["steps"] = std::move(result.steps);
     out["warnings"] = std::move(result.warnings);
-    canonicalise(out, calc->name);
     Evaluation ok;
     ok.json = out.dump(-1, ' ', false, json::error_handler_t::replace);
     return ok;

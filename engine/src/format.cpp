@@ -82,7 +82,7 @@ std::string with_prefix(double value, std::string_view unit) {
         std::string suffix = unit == "count" ? "" : " " + std::string(unit);
         return n + sym + suffix;
       }
-      if (p.scale < 1e-6 && magnitude < 1e-6 * 0.9995) {
+      if (&p == &kPrefixes.back() && magnitude < 1e-6 * 0.9995) {
         return printf_g(value * 1e9, 3) + " n" + unit_symbol(unit);
       }
       return printf_g(value / p.scale, 3) + " " + p.symbol + unit_symbol(unit);
@@ -118,9 +118,19 @@ std::string tex(double value) {
   std::string mantissa;
   int exponent = 0;
   split_exponent(value, 4, mantissa, exponent);
-  if (mantissa == "1") return "10^{" + std::to_string(exponent) + "}";
-  if (mantissa == "-1") return "-10^{" + std::to_string(exponent) + "}";
-  return mantissa + "\\times10^{" + std::to_string(exponent) + "}";
+  // Braced, so that a formula may raise it to a power: {4.59\times10^{14}}^2.
+  if (mantissa == "1") return "{10^{" + std::to_string(exponent) + "}}";
+  if (mantissa == "-1") return "{-10^{" + std::to_string(exponent) + "}}";
+  return "{" + mantissa + "\\times10^{" + std::to_string(exponent) + "}}";
+}
+
+std::string tex_text(const std::string& words) {
+  std::string out = "\\text{";
+  for (char c : words) {
+    if (c == '_' || c == '%' || c == '&' || c == '#' || c == '$' || c == '{' || c == '}') out += '\\';
+    out += c;
+  }
+  return out + "}";
 }
 
 std::string format_quantity(double value, std::string_view unit) {
@@ -143,15 +153,18 @@ std::string format_quantity(double value, std::string_view unit) {
 }
 
 std::string output_unit(std::string_view name) {
+  name = name.substr(0, name.find_first_of(".["));  // "flops_per_s.bf16" -> "flops_per_s"
+  auto has = [&](std::string_view part) { return name.find(part) != std::string_view::npos; };
   auto ends = [&](std::string_view suffix) {
     return name.size() >= suffix.size() && name.substr(name.size() - suffix.size()) == suffix;
   };
-  if (ends("_bytes_per_s")) return "bytes/s";
-  if (ends("_flops_per_s")) return "FLOP/s";
-  if (ends("_tokens_per_s") || name == "tokens_per_s") return "tokens/s";
+  if (ends("_per_usd")) return "";
+  if (has("bytes_per_s")) return "bytes/s";
+  if (has("flops_per_s")) return "FLOP/s";
+  if (has("tokens_per_s")) return "tokens/s";
   if (ends("_per_s")) return "1/s";
-  if (ends("_bytes") || name == "bytes") return "bytes";
-  if (ends("_flops") || name == "flops") return "FLOPs";
+  if (name == "bytes" || name.substr(0, 6) == "bytes_" || has("_bytes")) return "bytes";
+  if (name == "flops" || name.substr(0, 6) == "flops_" || has("_flops")) return "FLOPs";
   if (ends("_usd")) return "usd";
   if (ends("_hz")) return "Hz";
   if (ends("_s")) return "s";

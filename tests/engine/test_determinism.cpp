@@ -24,12 +24,13 @@ std::vector<std::pair<std::string, std::string>> inputs() {
   return out;
 }
 
+// The top-level keys in reverse order. (Free-key maps such as "dims" are echoed in the
+// caller's order, so only the schema-ordered top level is reversed.)
 json reversed(const json& j) {
-  if (!j.is_object()) return j;
   json out = json::object();
   std::vector<std::string> keys;
   for (auto it = j.begin(); it != j.end(); ++it) keys.push_back(it.key());
-  for (auto k = keys.rbegin(); k != keys.rend(); ++k) out[*k] = reversed(j[*k]);
+  for (auto k = keys.rbegin(); k != keys.rend(); ++k) out[*k] = j[*k];
   return out;
 }
 

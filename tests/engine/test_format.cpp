@@ -89,4 +89,17 @@ TEST(OutputUnit, SuffixesNameUnits) {
   EXPECT_EQ(output_unit(""), "");
 }
 
+TEST(OutputUnit, UnitsInsideNamesAndNestedPaths) {
+  EXPECT_EQ(output_unit("flops_per_s.bf16"), "FLOP/s");
+  EXPECT_EQ(output_unit("flops_per_s"), "FLOP/s");
+  EXPECT_EQ(output_unit("flops_per_s_per_core"), "FLOP/s");
+  EXPECT_EQ(output_unit("smem_bytes_total"), "bytes");
+  EXPECT_EQ(output_unit("bytes_per_chip"), "bytes");
+  EXPECT_EQ(output_unit("tensor_core_flops_per_cycle"), "FLOPs");
+  EXPECT_EQ(output_unit("tokens_per_s_per_chip"), "tokens/s");
+  EXPECT_EQ(output_unit("levels[0].t_s"), "");
+  EXPECT_EQ(output_unit("flops_per_usd"), "");
+  EXPECT_EQ(output_unit("hbm_to_pcie_ratio"), "");
+}
+
 }  // namespace

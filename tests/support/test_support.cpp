@@ -22,13 +22,7 @@ namespace fs = std::filesystem;
 std::string cases_dir() { return SCALELAB_TEST_CASES_DIR; }
 std::string bad_inputs_path() { return SCALELAB_TEST_BAD_INPUTS; }
 std::string source_dir() { return SCALELAB_TEST_SOURCE_DIR; }
-std::string scalelab_bin() {
-#ifdef SCALELAB_TEST_BIN
-  return SCALELAB_TEST_BIN;
-#else
-  return "";
-#endif
-}
+std::string scalelab_bin() { return SCALELAB_TEST_BIN; }
 
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -156,6 +150,9 @@ std::string compare(const json& expected, const json& actual, double rel_tol, co
   }
   return all;
 }
+
+void PrintTo(const Case& c, std::ostream* os) { *os << c.id << " (" << c.calculator << ")"; }
+void PrintTo(const BadInput& b, std::ostream* os) { *os << b.id << " (" << b.calculator << ")"; }
 
 std::string test_name(const std::string& id) {
   std::string out;

@@ -1,6 +1,7 @@
 // Shared helpers for the scalelab tests: the case and bad-input data files, the JSON
 // comparison rules of tests/cases/FORMAT.md, and a small subprocess runner.
 #pragma once
+#include <ostream>
 #include <set>
 #include <string>
 #include <vector>
@@ -39,6 +40,10 @@ const std::set<std::string>& registered_calculators();
 
 // FORMAT.md comparison: returns "" when `actual` matches `expected`, else what differs.
 std::string compare(const json& expected, const json& actual, double rel_tol, const std::string& path);
+
+// Short descriptions for gtest's messages.
+void PrintTo(const Case& c, std::ostream* os);
+void PrintTo(const BadInput& b, std::ostream* os);
 
 // A gtest-safe name (letters, digits, '_').
 std::string test_name(const std::string& id);

@@ -1,12 +1,13 @@
 // Benchmarks (not tests) for the chapter 0–4 labs: input→DOM latency while a slider is dragged
 // (about 200 inputs per lab, in headless Chromium), and the bytes (gzip) each lab route ships.
 // Needs `npm run build` and the server binary (build/scalelab or $SCALELAB_BIN).
-//   node bench/lab-latency-ch0-4.mjs [--out FILE]   (Markdown; default /tmp/labs_bench_A.md)
+//   node bench/lab-latency-ch0-4.mjs [--out FILE]   (Markdown; default labs_bench_A.md in the OS temp dir)
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { startServer, launch, watchedPage, WEB } from '../tests/harness.mjs';
 
-const outFile = process.argv.includes('--out') ? process.argv[process.argv.indexOf('--out') + 1] : '/tmp/labs_bench_A.md';
+const outFile = process.argv.includes('--out') ? process.argv[process.argv.indexOf('--out') + 1] : path.join(os.tmpdir(), 'labs_bench_A.md');
 const N = 200;
 /** lab, element, the slider dragged */
 const LABS = [
@@ -74,7 +75,9 @@ try {
       const out = [];
       for (let i = 0; i < n; i++) {
         const t0 = performance.now();
+        const prev = lab.values.get(c.path);
         lab.setValue(c, lab.fromSlider(c.schema, 300 + ((i * 37) % 300)));
+        lab.controlChanged(c, prev); // as the slider's input handler does (e.g. D follows N)
         lab.evaluateNow();
         await lab.updateComplete;
         out.push(performance.now() - t0);
@@ -105,7 +108,7 @@ ${rows.map((r) => `| ${r.name} | ${r.key} | ${pct(r.samples, 50).toFixed(2)} ms 
 Bytes: the sum of the precompressed .gz sizes of every file the first view of \`/labs/<name>/\` loaded
 (HTML, CSS, JS chunks, the engine's wasm, fonts).
 
-Rerun: \`npm --prefix web run build && node web/bench/lab-latency-ch0-4.mjs --out /tmp/labs_bench_A.md\`.
+Rerun: \`npm --prefix web run build && node web/bench/lab-latency-ch0-4.mjs --out labs_bench_A.md\`.
 `;
   fs.writeFileSync(outFile, md);
   console.log(md);

@@ -3,6 +3,7 @@
 // Needs `npm run build` and the server binary (build/scalelab or $SCALELAB_BIN).
 //   node bench/lab-latency.mjs [--out FILE]     (prints Markdown; --out also writes it to FILE)
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { startServer, launch, watchedPage, WEB } from '../tests/harness.mjs';
 
@@ -82,7 +83,9 @@ try {
   const md = `## Web: roofline lab latency and bytes shipped
 
 Measured by \`web/bench/lab-latency.mjs\` (headless Debian Chromium via playwright-core, served by
-\`scalelab serve\` from web/dist), ${new Date().toISOString().slice(0, 10)}.
+\`scalelab serve\` from web/dist), ${new Date().toISOString().slice(0, 10)}, on ${os.cpus().length} CPU cores with
+load average ${os.loadavg().map((x) => x.toFixed(1)).join(' / ')} (1/5/15 min) at the end of the run: a shared, busy
+machine, so treat these as upper bounds.
 
 **Roofline lab, input → updated DOM** (${N} slider inputs on B; from the \`input\` event to the lab's
 re-render, plot and verdict included; the update waits for the next animation frame by design):

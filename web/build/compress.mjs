@@ -11,7 +11,9 @@ let n = 0, raw = 0, gz = 0;
 function walk(dir) {
   for (const name of fs.readdirSync(dir)) {
     const p = path.join(dir, name);
-    if (fs.statSync(p).isDirectory()) { walk(p); continue; }
+    let st;
+    try { st = fs.statSync(p); } catch { continue; } // vanished (a concurrent build emptied dist)
+    if (st.isDirectory()) { walk(p); continue; }
     if (!COMPRESSIBLE.test(name)) continue;
     const body = fs.readFileSync(p);
     const g = zlib.gzipSync(body, { level: 9 });

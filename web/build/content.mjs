@@ -242,7 +242,7 @@ function stepsPlugin(ctx) {
   };
 }
 
-async function renderMarkdown(file, md) {
+async function renderMarkdown(file, md, { steps = true } = {}) {
   const ctx = { labs: new Set(), questions: 0, stepTitles: [] };
   const out = await unified()
     .use(remarkParse)
@@ -250,7 +250,7 @@ async function renderMarkdown(file, md) {
     .use(remarkMath)
     .use(displayMathPlugin(md))
     .use(directivesPlugin(file, ctx))
-    .use(stepsPlugin(ctx))
+    .use(steps ? stepsPlugin(ctx) : () => {})
     .use(remarkRehype, { allowDangerousHtml: true })
     .use(rehypeKatex, { output: 'html', throwOnError: false })
     .use(rehypeStringify, { allowDangerousHtml: true })
@@ -399,24 +399,18 @@ for (const lab of LABS) {
   write(`labs/${lab.name}/index.html`, page({ title: `${lab.title} — scalelab`, description: lab.summary, body, original: ch?.original, kind: 'lab', depth: 2 }));
 }
 
-// Stubs
-const authors = 'Jacob Austin, Sholto Douglas, Roy Frostig, Anselm Levskaya, Charlie Chen, Sharad Vikram, Federico Lebron, Peter Choy, Vinay Ramasesh, Albert Webson and Reiner Pope';
-write('about/index.html', page({ title: 'About — scalelab', kind: 'about', depth: 1, body: `<section class="prose">
-<h1>About &amp; credits</h1>
-<p>scalelab is an interactive course built on <a href="https://jax-ml.github.io/scaling-book/"><cite>How to Scale Your Model</cite></a>,
-written by ${authors} at Google DeepMind (2025), published under the MIT licence.</p>
-<p>Austin et al., “How to Scale Your Model”, Google DeepMind, online, 2025.</p>
-<p>The explanations, numbers and worked examples come from that book. The sentences here are ours, and
-every number on these pages is computed by scalelab's engine in your browser. If you only have time for
-one of the two, read the original.</p>
-<p>No cookies, no trackers, no third-party requests: your progress and settings stay in this browser's local storage.</p>
-</section>` }));
-write('errata/index.html', page({ title: 'Errata — scalelab', kind: 'errata', depth: 1, body: `<section class="prose">
-<h1>Errata</h1>
-<p>Where the book's rounding or a misprint differs from exact arithmetic, the engine computes the exact
-value and we note the difference here. This page is being filled in.</p>
-<p>Credit: <cite>How to Scale Your Model</cite>, Austin et al., Google DeepMind, 2025.</p>
-</section>` }));
+// About (web/content/about.md, one page without steps) and errata (built from the disputed
+// cases in tests/cases by build/errata.mjs, which fails the build if the engine disagrees).
+const aboutFile = path.join(CONTENT, 'about.md');
+const about = readChapter(aboutFile);
+write('about/index.html', page({ title: 'About & credits — scalelab', description: about.meta.summary, kind: 'about', depth: 1, body: `<article class="prose about">
+<h1>${esc(about.meta.title || 'About scalelab')}</h1>
+${(await renderMarkdown(aboutFile, about.body, { steps: false })).html.replace(/<pre>/g, '<pre tabindex="0">')}
+</article>` }));
+const { errataBody } = await import('./errata.mjs');
+write('errata/index.html', page({ title: 'Errata: the book\'s numbers vs exact arithmetic — scalelab', kind: 'errata', depth: 1,
+  description: 'Every place where a number printed in How to Scale Your Model differs from exact arithmetic: the book\'s value, the exact value from the engine, the difference and why.',
+  body: errataBody({ engine, chapters }) }));
 write('404.html', page({ title: 'Not found — scalelab', kind: '404', depth: 0, body: `<section class="prose">
 <h1>Page not found</h1>
 <p>There is nothing at this address. Try the <a href="/">list of chapters</a>.</p>

@@ -52,6 +52,7 @@ function initStepper(article: HTMLElement) {
       if (!showAll && k === current) a.setAttribute('aria-current', 'step'); else a.removeAttribute('aria-current');
     });
     article.classList.toggle('done', saved.done);
+    document.dispatchEvent(new CustomEvent('sl-step-shown'));
   };
   const record = () => {
     if (!saved.visited.includes(current)) saved.visited.push(current);
@@ -157,7 +158,12 @@ function initQuestions(article: HTMLElement) {
       const engine = await getEngine();
       const r = engine.evaluate(form.dataset.calc!, paramsOf(form));
       if (isError(r)) { say('refused', `The engine cannot answer this for the chosen chip: ${r.error.message}`); return; }
-      const answer = getPath(r.outputs, form.dataset.out!) as number;
+      const value = getPath(r.outputs, form.dataset.out!);
+      if (typeof value !== 'number' || !Number.isFinite(value)) {
+        say('refused', 'The engine has no number for this question on the chosen chip (the catalog lacks a figure it needs). Try another chip.');
+        return;
+      }
+      const answer = value;
       const tol = Number(form.dataset.tol || '0.05');
       const rel = answer === 0 ? Math.abs(guess) : (guess - answer) / Math.abs(answer);
       const unit = form.dataset.unit || '';

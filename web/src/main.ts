@@ -5,6 +5,7 @@ import { initShell } from './shell';
 import { initChapter } from './chapter';
 import { initHome } from './home';
 import { upgradeLabs } from './labs/registry';
+import { focusableOverflow } from './overflow';
 
 document.documentElement.classList.add('js');
 initShell();
@@ -13,3 +14,8 @@ if (article) initChapter(article);
 const home = document.querySelector<HTMLElement>('.home');
 if (home) initHome(home);
 upgradeLabs();
+
+focusableOverflow();
+window.addEventListener('resize', () => focusableOverflow());
+document.addEventListener('sl-step-shown', () => focusableOverflow());
+document.addEventListener('toggle', () => focusableOverflow(), true); // details opened

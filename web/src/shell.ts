@@ -9,9 +9,8 @@ export function applyMode(m: Mode = mode()) {
   root.classList.toggle('mode-technical', m === 'technical');
   root.classList.toggle('mode-plain', m !== 'technical');
   document.querySelectorAll<HTMLButtonElement>('.mode-switch button').forEach((b) => b.setAttribute('aria-pressed', String(b.dataset.mode === m)));
-  document.querySelectorAll<HTMLDetailsElement>('details.technical').forEach((d) => {
-    if (m === 'technical') d.open = true;
-  });
+  // Technical shows the blocks inline; Plain folds them again
+  document.querySelectorAll<HTMLDetailsElement>('details.technical').forEach((d) => { d.open = m === 'technical'; });
 }
 
 function applyTheme(t: Theme = theme()) {

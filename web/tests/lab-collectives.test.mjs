@@ -123,8 +123,8 @@ test('GPU: NVLink vs fat-tree levels; URL round trip; every chip and a custom on
   await ready(page);
   await waitOut(page, 't_s', C({ chip: custom }));
   await forgetCustom(page);
-  await change(page, () => field(page, 'axis1').fill('0'));
-  assert.match(await page.locator(`${TAG} .control[data-key="axis1"] .field-error`).innerText(), /must be/);
+  await change(page, () => field(page, 'axis0').fill('0'));
+  assert.match(await page.locator(`${TAG} .control[data-key="axis0"] .field-error`).innerText(), /must be/);
   assert.doesNotMatch(await page.locator(TAG).innerText(), /NaN|Infinity/);
   assert.deepEqual(problems, clean);
   await page.close();

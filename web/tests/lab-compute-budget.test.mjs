@@ -105,11 +105,11 @@ test('every catalog chip and a custom chip: no crash, no NaN; bad input refused 
   const { sources, notes, ...base } = CHIPS.find((c) => c.id === 'tpu-v5e');
   const custom = strip({ ...base, id: 'custom', name: 'My chip', hbm_bytes_per_s: 1.64e12 });
   await page.evaluate((c) => { localStorage.setItem('scalelab.customChip', JSON.stringify(c)); localStorage.setItem('scalelab.chip', 'custom'); }, custom);
-  await page.reload();
+  await page.goto(server.url + LAB); // (the address still names the last chip picked above)
   await ready(page);
   await waitOut(page, 'weight_read_s', expected('compute_budget', { chip: custom }, 'weight_read_s'));
   await page.evaluate(() => { localStorage.removeItem('scalelab.customChip'); localStorage.removeItem('scalelab.chip'); });
-  await page.reload();
+  await page.goto(server.url + LAB);
   await ready(page);
   for (const [typed, msg] of [['abc', /must be/], ['0', /must be > 0/], ['1e99', /must be/]]) {
     await change(page, () => field(page, 'N').fill(typed));

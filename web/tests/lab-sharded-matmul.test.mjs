@@ -74,7 +74,8 @@ async function chapterAxe(page, chapter) {
   assert.deepEqual(await axe(page), []);
 }
 
-const S = (params, o) => expected('sharded_matmul', params, o);
+// the lab follows the page's chip (tpu-v5e by default), not the calculator's own default
+const S = (params, o) => expected('sharded_matmul', { chip: 'tpu-v5e', ...params }, o);
 const specField = (page) => page.locator(`${TAG} .control[data-key="spec"] input[type=text]`);
 
 test('the spec picks the case; mesh and dims move comm vs compute; local shapes and PartitionSpecs', async () => {

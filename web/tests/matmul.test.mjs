@@ -104,6 +104,7 @@ test('WebGPU on: the GPU path runs, reports a fallback adapter, and matches the 
   assert.match(r.gpu.adapter.architecture, /swiftshader/i);
   assert.deepEqual(r.gpu.phases.map((p) => p.name), ['adapter', 'device', 'pipeline', 'upload', 'dispatch', 'readback', 'cleanup']);
   assert.ok(r.gpu.phases.every((p) => p.ok && p.ms >= 0));
+  assert.equal(r.gpu.bands, 16, 'a software adapter gets one dispatch per 16-row band');
   assert.equal(r.gpu.compare.elements, 256 * 256);
   assert.equal(r.gpu.compare.mismatches, 0);
   assert.equal(r.gpu.compare.allMatched, true);
@@ -121,6 +122,8 @@ test('WebGPU on: the GPU path runs, reports a fallback adapter, and matches the 
   assert.equal(await settledWorkers(page), 0);
   await page.locator(`${EL} details summary`).click();
   assert.deepEqual(await axe(page), [], 'axe on the lab after a GPU run');
+  await page.emulateMedia({ colorScheme: 'dark' });
+  assert.deepEqual(await axe(page), [], 'axe in the dark theme');
   assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
   await page.close();
 });
@@ -133,6 +136,15 @@ test('edges: n = 100 (not a multiple of the CPU 4×8 kernel or the 16×16 shader
   assert.equal(r.gpu.compare.elements, 100 * 100);
   assert.equal(r.gpu.compare.allMatched, true);
   assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
+  await page.close();
+});
+
+test('the single-dispatch path (as on a hardware adapter) matches too', async () => {
+  const { page } = await openLab(withGpu, { n: 256, gpu: true, hooks: { singleDispatch: true } });
+  const r = await runToEnd(page);
+  assert.equal(r.gpu.status, 'ok', r.gpu.message);
+  assert.equal(r.gpu.bands, 1);
+  assert.equal(r.gpu.compare.allMatched, true);
   await page.close();
 });
 
@@ -232,6 +244,23 @@ test('Cancel mid-run terminates the Worker; progress was shown', async () => {
   const r = await runToEnd(page);
   assert.equal(r.state, 'done');
   assert.equal(r.gpu.status, 'ok');
+  assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
+  await page.close();
+});
+
+test('Cancel during the GPU dispatch terminates the Worker (and its device with it); the next run works', async () => {
+  const { page, problems } = await openLab(withGpu, { n: 1024, gpu: true });
+  await page.locator(`${EL} button.primary`).click();
+  await page.waitForFunction((el) => /running the compute shader/.test(
+    document.querySelector(el).shadowRoot.querySelector('[data-phase]')?.textContent ?? ''), EL, { timeout: 60_000 });
+  await page.locator(`${EL} button`, { hasText: 'Cancel' }).click();
+  assert.equal(await page.locator(EL).getAttribute('data-run-state'), 'cancelled');
+  assert.equal(await page.evaluate(() => window.__slMatmulLiveWorkers), 0);
+  assert.equal(await settledWorkers(page), 0);
+  await page.locator(`${EL} select`).selectOption('64');
+  const r = await runToEnd(page);
+  assert.equal(r.gpu.status, 'ok', r.gpu.message);
+  assert.equal(r.gpu.compare.allMatched, true);
   assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
   await page.close();
 });

@@ -261,7 +261,7 @@ Calculator make_collective() {
           "Time of an AllGather, ReduceScatter, AllReduce or AllToAll over ICI axes, an NVLink node, an "
           "InfiniBand fat tree or DCN: bandwidth term, latency term, and which one limits.",
           {params::chip("tpu-v5e"), chip_overrides(),
-           positive("link_bytes_per_s", "bytes/s", 1e15, nullptr,
+           number("link_bytes_per_s", "bytes/s", 1, 1e15, nullptr,
                     "ICI only: one link's one-way bandwidth, instead of the chip's"),
            choice("op", collective_op_names(), "all_gather", "the collective"),
            number("bytes", "bytes", 0, 1e18, 1e9,

@@ -119,11 +119,15 @@ double switched_hops(CollectiveOp op, double N, bool sharp) {
 
 void add_hops_step(CollectiveCost& c, CollectiveOp op, bool sharp) {
   std::string N = tex(c.group_size);
-  std::string formula = "h = N - 1", sub = N + " - 1";
-  if (op == CollectiveOp::all_to_all) formula = "h = 1 \\text{ (direct sends)}", sub = "1";
-  else if (op == CollectiveOp::all_reduce && sharp) formula = "h = 2 \\text{ (SHARP: to the switch and back)}", sub = "2";
-  else if (op == CollectiveOp::all_reduce) formula = "h = 2(N - 1)", sub = "2 \\times (" + N + " - 1)";
-  add_step(c, "Hops", formula, sub, c.hops, "count");
+  if (op == CollectiveOp::all_to_all) {
+    add_step(c, "Hops", "h = 1 \\text{ (direct sends)}", "1", c.hops, "count");
+  } else if (op == CollectiveOp::all_reduce && sharp) {
+    add_step(c, "Hops", "h = 2 \\text{ (SHARP: to the switch and back)}", "2", c.hops, "count");
+  } else if (op == CollectiveOp::all_reduce) {
+    add_step(c, "Hops", "h = 2(N - 1)", "2 \\times (" + N + " - 1)", c.hops, "count");
+  } else {
+    add_step(c, "Hops", "h = N - 1", N + " - 1", c.hops, "count");
+  }
 }
 
 struct TreeLevel {

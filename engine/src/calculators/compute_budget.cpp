@@ -112,8 +112,8 @@ void loss_steps(const Args& args, Result& r) {
   r.out("loss_constants", json{{"E", c.E}, {"A", c.A}, {"B", c.B}, {"alpha", c.alpha}, {"beta", c.beta}});
   r.out("loss", r.step(c.name == "chinchilla" ? "Loss (Hoffmann et al. 2022 parametric fit)" : "Loss (invented curve)",
                        "E + A / N^{\\alpha} + B / D^{\\beta}",
-                       tex(c.E) + " + " + tex(c.A) + " / " + tex(N) + "^{" + tex(c.alpha) + "} + " + tex(c.B) + " / " +
-                           tex(D) + "^{" + tex(c.beta) + "}",
+                       tex(c.E) + " + " + tex(c.A) + " / {" + tex(N) + "}^{" + tex(c.alpha) + "} + " + tex(c.B) + " / " +
+                           "{" + tex(D) + "}^{" + tex(c.beta) + "}",
                        c.E + c.A / std::pow(N, c.alpha) + c.B / std::pow(D, c.beta), ""));
   if (c.name == "invented") {
     r.warn("The \"invented\" loss curve's constants are made up for teaching: they are not measurements and must "

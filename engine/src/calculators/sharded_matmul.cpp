@@ -16,6 +16,8 @@ namespace {
 
 using Axes = std::vector<std::string>;
 
+constexpr double kMaxElements = 1e30;  // keeps every product finite
+
 bool contains(const Axes& axes, const std::string& x) { return std::find(axes.begin(), axes.end(), x) != axes.end(); }
 
 Axes minus(const Axes& axes, const Axes& removed) {
@@ -133,8 +135,13 @@ void read_dims(const Args& args, Problem& p, const Mesh& mesh) {
       p.size[d.name] = dims[d.name].get<double>();
     }
   }
+  double elements = 1;
   for (auto it = dims.begin(); it != dims.end(); ++it) {
     if (!p.size.count(it.key())) throw InputError("dims." + it.key(), "is not a dimension of the spec");
+    elements *= it.value().get<double>();
+  }
+  if (elements > kMaxElements) {
+    throw InputError("dims", "multiply to more than " + plain(kMaxElements) + ": the matmul is too large to price");
   }
   std::vector<const ArraySpec*> arrays = {&p.a, &p.b};
   if (p.out) arrays.push_back(&*p.out);

@@ -9,6 +9,8 @@
 namespace scalelab {
 namespace {
 
+constexpr double kMaxElements = 1e30;  // keeps every product finite
+
 // Sizes in the spec's dimension order, from `shape` (positional) or `dims` (by name).
 std::vector<double> resolve_shape(const Args& args, const ArraySpec& spec) {
   std::vector<double> shape;
@@ -76,6 +78,9 @@ void compute(const Args& args, Result& r) {
   for (size_t i = 0; i < shape.size(); ++i) {
     global_elements *= shape[i];
     local_elements *= local[i];
+    if (global_elements > kMaxElements) {
+      throw InputError(size_param(args), "describes an array of more than " + plain(kMaxElements) + " elements");
+    }
   }
   std::vector<double> unused_sizes;
   for (const auto& a : unused_axes(mesh, spec)) unused_sizes.push_back(mesh.size(a));

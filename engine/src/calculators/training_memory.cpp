@@ -12,7 +12,7 @@ namespace {
 std::string checkpoint_formula(const std::string& policy) {
   if (policy == "mlp_outputs") return "(D + 2F)/D";
   if (policy == "custom") return "c";
-  return "\\text{" + policy + "}";
+  return tex_text(policy);
 }
 
 void state_steps(const MemoryInputs& in, const MemoryBreakdown& b, Result& r) {

@@ -144,6 +144,10 @@ export class CollectivesLab extends LabElement {
     render(tpl, host);
   }
 
+  private curveKey = '';
+  private chart: (HTMLElement | SVGSVGElement) & { scale?: (n: string) => { apply: (v: number) => number } | undefined } | null = null;
+  private flip: number | null = null;
+
   protected drawViz(r: Result, host: HTMLElement) {
     this.drawRing();
     const f = (v: number, u: string) => this.engine!.format(v, u);
@@ -151,32 +155,41 @@ export class CollectivesLab extends LabElement {
     const cross = r.outputs.latency_bound_below_bytes as number | null;
     const group = Number(r.outputs.group_size ?? 1);
     const center = cross ? cross * group : V;
-    const lo = Math.max(1, Math.min(V, center) / 1e3), hi = Math.max(V, center) * 1e3;
+    // whole decades around the crossover and V: a drag of V inside them keeps the curves
+    const d0 = Math.floor(Math.log10(Math.max(1, Math.min(V, center / 1e3)))), d1 = Math.ceil(Math.log10(Math.max(V, center * 1e3, 10)));
+    const lo = 10 ** d0, hi = 10 ** d1;
     const base = this.params();
-    const pts: { bytes: number; t: number; term: string; regime: string }[] = [];
-    const K = 36;
+    const key = JSON.stringify([{ ...base, bytes: null }, d0, d1]);
+    const here = { bytes: V, t: r.outputs.t_s as number };
+    const describe = () => `${this.flip ? `Below about ${f(this.flip, 'bytes')} the collective is latency-bound; above it, bandwidth-bound.` : 'Over this range the regime does not change.'} This array, ${f(V, 'bytes')}, takes ${f(here.t, 's')} (${String(r.outputs.regime)}-bound).`;
+    if (!(here.t > 0)) { host.replaceChildren(); this.curveKey = ''; return; }
+    if (key === this.curveKey && this.chart && host.contains(this.chart) && this.moveMarker(here)) {
+      (this.chart instanceof SVGSVGElement ? this.chart : this.chart.querySelector('svg'))?.setAttribute('aria-description', describe());
+      return;
+    }
+    const pts: { bytes: number; t: number; term: string }[] = [];
+    const K = 25;
     let flip: number | null = null, prev: string | null = null;
     for (let i = 0; i < K; i++) {
       const b = lo * (hi / lo) ** (i / (K - 1));
       const e = this.engine!.evaluate('collective', { ...base, bytes: b });
       if (isError(e)) continue;
       const o = e.outputs;
-      pts.push({ bytes: b, t: o.t_s as number, term: 'time', regime: String(o.regime) });
-      if ((o.t_bandwidth_s as number) > 0) pts.push({ bytes: b, t: o.t_bandwidth_s as number, term: 'bandwidth term', regime: '' });
-      if ((o.t_latency_s as number) > 0) pts.push({ bytes: b, t: o.t_latency_s as number, term: 'latency term', regime: '' });
+      if ((o.t_s as number) > 0) pts.push({ bytes: b, t: o.t_s as number, term: 'time' });
+      if ((o.t_bandwidth_s as number) > 0) pts.push({ bytes: b, t: o.t_bandwidth_s as number, term: 'bandwidth term' });
+      if ((o.t_latency_s as number) > 0) pts.push({ bytes: b, t: o.t_latency_s as number, term: 'latency term' });
       if (prev === 'latency' && o.regime === 'bandwidth') flip = b;
       prev = String(o.regime);
     }
-    const here = { bytes: V, t: r.outputs.t_s as number };
-    if (!(here.t > 0)) { host.replaceChildren(); return; }
+    this.flip = flip;
     const width = Math.max(300, Math.min(720, host.clientWidth || 640));
     const chart = Plot.plot({
       width, height: Math.round(Math.min(320, width * 0.55)), marginLeft: 70, marginBottom: 42,
       ariaLabel: 'Collective time against array size, log–log: the bandwidth term, the latency term and the time',
-      ariaDescription: `${flip ? `Below about ${f(flip, 'bytes')} the collective is latency-bound; above it, bandwidth-bound.` : 'Over this range the regime does not change.'} This array, ${f(V, 'bytes')}, takes ${f(here.t, 's')} (${String(r.outputs.regime)}-bound).`,
+      ariaDescription: describe(),
       style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
       color: { legend: true, domain: ['time', 'bandwidth term', 'latency term'], range: ['currentColor', 'var(--roof)', 'var(--warn)'] },
-      x: { type: 'log', label: 'Array size V (bytes) →', tickFormat: (d: number) => f(d, 'bytes'), ticks: 5 },
+      x: { type: 'log', domain: [lo, hi], label: 'Array size V (bytes) →', tickFormat: (d: number) => f(d, 'bytes'), ticks: 5 },
       y: { type: 'log', label: '↑ Time', tickFormat: (d: number) => f(d, 's'), ticks: 4, grid: true },
       marks: [
         Plot.line(pts.filter((d) => d.term !== 'time'), { x: 'bytes', y: 't', stroke: 'term', strokeWidth: 1.5, strokeDasharray: '5 3', ariaHidden: 'true' }),
@@ -188,6 +201,21 @@ export class CollectivesLab extends LabElement {
     });
     chart.classList.add('co-plot');
     host.replaceChildren(chart);
+    this.chart = chart as typeof this.chart;
+    this.curveKey = key;
+  }
+
+  /** move the current-size marker using the chart's own scales; false if it cannot */
+  private moveMarker(p: { bytes: number; t: number }): boolean {
+    const x = this.chart?.scale?.('x'), y = this.chart?.scale?.('y');
+    const dot = this.chart?.querySelector('.co-point circle');
+    if (!x || !y || !dot) return false;
+    const cx = x.apply(p.bytes), cy = y.apply(p.t);
+    if (!Number.isFinite(cx) || !Number.isFinite(cy)) return false;
+    dot.setAttribute('cx', String(cx));
+    dot.setAttribute('cy', String(cy));
+    dot.removeAttribute('transform');
+    return true;
   }
 }
 

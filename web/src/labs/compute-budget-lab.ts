@@ -42,6 +42,8 @@ export class ComputeBudgetLab extends LabElement {
     { path: 'curve', label: 'loss curve (invented for teaching, or the published Chinchilla fit)' },
   ];
   protected readonly hasViz = true;
+  private sizes: { b: number; r: Result | null }[] = [];
+  private sizesFor: Result | null = null;
   /** keep N·D fixed when N or D moves */
   private fixedBudget = true;
 
@@ -89,7 +91,8 @@ export class ComputeBudgetLab extends LabElement {
   protected renderVerdict(r: Result) {
     const o = r.outputs;
     const f = (v: unknown, u: string) => this.engine!.format(v, u);
-    const sizes = BYTE_SIZES.map((b) => ({ b, r: this.evalWith({ bytes_per_param: b }) }));
+    if (this.sizesFor !== r) { this.sizes = BYTE_SIZES.map((b) => ({ b, r: this.evalWith({ bytes_per_param: b }) })); this.sizesFor = r; }
+    const sizes = this.sizes;
     return html`<p class="verdict">A budget of <strong>${this.fmt('train_flops')}</strong>
       (${f(o.flops_per_param_per_token, '')} × N × D)
       ${o.t_s == null ? html`— this chip has no bf16 rate in the catalog, so no time` : html`takes <strong>${this.fmt('t_s')}</strong> at this chip's peak`}.
@@ -105,46 +108,99 @@ export class ComputeBudgetLab extends LabElement {
     })}</dl>`;
   }
 
+  /** the curve is redrawn only when the budget (or the N range) changes; dragging N along a
+   *  fixed budget only moves the marker */
+  private curveKey = '';
+  private chart: (HTMLElement | SVGSVGElement) & { scale?: (n: string) => { apply: (v: number) => number } | undefined } | null = null;
+
   protected drawViz(r: Result, host: HTMLElement) {
     const o = r.outputs;
     const budget = o.train_flops as number, per = o.flops_per_param_per_token as number;
     const Nc = r.inputs.N as number;
+    const f = (v: number, u: string) => this.engine!.format(v, u);
+    const here = { N: Nc, loss: o.loss as number };
+    // N range: three decades either side of the curves' minima (found once per budget), widened
+    // to the decade of the current N; a drag inside it keeps the curves and moves the marker
+    const bkey = JSON.stringify([budget.toPrecision(3), per, r.inputs.checkpointing]); // D follows N rounded to 4 digits
+    if (bkey !== this.optKey) { this.opt = this.optima(budget, per, r.inputs.checkpointing); this.optKey = bkey; }
+    const d0 = Math.min(Math.floor(Math.log10(this.opt[0])) - 3, Math.floor(Math.log10(Nc)));
+    const d1 = Math.max(Math.ceil(Math.log10(this.opt[1])) + 3, Math.ceil(Math.log10(Nc)));
+    const key = JSON.stringify([bkey, d0, d1]);
+    const describe = (bi: number, bc: number) => `At this budget (${f(budget, 'FLOPs')}) the invented curve is lowest near N = ${f(bi, 'count')}, the Chinchilla fit near N = ${f(bc, 'count')}. This configuration, N = ${f(Nc, 'count')}, gives loss ${f(here.loss, '')} on the ${String(o.curve)} curve. The invented curve's constants are made up for teaching.`;
+    if (key === this.curveKey && this.chart && host.contains(this.chart) && this.moveMarker(here)) {
+      const svg = this.chart instanceof SVGSVGElement ? this.chart : this.chart.querySelector('svg');
+      svg?.setAttribute('aria-description', describe(Number(svg.dataset.bi), Number(svg.dataset.bc)));
+      return;
+    }
     const curves = this.controls.find((c) => c.path === 'curve')!.schema.choices ?? [];
     const base: Record<string, unknown> = { checkpointing: r.inputs.checkpointing };
     const pts: { N: number; D: number; loss: number; curve: string }[] = [];
     const K = 25;
     for (const curve of curves) {
       for (let i = 0; i < K; i++) {
-        const N = Nc * 10 ** (-2 + (4 * i) / (K - 1));
+        const N = 10 ** (d0 + ((d1 - d0) * i) / (K - 1));
         const D = budget / (per * N); // the fixed-budget line N·D = budget / per
         const e = this.engine!.evaluate(this.calculator, { ...base, N, D, curve });
         if (!isError(e)) pts.push({ N, D, loss: e.outputs.loss as number, curve: curve === 'invented' ? 'invented curve (not a measurement)' : 'Chinchilla fit (Hoffmann et al. 2022)' });
       }
     }
-    const here = { N: Nc, loss: o.loss as number };
-    const f = (v: number, u: string) => this.engine!.format(v, u);
     const best = (name: string) => pts.filter((p) => p.curve.startsWith(name)).reduce((a, b) => (b.loss < a.loss ? b : a), { loss: Infinity, N: 0, D: 0, curve: '' });
     const bi = best('invented'), bc = best('Chinchilla');
     const width = Math.max(300, Math.min(720, host.clientWidth || 640));
     const chart = Plot.plot({
       width, height: Math.round(Math.min(320, width * 0.55)), marginLeft: 56, marginBottom: 42,
       ariaLabel: 'Loss against parameter count N along the fixed-budget line (N·D constant), log x axis',
-      ariaDescription: `At this budget (${f(budget, 'FLOPs')}) the invented curve is lowest near N = ${f(bi.N, 'count')}, the Chinchilla fit near N = ${f(bc.N, 'count')}. This configuration, N = ${f(Nc, 'count')}, gives loss ${f(here.loss, '')} on the ${String(o.curve)} curve. The invented curve's constants are made up for teaching.`,
+      ariaDescription: describe(bi.N, bc.N),
       style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
       color: { legend: true, domain: ['invented curve (not a measurement)', 'Chinchilla fit (Hoffmann et al. 2022)'], range: ['var(--warn)', 'var(--roof)'] },
       x: { type: 'log', label: 'Parameters N (D = budget ÷ (6 or 8 · N)) →', tickFormat: (d: number) => f(d, 'count'), ticks: 5 },
       y: { label: '↑ Loss', grid: true },
       marks: [
         Plot.line(pts, { x: 'N', y: 'loss', stroke: 'curve', strokeWidth: 2, ariaHidden: 'true' }),
-        Plot.ruleX([Nc], { stroke: 'var(--muted)', strokeDasharray: '4 3', ariaHidden: 'true' }),
         Plot.dot([here], { x: 'N', y: 'loss', r: 6, fill: 'currentColor', ariaHidden: 'true', className: 'cb-point' }),
       ],
     });
     chart.classList.add('cb-plot');
+    const svg = chart instanceof SVGSVGElement ? chart : chart.querySelector('svg');
+    if (svg) { svg.dataset.bi = String(bi.N); svg.dataset.bc = String(bc.N); }
     const legend = host.ownerDocument.createElement('p');
     legend.className = 'cb-caption';
     legend.textContent = 'The invented curve is made up to show the shape of the trade-off; it predicts nothing. The Chinchilla line is the published parametric fit of Hoffmann et al. (2022), "Training Compute-Optimal Large Language Models", for their models and data.';
     host.replaceChildren(chart, legend);
+    this.chart = chart as typeof this.chart;
+    this.curveKey = key;
+  }
+
+  private optKey = '';
+  private opt: [number, number] = [1, 1];
+  /** the smallest and largest N at which the two curves bottom out on this budget line (coarse scan) */
+  private optima(budget: number, per: number, checkpointing: unknown): [number, number] {
+    const nS = this.controls.find((c) => c.path === 'N')!.schema, dS = this.controls.find((c) => c.path === 'D')!.schema;
+    const lo = Math.max(1, budget / (per * (dS.max ?? 1e18))), hi = Math.min(nS.max ?? 1e16, budget / per);
+    const mins: number[] = [];
+    for (const curve of nS && this.controls.find((c) => c.path === 'curve')!.schema.choices || []) {
+      let best = { N: lo, loss: Infinity };
+      for (let i = 0; i <= 28; i++) {
+        const N = lo * (hi / lo) ** (i / 28);
+        const e = this.engine!.evaluate(this.calculator, { checkpointing, N, D: budget / (per * N), curve });
+        if (!isError(e) && (e.outputs.loss as number) < best.loss) best = { N, loss: e.outputs.loss as number };
+      }
+      mins.push(best.N);
+    }
+    return mins.length ? [Math.min(...mins), Math.max(...mins)] : [lo, hi];
+  }
+
+  /** move the current-point marker using the chart's own scales; false if it cannot */
+  private moveMarker(p: { N: number; loss: number }): boolean {
+    const x = this.chart?.scale?.('x'), y = this.chart?.scale?.('y');
+    const dot = this.chart?.querySelector('.cb-point circle');
+    if (!x || !y || !dot) return false;
+    const cx = x.apply(p.N), cy = y.apply(p.loss);
+    if (!Number.isFinite(cx) || !Number.isFinite(cy)) return false;
+    dot.setAttribute('cx', String(cx));
+    dot.setAttribute('cy', String(cy));
+    dot.removeAttribute('transform');
+    return true;
   }
 }
 

@@ -5,6 +5,7 @@
 import { html, nothing } from 'lit';
 import * as Plot from '@observablehq/plot';
 import { LabElement, type ControlSpec, type OutputSpec } from './framework';
+import { MODEL_PICKER } from './model-picker';
 import { isError, type Result } from '../engine';
 
 type O = Record<string, unknown>;
@@ -15,6 +16,7 @@ const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFi
 export class DecodeLab extends LabElement {
   readonly calculator = 'decode';
   readonly controlSpecs: ControlSpec[] = [
+    MODEL_PICKER,
     { path: 'batch', label: 'batch: sequences decoded together' },
     { path: 'context', label: 'context: tokens in each KV cache' },
     { path: 'chips', label: 'chips the model is sharded over' },
@@ -43,6 +45,8 @@ export class DecodeLab extends LabElement {
   // curve cache: the step over batch for everything but the batch (dragging batch re-uses it)
   private curveKey = '';
   private curve = new Map<number, Pt | null>();
+  private chart: ReturnType<typeof Plot.plot> | null = null;
+  private chartKey = '';
 
   private point(base: O, batch: number): Pt | null {
     if (this.curve.has(batch)) return this.curve.get(batch)!;
@@ -68,8 +72,10 @@ export class DecodeLab extends LabElement {
     const what = bound === 'compute' ? 'the FLOPs' : bound === 'comms' ? 'the model-parallel collectives' : 'loading weights and KV caches from HBM';
     return html`<p class="verdict verdict-${bound}"><strong>${bound[0].toUpperCase() + bound.slice(1)}-bound</strong> at batch ${b ?? '—'}:
       ${what} set the step time, ${this.fmt('step_s')} (${this.fmt('tokens_per_s')} for the slice).
-      ${crit !== null ? html`The MLP turns compute-bound above the critical batch, ${this.fmt('critical_batch')} sequences.` : nothing}
-      ${fits ? html`Memory holds up to ${this.fmt('max_batch')} sequences of this context.` : html`<strong class="lb-nofit">This batch does not fit</strong>: memory holds ${this.fmt('max_batch')} sequences of this context.`}</p>`;
+      ${crit !== null ? html`The MLP turns compute-bound above the critical batch, ${this.fmt('critical_batch')}.` : nothing}
+      ${fits ? html`Memory holds up to ${this.fmt('max_batch')} of this context.`
+        : num(o.max_batch) === 0 ? html`<strong class="lb-nofit">The weights alone do not fit</strong> on these ${this.engine!.format(r.inputs.chips, 'count')} chips: they need at least ${this.fmt('min_chips')}, so no batch fits.`
+        : html`<strong class="lb-nofit">This batch does not fit</strong>: memory holds ${this.fmt('max_batch')} of this context.`}</p>`;
   }
 
   protected drawViz(r: Result, host: HTMLElement) {
@@ -84,27 +90,39 @@ export class DecodeLab extends LabElement {
     const maxB = num(o.max_batch);
     const top = this.findSchema('batch')?.max ?? b;
     // batches to draw: powers of two from 1 past the larger of the batch and the critical batch
-    const reach = Math.min(top, Math.max(b, crit ?? 1) * 8);
+    // the reach moves in powers of two only, so dragging the batch usually keeps the same curve
+    const reach = Math.min(top, 2 ** Math.ceil(Math.log2(Math.max(b, crit ?? 1) * 4)));
     const xs: number[] = [];
-    for (let x = 1; x <= reach; x *= 2) xs.push(x);
-    if (xs[xs.length - 1] < reach) xs.push(reach);
+    for (let x = 1; x <= reach; x *= Math.SQRT2) { const i = Math.round(x); if (xs[xs.length - 1] !== i) xs.push(i); }
     const pts = xs.map((x) => this.point(base, x)).filter((p): p is Pt => p !== null);
-    const cur = this.point(base, b);
+    const cur = { step_s: num(o.step_s) ?? 0, t_weights_s: num(o.t_weights_s) ?? 0, t_kv_s: num(o.t_kv_s) ?? 0, t_math_s: num(o.t_math_s) ?? 0 };
     const f = (v: number, u: string) => this.engine!.format(v, u);
-    if (!pts.length || !cur) { host.replaceChildren(); return; }
+    if (!pts.length) { host.replaceChildren(); this.chart = null; return; }
     // stacking (presentation): KV load at the bottom, the weight load and the FLOP time on top of it
     const kv = pts.map((p) => ({ x: p.batch, y1: 0, y2: p.t_kv_s }));
     const wt = pts.map((p) => ({ x: p.batch, y1: p.t_kv_s, y2: p.t_kv_s + p.t_weights_s }));
     const fl = pts.map((p) => ({ x: p.batch, y: p.t_kv_s + p.t_math_s }));
     const step = pts.map((p) => ({ x: p.batch, y: p.step_s }));
     const width = Math.max(300, Math.min(720, host.clientWidth || 640));
+    const description = `Step time over batch (log axis). KV-cache load (bottom band) grows with the batch; the weight load on top of it is fixed; the FLOP time grows with the batch and overtakes the weight load at the critical batch ${crit !== null ? f(crit, 'count') : '(none)'}. At the chosen batch ${f(b, 'count')} the step takes ${f(cur.step_s, 's')}: weights ${f(cur.t_weights_s, 's')}, KV ${f(cur.t_kv_s, 's')}, FLOPs ${f(cur.t_math_s, 's')}; ${String(o.bound)}-bound.${maxB !== null ? ` Memory holds at most ${f(maxB, 'count')} sequences.` : ''}`;
+    // same curve as the last drawing: move the marker only (the plot's own scales place it)
+    const chartKey = `${key}|${xs.join(',')}|${width}`;
+    if (this.chart && chartKey === this.chartKey && host.contains(this.chart)) {
+      const x = this.chart.scale('x')!.apply(b), y = this.chart.scale('y')!.apply(cur.step_s);
+      const dot = this.chart.querySelector('.operating-point circle');
+      dot?.setAttribute('cx', String(x)); dot?.setAttribute('cy', String(y));
+      this.chart.querySelectorAll('.batch-rule line').forEach((l) => { l.setAttribute('x1', String(x)); l.setAttribute('x2', String(x)); });
+      this.chart.querySelector('[aria-description]')?.setAttribute('aria-description', description);
+      return;
+    }
+    this.chartKey = chartKey;
     const chart = Plot.plot({
       width,
       height: Math.round(Math.min(340, width * 0.6)),
       marginLeft: 80,
       marginBottom: 42,
       ariaLabel: 'Decode step time against batch size, from the engine',
-      ariaDescription: `Step time over batch (log axis). KV-cache load (bottom band) grows with the batch; the weight load on top of it is fixed; the FLOP time grows with the batch and overtakes the weight load at the critical batch ${crit !== null ? f(crit, 'count') : '(none)'}. At the chosen batch ${f(b, 'count')} the step takes ${f(cur.step_s, 's')}: weights ${f(cur.t_weights_s, 's')}, KV ${f(cur.t_kv_s, 's')}, FLOPs ${f(cur.t_math_s, 's')}; ${String(o.bound)}-bound.${maxB !== null ? ` Memory holds at most ${f(maxB, 'count')} sequences.` : ''}`,
+      ariaDescription: description,
       style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
       x: { type: 'log', label: 'Batch (sequences) →', tickFormat: (d: number) => f(d, 'count') },
       y: { label: '↑ Time per step', tickFormat: (d: number) => f(d, 's'), grid: true, ticks: 5 },
@@ -115,15 +133,16 @@ export class DecodeLab extends LabElement {
         Plot.line(fl, { x: 'x', y: 'y', stroke: () => 'FLOPs (overlap weights)', strokeWidth: 2, ariaHidden: 'true' }),
         Plot.line(step, { x: 'x', y: 'y', stroke: () => 'step time', strokeWidth: 1.5, strokeDasharray: '5 3', ariaHidden: 'true' }),
         crit !== null && crit <= xs[xs.length - 1] ? Plot.ruleX([crit], { stroke: 'var(--ok)', strokeDasharray: '4 3', ariaHidden: 'true', className: 'critical-batch' }) : null,
-        crit !== null && crit <= xs[xs.length - 1] ? Plot.text([crit], { x: (d: number) => d, frameAnchor: 'top', text: () => `critical ${f(crit, 'count')}`, dx: 4, textAnchor: 'start', fill: 'currentColor', ariaHidden: 'true' }) : null,
+        crit !== null && crit <= xs[xs.length - 1] ? Plot.text([crit], { x: (d: number) => d, frameAnchor: 'top', text: () => `critical ${f(crit, 'count')}`, dx: -4, textAnchor: 'end', fill: 'currentColor', ariaHidden: 'true' }) : null,
         maxB !== null && maxB >= 1 && maxB <= xs[xs.length - 1] ? Plot.ruleX([maxB], { stroke: 'var(--warn)', strokeWidth: 2, ariaHidden: 'true' }) : null,
         maxB !== null && maxB >= 1 && maxB <= xs[xs.length - 1] ? Plot.text([maxB], { x: (d: number) => d, frameAnchor: 'bottom', dy: -14, text: () => `memory limit ${f(maxB, 'count')}`, dx: -4, textAnchor: 'end', fill: 'currentColor', ariaHidden: 'true' }) : null,
-        Plot.ruleX([b], { stroke: 'currentColor', strokeOpacity: 0.5, ariaHidden: 'true' }),
+        Plot.ruleX([b], { stroke: 'currentColor', strokeOpacity: 0.5, ariaHidden: 'true', className: 'batch-rule' }),
         Plot.dot([{ x: b, y: cur.step_s }], { x: 'x', y: 'y', r: 6, fill: 'currentColor', stroke: 'var(--bg)', strokeWidth: 2, ariaHidden: 'true', className: 'operating-point' }),
       ],
     });
     chart.classList.add('decode-plot');
     host.replaceChildren(chart);
+    this.chart = chart;
   }
 }
 

@@ -9,6 +9,8 @@ import { getEngine, getPath, isError, type Engine, type ParamSchema, type Result
 import { chipParam, customChip, DEFAULT_CHIP } from '../state';
 import { fieldText, typedValue } from '../format';
 import { loadKatex, stepsHtml } from '../tex';
+import { focusableOverflow } from '../overflow';
+import { modelPicker } from './model-picker';
 
 export interface ControlSpec {
   /** schema path: a parameter name or object.field, e.g. "matmul.B" */
@@ -23,6 +25,8 @@ export interface ControlSpec {
   /** fields laid over the engine's schema for this control (e.g. a bool_or_list shown as one
    *  checkbox: { type: 'boolean' }); ranges and defaults still come from the engine */
   schema?: Partial<ParamSchema>;
+  /** text shown for each choice of a select (default: the choice itself), e.g. a model's name */
+  choiceLabels?: Record<string, string>;
 }
 export interface OutputSpec { name: string; label: string }
 
@@ -122,8 +126,11 @@ export abstract class LabElement extends LitElement {
   protected buildControl(s: ControlSpec): Control {
     const found = this.findSchema(s.path);
     if (!found) throw new Error(`${this.calculator} has no parameter ${s.path}`);
-    const schema = s.schema ? { ...found, ...s.schema } : found;
-    return { ...s, key: s.key ?? s.path.split('.').pop()!, schema, id: `${this.uid}-${s.path.replace(/\W/g, '-')}` };
+    // a `model` parameter (catalog id or model object) is offered as the engine's catalog
+    const picked = found.type === 'model' ? modelPicker(found, this.engine!) : null;
+    const base = picked?.schema ?? found;
+    const schema = s.schema ? { ...base, ...s.schema } : base;
+    return { choiceLabels: picked?.choiceLabels, ...s, key: s.key ?? s.path.split('.').pop()!, schema, id: `${this.uid}-${s.path.replace(/\W/g, '-')}` };
   }
 
   private parseStateAttr(json: string): URLSearchParams | null {
@@ -195,7 +202,8 @@ export abstract class LabElement extends LitElement {
     if (this.usesChip) p.chip = this.chipValue();
     for (const c of this.controls) {
       if (!this.applies(c)) continue;
-      if (this.values.get(c.path) === c.schema.default) continue;
+      // a default value is left to the engine, unless baseParams() set that path (then it must win)
+      if (this.values.get(c.path) === c.schema.default && getPath(p, c.path) === undefined) continue;
       const ks = c.path.split('.');
       let o = p;
       for (const k of ks.slice(0, -1)) o = (o[k] ??= {}) as Record<string, unknown>;
@@ -325,7 +333,7 @@ export abstract class LabElement extends LitElement {
       return html`<div class="control" data-key=${c.key}>
         <label for=${c.id}><span class="c-name">${c.key}</span> ${label}</label>
         <select id=${c.id} ?disabled=${off} .value=${String(this.values.get(c.path))} @change=${(e: Event) => this.onChoice(c, e)} aria-invalid=${err ? 'true' : 'false'} aria-describedby=${errId}>
-          ${(s.choices ?? []).map((o) => html`<option value=${o} ?selected=${o === this.values.get(c.path)}>${o}</option>`)}
+          ${(s.choices ?? []).map((o) => html`<option value=${o} ?selected=${o === this.values.get(c.path)}>${c.choiceLabels?.[o] ?? o}</option>`)}
         </select>
         <span class="field-error" id=${errId} role="alert">${err ?? ''}</span>
       </div>`;
@@ -397,6 +405,7 @@ export abstract class LabElement extends LitElement {
         this.drawViz(this.result, host);
       }
     }
+    focusableOverflow(this);
     this.dataset.rendered = String(this.renders);
   }
 

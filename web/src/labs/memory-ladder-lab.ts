@@ -27,6 +27,7 @@ export class MemoryLadderLab extends LabElement {
   ];
   protected readonly hasViz = true;
   rungs: Rung[] = [];
+  private rungsFor: Result | null = null;
 
   /** hops and links are ICI-only inputs: sent for the ici rung, left out elsewhere */
   params(): Record<string, unknown> {
@@ -53,7 +54,7 @@ export class MemoryLadderLab extends LabElement {
   }
 
   protected renderVerdict(r: Result) {
-    this.rungs = this.ladder();
+    if (this.rungsFor !== r) { this.rungs = this.ladder(); this.rungsFor = r; } // once per evaluation
     const have = this.rungs.filter((x) => x.t !== undefined && x.t > 0);
     if (!have.length) return html`<p class="verdict">Moving ${this.fmt('bytes_per_chip')} per chip takes no time on any rung.</p>`;
     const fast = have.reduce((a, b) => (b.t! < a.t! ? b : a)), slow = have.reduce((a, b) => (b.t! > a.t! ? b : a));

@@ -4,6 +4,7 @@
 import { html, nothing, type TemplateResult } from 'lit';
 import * as Plot from '@observablehq/plot';
 import { LabElement, type Control, type ControlSpec } from './framework';
+import { MODEL_PICKER } from './model-picker';
 import { isError, type Result } from '../engine';
 
 /** the sentinel for "as the catalog model has it" in choice overrides */
@@ -15,7 +16,7 @@ export class ModelLab extends LabElement {
   readonly calculator = 'transformer';
   readonly usesChip = false;
   readonly controlSpecs: ControlSpec[] = [
-    { path: 'model', label: 'catalog model' },
+    MODEL_PICKER,
     { path: 'T', label: 'sequence length' },
     { path: 'B', label: 'sequences in the batch' },
     { path: 'kv_dtype' },
@@ -23,12 +24,15 @@ export class ModelLab extends LabElement {
     ...DIMS.map((d) => ({ path: `model_overrides.${d}`, key: d })),
   ];
   protected readonly hasViz = true;
+  private shareKey = '';
+  private sharePts: { T: number; share: number }[] = [];
+  private shareChart: (HTMLElement | SVGSVGElement) & { scale?: (n: string) => { apply: (v: number) => number } | undefined } | null = null;
 
-  /** the model picker lists the engine's catalog; override choices get an "as in the model" entry */
+  /** the model picker (the framework's, from model-picker.ts) lists the engine's catalog;
+   *  override choices get an "as in the model" entry */
   protected buildControl(s: ControlSpec): Control {
     const c = super.buildControl(s);
-    if (c.path === 'model') c.schema = { ...c.schema, type: 'choice', choices: this.engine!.models.map((m) => m.id) };
-    else if (c.schema.type === 'choice' && c.path.startsWith('model_overrides.')) c.schema = { ...c.schema, choices: [AS_MODEL, ...(c.schema.choices ?? [])], default: AS_MODEL };
+    if (c.schema.type === 'choice' && c.path.startsWith('model_overrides.')) c.schema = { ...c.schema, choices: [AS_MODEL, ...(c.schema.choices ?? [])], default: AS_MODEL };
     else if (c.path.startsWith('model_overrides.')) c.schema = { ...c.schema, default: null };
     return c;
   }
@@ -78,6 +82,20 @@ export class ModelLab extends LabElement {
   protected drawViz(r: Result, host: HTMLElement) {
     const o = r.outputs;
     const f = (v: number, u: string) => this.engine!.format(v, u);
+    const base = this.params();
+    const tSchema = this.controls.find((c) => c.path === 'T')!.schema;
+    const T0 = r.inputs.T as number;
+    // T over the schema's whole range (from 16 tokens): dragging T keeps both charts and moves the marker
+    const lo = Math.max(tSchema.min ?? 1, Math.min(16, T0)), hi = tSchema.max ?? T0 * 256;
+    const key = JSON.stringify([{ ...base, T: null }, lo, hi]);
+    const here = { T: T0, share: o.attention_flop_fraction as number };
+    const cross = o.attention_crossover_T as number | null;
+    const pct = (x: number) => `${(100 * x).toPrecision(3)}%`;
+    const describe = (pts: { T: number; share: number }[]) => `The share grows from ${pct(pts[0]?.share ?? 0)} at T = ${f(pts[0]?.T ?? lo, 'tokens')} to ${pct(pts[pts.length - 1]?.share ?? 0)} at T = ${f(pts[pts.length - 1]?.T ?? hi, 'tokens')}; at T = ${f(T0, 'tokens')} it is ${pct(here.share)}.${cross ? ` Attention equals the matmuls at T ≈ ${f(cross, 'tokens')}.` : ''}`;
+    if (key === this.shareKey && this.shareChart && host.contains(this.shareChart) && this.moveMarker(here)) {
+      this.shareChart.setAttribute('aria-description', describe(this.sharePts));
+      return;
+    }
     const parts = PARTS.map(([k, label]) => ({ part: label, n: o[k] as number, row: 'all parameters' }));
     if ((o.params_active as number) < (o.params_total as number)) {
       parts.push(...PARTS.map(([k, label]) => ({ part: label, n: (k === 'params_mlp' ? o.params_mlp_active : o[k]) as number, row: 'active per token' })));
@@ -94,25 +112,19 @@ export class ModelLab extends LabElement {
       marks: [Plot.barX(parts, Plot.stackX({ y: 'row', x: 'n', fill: 'part', ariaHidden: 'true' }))],
     });
     // attention's share of training FLOPs as T grows: one engine evaluation per point
-    const base = this.params();
-    const tSchema = this.controls.find((c) => c.path === 'T')!.schema;
-    const T0 = r.inputs.T as number;
     const pts: { T: number; share: number }[] = [];
-    const K = 28;
-    const lo = Math.max(tSchema.min ?? 1, T0 / 256), hi = Math.min(tSchema.max ?? T0, T0 * 256);
+    const K = 29;
     for (let i = 0; i < K; i++) {
       const T = Math.round(lo * (hi / lo) ** (i / (K - 1)));
       const e = this.engine!.evaluate('transformer', { ...base, T });
       if (!isError(e)) pts.push({ T, share: e.outputs.attention_flop_fraction as number });
     }
-    const here = { T: T0, share: o.attention_flop_fraction as number };
-    const cross = o.attention_crossover_T as number | null;
     const share = Plot.plot({
       width, height: Math.round(Math.min(300, width * 0.5)), marginLeft: 56, marginBottom: 42,
       ariaLabel: 'Attention share of training FLOPs against sequence length T, log T axis',
-      ariaDescription: `The share grows from ${(100 * (pts[0]?.share ?? 0)).toPrecision(2)}% at T = ${f(pts[0]?.T ?? lo, 'tokens')} to ${(100 * (pts[pts.length - 1]?.share ?? 0)).toPrecision(3)}% at T = ${f(pts[pts.length - 1]?.T ?? hi, 'tokens')}; at T = ${f(T0, 'tokens')} it is ${(100 * here.share).toPrecision(3)}%.${cross ? ` Attention equals the matmuls at T ≈ ${f(cross, 'tokens')}.` : ''}`,
+      ariaDescription: describe(pts),
       style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
-      x: { type: 'log', label: 'Sequence length T →', tickFormat: (d: number) => f(d, 'tokens'), ticks: 5 },
+      x: { type: 'log', label: 'Sequence length T →', domain: [lo, hi], tickFormat: (d: number) => f(d, 'tokens'), ticks: 5 },
       y: { label: '↑ Attention share of training FLOPs', domain: [0, 1], tickFormat: (d: number) => `${Math.round(d * 100)}%`, grid: true },
       marks: [
         Plot.line(pts, { x: 'T', y: 'share', stroke: 'var(--roof)', strokeWidth: 2.5, ariaHidden: 'true' }),
@@ -123,6 +135,22 @@ export class ModelLab extends LabElement {
     bar.classList.add('md-bar');
     share.classList.add('md-share');
     host.replaceChildren(bar, share);
+    this.shareKey = key;
+    this.sharePts = pts;
+    this.shareChart = share as typeof this.shareChart;
+  }
+
+  /** move the current-T marker using the chart's own scales; false if it cannot */
+  private moveMarker(p: { T: number; share: number }): boolean {
+    const x = this.shareChart?.scale?.('x'), y = this.shareChart?.scale?.('y');
+    const dot = this.shareChart?.querySelector('.md-point circle');
+    if (!x || !y || !dot) return false;
+    const cx = x.apply(p.T), cy = y.apply(p.share);
+    if (!Number.isFinite(cx) || !Number.isFinite(cy)) return false;
+    dot.setAttribute('cx', String(cx));
+    dot.setAttribute('cy', String(cy));
+    dot.removeAttribute('transform');
+    return true;
   }
 }
 

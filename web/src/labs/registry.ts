@@ -9,6 +9,10 @@ export const LAB_MODULES: Record<string, () => Promise<unknown>> = {
   'sl-collectives-lab': () => import('./collectives-lab'),
   'sl-sharded-matmul-lab': () => import('./sharded-matmul-lab'),
   'sl-model-lab': () => import('./model-lab'),
+  'sl-memory-budget-lab': () => import('./memory-budget-lab'),
+  'sl-training-pod-lab': () => import('./training-pod-lab'),
+  'sl-decode-lab': () => import('./decode-lab'),
+  'sl-serving-lab': () => import('./serving-lab'),
   'sl-matmul-experiment': () => import('../matmul/matmul-experiment'),
 };
 

@@ -232,14 +232,15 @@ export class MatmulExperiment extends LitElement {
       <h4>CPU: WebAssembly${c.simd ? ' SIMD' : ''} (the reference)</h4>
       <table>
         <tbody>
-          <tr><th scope="row">Multiply (arithmetic only)</th><td class="num" data-cpu-ms>${fmtMs(c.ms)} ms</td></tr>
+          <tr><th scope="row">Multiply (arithmetic only)${c.runs > 1 ? `, median of ${c.runs}` : ''}</th>
+            <td class="num" data-cpu-ms>${fmtMs(c.ms)} ms${c.runs > 1 ? ` (best ${fmtMs(c.bestMs)} ms)` : ''}</td></tr>
           <tr><th scope="row">Rate</th><td class="num">${c.gflops.toFixed(2)} GFLOP/s (2·n³ = ${(2 * c.n ** 3 / 1e9).toPrecision(3)} GFLOP)</td></tr>
           <tr><th scope="row">Module load (not included)</th><td class="num">${fmtMs(c.loadMs)} ms</td></tr>
         </tbody>
       </table>
-      <p class="hint">Timed: only the WebAssembly multiply calls (${c.chunks} chunk${c.chunks === 1 ? '' : 's'} of rows, including the
-        kernel's repacking of B), after an untimed warm-up (${c.warmup}). Not timed: loading the module, making the inputs,
-        copying them in, progress messages.</p>
+      <p class="hint">Timed: only the WebAssembly multiply calls (${c.chunks} call${c.chunks === 1 ? '' : 's'} per multiply, by rows, including the
+        kernel's repacking of B), after an untimed warm-up (${c.warmup}) that gives the browser time to optimise the
+        kernel. Not timed: loading the module, the warm-up, making the inputs, copying them in, progress messages.</p>
     </section>`;
   }
 
@@ -277,6 +278,8 @@ export class MatmulExperiment extends LitElement {
         <dt>Description</dt><dd>${said(a.description)}</dd>
         <dt>isFallbackAdapter</dt><dd>${a.isFallbackAdapter === null ? 'not reported' : String(a.isFallbackAdapter)}</dd>
         <dt>Shader</dt><dd>${g.workgroup}</dd>
+        ${g.bands > 1 ? html`<dt>Dispatch</dt><dd>in ${g.bands} bands of rows, one after another (software adapter:
+          lets progress show and Cancel take effect between bands)</dd>` : nothing}
       </dl>
     </div>`;
   }

@@ -19,6 +19,8 @@ export interface FaultHooks {
   timeoutMs?: number;
   /** pause this many milliseconds between CPU chunks (so a test can cancel mid-run) */
   cpuChunkDelayMs?: number;
+  /** one dispatch even on a software adapter (the hardware path) */
+  singleDispatch?: boolean;
   /** behave as if the Worker had no navigator.gpu */
   hideWebGpu?: boolean;
   /** ask for a device with a limit beyond the adapter's, so that device creation really fails */
@@ -45,10 +47,15 @@ export interface RunRequest {
 
 export interface CpuResult {
   n: number;
-  /** time inside the WebAssembly multiply calls only (including its packing of B) */
+  /** time inside the WebAssembly multiply calls only (including its packing of B): the
+   *  median of `runs` timed multiplies */
   ms: number;
+  bestMs: number;
+  runs: number;
+  /** from the median */
   gflops: number;
   simd: boolean;
+  /** calls (chunks of rows) per multiply */
   chunks: number;
   /** fetching, compiling and instantiating the module: not part of ms */
   loadMs: number;
@@ -95,6 +102,8 @@ export interface GpuResult {
   phases: Phase[];
   compare: CompareResult | null;
   workgroup: string;
+  /** dispatches the compute work was split into (1 on a hardware adapter; 0 if none ran) */
+  bands: number;
 }
 
 export type WorkerMessage =

@@ -1,0 +1,286 @@
+// <sl-memory-budget-lab>: training memory per chip (chapter 5). The reader sets the DP / FSDP /
+// TP / PP degrees, dtypes, optimizer bytes, the rematerialisation policy and the batch; the lab
+// shows the bytes per chip as a stacked bar (weights, gradients, optimizer, master weights,
+// activations) against the chip's HBM, and the comm-vs-compute roofline of that parallelism
+// over the batch, with its critical batch, from the engine's training_comm calculator.
+// The engine reports each part for the whole job; the per-chip share of a part is read off the
+// engine's bytes_per_chip for evaluations that keep only that part (the others set to zero), so the
+// lab never applies a sharding rule itself: it only takes differences of engine figures.
+import { html, nothing } from 'lit';
+import * as Plot from '@observablehq/plot';
+import { LabElement, type ControlSpec, type OutputSpec } from './framework';
+import { MODEL_PICKER } from './model-picker';
+import { isError, type Result } from '../engine';
+
+type O = Record<string, unknown>;
+const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+const PARTS = ['weights', 'gradients', 'optimizer state', 'master weights', 'activations'] as const;
+type Chart = ReturnType<typeof Plot.plot>;
+/** the bar's reach: the next 1, 2 or 5 × 10^k at or above x (presentation: the axis stays put
+ *  while the bar grows or shrinks within it) */
+const reachOf = (x: number): number => {
+  if (!(x > 0) || !Number.isFinite(x)) return 1;
+  const e = 10 ** Math.floor(Math.log10(x));
+  return [1, 2, 5, 10].map((m) => m * e).find((v) => v >= x * (1 - 1e-12))!;
+};
+
+interface Comm { strategy: string; result: Result | null; error: string | null; curve: { batch: number; t_math_s: number; t_comm_s: number }[] }
+
+export class MemoryBudgetLab extends LabElement {
+  readonly calculator = 'training_memory';
+  readonly controlSpecs: ControlSpec[] = [
+    MODEL_PICKER,
+    { path: 'chips', label: 'chips (empty: the product of the degrees, or a pod)' },
+    { path: 'dp', label: 'data parallel: replicas holding the whole state' },
+    { path: 'fsdp', label: 'FSDP: shards of the state (takes the chips the others leave)' },
+    { path: 'tp', label: 'tensor parallel degree' },
+    { path: 'pp', label: 'pipeline stages' },
+    { path: 'batch_tokens', label: 'global batch (tokens)' },
+    { path: 'T', label: 'sequence length' },
+    { path: 'weight_dtype' },
+    { path: 'activation_dtype' },
+    { path: 'grad_bytes_per_param', label: 'gradient bytes per parameter' },
+    { path: 'optimizer_bytes_per_param', label: 'optimizer bytes per parameter (Adam fp32: 8)' },
+    { path: 'master_bytes_per_param', label: 'fp32 master-weight bytes per parameter' },
+    { path: 'checkpointing', label: 'rematerialisation: what the forward pass saves' },
+    { path: 'checkpoints_per_layer', onlyWith: { checkpointing: 'custom' } },
+  ];
+  readonly outputSpecs: OutputSpec[] = [
+    { name: 'bytes_per_chip', label: 'Bytes per chip' },
+    { name: 'hbm_bytes', label: 'HBM per chip' },
+    { name: 'params_bytes', label: 'Weights (all)' },
+    { name: 'grads_bytes', label: 'Gradients (all)' },
+    { name: 'optimizer_bytes', label: 'Optimizer state (all)' },
+    { name: 'master_bytes', label: 'Master weights (all)' },
+    { name: 'activations_bytes', label: 'Activations (all)' },
+    { name: 'total_bytes', label: 'Total' },
+    { name: 'chips', label: 'Chips' },
+    { name: 'min_chips', label: 'Min chips (perfect sharding)' },
+    { name: 'max_params', label: 'Max params (state only)' },
+    { name: 'recompute_flops', label: 'Recomputed FLOPs per step' },
+  ];
+  protected readonly hasViz = true;
+  private parts: { part: string; bytes: number }[] = [];
+  private comm: Comm = { strategy: '', result: null, error: null, curve: [] };
+  private curveKey = '';
+  private curveCache = new Map<number, Comm['curve'][number] | null>();
+
+  protected evaluateNow() {
+    super.evaluateNow();
+    if (!this.engine || !this.result) return;
+    this.parts = this.perChipParts(this.result);
+    this.comm = this.evalComm(this.result);
+  }
+
+  /** The per-chip size of each part: the engine's bytes_per_chip with every other part set to 0,
+   *  less the weights-only figure for the parts that cannot exist without weights. */
+  private stateKey = '';
+  private stateParts: (number | null)[] = [];
+  private perChipParts(r: Result): { part: string; bytes: number }[] {
+    const base: O = structuredClone(r.inputs);
+    const all = num(r.outputs.bytes_per_chip);
+    // the state parts do not depend on the batch: evaluated once per setting of everything else
+    const key = JSON.stringify({ ...base, batch_tokens: 0 });
+    if (key !== this.stateKey) {
+      this.stateKey = key;
+      const zero = { grad_bytes_per_param: 0, optimizer_bytes_per_param: 0, master_bytes_per_param: 0, batch_tokens: 0 };
+      const per = (p: O): number | null => {
+        const x = this.engine!.evaluate('training_memory', { ...base, ...zero, ...p });
+        return isError(x) ? null : num(x.outputs.bytes_per_chip);
+      };
+      const noAct = this.engine!.evaluate('training_memory', { ...base, batch_tokens: 0 });
+      this.stateParts = [per({}), per({ grad_bytes_per_param: base.grad_bytes_per_param }), per({ optimizer_bytes_per_param: base.optimizer_bytes_per_param }),
+        per({ master_bytes_per_param: base.master_bytes_per_param }), isError(noAct) ? null : num(noAct.outputs.bytes_per_chip)];
+    }
+    const [w, g, o, m, state] = this.stateParts;
+    if (w === null || all === null) return [];
+    const vals = [w, g === null ? 0 : g - w, o === null ? 0 : o - w, m === null ? 0 : m - w, state === null ? 0 : all - state];
+    return PARTS.map((part, i) => ({ part, bytes: Math.max(0, vals[i]) }));
+  }
+
+  /** training_comm for the chosen degrees. The strategy analysed follows from which degrees are
+   *  above one (the engine's own names); GPUs pair FSDP with in-node TP as "fsdp" (see api/training.md). */
+  private strategyFor(d: Record<string, number>): string | null {
+    const chip = this.chipValue();
+    const spec = typeof chip === 'string' ? this.engine!.chips.find((c) => c.id === chip) : (chip as O);
+    const gpu = spec ? spec.node_gpus != null : false;
+    if (d.pp > 1) return 'pp';
+    if (d.fsdp > 1 && d.tp > 1) return gpu || d.dp > 1 ? 'fsdp' : 'fsdp_tp';
+    if (d.fsdp > 1) return 'fsdp';
+    if (d.dp > 1) return 'dp';
+    if (d.tp > 1) return 'tp';
+    return null;
+  }
+  private evalComm(r: Result): Comm {
+    const d = r.outputs.degrees as Record<string, number> | undefined;
+    const strategy = d ? this.strategyFor(d) : null;
+    if (!d || !strategy) return { strategy: '', result: null, error: 'One chip: no parallelism, so nothing to communicate.', curve: [] };
+    const inp = r.inputs;
+    const q: O = { strategy, chips: r.outputs.chips };
+    for (const k of ['chip', 'chip_overrides', 'model', 'model_overrides', 'batch_tokens', 'T', 'weight_dtype', 'activation_dtype']) if (inp[k] !== undefined) q[k] = inp[k];
+    for (const k of ['dp', 'fsdp', 'tp', 'pp'] as const) if (d[k] > 1) q[k] = d[k];
+    if (num(q.batch_tokens) === 0) delete q.batch_tokens;
+    const c = this.engine!.evaluate('training_comm', q);
+    if (isError(c)) return { strategy, result: null, error: `${c.error.param ?? ''}: ${c.error.message}`, curve: [] };
+    // the curve over the global batch: powers of two around the batch and the critical batch,
+    // evaluated once per setting of everything but the batch (dragging the batch re-uses them)
+    const b = num(c.inputs.batch_tokens) ?? 1;
+    const crit = num(c.outputs.critical_batch_tokens);
+    const lo = 2 ** Math.floor(Math.log2(Math.max(1, Math.min(b, crit ?? b) / 64))), hi = 2 ** Math.ceil(Math.log2(Math.max(b, crit ?? b) * 64));
+    const top = this.findSchema('batch_tokens')?.max ?? hi;
+    const key = JSON.stringify({ ...q, batch_tokens: 0 });
+    if (key !== this.curveKey) { this.curveKey = key; this.curveCache.clear(); }
+    const curve: Comm['curve'] = [];
+    for (let x = lo; x <= Math.min(hi, top); x *= 2) {
+      if (!this.curveCache.has(x)) {
+        const p = this.engine!.evaluate('training_comm', { ...q, batch_tokens: x });
+        const tm = isError(p) ? null : num(p.outputs.t_math_s), tc = isError(p) ? null : num(p.outputs.t_comm_s);
+        this.curveCache.set(x, tm !== null && tc !== null && tm > 0 && tc > 0 ? { batch: x, t_math_s: tm, t_comm_s: tc } : null);
+      }
+      const pt = this.curveCache.get(x);
+      if (pt) curve.push(pt);
+    }
+    return { strategy, result: c, error: null, curve };
+  }
+
+  protected renderVerdict(r: Result) {
+    const o = r.outputs;
+    const fits = o.fits;
+    const f = (v: unknown, u: string) => this.engine!.format(v, u);
+    const c = this.comm.result?.outputs;
+    const d = o.degrees as Record<string, number> | undefined;
+    return html`<p class="verdict verdict-${fits === false ? 'memory' : 'compute'}">
+      ${fits === true ? html`<strong>Fits</strong>: ${this.fmt('bytes_per_chip')} per chip of ${this.fmt('hbm_bytes')} HBM.`
+        : fits === false ? html`<strong>Does not fit</strong>: ${this.fmt('bytes_per_chip')} per chip against ${this.fmt('hbm_bytes')} HBM; perfectly sharded it needs at least ${this.fmt('min_chips')} chips.`
+        : html`<strong>Unknown fit</strong>: ${this.fmt('bytes_per_chip')} per chip, and this chip has no HBM figure (see the warning; give one with a custom chip).`}
+      ${d ? html`Layout: dp ${d.dp} × fsdp ${d.fsdp} × tp ${d.tp} × pp ${d.pp} = ${this.fmt('chips')} chips.` : nothing}</p>
+      ${c ? html`<p class="verdict verdict-${String(c.bound)} comm-verdict"><strong>${String(c.bound) === 'compute' ? 'Compute-bound' : 'Comms-bound'}</strong> (${this.comm.strategy} over ${String(c.fabric)}):
+        per layer the math takes ${f(c.t_math_s, 's')}, communication ${f(c.t_comm_s, 's')}.
+        ${num(c.critical_batch_tokens) !== null ? html`Critical batch ${f(c.critical_batch_tokens, 'tokens')} (${f(c.critical_tokens_per_chip, 'tokens')} per chip).` : html`This strategy's communication does not shrink with the batch: no critical batch.`}</p>`
+        : html`<p class="lb-msg comm-verdict">${this.comm.error}</p>`}`;
+  }
+
+  // the drawn charts and what each shows beyond its current point (see drawViz)
+  private bar: Chart | null = null;
+  private barKey = '';
+  private commChart: Chart | null = null;
+  private commKey = '';
+
+  /** Each chart is drawn again only when what it shows beyond the current point changes, as in
+   *  the decode lab: the bar when its parts, the HBM line or its reach change (the reach moves in
+   *  1-2-5 steps), the roofline when its curve changes (everything but the batch, see evalComm).
+   *  Otherwise the bar's segments and the operating points move in place, by each chart's scales. */
+  protected drawViz(r: Result, host: HTMLElement) {
+    const f = (v: unknown, u: string) => this.engine!.format(v, u);
+    const hbm = num(r.outputs.hbm_bytes);
+    const width = Math.max(300, Math.min(720, host.clientWidth || 640));
+    const parts = this.parts.filter((p) => p.bytes > 0);
+    const barDescription = `Per chip: ${this.parts.map((p) => `${p.part} ${f(p.bytes, 'bytes')}`).join(', ')}; total ${f(r.outputs.bytes_per_chip, 'bytes')}${hbm !== null ? ` against ${f(hbm, 'bytes')} of HBM` : ' (HBM unknown for this chip)'}.`;
+    const reach = reachOf(Math.max(parts.reduce((s, p) => s + p.bytes, 0), num(r.outputs.bytes_per_chip) ?? 0, hbm ?? 0));
+    const barKey = JSON.stringify([parts.map((p) => p.part), hbm, reach, width]);
+    let bar = barKey === this.barKey && this.bar && host.contains(this.bar) && this.moveBar(parts, barDescription) ? this.bar : null;
+    if (!bar) {
+      bar = Plot.plot({
+        width,
+        height: 130,
+        marginLeft: 20,
+        marginBottom: 40,
+        ariaLabel: 'Bytes per chip by part, against the chip\u2019s HBM',
+        ariaDescription: barDescription,
+        style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
+        x: { domain: [0, reach], label: 'Bytes per chip →', tickFormat: (d: number) => f(d, 'bytes'), grid: true, ticks: 5 },
+        y: { axis: null },
+        color: { legend: true, domain: [...PARTS], range: ['var(--roof)', '#8a63d2', 'var(--warn)', '#c49a00', 'var(--ok)'] },
+        marks: [
+          Plot.barX(parts, Plot.stackX({ x: 'bytes', fill: 'part', y: () => 'chip', ariaHidden: 'true', insetTop: 8, insetBottom: 8, className: 'memory-parts' })),
+          hbm !== null ? Plot.ruleX([hbm], { stroke: 'currentColor', strokeWidth: 2.5, ariaHidden: 'true', className: 'hbm-line' }) : null,
+          hbm !== null ? Plot.text([hbm], { x: (d: number) => d, frameAnchor: 'top', text: () => `HBM ${f(hbm, 'bytes')}`, dx: -4, textAnchor: 'end', fill: 'currentColor', ariaHidden: 'true' }) : null,
+        ],
+      });
+      bar.classList.add('memory-bar');
+      this.bar = bar;
+      this.barKey = barKey;
+    }
+
+    let comm: Chart | null = null;
+    const c = this.comm;
+    if (c.result && c.curve.length > 1) {
+      const crit = num(c.result.outputs.critical_batch_tokens);
+      const b = num(c.result.inputs.batch_tokens);
+      const o = c.result.outputs;
+      const rows = c.curve.flatMap((p) => [{ x: p.batch, y: p.t_math_s, what: 'math per layer' }, { x: p.batch, y: p.t_comm_s, what: 'communication per layer' }]);
+      const here = b !== null ? [{ x: b, y: num(o.t_math_s) }, { x: b, y: num(o.t_comm_s) }].filter((p): p is { x: number; y: number } => p.y !== null && p.y > 0) : [];
+      const description = `For ${c.strategy} over ${String(o.fabric)}, math time per layer grows with the batch; ${crit !== null ? `communication ${c.strategy === 'tp' || c.strategy === 'pp' ? 'grows too' : 'stays flat'}, and they cross at the critical batch ${f(crit, 'tokens')}` : 'communication grows with it, so there is no critical batch'}. At the chosen batch ${f(b, 'tokens')}: math ${f(o.t_math_s, 's')}, communication ${f(o.t_comm_s, 's')}, ${String(o.bound)}-bound.`;
+      // the scales span the curve alone (fixed while only the batch moves along it)
+      const ys = rows.map((p) => p.y);
+      const commKey = JSON.stringify([this.curveKey, c.curve.map((p) => p.batch), crit, here.length, width]);
+      comm = commKey === this.commKey && this.commChart && host.contains(this.commChart) && this.moveDots(here, description) ? this.commChart : null;
+      if (!comm) {
+        comm = Plot.plot({
+          width,
+          height: Math.round(Math.min(320, width * 0.55)),
+          marginLeft: 80,
+          marginBottom: 42,
+          ariaLabel: `Communication against compute per layer over the global batch, ${c.strategy}`,
+          ariaDescription: description,
+          style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
+          x: { type: 'log', domain: [c.curve[0].batch, c.curve[c.curve.length - 1].batch], label: 'Global batch (tokens) →', tickFormat: (d: number) => f(d, 'count') },
+          y: { type: 'log', domain: [Math.min(...ys), Math.max(...ys)], label: '↑ Time per layer', tickFormat: (d: number) => f(d, 's'), grid: true, ticks: 4 },
+          color: { legend: true, domain: ['math per layer', 'communication per layer'], range: ['var(--ok)', 'var(--warn)'] },
+          marks: [
+            Plot.line(rows, { x: 'x', y: 'y', stroke: 'what', strokeWidth: 2, ariaHidden: 'true' }),
+            crit !== null ? Plot.ruleX([crit], { stroke: 'currentColor', strokeDasharray: '4 3', ariaHidden: 'true', className: 'critical-batch' }) : null,
+            crit !== null ? Plot.text([crit], { x: (d: number) => d, frameAnchor: 'top', text: () => `critical ${f(crit, 'tokens')}`, dx: 4, textAnchor: 'start', fill: 'currentColor', ariaHidden: 'true' }) : null,
+            Plot.dot(here, { x: 'x', y: 'y', r: 5, fill: 'currentColor', ariaHidden: 'true', className: 'operating-point' }),
+          ],
+        });
+        comm.classList.add('comm-plot');
+        this.commChart = comm;
+        this.commKey = commKey;
+      }
+    } else {
+      this.commChart = null;
+      this.commKey = '';
+    }
+    const want = comm ? [bar, comm] : [bar];
+    if (host.children.length !== want.length || want.some((el, i) => host.children[i] !== el)) host.replaceChildren(...want);
+  }
+
+  /** the bar's segments stacked anew in the drawn bar's own x scale; false if it cannot */
+  private moveBar(parts: { part: string; bytes: number }[], description: string): boolean {
+    const x = this.bar?.scale('x');
+    const rects = this.bar?.querySelectorAll('.memory-parts rect');
+    if (!x || !rects || rects.length !== parts.length) return false;
+    const at: [number, number][] = [];
+    let sum = 0;
+    for (const p of parts) {
+      const a = x.apply(sum), b = x.apply((sum += p.bytes));
+      if (!Number.isFinite(a) || !Number.isFinite(b)) return false;
+      at.push([a, b]);
+    }
+    rects.forEach((rect, i) => {
+      rect.setAttribute('x', String(Math.min(...at[i])));
+      rect.setAttribute('width', String(Math.abs(at[i][1] - at[i][0])));
+    });
+    this.bar!.querySelector('[aria-description]')?.setAttribute('aria-description', description);
+    return true;
+  }
+
+  /** the operating points moved in the drawn roofline's own scales; false if it cannot */
+  private moveDots(here: { x: number; y: number }[], description: string): boolean {
+    const x = this.commChart?.scale('x'), y = this.commChart?.scale('y');
+    const dots = this.commChart?.querySelectorAll('.operating-point circle');
+    if (!x || !y || !dots || dots.length !== here.length) return false;
+    const at = here.map((p) => [x.apply(p.x), y.apply(p.y)]);
+    if (!at.every(([cx, cy]) => Number.isFinite(cx) && Number.isFinite(cy))) return false;
+    dots.forEach((dot, i) => {
+      dot.setAttribute('cx', String(at[i][0]));
+      dot.setAttribute('cy', String(at[i][1]));
+      dot.removeAttribute('transform');
+    });
+    this.commChart!.querySelector('[aria-description]')?.setAttribute('aria-description', description);
+    return true;
+  }
+}
+
+customElements.define('sl-memory-budget-lab', MemoryBudgetLab);

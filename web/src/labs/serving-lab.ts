@@ -1,0 +1,207 @@
+// <sl-serving-lab>: a serving setup (chapter 8). The reader picks the topology (chips per
+// replica), a batch and a batch range; the engine's `sweep` returns one point per (chips, batch)
+// and the Pareto frontier of step time against tokens/s per chip. The plot shows latency against
+// throughput per chip (cost per million tokens in the table), the chosen point highlighted, and
+// the smallest topology that holds the model (from the engine's decode calculator).
+// This file only chooses which batches and topologies to ask for; every number is the engine's.
+import { html, nothing, render } from 'lit';
+import * as Plot from '@observablehq/plot';
+import { LabElement, type Control, type ControlSpec, type OutputSpec } from './framework';
+import { MODEL_PICKER } from './model-picker';
+import { isError, type Result } from '../engine';
+
+type O = Record<string, unknown>;
+interface SPoint { batch: number; chips: number; step_s: number; latency_s: number; time_to_first_token_s: number; throughput_tokens_per_s: number; tokens_per_s_per_chip: number; qps_per_chip: number; cost_per_million_tokens_usd: number | null; bound: string; fits: boolean; pareto?: boolean; chosen?: boolean }
+
+const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+const FROM = 'sweep.batch.0', TO = 'sweep.batch.1';
+
+export class ServingLab extends LabElement {
+  readonly calculator = 'serving';
+  readonly controlSpecs: ControlSpec[] = [
+    MODEL_PICKER,
+    { path: 'chips', label: 'topology: chips per model replica' },
+    { path: 'batch', label: 'batch: the configuration to highlight' },
+    { path: FROM, key: 'batch_from', label: 'batch range: smallest batch swept' },
+    { path: TO, key: 'batch_to', label: 'batch range: largest batch swept' },
+    { path: 'prompt_tokens' },
+    { path: 'decode_tokens' },
+    { path: 'weight_dtype' },
+    { path: 'kv_dtype' },
+    { path: 'price_per_hour_usd', label: 'price per chip-hour (empty: the chip’s catalog price)' },
+    { path: 'disaggregated', label: 'prefill on separate servers' },
+  ];
+  readonly outputSpecs: OutputSpec[] = [
+    { name: 'step_s', label: 'Decode step' },
+    { name: 'latency_s', label: 'Latency per response' },
+    { name: 'time_to_first_token_s', label: 'Time to first token' },
+    { name: 'throughput_tokens_per_s', label: 'Throughput (replica)' },
+    { name: 'tokens_per_s_per_chip', label: 'Tokens/s per chip' },
+    { name: 'qps_per_chip', label: 'Requests/s per chip' },
+    { name: 'cost_per_million_tokens_usd', label: 'Cost per million tokens' },
+    { name: 'total_chips', label: 'Chips in total' },
+    { name: 'max_batch', label: 'Max batch by memory' },
+  ];
+  protected readonly hasViz = true;
+  private minTopology: { min_chips: number | null; error: string | null } = { min_chips: null, error: null };
+  private chart: ReturnType<typeof Plot.plot> | null = null;
+
+  /** The batch-range controls take their bounds from the schema of one swept batch size: the
+   *  default range is that schema's whole range. */
+  protected buildControl(s: ControlSpec): Control {
+    const c = super.buildControl(s);
+    if (s.path === FROM) c.schema = { ...c.schema, default: c.schema.min ?? null };
+    if (s.path === TO) c.schema = { ...c.schema, default: c.schema.max ?? null };
+    return c;
+  }
+
+  /** The topologies swept: the chosen one and its neighbours by factors of two (presentation). */
+  private topologies(chips: number): number[] {
+    const top = this.findSchema('chips')?.max ?? chips;
+    return [chips / 4, chips / 2, chips, chips * 2, chips * 4].filter((c) => Number.isInteger(c) && c >= 1 && c <= top);
+  }
+
+  /** The main evaluation is the chosen configuration alone (the range controls are not sent). */
+  params(): Record<string, unknown> {
+    const p = super.params();
+    delete p.sweep;
+    return p;
+  }
+
+  /** The sweep asked of the engine: range ends first (so the engine's message for a bad end lands
+   *  on its field), then the powers of two between them; topologies ×¼ … ×4 of the chosen one. */
+  private sweepParams(): Record<string, unknown> {
+    const p = this.params();
+    delete p.batch;
+    const lo = this.values.get(FROM), hi = this.values.get(TO), chips = this.values.get('chips');
+    const batches: unknown[] = [lo, hi];
+    const room = ((this.findSchema('sweep.batch') as { max_items?: number } | undefined)?.max_items ?? 64) - 2;
+    if (typeof lo === 'number' && typeof hi === 'number' && lo >= 1) {
+      const [a, b] = lo <= hi ? [lo, hi] : [hi, lo];
+      const between: number[] = [];
+      for (let x = 1; x <= b && between.length <= room; x *= 2) if (x > a && x < b) between.push(x);
+      // more than the sweep may hold (an end out of range): send the ends alone, the engine names the bad one
+      if (between.length <= room) batches.push(...between);
+    }
+    const chipList = typeof chips === 'number' ? this.topologies(chips) : [];
+    p.sweep = chipList.length ? { batch: batches, chips: chipList } : { batch: batches };
+    return p;
+  }
+
+  private sweepKey = '';
+  private sweep: { points: SPoint[]; error: [string, string] | null } = { points: [], error: null };
+  private minKey = '';
+
+  protected evaluateNow() {
+    super.evaluateNow();
+    if (!this.engine || !this.result) return;
+    // the sweep does not depend on the highlighted batch: evaluated when anything else changes
+    const q = this.sweepParams();
+    const key = JSON.stringify(q);
+    if (key !== this.sweepKey) {
+      this.sweepKey = key;
+      const r = this.engine.evaluate('serving', q);
+      if (isError(r)) {
+        const param = (r.error.param ?? '').replace(/\[(\d+)\]/g, '.$1');
+        this.sweep = { points: [], error: [param === FROM || param === TO ? param : '', r.error.message] };
+      } else {
+        const par = new Set((Array.isArray(r.outputs.pareto) ? r.outputs.pareto : []) as number[]);
+        const pts = (Array.isArray(r.outputs.points) ? r.outputs.points : []) as SPoint[];
+        this.sweep = { points: pts.map((pt, i) => ({ ...pt, pareto: par.has(i) })), error: null };
+      }
+      this.chart = null;
+    }
+    if (this.sweep.error && !this.errors.size) this.errors.set(this.sweep.error[0], this.sweep.error[1]);
+    // the smallest topology whose HBM holds the weights, from the decode calculator
+    const inp = this.result.inputs;
+    const d: O = {};
+    for (const k of ['model', 'chip', 'chip_overrides', 'model_overrides', 'weight_dtype', 'kv_dtype', 'compute_dtype']) if (inp[k] !== undefined) d[k] = inp[k];
+    const dk = JSON.stringify(d);
+    if (dk !== this.minKey) {
+      this.minKey = dk;
+      const r = this.engine.evaluate('decode', d);
+      this.minTopology = isError(r) ? { min_chips: null, error: r.error.message } : { min_chips: num(r.outputs.min_chips), error: null };
+    }
+  }
+
+  /** the swept points, the chosen configuration marked (it is in the sweep when its batch is) */
+  private points(r: Result): SPoint[] {
+    const b = r.inputs.batch, c = r.inputs.chips;
+    return this.sweep.points.map((p) => ({ ...p, chosen: p.batch === b && p.chips === c }));
+  }
+
+  protected renderVerdict(r: Result) {
+    const o = r.outputs;
+    const f = (v: unknown, u: string) => this.engine!.format(v, u);
+    const m = this.minTopology;
+    const chosen = this.points(r).find((p) => p.chosen);
+    return html`<p class="verdict verdict-${String(o.bound)}"><strong>${r.inputs.chips} chips, batch ${r.inputs.batch}</strong>:
+      each response takes ${this.fmt('latency_s')} (first token after ${this.fmt('time_to_first_token_s')}), ${this.fmt('tokens_per_s_per_chip')} per chip,
+      ${num(o.cost_per_million_tokens_usd) !== null ? html`${this.fmt('cost_per_million_tokens_usd')} per million tokens` : html`cost unknown (this chip has no price: type one)`}.
+      ${o.fits === false ? html`<strong>It does not fit in memory</strong> (at most ${this.fmt('max_batch')}).` : chosen ? (chosen.pareto ? html`It is on the Pareto frontier.` : html`It is <em>not</em> on the Pareto frontier: another point is both faster and cheaper per chip.`) : nothing}
+      ${m.error ? html`<span class="lb-msg">${m.error}</span>` : m.min_chips !== null ? html`The smallest topology that holds the weights: ${f(m.min_chips, 'count')} chips.` : nothing}</p>`;
+  }
+
+  protected drawViz(r: Result, host: HTMLElement) {
+    const pts = this.points(r);
+    const f = (v: unknown, u: string) => this.engine!.format(v, u);
+    const fit = pts.filter((p) => p.fits && p.latency_s > 0 && p.tokens_per_s_per_chip > 0);
+    const o = r.outputs;
+    const chosen = { batch: r.inputs.batch as number, chips: r.inputs.chips as number, latency_s: num(o.latency_s) ?? 0, tokens_per_s_per_chip: num(o.tokens_per_s_per_chip) ?? 0, cost_per_million_tokens_usd: num(o.cost_per_million_tokens_usd), fits: o.fits !== false, pareto: pts.find((p) => p.chosen)?.pareto ?? false };
+    const frontier = fit.filter((p) => p.pareto).sort((a, b) => a.step_s - b.step_s);
+    const width = Math.max(300, Math.min(720, host.clientWidth || 640));
+    const rows = [...pts].sort((a, b) => a.chips - b.chips || a.batch - b.batch);
+    const table = html`<details class="lb-points"><summary>Every swept configuration (${pts.length}) as a table</summary><div class="lb-scroll"><table class="lb-table serving-points">
+      <caption>★ on the Pareto frontier; bold: the chosen configuration</caption>
+      <thead><tr><th scope="col">chips</th><th scope="col">batch</th><th scope="col">latency</th><th scope="col">tokens/s per chip</th><th scope="col">cost / M tokens</th><th scope="col">bound</th><th scope="col">fits</th></tr></thead>
+      <tbody>${rows.map((p) => html`<tr class=${p.chosen ? 'chosen' : ''}><td>${p.chips}</td><td>${p.batch}${p.pareto ? ' ★' : ''}</td><td>${f(p.latency_s, 's')}</td><td>${f(p.tokens_per_s_per_chip, 'tokens/s')}</td><td>${f(p.cost_per_million_tokens_usd, 'usd')}</td><td>${p.bound}</td><td>${p.fits ? 'yes' : 'no'}</td></tr>`)}</tbody></table></div></details>`;
+    const description = `${fit.length} configurations that fit in memory, over ${new Set(pts.map((p) => p.chips)).size} topologies. The Pareto frontier (lower step time, more tokens per chip) has ${frontier.length} points${frontier.length ? `, from ${f(frontier[0].tokens_per_s_per_chip, 'tokens/s')} per chip at ${f(frontier[0].latency_s, 's')} to ${f(frontier[frontier.length - 1].tokens_per_s_per_chip, 'tokens/s')} per chip at ${f(frontier[frontier.length - 1].latency_s, 's')}` : ''}. The chosen point, ${chosen.chips} chips at batch ${chosen.batch}: ${f(chosen.latency_s, 's')} per response, ${f(chosen.tokens_per_s_per_chip, 'tokens/s')} per chip, ${f(chosen.cost_per_million_tokens_usd, 'usd')} per million tokens${chosen.fits ? '' : ' (does not fit)'}. The table below lists every point.`;
+    // same sweep as the last drawing: move the highlight ring and re-mark the table row only
+    const ring = this.chart?.querySelector('.operating-point circle');
+    if (this.chart && host.contains(this.chart) && ring && chosen.fits && chosen.latency_s > 0 && chosen.tokens_per_s_per_chip > 0) {
+      ring.setAttribute('cx', String(this.chart.scale('x')!.apply(chosen.tokens_per_s_per_chip)));
+      ring.setAttribute('cy', String(this.chart.scale('y')!.apply(chosen.latency_s)));
+      this.chart.querySelector('[aria-description]')?.setAttribute('aria-description', description);
+      const box = host.querySelector<HTMLElement>('.lb-table-box');
+      if (box) render(table, box);
+      return;
+    }
+    host.replaceChildren();
+    this.chart = null;
+    if (fit.length) {
+      const chart = Plot.plot({
+        width,
+        height: Math.round(Math.min(360, width * 0.62)),
+        marginLeft: 70,
+        marginBottom: 42,
+        ariaLabel: 'Serving Pareto plot: latency per response against tokens per second per chip, from the engine sweep',
+        ariaDescription: description,
+        style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
+        x: { type: 'log', label: 'Tokens/s per chip →', tickFormat: (d: number) => f(d, 'count') },
+        y: { type: 'log', label: '↑ Latency per response', tickFormat: (d: number) => f(d, 's'), grid: true, ticks: 5 },
+        color: { legend: true, type: 'ordinal', domain: [...new Set(pts.map((p) => p.chips))].sort((a, b) => a - b).map((c) => `${c} chips`) },
+        marks: [
+          Plot.line(frontier, { x: 'tokens_per_s_per_chip', y: 'latency_s', stroke: 'currentColor', strokeOpacity: 0.6, strokeWidth: 1.5, ariaHidden: 'true' }),
+          Plot.dot(fit.filter((d) => !d.pareto), { x: 'tokens_per_s_per_chip', y: 'latency_s', stroke: (d: SPoint) => `${d.chips} chips`, fill: 'var(--bg)', r: 4, ariaHidden: 'true' }),
+          Plot.dot(frontier, { x: 'tokens_per_s_per_chip', y: 'latency_s', fill: (d: SPoint) => `${d.chips} chips`, r: 4.5, ariaHidden: 'true', className: 'pareto-point' }),
+          // the chosen point (from the main evaluation): a ring, moved in place while the sweep is unchanged
+          Plot.dot([chosen], { x: 'tokens_per_s_per_chip', y: 'latency_s', r: 9, stroke: 'currentColor', strokeWidth: 2.5, fill: 'none', ariaHidden: 'true', className: 'operating-point', filter: () => chosen.fits && chosen.latency_s > 0 && chosen.tokens_per_s_per_chip > 0 }),
+        ],
+      });
+      chart.classList.add('serving-plot');
+      host.append(chart);
+      this.chart = chart;
+    } else {
+      const p = document.createElement('p');
+      p.className = 'lb-msg';
+      p.textContent = 'No swept configuration fits in memory: add chips or shrink the batch.';
+      host.append(p);
+    }
+    const box = document.createElement('div');
+    box.className = 'lb-table-box';
+    host.append(box);
+    render(table, box); // the table is the plot's full text alternative
+  }
+}
+
+customElements.define('sl-serving-lab', ServingLab);

@@ -1,0 +1,216 @@
+// The decode lab (chapter 7, 12): controls, the engine's numbers on screen, chips (catalog, H800
+// without an HBM figure, a custom chip), URL state, bad input, keyboard, axe.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { startServer, launch, watchedPage, axe, ROOT } from './harness.mjs';
+
+const require = createRequire(import.meta.url);
+const WASM = path.resolve(ROOT, process.env.SCALELAB_WASM_DIR || 'build-wasm', 'node');
+const engine = await require(path.join(WASM, 'engine.cjs'))({ wasmBinary: fs.readFileSync(path.join(WASM, 'engine.wasm')) });
+const CHIPS = JSON.parse(engine.chips());
+const evaluate = (calc, params) => JSON.parse(engine.evaluate(calc, JSON.stringify(params)));
+/** the engine's value of one output, formatted as the lab formats it */
+function expected(calc, params, out) {
+  const r = evaluate(calc, params);
+  assert.ok(!r.error, JSON.stringify(r.error));
+  const v = r.outputs[out];
+  if (typeof v !== 'number') return v == null ? '—' : typeof v === 'boolean' ? (v ? 'yes' : 'no') : String(v); // as the lab's engine.format
+  const unit = engine.outputUnit(out) || [...r.steps].reverse().find((s) => s.value === v)?.unit || '';
+  return engine.formatQuantity(v, unit);
+}
+
+/** a custom chip as the chip dialog stores it: a catalog chip without its null fields, with changes */
+function customChip(from, changes) {
+  const strip = (o) => (o && typeof o === 'object' && !Array.isArray(o) ? Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null).map(([k, v]) => [k, strip(v)])) : o);
+  const c = strip(structuredClone(CHIPS.find((x) => x.id === from)));
+  delete c.sources; delete c.notes;
+  return { ...c, ...changes, id: 'custom', name: 'My chip' };
+}
+
+const EL = 'sl-decode-lab';
+const LAB = '/labs/decode/';
+let server, browser;
+before(async () => { server = await startServer(); browser = await launch(); });
+after(async () => { await browser?.close(); await server?.stop(); });
+
+const ready = (page) => page.waitForSelector(`${EL} .lab-verdict .verdict`);
+const rendered = (page) => page.locator(EL).getAttribute('data-rendered');
+const settle = (page, b) => page.waitForFunction(([el, b]) => document.querySelector(el).dataset.rendered !== b, [EL, b]);
+const out = (page, name) => page.locator(`${EL} [data-out="${name}"] dd`).innerText();
+const field = (page, key) => page.locator(`${EL} .control[data-key="${key}"] input[type=text]`);
+async function type(page, key, text) {
+  const r = await rendered(page);
+  await field(page, key).fill(text);
+  await settle(page, r);
+}
+async function noNaN(page) {
+  const t = await page.locator(EL).innerText();
+  assert.doesNotMatch(t, /NaN|Infinity|undefined/);
+  assert.doesNotMatch(t, /(^|\s)-\d[\d.]*\s?[kMGTP]?B\b/, 'no negative size');
+}
+
+test('loads with the engine numbers, plot and text alternative; batch and context change them', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + LAB);
+  await ready(page);
+  const base = { chip: 'tpu-v5e' };
+  assert.equal(await out(page, 'step_s'), expected('decode', base, 'step_s'));
+  assert.equal(await out(page, 'critical_batch'), expected('decode', base, 'critical_batch'));
+  assert.equal(await out(page, 'max_batch'), expected('decode', base, 'max_batch'));
+  const chart = page.locator(`${EL} .lab-viz svg[aria-label]`).first();
+  assert.ok(await chart.count(), 'the plot is drawn');
+  assert.match(await page.locator(`${EL} .lab-viz [aria-description]`).first().getAttribute('aria-description'), /critical batch/);
+  // batch
+  await type(page, 'batch', '256');
+  assert.equal(await out(page, 'step_s'), expected('decode', { ...base, batch: 256 }, 'step_s'));
+  assert.equal(await out(page, 'tokens_per_s'), expected('decode', { ...base, batch: 256 }, 'tokens_per_s'));
+  const bound = evaluate('decode', { ...base, batch: 256 }).outputs.bound;
+  assert.match(await page.locator(`${EL} .lab-verdict`).innerText(), new RegExp(`${bound}-bound`, 'i'));
+  // context
+  await type(page, 'context', '32768');
+  const p = { ...base, batch: 256, context: 32768 };
+  assert.equal(await out(page, 't_kv_s'), expected('decode', p, 't_kv_s'));
+  assert.equal(await out(page, 'kv_bytes_per_sequence'), expected('decode', p, 'kv_bytes_per_sequence'));
+  assert.equal(await out(page, 'max_batch'), expected('decode', p, 'max_batch'));
+  // the bound flips at the critical batch: below and above it, with the engine's verdict
+  await type(page, 'context', '0');
+  const crit = evaluate('decode', { ...base, context: 0 }).outputs.critical_batch;
+  for (const b of [Math.floor(crit / 4), Math.ceil(crit * 4)]) {
+    await type(page, 'batch', String(b));
+    const want = evaluate('decode', { ...base, context: 0, batch: b }).outputs.bound;
+    assert.match(await page.locator(`${EL} .lab-verdict`).innerText(), new RegExp(`${want}-bound`, 'i'), `batch ${b}`);
+  }
+  await page.waitForFunction(() => /[?&]batch=\d+/.test(location.search) && /context=0/.test(location.search));
+  await noNaN(page);
+  assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
+  await page.close();
+});
+
+test('keyboard: the batch slider moves with the arrow keys', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + LAB);
+  await ready(page);
+  const slider = page.locator(`${EL} .control[data-key="batch"] input[type=range]`);
+  await slider.focus();
+  const r = await rendered(page);
+  for (let i = 0; i < 40; i++) await page.keyboard.press('ArrowRight');
+  await settle(page, r);
+  const b = Number(await field(page, 'batch').inputValue());
+  assert.ok(b > 32, `batch grew from the default, got ${b}`);
+  await page.waitForFunction(([el, b]) => document.querySelector(`${el} [data-out="step_s"] dd`) && document.querySelector(el).dataset.rendered, [EL, b]);
+  assert.equal(await out(page, 'step_s'), expected('decode', { chip: 'tpu-v5e', batch: b }, 'step_s'));
+  assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
+  await page.close();
+});
+
+test('every catalog chip: the engine numbers or a message naming the missing field; URL round-trips', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + LAB + '?batch=64');
+  await ready(page);
+  const chipSel = `${EL} .control[data-key="chip"] select`;
+  for (const c of CHIPS) {
+    const r = await rendered(page);
+    await page.selectOption(chipSel, c.id);
+    await settle(page, r);
+    const want = evaluate('decode', { chip: c.id, batch: 64 });
+    if (want.error) {
+      // refused in place: under the control the engine names (chip, or the dtype the chip lacks)
+      const errs = await page.locator(`${EL} .field-error:not(:empty), ${EL} .lab-error`).allInnerTexts();
+      assert.ok(errs.includes(want.error.message), `${c.id}: ${want.error.message} in ${JSON.stringify(errs)}`);
+      assert.match(want.error.message, /hbm|flop|dtype/i);
+    } else {
+      assert.equal(await page.locator(`${EL} .control[data-key="chip"] .field-error`).innerText(), '', c.id);
+      assert.equal(await out(page, 'step_s'), expected('decode', { chip: c.id, batch: 64 }, 'step_s'), c.id);
+    }
+    await noNaN(page);
+  }
+  // H800 has no HBM bandwidth in the catalog: a message naming it
+  await page.selectOption(chipSel, 'h800');
+  await page.waitForFunction((el) => /hbm_bytes_per_s/.test(document.querySelector(`${el} .control[data-key="chip"] .field-error`).textContent), EL);
+  await page.selectOption(chipSel, 'h100');
+  await page.waitForFunction(() => location.search.includes('chip=h100') && location.search.includes('batch=64'));
+  const h100 = expected('decode', { chip: 'h100', batch: 64 }, 'step_s');
+  assert.equal(await out(page, 'step_s'), h100);
+  assert.notEqual(h100, expected('decode', { chip: 'tpu-v5e', batch: 64 }, 'step_s'), 'the chip changes the result');
+  const text = await page.locator(`${EL} .lab-outputs`).innerText();
+  const { page: p2 } = await watchedPage(browser.context, server.url);
+  await p2.goto(page.url());
+  await ready(p2);
+  assert.equal(await p2.locator(`${EL} .lab-outputs`).innerText(), text, 'same state from the URL');
+  assert.equal(await p2.locator(`${EL} .control[data-key="batch"] input[type=text]`).inputValue(), '64');
+  // the global chip selector drives the lab when the lab has no chip of its own
+  await p2.selectOption(`${EL} .control[data-key="chip"] select`, '');
+  const r = await rendered(p2);
+  await p2.selectOption('#chip-select', 'b200');
+  await settle(p2, r);
+  assert.equal(await p2.locator(`${EL} [data-out="step_s"] dd`).innerText(), expected('decode', { chip: 'b200', batch: 64 }, 'step_s'));
+  await p2.selectOption('#chip-select', 'tpu-v5e');
+  assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
+  await p2.close();
+  await page.close();
+});
+
+test('a custom chip works', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + '/about/');
+  const custom = customChip('h100', { hbm_bytes: 2e11, hbm_bytes_per_s: 5e12 });
+  await page.evaluate((c) => { localStorage.setItem('scalelab.customChip', JSON.stringify(c)); localStorage.setItem('scalelab.chip', 'custom'); }, custom);
+  try {
+    await page.goto(server.url + LAB);
+    await ready(page);
+    assert.equal(await out(page, 'step_s'), expected('decode', { chip: custom }, 'step_s'));
+    assert.equal(await out(page, 'max_batch'), expected('decode', { chip: custom }, 'max_batch'));
+    await noNaN(page);
+  } finally {
+    await page.evaluate(() => { localStorage.removeItem('scalelab.customChip'); localStorage.removeItem('scalelab.chip'); });
+  }
+  assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
+  await page.close();
+});
+
+test('bad typed values are refused in place with the engine message', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + LAB);
+  await ready(page);
+  const err = page.locator(`${EL} .control[data-key="batch"] .field-error`);
+  for (const typed of ['abc', '0', '1.5', '1e99']) {
+    await type(page, 'batch', typed);
+    const want = evaluate('decode', { chip: 'tpu-v5e', batch: Number.isFinite(Number(typed)) ? Number(typed) : typed });
+    assert.ok(want.error, typed);
+    assert.equal(await err.innerText(), want.error.message, typed);
+    assert.equal(await field(page, 'batch').getAttribute('aria-invalid'), 'true');
+    await noNaN(page);
+  }
+  await type(page, 'batch', '48');
+  assert.equal(await err.innerText(), '');
+  await type(page, 'context', '-5');
+  assert.equal(await page.locator(`${EL} .control[data-key="context"] .field-error`).innerText(), evaluate('decode', { chip: 'tpu-v5e', batch: 48, context: -5 }).error.message);
+  await noNaN(page);
+  await type(page, 'context', '8192');
+  assert.equal(await out(page, 'step_s'), expected('decode', { chip: 'tpu-v5e', batch: 48 }, 'step_s'));
+  assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
+  await page.close();
+});
+
+test('axe: the lab page, and the lab in chapters 7 and 12 (on an H100 there)', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + LAB);
+  await ready(page);
+  assert.deepEqual(await axe(page), []);
+  for (const ch of ['07-inference', '12-gpus']) {
+    await page.goto(server.url + `/chapters/${ch}/`);
+    const step = await page.locator(`section.step:has(${EL})`).first().getAttribute('id');
+    await page.goto(server.url + `/chapters/${ch}/#${step}`);
+    await page.reload();
+    await ready(page);
+    assert.deepEqual(await axe(page), [], ch);
+    if (ch === '12-gpus') {
+      assert.equal(await page.locator(`${EL} [data-out="critical_batch"] dd`).first().innerText(), expected('decode', { chip: 'h100' }, 'critical_batch'));
+    }
+  }
+  assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
+  await page.close();
+});

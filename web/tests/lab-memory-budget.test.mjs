@@ -1,0 +1,226 @@
+// The memory budget lab (chapter 5): training_memory per chip against HBM, and training_comm for the
+// chosen degrees; the engine's numbers on screen, every chip and a custom one, URL state, bad input, axe.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { startServer, launch, watchedPage, axe, ROOT } from './harness.mjs';
+
+const require = createRequire(import.meta.url);
+const WASM = path.resolve(ROOT, process.env.SCALELAB_WASM_DIR || 'build-wasm', 'node');
+const engine = await require(path.join(WASM, 'engine.cjs'))({ wasmBinary: fs.readFileSync(path.join(WASM, 'engine.wasm')) });
+const CHIPS = JSON.parse(engine.chips());
+const evaluate = (calc, params) => JSON.parse(engine.evaluate(calc, JSON.stringify(params)));
+/** the engine's value of one output, formatted as the lab formats it */
+function expected(calc, params, out) {
+  const r = evaluate(calc, params);
+  assert.ok(!r.error, JSON.stringify(r.error));
+  const v = r.outputs[out];
+  if (typeof v !== 'number') return v == null ? '—' : typeof v === 'boolean' ? (v ? 'yes' : 'no') : String(v); // as the lab's engine.format
+  const unit = engine.outputUnit(out) || [...r.steps].reverse().find((s) => s.value === v)?.unit || '';
+  return engine.formatQuantity(v, unit);
+}
+
+/** a custom chip as the chip dialog stores it: a catalog chip without its null fields, with changes */
+function customChip(from, changes) {
+  const strip = (o) => (o && typeof o === 'object' && !Array.isArray(o) ? Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null).map(([k, v]) => [k, strip(v)])) : o);
+  const c = strip(structuredClone(CHIPS.find((x) => x.id === from)));
+  delete c.sources; delete c.notes;
+  return { ...c, ...changes, id: 'custom', name: 'My chip' };
+}
+
+const EL = 'sl-memory-budget-lab';
+const CALC = 'training_memory';
+const LAB = '/labs/memory-budget/';
+let server, browser;
+before(async () => { server = await startServer(); browser = await launch(); });
+after(async () => { await browser?.close(); await server?.stop(); });
+
+const ready = (page) => page.waitForSelector(`${EL} .lab-verdict .verdict`);
+const rendered = (page) => page.locator(EL).getAttribute('data-rendered');
+const settle = (page, b) => page.waitForFunction(([el, b]) => document.querySelector(el).dataset.rendered !== b, [EL, b]);
+const out = (page, name) => page.locator(`${EL} [data-out="${name}"] dd`).innerText();
+const field = (page, key) => page.locator(`${EL} .control[data-key="${key}"] input[type=text]`);
+const fieldError = (page, key) => page.locator(`${EL} .control[data-key="${key}"] .field-error`).innerText();
+async function type(page, key, text) {
+  const r = await rendered(page);
+  await field(page, key).fill(text);
+  await settle(page, r);
+}
+async function choose(page, key, value) {
+  const r = await rendered(page);
+  await page.selectOption(`${EL} .control[data-key="${key}"] select`, value);
+  await settle(page, r);
+}
+async function noNaN(page) {
+  const t = await page.locator(EL).innerText();
+  assert.doesNotMatch(t, /NaN|Infinity|undefined/);
+  assert.doesNotMatch(t, /(^|\s)-\d[\d.]*\s?[kMGTP]?B\b/, 'no negative size');
+}
+/** every catalog chip and a custom one: the engine's numbers, or its message in place (naming what is missing) */
+async function everyChip(page, params, check) {
+  for (const c of CHIPS) {
+    const r = await rendered(page);
+    await page.selectOption(`${EL} .control[data-key="chip"] select`, c.id);
+    await settle(page, r);
+    const want = evaluate(CALC, { ...params, chip: c.id });
+    if (want.error) {
+      const errs = await page.locator(`${EL} .field-error:not(:empty), ${EL} .lab-error`).allInnerTexts();
+      assert.ok(errs.includes(want.error.message), `${c.id}: ${want.error.message} in ${JSON.stringify(errs)}`);
+    } else await check(c.id, want);
+    await noNaN(page);
+  }
+}
+/** what the lab asks training_comm for these training_memory params (strategy from the degrees) */
+function commFor(params, strategy) {
+  const m = evaluate(CALC, params);
+  assert.ok(!m.error, JSON.stringify(m.error));
+  const q = { strategy, chips: m.outputs.chips };
+  for (const k of ['chip', 'model', 'batch_tokens', 'T', 'weight_dtype', 'activation_dtype']) if (m.inputs[k] !== undefined) q[k] = m.inputs[k];
+  for (const [k, v] of Object.entries(m.outputs.degrees)) if (v > 1) q[k] = v;
+  const c = evaluate('training_comm', q);
+  assert.ok(!c.error, JSON.stringify(c.error));
+  return c;
+}
+
+test('loads with the engine numbers, the bar against HBM and the comm roofline; degrees and remat change them', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + LAB + '?chip=tpu-v5p');
+  await ready(page);
+  const base = { chip: 'tpu-v5p' };
+  for (const o of ['bytes_per_chip', 'hbm_bytes', 'activations_bytes', 'min_chips']) assert.equal(await out(page, o), expected(CALC, base, o), o);
+  assert.ok(await page.locator(`${EL} .memory-bar`).count(), 'the stacked bar');
+  assert.ok(await page.locator(`${EL} .comm-plot`).count(), 'the comm roofline');
+  assert.match(await page.locator(`${EL} .lab-viz svg[aria-description]`).first().getAttribute('aria-description'), /weights .* activations .* against 96 GB of HBM/);
+  let c = commFor(base, 'fsdp');
+  const verdict = () => page.locator(`${EL} .comm-verdict`).innerText();
+  assert.ok((await verdict()).includes(engine.formatQuantity(c.outputs.critical_batch_tokens, 'tokens')), await verdict());
+  // TP degree: the layout changes, and the comm analysis becomes FSDP + TP
+  await type(page, 'chips', '8960');
+  await type(page, 'tp', '4');
+  let p = { ...base, chips: 8960, tp: 4 };
+  assert.equal(await out(page, 'bytes_per_chip'), expected(CALC, p, 'bytes_per_chip'));
+  c = commFor(p, 'fsdp_tp');
+  assert.match(await verdict(), /fsdp_tp over ici/);
+  assert.ok((await verdict()).includes(engine.formatQuantity(c.outputs.critical_batch_tokens, 'tokens')), await verdict());
+  // rematerialisation policy
+  await choose(page, 'checkpointing', 'block');
+  p = { ...p, checkpointing: 'block' };
+  assert.equal(await out(page, 'activations_bytes'), expected(CALC, p, 'activations_bytes'));
+  assert.equal(await out(page, 'bytes_per_chip'), expected(CALC, p, 'bytes_per_chip'));
+  // optimizer bytes and a custom checkpoint count (only enabled with "custom")
+  assert.equal(await field(page, 'checkpoints_per_layer').isDisabled(), true);
+  await type(page, 'optimizer_bytes_per_param', '12');
+  p = { ...p, optimizer_bytes_per_param: 12 };
+  assert.equal(await out(page, 'optimizer_bytes'), expected(CALC, p, 'optimizer_bytes'));
+  // pure DP: the state is replicated, the comm analysis is DP
+  await type(page, 'tp', '');
+  await type(page, 'dp', '8960');
+  p = { chip: 'tpu-v5p', chips: 8960, dp: 8960, checkpointing: 'block', optimizer_bytes_per_param: 12 };
+  assert.equal(await out(page, 'bytes_per_chip'), expected(CALC, p, 'bytes_per_chip'));
+  assert.match(await page.locator(`${EL} .lab-verdict`).innerText(), /Does not fit/);
+  assert.match(await verdict(), /dp over ici/);
+  await page.waitForFunction(() => /dp=8960/.test(location.search) && /checkpointing=block/.test(location.search));
+  await noNaN(page);
+  assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
+  await page.close();
+});
+
+test('every catalog chip (GPUs without a pod size are asked for chips), the global chip, URL round-trip', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + LAB + '?chips=1024');
+  await ready(page);
+  await everyChip(page, { chips: 1024 }, async (id) => {
+    assert.equal(await out(page, 'bytes_per_chip'), expected(CALC, { chip: id, chips: 1024 }, 'bytes_per_chip'), id);
+    assert.equal(await out(page, 'hbm_bytes'), expected(CALC, { chip: id, chips: 1024 }, 'hbm_bytes'), id);
+  });
+  // without chips, a GPU has no pod size: the engine's message, in place under "chips"
+  await type(page, 'chips', '');
+  await page.selectOption(`${EL} .control[data-key="chip"] select`, 'h200');
+  await page.waitForFunction((el) => /H200 has no pod size/.test(document.querySelector(`${el} .control[data-key="chips"] .field-error`).textContent), EL);
+  await noNaN(page);
+  await type(page, 'chips', '512');
+  // H200 has no InfiniBand figure: the comm analysis names the missing field
+  assert.equal(await page.locator(`${EL} .comm-verdict`).innerText(), `chip: ${evaluate('training_comm', { chip: 'h200', strategy: 'fsdp', chips: 512, fsdp: 512 }).error.message}`);
+  await choose(page, 'chip', 'h100');
+  await choose(page, 'weight_dtype', 'fp8');
+  await page.waitForFunction(() => location.search.includes('chip=h100') && location.search.includes('weight_dtype=fp8') && location.search.includes('chips=512'));
+  assert.equal(await out(page, 'bytes_per_chip'), expected(CALC, { chip: 'h100', chips: 512, weight_dtype: 'fp8' }, 'bytes_per_chip'));
+  assert.match(await page.locator(`${EL} .comm-verdict`).innerText(), /fsdp over (ib_fat_tree|nvlink)/);
+  const text = await page.locator(`${EL} .lab-outputs`).innerText();
+  const { page: p2 } = await watchedPage(browser.context, server.url);
+  await p2.goto(page.url());
+  await ready(p2);
+  assert.equal(await p2.locator(`${EL} .lab-outputs`).innerText(), text, 'same state from the URL');
+  // the global chip drives the lab when the lab has none of its own
+  await p2.selectOption(`${EL} .control[data-key="chip"] select`, '');
+  const r = await p2.locator(EL).getAttribute('data-rendered');
+  await p2.selectOption('#chip-select', 'tpu-v6e');
+  await p2.waitForFunction(([el, b]) => document.querySelector(el).dataset.rendered !== b, [EL, r]);
+  assert.equal(await p2.locator(`${EL} [data-out="hbm_bytes"] dd`).innerText(), expected(CALC, { chip: 'tpu-v6e', chips: 512 }, 'hbm_bytes'));
+  await p2.selectOption('#chip-select', 'tpu-v5e');
+  assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
+  await p2.close();
+  await page.close();
+});
+
+test('a custom chip works', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + '/about/');
+  const custom = customChip('tpu-v5p', { hbm_bytes: 2e11 });
+  await page.evaluate((c) => { localStorage.setItem('scalelab.customChip', JSON.stringify(c)); localStorage.setItem('scalelab.chip', 'custom'); }, custom);
+  try {
+    await page.goto(server.url + LAB);
+    await ready(page);
+    assert.equal(await out(page, 'bytes_per_chip'), expected(CALC, { chip: custom }, 'bytes_per_chip'));
+    assert.equal(await out(page, 'hbm_bytes'), expected(CALC, { chip: custom }, 'hbm_bytes'));
+    await noNaN(page);
+  } finally {
+    await page.evaluate(() => { localStorage.removeItem('scalelab.customChip'); localStorage.removeItem('scalelab.chip'); });
+  }
+  assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
+  await page.close();
+});
+
+test('bad typed values are refused in place with the engine message', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + LAB + '?chip=tpu-v5p');
+  await ready(page);
+  for (const [key, typed] of [['tp', 'abc'], ['tp', '0'], ['batch_tokens', '-1'], ['optimizer_bytes_per_param', '1e9'], ['chips', '1.5']]) {
+    await type(page, key, typed);
+    const v = Number.isFinite(Number(typed)) ? Number(typed) : typed;
+    const want = evaluate(CALC, { chip: 'tpu-v5p', [key]: v });
+    assert.ok(want.error, `${key}=${typed}`);
+    assert.equal(await fieldError(page, key), want.error.message, `${key}=${typed}`);
+    assert.equal(await field(page, key).getAttribute('aria-invalid'), 'true');
+    await noNaN(page);
+    await type(page, key, key === 'tp' || key === 'chips' ? '' : key === 'batch_tokens' ? '4194304' : '8');
+    assert.equal(await fieldError(page, key), '');
+  }
+  // degrees that do not multiply to the chips
+  await type(page, 'chips', '64');
+  await type(page, 'tp', '3');
+  const want = evaluate(CALC, { chip: 'tpu-v5p', chips: 64, tp: 3 });
+  assert.ok(want.error);
+  const errs = await page.locator(`${EL} .field-error:not(:empty), ${EL} .lab-error`).allInnerTexts();
+  assert.ok(errs.includes(want.error.message), JSON.stringify(errs));
+  await noNaN(page);
+  assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
+  await page.close();
+});
+
+test('axe: the lab page and the lab in chapter 5', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + LAB);
+  await ready(page);
+  assert.deepEqual(await axe(page), []);
+  await page.goto(server.url + '/chapters/05-training/');
+  const step = await page.locator(`section.step:has(${EL})`).first().getAttribute('id');
+  await page.goto(server.url + `/chapters/05-training/#${step}`);
+  await page.reload();
+  await ready(page);
+  assert.deepEqual(await axe(page), []);
+  assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
+  await page.close();
+});

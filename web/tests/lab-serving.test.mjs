@@ -1,0 +1,214 @@
+// The serving lab (chapter 8): the engine's sweep as a Pareto plot, the chosen point, the minimum
+// topology; every chip and a custom one, URL state, bad input, keyboard, axe.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { startServer, launch, watchedPage, axe, ROOT } from './harness.mjs';
+
+const require = createRequire(import.meta.url);
+const WASM = path.resolve(ROOT, process.env.SCALELAB_WASM_DIR || 'build-wasm', 'node');
+const engine = await require(path.join(WASM, 'engine.cjs'))({ wasmBinary: fs.readFileSync(path.join(WASM, 'engine.wasm')) });
+const CHIPS = JSON.parse(engine.chips());
+const evaluate = (calc, params) => JSON.parse(engine.evaluate(calc, JSON.stringify(params)));
+/** the engine's value of one output, formatted as the lab formats it */
+function expected(calc, params, out) {
+  const r = evaluate(calc, params);
+  assert.ok(!r.error, JSON.stringify(r.error));
+  const v = r.outputs[out];
+  if (typeof v !== 'number') return v == null ? '—' : typeof v === 'boolean' ? (v ? 'yes' : 'no') : String(v); // as the lab's engine.format
+  const unit = engine.outputUnit(out) || [...r.steps].reverse().find((s) => s.value === v)?.unit || '';
+  return engine.formatQuantity(v, unit);
+}
+
+/** a custom chip as the chip dialog stores it: a catalog chip without its null fields, with changes */
+function customChip(from, changes) {
+  const strip = (o) => (o && typeof o === 'object' && !Array.isArray(o) ? Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null).map(([k, v]) => [k, strip(v)])) : o);
+  const c = strip(structuredClone(CHIPS.find((x) => x.id === from)));
+  delete c.sources; delete c.notes;
+  return { ...c, ...changes, id: 'custom', name: 'My chip' };
+}
+
+const EL = 'sl-serving-lab';
+const CALC = 'serving';
+const LAB = '/labs/serving/';
+let server, browser;
+before(async () => { server = await startServer(); browser = await launch(); });
+after(async () => { await browser?.close(); await server?.stop(); });
+
+const ready = (page) => page.waitForSelector(`${EL} .lab-verdict .verdict`);
+const rendered = (page) => page.locator(EL).getAttribute('data-rendered');
+const settle = (page, b) => page.waitForFunction(([el, b]) => document.querySelector(el).dataset.rendered !== b, [EL, b]);
+const out = (page, name) => page.locator(`${EL} [data-out="${name}"] dd`).innerText();
+const field = (page, key) => page.locator(`${EL} .control[data-key="${key}"] input[type=text]`);
+const fieldError = (page, key) => page.locator(`${EL} .control[data-key="${key}"] .field-error`).innerText();
+async function type(page, key, text) {
+  const r = await rendered(page);
+  await field(page, key).fill(text);
+  await settle(page, r);
+}
+async function choose(page, key, value) {
+  const r = await rendered(page);
+  await page.selectOption(`${EL} .control[data-key="${key}"] select`, value);
+  await settle(page, r);
+}
+async function noNaN(page) {
+  const t = await page.locator(EL).innerText();
+  assert.doesNotMatch(t, /NaN|Infinity|undefined/);
+  assert.doesNotMatch(t, /(^|\s)-\d[\d.]*\s?[kMGTP]?B\b/, 'no negative size');
+}
+/** every catalog chip and a custom one: the engine's numbers, or its message in place (naming what is missing) */
+async function everyChip(page, params, check) {
+  for (const c of CHIPS) {
+    const r = await rendered(page);
+    await page.selectOption(`${EL} .control[data-key="chip"] select`, c.id);
+    await settle(page, r);
+    const want = evaluate(CALC, { ...params, chip: c.id });
+    if (want.error) {
+      const errs = await page.locator(`${EL} .field-error:not(:empty), ${EL} .lab-error`).allInnerTexts();
+      assert.ok(errs.includes(want.error.message), `${c.id}: ${want.error.message} in ${JSON.stringify(errs)}`);
+    } else await check(c.id, want);
+    await noNaN(page);
+  }
+}
+/** the sweep the lab sends: range ends, powers of two between; topologies ×¼…×4 (the chosen batch is evaluated alone) */
+function sweepParams(p, lo, hi) {
+  const chips = p.chips ?? 16;
+  const b = [lo, hi];
+  for (let x = 1; x <= hi; x *= 2) if (x > lo && x < hi) b.push(x);
+  const c = [chips / 4, chips / 2, chips, chips * 2, chips * 4].filter((x) => Number.isInteger(x) && x >= 1 && x <= 100000);
+  return { ...p, sweep: { batch: b, chips: c } };
+}
+
+test('loads with the engine numbers and the Pareto plot; topology, batch and range change them', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + LAB);
+  await ready(page);
+  let p = sweepParams({ chip: 'tpu-v5e' }, 1, 1e6);
+  for (const o of ['latency_s', 'tokens_per_s_per_chip', 'cost_per_million_tokens_usd', 'time_to_first_token_s']) assert.equal(await out(page, o), expected(CALC, p, o), o);
+  assert.ok(await page.locator(`${EL} .serving-plot`).count(), 'the Pareto plot');
+  assert.ok(await page.locator(`${EL} .operating-point`).count(), 'the chosen point is highlighted');
+  const r0 = evaluate(CALC, p);
+  assert.equal(await page.locator(`${EL} table.serving-points tbody tr`).count(), r0.outputs.points.length, 'every point in the table');
+  assert.equal(await page.locator(`${EL} table.serving-points tbody tr:has-text("★")`).count(), r0.outputs.pareto.length, 'the engine\u2019s frontier');
+  assert.match(await page.locator(`${EL} .lab-viz svg[aria-description]`).first().getAttribute('aria-description'), /Pareto frontier/);
+  const minChips = evaluate('decode', { chip: 'tpu-v5e' }).outputs.min_chips;
+  assert.ok((await page.locator(`${EL} .lab-verdict`).innerText()).includes(`${engine.formatQuantity(minChips, 'count')} chips`), 'minimum topology');
+  // topology
+  await type(page, 'chips', '32');
+  p = sweepParams({ chip: 'tpu-v5e', chips: 32 }, 1, 1e6);
+  assert.equal(await out(page, 'tokens_per_s_per_chip'), expected(CALC, p, 'tokens_per_s_per_chip'));
+  assert.equal(await out(page, 'latency_s'), expected(CALC, p, 'latency_s'));
+  // batch (the highlighted point)
+  await type(page, 'batch', '64');
+  p = sweepParams({ chip: 'tpu-v5e', chips: 32, batch: 64 }, 1, 1e6);
+  assert.equal(await out(page, 'cost_per_million_tokens_usd'), expected(CALC, p, 'cost_per_million_tokens_usd'));
+  assert.ok(await page.locator(`${EL} table.serving-points tr.chosen:has-text("64")`).count());
+  // batch range
+  await type(page, 'batch_from', '8');
+  await type(page, 'batch_to', '128');
+  p = sweepParams({ chip: 'tpu-v5e', chips: 32, batch: 64 }, 8, 128);
+  assert.equal(await page.locator(`${EL} table.serving-points tbody tr`).count(), evaluate(CALC, p).outputs.points.length);
+  assert.equal(await page.locator(`${EL} table.serving-points tbody tr:has-text("★")`).count(), evaluate(CALC, p).outputs.pareto.length);
+  await page.waitForFunction(() => /batch_from=8/.test(location.search) && /batch_to=128/.test(location.search) && /chips=32/.test(location.search));
+  await noNaN(page);
+  assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
+  await page.close();
+});
+
+test('every catalog chip, URL round-trip, the global chip', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + LAB + '?batch_to=256');
+  await ready(page);
+  await everyChip(page, sweepParams({}, 1, 256), async (id) => {
+    const p = sweepParams({ chip: id }, 1, 256);
+    assert.equal(await out(page, 'latency_s'), expected(CALC, p, 'latency_s'), id);
+    assert.equal(await out(page, 'cost_per_million_tokens_usd'), expected(CALC, p, 'cost_per_million_tokens_usd'), id);
+  });
+  await choose(page, 'chip', 'h100');
+  await type(page, 'price_per_hour_usd', '2.5');
+  await page.waitForFunction(() => location.search.includes('chip=h100') && location.search.includes('price_per_hour_usd=2.5'));
+  assert.equal(await out(page, 'cost_per_million_tokens_usd'), expected(CALC, sweepParams({ chip: 'h100', price_per_hour_usd: 2.5 }, 1, 256), 'cost_per_million_tokens_usd'));
+  const text = await page.locator(`${EL} .lab-outputs`).innerText();
+  const { page: p2 } = await watchedPage(browser.context, server.url);
+  await p2.goto(page.url());
+  await ready(p2);
+  assert.equal(await p2.locator(`${EL} .lab-outputs`).innerText(), text, 'same state from the URL');
+  assert.equal(await p2.locator(`${EL} .control[data-key="batch_to"] input[type=text]`).inputValue(), '256');
+  await p2.selectOption(`${EL} .control[data-key="chip"] select`, '');
+  const r = await p2.locator(EL).getAttribute('data-rendered');
+  await p2.selectOption('#chip-select', 'tpu-v6e');
+  await p2.waitForFunction(([el, b]) => document.querySelector(el).dataset.rendered !== b, [EL, r]);
+  assert.equal(await p2.locator(`${EL} [data-out="latency_s"] dd`).innerText(), expected(CALC, sweepParams({ chip: 'tpu-v6e', price_per_hour_usd: 2.5 }, 1, 256), 'latency_s'));
+  await p2.selectOption('#chip-select', 'tpu-v5e');
+  assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
+  await p2.close();
+  await page.close();
+});
+
+test('a custom chip works', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + '/about/');
+  const custom = customChip('tpu-v5e', { hbm_bytes: 3.2e10, price_per_hour_usd: 2 });
+  await page.evaluate((c) => { localStorage.setItem('scalelab.customChip', JSON.stringify(c)); localStorage.setItem('scalelab.chip', 'custom'); }, custom);
+  try {
+    await page.goto(server.url + LAB);
+    await ready(page);
+    const p = sweepParams({ chip: custom }, 1, 1e6);
+    assert.equal(await out(page, 'cost_per_million_tokens_usd'), expected(CALC, p, 'cost_per_million_tokens_usd'));
+    assert.equal(await out(page, 'max_batch'), expected(CALC, p, 'max_batch'));
+    await noNaN(page);
+  } finally {
+    await page.evaluate(() => { localStorage.removeItem('scalelab.customChip'); localStorage.removeItem('scalelab.chip'); });
+  }
+  assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
+  await page.close();
+});
+
+test('bad typed values are refused in place with the engine message', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + LAB);
+  await ready(page);
+  for (const [key, typed, restore] of [['chips', '0', '16'], ['batch', 'abc', '32'], ['batch_from', '0', '1'], ['batch_to', '1e99', '1e6'], ['decode_tokens', '-3', '512']]) {
+    await type(page, key, typed);
+    const err = await fieldError(page, key);
+    assert.ok(err.length > 3, `${key}=${typed}: ${err}`);
+    assert.equal(await field(page, key).getAttribute('aria-invalid'), 'true');
+    await noNaN(page);
+    await type(page, key, restore);
+    assert.equal(await fieldError(page, key), '', key);
+  }
+  // the engine's own message, verbatim
+  await type(page, 'decode_tokens', '0');
+  assert.equal(await fieldError(page, 'decode_tokens'), evaluate(CALC, { chip: 'tpu-v5e', decode_tokens: 0 }).error.message);
+  await type(page, 'batch_from', '0');
+  await type(page, 'decode_tokens', '512');
+  assert.equal(await fieldError(page, 'batch_from'), evaluate(CALC, { chip: 'tpu-v5e', sweep: { batch: [0] } }).error.message);
+  assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
+  await page.close();
+});
+
+test('axe: the lab page and the lab in chapter 8; keyboard reaches every control', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + LAB);
+  await ready(page);
+  assert.deepEqual(await axe(page), []);
+  // Tab through the lab: every control gets focus
+  const ids = await page.locator(`${EL} .lab-controls input:not([disabled]), ${EL} .lab-controls select:not([disabled])`).evaluateAll((els) => els.map((e) => e.id || e.getAttribute('aria-label')));
+  await page.locator(`${EL} .control[data-key="chip"] select`).focus();
+  const seen = new Set();
+  for (let i = 0; i < ids.length + 5; i++) {
+    seen.add(await page.evaluate(() => document.activeElement.id || document.activeElement.getAttribute('aria-label')));
+    await page.keyboard.press('Tab');
+  }
+  for (const id of ids) assert.ok(seen.has(id), `focusable: ${id}`);
+  await page.goto(server.url + '/chapters/08-serving-llama/');
+  const step = await page.locator(`section.step:has(${EL})`).first().getAttribute('id');
+  await page.goto(server.url + `/chapters/08-serving-llama/#${step}`);
+  await page.reload();
+  await ready(page);
+  assert.deepEqual(await axe(page), []);
+  assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
+  await page.close();
+});

@@ -1,0 +1,196 @@
+// The training pod lab (chapter 6): training_run's FLOPs, days, dollars, minimum slice and layout
+// search; every chip and a custom one, URL state, bad input, axe.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { startServer, launch, watchedPage, axe, ROOT } from './harness.mjs';
+
+const require = createRequire(import.meta.url);
+const WASM = path.resolve(ROOT, process.env.SCALELAB_WASM_DIR || 'build-wasm', 'node');
+const engine = await require(path.join(WASM, 'engine.cjs'))({ wasmBinary: fs.readFileSync(path.join(WASM, 'engine.wasm')) });
+const CHIPS = JSON.parse(engine.chips());
+const evaluate = (calc, params) => JSON.parse(engine.evaluate(calc, JSON.stringify(params)));
+/** the engine's value of one output, formatted as the lab formats it */
+function expected(calc, params, out) {
+  const r = evaluate(calc, params);
+  assert.ok(!r.error, JSON.stringify(r.error));
+  const v = r.outputs[out];
+  if (typeof v !== 'number') return v == null ? '—' : typeof v === 'boolean' ? (v ? 'yes' : 'no') : String(v); // as the lab's engine.format
+  const unit = engine.outputUnit(out) || [...r.steps].reverse().find((s) => s.value === v)?.unit || '';
+  return engine.formatQuantity(v, unit);
+}
+
+/** a custom chip as the chip dialog stores it: a catalog chip without its null fields, with changes */
+function customChip(from, changes) {
+  const strip = (o) => (o && typeof o === 'object' && !Array.isArray(o) ? Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null).map(([k, v]) => [k, strip(v)])) : o);
+  const c = strip(structuredClone(CHIPS.find((x) => x.id === from)));
+  delete c.sources; delete c.notes;
+  return { ...c, ...changes, id: 'custom', name: 'My chip' };
+}
+
+const EL = 'sl-training-pod-lab';
+const CALC = 'training_run';
+const LAB = '/labs/training-pod/';
+let server, browser;
+before(async () => { server = await startServer(); browser = await launch(); });
+after(async () => { await browser?.close(); await server?.stop(); });
+
+const ready = (page) => page.waitForSelector(`${EL} .lab-verdict .verdict`);
+const rendered = (page) => page.locator(EL).getAttribute('data-rendered');
+const settle = (page, b) => page.waitForFunction(([el, b]) => document.querySelector(el).dataset.rendered !== b, [EL, b]);
+const out = (page, name) => page.locator(`${EL} [data-out="${name}"] dd`).innerText();
+const field = (page, key) => page.locator(`${EL} .control[data-key="${key}"] input[type=text]`);
+const fieldError = (page, key) => page.locator(`${EL} .control[data-key="${key}"] .field-error`).innerText();
+async function type(page, key, text) {
+  const r = await rendered(page);
+  await field(page, key).fill(text);
+  await settle(page, r);
+}
+async function choose(page, key, value) {
+  const r = await rendered(page);
+  await page.selectOption(`${EL} .control[data-key="${key}"] select`, value);
+  await settle(page, r);
+}
+async function noNaN(page) {
+  const t = await page.locator(EL).innerText();
+  assert.doesNotMatch(t, /NaN|Infinity|undefined/);
+  assert.doesNotMatch(t, /(^|\s)-\d[\d.]*\s?[kMGTP]?B\b/, 'no negative size');
+}
+/** every catalog chip and a custom one: the engine's numbers, or its message in place (naming what is missing) */
+async function everyChip(page, params, check) {
+  for (const c of CHIPS) {
+    const r = await rendered(page);
+    await page.selectOption(`${EL} .control[data-key="chip"] select`, c.id);
+    await settle(page, r);
+    const want = evaluate(CALC, { ...params, chip: c.id });
+    if (want.error) {
+      const errs = await page.locator(`${EL} .field-error:not(:empty), ${EL} .lab-error`).allInnerTexts();
+      assert.ok(errs.includes(want.error.message), `${c.id}: ${want.error.message} in ${JSON.stringify(errs)}`);
+    } else await check(c.id, want);
+    await noNaN(page);
+  }
+}
+/** outputs whose unit the lab names (training_run's names carry none) */
+const UNITS = { days: 'days', days_at_min_chips: 'days', chip_hours: 'h', bytes_per_chip: 'bytes', min_chips_memory: 'count', layouts_evaluated: 'count', layouts_fitting: 'count' };
+const want = (params, o) => (UNITS[o] ? (() => { const r = evaluate(CALC, params); assert.ok(!r.error, JSON.stringify(r.error)); return engine.formatQuantity(r.outputs[o], UNITS[o]); })() : expected(CALC, params, o));
+
+test('loads with LLaMA-3 70B on 15T tokens: FLOPs, days, dollars, minimum slice, ranked and rejected layouts', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + LAB + '?chip=tpu-v5p');
+  await ready(page);
+  const base = { chip: 'tpu-v5p' };
+  for (const o of ['total_flops', 'days', 'cost_usd', 'chip_hours', 'min_chips_memory', 'days_at_min_chips', 'layouts_evaluated']) assert.equal(await out(page, o), want(base, o), o);
+  const r = evaluate(CALC, base);
+  assert.equal(r.inputs.model, 'llama3-70b');
+  assert.equal(r.inputs.tokens, 15e12);
+  const rows = page.locator(`${EL} table.layouts tbody tr`);
+  assert.equal(await rows.count(), Math.min(10, r.outputs.layouts.length));
+  const first = r.outputs.layouts[0];
+  assert.match(await rows.first().innerText(), new RegExp(`^1\\s+${first.dp}\\s+${first.fsdp}\\s+${first.tp}\\s+${first.pp}\\s`));
+  const rej = page.locator(`${EL} table.rejected tbody tr`);
+  assert.equal(await rej.count(), r.outputs.rejected.length);
+  assert.ok((await rej.first().innerText()).includes(r.outputs.rejected[0].message));
+  // chips
+  await type(page, 'chips', '4096');
+  let p = { ...base, chips: 4096 };
+  for (const o of ['days', 'cost_usd', 'layouts_fitting']) assert.equal(await out(page, o), want(p, o), o);
+  // MFU
+  await type(page, 'mfu', '0.5');
+  p = { ...p, mfu: 0.5 };
+  assert.equal(await out(page, 'days'), want(p, 'days'));
+  assert.equal(await out(page, 'achieved_flops_per_s'), want(p, 'achieved_flops_per_s'));
+  // price
+  await type(page, 'price_per_hour_usd', '1.5');
+  p = { ...p, price_per_hour_usd: 1.5 };
+  assert.equal(await out(page, 'cost_usd'), want(p, 'cost_usd'));
+  await page.waitForFunction(() => /chips=4096/.test(location.search) && /mfu=0.5/.test(location.search) && /price_per_hour_usd=1.5/.test(location.search));
+  await noNaN(page);
+  assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
+  await page.close();
+});
+
+test('every catalog chip (a message where the chip lacks a pod size or price), URL round-trip, the global chip', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + LAB + '?chips=2048');
+  await ready(page);
+  await everyChip(page, { chips: 2048 }, async (id, r) => {
+    assert.equal(await out(page, 'days'), want({ chip: id, chips: 2048 }, 'days'), id);
+    assert.equal(await out(page, 'cost_usd'), want({ chip: id, chips: 2048 }, 'cost_usd'), id);
+    if (r.outputs.cost_usd === null) assert.match(await page.locator(`${EL} .lab-verdict`).innerText(), /no price/, id);
+  });
+  // no chips typed: a GPU without a pod size is asked for them, by name
+  await type(page, 'chips', '');
+  await choose(page, 'chip', 'b200');
+  assert.equal(await fieldError(page, 'chips'), evaluate(CALC, { chip: 'b200' }).error.message);
+  await type(page, 'chips', '1024');
+  await choose(page, 'compute_dtype', 'fp8');
+  await page.waitForFunction(() => location.search.includes('chip=b200') && location.search.includes('compute_dtype=fp8'));
+  assert.equal(await out(page, 'days'), want({ chip: 'b200', chips: 1024, compute_dtype: 'fp8' }, 'days'));
+  const text = await page.locator(`${EL} .lab-outputs`).innerText();
+  const { page: p2 } = await watchedPage(browser.context, server.url);
+  await p2.goto(page.url());
+  await ready(p2);
+  assert.equal(await p2.locator(`${EL} .lab-outputs`).innerText(), text, 'same state from the URL');
+  await p2.selectOption(`${EL} .control[data-key="chip"] select`, '');
+  const r = await p2.locator(EL).getAttribute('data-rendered');
+  await p2.selectOption('#chip-select', 'h100');
+  await p2.waitForFunction(([el, b]) => document.querySelector(el).dataset.rendered !== b, [EL, r]);
+  assert.equal(await p2.locator(`${EL} [data-out="days"] dd`).innerText(), want({ chip: 'h100', chips: 1024, compute_dtype: 'fp8' }, 'days'));
+  await p2.selectOption('#chip-select', 'tpu-v5e');
+  assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
+  await p2.close();
+  await page.close();
+});
+
+test('a custom chip works', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + '/about/');
+  const custom = customChip('tpu-v5p', { price_per_hour_usd: 3 });
+  await page.evaluate((c) => { localStorage.setItem('scalelab.customChip', JSON.stringify(c)); localStorage.setItem('scalelab.chip', 'custom'); }, custom);
+  try {
+    await page.goto(server.url + LAB);
+    await ready(page);
+    assert.equal(await out(page, 'cost_usd'), want({ chip: custom }, 'cost_usd'));
+    assert.equal(await out(page, 'days'), want({ chip: custom }, 'days'));
+    await noNaN(page);
+  } finally {
+    await page.evaluate(() => { localStorage.removeItem('scalelab.customChip'); localStorage.removeItem('scalelab.chip'); });
+  }
+  assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
+  await page.close();
+});
+
+test('bad typed values are refused in place with the engine message', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + LAB + '?chip=tpu-v5p');
+  await ready(page);
+  for (const [key, typed, restore] of [['mfu', '0', '0.4'], ['mfu', '1.5', '0.4'], ['chips', 'abc', ''], ['tokens', '-1', '1.5e13'], ['price_per_hour_usd', '-2', '']]) {
+    await type(page, key, typed);
+    const v = Number.isFinite(Number(typed)) ? Number(typed) : typed;
+    const w = evaluate(CALC, { chip: 'tpu-v5p', [key]: v });
+    assert.ok(w.error, `${key}=${typed}`);
+    assert.equal(await fieldError(page, key), w.error.message, `${key}=${typed}`);
+    await noNaN(page);
+    await type(page, key, restore);
+    assert.equal(await fieldError(page, key), '', key);
+  }
+  assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
+  await page.close();
+});
+
+test('axe: the lab page and the lab in chapter 6', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + LAB);
+  await ready(page);
+  assert.deepEqual(await axe(page), []);
+  await page.goto(server.url + '/chapters/06-training-llama/');
+  const step = await page.locator(`section.step:has(${EL})`).first().getAttribute('id');
+  await page.goto(server.url + `/chapters/06-training-llama/#${step}`);
+  await page.reload();
+  await ready(page);
+  assert.deepEqual(await axe(page), []);
+  assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
+  await page.close();
+});
