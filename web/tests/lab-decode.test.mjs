@@ -214,3 +214,73 @@ test('axe: the lab page, and the lab in chapters 7 and 12 (on an H100 there)', a
   assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
   await page.close();
 });
+
+const MODELS = JSON.parse(engine.models());
+const modelSelect = (page) => page.locator(`${EL} .control[data-key="model"] select`);
+async function choose(page, key, value) {
+  const r = await rendered(page);
+  await page.selectOption(`${EL} .control[data-key="${key}"] select`, value);
+  await settle(page, r);
+}
+
+test('model picker: labelled, keyboard, the catalog; each model gives the engine\u2019s numbers or says it does not fit; ?model= round-trips', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + LAB);
+  await ready(page);
+  const sel = modelSelect(page);
+  assert.equal(await sel.inputValue(), 'llama3-70b', 'the schema default');
+  assert.deepEqual(await sel.locator('option').evaluateAll((os) => os.map((o) => [o.value, o.textContent.trim()])), MODELS.map((m) => [m.id, m.name]));
+  assert.match(await page.locator(`${EL} label[for="${await sel.getAttribute('id')}"]`).innerText(), /model/);
+  const before = await out(page, 'step_s');
+  // keyboard: one step up from LLaMA-3 70B is LLaMA-3 8B
+  await sel.focus();
+  const r = await rendered(page);
+  await page.keyboard.press('ArrowUp');
+  await settle(page, r);
+  assert.equal(await sel.inputValue(), 'llama3-8b');
+  const p8 = { chip: 'tpu-v5e', model: 'llama3-8b' };
+  assert.notEqual(expected('decode', p8, 'step_s'), before, 'the model changes the result');
+  for (const o of ['step_s', 'weight_bytes', 'kv_bytes_per_sequence', 'max_batch', 'critical_batch']) assert.equal(await out(page, o), expected('decode', p8, o), o);
+  await page.waitForFunction(() => new URLSearchParams(location.search).get('model') === 'llama3-8b');
+  // every catalog model on the default chip; those whose weights exceed it say so (fits = false)
+  let tooBig = 0;
+  for (const m of MODELS) {
+    if (m.id !== (await sel.inputValue())) await choose(page, 'model', m.id);
+    const p = { chip: 'tpu-v5e', model: m.id };
+    const want = evaluate('decode', p);
+    assert.ok(!want.error, m.id);
+    assert.equal(await out(page, 'step_s'), expected('decode', p, 'step_s'), m.id);
+    assert.equal(await out(page, 'weight_bytes'), expected('decode', p, 'weight_bytes'), m.id);
+    const verdict = await page.locator(`${EL} .lab-verdict`).innerText();
+    if (want.outputs.fits === false && want.outputs.max_batch === 0) {
+      tooBig++;
+      assert.match(verdict, /weights alone do not fit/, m.id);
+      assert.ok(verdict.includes(expected('decode', p, 'min_chips')), m.id);
+      const warns = await page.locator(`${EL} .lab-warnings li`).allInnerTexts();
+      for (const w of want.warnings) assert.ok(warns.includes(w), `${m.id}: ${w}`);
+    } else assert.doesNotMatch(verdict, /weights alone/, m.id);
+    await noNaN(page);
+  }
+  assert.ok(tooBig > 0, 'some catalog model does not fit on 16 v5e chips');
+  await choose(page, 'model', 'llama3-70b');
+  await page.waitForFunction(() => !location.search.includes('model='));
+  assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
+  await page.close();
+
+  // ?model=llama3-8b: the picker, the numbers, and the address keep it
+  const { page: p2, problems: pr2 } = await watchedPage(browser.context, server.url);
+  await p2.goto(server.url + LAB + '?model=llama3-8b');
+  await ready(p2);
+  assert.equal(await modelSelect(p2).inputValue(), 'llama3-8b');
+  assert.equal(await out(p2, 'step_s'), expected('decode', p8, 'step_s'));
+  await type(p2, 'batch', '128');
+  await p2.waitForFunction(() => { const q = new URLSearchParams(location.search); return q.get('model') === 'llama3-8b' && q.get('batch') === '128'; });
+  assert.equal(await out(p2, 'step_s'), expected('decode', { ...p8, batch: 128 }, 'step_s'));
+  // an unknown model: the engine's message in a notice, the default model
+  await p2.goto(server.url + LAB + '?model=gpt-9');
+  await ready(p2);
+  assert.ok((await p2.locator(`${EL} .lab-notice`).innerText()).includes(evaluate('decode', { model: 'gpt-9' }).error.message));
+  assert.equal(await modelSelect(p2).inputValue(), 'llama3-70b');
+  assert.deepEqual(pr2, { console: [], errors: [], thirdParty: [] });
+  await p2.close();
+});

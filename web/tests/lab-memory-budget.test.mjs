@@ -224,3 +224,123 @@ test('axe: the lab page and the lab in chapter 5', async () => {
   assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
   await page.close();
 });
+
+const MODELS = JSON.parse(engine.models());
+const modelSelect = (page) => page.locator(`${EL} .control[data-key="model"] select`);
+
+test('model picker: labelled, keyboard, the catalog; each model gives the engine\u2019s numbers; ?model= round-trips', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + LAB + '?chip=tpu-v5p');
+  await ready(page);
+  const sel = modelSelect(page);
+  assert.equal(await sel.inputValue(), 'llama3-70b', 'the schema default');
+  assert.deepEqual(await sel.locator('option').evaluateAll((os) => os.map((o) => [o.value, o.textContent.trim()])), MODELS.map((m) => [m.id, m.name]));
+  assert.match(await page.locator(`${EL} label[for="${await sel.getAttribute('id')}"]`).innerText(), /model/);
+  const before = await out(page, 'bytes_per_chip');
+  assert.equal(before, expected(CALC, { chip: 'tpu-v5p' }, 'bytes_per_chip'));
+  // keyboard: one step up from LLaMA-3 70B is LLaMA-3 8B
+  await sel.focus();
+  const r = await rendered(page);
+  await page.keyboard.press('ArrowUp');
+  await settle(page, r);
+  assert.equal(await sel.inputValue(), 'llama3-8b');
+  const p8 = { chip: 'tpu-v5p', model: 'llama3-8b' };
+  assert.notEqual(expected(CALC, p8, 'bytes_per_chip'), before, 'the model changes the result');
+  for (const o of ['bytes_per_chip', 'params_bytes', 'optimizer_bytes', 'max_params']) assert.equal(await out(page, o), expected(CALC, p8, o), o);
+  assert.ok((await page.locator(`${EL} .comm-verdict`).innerText()).includes(engine.formatQuantity(commFor(p8, 'fsdp').outputs.critical_batch_tokens, 'tokens')));
+  await page.waitForFunction(() => new URLSearchParams(location.search).get('model') === 'llama3-8b');
+  // every catalog model
+  for (const m of MODELS) {
+    if (m.id !== (await sel.inputValue())) await choose(page, 'model', m.id);
+    const p = { chip: 'tpu-v5p', model: m.id };
+    assert.equal(await out(page, 'bytes_per_chip'), expected(CALC, p, 'bytes_per_chip'), m.id);
+    assert.equal(await out(page, 'params_bytes'), expected(CALC, p, 'params_bytes'), m.id);
+    await noNaN(page);
+  }
+  // a chip that cannot hold it: the engine's fits = false, said plainly
+  await choose(page, 'chip', 'tpu-v5e');
+  const p = { chip: 'tpu-v5e', model: 'deepseek-v3' };
+  assert.equal(evaluate(CALC, p).outputs.fits, false);
+  assert.match(await page.locator(`${EL} .lab-verdict`).innerText(), /Does not fit/);
+  assert.equal(await out(page, 'bytes_per_chip'), expected(CALC, p, 'bytes_per_chip'));
+  assert.equal(await out(page, 'min_chips'), expected(CALC, p, 'min_chips'));
+  await noNaN(page);
+  // the default model leaves the address
+  await choose(page, 'model', 'llama3-70b');
+  await page.waitForFunction(() => !location.search.includes('model='));
+  assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
+  await page.close();
+
+  // ?model=llama3-8b: the picker, the numbers, and the address keep it
+  const { page: p2, problems: pr2 } = await watchedPage(browser.context, server.url);
+  await p2.goto(server.url + LAB + '?chip=tpu-v5p&model=llama3-8b');
+  await ready(p2);
+  assert.equal(await modelSelect(p2).inputValue(), 'llama3-8b');
+  assert.equal(await out(p2, 'bytes_per_chip'), expected(CALC, p8, 'bytes_per_chip'));
+  await type(p2, 'tp', '2');
+  await p2.waitForFunction(() => { const q = new URLSearchParams(location.search); return q.get('model') === 'llama3-8b' && q.get('tp') === '2'; });
+  assert.equal(await out(p2, 'bytes_per_chip'), expected(CALC, { ...p8, tp: 2 }, 'bytes_per_chip'));
+  // an unknown model: the engine's message in a notice, the default model
+  await p2.goto(server.url + LAB + '?model=gpt-9');
+  await ready(p2);
+  assert.ok((await p2.locator(`${EL} .lab-notice`).innerText()).includes(evaluate(CALC, { model: 'gpt-9' }).error.message));
+  assert.equal(await modelSelect(p2).inputValue(), 'llama3-70b');
+  assert.deepEqual(pr2, { console: [], errors: [], thirdParty: [] });
+  await p2.close();
+});
+
+test('the batch slider moves the bar and the operating points in place; drawn afresh they land the same', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + LAB + '?chip=tpu-v5p');
+  await ready(page);
+  const keep = () => page.evaluate((el) => { for (const c of document.querySelectorAll(`${el} .memory-bar, ${el} .comm-plot`)) c.dataset.kept = '1'; }, EL);
+  const kept = () => page.locator(`${EL} [data-kept]`).count();
+  const marks = (pg) => pg.evaluate((el) => ({
+    bar: [...document.querySelectorAll(`${el} .memory-bar .memory-parts rect`)].map((r) => [Number(r.getAttribute('x')), Number(r.getAttribute('width'))]),
+    dots: [...document.querySelectorAll(`${el} .comm-plot .operating-point circle`)].map((c) => [Number(c.getAttribute('cx')), Number(c.getAttribute('cy'))]),
+  }), EL);
+  await keep();
+  const m0 = await marks(page);
+  assert.equal(m0.bar.length, 3, 'weights, optimizer state, activations');
+  assert.equal(m0.dots.length, 2, 'math and communication at the batch');
+  const slider = page.locator(`${EL} .control[data-key="batch_tokens"] input[type=range]`);
+  await slider.focus();
+  const r = await rendered(page);
+  for (let i = 0; i < 10; i++) await page.keyboard.press('ArrowRight');
+  await settle(page, r);
+  await page.waitForFunction((el) => document.querySelector(el).querySelector('.lab-viz').dataset.renders === document.querySelector(el).dataset.rendered, EL);
+  const b = Number(await field(page, 'batch_tokens').inputValue());
+  assert.ok(b > 2 ** 22 && b < 2 ** 23, `the batch stays within the curve's powers of two: ${b}`);
+  const p = { chip: 'tpu-v5p', batch_tokens: b };
+  assert.equal(await out(page, 'bytes_per_chip'), expected(CALC, p, 'bytes_per_chip'));
+  assert.equal(await out(page, 'activations_bytes'), expected(CALC, p, 'activations_bytes'));
+  assert.equal(await kept(), 2, 'neither chart was drawn again');
+  const m1 = await marks(page);
+  assert.notDeepEqual(m1.bar, m0.bar, 'the activations segment grew');
+  assert.notDeepEqual(m1.dots, m0.dots, 'the operating points moved');
+  assert.ok((await page.locator(`${EL} .comm-plot svg[aria-description]`).getAttribute('aria-description')).includes(engine.formatQuantity(b, 'tokens')), 'the description follows');
+  // the same state drawn from scratch puts every mark at the same place
+  await page.waitForFunction((b) => new URLSearchParams(location.search).get('batch_tokens') === String(b), b);
+  const { page: p2 } = await watchedPage(browser.context, server.url);
+  await p2.setViewportSize(page.viewportSize());
+  await p2.goto(page.url());
+  await ready(p2);
+  const fresh = await marks(p2);
+  const close = (a, e) => a.length === e.length && a.every((xy, i) => xy.every((v, j) => Math.abs(v - e[i][j]) < 1e-6));
+  assert.ok(close(m1.bar, fresh.bar), `bar ${JSON.stringify(m1.bar)} vs ${JSON.stringify(fresh.bar)}`);
+  assert.ok(close(m1.dots, fresh.dots), `dots ${JSON.stringify(m1.dots)} vs ${JSON.stringify(fresh.dots)}`);
+  await p2.close();
+  // the weight dtype changes the roofline's curve: drawn again; the bar keeps its parts and reach, so it moves
+  await choose(page, 'weight_dtype', 'fp8');
+  assert.equal(await page.locator(`${EL} .comm-plot[data-kept]`).count(), 0, 'the roofline is drawn again');
+  assert.equal(await page.locator(`${EL} .memory-bar[data-kept]`).count(), 1, 'the bar moves in place');
+  assert.equal(await out(page, 'params_bytes'), expected(CALC, { ...p, weight_dtype: 'fp8' }, 'params_bytes'));
+  // another chip (its HBM line) draws both again
+  await keep();
+  await choose(page, 'chip', 'tpu-v6e');
+  assert.equal(await kept(), 0, 'both drawn again');
+  assert.equal(await out(page, 'bytes_per_chip'), expected(CALC, { ...p, chip: 'tpu-v6e', weight_dtype: 'fp8' }, 'bytes_per_chip'));
+  await noNaN(page);
+  assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
+  await page.close();
+});

@@ -194,3 +194,67 @@ test('axe: the lab page and the lab in chapter 6', async () => {
   assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
   await page.close();
 });
+
+const MODELS = JSON.parse(engine.models());
+const modelSelect = (page) => page.locator(`${EL} .control[data-key="model"] select`);
+
+test('model picker: labelled, keyboard, the catalog; each model gives the engine\u2019s numbers or says it does not fit; ?model= round-trips', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + LAB + '?chip=tpu-v5p');
+  await ready(page);
+  const sel = modelSelect(page);
+  assert.equal(await sel.inputValue(), 'llama3-70b', 'the schema default');
+  assert.deepEqual(await sel.locator('option').evaluateAll((os) => os.map((o) => [o.value, o.textContent.trim()])), MODELS.map((m) => [m.id, m.name]));
+  assert.match(await page.locator(`${EL} label[for="${await sel.getAttribute('id')}"]`).innerText(), /model/);
+  const before = await out(page, 'total_flops');
+  // keyboard: one step up from LLaMA-3 70B is LLaMA-3 8B
+  await sel.focus();
+  const r = await rendered(page);
+  await page.keyboard.press('ArrowUp');
+  await settle(page, r);
+  assert.equal(await sel.inputValue(), 'llama3-8b');
+  const p8 = { chip: 'tpu-v5p', model: 'llama3-8b' };
+  assert.notEqual(want(p8, 'total_flops'), before, 'the model changes the result');
+  for (const o of ['total_flops', 'days', 'cost_usd', 'min_chips_memory', 'bytes_per_chip', 'layouts_fitting']) assert.equal(await out(page, o), want(p8, o), o);
+  const first = evaluate(CALC, p8).outputs.layouts[0];
+  assert.match(await page.locator(`${EL} table.layouts tbody tr`).first().innerText(), new RegExp(`^1\\s+${first.dp}\\s+${first.fsdp}\\s+${first.tp}\\s+${first.pp}\\s`));
+  await page.waitForFunction(() => new URLSearchParams(location.search).get('model') === 'llama3-8b');
+  // every catalog model
+  for (const m of MODELS) {
+    if (m.id !== (await sel.inputValue())) await choose(page, 'model', m.id);
+    const p = { chip: 'tpu-v5p', model: m.id };
+    assert.equal(await out(page, 'total_flops'), want(p, 'total_flops'), m.id);
+    assert.equal(await out(page, 'days'), want(p, 'days'), m.id);
+    assert.equal(await out(page, 'min_chips_memory'), want(p, 'min_chips_memory'), m.id);
+    await noNaN(page);
+  }
+  // a chip that cannot hold it: the engine's fits = false, said plainly
+  await choose(page, 'chip', 'tpu-v5e');
+  const p = { chip: 'tpu-v5e', model: 'deepseek-v3' };
+  assert.equal(evaluate(CALC, p).outputs.fits, false);
+  assert.match(await page.locator(`${EL} .lab-verdict`).innerText(), /cannot hold the state/);
+  assert.equal(await out(page, 'min_chips_memory'), want(p, 'min_chips_memory'));
+  assert.equal(await out(page, 'bytes_per_chip'), want(p, 'bytes_per_chip'));
+  await noNaN(page);
+  await choose(page, 'model', 'llama3-70b');
+  await page.waitForFunction(() => !location.search.includes('model='));
+  assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
+  await page.close();
+
+  // ?model=llama3-8b: the picker, the numbers, and the address keep it
+  const { page: p2, problems: pr2 } = await watchedPage(browser.context, server.url);
+  await p2.goto(server.url + LAB + '?chip=tpu-v5p&model=llama3-8b');
+  await ready(p2);
+  assert.equal(await modelSelect(p2).inputValue(), 'llama3-8b');
+  assert.equal(await out(p2, 'total_flops'), want(p8, 'total_flops'));
+  await type(p2, 'mfu', '0.5');
+  await p2.waitForFunction(() => { const q = new URLSearchParams(location.search); return q.get('model') === 'llama3-8b' && q.get('mfu') === '0.5'; });
+  assert.equal(await out(p2, 'days'), want({ ...p8, mfu: 0.5 }, 'days'));
+  // an unknown model: the engine's message in a notice, the default model
+  await p2.goto(server.url + LAB + '?model=gpt-9');
+  await ready(p2);
+  assert.ok((await p2.locator(`${EL} .lab-notice`).innerText()).includes(evaluate(CALC, { model: 'gpt-9' }).error.message));
+  assert.equal(await modelSelect(p2).inputValue(), 'llama3-70b');
+  assert.deepEqual(pr2, { console: [], errors: [], thirdParty: [] });
+  await p2.close();
+});
