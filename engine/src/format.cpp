@@ -158,10 +158,18 @@ std::string output_unit(std::string_view name) {
   auto ends = [&](std::string_view suffix) {
     return name.size() >= suffix.size() && name.substr(name.size() - suffix.size()) == suffix;
   };
+  // A rate is "…bytes_per_s", optionally followed by "_per_chip" etc.; not "…bytes_per_sequence".
+  auto rate = [&](std::string_view unit) {
+    std::string key = std::string(unit) + "_per_s";
+    auto at = name.find(key);
+    if (at == std::string_view::npos || (at > 0 && name[at - 1] != '_')) return false;
+    auto after = at + key.size();
+    return after == name.size() || name[after] == '_';
+  };
   if (ends("_per_usd")) return "";
-  if (has("bytes_per_s")) return "bytes/s";
-  if (has("flops_per_s")) return "FLOP/s";
-  if (has("tokens_per_s")) return "tokens/s";
+  if (rate("bytes")) return "bytes/s";
+  if (rate("flops")) return "FLOP/s";
+  if (rate("tokens")) return "tokens/s";
   if (ends("_per_s")) return "1/s";
   if (name == "bytes" || name.substr(0, 6) == "bytes_" || has("_bytes")) return "bytes";
   if (name == "flops" || name.substr(0, 6) == "flops_" || has("_flops")) return "FLOPs";

@@ -100,6 +100,9 @@ TEST(OutputUnit, UnitsInsideNamesAndNestedPaths) {
   EXPECT_EQ(output_unit("levels[0].t_s"), "");
   EXPECT_EQ(output_unit("flops_per_usd"), "");
   EXPECT_EQ(output_unit("hbm_to_pcie_ratio"), "");
+  EXPECT_EQ(output_unit("kv_bytes_per_sequence"), "bytes");
+  EXPECT_EQ(output_unit("bytes_per_s"), "bytes/s");
+  EXPECT_EQ(output_unit("sequences_finished_per_step"), "");
 }
 
 }  // namespace
