@@ -2,41 +2,15 @@
 // Expected values come from the Node build of the same engine (build-wasm/node), not from here.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
-import { createRequire } from 'node:module';
-import { startServer, launch, watchedPage, axe, ROOT } from './harness.mjs';
-
-const require = createRequire(import.meta.url);
-const WASM = path.resolve(ROOT, process.env.SCALELAB_WASM_DIR || 'build-wasm', 'node');
-const engine = await require(path.join(WASM, 'engine.cjs'))({ wasmBinary: fs.readFileSync(path.join(WASM, 'engine.wasm')) });
-/** the engine's value of one output, formatted as the lab formats it */
-function expected(calc, params, out) {
-  const r = JSON.parse(engine.evaluate(calc, JSON.stringify(params)));
-  assert.ok(!r.error, JSON.stringify(r.error));
-  const v = r.outputs[out];
-  const unit = engine.outputUnit(out) || [...r.steps].reverse().find((s) => s.value === v)?.unit || '';
-  return engine.formatQuantity(v, unit);
-}
-const CHIPS = JSON.parse(engine.chips());
+import { startServer, launch, watchedPage, axe } from './harness.mjs';
+import { CHIPS, clean, expectedQuantity as expected, labHelpers } from './lab-helpers.mjs';
 
 const TAG = 'sl-compute-budget-lab';
 const LAB = '/labs/compute-budget/';
 let server, browser;
 before(async () => { server = await startServer(); browser = await launch(); });
 after(async () => { await browser?.close(); await server?.stop(); });
-const ready = (page) => page.waitForSelector(`${TAG} .lab-verdict .verdict`);
-const out = (page, name) => page.locator(`${TAG} [data-out="${name}"] dd`).innerText();
-const field = (page, key) => page.locator(`${TAG} .control[data-key="${key}"] input[type=text]`);
-async function change(page, fn) {
-  const before = await page.locator(TAG).getAttribute('data-rendered');
-  await fn();
-  await page.waitForFunction(([t, b]) => document.querySelector(t).dataset.rendered !== b, [TAG, before]);
-}
-async function waitOut(page, name, text) {
-  await page.waitForFunction(([t, n, x]) => document.querySelector(`${t} [data-out="${n}"] dd`)?.textContent.trim() === x, [TAG, name, text]);
-}
-const clean = { console: [], errors: [], thirdParty: [] };
+const { ready, out, field, change, waitOut } = labHelpers({ element: TAG });
 
 test('N, D, bytes and the curve drive the engine values; the budget stays fixed when N moves', async () => {
   const { page, problems } = await watchedPage(browser.context, server.url);

@@ -1,78 +1,14 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
-import { createRequire } from 'node:module';
-import { startServer, launch, watchedPage, axe, ROOT } from './harness.mjs';
-
-const require = createRequire(import.meta.url);
-const WASM = path.resolve(ROOT, process.env.SCALELAB_WASM_DIR || 'build-wasm', 'node');
-const engine = await require(path.join(WASM, 'engine.cjs'))({ wasmBinary: fs.readFileSync(path.join(WASM, 'engine.wasm')) });
-/** the engine's value of one output, formatted as the lab formats it */
-function expected(calc, params, out) {
-  const r = JSON.parse(engine.evaluate(calc, JSON.stringify(params)));
-  assert.ok(!r.error, JSON.stringify(r.error));
-  const v = r.outputs[out];
-  const unit = engine.outputUnit(out) || [...r.steps].reverse().find((s) => s.value === v)?.unit || '';
-  return engine.formatQuantity(v, unit);
-}
-const CHIPS = JSON.parse(engine.chips());
+import { startServer, launch, watchedPage, axe } from './harness.mjs';
+import { clean, expectedQuantity as expected, labHelpers } from './lab-helpers.mjs';
 
 const TAG = 'sl-model-lab';
 const LAB = '/labs/model/';
 let server, browser;
 before(async () => { server = await startServer(); browser = await launch(); });
 after(async () => { await browser?.close(); await server?.stop(); });
-const ready = (page) => page.waitForSelector(`${TAG} .lab-verdict .verdict`);
-const out = (page, name) => page.locator(`${TAG} [data-out="${name}"] dd`).innerText();
-const field = (page, key) => page.locator(`${TAG} .control[data-key="${key}"] input[type=text]`);
-async function change(page, fn) {
-  const before = await page.locator(TAG).getAttribute('data-rendered');
-  await fn();
-  await page.waitForFunction(([t, b]) => document.querySelector(t).dataset.rendered !== b, [TAG, before]);
-}
-async function waitText(page, sel, re) {
-  await page.waitForFunction(([s, src]) => new RegExp(src).test(document.querySelector(s)?.textContent ?? ''), [sel, re.source]);
-}
-async function waitOut(page, name, text) {
-  await page.waitForFunction(([t, n, x]) => document.querySelector(`${t} [data-out="${n}"] dd`)?.textContent.trim() === x, [TAG, name, text]);
-}
-const esc = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-const clean = { console: [], errors: [], thirdParty: [] };
-async function allChips(page) {
-  for (const c of CHIPS) {
-    await change(page, () => page.selectOption(`${TAG} .control[data-key="chip"] select`, c.id));
-    assert.doesNotMatch(await page.locator(TAG).innerText(), /NaN|Infinity|undefined/, c.id);
-  }
-}
-async function customChip(page, base, fields) {
-  // as the chip dialog stores it: nulls dropped, sources and notes left out
-  const strip = (o) => Object.fromEntries(Object.entries(o).filter(([, v]) => v != null).map(([k, v]) => [k, v && typeof v === 'object' && !Array.isArray(v) ? strip(v) : v]));
-  const { sources, notes, ...chip } = CHIPS.find((c) => c.id === base);
-  const custom = strip({ ...chip, id: 'custom', name: 'My chip', ...fields });
-  await page.evaluate((c) => { localStorage.setItem('scalelab.customChip', JSON.stringify(c)); localStorage.setItem('scalelab.chip', 'custom'); }, custom);
-  return custom;
-}
-async function forgetCustom(page) {
-  await page.evaluate(() => { localStorage.removeItem('scalelab.customChip'); localStorage.removeItem('scalelab.chip'); });
-}
-async function roundTrip(page, sel) {
-  const url = page.url();
-  const text = await page.locator(sel).innerText();
-  const { page: p2, problems } = await watchedPage(browser.context, server.url);
-  await p2.goto(url);
-  await ready(p2);
-  assert.equal(await p2.locator(sel).innerText(), text, 'same state from the URL');
-  assert.deepEqual(problems, clean);
-  await p2.close();
-}
-async function chapterAxe(page, chapter) {
-  await page.goto(server.url + chapter);
-  const step = await page.locator(`section.step:has(${TAG})`).first().getAttribute('id');
-  await page.goto(server.url + chapter + '#' + step);
-  await ready(page);
-  assert.deepEqual(await axe(page), []);
-}
+const { ready, out, field, change, waitOut, roundTrip, chapterAxe } = labHelpers({ element: TAG, session: () => ({ server, browser }) });
 
 const M = (params, o) => expected('transformer', params, o);
 

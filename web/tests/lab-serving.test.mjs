@@ -2,33 +2,8 @@
 // topology; every chip and a custom one, URL state, bad input, keyboard, axe.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
-import { createRequire } from 'node:module';
-import { startServer, launch, watchedPage, axe, ROOT } from './harness.mjs';
-
-const require = createRequire(import.meta.url);
-const WASM = path.resolve(ROOT, process.env.SCALELAB_WASM_DIR || 'build-wasm', 'node');
-const engine = await require(path.join(WASM, 'engine.cjs'))({ wasmBinary: fs.readFileSync(path.join(WASM, 'engine.wasm')) });
-const CHIPS = JSON.parse(engine.chips());
-const evaluate = (calc, params) => JSON.parse(engine.evaluate(calc, JSON.stringify(params)));
-/** the engine's value of one output, formatted as the lab formats it */
-function expected(calc, params, out) {
-  const r = evaluate(calc, params);
-  assert.ok(!r.error, JSON.stringify(r.error));
-  const v = r.outputs[out];
-  if (typeof v !== 'number') return v == null ? '—' : typeof v === 'boolean' ? (v ? 'yes' : 'no') : String(v); // as the lab's engine.format
-  const unit = engine.outputUnit(out) || [...r.steps].reverse().find((s) => s.value === v)?.unit || '';
-  return engine.formatQuantity(v, unit);
-}
-
-/** a custom chip as the chip dialog stores it: a catalog chip without its null fields, with changes */
-function customChip(from, changes) {
-  const strip = (o) => (o && typeof o === 'object' && !Array.isArray(o) ? Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null).map(([k, v]) => [k, strip(v)])) : o);
-  const c = strip(structuredClone(CHIPS.find((x) => x.id === from)));
-  delete c.sources; delete c.notes;
-  return { ...c, ...changes, id: 'custom', name: 'My chip' };
-}
+import { startServer, launch, watchedPage, axe } from './harness.mjs';
+import { engine, MODELS, evaluate, expected, customChip, labHelpers } from './lab-helpers.mjs';
 
 const EL = 'sl-serving-lab';
 const CALC = 'serving';
@@ -36,42 +11,8 @@ const LAB = '/labs/serving/';
 let server, browser;
 before(async () => { server = await startServer(); browser = await launch(); });
 after(async () => { await browser?.close(); await server?.stop(); });
+const { ready, rendered, settle, out, field, fieldError, modelSelect, type, choose, noNaN, everyChip } = labHelpers({ element: EL, calculator: CALC });
 
-const ready = (page) => page.waitForSelector(`${EL} .lab-verdict .verdict`);
-const rendered = (page) => page.locator(EL).getAttribute('data-rendered');
-const settle = (page, b) => page.waitForFunction(([el, b]) => document.querySelector(el).dataset.rendered !== b, [EL, b]);
-const out = (page, name) => page.locator(`${EL} [data-out="${name}"] dd`).innerText();
-const field = (page, key) => page.locator(`${EL} .control[data-key="${key}"] input[type=text]`);
-const fieldError = (page, key) => page.locator(`${EL} .control[data-key="${key}"] .field-error`).innerText();
-async function type(page, key, text) {
-  const r = await rendered(page);
-  await field(page, key).fill(text);
-  await settle(page, r);
-}
-async function choose(page, key, value) {
-  const r = await rendered(page);
-  await page.selectOption(`${EL} .control[data-key="${key}"] select`, value);
-  await settle(page, r);
-}
-async function noNaN(page) {
-  const t = await page.locator(EL).innerText();
-  assert.doesNotMatch(t, /NaN|Infinity|undefined/);
-  assert.doesNotMatch(t, /(^|\s)-\d[\d.]*\s?[kMGTP]?B\b/, 'no negative size');
-}
-/** every catalog chip and a custom one: the engine's numbers, or its message in place (naming what is missing) */
-async function everyChip(page, params, check) {
-  for (const c of CHIPS) {
-    const r = await rendered(page);
-    await page.selectOption(`${EL} .control[data-key="chip"] select`, c.id);
-    await settle(page, r);
-    const want = evaluate(CALC, { ...params, chip: c.id });
-    if (want.error) {
-      const errs = await page.locator(`${EL} .field-error:not(:empty), ${EL} .lab-error`).allInnerTexts();
-      assert.ok(errs.includes(want.error.message), `${c.id}: ${want.error.message} in ${JSON.stringify(errs)}`);
-    } else await check(c.id, want);
-    await noNaN(page);
-  }
-}
 /** the sweep the lab sends: range ends, powers of two between; topologies ×¼…×4 (the chosen batch is evaluated alone) */
 function sweepParams(p, lo, hi) {
   const chips = p.chips ?? 16;
@@ -212,9 +153,6 @@ test('axe: the lab page and the lab in chapter 8; keyboard reaches every control
   assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
   await page.close();
 });
-
-const MODELS = JSON.parse(engine.models());
-const modelSelect = (page) => page.locator(`${EL} .control[data-key="model"] select`);
 
 test('model picker: labelled, keyboard, the catalog; each model gives the engine\u2019s numbers or says it does not fit; ?model= round-trips', async () => {
   const { page, problems } = await watchedPage(browser.context, server.url);

@@ -1,0 +1,143 @@
+// Shared by the lab browser tests (lab-*.test.mjs): the Node build of the engine (build-wasm/node,
+// or $SCALELAB_WASM_DIR/node) that expected values come from, and page helpers bound to one lab's
+// element by labHelpers(). Nothing here is built; the tests' own flow and assertions stay in them.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { watchedPage, axe, ROOT } from './harness.mjs';
+
+const require = createRequire(import.meta.url);
+const WASM = path.resolve(ROOT, process.env.SCALELAB_WASM_DIR || 'build-wasm', 'node');
+export const engine = await require(path.join(WASM, 'engine.cjs'))({ wasmBinary: fs.readFileSync(path.join(WASM, 'engine.wasm')) });
+export const CHIPS = JSON.parse(engine.chips());
+export const MODELS = JSON.parse(engine.models());
+export const evaluate = (calc, params) => JSON.parse(engine.evaluate(calc, JSON.stringify(params)));
+
+/** what watchedPage reports for a page with no console messages, errors or third-party requests */
+export const clean = { console: [], errors: [], thirdParty: [] };
+
+function formatted(calc, params, out, { nonNumbers }) {
+  const r = evaluate(calc, params);
+  assert.ok(!r.error, JSON.stringify(r.error));
+  const v = r.outputs[out];
+  if (nonNumbers && typeof v !== 'number') return v == null ? '—' : typeof v === 'boolean' ? (v ? 'yes' : 'no') : String(v); // as the lab's engine.format
+  const unit = engine.outputUnit(out) || [...r.steps].reverse().find((s) => s.value === v)?.unit || '';
+  return engine.formatQuantity(v, unit);
+}
+/** the engine's value of one output, formatted as the lab formats it (null → '—', booleans → yes/no, other non-numbers as strings) */
+export const expected = (calc, params, out) => formatted(calc, params, out, { nonNumbers: true });
+/** as expected(), but every output goes through engine.formatQuantity, non-numbers included (no '—' / yes / no fallback) */
+export const expectedQuantity = (calc, params, out) => formatted(calc, params, out, { nonNumbers: false });
+
+/** a custom chip as the chip dialog stores it: a catalog chip without its null fields (undefined kept), with changes
+ *  applied after stripping (unstripped), id and name last */
+export function customChip(from, changes) {
+  const strip = (o) => (o && typeof o === 'object' && !Array.isArray(o) ? Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null).map(([k, v]) => [k, strip(v)])) : o);
+  const c = strip(structuredClone(CHIPS.find((x) => x.id === from)));
+  delete c.sources; delete c.notes;
+  return { ...c, ...changes, id: 'custom', name: 'My chip' };
+}
+/** a custom chip stored in the page's localStorage and picked; nulls and undefined dropped, the fields included,
+ *  sources and notes left out; returns the chip stored */
+export async function storeCustomChip(page, base, fields) {
+  // as the chip dialog stores it: nulls dropped, sources and notes left out
+  const strip = (o) => Object.fromEntries(Object.entries(o).filter(([, v]) => v != null).map(([k, v]) => [k, v && typeof v === 'object' && !Array.isArray(v) ? strip(v) : v]));
+  const { sources, notes, ...chip } = CHIPS.find((c) => c.id === base);
+  const custom = strip({ ...chip, id: 'custom', name: 'My chip', ...fields });
+  await page.evaluate((c) => { localStorage.setItem('scalelab.customChip', JSON.stringify(c)); localStorage.setItem('scalelab.chip', 'custom'); }, custom);
+  return custom;
+}
+export async function forgetCustom(page) {
+  await page.evaluate(() => { localStorage.removeItem('scalelab.customChip'); localStorage.removeItem('scalelab.chip'); });
+}
+
+export const esc = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+export async function waitText(page, sel, re) {
+  await page.waitForFunction(([s, src]) => new RegExp(src).test(document.querySelector(s)?.textContent ?? ''), [sel, re.source]);
+}
+
+/**
+ * Page helpers bound to one lab.
+ * element: the lab's custom element name (e.g. 'sl-decode-lab').
+ * calculator: the engine calculator everyChip() evaluates (only needed for everyChip).
+ * session: () => ({ server, browser }) of the test file (only needed for roundTrip and chapterAxe).
+ */
+export function labHelpers({ element: EL, calculator: CALC, session } = {}) {
+  const ready = (page) => page.waitForSelector(`${EL} .lab-verdict .verdict`);
+  const rendered = (page) => page.locator(EL).getAttribute('data-rendered');
+  const settle = (page, b) => page.waitForFunction(([el, b]) => document.querySelector(el).dataset.rendered !== b, [EL, b]);
+  const out = (page, name) => page.locator(`${EL} [data-out="${name}"] dd`).innerText();
+  const field = (page, key) => page.locator(`${EL} .control[data-key="${key}"] input[type=text]`);
+  const fieldError = (page, key) => page.locator(`${EL} .control[data-key="${key}"] .field-error`).innerText();
+  const modelSelect = (page) => page.locator(`${EL} .control[data-key="model"] select`);
+  async function type(page, key, text) {
+    const r = await rendered(page);
+    await field(page, key).fill(text);
+    await settle(page, r);
+  }
+  async function choose(page, key, value) {
+    const r = await rendered(page);
+    await page.selectOption(`${EL} .control[data-key="${key}"] select`, value);
+    await settle(page, r);
+  }
+  /** no NaN / Infinity / undefined anywhere in the lab, and no negative size */
+  async function noNaN(page) {
+    const t = await page.locator(EL).innerText();
+    assert.doesNotMatch(t, /NaN|Infinity|undefined/);
+    assert.doesNotMatch(t, /(^|\s)-\d[\d.]*\s?[kMGTP]?B\b/, 'no negative size');
+  }
+  /** every catalog chip and a custom one: the engine's numbers, or its message in place (naming what is missing) */
+  async function everyChip(page, params, check) {
+    assert.ok(CALC, 'labHelpers: everyChip needs a calculator');
+    for (const c of CHIPS) {
+      const r = await rendered(page);
+      await page.selectOption(`${EL} .control[data-key="chip"] select`, c.id);
+      await settle(page, r);
+      const want = evaluate(CALC, { ...params, chip: c.id });
+      if (want.error) {
+        const errs = await page.locator(`${EL} .field-error:not(:empty), ${EL} .lab-error`).allInnerTexts();
+        assert.ok(errs.includes(want.error.message), `${c.id}: ${want.error.message} in ${JSON.stringify(errs)}`);
+      } else await check(c.id, want);
+      await noNaN(page);
+    }
+  }
+  /** run fn and wait until the lab renders again */
+  async function change(page, fn) {
+    const before = await page.locator(EL).getAttribute('data-rendered');
+    await fn();
+    await page.waitForFunction(([t, b]) => document.querySelector(t).dataset.rendered !== b, [EL, before]);
+  }
+  async function waitOut(page, name, text) {
+    await page.waitForFunction(([t, n, x]) => document.querySelector(`${t} [data-out="${n}"] dd`)?.textContent.trim() === x, [EL, name, text]);
+  }
+  /** every catalog chip: no NaN / Infinity / undefined (named by chip; unlike noNaN, no negative-size check) */
+  async function allChips(page) {
+    for (const c of CHIPS) {
+      await change(page, () => page.selectOption(`${EL} .control[data-key="chip"] select`, c.id));
+      assert.doesNotMatch(await page.locator(EL).innerText(), /NaN|Infinity|undefined/, c.id);
+    }
+  }
+  /** the same text in sel on a fresh page opened at this page's URL, with a clean console */
+  async function roundTrip(page, sel) {
+    const { server, browser } = session();
+    const url = page.url();
+    const text = await page.locator(sel).innerText();
+    const { page: p2, problems } = await watchedPage(browser.context, server.url);
+    await p2.goto(url);
+    await ready(p2);
+    assert.equal(await p2.locator(sel).innerText(), text, 'same state from the URL');
+    assert.deepEqual(problems, clean);
+    await p2.close();
+  }
+  /** the lab in its place in a chapter passes axe */
+  async function chapterAxe(page, chapter) {
+    const { server } = session();
+    await page.goto(server.url + chapter);
+    const step = await page.locator(`section.step:has(${EL})`).first().getAttribute('id');
+    await page.goto(server.url + chapter + '#' + step);
+    await ready(page);
+    assert.deepEqual(await axe(page), []);
+  }
+  return { ready, rendered, settle, out, field, fieldError, modelSelect, type, choose, noNaN, everyChip, change, waitOut, allChips, roundTrip, chapterAxe };
+}
