@@ -2,7 +2,12 @@
 
 #include <httplib.h>
 
+#include <pthread.h>
+
+#include <atomic>
+#include <chrono>
 #include <csignal>
+#include <thread>
 #include <cstdio>
 #include <memory>
 
@@ -17,12 +22,6 @@ constexpr const char* kCsp =
     "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; "
     "img-src 'self' data:; font-src 'self'; connect-src 'self'; worker-src 'self'; "
     "object-src 'none'; base-uri 'self'; frame-ancestors 'none'; form-action 'self'";
-
-httplib::Server* g_server = nullptr;
-
-void on_signal(int) {
-  if (g_server) g_server->stop();
-}
 
 void security_headers(httplib::Response& res) {
   res.set_header("Content-Security-Policy", kCsp);
@@ -155,12 +154,28 @@ int serve(const ServerOptions& options, const std::function<void(int)>& on_ready
     std::fprintf(stderr, "scalelab serve: cannot listen on %s:%d\n", options.host.c_str(), options.port);
     return 1;
   }
-  g_server = &server;
-  std::signal(SIGINT, on_signal);
-  std::signal(SIGTERM, on_signal);
-  if (on_ready) on_ready(port);
-  bool ok = server.listen_after_bind();
-  g_server = nullptr;
+  // SIGINT/SIGTERM are taken synchronously by this thread (sigwait), never in a handler: stopping
+  // from a handler is not async-signal-safe, and a signal that came before the listener started
+  // would be lost and leave the server running.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);  // inherited by the listener and its workers
+  std::atomic<bool> finished{false};
+  bool ok = true;
+  std::thread listener([&] {
+    ok = server.listen_after_bind();
+    finished = true;
+  });
+  while (!server.is_running() && !finished) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  if (!finished) {
+    if (on_ready) on_ready(port);
+    int signal_number = 0;
+    sigwait(&signals, &signal_number);
+    server.stop();
+  }
+  listener.join();
   return ok ? 0 : 1;
 }
 
