@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { dragLatency } from './slider.mjs';
 import { startServer, launch, watchedPage, WEB } from '../tests/harness.mjs';
 
 const outFile = process.argv.includes('--out') ? process.argv[process.argv.indexOf('--out') + 1] : path.join(os.tmpdir(), 'labs_bench_A.md');
@@ -47,27 +48,8 @@ try {
     await page.goto(server.url + `/labs/${name}/`);
     await page.waitForSelector(`${tag} .lab-verdict .verdict`);
     await page.waitForTimeout(500);
-    const samples = await page.evaluate(async ([n, t, k]) => {
-      const lab = document.querySelector(t);
-      const range = () => lab.querySelector(`.control[data-key="${k}"] input[type=range]`);
-      const out = [];
-      for (let i = 0; i < n; i++) {
-        const pos = 300 + ((i * 37) % 300); // a drag back and forth over a third of the slider
-        const before = lab.dataset.rendered;
-        const done = new Promise((resolve) => {
-          const mo = new MutationObserver(() => { if (lab.dataset.rendered !== before) { mo.disconnect(); resolve(); } });
-          mo.observe(lab, { attributes: true, attributeFilter: ['data-rendered'] });
-        });
-        const t0 = performance.now();
-        const r = range();
-        r.value = String(pos);
-        r.dispatchEvent(new Event('input', { bubbles: true }));
-        await done;
-        out.push(performance.now() - t0);
-        await new Promise((res) => setTimeout(res, 20));
-      }
-      return out;
-    }, [N, tag, key]);
+    // a drag back and forth over a third of the slider
+    const samples = await dragLatency(page, { el: tag, key, from: 300, to: 600, n: N });
     // evaluate + render without the animation-frame wait
     const work = await page.evaluate(async ([n, t, k]) => {
       const lab = document.querySelector(t);

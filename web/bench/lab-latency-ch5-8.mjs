@@ -4,6 +4,7 @@
 //   node bench/lab-latency-ch5-8.mjs [--out FILE]     (writes Markdown; default /tmp/labs_bench_B.md)
 import fs from 'node:fs';
 import path from 'node:path';
+import { dragLatency } from './slider.mjs';
 import { startServer, launch, watchedPage, WEB } from '../tests/harness.mjs';
 
 const outFile = process.argv.includes('--out') ? process.argv[process.argv.indexOf('--out') + 1] : '/tmp/labs_bench_B.md';
@@ -44,26 +45,7 @@ try {
     await page.waitForSelector(`${lab.el} .lab-verdict .verdict`);
     await page.waitForTimeout(500);
     // input event on the slider → the lab's data-rendered attribute changes (next animation frame)
-    const samples = await page.evaluate(async ({ n, el, key, from, to }) => {
-      const lab = document.querySelector(el);
-      const range = lab.querySelector(`.control[data-key="${key}"] input[type=range]`);
-      const out = [];
-      for (let i = 0; i < n; i++) {
-        const pos = from + ((i * 37) % (to - from));
-        const before = lab.dataset.rendered;
-        const done = new Promise((resolve) => {
-          const mo = new MutationObserver(() => { if (lab.dataset.rendered !== before) { mo.disconnect(); resolve(); } });
-          mo.observe(lab, { attributes: true, attributeFilter: ['data-rendered'] });
-        });
-        const t0 = performance.now();
-        range.value = String(pos);
-        range.dispatchEvent(new Event('input', { bubbles: true }));
-        await done;
-        out.push(performance.now() - t0);
-        await new Promise((r) => setTimeout(r, 20));
-      }
-      return out;
-    }, { n: N, ...lab });
+    const samples = await dragLatency(page, { n: N, ...lab });
     // the same work without the animation-frame wait: evaluate (plus the lab's extra engine calls) + render
     const work = await page.evaluate(async ({ n, el, key, from, to }) => {
       const lab = document.querySelector(el);
@@ -108,7 +90,7 @@ loaded: HTML, CSS, JS incl. the lab module, Plot and KaTeX runtime, the engine's
 |---|---|---|---|
 ${rows.map((r) => `| /labs/${r.name}/ | ${r.bytes.n} | ${kb(r.bytes.raw)} | **${kb(r.bytes.gz)}** |`).join('\n')}
 
-Rerun: \`npm --prefix web run build && node web/bench/lab-latency-ch5-8.mjs --out /tmp/labs_bench_B.md\`.
+Rerun: \`npm --prefix web run build && node web/bench/lab-latency-ch5-8.mjs --out lat.md\`.
 `;
   fs.writeFileSync(outFile, md);
   console.log(md);

@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { dragLatency } from './slider.mjs';
 import { startServer, launch, watchedPage, WEB } from '../tests/harness.mjs';
 
 const outFile = process.argv.includes('--out') ? process.argv[process.argv.indexOf('--out') + 1] : null;
@@ -41,26 +42,7 @@ try {
   await page.goto(server.url + '/labs/roofline/');
   await page.waitForSelector('sl-roofline-lab .lab-verdict .verdict');
   await page.waitForTimeout(500);
-  const samples = await page.evaluate(async (n) => {
-    const lab = document.querySelector('sl-roofline-lab');
-    const range = lab.querySelector('.control[data-key="B"] input[type=range]');
-    const out = [];
-    for (let i = 0; i < n; i++) {
-      const pos = 150 + ((i * 37) % 300); // B from ~20 to ~4000 and back, varied
-      const before = lab.dataset.rendered;
-      const done = new Promise((resolve) => {
-        const mo = new MutationObserver(() => { if (lab.dataset.rendered !== before) { mo.disconnect(); resolve(); } });
-        mo.observe(lab, { attributes: true, attributeFilter: ['data-rendered'] });
-      });
-      const t0 = performance.now();
-      range.value = String(pos);
-      range.dispatchEvent(new Event('input', { bubbles: true }));
-      await done;
-      out.push(performance.now() - t0);
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    return out;
-  }, N);
+  const samples = await dragLatency(page, { el: 'sl-roofline-lab', key: 'B', from: 150, to: 450, n: N }); // B ~20 → ~4000
   // the same without waiting for the next animation frame: pure evaluate + render cost
   const work = await page.evaluate(async (n) => {
     const lab = document.querySelector('sl-roofline-lab');
