@@ -5,8 +5,17 @@ cd "$SCALELAB_ROOT"
 BUILD_DIR="${BUILD_DIR:-build}"
 WASM_BUILD_DIR="${WASM_BUILD_DIR:-build-wasm}"
 JOBS="${JOBS:-2}"
-# Debian's emcc needs Debian's acorn (the system node is Node 20 from the base image).
+# Debian's emcc runs /usr/bin/node (its own config) and needs Debian's acorn from here.
 export NODE_PATH="/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}"
+
+# The Node the web build needs (web/package-lock.json's engines.node ranges). Where the system's
+# is missing or older, setup.sh installs this version from the npm registry into NODE_TOOLS_DIR
+# (git-ignored); every script then finds it first on PATH.
+SCALELAB_NODE_VERSION="22.23.3"
+NODE_TOOLS_DIR="$SCALELAB_ROOT/.tools/node"
+if [[ -x "$NODE_TOOLS_DIR/node_modules/.bin/node" ]]; then
+  export PATH="$NODE_TOOLS_DIR/node_modules/.bin:$PATH"
+fi
 
 log() { printf '\n\033[1m==> %s\033[0m\n' "$*"; }
 

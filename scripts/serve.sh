@@ -5,5 +5,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 bash scripts/setup.sh
 bash scripts/build.sh
-log "serving on http://127.0.0.1:${PORT:-8080} (Ctrl-C stops)"
-exec "$BUILD_DIR/scalelab" serve --host 127.0.0.1 --port "${PORT:-8080}" --root web/dist
+port="${PORT:-8080}"
+log "serving (Ctrl-C stops)"
+echo "  the course: http://127.0.0.1:$port/"
+echo "  the API:    http://127.0.0.1:$port/api/v1/calculators  (POST /api/v1/eval/NAME with JSON)"
+exec "$BUILD_DIR/scalelab" serve --host 127.0.0.1 --port "$port" --root web/dist

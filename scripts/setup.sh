@@ -19,6 +19,8 @@ PACKAGES=(
   chromium brotli ca-certificates
   # the originality check
   python3
+  # text in the browser tests' pages and screenshots
+  fonts-dejavu-core fontconfig
 )
 
 missing=()
@@ -27,7 +29,8 @@ for p in "${PACKAGES[@]}"; do
     missing+=("$p")
   fi
 done
-# Node 20 and npm come with the base image; install Debian's only where there is none.
+# Debian's node and npm only where there are none (setup_node below brings a newer Node where
+# the system's is too old for the web build; npm stays the system's).
 command -v node >/dev/null || missing+=(nodejs)
 command -v npm >/dev/null || missing+=(npm)
 
@@ -39,6 +42,26 @@ if ((${#missing[@]})); then
 else
   echo "setup: all ${#PACKAGES[@]} Debian packages present"
 fi
+
+# The web course's lockfile says which Node it needs; use the system's where it is new enough,
+# else install SCALELAB_NODE_VERSION from the npm registry into NODE_TOOLS_DIR (lib.sh puts it
+# first on PATH). Prints which Node the build and tests will use, and why.
+setup_node() {
+  local lock=web/package-lock.json
+  [[ -f "$lock" ]] || return 0
+  if node scripts/node-engines.mjs "$lock"; then
+    echo "setup: using $(command -v node) ($(node --version))"
+    return 0
+  fi
+  log "npm install node@$SCALELAB_NODE_VERSION -> ${NODE_TOOLS_DIR#"$SCALELAB_ROOT"/}"
+  mkdir -p "$NODE_TOOLS_DIR"
+  npm install --prefix "$NODE_TOOLS_DIR" --no-save --no-audit --no-fund --no-package-lock \
+    "node@$SCALELAB_NODE_VERSION"
+  export PATH="$NODE_TOOLS_DIR/node_modules/.bin:$PATH"
+  node scripts/node-engines.mjs "$lock" || { echo "setup: the installed Node is still too old" >&2; return 1; }
+  echo "setup: using $(command -v node) ($(node --version)); the system's is older than $lock needs"
+}
+setup_node
 
 # The web course's dependencies (web/ is owned by the web course; we only install them).
 if [[ -f web/package-lock.json ]]; then

@@ -99,7 +99,7 @@ step "ctest (release)" ctest --test-dir "$BUILD_DIR" -j"$JOBS" --timeout 300
 step "ctest (asan+ubsan)" asan_ctest
 step "fuzz (libFuzzer)" fuzz
 step "node (native vs wasm)" \
-  node --test --test-reporter=tap tests/node/
+  node --test --test-reporter=tap tests/node/*.test.mjs
 if has_npm_script test; then
   step "browser (npm test in web/)" npm --prefix web test
 else
@@ -112,4 +112,5 @@ else
 fi
 
 summary
+echo "  (to read the course: bash scripts/serve.sh → http://127.0.0.1:${PORT:-8080}/, the API under /api/v1/)"
 exit "$failed"
