@@ -6,6 +6,7 @@ import { initChapter } from './chapter';
 import { initHome } from './home';
 import { upgradeLabs } from './labs/registry';
 import { focusableOverflow } from './overflow';
+import { registerOffline } from './offline/register';
 
 document.documentElement.classList.add('js');
 initShell();
@@ -14,6 +15,7 @@ if (article) initChapter(article);
 const home = document.querySelector<HTMLElement>('.home');
 if (home) initHome(home);
 upgradeLabs();
+registerOffline();
 
 focusableOverflow();
 window.addEventListener('resize', () => focusableOverflow());
