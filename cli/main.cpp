@@ -1,10 +1,12 @@
 // `scalelab`: the command-line front of the engine.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <iterator>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 
 #include "scalelab/engine.hpp"
 #include "scalelab/server.hpp"
@@ -90,7 +92,12 @@ int main(int argc, char** argv) {
   serve->add_option("--port", options.port, "port (default 8080; 0 picks a free one)")
       ->check(CLI::Range(0, 65535));
   serve->add_option("--root", options.root, "folder of the built course (default web/dist)");
-  serve->add_option("--threads", options.threads, "worker threads")->check(CLI::Range(1, 256));
+  options.threads = static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 64u));
+  serve->add_option("--threads", options.threads, "threads running the connections (default: one per core)")
+      ->check(CLI::Range(1, 256));
+  serve->add_option("--request-timeout", options.request_timeout_s,
+                    "seconds a client has to send a whole request, and an idle connection stays open (default 10)")
+      ->check(CLI::Range(1, 3600));
 
   CLI11_PARSE(app, argc, argv);
 

@@ -8,9 +8,11 @@ PACKAGES=(
   # native build: engine, CLI, server, tests, benchmarks
   cmake g++ make pkg-config
   libgtest-dev libgmock-dev libbenchmark-dev
-  nlohmann-json3-dev libcli11-dev libcpp-httplib-dev
-  # what libcpp-httplib's pkg-config file links (it is built with OpenSSL, zlib and brotli)
-  libssl-dev zlib1g-dev libbrotli-dev
+  nlohmann-json3-dev libcli11-dev
+  # the server: Boost.Beast on Asio (header-only)
+  libboost1.81-dev
+  # the server tests' HTTP client, and what its pkg-config file links (OpenSSL, zlib, brotli)
+  libcpp-httplib-dev libssl-dev zlib1g-dev libbrotli-dev
   # WebAssembly build (emcc 3.1.6, clang 14, binaryen; needs Debian's node-acorn)
   emscripten
   # libFuzzer target: clang++ and its runtime

@@ -1,15 +1,23 @@
+// `scalelab serve`: the static course and /api/v1 over HTTP/1.1, on Boost.Beast (Asio).
+// Event-driven: a few threads run every connection, so hundreds of keep-alive clients share
+// them fairly (a thread-per-connection pool starved them, see BENCHMARKS.md); each request must
+// arrive whole within a deadline, so a slow or silent client is dropped without costing others.
 #include "scalelab/server.hpp"
-
-#include <httplib.h>
 
 #include <pthread.h>
 
-#include <atomic>
-#include <chrono>
+#include <boost/asio.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+
 #include <csignal>
-#include <thread>
 #include <cstdio>
 #include <memory>
+#include <optional>
+#include <regex>
+#include <string_view>
+#include <thread>
+#include <vector>
 
 #include "scalelab/engine.hpp"
 #include "scalelab/limits.hpp"
@@ -18,165 +26,237 @@
 namespace scalelab {
 namespace {
 
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace net = boost::asio;
+using tcp = net::ip::tcp;
+using Request = http::request<http::string_body>;
+
 constexpr const char* kCsp =
     "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; "
     "img-src 'self' data:; font-src 'self'; connect-src 'self'; worker-src 'self'; "
     "object-src 'none'; base-uri 'self'; frame-ancestors 'none'; form-action 'self'";
+constexpr size_t kMaxHeaderBytes = 16 * 1024;
 
-void security_headers(httplib::Response& res) {
-  res.set_header("Content-Security-Policy", kCsp);
-  res.set_header("X-Content-Type-Options", "nosniff");
-  res.set_header("Referrer-Policy", "no-referrer");
-  res.set_header("Cross-Origin-Opener-Policy", "same-origin");
+// What one request is answered with. Static files point into the StaticSite (which outlives the
+// server) and are never copied; API answers own their text.
+struct Reply {
+  http::status status = http::status::ok;
+  std::string_view body;
+  std::string owned;  // body's storage when it is not a static file
+  std::vector<std::pair<http::field, std::string>> headers;
+  std::string content_type;
+};
+
+Reply json_reply(http::status status, std::string body) {
+  Reply r;
+  r.status = status;
+  r.owned = std::move(body);
+  r.content_type = "application/json";
+  r.headers.emplace_back(http::field::cache_control, "no-store");
+  return r;
 }
 
-void json_reply(httplib::Response& res, int status, const std::string& body) {
-  res.status = status;
-  res.set_header("Cache-Control", "no-store");
-  res.set_content(body, "application/json");
-}
-
-std::string error_body(const std::string& message) {
+Reply error_reply(http::status status, const std::string& message) {
   // Messages here are fixed ASCII text, so no escaping is needed.
-  return "{\"error\":{\"param\":null,\"message\":\"" + message + "\"}}";
+  return json_reply(status, "{\"error\":{\"param\":null,\"message\":\"" + message + "\"}}");
 }
 
-bool accepts(const httplib::Request& req, const char* encoding) {
-  return req.get_header_value("Accept-Encoding").find(encoding) != std::string::npos;
+bool accepts(const Request& req, std::string_view encoding) {
+  auto it = req.find(http::field::accept_encoding);
+  return it != req.end() && it->value().find(encoding) != std::string_view::npos;
 }
 
-// Precompressed bytes go out through a fixed-length content provider: httplib (built with
-// zlib and brotli) compresses every set_content() body of a text type that the client
-// accepts, which would gzip the .gz file a second time and repeat Content-Encoding.
-// `data` lives in the StaticSite, which outlives the server.
-void send_as_is(httplib::Response& res, const std::string& data, const std::string& mime) {
-  const std::string* bytes = &data;
-  res.set_content_provider(bytes->size(), mime,
-                           [bytes](size_t offset, size_t length, httplib::DataSink& sink) {
-                             return sink.write(bytes->data() + offset, length);
-                           });
-}
-
-void serve_file(const StaticSite& site, const httplib::Request& req, httplib::Response& res) {
-  const StaticFile* f = site.find(req.path);
-  bool fallback = false;
+Reply static_reply(const StaticSite& site, const Request& req, std::string_view path) {
+  const StaticFile* f = site.find(std::string(path));
+  bool fallback = !f;
+  if (fallback) f = site.find("/404.html");
+  Reply r;
   if (!f) {
-    f = site.find("/404.html");
-    fallback = true;
+    r.status = http::status::not_found;
+    r.owned = "Not found\n";
+    r.content_type = "text/plain; charset=utf-8";
+    return r;
   }
-  if (!f) {
-    res.status = 404;
-    res.set_content("Not found\n", "text/plain; charset=utf-8");
-    return;
-  }
-  res.status = fallback ? 404 : 200;
-  res.set_header("ETag", f->etag);
-  res.set_header("Cache-Control", f->immutable ? "public, max-age=31536000, immutable" : "no-cache");
-  res.set_header("Vary", "Accept-Encoding");
-  if (!fallback && req.get_header_value("If-None-Match") == f->etag) {
-    res.status = 304;
-    return;
+  r.status = fallback ? http::status::not_found : http::status::ok;
+  r.content_type = f->mime;
+  r.headers.emplace_back(http::field::etag, f->etag);
+  r.headers.emplace_back(http::field::cache_control, f->immutable ? "public, max-age=31536000, immutable" : "no-cache");
+  r.headers.emplace_back(http::field::vary, "Accept-Encoding");
+  auto inm = req.find(http::field::if_none_match);
+  if (!fallback && inm != req.end() && inm->value() == f->etag) {
+    r.status = http::status::not_modified;
+    return r;
   }
   if (!f->brotli.empty() && accepts(req, "br")) {
-    res.set_header("Content-Encoding", "br");
-    send_as_is(res, f->brotli, f->mime);
+    r.headers.emplace_back(http::field::content_encoding, "br");
+    r.body = f->brotli;
   } else if (!f->gzip.empty() && accepts(req, "gzip")) {
-    res.set_header("Content-Encoding", "gzip");
-    send_as_is(res, f->gzip, f->mime);
+    r.headers.emplace_back(http::field::content_encoding, "gzip");
+    r.body = f->gzip;
   } else {
-    res.set_content(f->body, f->mime);
+    r.body = f->body;
+  }
+  return r;
+}
+
+http::status eval_status(Status s) {
+  switch (s) {
+    case Status::ok: return http::status::ok;
+    case Status::unknown_calculator: return http::status::not_found;
+    default: return http::status::bad_request;
   }
 }
 
-void api_routes(httplib::Server& server) {
+Reply api_reply(const Request& req, std::string_view path) {
   static const std::string calculators = calculators_json();
   static const std::string chips = chips_json();
   static const std::string models = models_json();
-  server.Get("/api/v1/calculators", [](const httplib::Request&, httplib::Response& res) {
-    json_reply(res, 200, calculators);
-  });
-  server.Get("/api/v1/chips", [](const httplib::Request&, httplib::Response& res) {
-    json_reply(res, 200, chips);
-  });
-  server.Get("/api/v1/models", [](const httplib::Request&, httplib::Response& res) {
-    json_reply(res, 200, models);
-  });
-  server.Post(R"(/api/v1/eval/([A-Za-z0-9_]{1,64}))",
-              [](const httplib::Request& req, httplib::Response& res) {
-                Evaluation e = evaluate(req.matches[1].str(), req.body);
-                int status = e.status == Status::ok ? 200
-                             : e.status == Status::unknown_calculator ? 404 : 400;
-                json_reply(res, status, e.json);
-              });
-  server.Get(R"(/api/.*)", [](const httplib::Request&, httplib::Response& res) {
-    json_reply(res, 404, error_body("no such API route; see GET /api/v1/calculators"));
-  });
-  server.Post(R"(/api/v1/eval/.*)", [](const httplib::Request&, httplib::Response& res) {
-    json_reply(res, 404, error_body("unknown calculator; see GET /api/v1/calculators"));
+  static const std::regex eval_route(R"(/api/v1/eval/([A-Za-z0-9_]{1,64}))");
+  bool get = req.method() == http::verb::get || req.method() == http::verb::head;
+  if (get && path == "/api/v1/calculators") return json_reply(http::status::ok, calculators);
+  if (get && path == "/api/v1/chips") return json_reply(http::status::ok, chips);
+  if (get && path == "/api/v1/models") return json_reply(http::status::ok, models);
+  if (req.method() == http::verb::post && path.rfind("/api/v1/eval/", 0) == 0) {
+    std::match_results<std::string_view::const_iterator> m;
+    if (!std::regex_match(path.begin(), path.end(), m, eval_route)) {
+      return error_reply(http::status::not_found, "unknown calculator; see GET /api/v1/calculators");
+    }
+    Evaluation e = evaluate(m[1].str(), req.body());
+    return json_reply(eval_status(e.status), std::move(e.json));
+  }
+  if (get) return error_reply(http::status::not_found, "no such API route; see GET /api/v1/calculators");
+  return error_reply(http::status::method_not_allowed, "the API takes GET for catalogs and POST for /api/v1/eval/NAME");
+}
+
+Reply route(const StaticSite& site, const Request& req) {
+  std::string_view target = req.target();
+  std::string_view path = target.substr(0, target.find('?'));
+  if (path.rfind("/api/", 0) == 0) return api_reply(req, path);
+  if (req.method() != http::verb::get && req.method() != http::verb::head) {
+    Reply r = error_reply(http::status::method_not_allowed, "the course is read with GET");
+    r.headers.emplace_back(http::field::allow, "GET, HEAD");
+    return r;
+  }
+  return static_reply(site, req, path);
+}
+
+// One client connection: read a request (whole, within the deadline), answer it, repeat while
+// the client keeps the connection alive.
+class Session : public std::enable_shared_from_this<Session> {
+ public:
+  Session(tcp::socket socket, const StaticSite& site, std::chrono::seconds deadline)
+      : stream_(std::move(socket)), site_(site), deadline_(deadline) {}
+
+  void start() { read(); }
+
+ private:
+  void read() {
+    parser_.emplace();
+    parser_->header_limit(kMaxHeaderBytes);
+    parser_->body_limit(kMaxInputBytes);
+    stream_.expires_after(deadline_);  // the whole request, headers and body, by then
+    http::async_read(stream_, buffer_, *parser_, beast::bind_front_handler(&Session::on_read, shared_from_this()));
+  }
+
+  void on_read(beast::error_code ec, size_t) {
+    if (ec == http::error::body_limit) {
+      return send(error_reply(http::status::payload_too_large, "request body larger than 64 KiB"), false);
+    }
+    if (ec == http::error::header_limit) {
+      return send(error_reply(http::status::request_header_fields_too_large, "request headers larger than 16 KiB"), false);
+    }
+    if (ec) return close();  // end of stream, timeout, reset, malformed request
+    const Request& req = parser_->get();
+    send(route(site_, req), req.keep_alive(), req.method() == http::verb::head);
+  }
+
+  void send(Reply reply, bool keep_alive, bool head = false) {
+    auto res = std::make_shared<http::response<http::span_body<const char>>>();
+    res->result(reply.status);
+    res->version(11);
+    res->set("Content-Security-Policy", kCsp);
+    res->set("X-Content-Type-Options", "nosniff");
+    res->set("Referrer-Policy", "no-referrer");
+    res->set("Cross-Origin-Opener-Policy", "same-origin");
+    if (!reply.content_type.empty()) res->set(http::field::content_type, reply.content_type);
+    for (auto& [field, value] : reply.headers) res->set(field, value);
+    auto owned = std::make_shared<std::string>(std::move(reply.owned));
+    std::string_view body = reply.body.data() ? reply.body : std::string_view(*owned);
+    if (reply.status == http::status::not_modified) body = {};
+    else res->content_length(body.size());
+    if (!head) res->body() = {body.data(), body.size()};
+    res->keep_alive(keep_alive);
+    stream_.expires_after(deadline_);
+    http::async_write(stream_, *res, [self = shared_from_this(), res, owned](beast::error_code ec, size_t) {
+      if (ec || !res->keep_alive()) return self->close();
+      self->read();
+    });
+  }
+
+  void close() {
+    beast::error_code ignored;
+    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    stream_.socket().close(ignored);
+  }
+
+  beast::tcp_stream stream_;
+  beast::flat_buffer buffer_;
+  std::optional<http::request_parser<http::string_body>> parser_;
+  const StaticSite& site_;
+  std::chrono::seconds deadline_;
+};
+
+void accept(tcp::acceptor& acceptor, const StaticSite& site, std::chrono::seconds deadline) {
+  acceptor.async_accept(net::make_strand(acceptor.get_executor()), [&acceptor, &site, deadline](beast::error_code ec, tcp::socket socket) {
+    if (!ec) std::make_shared<Session>(std::move(socket), site, deadline)->start();
+    if (acceptor.is_open()) accept(acceptor, site, deadline);
   });
 }
 
 }  // namespace
 
 int serve(const ServerOptions& options, const std::function<void(int)>& on_ready) {
-  auto site = std::make_shared<StaticSite>(options.root);
-  if (site->size() == 0) {
+  StaticSite site(options.root);
+  if (site.size() == 0) {
     std::fprintf(stderr, "scalelab serve: %s holds no files (build the web course first); "
                          "serving the API only\n", options.root.c_str());
   }
-  httplib::Server server;
-  server.new_task_queue = [threads = options.threads] { return new httplib::ThreadPool(threads); };
-  server.set_keep_alive_max_count(1000);
-  server.set_tcp_nodelay(true);
-  server.set_payload_max_length(kMaxInputBytes);
-  server.set_post_routing_handler([](const httplib::Request&, httplib::Response& res) {
-    security_headers(res);
-  });
-  server.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
-    if (res.status == 413) {
-      json_reply(res, 413, error_body("request body larger than 64 KiB"));
-    } else if (req.path.rfind("/api/", 0) == 0 && res.body.empty()) {
-      json_reply(res, res.status, error_body("request refused"));
-    }
-  });
-  api_routes(server);
-  server.Get(R"(/.*)", [site](const httplib::Request& req, httplib::Response& res) {
-    serve_file(*site, req, res);
-  });
-
-  int port = options.port;
-  if (port == 0) {
-    port = server.bind_to_any_port(options.host.c_str());
-  } else if (!server.bind_to_port(options.host.c_str(), port)) {
-    port = -1;
-  }
-  if (port < 0) {
-    std::fprintf(stderr, "scalelab serve: cannot listen on %s:%d\n", options.host.c_str(), options.port);
-    return 1;
-  }
-  // SIGINT/SIGTERM are taken synchronously by this thread (sigwait), never in a handler: stopping
-  // from a handler is not async-signal-safe, and a signal that came before the listener started
-  // would be lost and leave the server running.
+  // SIGINT/SIGTERM are taken synchronously by this thread (sigwait), never in a handler; blocked
+  // before any thread starts, so every worker inherits the mask and none of them takes a signal.
   sigset_t signals;
   sigemptyset(&signals);
   sigaddset(&signals, SIGINT);
   sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);  // inherited by the listener and its workers
-  std::atomic<bool> finished{false};
-  bool ok = true;
-  std::thread listener([&] {
-    ok = server.listen_after_bind();
-    finished = true;
-  });
-  while (!server.is_running() && !finished) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  if (!finished) {
-    if (on_ready) on_ready(port);
-    int signal_number = 0;
-    sigwait(&signals, &signal_number);
-    server.stop();
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  int threads = std::max(1, options.threads);
+  net::io_context io(threads);
+  tcp::acceptor acceptor(io);
+  beast::error_code ec;
+  auto address = net::ip::make_address(options.host, ec);
+  if (!ec) {
+    tcp::endpoint endpoint(address, static_cast<unsigned short>(options.port));
+    acceptor.open(endpoint.protocol(), ec);
+    if (!ec) acceptor.set_option(net::socket_base::reuse_address(true), ec);
+    if (!ec) acceptor.bind(endpoint, ec);
+    if (!ec) acceptor.listen(net::socket_base::max_listen_connections, ec);
   }
-  listener.join();
-  return ok ? 0 : 1;
+  if (ec) {
+    std::fprintf(stderr, "scalelab serve: cannot listen on %s:%d (%s)\n", options.host.c_str(), options.port,
+                 ec.message().c_str());
+    return 1;
+  }
+  accept(acceptor, site, std::chrono::seconds(options.request_timeout_s));
+  std::vector<std::thread> workers;
+  for (int i = 0; i < threads; ++i) workers.emplace_back([&io] { io.run(); });
+  if (on_ready) on_ready(acceptor.local_endpoint().port());
+  int signal_number = 0;
+  sigwait(&signals, &signal_number);
+  net::post(io, [&acceptor] { acceptor.close(); });
+  io.stop();
+  for (auto& w : workers) w.join();
+  return 0;
 }
 
 }  // namespace scalelab

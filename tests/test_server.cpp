@@ -391,6 +391,76 @@ TEST_F(Server, ManyConcurrentClients) {
   EXPECT_EQ(failures.load(), 0);
 }
 
+// A raw TCP connection to the server, for clients that misbehave.
+int connect_raw(int port) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (fd < 0 || connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    if (fd >= 0) close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// True once the server has closed `fd` (a read returns end of stream or an error), waiting at most `limit`.
+bool closed_by_server(int fd, std::chrono::milliseconds limit) {
+  pollfd p{fd, POLLIN, 0};
+  if (poll(&p, 1, static_cast<int>(limit.count())) <= 0) return false;
+  char buf[512];
+  return read(fd, buf, sizeof buf) <= 0;
+}
+
+// A header sent one byte at a time, and connections that never send anything, are dropped once
+// the request deadline passes, and meanwhile the server answers everybody else at once.
+TEST(ServerTimeouts, SlowAndSilentClientsAreDroppedWithoutStarvingOthers) {
+  fs::path root = fs::temp_directory_path() / ("scalelab-server-slow-" + std::to_string(getpid()));
+  write(root / "index.html", kIndex);
+  ServerProcess server({"--root", root.string(), "--request-timeout", "1"});
+  ASSERT_GT(server.port(), 0) << server.line();
+  std::vector<int> silent;
+  for (int i = 0; i < 300; ++i) {
+    int fd = connect_raw(server.port());
+    if (fd >= 0) silent.push_back(fd);
+  }
+  ASSERT_GE(silent.size(), 250u) << "could not open the idle connections";
+  int slow = connect_raw(server.port());
+  ASSERT_GE(slow, 0);
+  const std::string header = "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+  auto start = std::chrono::steady_clock::now();
+  size_t sent = 0;
+  bool dropped = false;
+  int answered = 0;
+  httplib::Client c("127.0.0.1", server.port());
+  c.set_connection_timeout(2);
+  c.set_read_timeout(2);
+  while (sent < header.size() && !dropped) {
+    if (send(slow, header.data() + sent, 1, MSG_NOSIGNAL) != 1) { dropped = true; break; }
+    ++sent;
+    auto r = c.Get("/");  // an ordinary reader, between two bytes of the slow one
+    if (r && r->status == 200) ++answered;
+    dropped = closed_by_server(slow, std::chrono::milliseconds(250));
+  }
+  auto took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
+  EXPECT_TRUE(dropped) << "a header trickling in for " << took.count() << " ms was never cut off";
+  EXPECT_LT(sent, header.size()) << "the slow header was read whole";
+  EXPECT_GE(answered, 2) << "ordinary requests were not answered while the slow client held on";
+  int closed = 0;
+  for (int fd : silent) {
+    if (closed_by_server(fd, std::chrono::milliseconds(3000))) ++closed;
+    close(fd);
+  }
+  EXPECT_EQ(closed, static_cast<int>(silent.size())) << "silent connections kept open past the deadline";
+  close(slow);
+  auto after = c.Get("/");
+  ASSERT_TRUE(after);
+  EXPECT_EQ(after->status, 200);
+  EXPECT_EQ(server.stop(), 0);
+  fs::remove_all(root);
+}
+
 // A non-loopback address of this machine, if it has one.
 std::string external_ipv4() {
   ifaddrs* list = nullptr;
