@@ -185,6 +185,8 @@ export abstract class LabElement extends LitElement {
     this.resetToDefaults();
   }
 
+  /** The chip this lab evaluates on (its own choice, else the page's), for a Try-it block beside it. */
+  currentChip(): unknown { return this.usesChip ? this.chipValue() : chipParam(); }
   protected chipValue(): unknown {
     if (this.chipOverride === 'custom') return customChip() ?? DEFAULT_CHIP;
     return this.chipOverride ?? chipParam();
