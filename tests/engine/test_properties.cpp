@@ -60,6 +60,32 @@ TEST(RooflineProperties, CrossoverBatchIsWhereTimesMeet) {
   }
 }
 
+// The decode flip batch is where the matmuls' verdict changes: memory-bound at the batch just
+// below it, bound by mlp_bound_above_flip just above; the KV reads equal the weight reads at
+// kv_crossover_batch.
+TEST(DecodeProperties, MatmulVerdictFlipsAtTheFlipBatch) {
+  for (const char* chip : {"tpu-v5e", "tpu-v5p", "h100"}) {
+    for (const char* model : {"llama3-8b", "llama3-70b"}) {
+      for (double chips : {1.0, 4.0, 16.0}) {
+        json base = {{"chip", chip}, {"model", model}, {"chips", chips}, {"context", 1024}};
+        json o = outputs("decode", base);
+        if (o.empty() || o["mlp_flip_batch"].is_null()) continue;
+        double flip = num(o, "mlp_flip_batch");
+        std::string where = std::string(chip) + " " + model + " chips=" + std::to_string(chips);
+        json below = base, above = base;
+        below["batch"] = std::max(1.0, std::floor(flip * 0.999));
+        above["batch"] = std::ceil(flip * 1.001);
+        if (flip > 1) {
+          EXPECT_EQ(outputs("decode", below)["mlp_bound"], "memory") << where;
+        }
+        EXPECT_EQ(outputs("decode", above)["mlp_bound"], o["mlp_bound_above_flip"]) << where;
+        double kv = num(o, "kv_crossover_batch");
+        EXPECT_NEAR(kv * num(o, "kv_bytes_per_sequence"), num(o, "weight_bytes"), 1e-9 * num(o, "weight_bytes")) << where;
+      }
+    }
+  }
+}
+
 TEST(TransferProperties, UnitsAreConsistent) {
   for (const char* path : {"hbm", "pcie", "ici", "dcn"}) {
     json o = outputs("transfer", {{"chip", "tpu-v5p"}, {"bytes", 3e9}, {"path", path}, {"chips", 4}});

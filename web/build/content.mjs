@@ -22,6 +22,7 @@ import YAML from 'yaml';
 import katex from 'katex';
 import { CHAPTERS, pad2 } from './chapters.mjs';
 import { LABS } from './labs.mjs';
+import { tryitNode } from './tryit.mjs';
 
 const require = createRequire(import.meta.url);
 const WEB = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -211,6 +212,9 @@ function directivesPlugin(file, ctx) {
               h('div', { className: ['q-steps'] }, [raw(derivation)])])]));
           return;
         }
+        case 'tryit':
+          replace(tryitNode({ file, node, index, parent, ctx, t: { evaluate, parseParams, withChip, contentWarning, unitOf, formatValue, getPath, stepsHtml, esc, h, text, raw, DEFAULT_CHIP, defaultChipName: defaultChip.name } }));
+          return;
         default:
           // Not one of ours (e.g. "ratio 3:1" or "12:30"): put the text back as written.
           if (node.type === 'textDirective') {

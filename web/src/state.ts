@@ -47,7 +47,14 @@ export function theme(): Theme { const t = read(K.theme); return t === 'light' |
 export function setTheme(t: Theme) { write(K.theme, t === 'auto' ? null : t); }
 
 // ---- progress per chapter
-export interface Progress { step: number; visited: number[]; total: number; done: boolean }
+export interface Progress { step: number; visited: number[]; total: number; done: boolean; tryit?: Record<string, TryitRecord> }
+/** A Try-it block's state (web/src/tryit.ts): the prediction locked in, whether the paired lab was
+ *  operated since, and the last check (the engine's answer, on which chip, how close). */
+export interface TryitRecord {
+  calc: string; out: string;
+  text: string; prediction: number | null; locked: boolean; operated: boolean;
+  check?: { answer: number; chip: string; ratio: number; within: boolean };
+}
 export function progress(key: string): Progress | null {
   try {
     const p = JSON.parse(read(K.progress(key)) || 'null');
@@ -55,4 +62,18 @@ export function progress(key: string): Progress | null {
     return p;
   } catch { return null; }
 }
-export function saveProgress(key: string, p: Progress) { write(K.progress(key), JSON.stringify(p)); }
+/** Saves the step progress; the Try-it records stored with it are kept (saveTryit owns them). */
+export function saveProgress(key: string, p: Progress) {
+  const { tryit: _ignored, ...steps } = p;
+  write(K.progress(key), JSON.stringify({ ...steps, tryit: progress(key)?.tryit }));
+}
+export function tryitRecord(key: string, id: string): TryitRecord | null {
+  const r = progress(key)?.tryit?.[id];
+  return r && typeof r === 'object' && typeof r.text === 'string' ? r : null;
+}
+export function saveTryit(key: string, id: string, r: TryitRecord | null) {
+  const p = progress(key) ?? { step: 1, visited: [], total: 0, done: false };
+  const all = { ...(p.tryit ?? {}) };
+  if (r) all[id] = r; else delete all[id];
+  write(K.progress(key), JSON.stringify({ ...p, tryit: all }));
+}

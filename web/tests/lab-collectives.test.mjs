@@ -1,7 +1,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, launch, watchedPage, axe } from './harness.mjs';
-import { engine, clean, expectedQuantity as expected, storeCustomChip as customChip, forgetCustom, esc, waitText, labHelpers } from './lab-helpers.mjs';
+import { engine, evaluate, clean, expectedQuantity as expected, storeCustomChip as customChip, forgetCustom, esc, waitText, labHelpers } from './lab-helpers.mjs';
 
 const TAG = 'sl-collectives-lab';
 const LAB = '/labs/collectives/';
@@ -28,6 +28,16 @@ test('op, size and axes drive the time; the regime flips as the array shrinks; t
   await change(page, () => field(page, 'bytes').fill('1e4'));
   await waitOut(page, 't_s', C({ chip, op: 'all_reduce', axes: [16], bytes: 1e4 }));
   assert.match(await page.locator(`${TAG} .lab-verdict`).innerText(), /Latency-bound/);
+  // the verdict names the size, and its regime is the engine's: whichever term is larger
+  assert.equal(await page.locator(`${TAG} .lab-verdict .coll-size`).innerText(), engine.formatQuantity(1e4, 'bytes'));
+  for (const bytes of [1e5, 1e6, 3e6, 1e8]) {
+    await change(page, () => field(page, 'bytes').fill(String(bytes)));
+    const o = evaluate('collective', { chip, op: 'all_reduce', axes: [16], bytes }).outputs;
+    const regime = await page.locator(`${TAG} .lab-verdict .verdict`).getAttribute('data-regime');
+    assert.equal(regime, o.t_latency_s > o.t_bandwidth_s ? 'latency' : 'bandwidth', `V = ${bytes}`);
+    assert.match(await page.locator(`${TAG} .lab-verdict`).innerText(), regime === 'latency' ? /Latency-bound/ : /Bandwidth-bound/);
+  }
+  await change(page, () => field(page, 'bytes').fill('1e4'));
   // wraparound off: a one-way ring
   await change(page, () => page.click(`${TAG} .control[data-key="wraparound"] input[type=checkbox]`));
   await waitOut(page, 't_s', C({ chip, op: 'all_reduce', axes: [16], bytes: 1e4, wraparound: false }));

@@ -36,6 +36,10 @@ test('N, D, bytes and the curve drive the engine values; the budget stays fixed 
   await change(page, () => page.click(`${TAG} [data-key="moe-example"] button`));
   await waitOut(page, 'moe_total_bytes', expected('compute_budget', { chip, bytes_per_param: 1, total_params: 5e10, active_params: 2e10 }, 'moe_total_bytes'));
   await waitOut(page, 'critical_batch_tokens', expected('compute_budget', { chip, bytes_per_param: 1, total_params: 5e10, active_params: 2e10 }, 'critical_batch_tokens'));
+  // the example sets every field it implies: N is the active count
+  assert.equal(await field(page, 'N').inputValue(), '2e10');
+  assert.equal(await field(page, 'active_params').inputValue(), '2e10');
+  assert.equal(await field(page, 'total_params').inputValue(), '5e10');
   // the attention window
   await change(page, () => field(page, 'window').fill('1024'));
   await waitOut(page, 'attention_pairs_window', expected('compute_budget', { L: 4096, window: 1024 }, 'attention_pairs_window'));

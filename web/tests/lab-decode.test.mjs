@@ -3,7 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, launch, watchedPage, axe } from './harness.mjs';
-import { CHIPS, MODELS, evaluate, expected, customChip, labHelpers } from './lab-helpers.mjs';
+import { CHIPS, MODELS, evaluate, expected, customChip, clean, labHelpers } from './lab-helpers.mjs';
 
 const EL = 'sl-decode-lab';
 const LAB = '/labs/decode/';
@@ -11,18 +11,21 @@ let server, browser;
 before(async () => { server = await startServer(); browser = await launch(); });
 after(async () => { await browser?.close(); await server?.stop(); });
 const { ready, rendered, settle, out, field, modelSelect, type, choose, noNaN } = labHelpers({ element: EL });
+/** the parameters the lab sends the engine now (its preset and the reader's changes) */
+const labParams = (page) => page.evaluate((el) => document.querySelector(el).params(), EL);
 
 test('loads with the engine numbers, plot and text alternative; batch and context change them', async () => {
   const { page, problems } = await watchedPage(browser.context, server.url);
   await page.goto(server.url + LAB);
   await ready(page);
-  const base = { chip: 'tpu-v5e' };
+  const base = await labParams(page);
+  assert.equal(base.chip, 'tpu-v5e');
   assert.equal(await out(page, 'step_s'), expected('decode', base, 'step_s'));
   assert.equal(await out(page, 'critical_batch'), expected('decode', base, 'critical_batch'));
   assert.equal(await out(page, 'max_batch'), expected('decode', base, 'max_batch'));
   const chart = page.locator(`${EL} .lab-viz svg[aria-label]`).first();
   assert.ok(await chart.count(), 'the plot is drawn');
-  assert.match(await page.locator(`${EL} .lab-viz [aria-description]`).first().getAttribute('aria-description'), /critical batch/);
+  assert.match(await page.locator(`${EL} .lab-viz [aria-description]`).first().getAttribute('aria-description'), /flip from memory-bound/);
   // batch
   await type(page, 'batch', '256');
   assert.equal(await out(page, 'step_s'), expected('decode', { ...base, batch: 256 }, 'step_s'));
@@ -54,14 +57,15 @@ test('keyboard: the batch slider moves with the arrow keys', async () => {
   await page.goto(server.url + LAB);
   await ready(page);
   const slider = page.locator(`${EL} .control[data-key="batch"] input[type=range]`);
+  const start = (await labParams(page)).batch;
   await slider.focus();
   const r = await rendered(page);
   for (let i = 0; i < 40; i++) await page.keyboard.press('ArrowRight');
   await settle(page, r);
   const b = Number(await field(page, 'batch').inputValue());
-  assert.ok(b > 32, `batch grew from the default, got ${b}`);
+  assert.ok(b > start, `batch grew from the preset ${start}, got ${b}`);
   await page.waitForFunction(([el, b]) => document.querySelector(`${el} [data-out="step_s"] dd`) && document.querySelector(el).dataset.rendered, [EL, b]);
-  assert.equal(await out(page, 'step_s'), expected('decode', { chip: 'tpu-v5e', batch: b }, 'step_s'));
+  assert.equal(await out(page, 'step_s'), expected('decode', await labParams(page), 'step_s'));
   assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
   await page.close();
 });
@@ -70,12 +74,14 @@ test('every catalog chip: the engine numbers or a message naming the missing fie
   const { page, problems } = await watchedPage(browser.context, server.url);
   await page.goto(server.url + LAB + '?batch=64');
   await ready(page);
+  const preset = await labParams(page);
+  assert.equal(preset.batch, 64);
   const chipSel = `${EL} .control[data-key="chip"] select`;
   for (const c of CHIPS) {
     const r = await rendered(page);
     await page.selectOption(chipSel, c.id);
     await settle(page, r);
-    const want = evaluate('decode', { chip: c.id, batch: 64 });
+    const want = evaluate('decode', { ...preset, chip: c.id });
     if (want.error) {
       // refused in place: under the control the engine names (chip, or the dtype the chip lacks)
       const errs = await page.locator(`${EL} .field-error:not(:empty), ${EL} .lab-error`).allInnerTexts();
@@ -83,7 +89,7 @@ test('every catalog chip: the engine numbers or a message naming the missing fie
       assert.match(want.error.message, /hbm|flop|dtype/i);
     } else {
       assert.equal(await page.locator(`${EL} .control[data-key="chip"] .field-error`).innerText(), '', c.id);
-      assert.equal(await out(page, 'step_s'), expected('decode', { chip: c.id, batch: 64 }, 'step_s'), c.id);
+      assert.equal(await out(page, 'step_s'), expected('decode', { ...preset, chip: c.id }, 'step_s'), c.id);
     }
     await noNaN(page);
   }
@@ -92,9 +98,9 @@ test('every catalog chip: the engine numbers or a message naming the missing fie
   await page.waitForFunction((el) => /hbm_bytes_per_s/.test(document.querySelector(`${el} .control[data-key="chip"] .field-error`).textContent), EL);
   await page.selectOption(chipSel, 'h100');
   await page.waitForFunction(() => location.search.includes('chip=h100') && location.search.includes('batch=64'));
-  const h100 = expected('decode', { chip: 'h100', batch: 64 }, 'step_s');
+  const h100 = expected('decode', { ...preset, chip: 'h100' }, 'step_s');
   assert.equal(await out(page, 'step_s'), h100);
-  assert.notEqual(h100, expected('decode', { chip: 'tpu-v5e', batch: 64 }, 'step_s'), 'the chip changes the result');
+  assert.notEqual(h100, expected('decode', { ...preset, chip: 'tpu-v5e' }, 'step_s'), 'the chip changes the result');
   const text = await page.locator(`${EL} .lab-outputs`).innerText();
   const { page: p2 } = await watchedPage(browser.context, server.url);
   await p2.goto(page.url());
@@ -106,7 +112,7 @@ test('every catalog chip: the engine numbers or a message naming the missing fie
   const r = await rendered(p2);
   await p2.selectOption('#chip-select', 'b200');
   await settle(p2, r);
-  assert.equal(await p2.locator(`${EL} [data-out="step_s"] dd`).innerText(), expected('decode', { chip: 'b200', batch: 64 }, 'step_s'));
+  assert.equal(await p2.locator(`${EL} [data-out="step_s"] dd`).innerText(), expected('decode', { ...preset, chip: 'b200' }, 'step_s'));
   await p2.selectOption('#chip-select', 'tpu-v5e');
   assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
   await p2.close();
@@ -121,8 +127,10 @@ test('a custom chip works', async () => {
   try {
     await page.goto(server.url + LAB);
     await ready(page);
-    assert.equal(await out(page, 'step_s'), expected('decode', { chip: custom }, 'step_s'));
-    assert.equal(await out(page, 'max_batch'), expected('decode', { chip: custom }, 'max_batch'));
+    const p = await labParams(page);
+    assert.deepEqual(p.chip, custom);
+    assert.equal(await out(page, 'step_s'), expected('decode', p, 'step_s'));
+    assert.equal(await out(page, 'max_batch'), expected('decode', p, 'max_batch'));
     await noNaN(page);
   } finally {
     await page.evaluate(() => { localStorage.removeItem('scalelab.customChip'); localStorage.removeItem('scalelab.chip'); });
@@ -136,9 +144,10 @@ test('bad typed values are refused in place with the engine message', async () =
   await page.goto(server.url + LAB);
   await ready(page);
   const err = page.locator(`${EL} .control[data-key="batch"] .field-error`);
+  const preset = await labParams(page);
   for (const typed of ['abc', '0', '1.5', '1e99']) {
     await type(page, 'batch', typed);
-    const want = evaluate('decode', { chip: 'tpu-v5e', batch: Number.isFinite(Number(typed)) ? Number(typed) : typed });
+    const want = evaluate('decode', { ...preset, batch: Number.isFinite(Number(typed)) ? Number(typed) : typed });
     assert.ok(want.error, typed);
     assert.equal(await err.innerText(), want.error.message, typed);
     assert.equal(await field(page, 'batch').getAttribute('aria-invalid'), 'true');
@@ -147,10 +156,10 @@ test('bad typed values are refused in place with the engine message', async () =
   await type(page, 'batch', '48');
   assert.equal(await err.innerText(), '');
   await type(page, 'context', '-5');
-  assert.equal(await page.locator(`${EL} .control[data-key="context"] .field-error`).innerText(), evaluate('decode', { chip: 'tpu-v5e', batch: 48, context: -5 }).error.message);
+  assert.equal(await page.locator(`${EL} .control[data-key="context"] .field-error`).innerText(), evaluate('decode', { ...preset, batch: 48, context: -5 }).error.message);
   await noNaN(page);
   await type(page, 'context', '8192');
-  assert.equal(await out(page, 'step_s'), expected('decode', { chip: 'tpu-v5e', batch: 48 }, 'step_s'));
+  assert.equal(await out(page, 'step_s'), expected('decode', { ...preset, batch: 48, context: 8192 }, 'step_s'));
   assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
   await page.close();
 });
@@ -180,25 +189,26 @@ test('model picker: labelled, keyboard, the catalog; each model gives the engine
   await page.goto(server.url + LAB);
   await ready(page);
   const sel = modelSelect(page);
-  assert.equal(await sel.inputValue(), 'llama3-70b', 'the schema default');
+  assert.equal(await sel.inputValue(), 'llama3-8b', 'the lab\u2019s preset');
+  const preset = await labParams(page);
   assert.deepEqual(await sel.locator('option').evaluateAll((os) => os.map((o) => [o.value, o.textContent.trim()])), MODELS.map((m) => [m.id, m.name]));
   assert.match(await page.locator(`${EL} label[for="${await sel.getAttribute('id')}"]`).innerText(), /model/);
   const before = await out(page, 'step_s');
-  // keyboard: one step up from LLaMA-3 70B is LLaMA-3 8B
+  // keyboard: one step down from LLaMA-3 8B is LLaMA-3 70B
   await sel.focus();
   const r = await rendered(page);
-  await page.keyboard.press('ArrowUp');
+  await page.keyboard.press('ArrowDown');
   await settle(page, r);
-  assert.equal(await sel.inputValue(), 'llama3-8b');
-  const p8 = { chip: 'tpu-v5e', model: 'llama3-8b' };
-  assert.notEqual(expected('decode', p8, 'step_s'), before, 'the model changes the result');
-  for (const o of ['step_s', 'weight_bytes', 'kv_bytes_per_sequence', 'max_batch', 'critical_batch']) assert.equal(await out(page, o), expected('decode', p8, o), o);
-  await page.waitForFunction(() => new URLSearchParams(location.search).get('model') === 'llama3-8b');
+  assert.equal(await sel.inputValue(), 'llama3-70b');
+  const p70 = { ...preset, model: 'llama3-70b' };
+  assert.notEqual(expected('decode', p70, 'step_s'), before, 'the model changes the result');
+  for (const o of ['step_s', 'weight_bytes', 'kv_bytes_per_sequence', 'max_batch', 'critical_batch']) assert.equal(await out(page, o), expected('decode', p70, o), o);
+  await page.waitForFunction(() => new URLSearchParams(location.search).get('model') === 'llama3-70b');
   // every catalog model on the default chip; those whose weights exceed it say so (fits = false)
   let tooBig = 0;
   for (const m of MODELS) {
     if (m.id !== (await sel.inputValue())) await choose(page, 'model', m.id);
-    const p = { chip: 'tpu-v5e', model: m.id };
+    const p = { ...preset, model: m.id };
     const want = evaluate('decode', p);
     assert.ok(!want.error, m.id);
     assert.equal(await out(page, 'step_s'), expected('decode', p, 'step_s'), m.id);
@@ -213,26 +223,73 @@ test('model picker: labelled, keyboard, the catalog; each model gives the engine
     } else assert.doesNotMatch(verdict, /weights alone/, m.id);
     await noNaN(page);
   }
-  assert.ok(tooBig > 0, 'some catalog model does not fit on 16 v5e chips');
-  await choose(page, 'model', 'llama3-70b');
+  assert.ok(tooBig > 0, 'some catalog model does not fit on the preset\u2019s v5e chips');
+  await choose(page, 'model', 'llama3-8b');
   await page.waitForFunction(() => !location.search.includes('model='));
   assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
   await page.close();
 
-  // ?model=llama3-8b: the picker, the numbers, and the address keep it
+  // ?model=llama3-70b: the picker, the numbers, and the address keep it
   const { page: p2, problems: pr2 } = await watchedPage(browser.context, server.url);
-  await p2.goto(server.url + LAB + '?model=llama3-8b');
+  await p2.goto(server.url + LAB + '?model=llama3-70b');
   await ready(p2);
-  assert.equal(await modelSelect(p2).inputValue(), 'llama3-8b');
-  assert.equal(await out(p2, 'step_s'), expected('decode', p8, 'step_s'));
+  assert.equal(await modelSelect(p2).inputValue(), 'llama3-70b');
+  assert.equal(await out(p2, 'step_s'), expected('decode', p70, 'step_s'));
   await type(p2, 'batch', '128');
-  await p2.waitForFunction(() => { const q = new URLSearchParams(location.search); return q.get('model') === 'llama3-8b' && q.get('batch') === '128'; });
-  assert.equal(await out(p2, 'step_s'), expected('decode', { ...p8, batch: 128 }, 'step_s'));
+  await p2.waitForFunction(() => { const q = new URLSearchParams(location.search); return q.get('model') === 'llama3-70b' && q.get('batch') === '128'; });
+  assert.equal(await out(p2, 'step_s'), expected('decode', { ...p70, batch: 128 }, 'step_s'));
   // an unknown model: the engine's message in a notice, the default model
   await p2.goto(server.url + LAB + '?model=gpt-9');
   await ready(p2);
   assert.ok((await p2.locator(`${EL} .lab-notice`).innerText()).includes(evaluate('decode', { model: 'gpt-9' }).error.message));
-  assert.equal(await modelSelect(p2).inputValue(), 'llama3-70b');
+  assert.equal(await modelSelect(p2).inputValue(), 'llama3-8b');
   assert.deepEqual(pr2, { console: [], errors: [], thirdParty: [] });
   await p2.close();
+});
+
+test('headline: dragging the batch up from 1 flips the weight matmuls, and the step, from memory- to compute-bound at the engine\u2019s flip batch; a long context keeps attention memory-bound', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + LAB);
+  await ready(page);
+  const preset = await labParams(page);
+  assert.equal(preset.batch, 1, 'the lab opens at batch 1');
+  const want = evaluate('decode', preset).outputs;
+  assert.equal(want.mlp_bound_above_flip, 'compute', 'on the preset the matmuls flip to compute');
+  const flip = want.mlp_flip_batch;
+  const matmuls = page.locator(`${EL} .lab-verdict [data-part="matmuls"]`);
+  const step = page.locator(`${EL} .lab-verdict .verdict`);
+  assert.ok((await matmuls.innerText()).includes(expected('decode', preset, 'mlp_flip_batch')), 'the flip batch is named');
+  assert.ok(await page.locator(`${EL} .lab-viz .flip-batch`).count(), 'the flip batch is marked on the plot');
+  const legend = await page.locator(`${EL} .lab-viz`).innerText();
+  for (const term of ['weight load', 'KV-cache load', 'FLOPs', 'model-parallel comms', 'step time']) assert.ok(legend.includes(term), term);
+  // drag: slider positions from the left; record the bound at each batch
+  const slider = page.locator(`${EL} .control[data-key="batch"] input[type=range]`);
+  let lastMemory = null, firstCompute = null;
+  for (let pos = 0; pos <= 1000 && firstCompute === null; pos += 8) {
+    const r = await rendered(page);
+    await slider.fill(String(pos));
+    if (pos > 0) await settle(page, r).catch(() => {});
+    const b = Number(await field(page, 'batch').inputValue());
+    const mb = await matmuls.getAttribute('data-bound');
+    assert.equal(mb, evaluate('decode', { ...preset, batch: b }).outputs.mlp_bound, `batch ${b}`);
+    if (mb === 'memory') { lastMemory = b; assert.equal(await step.getAttribute('data-bound'), 'memory', `step at batch ${b}`); }
+    else { firstCompute = b; assert.equal(mb, 'compute'); assert.equal(await step.getAttribute('data-bound'), 'compute', `step at batch ${b}`); }
+  }
+  assert.ok(lastMemory !== null && firstCompute !== null, 'the verdict flipped');
+  assert.ok(lastMemory <= flip && flip < firstCompute, `flip ${flip} between batch ${lastMemory} and ${firstCompute}`);
+  // second lesson: at 8k context the KV reads take over; attention stays memory-bound at any batch
+  await type(page, 'context', '8192');
+  const att = page.locator(`${EL} .lab-verdict [data-part="attention"]`);
+  for (const b of [1, 16, 256, 4096]) {
+    await type(page, 'batch', String(b));
+    const o = evaluate('decode', { ...preset, context: 8192, batch: b }).outputs;
+    assert.equal(await att.getAttribute('data-bound'), 'memory', `attention at batch ${b}`);
+    assert.equal(o.attention_bound, 'memory');
+    assert.equal(await step.getAttribute('data-bound'), o.bound, `step at batch ${b}`);
+    if (b >= o.kv_crossover_batch) { assert.ok(o.t_kv_s >= o.t_weights_s); assert.equal(o.bound, 'memory', `KV reads bind at batch ${b}`); }
+  }
+  assert.ok((await att.innerText()).includes(expected('decode', { ...preset, context: 8192, batch: 4096 }, 'kv_crossover_batch')));
+  await noNaN(page);
+  assert.deepEqual(problems, clean);
+  await page.close();
 });

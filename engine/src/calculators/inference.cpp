@@ -292,6 +292,31 @@ void decode_limits(const InferenceSetup& s, DecodeFigures& f, const StepLog& log
       log("Critical batch (B ≪ D, F)", formula, sub, s.C * s.w / (2 * s.W) * ratio, "sequences");
 }
 
+// The batches where the verdict of the weight matmuls and of the reads change. The math and the
+// comms grow in proportion to the batch and the weight load does not, so each crosses it at
+// T_w B / T; the first to cross binds the matmuls above that batch (exact for the engine's own
+// terms, where critical_batch is the B << D, F shorthand). The KV reads grow with the batch too
+// and equal the weight reads at bytes_w / KV_seq.
+void decode_flips(DecodeFigures& f, const StepLog& log) {
+  double comm = f.t_comm_s.value_or(0);
+  bool comms_first = comm > f.t_math_s;
+  double rising = comms_first ? comm : f.t_math_s;
+  if (rising > 0) {
+    f.mlp_flip_batch = log(comms_first ? "Batch where the comms overtake the weight load (matmuls turn comms-bound)"
+                                       : "Batch where the math overtakes the weight load (matmuls turn compute-bound)",
+                           comms_first ? "B_{flip} = T_w \\, B / T_{comm}" : "B_{flip} = T_w \\, B / T_{math}",
+                           times(f.t_weights_s, f.batch) + " / " + tex(rising), f.t_weights_s * f.batch / rising,
+                           "sequences");
+    f.mlp_bound_above_flip = comms_first ? "comms" : "compute";
+  }
+  if (f.kv_bytes_per_sequence > 0) {
+    f.kv_crossover_batch = log("Batch where the KV reads equal the weight reads",
+                               "B_{kv} = \\text{bytes}_w / \\text{KV}_{seq}",
+                               tex(f.weight_bytes) + " / " + tex(f.kv_bytes_per_sequence),
+                               f.weight_bytes / f.kv_bytes_per_sequence, "sequences");
+  }
+}
+
 void decode_attention(const InferenceSetup& s, DecodeFigures& f, const StepLog& log) {
   const ServedModel& m = s.model;
   if (!m.dims || m.dims->is_mla() || !m.kv_bytes_per_token) return;
@@ -440,6 +465,7 @@ DecodeFigures decode_step(const InferenceSetup& s, double batch, double chips, d
   decode_comm(s, f, log);
   decode_step_time(f, log);
   decode_limits(s, f, log);
+  decode_flips(f, log);
   decode_fit(s, f, log);
   decode_matmul(s, f, log);
   decode_attention(s, f, log);
@@ -500,6 +526,9 @@ void output_decode(const DecodeFigures& f, Result& r) {
   out_opt(r, "ws2d_crossover_chips", f.ws2d_crossover_chips);
   out_opt(r, "attention_intensity", f.attention_intensity);
   out_text(r, "attention_bound", f.attention_bound);
+  out_opt(r, "mlp_flip_batch", f.mlp_flip_batch);
+  out_text(r, "mlp_bound_above_flip", f.mlp_bound_above_flip);
+  out_opt(r, "kv_crossover_batch", f.kv_crossover_batch);
 }
 
 std::vector<Param> served_model_params() {

@@ -96,6 +96,9 @@ struct DecodeFigures {
   std::optional<double> max_model_parallelism, ws2d_x, ws2d_yz, ws2d_crossover_chips;
   std::optional<double> attention_intensity;
   std::optional<std::string> attention_bound;
+  // where the weight matmuls stop being memory-bound, and what binds them past it
+  std::optional<double> mlp_flip_batch, kv_crossover_batch;
+  std::optional<std::string> mlp_bound_above_flip;
 };
 
 // One decode step of `batch` sequences of `context` tokens on `chips` chips.

@@ -26,6 +26,7 @@ export class CollectivesLab extends LabElement {
     { path: 'nodes', label: 'GPU nodes in the group (InfiniBand fat tree)' },
     { path: 'sharp', label: 'GPU: in-network reduction (SHARP)' },
   ];
+  readonly hint = 'Try this: shrink the array size until the verdict turns latency-bound; then double an axis and see how the time changes.';
   protected readonly hasViz = true;
   private hop = 0;
   private timer = 0;
@@ -78,11 +79,13 @@ export class CollectivesLab extends LabElement {
 
   protected renderVerdict(r: Result) {
     const o = r.outputs;
+    // the engine's regime: latency-bound exactly when its latency term exceeds its bandwidth term
     const lat = o.regime === 'latency';
-    return html`<p class="verdict verdict-${lat ? 'memory' : 'compute'}"><strong>${lat ? 'Latency-bound' : 'Bandwidth-bound'}</strong>:
-      ${String(r.inputs.op).replace('_', ' ')} of ${this.fmt('bytes')} over ${Array.isArray(o.axes) ? (o.axes as number[]).join(' × ') : '—'} devices (${String(o.fabric)})
-      takes <strong>${this.fmt('t_s')}</strong> (bandwidth term ${this.fmt('t_bandwidth_s')}, latency term ${this.fmt('t_latency_s')}, ${this.fmt('hops')} hops).
-      ${o.latency_bound_below_bytes != null ? html`Each hop moves ${this.fmt('chunk_bytes')}; below ${this.fmt('latency_bound_below_bytes')} per hop the latency dominates.` : nothing}
+    const f = (v: unknown, u: string) => this.engine!.format(v, u);
+    return html`<p class="verdict verdict-${lat ? 'memory' : 'compute'}" data-regime=${String(o.regime)}><strong>${lat ? 'Latency-bound' : 'Bandwidth-bound'}</strong>:
+      ${String(r.inputs.op).replace('_', ' ')} of <strong class="coll-size">${f(r.inputs.bytes, 'bytes')}</strong> over ${Array.isArray(o.axes) ? (o.axes as number[]).join(' × ') : '—'} devices (${String(o.fabric)})
+      takes <strong>${this.fmt('t_s')}</strong>: ${lat ? html`the hop latencies (${this.fmt('t_latency_s')}) outweigh the bandwidth term (${this.fmt('t_bandwidth_s')})`
+        : html`the bandwidth term (${this.fmt('t_bandwidth_s')}) outweighs the hop latencies (${this.fmt('t_latency_s')})`} over ${this.fmt('hops')} hops.
       ${o.bottleneck ? html`The slowest level is <strong>${String(o.bottleneck)}</strong>.` : nothing}</p>`;
   }
 

@@ -8,8 +8,8 @@ import * as Plot from '@observablehq/plot';
 import { LabElement, type Control, type ControlSpec } from './framework';
 import { isError, type Result } from '../engine';
 
-/** the seed's MoE example (chapter 0 text): 50B parameters stored, 20B used per token */
-const MOE_EXAMPLE = { total_params: 5e10, active_params: 2e10 };
+/** the seed's MoE example (chapter 0 text): 50B parameters stored, 20B used per token; every field it implies */
+const MOE_EXAMPLE = { N: 2e10, total_params: 5e10, active_params: 2e10 }; // N: the active count, as the N control says
 /** byte sizes the chapter compares (fp32, bf16, int8) */
 const BYTE_SIZES = [4, 2, 1];
 
@@ -41,6 +41,7 @@ export class ComputeBudgetLab extends LabElement {
     { path: 'window' },
     { path: 'curve', label: 'loss curve (invented for teaching, or the published Chinchilla fit)' },
   ];
+  readonly hint = 'Try this: drag N up with the budget fixed and watch D shrink while the weight memory grows; then load the MoE example.';
   protected readonly hasViz = true;
   private sizes: { b: number; r: Result | null }[] = [];
   private sizesFor: Result | null = null;

@@ -1,7 +1,8 @@
 // <sl-decode-lab>: one decode step of a model on a slice (chapters 7, 12). The reader drags
-// batch and context; the plot shows the engine's weight-load, KV-load and FLOP times over a
-// range of batches (one engine evaluation per point), the current batch marked, and where the
-// bound flips. Every number is the engine's; this file only chooses which points to draw.
+// batch and context; the plot shows the engine's weight-load, KV-load, FLOP and comms times over
+// a range of batches (one engine evaluation per point) on log axes, the current batch marked,
+// and the batch where the weight matmuls flip. The verdict keeps the matmuls and attention
+// apart. Every number is the engine's; this file only chooses which points to draw.
 import { html, nothing } from 'lit';
 import * as Plot from '@observablehq/plot';
 import { LabElement, type ControlSpec, type OutputSpec } from './framework';
@@ -9,22 +10,33 @@ import { MODEL_PICKER } from './model-picker';
 import { isError, type Result } from '../engine';
 
 type O = Record<string, unknown>;
-interface Pt { batch: number; t_kv_s: number; t_weights_s: number; t_math_s: number; t_comm_s: number; step_s: number; bound: string }
+interface Pt { batch: number; t_kv_s: number; t_weights_s: number; t_math_s: number; t_comm_s: number; step_s: number }
+const TERMS = [
+  { key: 't_weights_s', label: 'weight load', stroke: 'var(--roof)', dash: null },
+  { key: 't_kv_s', label: 'KV-cache load', stroke: 'var(--warn)', dash: null },
+  { key: 't_math_s', label: 'FLOPs', stroke: 'var(--ok)', dash: null },
+  { key: 't_comm_s', label: 'model-parallel comms', stroke: 'var(--muted)', dash: '2 3' },
+  { key: 'step_s', label: 'step time', stroke: 'currentColor', dash: '6 3' },
+] as const;
 
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+const cap = (s: string) => s[0].toUpperCase() + s.slice(1);
 
 export class DecodeLab extends LabElement {
   readonly calculator = 'decode';
+  // the preset: a small model on a small slice with short contexts, where dragging the batch up
+  // from 1 flips the weight matmuls from memory- to compute-bound on most chips
   readonly controlSpecs: ControlSpec[] = [
-    MODEL_PICKER,
-    { path: 'batch', label: 'batch: sequences decoded together' },
-    { path: 'context', label: 'context: tokens in each KV cache' },
-    { path: 'chips', label: 'chips the model is sharded over' },
+    { ...MODEL_PICKER, start: 'llama3-8b' },
+    { path: 'batch', label: 'batch: sequences decoded together', start: 1 },
+    { path: 'context', label: 'context: tokens in each KV cache', start: 128 },
+    { path: 'chips', label: 'chips the model is sharded over', start: 4 },
     { path: 'weight_dtype' },
     { path: 'kv_dtype' },
     { path: 'compute_dtype' },
     { path: 'sharding' },
   ];
+  readonly hint = 'Try this: drag the batch up from 1 and watch the weight matmuls flip at the marked batch; then raise the context to 8192 and watch the KV reads take over.';
   readonly outputSpecs: OutputSpec[] = [
     { name: 'step_s', label: 'Step time' },
     { name: 'tokens_per_s', label: 'Tokens/s (slice)' },
@@ -33,7 +45,9 @@ export class DecodeLab extends LabElement {
     { name: 't_kv_s', label: 'KV-cache load' },
     { name: 't_math_s', label: 'FLOPs' },
     { name: 't_comm_s', label: 'Model-parallel comms' },
-    { name: 'critical_batch', label: 'Critical batch (bound flips)' },
+    { name: 'mlp_flip_batch', label: 'Batch where the matmuls flip' },
+    { name: 'critical_batch', label: 'Critical batch (B \u226a D, F shorthand)' },
+    { name: 'kv_crossover_batch', label: 'Batch where KV reads equal weight reads' },
     { name: 'max_batch', label: 'Max batch by memory' },
     { name: 'min_chips', label: 'Min chips for the weights' },
     { name: 'weight_bytes', label: 'Weights' },
@@ -56,7 +70,7 @@ export class DecodeLab extends LabElement {
       const o = r.outputs;
       const t = ['t_kv_s', 't_weights_s', 't_math_s', 'step_s'].map((k) => num(o[k]));
       if (t.every((x) => x !== null)) {
-        p = { batch, t_kv_s: t[0]!, t_weights_s: t[1]!, t_math_s: t[2]!, step_s: t[3]!, t_comm_s: num(o.t_comm_s) ?? 0, bound: String(o.bound) };
+        p = { batch, t_kv_s: t[0]!, t_weights_s: t[1]!, t_math_s: t[2]!, step_s: t[3]!, t_comm_s: num(o.t_comm_s) ?? 0 };
       }
     }
     this.curve.set(batch, p);
@@ -67,15 +81,45 @@ export class DecodeLab extends LabElement {
     const o = r.outputs;
     const bound = String(o.bound);
     const b = num(r.inputs.batch);
-    const crit = num(o.critical_batch);
     const fits = o.fits !== false;
-    const what = bound === 'compute' ? 'the FLOPs' : bound === 'comms' ? 'the model-parallel collectives' : 'loading weights and KV caches from HBM';
-    return html`<p class="verdict verdict-${bound}"><strong>${bound[0].toUpperCase() + bound.slice(1)}-bound</strong> at batch ${b ?? '—'}:
-      ${what} set the step time, ${this.fmt('step_s')} (${this.fmt('tokens_per_s')} for the slice).
-      ${crit !== null ? html`The MLP turns compute-bound above the critical batch, ${this.fmt('critical_batch')}.` : nothing}
-      ${fits ? html`Memory holds up to ${this.fmt('max_batch')} of this context.`
+    const what = bound === 'compute' ? 'the FLOPs set' : bound === 'comms' ? 'the model-parallel collectives set' : 'reading HBM (weights and KV caches) sets';
+    return html`<p class="verdict verdict-${bound}" data-bound=${bound}><strong>${cap(bound)}-bound step</strong> at batch ${b ?? '—'}:
+      ${what} the step time, ${this.fmt('step_s')} (${this.fmt('tokens_per_s')} for the slice).
+      ${fits ? html`Memory holds ${num(o.max_batch) === null ? 'any batch' : html`up to ${this.fmt('max_batch')}`} at this context.`
         : num(o.max_batch) === 0 ? html`<strong class="lb-nofit">The weights alone do not fit</strong> on these ${this.engine!.format(r.inputs.chips, 'count')} chips: they need at least ${this.fmt('min_chips')}, so no batch fits.`
-        : html`<strong class="lb-nofit">This batch does not fit</strong>: memory holds ${this.fmt('max_batch')} of this context.`}</p>`;
+        : html`<strong class="lb-nofit">This batch does not fit</strong>: memory holds ${this.fmt('max_batch')} of this context.`}</p>
+      ${this.matmulVerdict(r)}
+      ${this.attentionVerdict(r)}`;
+  }
+
+  /** the weight matmuls: their bound, and the batch where it flips */
+  private matmulVerdict(r: Result) {
+    const o = r.outputs;
+    const mlp = String(o.mlp_bound);
+    const flip = num(o.mlp_flip_batch);
+    const above = o.mlp_bound_above_flip == null ? null : String(o.mlp_bound_above_flip);
+    const comm = num(o.t_comm_s);
+    const why = mlp === 'memory'
+      ? html`reading the weights (${this.fmt('t_weights_s')}) outlasts the FLOPs (${this.fmt('t_math_s')})${comm ? html` and the collectives (${this.fmt('t_comm_s')})` : nothing}.
+        ${flip !== null && above ? html`They turn ${above}-bound above batch <strong class="flip">${this.fmt('mlp_flip_batch')}</strong>, the flip marked on the plot.` : nothing}`
+      : mlp === 'compute'
+        ? html`the FLOPs (${this.fmt('t_math_s')}) outlast reading the weights (${this.fmt('t_weights_s')}): the batch is past the flip at <strong class="flip">${this.fmt('mlp_flip_batch')}</strong>.`
+        : html`the model-parallel collectives (${this.fmt('t_comm_s')}) outlast reading the weights (${this.fmt('t_weights_s')}) and the FLOPs (${this.fmt('t_math_s')}): past the flip at <strong class="flip">${this.fmt('mlp_flip_batch')}</strong> the comms, not the FLOPs, grow fastest on this slice.`;
+    return html`<p class="verdict-part verdict-${mlp}" data-part="matmuls" data-bound=${mlp}><strong>Weight matmuls: ${mlp}-bound</strong> — ${why}</p>`;
+  }
+
+  /** attention: its bound does not move with the batch; the KV reads' share of the step */
+  private attentionVerdict(r: Result) {
+    const o = r.outputs;
+    if (num(o.kv_bytes_per_sequence) === 0) {
+      return html`<p class="verdict-part" data-part="attention"><strong>Attention:</strong> no KV cache at context 0, so this is the weights-only floor.</p>`;
+    }
+    const att = o.attention_bound == null ? null : String(o.attention_bound);
+    const kvx = num(o.kv_crossover_batch);
+    const reads = html`The KV reads take ${this.fmt('t_kv_s')} of the step${kvx !== null ? html` and equal the weight reads at batch <strong class="kv-crossover">${this.fmt('kv_crossover_batch')}</strong>` : nothing}.`;
+    if (!att) return html`<p class="verdict-part" data-part="attention"><strong>Attention:</strong> ${reads}</p>`;
+    return html`<p class="verdict-part verdict-${att}" data-part="attention" data-bound=${att}><strong>Attention: ${att}-bound at any batch</strong> —
+      each sequence reads its own KV cache, so its intensity (${this.fmt('attention_intensity')}) does not grow with the batch. ${reads}</p>`;
   }
 
   protected drawViz(r: Result, host: HTMLElement) {
@@ -86,29 +130,33 @@ export class DecodeLab extends LabElement {
     if (key !== this.curveKey) { this.curveKey = key; this.curve.clear(); }
     const o = r.outputs;
     const b = num(r.inputs.batch) ?? 1;
-    const crit = num(o.critical_batch);
+    const flip = num(o.mlp_flip_batch);
+    const kvx = num(o.kv_crossover_batch);
     const maxB = num(o.max_batch);
     const top = this.findSchema('batch')?.max ?? b;
-    // batches to draw: powers of two from 1 past the larger of the batch and the critical batch
-    // the reach moves in powers of two only, so dragging the batch usually keeps the same curve
-    const reach = Math.min(top, 2 ** Math.ceil(Math.log2(Math.max(b, crit ?? 1) * 4)));
+    // batches to draw: from 1 past the batch, the flip and the KV crossover; the reach moves in
+    // powers of two only, so dragging the batch usually keeps the same curve
+    const reach = Math.min(top, 2 ** Math.ceil(Math.log2(Math.max(b, flip ?? 1, Math.min(kvx ?? 1, 4096)) * 4)));
     const xs: number[] = [];
     for (let x = 1; x <= reach; x *= Math.SQRT2) { const i = Math.round(x); if (xs[xs.length - 1] !== i) xs.push(i); }
     const pts = xs.map((x) => this.point(base, x)).filter((p): p is Pt => p !== null);
-    const cur = { step_s: num(o.step_s) ?? 0, t_weights_s: num(o.t_weights_s) ?? 0, t_kv_s: num(o.t_kv_s) ?? 0, t_math_s: num(o.t_math_s) ?? 0 };
     const f = (v: number, u: string) => this.engine!.format(v, u);
     if (!pts.length) { host.replaceChildren(); this.chart = null; return; }
-    // stacking (presentation): KV load at the bottom, the weight load and the FLOP time on top of it
-    const kv = pts.map((p) => ({ x: p.batch, y1: 0, y2: p.t_kv_s }));
-    const wt = pts.map((p) => ({ x: p.batch, y1: p.t_kv_s, y2: p.t_kv_s + p.t_weights_s }));
-    const fl = pts.map((p) => ({ x: p.batch, y: p.t_kv_s + p.t_math_s }));
-    const step = pts.map((p) => ({ x: p.batch, y: p.step_s }));
+    // one line per term that can bind, on log axes (a flat weight load and a rising FLOP time
+    // cross visibly there); a term that is zero everywhere (no comms on one chip) is not drawn
+    const terms = TERMS.filter((t) => pts.some((p) => p[t.key] > 0));
+    const rows = terms.flatMap((t) => pts.filter((p) => p[t.key] > 0).map((p) => ({ x: p.batch, y: p[t.key], term: t.label })));
+    const stepNow = num(o.step_s) ?? 0;
     const width = Math.max(300, Math.min(720, host.clientWidth || 640));
-    const description = `Step time over batch (log axis). KV-cache load (bottom band) grows with the batch; the weight load on top of it is fixed; the FLOP time grows with the batch and overtakes the weight load at the critical batch ${crit !== null ? f(crit, 'count') : '(none)'}. At the chosen batch ${f(b, 'count')} the step takes ${f(cur.step_s, 's')}: weights ${f(cur.t_weights_s, 's')}, KV ${f(cur.t_kv_s, 's')}, FLOPs ${f(cur.t_math_s, 's')}; ${String(o.bound)}-bound.${maxB !== null ? ` Memory holds at most ${f(maxB, 'count')} sequences.` : ''}`;
+    const now = (k: string) => f(num(o[k]) ?? 0, 's');
+    const description = `Time per decode step against batch, both axes logarithmic. The weight load stays flat at ${now('t_weights_s')}; the FLOP time${num(o.t_comm_s) ? ', the comms' : ''} and the KV-cache load grow with the batch. ` +
+      `${flip !== null ? `The weight matmuls flip from memory-bound to ${String(o.mlp_bound_above_flip)}-bound at batch ${f(flip, 'count')}. ` : ''}` +
+      `${kvx !== null ? `The KV reads equal the weight reads at batch ${f(kvx, 'count')}. ` : ''}` +
+      `At the chosen batch ${f(b, 'count')} the step takes ${f(stepNow, 's')}: weights ${now('t_weights_s')}, KV ${now('t_kv_s')}, FLOPs ${now('t_math_s')}${num(o.t_comm_s) ? `, comms ${now('t_comm_s')}` : ''}; ${String(o.bound)}-bound.${maxB !== null ? ` Memory holds at most ${f(maxB, 'count')} sequences.` : ''}`;
     // same curve as the last drawing: move the marker only (the plot's own scales place it)
     const chartKey = `${key}|${xs.join(',')}|${width}`;
     if (this.chart && chartKey === this.chartKey && host.contains(this.chart)) {
-      const x = this.chart.scale('x')!.apply(b), y = this.chart.scale('y')!.apply(cur.step_s);
+      const x = this.chart.scale('x')!.apply(b), y = this.chart.scale('y')!.apply(stepNow);
       const dot = this.chart.querySelector('.operating-point circle');
       dot?.setAttribute('cx', String(x)); dot?.setAttribute('cy', String(y));
       this.chart.querySelectorAll('.batch-rule line').forEach((l) => { l.setAttribute('x1', String(x)); l.setAttribute('x2', String(x)); });
@@ -116,28 +164,28 @@ export class DecodeLab extends LabElement {
       return;
     }
     this.chartKey = chartKey;
+    const last = xs[xs.length - 1];
+    const flipShown = flip !== null && flip >= 1 && flip <= last;
     const chart = Plot.plot({
       width,
-      height: Math.round(Math.min(340, width * 0.6)),
+      height: Math.round(Math.min(360, width * 0.65)),
       marginLeft: 80,
       marginBottom: 42,
-      ariaLabel: 'Decode step time against batch size, from the engine',
+      marginTop: 24,
+      ariaLabel: 'Decode step time and its terms against batch size, from the engine',
       ariaDescription: description,
       style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
       x: { type: 'log', label: 'Batch (sequences) →', tickFormat: (d: number) => f(d, 'count') },
-      y: { label: '↑ Time per step', tickFormat: (d: number) => f(d, 's'), grid: true, ticks: 5 },
-      color: { legend: true, domain: ['KV-cache load', 'weight load', 'FLOPs (overlap weights)', 'step time'], range: ['var(--warn)', 'var(--roof)', 'var(--ok)', 'currentColor'] },
+      y: { type: 'log', label: '↑ Time per step', tickFormat: (d: number) => f(d, 's'), grid: true, ticks: 5 },
+      color: { legend: true, domain: terms.map((t) => t.label), range: terms.map((t) => t.stroke) },
       marks: [
-        Plot.areaY(kv, { x: 'x', y1: 'y1', y2: 'y2', fill: () => 'KV-cache load', fillOpacity: 0.35, ariaHidden: 'true' }),
-        Plot.areaY(wt, { x: 'x', y1: 'y1', y2: 'y2', fill: () => 'weight load', fillOpacity: 0.35, ariaHidden: 'true' }),
-        Plot.line(fl, { x: 'x', y: 'y', stroke: () => 'FLOPs (overlap weights)', strokeWidth: 2, ariaHidden: 'true' }),
-        Plot.line(step, { x: 'x', y: 'y', stroke: () => 'step time', strokeWidth: 1.5, strokeDasharray: '5 3', ariaHidden: 'true' }),
-        crit !== null && crit <= xs[xs.length - 1] ? Plot.ruleX([crit], { stroke: 'var(--ok)', strokeDasharray: '4 3', ariaHidden: 'true', className: 'critical-batch' }) : null,
-        crit !== null && crit <= xs[xs.length - 1] ? Plot.text([crit], { x: (d: number) => d, frameAnchor: 'top', text: () => `critical ${f(crit, 'count')}`, dx: -4, textAnchor: 'end', fill: 'currentColor', ariaHidden: 'true' }) : null,
-        maxB !== null && maxB >= 1 && maxB <= xs[xs.length - 1] ? Plot.ruleX([maxB], { stroke: 'var(--warn)', strokeWidth: 2, ariaHidden: 'true' }) : null,
-        maxB !== null && maxB >= 1 && maxB <= xs[xs.length - 1] ? Plot.text([maxB], { x: (d: number) => d, frameAnchor: 'bottom', dy: -14, text: () => `memory limit ${f(maxB, 'count')}`, dx: -4, textAnchor: 'end', fill: 'currentColor', ariaHidden: 'true' }) : null,
+        ...terms.map((t) => Plot.line(rows.filter((d) => d.term === t.label), { x: 'x', y: 'y', stroke: 'term', strokeWidth: t.key === 'step_s' ? 1.5 : 2.2, strokeDasharray: t.dash ?? undefined, ariaHidden: 'true' })),
+        flipShown ? Plot.ruleX([flip], { stroke: 'var(--ok)', strokeDasharray: '4 3', ariaHidden: 'true', className: 'flip-batch' }) : null,
+        flipShown ? Plot.text([flip], { x: (d: number) => d, frameAnchor: 'top', dy: -14, text: () => `matmuls flip at ${f(flip, 'count')}`, textAnchor: 'middle', fill: 'currentColor', ariaHidden: 'true' }) : null,
+        maxB !== null && maxB >= 1 && maxB <= last ? Plot.ruleX([maxB], { stroke: 'var(--warn)', strokeWidth: 2, ariaHidden: 'true' }) : null,
+        maxB !== null && maxB >= 1 && maxB <= last ? Plot.text([maxB], { x: (d: number) => d, frameAnchor: 'bottom', dy: -14, text: () => `memory limit ${f(maxB, 'count')}`, dx: -4, textAnchor: 'end', fill: 'currentColor', ariaHidden: 'true' }) : null,
         Plot.ruleX([b], { stroke: 'currentColor', strokeOpacity: 0.5, ariaHidden: 'true', className: 'batch-rule' }),
-        Plot.dot([{ x: b, y: cur.step_s }], { x: 'x', y: 'y', r: 6, fill: 'currentColor', stroke: 'var(--bg)', strokeWidth: 2, ariaHidden: 'true', className: 'operating-point' }),
+        Plot.dot([{ x: b, y: stepNow }], { x: 'x', y: 'y', r: 6, fill: 'currentColor', stroke: 'var(--bg)', strokeWidth: 2, ariaHidden: 'true', className: 'operating-point' }),
       ],
     });
     chart.classList.add('decode-plot');

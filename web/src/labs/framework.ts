@@ -11,6 +11,7 @@ import { fieldText, typedValue } from '../format';
 import { loadKatex, stepsHtml } from '../tex';
 import { focusableOverflow } from '../overflow';
 import { modelPicker } from './model-picker';
+import './labs.css';
 
 export interface ControlSpec {
   /** schema path: a parameter name or object.field, e.g. "matmul.B" */
@@ -27,6 +28,9 @@ export interface ControlSpec {
   schema?: Partial<ParamSchema>;
   /** text shown for each choice of a select (default: the choice itself), e.g. a model's name */
   choiceLabels?: Record<string, string>;
+  /** the lab's starting value where it differs from the engine's default: a teaching preset
+   *  (the setting where the chapter's effect shows within one drag); the URL omits it */
+  start?: unknown;
 }
 export interface OutputSpec { name: string; label: string }
 
@@ -43,6 +47,8 @@ export abstract class LabElement extends LitElement {
   readonly outputSpecs: OutputSpec[] | null = null;
   /** a lab has a chip selector (overriding the global one) unless this is false */
   readonly usesChip: boolean = true;
+  /** one line saying what to try first (shown above the settings) */
+  readonly hint: string = '';
 
   protected engine: Engine | null = null;
   protected controls: Control[] = [];
@@ -140,8 +146,10 @@ export abstract class LabElement extends LitElement {
     } catch { this.notice.push('This lab\u2019s starting state is not valid JSON; showing the defaults.'); return null; }
   }
 
+  /** where a control starts: the lab's preset, else the engine's default */
+  protected startOf(c: Control): unknown { return c.start !== undefined ? c.start : c.schema.default; }
   private resetToDefaults() {
-    for (const c of this.controls) this.setValue(c, c.schema.default);
+    for (const c of this.controls) this.setValue(c, this.startOf(c));
   }
   protected setValue(c: Control, v: unknown, text?: string) {
     this.values.set(c.path, v);
@@ -177,14 +185,16 @@ export abstract class LabElement extends LitElement {
         this.resetToDefaults();
         return;
       }
-      this.notice.push(`${bad.key}=${given.get(bad.path)} was refused (${r.error.message}); using the default ${fieldText(bad.schema.default)}.`);
+      this.notice.push(`${bad.key}=${given.get(bad.path)} was refused (${r.error.message}); using the default ${fieldText(this.startOf(bad))}.`);
       given.delete(bad.path);
-      this.setValue(bad, bad.schema.default);
+      this.setValue(bad, this.startOf(bad));
     }
     this.chipOverride = null;
     this.resetToDefaults();
   }
 
+  /** The chip this lab evaluates on (its own choice, else the page's), for a Try-it block beside it. */
+  currentChip(): unknown { return this.usesChip ? this.chipValue() : chipParam(); }
   protected chipValue(): unknown {
     if (this.chipOverride === 'custom') return customChip() ?? DEFAULT_CHIP;
     return this.chipOverride ?? chipParam();
@@ -218,7 +228,7 @@ export abstract class LabElement extends LitElement {
     if (this.chipOverride) q.set('chip', this.chipOverride);
     for (const c of this.controls) {
       const v = this.values.get(c.path);
-      if (v !== c.schema.default && this.applies(c) && !this.errors.has(c.path)) q.set(c.key, String(v));
+      if (v !== this.startOf(c) && this.applies(c) && !this.errors.has(c.path)) q.set(c.key, String(v));
     }
     return q.toString();
   }
@@ -416,6 +426,7 @@ export abstract class LabElement extends LitElement {
     const stale = this.errors.size > 0;
     const q = this.stateQuery();
     return html`<div class="lab ${stale ? 'stale' : ''}">
+      ${this.hint ? html`<p class="lab-hint">${this.hint}</p>` : nothing}
       ${this.notice.length ? html`<div class="lab-notice" role="alert"><strong>Note:</strong> ${this.notice.map((n) => html`<p>${n}</p>`)}</div>` : nothing}
       <fieldset class="lab-controls"><legend>Settings</legend>
         ${this.renderChipControl()}

@@ -25,6 +25,7 @@ export class MemoryLadderLab extends LabElement {
     { path: 'hops', label: 'ICI hops (ici rung only)' },
     { path: 'links', label: 'ICI links striped over (ici rung only)' },
   ];
+  readonly hint = 'Try this: drag the tensor size up and down and compare the rungs: how many times longer than HBM does each network rung take?';
   protected readonly hasViz = true;
   rungs: Rung[] = [];
   private rungsFor: Result | null = null;

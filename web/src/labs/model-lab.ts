@@ -23,6 +23,7 @@ export class ModelLab extends LabElement {
     { path: 'weight_dtype' },
     ...DIMS.map((d) => ({ path: `model_overrides.${d}`, key: d })),
   ];
+  readonly hint = "Try this: drag the sequence length up and watch attention's share of the training FLOPs grow.";
   protected readonly hasViz = true;
   private shareKey = '';
   private sharePts: { T: number; share: number }[] = [];

@@ -17,6 +17,7 @@ export class RooflineLab extends LabElement {
     { path: 'bandwidth' },
     { path: 'links', onlyWith: { bandwidth: 'ici' } },
   ];
+  readonly hint = 'Try this: drag the batch below the marked critical batch and watch the matmul turn memory-bound; then switch the bandwidth to ICI.';
   readonly outputSpecs: OutputSpec[] = [
     { name: 'flops', label: 'FLOPs' },
     { name: 'bytes', label: 'Bytes moved' },

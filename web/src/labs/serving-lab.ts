@@ -31,6 +31,7 @@ export class ServingLab extends LabElement {
     { path: 'price_per_hour_usd', label: 'price per chip-hour (empty: the chip’s catalog price)' },
     { path: 'disaggregated', label: 'prefill on separate servers' },
   ];
+  readonly hint = 'Try this: drag the highlighted batch up and watch the cost per token fall while each response takes longer.';
   readonly outputSpecs: OutputSpec[] = [
     { name: 'step_s', label: 'Decode step' },
     { name: 'latency_s', label: 'Latency per response' },

@@ -60,6 +60,7 @@ export class ShardedMatmulLab extends LabElement {
     { path: 'strategy' },
     { path: 'activation_dtype' }, { path: 'weight_dtype' }, { path: 'output_dtype' }, { path: 'compute_dtype' },
   ];
+  readonly hint = 'Try this: move the X from I to the contracting J on both sides (A[I, J_X] * B[J_X, K_Y] -> C[I, K_Y]) and watch the case and its collective change.';
   protected readonly hasViz = true;
   private pending = new Map<string, string>();
 

@@ -22,6 +22,7 @@ export class TrainingPodLab extends LabElement {
     { path: 'compute_dtype' },
     { path: 'checkpointing', label: 'rematerialisation policy' },
   ];
+  readonly hint = 'Try this: halve the chips and watch the days double while the fastest layout changes; then lower the MFU.';
   readonly outputSpecs: OutputSpec[] = [
     { name: 'total_flops', label: 'Training FLOPs (6ND)' },
     { name: 'achieved_flops_per_s', label: 'Achieved FLOP/s' },
@@ -45,12 +46,14 @@ export class TrainingPodLab extends LabElement {
   protected renderVerdict(r: Result) {
     const o = r.outputs;
     const rec = o.recommended as O | null;
+    const best = (Array.isArray(o.layouts) ? o.layouts[0] : null) as O | null;
     const f = (v: unknown, u: string) => this.engine!.format(v, u);
     return html`<p class="verdict verdict-${o.fits === false ? 'memory' : 'compute'}"><strong>${this.fmt('days')}</strong> on ${this.fmt('chips')} chips at ${f(o.mfu, 'ratio')} MFU:
       ${this.fmt('total_flops')}, ${num(o.cost_usd) !== null ? html`${this.fmt('cost_usd')}` : html`cost unknown (this chip has no price: type one)`}.
       The state needs at least ${this.fmt('min_chips_memory')} chips (${this.fmt('days_at_min_chips')} days on them).
       ${o.fits === false ? html`<strong>These chips cannot hold the state and activations.</strong>` : nothing}
-      ${rec ? html`Recommended: fsdp ${String(rec.fsdp)} × tp ${String(rec.tp)} (${String(rec.bound)}-bound).` : nothing}</p>`;
+      ${best ? html`Fastest layout found (the table's first row): <strong class="best-layout">dp ${String(best.dp)} × fsdp ${String(best.fsdp)} × tp ${String(best.tp)} × pp ${String(best.pp)}</strong>, ${f(best.step_s, 's')} per step (${String(best.bound)}-bound).` : nothing}
+      ${rec ? html`The book's rule of thumb would start from fsdp ${String(rec.fsdp)} × tp ${String(rec.tp)}.` : nothing}</p>`;
   }
 
   protected renderOutputs(r: Result) {
