@@ -79,3 +79,17 @@ for (const { key, md } of CHAPTERS) {
     }
   });
 }
+
+// Steps are numbered by their `## ` headings, so splitting a step renumbers every later one: each
+// link to /chapters/NN-slug/#step-N must still land on a step that exists.
+test('every link to a chapter step points at a step that exists', () => {
+  const steps = new Map(CHAPTERS.map((c) => [c.key, (body(c.md).match(/^## /gm) || []).length]));
+  const broken = [];
+  for (const c of CHAPTERS) {
+    for (const m of body(c.md).matchAll(/\/chapters\/(\d\d-[a-z0-9-]+)\/#step-(\d+)/g)) {
+      const count = steps.get(m[1]);
+      if (count === undefined || Number(m[2]) < 1 || Number(m[2]) > count) broken.push(`${c.key}: ${m[0]} (${count ?? 'no such chapter'} steps)`);
+    }
+  }
+  assert.deepEqual(broken, []);
+});
