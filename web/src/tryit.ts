@@ -104,7 +104,8 @@ export class TryIt extends LitElement {
     const answer = r && !isError(r) ? getPath(r.outputs, this.out) : undefined;
     if (!r || isError(r) || typeof answer !== 'number' || !Number.isFinite(answer)) {
       this.shown = null;
-      this.refusal = r && isError(r) ? `The engine cannot answer this for the chosen chip: ${r.error.message}` : 'The engine has no number for this on the chosen chip. Try another chip.';
+      this.refusal = !params ? 'This block\u2019s settings are not valid JSON, so there is nothing to check against.'
+        : r && isError(r) ? `The engine cannot answer this for the chosen chip: ${r.error.message}` : 'The engine has no number for this on the chosen chip. Try another chip.';
       this.requestUpdate();
       return;
     }
