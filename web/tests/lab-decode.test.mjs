@@ -279,6 +279,9 @@ test('headline: dragging the batch up from 1 flips the weight matmuls, and the s
   assert.ok(lastMemory <= flip && flip < firstCompute, `flip ${flip} between batch ${lastMemory} and ${firstCompute}`);
   // second lesson: at 8k context the KV reads take over; attention stays memory-bound at any batch
   await type(page, 'context', '8192');
+  await type(page, 'batch', '1');
+  const at8k = evaluate('decode', { ...preset, context: 8192, batch: 1 }).outputs;
+  if (at8k.max_batch < at8k.mlp_flip_batch) assert.match(await matmuls.innerText(), /never gets there/, 'memory stops the batch short of the flip');
   const att = page.locator(`${EL} .lab-verdict [data-part="attention"]`);
   for (const b of [1, 16, 256, 4096]) {
     await type(page, 'batch', String(b));
