@@ -92,7 +92,7 @@ std::vector<Param> make_chip_fields() {
       number("price_per_hour_usd", "usd", 0, 1e6, "price per chip-hour"), superpod,
       text("host_link", "how the device attaches to its host, e.g. PCIe 4.0 x16"),
       number("price_usd", "usd", 0, 1e8, "purchase price (launch list price)"),
-      number("gpu_memory_share", "fraction", 0, 1,
+      number("gpu_memory_share", "ratio", 0, 1,
              "unified memory: the share of memory the GPU may use by default"),
       count("mxu_dim", 1, 1e5, "side of the MXU systolic array"),
       count("mxus_per_core", 1, 1e4, "MXUs per TensorCore"), vpu_shape,
