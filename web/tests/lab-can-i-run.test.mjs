@@ -19,7 +19,7 @@ test('opens on an RTX 4090 with the engine numbers; every control changes them',
   await page.goto(server.url + LAB);
   await ready(page);
   let p = { chip: 'rtx-4090' };
-  for (const name of ['tokens_per_s', 'ttft_s', 'needed_bytes', 'margin_bytes']) assert.equal(await out(page, name), expected(CALC, p, name), name);
+  for (const name of ['tokens_per_s', 'ttft_s', 'needed_bytes', 'free_bytes']) assert.equal(await out(page, name), expected(CALC, p, name), name);
   assert.match(await verdict(page), /It fits/);
   assert.equal(await page.locator(`${EL} .cir-suggestion`).getAttribute('data-kind'), evaluate(CALC, p).outputs.suggestion_kind);
   const steps = [
@@ -62,6 +62,7 @@ test('a model that does not fit shows the spill tiers, the shortfall and the fir
   assert.deepEqual(await rows.evaluateAll((trs) => trs.map((t) => t.dataset.tier)), want.tiers.filter((t) => t.stored_bytes > 0).map((t) => t.tier));
   assert.match(await page.locator(`${EL} .cir-tiers`).innerText(), /system RAM/);
   assert.equal(await out(page, 'spilled_bytes'), expected(CALC, { chip: 'rtx-4090', model: 'llama3-70b' }, 'spilled_bytes'));
+  assert.equal(await out(page, 'shortfall_bytes'), expected(CALC, { chip: 'rtx-4090', model: 'llama3-70b' }, 'shortfall_bytes'));
   assert.match(await page.locator(`${EL} .cir-suggestion`).innerText(), new RegExp(want.suggestion.slice(0, 30).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
   assert.match(await page.locator(`${EL} .cir-meter`).getAttribute('aria-label'), /more than the/);
   await noNaN(page);

@@ -123,9 +123,14 @@ Memory memory(const Args& args, const Model& m, const Format& w, const Format& k
   double capacity = chip.need("hbm_bytes");
   mem.usable = r.step("Usable device memory", "M = \\text{capacity} \\times \\text{share}",
                       times(capacity, mem.share), capacity * mem.share, "bytes");
-  mem.margin = r.step("Margin (negative: does not fit)", "M - \\text{needed}",
-                      tex(mem.usable) + " - " + tex(mem.needed), mem.usable - mem.needed, "bytes");
+  mem.margin = mem.usable - mem.needed;
   mem.fits = mem.margin >= 0;
+  if (mem.fits) {
+    r.step("Free memory", "M - \\text{needed}", tex(mem.usable) + " - " + tex(mem.needed), mem.margin, "bytes");
+  } else {
+    r.step("Shortfall (does not fit)", "\\text{needed} - M", tex(mem.needed) + " - " + tex(mem.usable), -mem.margin,
+           "bytes");
+  }
   return mem;
 }
 
@@ -359,6 +364,8 @@ void compute(const Args& args, Result& r) {
   r.out("usable_memory_share", mem.share);
   r.out("usable_bytes", mem.usable);
   r.out("margin_bytes", mem.margin);
+  r.out("free_bytes", mem.fits ? mem.margin : 0);
+  r.out("shortfall_bytes", mem.fits ? 0 : -mem.margin);
   r.out("fits", mem.fits);
   r.out("tiers", tiers_json(tiers, resident));
   r.out("device_stored_bytes", tiers[0].stored);
