@@ -11,6 +11,7 @@ import type { Result } from '../engine';
 
 interface Tier { tier: string; label: string; capacity_bytes: number | null; bytes_per_s: number; stored_bytes: number; stored_share: number; read_bytes: number; t_s: number }
 
+let tiersCounter = 0;
 const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
 
 export class CanIRunLab extends LabElement {
@@ -39,6 +40,8 @@ export class CanIRunLab extends LabElement {
     { name: 'read_bytes_per_step', label: 'Bytes read per token step' },
     { name: 'flops_per_s', label: 'Arithmetic rate used' },
   ];
+
+  private readonly tiersId = `cir-tiers-${++tiersCounter}`;
 
   constructor() {
     super();
@@ -73,11 +76,11 @@ export class CanIRunLab extends LabElement {
     const used = tiers.filter((t) => t.stored_bytes > 0);
     if (used.length < 2) return nothing;
     const f = (v: number, u: string) => this.engine!.format(v, u);
-    return html`<table class="cir-tiers">
-      <caption>Where the model lives, and what each place costs per token step</caption>
+    return html`<p class="cir-tiers-title" id=${this.tiersId}>Where the model lives, and what each place costs per token step</p>
+      <div class="cir-tiers-wrap" role="region" aria-labelledby=${this.tiersId} tabindex="0"><table class="cir-tiers">
       <thead><tr><th scope="col">tier</th><th scope="col">holds</th><th scope="col">share</th><th scope="col">bandwidth</th><th scope="col">time per step</th></tr></thead>
       <tbody>${used.map((t) => html`<tr data-tier=${t.tier}><th scope="row">${t.label}</th><td>${f(t.stored_bytes, 'bytes')}</td><td>${f(t.stored_share * 100, 'count')} %</td><td>${f(t.bytes_per_s, 'bytes/s')}</td><td>${f(t.t_s, 's')}</td></tr>`)}</tbody>
-    </table>`;
+    </table></div>`;
   }
 
   protected renderVerdict(r: Result) {
