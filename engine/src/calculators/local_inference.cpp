@@ -345,6 +345,20 @@ void compute(const Args& args, Result& r) {
   double ttft = r.step("Time to first token (bound)", "\\max(T_{math}^{pre}, T_w^{pre})",
                        "\\max(" + tex(ttft_math) + ", " + tex(ttft_weights) + ")", std::max(ttft_math, ttft_weights), "s");
 
+  std::optional<double> measured_share, achieved_bytes_per_s;
+  if (args.has("measured_tokens_per_s")) {
+    double measured = args.num("measured_tokens_per_s");
+    measured_share = r.step("Share of the bound you measured", "\\text{measured} / \\text{bound}",
+                            tex(measured) + " / " + tex(tokens), measured / tokens, "ratio");
+    achieved_bytes_per_s = r.step("Bytes per second that implies", "\\text{measured} / U \\times \\text{read}",
+                                  tex(measured) + " / " + tex(users) + " \\times " + tex(read),
+                                  measured / users * read, "bytes/s");
+    if (*measured_share > 1) {
+      r.warn("The measured speed is above the bound: check that the device, model, format and context match "
+             "the run (a smaller format or a shorter context than entered would explain it).");
+    }
+  }
+
   Suggestion s = mem.fits ? suggest_speed(w, wr, mem, t_mem, bound, users)
                           : suggest_fit(args, mem, w, wr.params_total);
   if (!mem.fits) {
@@ -387,6 +401,8 @@ void compute(const Args& args, Result& r) {
   r.out("ttft_weights_s", ttft_weights);
   r.out("ttft_s", ttft);
   r.out("ttft_bound", ttft_math >= ttft_weights ? "compute" : "memory");
+  out_opt(r, "measured_share_of_bound", measured_share);
+  out_opt(r, "achieved_bytes_per_s", achieved_bytes_per_s);
   r.out("suggestion_kind", s.kind);
   r.out("suggestion", s.text);
   if (s.format) r.out("suggested_format", *s.format);
@@ -429,6 +445,9 @@ std::vector<Param> local_params() {
       choice("offload", {"cpu", "stream"}, "cpu",
              "spilled layers: cpu (the CPU computes them from RAM, as llama.cpp's --n-gpu-layers does) or "
              "stream (the GPU pulls them over PCIe every step)"),
+      positive("measured_tokens_per_s", "tokens/s", 1e9, nullptr,
+               "your own measured decode speed (all users): gives the share of the bound it reaches and "
+               "the memory bandwidth that implies"),
       positive("ssd_bytes_per_s", "bytes/s", 1e12, 7.45e9,
                "SSD read bandwidth for weights paged from disk (default 7.45 GB/s: Samsung 990 PRO PCIe 4.0 "
                "NVMe data sheet, sequential read 7450 MB/s)"),
