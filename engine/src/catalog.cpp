@@ -1,5 +1,6 @@
 #include "catalog.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "errors.hpp"
@@ -10,6 +11,7 @@ namespace scalelab {
 
 extern const char* const kChipsJson;   // generated from data/chips.json
 extern const char* const kModelsJson;  // generated from data/models.json
+extern const char* const kFormatsJson; // generated from data/formats.json
 
 namespace {
 
@@ -41,14 +43,16 @@ std::vector<Param> make_chip_fields() {
   flops.type = Type::object;
   flops.unit = "FLOP/s";
   flops.doc = "peak dense FLOP/s per dtype";
-  for (const char* dtype : {"fp32", "bf16", "fp8", "int8", "int4", "fp4"}) {
+  for (const char* dtype : {"fp32", "fp16", "bf16", "fp8", "int8", "int4", "fp4"}) {
     flops.fields.push_back(number(dtype, "FLOP/s", 1, kRate, std::string(dtype) + " peak"));
   }
   Param kind;
   kind.name = "kind";
   kind.type = Type::choice;
-  kind.choices = {"tpu", "gpu"};
-  kind.doc = "tpu (ICI torus) or gpu (NVLink + InfiniBand)";
+  kind.choices = {"tpu", "gpu", "datacenter-gpu", "workstation-gpu", "consumer-gpu", "unified-memory",
+                  "cpu"};
+  kind.doc = "tpu (ICI torus); gpu or datacenter-gpu (NVLink + InfiniBand); workstation-gpu or "
+             "consumer-gpu (one card on PCIe); unified-memory (CPU and GPU share one memory); cpu";
   Param superpod;
   superpod.name = "superpod";
   superpod.type = Type::object;
@@ -86,6 +90,10 @@ std::vector<Param> make_chip_fields() {
       number("ib_bytes_per_s", "bytes/s", 1, kRate, "InfiniBand per GPU, one way"),
       number("node_ib_bytes_per_s", "bytes/s", 1, kRate, "InfiniBand per node, one way"),
       number("price_per_hour_usd", "usd", 0, 1e6, "price per chip-hour"), superpod,
+      text("host_link", "how the device attaches to its host, e.g. PCIe 4.0 x16"),
+      number("price_usd", "usd", 0, 1e8, "purchase price (launch list price)"),
+      number("gpu_memory_share", "ratio", 0, 1,
+             "unified memory: the share of memory the GPU may use by default"),
       count("mxu_dim", 1, 1e5, "side of the MXU systolic array"),
       count("mxus_per_core", 1, 1e4, "MXUs per TensorCore"), vpu_shape,
       count("vpu_alus_per_lane", 1, 1e4, "ALUs per VPU lane"),
@@ -145,6 +153,15 @@ std::vector<Param> make_model_fields() {
 
 json parse_catalog(const char* text) { return json::parse(text); }
 
+std::vector<std::string> format_ids_for(const std::string& use) {
+  std::vector<std::string> ids;
+  for (const auto& f : format_catalog()) {
+    const json& uses = f["uses"];
+    if (std::find(uses.begin(), uses.end(), use) != uses.end()) ids.push_back(f["id"]);
+  }
+  return ids;
+}
+
 const json* find_by_id(const json& catalog, const json& id) {
   for (const auto& entry : catalog) {
     if (entry["id"] == id) return &entry;
@@ -169,6 +186,29 @@ const json& model_catalog() {
   return catalog;
 }
 
+const json& format_catalog() {
+  static const json catalog = parse_catalog(kFormatsJson);
+  return catalog;
+}
+
+const json* find_format(const std::string& id) { return find_by_id(format_catalog(), id); }
+
+double format_bits(const std::string& id) {
+  if (const json* f = find_format(id)) return (*f)["bits"].get<double>();
+  throw InputError("format", "must be a weight or KV-cache format of data/formats.json (e.g. bf16, "
+                             "q8_0, q4_k_m, mxfp4), got \"" + id + "\"");
+}
+
+const std::vector<std::string>& weight_format_names() {
+  static const std::vector<std::string> names = format_ids_for("weights");
+  return names;
+}
+
+const std::vector<std::string>& kv_format_names() {
+  static const std::vector<std::string> names = format_ids_for("kv");
+  return names;
+}
+
 const std::vector<Param>& chip_fields() {
   static const std::vector<Param> fields = make_chip_fields();
   return fields;
@@ -189,12 +229,14 @@ double dtype_bytes(const std::string& dtype) {
   if (dtype == "bf16") return 2;
   if (dtype == "fp8" || dtype == "int8") return 1;
   if (dtype == "int4") return 0.5;
+  if (find_format(dtype)) return format_bits(dtype) / 8;
   throw InputError("dtype", "must be one of fp32, bf16, fp8, int8, int4, got \"" + dtype + "\"");
 }
 
 std::string Chip::id() const { return data_.value("id", std::string("custom")); }
 std::string Chip::name() const { return data_.value("name", id()); }
-bool Chip::is_gpu() const { return data_.value("kind", std::string("tpu")) == "gpu"; }
+std::string Chip::kind() const { return data_.value("kind", std::string("tpu")); }
+bool Chip::is_gpu() const { return kind() != "tpu"; }
 
 std::optional<double> Chip::get(const std::string& f) const {
   auto it = data_.find(f);

@@ -12,12 +12,20 @@ namespace scalelab {
 
 const json& chip_catalog();
 const json& model_catalog();
+const json& format_catalog();  // weight and KV-cache formats (data/formats.json)
 const std::vector<Param>& chip_fields();
 const std::vector<Param>& model_fields();
 
-// Byte size of a dtype name ("fp32" 4, "bf16" 2, "fp8" 1, "int8" 1, "int4" 0.5).
+// Byte size of a dtype name ("fp32" 4, "bf16" 2, "fp8" 1, "int8" 1, "int4" 0.5) or of a
+// format of data/formats.json (bits / 8, e.g. q4_0 0.5625).
 double dtype_bytes(const std::string& dtype);
 const std::vector<std::string>& dtype_names();
+
+// Weight and KV-cache formats: effective bits per value including block scales.
+const json* find_format(const std::string& id);  // null when unknown
+double format_bits(const std::string& id);       // refuses an unknown id
+const std::vector<std::string>& weight_format_names();
+const std::vector<std::string>& kv_format_names();
 
 // A resolved chip. Fields the catalog leaves null are refused by `need` with an error that
 // names the field and suggests an override.
@@ -27,7 +35,8 @@ class Chip {
   const json& data() const { return data_; }
   std::string id() const;
   std::string name() const;
-  bool is_gpu() const;
+  std::string kind() const;  // "tpu", "gpu", "consumer-gpu", "unified-memory", "cpu", …
+  bool is_gpu() const;       // anything but a TPU
   bool is_tpu() const { return !is_gpu(); }
   std::optional<double> get(const std::string& field) const;
   double need(const std::string& field) const;

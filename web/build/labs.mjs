@@ -33,6 +33,9 @@ export const LABS = [
   { name: 'serving', element: 'sl-serving-lab', calc: 'serving', chapter: 8,
     title: 'Serving setup lab',
     summary: 'Pick the topology and a batch range: latency against throughput per chip and the cost per million tokens as a Pareto plot, the chosen point highlighted, and the smallest topology that holds the model.' },
+  { name: 'can-i-run', element: 'sl-can-i-run-lab', calc: 'local_inference', chapter: 7,
+    title: 'Can I run it?',
+    summary: 'Your own GPU, Mac or CPU: does the model fit in this format and context, where the rest spills (RAM, SSD), the tokens per second and first-token bounds, and the first change to try.' },
   // issue 6: not an engine calculator (calc: null); its own module, web/src/matmul/.
   { name: 'matmul', element: 'sl-matmul-experiment', calc: null, chapter: 0,
     title: 'CPU vs WebGPU matmul',
