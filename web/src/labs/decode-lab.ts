@@ -74,7 +74,7 @@ export class DecodeLab extends LabElement {
       ${what} set the step time, ${this.fmt('step_s')} (${this.fmt('tokens_per_s')} for the slice).
       ${crit !== null ? html`The MLP turns compute-bound above the critical batch, ${this.fmt('critical_batch')}.` : nothing}
       ${fits ? html`Memory holds up to ${this.fmt('max_batch')} of this context.`
-        : num(o.max_batch) === 0 ? html`<strong class="lb-nofit">The weights alone do not fit</strong> on these ${this.engine!.format(r.inputs.chips, 'count')} chips: they need at least ${this.fmt('min_chips')}, so no batch fits.`
+        : num(o.max_batch) === 0 ? html`<strong class="lb-nofit">The weights alone do not fit</strong> on ${r.inputs.chips === 1 ? 'one chip' : `these ${this.engine!.format(r.inputs.chips, 'count')} chips`}: they need at least ${this.fmt('min_chips')}, so no batch fits.`
         : html`<strong class="lb-nofit">This batch does not fit</strong>: memory holds ${this.fmt('max_batch')} of this context.`}</p>`;
   }
 
