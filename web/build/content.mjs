@@ -85,8 +85,11 @@ export function formatValue(value, unit, digits) {
 // ---------------------------------------------------------------- helpers
 const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
 const warnings = [];
+// Line numbers in messages are the file's: the chapter body starts after its front matter.
+let bodyFirstLine = 1;
+const lineOf = (node) => (node?.position?.start?.line ? node.position.start.line + bodyFirstLine - 1 : '?');
 function contentWarning(file, node, message) {
-  const where = `${path.relative(ROOT, file)}:${node?.position?.start?.line ?? '?'}`;
+  const where = `${path.relative(ROOT, file)}:${lineOf(node)}`;
   if (STRICT) throw new Error(`${where}: ${message}`);
   warnings.push(`${where}: ${message}`);
 }
@@ -164,7 +167,7 @@ function leakCheckPlugin(file) {
     if (node.type === 'element' && isCodeOrMath(node)) return;
     if (node.type === 'text') {
       const leaks = leakedDirectives(node.value);
-      if (leaks.length) throw new Error(`${path.relative(ROOT, file)}:${node.position?.start?.line ?? '?'}: directive ${leaks[0]} would show as text: “${node.value.trim().slice(0, 80)}”`);
+      if (leaks.length) throw new Error(`${path.relative(ROOT, file)}:${lineOf(node)}: directive ${leaks[0]} would show as text: “${node.value.trim().slice(0, 80)}”`);
     }
     (node.children || []).forEach(walk);
   };
@@ -192,8 +195,9 @@ function checkUnitAfter(file, node, shown, next) {
   const following = next?.type === 'text' ? /^\s+([A-Za-z][\w/-]*)/.exec(next.value) : null;
   if (!own || !following) return;
   const word = following[1];
-  if (word === own || (UNIT_WORDS.has(own) && UNIT_WORDS.has(word))) {
-    unitRepeats.push(`${path.relative(ROOT, file)}:${node.position?.start?.line ?? '?'}: “${shown} ${word}”: the live number already says “${own}”; drop the word after it, or give the directive unit="…"`);
+  const sameStem = word.length > 2 && own.toLowerCase().startsWith(word.toLowerCase()); // "FLOPs/byte FLOP per byte"
+  if (word === own || sameStem || (UNIT_WORDS.has(own) && UNIT_WORDS.has(word))) {
+    unitRepeats.push(`${path.relative(ROOT, file)}:${lineOf(node)}: “${shown} ${word}”: the live number already says “${own}”; drop the word after it, or give the directive unit="…"`);
   }
 }
 
@@ -217,7 +221,7 @@ function directivesPlugin(file, ctx) {
           const params = parseParams(file, node, a);
           const props = { className: ['live'], dataCalc: a.calc, dataOut: a.out, dataParams: a.params || '{}' };
           if (a.chip === 'fixed') props.dataChip = 'fixed';
-          if (a.unit) props.dataUnit = a.unit;
+          if (a.unit !== undefined) props.dataUnit = a.unit; // unit="": the number alone, the text names the unit
           if (a.digits) props.dataDigits = a.digits;
           let shown = '?';
           if (params && a.calc && a.out) {
@@ -295,14 +299,14 @@ function directivesPlugin(file, ctx) {
           // Not one of ours (e.g. "ratio 3:1" or "12:30"): put the text back as written —
           // unless it carries attributes or a label, which is a misspelt directive.
           if (node.type === 'textDirective' && Object.keys(a).length) {
-            throw new Error(`${path.relative(ROOT, file)}:${node.position?.start?.line ?? '?'}: unknown directive :${node.name}{…}`);
+            throw new Error(`${path.relative(ROOT, file)}:${lineOf(node)}: unknown directive :${node.name}{…}`);
           }
           if (node.type === 'textDirective') {
             replace({ type: 'text', value: `:${node.name}${(node.children || []).length ? '' : ''}` });
             if ((node.children || []).length) parent.children.splice(index + 1, 0, { type: 'text', value: '[' }, ...node.children, { type: 'text', value: ']' });
             return;
           }
-          throw new Error(`${path.relative(ROOT, file)}:${node.position?.start?.line ?? '?'}: unknown directive ${node.type === 'leafDirective' ? '::' : ':::'}${node.name}`);
+          throw new Error(`${path.relative(ROOT, file)}:${lineOf(node)}: unknown directive ${node.type === 'leafDirective' ? '::' : ':::'}${node.name}`);
       }
     });
   };
@@ -326,7 +330,16 @@ function stepsPlugin(ctx) {
   };
 }
 
-async function renderMarkdown(file, md, { steps = true, chip = DEFAULT_CHIP } = {}) {
+async function renderMarkdown(file, md, options = {}) {
+  try {
+    return await renderMarkdownOrThrow(file, md, options);
+  } catch (e) {
+    // said here, short: a throw would reach the Emscripten glue's handler, which prints its whole source line
+    console.error(`content: ${e?.message ?? e}`);
+    process.exit(1);
+  }
+}
+async function renderMarkdownOrThrow(file, md, { steps = true, chip = DEFAULT_CHIP } = {}) {
   const ctx = { labs: new Set(), questions: 0, stepTitles: [], chip };
   const out = await unified()
     .use(remarkParse)
@@ -350,6 +363,7 @@ function readChapter(file) {
   const src = fs.readFileSync(file, 'utf8');
   const m = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?/.exec(src);
   if (!m) throw new Error(`${path.relative(ROOT, file)}: no front matter (see web/content/FORMAT.md)`);
+  bodyFirstLine = m[0].split('\n').length; // the line the body starts on
   return { meta: YAML.parse(m[1]) || {}, body: src.slice(m[0].length) };
 }
 

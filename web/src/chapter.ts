@@ -144,7 +144,18 @@ function initStepper(article: HTMLElement) {
   if ('scrollRestoration' in history) history.scrollRestoration = 'manual';
   fromUrl('replace');
   reveal();
-  window.addEventListener('load', reveal, { once: true });
+  window.addEventListener('load', () => { reveal(); tabFromTop(); }, { once: true });
+}
+
+// Chromium starts keyboard navigation where the page's #step-N points (or wherever the
+// hidden steps left it): the first Tab then skips the "Skip to content" link, the header
+// and Prev/Next. Unless the reader has focused something already, start again at the top.
+function tabFromTop() {
+  if (document.activeElement && document.activeElement !== document.body) return;
+  const body = document.body;
+  body.tabIndex = -1;
+  body.focus({ preventScroll: true });
+  body.removeAttribute('tabindex');
 }
 
 // ---------------------------------------------------------------- live numbers
