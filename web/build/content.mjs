@@ -70,9 +70,9 @@ function unitOf(result, out) {
   const u = engine.outputUnit(out);
   if (u) return u;
   const v = getPath(result.outputs, out);
-  if (v === 0) return ''; // zero matches any step that came to zero
-  const step = [...(result.steps || [])].reverse().find((s) => s.value === v);
-  return step ? step.unit : '';
+  // as src/engine.ts: the steps that came to this value name its unit, unless they disagree
+  const units = new Set((result.steps || []).filter((s) => s.value === v).map((s) => s.unit));
+  return units.size === 1 ? [...units][0] : '';
 }
 export function formatValue(value, unit, digits) {
   if (typeof value === 'string') return value;
@@ -86,7 +86,7 @@ export function formatValue(value, unit, digits) {
 const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
 const warnings = [];
 // Line numbers in messages are the file's: the chapter body starts after its front matter.
-let bodyFirstLine = 1;
+let bodyFirstLine = 1, bodyStart = 0;
 const lineOf = (node) => (node?.position?.start?.line ? node.position.start.line + bodyFirstLine - 1 : '?');
 function contentWarning(file, node, message) {
   const where = `${path.relative(ROOT, file)}:${lineOf(node)}`;
@@ -195,9 +195,35 @@ function checkUnitAfter(file, node, shown, next) {
   const following = next?.type === 'text' ? /^\s+([A-Za-z][\w/-]*)/.exec(next.value) : null;
   if (!own || !following) return;
   const word = following[1];
-  const sameStem = word.length > 2 && own.toLowerCase().startsWith(word.toLowerCase()); // "FLOPs/byte FLOP per byte"
+  const sameStem = word !== own && word.length > 2 && own.toLowerCase().startsWith(word.toLowerCase()); // "FLOPs/byte FLOP per byte"
   if (word === own || sameStem || (UNIT_WORDS.has(own) && UNIT_WORDS.has(word))) {
     unitRepeats.push(`${path.relative(ROOT, file)}:${lineOf(node)}: “${shown} ${word}”: the live number already says “${own}”; drop the word after it, or give the directive unit="…"`);
+    unitFixes.push({ file, at: bodyStart + node.position.end.offset, word, own, sameStem, hasUnit: 'unit' in (node.attributes || {}) });
+  }
+}
+// SCALELAB_FIX_UNITS=1 rewrites the chapters instead of failing: "240 FLOPs/byte FLOPs per byte"
+// gets unit="" (the prose names the unit); otherwise the repeated word goes and the directive
+// keeps the unit it showed (unit="…"), so a later change of unit guessing cannot drop it.
+const FIX_UNITS = process.env.SCALELAB_FIX_UNITS === '1';
+const unitFixes = [];
+function fixUnits() {
+  const byFile = new Map();
+  for (const f of unitFixes) byFile.set(f.file, [...(byFile.get(f.file) || []), f]);
+  for (const [file, fixes] of byFile) {
+    let src = fs.readFileSync(file, 'utf8');
+    for (const f of fixes.sort((a, b) => b.at - a.at)) {
+      if (src[f.at - 1] !== '}') continue;
+      const addUnit = (u) => { if (!f.hasUnit) src = `${src.slice(0, f.at - 1)} unit="${u}"${src.slice(f.at - 1)}`; };
+      if (f.sameStem) { addUnit(''); continue; }
+      const m = new RegExp(`^(\\s+)${f.word.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\\b( ?)`).exec(src.slice(f.at));
+      if (!m) continue;
+      const after = src.slice(f.at + m[0].length);
+      const keepBreak = m[1].includes('\n') && m[2] && after && !/^\s/.test(after); // "}\ntokens for" → "}\nfor"
+      src = src.slice(0, f.at) + (keepBreak ? m[1] + after : src.slice(f.at + m[0].length - m[2].length));
+      addUnit(f.own);
+    }
+    fs.writeFileSync(file, src);
+    console.log(`content: ${path.relative(ROOT, file)}: ${fixes.length} unit(s) no longer written twice`);
   }
 }
 
@@ -364,6 +390,7 @@ function readChapter(file) {
   const m = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?/.exec(src);
   if (!m) throw new Error(`${path.relative(ROOT, file)}: no front matter (see web/content/FORMAT.md)`);
   bodyFirstLine = m[0].split('\n').length; // the line the body starts on
+  bodyStart = m[0].length;
   return { meta: YAML.parse(m[1]) || {}, body: src.slice(m[0].length) };
 }
 
@@ -530,8 +557,13 @@ write('404.html', page({ title: 'Not found — scalelab', kind: '404', depth: 0,
 <p>There is nothing at this address. Try the <a href="/">list of chapters</a>.</p>
 </section>` }));
 
+if (unitRepeats.length && FIX_UNITS) {
+  fixUnits();
+  console.log('content: chapters rewritten; build again to check them');
+  process.exit(0);
+}
 if (unitRepeats.length) {
-  console.error(`content: ${unitRepeats.length} unit(s) written twice:\n${unitRepeats.map((u) => `  ${u}`).join('\n')}`);
+  console.error(`content: ${unitRepeats.length} unit(s) written twice (SCALELAB_FIX_UNITS=1 rewrites them):\n${unitRepeats.map((u) => `  ${u}`).join('\n')}`);
   process.exit(1);
 }
 

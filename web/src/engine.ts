@@ -63,8 +63,9 @@ export class Engine {
     const u = this.m.outputUnit(out);
     if (u) return u;
     const v = getPath(result.outputs, out);
-    if (v === 0) return ''; // zero matches any step that came to zero ("Max batch by memory 0 s")
-    return [...result.steps].reverse().find((s) => s.value === v)?.unit ?? '';
+    // the unit of the step(s) that came to this value, unless they disagree (zeros: "Max batch by memory 0 s")
+    const units = new Set(result.steps.filter((s) => s.value === v).map((s) => s.unit));
+    return units.size === 1 ? [...units][0] : '';
   }
 }
 

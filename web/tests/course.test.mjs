@@ -43,8 +43,8 @@ function unitOf(r, out) {
   const u = engine.outputUnit(out);
   if (u) return u;
   const v = getPath(r.outputs, out);
-  if (v === 0) return ''; // as src/engine.ts: zero takes no unit from a step
-  return [...(r.steps || [])].reverse().find((s) => s.value === v)?.unit ?? '';
+  const units = new Set((r.steps || []).filter((s) => s.value === v).map((s) => s.unit)); // as src/engine.ts
+  return units.size === 1 ? [...units][0] : '';
 }
 function format(v, unit) {
   if (typeof v === 'string') return v;
