@@ -88,7 +88,7 @@ export class DecodeLab extends LabElement {
     return html`<p class="verdict verdict-${bound}" data-bound=${bound}><strong>${cap(bound)}-bound step</strong> at batch ${b ?? '—'}:
       ${what} the step time, ${this.fmt('step_s')} (${this.fmt('tokens_per_s')} for the slice).
       ${fits ? html`Memory holds ${num(o.max_batch) === null ? 'any batch' : html`up to ${this.fmt('max_batch')}`} at this context.`
-        : num(o.max_batch) === 0 ? html`<strong class="lb-nofit">The weights alone do not fit</strong> on these ${this.engine!.format(r.inputs.chips, 'count')} chips: they need at least ${this.fmt('min_chips')}, so no batch fits.`
+        : num(o.max_batch) === 0 ? html`<strong class="lb-nofit">The weights alone do not fit</strong> on ${r.inputs.chips === 1 ? 'one chip' : `these ${this.engine!.format(r.inputs.chips, 'count')} chips`}: they need at least ${this.fmt('min_chips')}, so no batch fits.`
         : html`<strong class="lb-nofit">This batch does not fit</strong>: memory holds ${this.fmt('max_batch')} of this context.`}</p>
       ${this.matmulVerdict(r)}
       ${this.attentionVerdict(r)}`;
