@@ -140,7 +140,7 @@ void compute(const Args& args, Result& r) {
   std::string cdt = args.str("compute_dtype");
   double C = chip.flops(cdt);
   double links = args.num("links");
-  double W = chip.need(bandwidth_field(path)) * (path == "ici" ? links : 1);
+  double W = path_bandwidth(chip, path) * (path == "ici" ? links : 1);
   Op op = resolve_op(args);
 
   std::string Wsym = bandwidth_symbol(path);

@@ -41,7 +41,7 @@ Request read_request(const Args& args) {
   q.context = args.has("context") ? args.num("context") : q.prompt_tokens + q.decode_tokens;
   q.prefill_mfu = args.num("prefill_mfu");
   q.price_per_hour_usd = args.has("price_per_hour_usd") ? args.num_if("price_per_hour_usd")
-                                                        : args.chip().get("price_per_hour_usd");
+                                                        : args.chip().price_per_hour_usd;
   q.disaggregated = args.flag("disaggregated");
   return q;
 }

@@ -341,16 +341,16 @@ Plan make_plan(const Problem& p, const Mesh& mesh, const std::string& strategy) 
 CollectiveCost price(const Args& args, const Mesh& mesh, const Planned& c) {
   const Chip& chip = args.chip();
   if (chip.is_gpu()) {
-    double N = mesh.size(c.axes), domain = chip.need("node_gpus");
+    double N = mesh.size(c.axes), domain = chip.need(&Chip::node_gpus, "it sets how many GPUs share one NVLink domain");
     if (N > domain) {
       throw InputError("mesh", "axes " + concat(c.axes) + " span " + plain(N) + " GPUs, more than the " +
                                    plain(domain) + "-GPU NVLink node this calculator models");
     }
-    return switched_collective(c.op, c.bytes, {"nvlink", N, chip.need("nvlink_bytes_per_s"), 0, false});
+    return switched_collective(c.op, c.bytes, {"nvlink", N, chip.need(&Chip::nvlink_bytes_per_s, "collectives inside an NVLink domain are priced at it"), 0, false});
   }
   std::vector<RingAxis> rings;
   for (const auto& x : c.axes) rings.push_back({mesh.size(x), true, true});
-  IciLinks links{chip.need("ici_link_bytes_per_s"), chip.get("ici_hop_latency_s").value_or(1e-6)};
+  IciLinks links{chip.need(&Chip::ici_link_bytes_per_s, "ICI collectives are priced at one link's bandwidth"), chip.ici_hop_latency_s.value_or(1e-6)};
   return ici_collective(c.op, c.bytes, rings, links);
 }
 

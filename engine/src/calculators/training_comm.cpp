@@ -50,7 +50,7 @@ Degrees resolve_degrees(const Args& args, Strategy strategy, double& chips, bool
   if (args.given("chips")) {
     chips = args.num("chips");
   } else {
-    auto pod = args.chip().get("pod_chips");
+    auto pod = args.chip().pod_chips;
     if (!pod) throw InputError("chips", "is required: " + args.chip().name() + " has no pod size");
     chips = strategy == Strategy::dcn_dp ? *pod * rest : *pod;
   }
@@ -77,7 +77,7 @@ Fabric default_fabric(const Chip& chip, Strategy s, const Degrees& d, double chi
   if (s == Strategy::dcn_dp) return Fabric::dcn;
   if (!chip.is_gpu()) return Fabric::ici;
   double group = s == Strategy::tp ? d.tp : s == Strategy::ep ? d.ep : chips;
-  auto node = chip.get("node_gpus");
+  auto node = chip.node_gpus;
   if (s == Strategy::fsdp_tp || !node) return Fabric::nvlink;
   return group > *node ? Fabric::ib_fat_tree : Fabric::nvlink;
 }
@@ -193,16 +193,16 @@ CommSetup read_setup(const Args& args, Result& r, const Model*& model, double& c
   s.sharp = args.flag("sharp");
   s.microbatches = args.num_if("microbatches").value_or(s.deg.pp);
   switch (s.fabric) {
-    case Fabric::ici: s.ici_link = chip.need("ici_link_bytes_per_s"); break;
-    case Fabric::nvlink: s.nvlink = chip.need("nvlink_bytes_per_s"); break;
+    case Fabric::ici: s.ici_link = chip.need(&Chip::ici_link_bytes_per_s, "ICI collectives are priced at one link's bandwidth"); break;
+    case Fabric::nvlink: s.nvlink = chip.need(&Chip::nvlink_bytes_per_s, "collectives inside an NVLink domain are priced at it"); break;
     case Fabric::ib_fat_tree:
-      s.ib = chip.need("ib_bytes_per_s");
-      s.node_gpus = chip.need("node_gpus");
-      s.nvlink = chip.get("nvlink_bytes_per_s").value_or(0);
+      s.ib = chip.need(&Chip::ib_bytes_per_s, "collectives beyond one NVLink domain cross InfiniBand at it");
+      s.node_gpus = chip.need(&Chip::node_gpus, "it sets how many GPUs share one NVLink domain");
+      s.nvlink = chip.nvlink_bytes_per_s.value_or(0);
       break;
     case Fabric::dcn:
-      s.dcn = chip.need("dcn_bytes_per_s");
-      s.ici_link = chip.get("ici_link_bytes_per_s").value_or(0);
+      s.dcn = chip.need(&Chip::dcn_bytes_per_s, "traffic between pods crosses the data-centre network at it");
+      s.ici_link = chip.ici_link_bytes_per_s.value_or(0);
       break;
   }
   check_strategy(args, s, model);

@@ -55,7 +55,7 @@ void cost_steps(const Args& args, const RunTimes& t, Result& r) {
                              t.chips * t.t_s / 3600, "h");
   r.out("chip_hours", chip_hours);
   std::optional<double> price = args.num_if("price_per_hour_usd");
-  if (!price) price = args.chip().get("price_per_hour_usd");
+  if (!price) price = args.chip().price_per_hour_usd;
   if (!price) {
     r.out_null("cost_usd");
     return;
@@ -67,7 +67,7 @@ void cost_steps(const Args& args, const RunTimes& t, Result& r) {
 void memory_steps(const Args& args, const MemoryInputs& mem, const RunTimes& t, Result& r) {
   MemoryBreakdown b = training_memory_math(mem);
   r.out("bytes_per_chip", b.bytes_per_chip);
-  auto hbm = args.chip().get("hbm_bytes");
+  auto hbm = args.chip().hbm_bytes;
   if (!hbm) {
     for (const char* name : {"fits", "min_chips_memory", "days_at_min_chips"}) r.out_null(name);
     r.warn(args.chip().name() + " has no hbm_bytes: memory fit is unknown (chip_overrides {\"hbm_bytes\": …}).");
@@ -98,7 +98,7 @@ json recommend(const Args& args, const Model& m, const MemoryInputs& mem, double
   auto bound = [](const CommNumbers& n) { return n.t_math >= n.t_comm ? "compute" : "comms"; };
   if (!chip.is_gpu()) {
     double axes = std::max(1.0, double(chip.pod_shape().size()));
-    s.ici_link = chip.need("ici_link_bytes_per_s");
+    s.ici_link = chip.need(&Chip::ici_link_bytes_per_s, "ICI collectives are priced at one link's bandwidth");
     s.strategy = Strategy::fsdp;
     s.deg.fsdp = s.N;
     s.axes_fsdp = axes;
@@ -115,8 +115,8 @@ json recommend(const Args& args, const Model& m, const MemoryInputs& mem, double
     s.N = s.deg.fsdp * s.deg.tp;
     return {{"fsdp", s.deg.fsdp}, {"tp", s.deg.tp}, {"bound", bound(analyse_comm(s))}};
   }
-  double G = chip.need("node_gpus");
-  s.nvlink = chip.need("nvlink_bytes_per_s");
+  double G = chip.need(&Chip::node_gpus, "it sets how many GPUs share one NVLink domain");
+  s.nvlink = chip.need(&Chip::nvlink_bytes_per_s, "collectives inside an NVLink domain are priced at it");
   double tp_limit = 2 * s.F_a * s.nvlink / (s.a * C);
   double tp = largest_pow2_at_most(std::min(G, std::max(1.0, tp_limit)));
   while (tp > 1 && std::fmod(s.N, tp) != 0) tp /= 2;
@@ -125,7 +125,7 @@ json recommend(const Args& args, const Model& m, const MemoryInputs& mem, double
   s.deg.fsdp = s.N / tp;
   if (s.N > G) {
     s.fabric = Fabric::ib_fat_tree;
-    s.ib = chip.need("ib_bytes_per_s");
+    s.ib = chip.need(&Chip::ib_bytes_per_s, "collectives beyond one NVLink domain cross InfiniBand at it");
     s.node_gpus = G;
   } else {
     s.fabric = Fabric::nvlink;
@@ -149,17 +149,17 @@ LayoutProblem layout_problem(const Args& args, const Model& m, const MemoryInput
   p.seq_len = mem.T;
   p.state_bytes = b.state_bytes;
   p.activation_bytes = b.activations_bytes;
-  p.hbm_bytes = chip.get("hbm_bytes").value_or(0);
+  p.hbm_bytes = chip.hbm_bytes.value_or(0);
   p.weight_bytes = mem.weight_bytes;
   p.act_bytes = mem.act_bytes;
   p.flops_per_s = C;
   p.gpu = chip.is_gpu();
   if (p.gpu) {
-    p.nvlink_bytes_per_s = chip.need("nvlink_bytes_per_s");
-    p.ib_bytes_per_s = chip.need("ib_bytes_per_s");
-    p.node_gpus = chip.need("node_gpus");
+    p.nvlink_bytes_per_s = chip.need(&Chip::nvlink_bytes_per_s, "collectives inside an NVLink domain are priced at it");
+    p.ib_bytes_per_s = chip.need(&Chip::ib_bytes_per_s, "collectives beyond one NVLink domain cross InfiniBand at it");
+    p.node_gpus = chip.need(&Chip::node_gpus, "it sets how many GPUs share one NVLink domain");
   } else {
-    p.ici_link_bytes_per_s = chip.need("ici_link_bytes_per_s");
+    p.ici_link_bytes_per_s = chip.need(&Chip::ici_link_bytes_per_s, "ICI collectives are priced at one link's bandwidth");
     p.torus_axes = std::max(1.0, double(chip.pod_shape().size()));
   }
   p.top_n = int(args.num("top_n"));

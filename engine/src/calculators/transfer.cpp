@@ -17,7 +17,7 @@ void compute(const Args& args, Result& r) {
   double bytes = args.num("bytes"), chips = args.num("chips");
   double links = path == "ici" ? args.num("links") : 1;
   double hops = path == "ici" ? args.num("hops") : 0;
-  double W = chip.need(bandwidth_field(path)) * links;
+  double W = path_bandwidth(chip, path) * links;
   std::string Wsym = path == "ici" ? "k \\cdot W_{link}" : bandwidth_symbol(path);
   std::string Wsub = path == "ici" ? tex(links) + " \\times " + tex(W / links) : tex(W);
 
@@ -27,7 +27,7 @@ void compute(const Args& args, Result& r) {
                        per_chip / W, "s");
   double t_lat = 0;
   if (path == "ici") {
-    double hop = chip.need("ici_hop_latency_s");
+    double hop = chip.need(&Chip::ici_hop_latency_s, "each ICI hop adds this latency");
     t_lat = r.step("Latency", "T_{lat} = \\text{hops} \\cdot t_{hop}", tex(hops) + " \\times " + tex(hop),
                    hops * hop, "s");
   }
