@@ -1,6 +1,7 @@
 // `chip` (ch 2, 12): a chip's catalog figures and what follows from them.
 #include "calculators.hpp"
 #include "common.hpp"
+#include "topology.hpp"
 #include "../params.hpp"
 
 namespace scalelab {
@@ -68,6 +69,7 @@ void vector_units(const Chip& c, Result& r) {
 void compute(const Args& args, Result& r) {
   const Chip& c = args.chip();
   for (auto it = c.data().begin(); it != c.data().end(); ++it) r.out(it.key(), it.value());
+  r.out("topology", topology_facts(c));
   Opt bf16 = c.flops_if("bf16"), hbm = c.hbm_bytes_per_s, link = c.ici_link_bytes_per_s;
   Opt axis = link ? Opt(2 * *link) : std::nullopt;
   out_opt(r, "critical_intensity", opt_div(bf16, hbm));

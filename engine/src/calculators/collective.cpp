@@ -5,6 +5,7 @@
 #include "calculators.hpp"
 #include "collective_model.hpp"
 #include "common.hpp"
+#include "topology.hpp"
 #include "../params.hpp"
 
 namespace scalelab {
@@ -65,18 +66,6 @@ double product(const std::vector<double>& xs) {
   return p;
 }
 
-std::vector<bool> wraparound_per_axis(const Args& args, size_t axes) {
-  const json& w = args.raw("wraparound");
-  if (w.is_boolean()) return std::vector<bool>(axes, w.get<bool>());
-  if (w.size() != axes) {
-    throw InputError("wraparound", "gives " + std::to_string(w.size()) + " values for " + std::to_string(axes) +
-                                       " axes; give one boolean per axis, or a single boolean");
-  }
-  std::vector<bool> out;
-  for (const auto& b : w) out.push_back(b.get<bool>());
-  return out;
-}
-
 std::optional<double> ragged_k(const Args& args) { return args.num_if("ragged_k"); }
 
 CollectiveCost on_ici(const Args& args, CollectiveOp op, double bytes, std::vector<double>& axes,
@@ -84,7 +73,8 @@ CollectiveCost on_ici(const Args& args, CollectiveOp op, double bytes, std::vect
   const Chip& chip = args.chip();
   if (axes.empty()) axes = chip.pod_shape();
   if (axes.empty()) throw InputError("axes", "is required: " + chip.name() + " has no pod_shape to default to");
-  std::vector<bool> wrap = wraparound_per_axis(args, axes.size());
+  check_ici_slice(chip, axes, "axes");
+  std::vector<bool> wrap = resolve_wraparound(chip, axes, args.given("wraparound") ? args.raw("wraparound") : json(), r);
   bool bidirectional = args.flag("bidirectional");
   links.link_bytes_per_s = args.given("link_bytes_per_s") ? args.num("link_bytes_per_s")
                                                           : chip.need(&Chip::ici_link_bytes_per_s, "ICI collectives are priced at one link's bandwidth");
@@ -253,9 +243,10 @@ Calculator make_collective() {
   Param wrap;
   wrap.name = "wraparound";
   wrap.type = Type::bool_or_list;
-  wrap.default_value = true;
+  wrap.default_value = nullptr;
   wrap.scale = Scale::choice;
-  wrap.doc = "ICI: whether each axis wraps into a ring (one boolean, or one per axis)";
+  wrap.doc = "ICI: whether each axis wraps into a ring (one boolean, or one per axis; default: what the chip "
+             "has for that axis length, e.g. only axes of 16 on TPU v5e)";
   return {"collective", "Collective", {3, 7, 12},
           "Time of an AllGather, ReduceScatter, AllReduce or AllToAll over ICI axes, an NVLink node, an "
           "InfiniBand fat tree or DCN: bandwidth term, latency term, and which one limits.",

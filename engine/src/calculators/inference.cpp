@@ -1,6 +1,7 @@
 // Shared inference math: the served model, the fabric, one prefill step, one decode step.
 // The formulas are api/inference.md's "How the engine computes each output".
 #include "inference.hpp"
+#include "topology.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -340,6 +341,9 @@ double tolerant_ceil(double x) {
 
 std::optional<ParallelFabric> model_parallel_fabric(const Chip& chip, double chips) {
   if (chip.is_tpu()) {
+    if (tpu_pod_span(chip, chips).beyond && chip.dcn_bytes_per_s) {
+      return ParallelFabric{"dcn", *chip.dcn_bytes_per_s, *chip.dcn_bytes_per_s, std::nullopt};
+    }
     auto link = chip.ici_link_bytes_per_s;
     if (!link) return std::nullopt;
     return ParallelFabric{"ici", 2 * *link, *link, chip.ici_hop_latency_s};
@@ -376,6 +380,14 @@ void warn_ignored_inputs(const Args& args, Result& r) {
   }
   if (args.given("params") && !args.given("model") && args.given("axes_tp")) {
     r.warn("axes_tp is ignored: a bare params count has no dimensions, so no collectives are modelled.");
+  }
+}
+
+void check_slice_topology(const InferenceSetup& s, double chips, Result& r) {
+  check_torus_axes(*s.chip, s.axes_tp, "axes_tp");
+  PodSpan span = tpu_pod_span(*s.chip, chips);
+  if (span.beyond) {
+    r.warn(pod_boundary_warning(*s.chip, span, "the model-parallel collectives are priced at DCN bandwidth."));
   }
 }
 

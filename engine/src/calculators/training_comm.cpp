@@ -5,6 +5,7 @@
 
 #include "calculators.hpp"
 #include "common.hpp"
+#include "topology.hpp"
 #include "training_math.hpp"
 #include "../params.hpp"
 
@@ -100,6 +101,16 @@ void check_axes(const Args& args, const Chip& chip, Fabric fabric, Strategy stra
   }
 }
 
+// ICI reaches only the chips of one pod: more chips need DCN between pods (strategy dcn_dp).
+void check_pod(const Chip& chip, Fabric fabric, double chips) {
+  PodSpan span = tpu_pod_span(chip, chips);
+  if (fabric != Fabric::ici || !span.beyond) return;
+  throw InputError("chips", "must be ≤ " + plain(span.pod_chips) + " on fabric ici: " + plain(chips) + " chips of " +
+                                chip.name() + " are " + plain(span.pods) + " pods of " + plain(span.pod_chips) +
+                                ", and ICI does not reach past a pod; price the pods' data parallelism over DCN "
+                                "with strategy dcn_dp (dp = " + plain(span.pods) + "), got " + plain(chips));
+}
+
 void check_strategy(const Args& args, const CommSetup& s, const Model* m) {
   if (s.strategy == Strategy::fsdp_tp) {
     refuse_if_given(args, "exact_ring", "is not defined for fsdp_tp (two collectives on different axes)");
@@ -183,6 +194,7 @@ CommSetup read_setup(const Args& args, Result& r, const Model*& model, double& c
   s.fabric = args.given("fabric") ? parse_fabric(args.str("fabric"))
                                   : default_fabric(chip, s.strategy, s.deg, chips);
   check_axes(args, chip, s.fabric, s.strategy);
+  check_pod(chip, s.fabric, chips);
   s.C = chip.flops(args.str("compute_dtype"));
   s.w = args.dtype("weight_dtype");
   s.a = args.dtype("activation_dtype");
