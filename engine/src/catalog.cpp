@@ -35,6 +35,23 @@ Param int_list(std::string name, double max_len, double max_value, std::string d
                       std::move(doc));
 }
 
+// `topology` as `scalelab chips` lists it: derived from the chip's own fields, accepted in a
+// chip object copied from that list, and recomputed (never read) by the engine.
+Param topology_field() {
+  Param t = params::object(
+      "topology",
+      {params::choice("kind", chip_kind_names(), nullptr, "chip kind"),
+       params::choice("scale_up", {"ici", "nvlink"}, nullptr, "the fast network between chips"),
+       int_list("pod_shape", 8, 1e6, "pod torus shape"), count("pod_axes", 1, 8, "axes of the pod torus"),
+       count("pod_chips", 1, 1e8, "chips in a pod"), count("ici_links", 1, 1e3, "ICI links per chip"),
+       count("wrap_axis_multiple", 1, 1e6, "axis lengths that wrap around are multiples of this"),
+       text("wraparound_rule", "which axes wrap around, in words"),
+       count("nvlink_domain_gpus", 1, 1e5, "GPUs in one NVLink domain"),
+       params::choice("beyond_pod", {"dcn", "infiniband"}, nullptr, "the network beyond the pod or NVLink domain")},
+      "derived network facts (output only: recomputed from the chip's fields, ignored on input)");
+  return t;
+}
+
 std::vector<Param> make_chip_fields() {
   constexpr double kRate = 1e20;
   Param flops;
@@ -106,7 +123,7 @@ std::vector<Param> make_chip_fields() {
       count("nvswitches_per_node", 1, 1e4, "NVSwitches per node"),
       count("nvswitch_ports", 1, 1e4, "NVLink ports per NVSwitch"),
       number("nvlink_link_bytes_per_s", "bytes/s", 1, kRate, "one NVLink link, one way"),
-      anything("sources", "where each number comes from"), text("notes", "remarks"),
+      anything("sources", "where each number comes from"), text("notes", "remarks"), topology_field(),
   };
 }
 
@@ -327,7 +344,7 @@ std::string chip_figure_key(Chip::Figure Chip::*figure) {
 double Chip::need(Figure Chip::*figure, const std::string& why) const {
   if (auto v = this->*figure) return *v;
   std::string key = chip_figure_key(figure);
-  throw InputError("chip", name() + " (" + kind_name() + ") has no " + figure_words(key) + " (" + key +
+  throw InputError("chip", name() + " (" + kind_name() + ") has no figure for " + figure_words(key) + " (" + key +
                                "): " + why + "; give it with chip_overrides, e.g. {\"" + key + "\": …}");
 }
 
@@ -357,6 +374,7 @@ Chip resolve_chip(const json& value, const json& overrides) {
       }
     }
   }
+  chip.erase("topology");  // derived: the engine recomputes it from the chip's fields
   if (chip.contains("pod_shape") && chip["pod_shape"].is_array() && !chip["pod_shape"].empty()) {
     double product = 1;
     for (const auto& n : chip["pod_shape"]) product *= n.get<double>();

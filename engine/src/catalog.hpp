@@ -64,7 +64,7 @@ class Chip {
   bool is_gpu() const;  // any GPU kind
   bool is_tpu() const { return kind == ChipKind::tpu; }
   const std::vector<double>& pod_shape() const { return pod_shape_; }  // empty when unknown
-  // The figure, or an InputError on `chip`: "<chip> has no <figure in words> (<key>): <why>".
+  // The figure, or an InputError on `chip`: "<chip> has no figure for <words> (<key>): <why>".
   double need(Figure Chip::*figure, const std::string& why) const;
   // FLOP/s at a dtype; refuses (naming `param`) when the chip has no rate for it.
   double flops(const std::string& dtype, const std::string& param = "compute_dtype") const;

@@ -123,6 +123,12 @@ TEST(Topology, TransferLinksFollowChipOverrides) {
   eval_ok("transfer", in);
 }
 
+TEST(Topology, RooflineSixLinksOnV5eIsRefused) {
+  json in = {{"chip", "tpu-v5e"}, {"bandwidth", "ici"}, {"links", 6}, {"flops", 1e12}, {"bytes", 1e9}};
+  auto e = eval_refused("roofline", in, "links");
+  EXPECT_TRUE(contains(e.message, "must be 1–4")) << e.message;
+}
+
 // ---- sharded_matmul ----
 
 json matmul(const std::string& chip, const json& mesh) {
@@ -158,6 +164,18 @@ TEST(Topology, TrainingCommRefusesMorePodsThanIciReaches) {
   eval_ok("training_comm", in);
   json three = {{"chip", "tpu-v5e"}, {"chips", 256}, {"model", "llama3-70b"}, {"axes_fsdp", 3}};
   eval_refused("training_comm", three, "axes_fsdp");
+}
+
+TEST(Topology, TrainingCommRefusesNvlinkBeyondTheDomain) {
+  json in = {{"chip", "h100"}, {"chips", 16}, {"model", "llama3-70b"}, {"fabric", "nvlink"}};
+  auto e = eval_refused("training_comm", in, "fabric");
+  EXPECT_TRUE(contains(e.message, "8 GPUs of one H100 NVLink domain")) << e.message;
+  in["fabric"] = "ib_fat_tree";
+  eval_ok("training_comm", in);
+  in["chips"] = 72;
+  in["chip"] = "gb200";
+  in["fabric"] = "nvlink";
+  eval_ok("training_comm", in);
 }
 
 // ---- training_run ----
@@ -232,6 +250,27 @@ TEST(Topology, ChipPublishesItsTopology) {
   EXPECT_TRUE(gb200["wraparound_rule"].is_null());
   json listed = json::parse(scalelab::chips_json());
   for (const auto& c : listed) EXPECT_TRUE(c.contains("topology")) << c["id"];
+}
+
+// As the web's chip dialog stores a copy: nulls dropped.
+json without_nulls(const json& o) {
+  json out = json::object();
+  for (auto it = o.begin(); it != o.end(); ++it) {
+    if (!it->is_null()) out[it.key()] = it->is_object() ? without_nulls(*it) : *it;
+  }
+  return out;
+}
+
+TEST(Topology, ListedChipCopiedAsACustomChipIsAccepted) {
+  json v5e;
+  for (const auto& c : json::parse(scalelab::chips_json())) {
+    if (c["id"] == "tpu-v5e") v5e = without_nulls(c);
+  }
+  v5e.erase("id");
+  v5e["ici_links"] = 6;  // the copy's own fields decide, not the listed topology
+  json r = eval_ok("chip", {{"chip", v5e}});
+  EXPECT_EQ(r["outputs"]["topology"]["ici_links"].get<double>(), 6);
+  eval_ok("transfer", {{"chip", v5e}, {"path", "ici"}, {"links", 6}});
 }
 
 TEST(Topology, MissingFigureIsNamedInWordsWithTheReason) {

@@ -75,6 +75,7 @@ CollectiveCost on_ici(const Args& args, CollectiveOp op, double bytes, std::vect
   if (axes.empty()) throw InputError("axes", "is required: " + chip.name() + " has no pod_shape to default to");
   check_ici_slice(chip, axes, "axes");
   std::vector<bool> wrap = resolve_wraparound(chip, axes, args.given("wraparound") ? args.raw("wraparound") : json(), r);
+  r.out("wraparound", wrap);  // per axis, as priced
   bool bidirectional = args.flag("bidirectional");
   links.link_bytes_per_s = args.given("link_bytes_per_s") ? args.num("link_bytes_per_s")
                                                           : chip.need(&Chip::ici_link_bytes_per_s, "ICI collectives are priced at one link's bandwidth");
@@ -229,6 +230,7 @@ void compute(const Args& args, Result& r) {
   }
   r.out("fabric", fabric);
   r.out("axes", axes);
+  if (fabric != "ici") r.out_null("wraparound");
   report(r, cost, bytes, W, hop);
 }
 

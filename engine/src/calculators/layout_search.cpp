@@ -57,13 +57,17 @@ RejectReason structural_reason(const LayoutProblem& p, double dp, double fsdp, d
 
 // TPU slices of several pods: the data-parallel axis crosses DCN between pods (tp × pp stay
 // inside one). Per chip, a pod's share of one weight gather is (1 − 1/pods) P b_w / n_pod
-// bytes at the chip's DCN bandwidth; FSDP across pods gathers in forward and backward and
-// scatters gradients (3 such transfers), DP across pods AllReduces gradients (2).
-double dcn_time(const LayoutProblem& p, const LayoutEval& e) {
-  if (p.pod_chips <= 0 || p.chips <= p.pod_chips || p.dcn_bytes_per_s <= 0) return 0;
+// bytes at the chip's DCN bandwidth. FSDP across pods gathers in forward and backward and
+// scatters gradients (1 + 2 such transfers); DP across pods AllReduces gradients (0 + 2).
+struct DcnTimes {
+  double fwd = 0, bwd = 0;
+};
+
+DcnTimes dcn_times(const LayoutProblem& p, const LayoutEval& e) {
+  if (p.pod_chips <= 0 || p.chips <= p.pod_chips || p.dcn_bytes_per_s <= 0) return {};
   double unit = (1 - p.pod_chips / p.chips) * p.weight_bytes * p.params_total / (p.pod_chips * p.dcn_bytes_per_s);
   bool fsdp_crosses = e.fsdp * e.tp * e.pp > p.pod_chips;
-  return fsdp_crosses ? 3 * unit : 2 * unit;
+  return fsdp_crosses ? DcnTimes{unit, 2 * unit} : DcnTimes{0, 2 * unit};
 }
 
 void time_layout(const LayoutProblem& p, LayoutEval& e) {
@@ -72,10 +76,10 @@ void time_layout(const LayoutProblem& p, LayoutEval& e) {
   double fwd_math = (2 * p.params_active * p.batch_tokens + p.attention_flops_fwd) / (N * p.flops_per_s);
   double bwd_math = 2 * fwd_math + p.recompute_flops / (N * p.flops_per_s);
   double gather = p.weight_bytes * p.params_total / (bw.replica_share * bw.data_parallel);
-  e.t_dcn_s = dcn_time(p, e);
-  double dcn_fwd = e.fsdp * e.tp * e.pp > p.pod_chips && p.pod_chips > 0 ? e.t_dcn_s / 3 : 0;
-  double fwd_x = (e.fsdp > 1 ? gather : 0) + dcn_fwd;
-  double bwd_x = (e.fsdp > 1 ? 2 * gather : 0) + (e.dp > 1 ? 2 * gather / e.fsdp : 0) + e.t_dcn_s - dcn_fwd;
+  DcnTimes dcn = dcn_times(p, e);
+  e.t_dcn_s = dcn.fwd + dcn.bwd;
+  double fwd_x = (e.fsdp > 1 ? gather : 0) + dcn.fwd;
+  double bwd_x = (e.fsdp > 1 ? 2 * gather : 0) + (e.dp > 1 ? 2 * gather / e.fsdp : 0) + dcn.bwd;
   // Per layer, attention and MLP each AllGather and ReduceScatter [B/X, D] (same in backward).
   double tp_pass = e.tp > 1 ? (p.layers / e.pp) * 4 * p.act_bytes * (p.batch_tokens / X) * p.d_model / bw.tp : 0;
   double sequences = std::floor(p.batch_tokens / (X * p.seq_len));

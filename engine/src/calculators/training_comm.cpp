@@ -74,10 +74,15 @@ Degrees resolve_degrees(const Args& args, Strategy strategy, double& chips, bool
   return d;
 }
 
+// The chips one collective of the strategy spans.
+double collective_group(Strategy s, const Degrees& d, double chips) {
+  return s == Strategy::tp ? d.tp : s == Strategy::ep ? d.ep : chips;
+}
+
 Fabric default_fabric(const Chip& chip, Strategy s, const Degrees& d, double chips) {
   if (s == Strategy::dcn_dp) return Fabric::dcn;
   if (!chip.is_gpu()) return Fabric::ici;
-  double group = s == Strategy::tp ? d.tp : s == Strategy::ep ? d.ep : chips;
+  double group = collective_group(s, d, chips);
   auto node = chip.node_gpus;
   if (s == Strategy::fsdp_tp || !node) return Fabric::nvlink;
   return group > *node ? Fabric::ib_fat_tree : Fabric::nvlink;
@@ -99,6 +104,18 @@ void check_axes(const Args& args, const Chip& chip, Fabric fabric, Strategy stra
   if (strategy == Strategy::fsdp_tp && args.num("axes_fsdp") + args.num("axes_tp") > dims) {
     throw InputError("axes_tp", "axes_fsdp + axes_tp must be ≤ the torus's " + plain(dims) + " axes");
   }
+}
+
+// NVLink reaches the GPUs of one domain: a larger group crosses InfiniBand.
+void check_nvlink_domain(const Chip& chip, const CommSetup& s) {
+  double group = collective_group(s.strategy, s.deg, s.N);
+  if (s.fabric != Fabric::nvlink || !chip.node_gpus || group <= *chip.node_gpus) return;
+  throw InputError("fabric", "nvlink reaches the " + plain(*chip.node_gpus) + " GPUs of one " + chip.name() +
+                                 " NVLink domain, but this " + strategy_name(s.strategy) + " collective spans " +
+                                 plain(group) + " GPUs: " +
+                                 (s.strategy == Strategy::fsdp_tp ? "fsdp_tp is modelled inside one node; across nodes "
+                                                                    "use strategy fsdp with tp"
+                                                                  : "use fabric ib_fat_tree (InfiniBand between nodes)"));
 }
 
 // ICI reaches only the chips of one pod: more chips need DCN between pods (strategy dcn_dp).
@@ -195,6 +212,7 @@ CommSetup read_setup(const Args& args, Result& r, const Model*& model, double& c
                                   : default_fabric(chip, s.strategy, s.deg, chips);
   check_axes(args, chip, s.fabric, s.strategy);
   check_pod(chip, s.fabric, chips);
+  check_nvlink_domain(chip, s);
   s.C = chip.flops(args.str("compute_dtype"));
   s.w = args.dtype("weight_dtype");
   s.a = args.dtype("activation_dtype");

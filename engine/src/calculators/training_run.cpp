@@ -144,7 +144,6 @@ json recommend(const Args& args, const Model& m, const MemoryInputs& mem, double
   s.F_unit = m.is_moe() ? m.F_expert : m.F;
   s.B = std::max(1.0, mem.batch_tokens);
   s.N = mem.chips;
-  auto bound = [](const CommNumbers& n) { return n.t_math >= n.t_comm ? "compute" : "comms"; };
   if (!chip.is_gpu()) return recommend_tpu(chip, s, mem.chips);
   double G = chip.need(&Chip::node_gpus, "it sets how many GPUs share one NVLink domain");
   s.nvlink = chip.need(&Chip::nvlink_bytes_per_s, "collectives inside an NVLink domain are priced at it");
@@ -161,7 +160,7 @@ json recommend(const Args& args, const Model& m, const MemoryInputs& mem, double
   } else {
     s.fabric = Fabric::nvlink;
   }
-  return {{"fsdp", s.deg.fsdp}, {"tp", tp}, {"bound", bound(analyse_comm(s))}};
+  return {{"fsdp", s.deg.fsdp}, {"tp", tp}, {"bound", bound_of(analyse_comm(s))}};
 }
 
 LayoutProblem layout_problem(const Args& args, const Model& m, const MemoryInputs& mem, double C) {
