@@ -35,7 +35,7 @@ Format read_format(const std::string& id) {
 std::string gb(double bytes) { return format_quantity(bytes, "bytes"); }
 std::string times(double a, double b) { return tex(a) + " \\times " + tex(b); }
 
-bool is_discrete(const Chip& c) { return c.kind() != "unified-memory" && c.kind() != "cpu"; }
+bool is_discrete(const Chip& c) { return c.kind != ChipKind::unified_memory && c.kind != ChipKind::cpu; }
 
 // The arithmetic rate: "dequantize" runs 16-bit matmuls (bf16, else fp16, else fp32 where the
 // device has no 16-bit rate); "native" runs the format's own low-precision rate.
@@ -98,7 +98,7 @@ struct Memory {
 
 double usable_share(const Args& args, const Chip& chip) {
   if (args.given("usable_memory_share")) return args.num("usable_memory_share");
-  return chip.get("gpu_memory_share").value_or(1.0);
+  return chip.gpu_memory_share.value_or(1.0);
 }
 
 Memory memory(const Args& args, const Model& m, const Format& w, const Format& kv, double params,
@@ -120,7 +120,7 @@ Memory memory(const Args& args, const Model& m, const Format& w, const Format& k
                       tex(mem.weight_bytes) + " + " + tex(mem.kv_bytes) + " + " + tex(mem.overhead),
                       mem.weight_bytes + mem.kv_bytes + mem.overhead, "bytes");
   mem.share = usable_share(args, chip);
-  double capacity = chip.need("hbm_bytes");
+  double capacity = chip.need(&Chip::hbm_bytes, "the model must fit in the device's memory");
   mem.usable = r.step("Usable device memory", "M = \\text{capacity} \\times \\text{share}",
                       times(capacity, mem.share), capacity * mem.share, "bytes");
   mem.margin = mem.usable - mem.needed;
@@ -137,7 +137,7 @@ Memory memory(const Args& args, const Model& m, const Format& w, const Format& k
 double spill_bandwidth(const Args& args, const Chip& chip) {
   double ram = args.num("system_ram_bytes_per_s");
   if (args.str("offload") == "cpu") return ram;
-  auto pcie = chip.get("pcie_bytes_per_s");
+  auto pcie = chip.pcie_bytes_per_s;
   if (!pcie) {
     throw InputError("offload", "\"stream\" sends the spilled weights over the host link, but " +
                                     chip.name() + " has no host-link bandwidth (pcie_bytes_per_s) in "
@@ -148,12 +148,13 @@ double spill_bandwidth(const Args& args, const Chip& chip) {
 
 std::vector<Tier> make_tiers(const Args& args, const Memory& mem) {
   const Chip& chip = args.chip();
-  double capacity = chip.need("hbm_bytes"), bw = chip.need("hbm_bytes_per_s");
+  double capacity = chip.need(&Chip::hbm_bytes, "the model must fit in the device's memory"),
+         bw = chip.need(&Chip::hbm_bytes_per_s, "every decode step reads the weights from device memory");
   std::vector<Tier> tiers;
   tiers.push_back({"device", "device memory", std::max(0.0, mem.usable - mem.overhead), bw});
   if (is_discrete(chip)) {
     tiers.push_back({"ram", "system RAM", args.num("system_ram_bytes"), spill_bandwidth(args, chip)});
-  } else if (chip.kind() == "unified-memory") {
+  } else if (chip.kind == ChipKind::unified_memory) {
     tiers.push_back({"ram", "rest of unified memory (CPU side)", capacity * (1 - mem.share), bw});
   }
   tiers.push_back({"ssd", "SSD", INFINITY, args.num("ssd_bytes_per_s")});
