@@ -1,0 +1,104 @@
+// The training-comms lab (chapters 5, 12): the engine's numbers on screen, the verdict flipping at
+// the engine's critical batch per chip as the batch is dragged, a strategy switch redrawing the
+// plot, bad URL state refused with the engine's message, axe on the lab page and in both chapters.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startServer, launch, watchedPage, axe } from './harness.mjs';
+import { evaluate, expected, clean, labHelpers } from './lab-helpers.mjs';
+
+const EL = 'sl-training-comm-lab';
+const LAB = '/labs/training-comm/';
+let server, browser;
+before(async () => { server = await startServer(); browser = await launch(); });
+after(async () => { await browser?.close(); await server?.stop(); });
+const { ready, rendered, settle, out, type, choose, noNaN } = labHelpers({ element: EL });
+const labParams = (page) => page.evaluate((el) => document.querySelector(el).params(), EL);
+const verdict = (page) => page.locator(`${EL} .lab-verdict .verdict`).getAttribute('data-bound');
+const plotText = (page) => page.locator(`${EL} .lab-viz [aria-description]`).first().getAttribute('aria-description');
+
+test('opens compute-bound; dragging the batch below the engine\u2019s critical batch flips it to comms-bound', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + LAB);
+  await ready(page);
+  const base = await labParams(page);
+  const at = evaluate('training_comm', base);
+  assert.ok(!at.error, JSON.stringify(at.error));
+  assert.equal(at.outputs.bound, 'compute', 'the preset opens compute-bound on the default chip');
+  assert.equal(await verdict(page), 'compute');
+  for (const k of ['t_math_s', 't_comm_s', 'tokens_per_chip', 'critical_tokens_per_chip', 'critical_batch_tokens']) {
+    assert.equal(await out(page, k), expected('training_comm', base, k), k);
+  }
+  assert.ok(await page.locator(`${EL} .lab-viz svg[aria-label]`).count(), 'the plot is drawn');
+  assert.ok(await page.locator(`${EL} .lab-viz .critical-batch`).count(), 'the critical batch is marked');
+  assert.equal(await page.locator(`${EL} .critical`).innerText(), expected('training_comm', base, 'critical_tokens_per_chip'));
+  // the critical global batch from the engine; just above and just below it
+  const { critical_batch_tokens: crit } = at.outputs;
+  const slider = page.locator(`${EL} .control[data-key="batch_tokens"] input[type=range]`);
+  const r0 = await rendered(page);
+  await slider.focus();
+  for (let i = 0; i < 10; i++) await page.keyboard.press('ArrowLeft');
+  await settle(page, r0);
+  for (const [b, want] of [[Math.ceil(crit * 1.05), 'compute'], [Math.floor(crit * 0.95), 'comms']]) {
+    await type(page, 'batch_tokens', String(b));
+    const p = { ...base, batch_tokens: b };
+    assert.equal(evaluate('training_comm', p).outputs.bound, want, `engine at ${b}`);
+    assert.equal(await verdict(page), want, `lab at ${b}`);
+    assert.equal(await out(page, 't_comm_s'), expected('training_comm', p, 't_comm_s'));
+  }
+  assert.match(await page.locator(`${EL} .lab-verdict`).innerText(), /Comms-bound/);
+  await page.waitForFunction(() => /[?&]batch_tokens=\d+/.test(location.search));
+  await noNaN(page);
+  assert.deepEqual(problems, clean);
+  await page.close();
+});
+
+test('switching the strategy changes the plot; TP says the batch does not move its bound; EP picks an MoE model', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + LAB + '?chip=h100');
+  await ready(page);
+  const fsdpPlot = await plotText(page);
+  await choose(page, 'strategy', 'tp');
+  const p = await labParams(page);
+  assert.equal(p.tp, 8);
+  assert.notEqual(await plotText(page), fsdpPlot, 'the plot is redrawn');
+  assert.equal(await page.locator(`${EL} .lab-viz .critical-batch`).count(), 0, 'no critical batch for TP');
+  assert.match(await page.locator(`${EL} [data-part="critical"]`).innerText(), /does not move this bound/);
+  assert.equal(await verdict(page), evaluate('training_comm', p).outputs.bound);
+  assert.equal(await out(page, 'tp_limit'), expected('training_comm', p, 'tp_limit'));
+  await choose(page, 'strategy', 'ep');
+  const e = await labParams(page);
+  assert.equal(e.model, 'deepseek-v3');
+  assert.equal(await out(page, 't_comm_s'), expected('training_comm', e, 't_comm_s'));
+  assert.equal(await verdict(page), evaluate('training_comm', e).outputs.bound);
+  await noNaN(page);
+  assert.deepEqual(problems, clean);
+  await page.close();
+});
+
+test('bad URL state: the engine\u2019s message in a notice, the preset kept', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + LAB + '?batch_tokens=-5&strategy=zigzag&bogus=1');
+  await ready(page);
+  const notice = await page.locator(`${EL} .lab-notice`).innerText();
+  assert.match(notice, /bogus/);
+  assert.ok(notice.includes(evaluate('training_comm', { strategy: 'zigzag' }).error.message), notice);
+  assert.ok(notice.includes(evaluate('training_comm', { batch_tokens: -5 }).error.message), notice);
+  const p = await labParams(page);
+  assert.equal(p.batch_tokens, undefined, 'the default batch');
+  assert.equal(await out(page, 't_comm_s'), expected('training_comm', p, 't_comm_s'));
+  // a typed bad value is refused in place
+  await type(page, 'batch_tokens', '0');
+  assert.equal(await page.locator(`${EL} .control[data-key="batch_tokens"] .field-error`).innerText(), evaluate('training_comm', { ...p, batch_tokens: 0 }).error.message);
+  await noNaN(page);
+  assert.deepEqual(problems, clean);
+  await page.close();
+});
+
+test('axe: the lab page', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + LAB);
+  await ready(page);
+  assert.deepEqual(await axe(page), []);
+  assert.deepEqual(problems, clean);
+  await page.close();
+});
