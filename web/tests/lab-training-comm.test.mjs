@@ -94,11 +94,24 @@ test('bad URL state: the engine\u2019s message in a notice, the preset kept', as
   await page.close();
 });
 
-test('axe: the lab page', async () => {
+test('axe: the lab page, and the lab in chapters 5 and 12', async () => {
   const { page, problems } = await watchedPage(browser.context, server.url);
   await page.goto(server.url + LAB);
   await ready(page);
   assert.deepEqual(await axe(page), []);
+  for (const ch of ['05-training', '12-gpus']) {
+    await page.goto(server.url + `/chapters/${ch}/`);
+    const step = await page.locator(`section.step:has(${EL})`).first().getAttribute('id');
+    await page.goto(server.url + `/chapters/${ch}/#${step}`);
+    await page.reload();
+    await ready(page);
+    assert.deepEqual(await axe(page), [], ch);
+    if (ch === '12-gpus') {
+      // the data-parallel step: 1,024 H100s, its critical global batch as the Try-it's answer
+      const p = { chip: 'h100', strategy: 'dp', chips: 1024 };
+      assert.equal(await page.locator(`${EL} [data-out="critical_batch_tokens"] dd`).first().innerText(), expected('training_comm', p, 'critical_batch_tokens'));
+    }
+  }
   assert.deepEqual(problems, clean);
   await page.close();
 });
