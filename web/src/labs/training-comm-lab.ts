@@ -153,7 +153,9 @@ export class TrainingCommLab extends LabElement {
       y: { type: 'log', label: '↑ Time per layer', tickFormat: (d: number) => f(d, 's'), grid: true, ticks: 5 },
       color: { legend: true, domain: ['FLOPs (matmuls)', 'communication'], range: ['var(--ok)', 'var(--warn)'] },
       marks: [
-        Plot.line(rows, { x: 'x', y: 'y', stroke: 'term', strokeWidth: 2.2, ariaHidden: 'true' }),
+        // the comm line dashed: for TP, PP and EP the two lines run parallel and may nearly coincide
+        Plot.line(rows.filter((d) => d.term !== 'communication'), { x: 'x', y: 'y', stroke: 'term', strokeWidth: 2.2, ariaHidden: 'true' }),
+        Plot.line(rows.filter((d) => d.term === 'communication'), { x: 'x', y: 'y', stroke: 'term', strokeWidth: 2.2, strokeDasharray: '7 4', ariaHidden: 'true' }),
         critShown ? Plot.ruleX([crit], { stroke: 'currentColor', strokeDasharray: '4 3', ariaHidden: 'true', className: 'critical-batch' }) : null,
         critShown ? Plot.text([crit], { x: (d: number) => d, frameAnchor: 'top', dy: -14, text: () => `critical batch ${f(crit, 'tokens')}`, textAnchor: 'middle', fill: 'currentColor', ariaHidden: 'true' }) : null,
         Plot.ruleX([now], { stroke: 'currentColor', strokeOpacity: 0.5, ariaHidden: 'true', className: 'batch-rule' }),
