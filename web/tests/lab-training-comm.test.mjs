@@ -31,13 +31,22 @@ test('opens compute-bound; dragging the batch below the engine\u2019s critical b
   assert.ok(await page.locator(`${EL} .lab-viz svg[aria-label]`).count(), 'the plot is drawn');
   assert.ok(await page.locator(`${EL} .lab-viz .critical-batch`).count(), 'the critical batch is marked');
   assert.equal(await page.locator(`${EL} .critical`).innerText(), expected('training_comm', base, 'critical_tokens_per_chip'));
-  // the critical global batch from the engine; just above and just below it
+  // the critical global batch from the engine
   const { critical_batch_tokens: crit } = at.outputs;
+  // drag: the slider's left arrow, one step at a time, until the verdict flips; it flips where the
+  // global batch crosses the engine's critical batch
   const slider = page.locator(`${EL} .control[data-key="batch_tokens"] input[type=range]`);
-  const r0 = await rendered(page);
   await slider.focus();
-  for (let i = 0; i < 10; i++) await page.keyboard.press('ArrowLeft');
-  await settle(page, r0);
+  let last = base.batch_tokens ?? evaluate('training_comm', base).inputs.batch_tokens;
+  for (let i = 0; i < 400 && (await verdict(page)) === 'compute'; i++) {
+    last = (await labParams(page)).batch_tokens ?? last;
+    const r = await rendered(page);
+    await page.keyboard.press('ArrowLeft');
+    await settle(page, r);
+  }
+  const flipped = (await labParams(page)).batch_tokens;
+  assert.equal(await verdict(page), 'comms', 'the drag reached the flip');
+  assert.ok(last >= crit && flipped < crit, `flips between ${last} and ${flipped}, around the engine's ${crit}`);
   for (const [b, want] of [[Math.ceil(crit * 1.05), 'compute'], [Math.floor(crit * 0.95), 'comms']]) {
     await type(page, 'batch_tokens', String(b));
     const p = { ...base, batch_tokens: b };
