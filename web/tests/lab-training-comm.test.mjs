@@ -124,3 +124,36 @@ test('axe: the lab page, and the lab in chapters 5 and 12', async () => {
   assert.deepEqual(problems, clean);
   await page.close();
 });
+
+test('ch 12, expert parallelism: doing what the Try-it says shows its answer in the lab', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + '/about/');
+  await page.evaluate(() => localStorage.clear());
+  const sec = `section.step:has(${EL}[data-state*='"ep"'])`;
+  await page.goto(server.url + '/chapters/12-gpus/');
+  const step = await page.locator(sec).first().getAttribute('id');
+  await page.goto(server.url + `/chapters/12-gpus/#${step}`);
+  await page.reload();
+  const lab = page.locator(`${sec} ${EL}`);
+  const block = page.locator(`${sec} sl-tryit`).first();
+  await page.waitForSelector(`${sec} ${EL} .lab-verdict .verdict`);
+  await block.locator('input[name=prediction]').waitFor();
+  const params = JSON.parse(await block.getAttribute('data-params'));
+  const answer = evaluate('training_comm', params).outputs[await block.getAttribute('data-out')];
+  assert.equal(typeof answer, 'number');
+  await block.locator('input[name=prediction]').fill(String(Math.round(answer)));
+  await block.locator('button.tryit-lock').click();
+  // the instruction: raise the expert-parallel degree to 64
+  const before = await lab.getAttribute('data-rendered');
+  await lab.locator('.control[data-key="ep"] input[type=text]').fill(String(params.ep));
+  await page.waitForFunction(([s, b]) => document.querySelector(s).dataset.rendered !== b, [`${sec} ${EL}`, before]);
+  assert.equal(await lab.locator('[data-out="critical_F"] dd').innerText(), expected('training_comm', params, 'critical_F'), 'the lab shows the answer');
+  assert.equal(await lab.locator('.lab-verdict .verdict').getAttribute('data-bound'), evaluate('training_comm', params).outputs.bound);
+  await block.locator('.tryit-check').click();
+  const result = block.locator('.tryit-result');
+  await result.waitFor();
+  assert.equal(Number(await result.getAttribute('data-answer')), answer, 'the engine\u2019s value');
+  assert.match(await result.innerText(), /Within/);
+  assert.deepEqual(problems, clean);
+  await page.close();
+});
