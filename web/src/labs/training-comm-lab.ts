@@ -30,13 +30,14 @@ const MOE_FOR_EP = 'deepseek-v3';
 
 export class TrainingCommLab extends LabElement {
   readonly calculator = 'training_comm';
-  // the preset: pure FSDP of LLaMA-3 70B over a pod of the page's chip at a 4M-token batch;
-  // on the default chip that is above the critical batch, so dragging the batch down flips it
+  // the preset: pure FSDP of LLaMA-3 70B over 256 chips (a TPU v5e pod; GPUs have no catalog pod
+  // to fall back on) at a 4M-token batch; on the default chip that is above the critical batch, so
+  // dragging the batch down flips it. A strategy's own degree shares the 256 chips with DP.
   readonly controlSpecs: ControlSpec[] = [
     { path: 'strategy', label: 'parallelism strategy', choiceLabels: Object.fromEntries(Object.entries(STRATEGY).map(([k, v]) => [k, cap(v.name)])) },
     MODEL_PICKER,
     { path: 'batch_tokens', label: 'global batch: tokens in one training step (per chip = this ÷ chips)' },
-    { path: 'chips', label: 'chips (empty: a pod, or the product of the degrees)' },
+    { path: 'chips', label: 'chips (empty: a pod, or the product of the degrees)', start: 256 },
     { path: 'tp', label: 'tensor-parallel degree', onlyWith: { strategy: 'tp' }, start: 8 },
     { path: 'pp', label: 'pipeline stages', onlyWith: { strategy: 'pp' }, start: 8 },
     { path: 'ep', label: 'expert-parallel degree', onlyWith: { strategy: 'ep' }, start: 8 },
