@@ -202,8 +202,8 @@ void decode_fit_warnings(const DecodeFigures& f, double free_raw, const StepLog&
   if (free_raw <= 0) {
     log.warn("The weights alone (" + plain(canonical(f.weight_bytes)) + " bytes) exceed the HBM of " +
              chips_text(f.chips) + " (" + plain(canonical(f.slice_hbm_bytes)) +
-             " bytes): they need at least " + plain(f.min_chips) +
-             " chips; free HBM is shown as 0 and nothing fits.");
+             " bytes): they need at least " + plain(f.min_chips) + " chips. HBM falls short by " +
+             plain(canonical(-free_raw)) + " bytes (free_hbm_bytes is negative) and nothing fits.");
     return;
   }
   if (f.fits) return;
@@ -226,15 +226,16 @@ void decode_fit(const InferenceSetup& s, DecodeFigures& f, const StepLog& log) {
   f.slice_hbm_bytes = log("HBM of the slice", "n \\, \\text{HBM}", times(n, hbm), n * hbm, "bytes");
   f.slice_hbm_bytes_per_s = log("HBM bandwidth of the slice", "n W_{hbm}", times(n, s.W), n * s.W, "bytes/s");
   f.slice_flops_per_s = log("FLOP/s of the slice", "n C", times(n, s.C), n * s.C, "FLOP/s");
+  // Negative when the weights alone do not fit: the margin says by how much (fits is false).
   double free_raw = f.slice_hbm_bytes - f.weight_bytes;
-  f.free_hbm_bytes =
-      log("HBM left for KV caches", "\\max(0, n \\, \\text{HBM} - \\text{bytes}_w)",
-          tex(f.slice_hbm_bytes) + " - " + tex(f.weight_bytes), std::max(0.0, free_raw), "bytes");
+  f.free_hbm_bytes = log("HBM left for KV caches", "n \\, \\text{HBM} - \\text{bytes}_w",
+                         tex(f.slice_hbm_bytes) + " - " + tex(f.weight_bytes), free_raw, "bytes");
   if (f.context > 0 && f.kv_bytes_per_sequence > 0) {
     f.max_batch =
-        log("Largest batch that fits", "\\lfloor \\text{free} / \\text{KV}_{seq} \\rfloor",
-            "\\lfloor " + tex(f.free_hbm_bytes) + " / " + tex(f.kv_bytes_per_sequence) + " \\rfloor",
-            tolerant_floor(f.free_hbm_bytes / f.kv_bytes_per_sequence), "sequences");
+        free_raw <= 0 ? 0
+                      : log("Largest batch that fits", "\\lfloor \\text{free} / \\text{KV}_{seq} \\rfloor",
+                            "\\lfloor " + tex(f.free_hbm_bytes) + " / " + tex(f.kv_bytes_per_sequence) + " \\rfloor",
+                            tolerant_floor(f.free_hbm_bytes / f.kv_bytes_per_sequence), "sequences");
   }
   f.chips_for_weights = log("Chips to hold the weights", "\\text{bytes}_w / \\text{HBM}",
                             tex(f.weight_bytes) + " / " + tex(hbm), f.weight_bytes / hbm, "chips");

@@ -84,9 +84,10 @@ Problem parse_problem(const Args& args, const Mesh& mesh) {
   SpecReader reader(args.str("spec"), mesh, "spec");
   Problem p;
   p.a = reader.array(false);
-  reader.expect("*", "'*' between the two inputs");
+  // The book writes the product with a centred dot; "*" is the ASCII spelling.
+  if (!reader.accept("\u00b7")) reader.expect("*", "'*' (or '\u00b7') between the two inputs");
   p.b = reader.array(false);
-  if (reader.accept("->")) p.out = reader.array(true);
+  if (reader.accept("->") || reader.accept("\u2192")) p.out = reader.array(true);
   if (!reader.at_end()) reader.fail("unexpected text after the spec", reader.position());
   for (const ArraySpec* arr : {&p.a, &p.b}) {
     std::string twice = arr->repeated_axis();
@@ -450,9 +451,6 @@ void compute(const Args& args, Result& r) {
   }
   for (const auto& note : plan.notes) r.warn(note);
 
-  r.step("Case (1: contracted dim unsharded, 2: sharded in one input, 3: in both, 4: free dims share an axis)",
-         "\\text{case}(A \\cdot B)", format_array_tex(p.a) + " \\cdot " + format_array_tex(p.b), plan.case_number,
-         "");
   double t_comm = 0;
   json collectives = collectives_json(args, mesh, plan, r, t_comm);
   Math math = local_math(args, p, mesh, plan, r);
@@ -477,7 +475,7 @@ void compute(const Args& args, Result& r) {
 
 Calculator make_sharded_matmul() {
   using namespace params;
-  Param size = integer("n", "count", 1, 1e9, nullptr, "dimension size");
+  Param size = integer("n", "count", 1, kMaxDimensionSize, nullptr, "dimension size");
   Param dims = map("dims", size, "size of every dimension named in the spec");
   dims.default_value = {{"I", 1024}, {"J", 8192}, {"K", 32768}};
   Param axis = integer("n", "count", 1, 1e6, nullptr, "devices along the axis");
@@ -489,7 +487,8 @@ Calculator make_sharded_matmul() {
           "and whether the math or the communication limits it.",
           {params::chip("tpu-v5p"), chip_overrides(),
            text("spec", "A[I_X, J] * B[J, K_Y] -> C[I_X, K_Y]",
-                "A[...] * B[...] -> C[...] in the book's notation; the output may carry {U_X} (unreduced) "
+                "A[...] * B[...] -> C[...] in the book's notation (· also separates the inputs); the output may carry "
+                "{U_X} (unreduced) "
                 "or be omitted"),
            dims, mesh,
            dtype("activation_dtype", "dtype of the first input"),

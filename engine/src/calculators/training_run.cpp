@@ -197,12 +197,14 @@ void search_steps(const LayoutProblem& p, Result& r) {
     return;
   }
   const LayoutEval& best = found.ranked.front();
+  if (!r.record_steps) return;
+  Expr tp = r.sym("T_{tp}", best.tp_pass_s), pp = r.sym("T_{pp}", best.pp_pass_s);
+  Expr N_MB = r.sym("N_{MB}", best.microbatches);
+  Expr fwd = max(r.sym("T^{fwd}_{math}", best.fwd_math_s), r.sym("T^{fwd}_{fsdp}", best.fwd_gather_s), tp, pp);
+  Expr bwd = max(r.sym("T^{bwd}_{math}", best.bwd_math_s), r.sym("T^{bwd}_{dp}", best.bwd_gather_s), tp, pp);
   r.step("Fastest layout's step time (dp " + plain(best.dp) + ", fsdp " + plain(best.fsdp) + ", tp " +
              plain(best.tp) + ", pp " + plain(best.pp) + ")",
-         "(\\max(T^{fwd}_{math}, T^{fwd}_{comm}) + \\max(T^{bwd}_{math}, T^{bwd}_{comm})) \\cdot (N_{MB} + P - 1)/N_{MB}",
-         "\\text{math } " + tex(best.t_math_s) + ", \\text{ dp } " + tex(best.t_data_parallel_s) + ", \\text{ tp } " +
-             tex(best.t_tp_s) + ", \\text{ pp } " + tex(best.t_pp_s),
-         best.step_s, "s");
+         "T_{step}", (fwd + bwd) * (N_MB + r.sym("P", best.pp) - 1) / N_MB, "s");
 }
 
 void compute(const Args& args, Result& r) {
