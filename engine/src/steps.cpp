@@ -22,6 +22,18 @@ Expr Steps::step(std::string_view label, std::string_view lhs, const Expr& expr,
   return lhs.empty() ? expr : Expr::symbol(std::string(lhs), expr.value());
 }
 
+double Steps::record_text(std::string_view label, std::string_view formula, std::string_view substituted,
+                          double value, std::string_view unit) const {
+  if (on()) {
+    sink_->push_back({{"label", prefix_ + std::string(label)},
+                      {"formula", formula},
+                      {"substituted", substituted},
+                      {"value", value},
+                      {"unit", unit}});
+  }
+  return value;
+}
+
 Steps Steps::prefixed(std::string_view prefix) const {
   Steps s = *this;
   if (on()) s.prefix_ += prefix;

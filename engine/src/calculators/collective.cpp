@@ -99,10 +99,11 @@ CollectiveCost on_ici(const Args& args, CollectiveOp op, double bytes, std::vect
     }
   }
   if (!bidirectional) r.warn("Links carry data one way only: every axis is a one-way ring.");
-  return ici_collective(op, bytes, rings, links, ragged_k(args));
+  return ici_collective(op, bytes, rings, links, ragged_k(args), r.log());
 }
 
-CollectiveCost on_nvlink(const Args& args, CollectiveOp op, double bytes, std::vector<double>& axes) {
+CollectiveCost on_nvlink(const Args& args, CollectiveOp op, double bytes, std::vector<double>& axes,
+                         const Steps& log) {
   const Chip& chip = args.chip();
   double domain = chip.need("node_gpus");
   if (axes.empty()) axes = {domain};
@@ -113,7 +114,7 @@ CollectiveCost on_nvlink(const Args& args, CollectiveOp op, double bytes, std::v
   }
   double hop = args.num_if("hop_latency_s").value_or(0);
   return switched_collective(op, bytes, {"nvlink", N, chip.need("nvlink_bytes_per_s"), hop, args.flag("sharp")},
-                             ragged_k(args));
+                             ragged_k(args), log);
 }
 
 double default_nodes_per_su(const Chip& chip) {
@@ -141,7 +142,8 @@ double resolve_nodes(const Args& args, const std::vector<double>& axes, double g
   throw InputError("nodes", "is required for fabric ib_fat_tree: the number of nodes in the group");
 }
 
-CollectiveCost on_fat_tree(const Args& args, CollectiveOp op, double bytes, std::vector<double>& axes) {
+CollectiveCost on_fat_tree(const Args& args, CollectiveOp op, double bytes, std::vector<double>& axes,
+                           const Steps& log) {
   const Chip& chip = args.chip();
   FatTree tree;
   tree.gpus_per_node = args.given("gpus_per_node") ? args.num("gpus_per_node") : chip.need("node_gpus");
@@ -152,7 +154,7 @@ CollectiveCost on_fat_tree(const Args& args, CollectiveOp op, double bytes, std:
   tree.ib_bytes_per_s = chip.need("ib_bytes_per_s");
   tree.hop_latency_s = args.num_if("hop_latency_s").value_or(0);
   tree.sharp = args.flag("sharp");
-  CollectiveCost cost = fat_tree_collective(op, bytes, tree, ragged_k(args));
+  CollectiveCost cost = fat_tree_collective(op, bytes, tree, ragged_k(args), log);
   if (!axes.empty() && product(axes) != cost.group_size) {
     throw InputError("axes", "multiply to " + plain(product(axes)) + ", but the group is gpus_per_node × nodes / "
                                  "inner_axis_size = " + plain(cost.group_size) + " GPUs");
@@ -161,16 +163,16 @@ CollectiveCost on_fat_tree(const Args& args, CollectiveOp op, double bytes, std:
   return cost;
 }
 
-CollectiveCost on_dcn(const Args& args, CollectiveOp op, double bytes, const std::vector<double>& axes) {
+CollectiveCost on_dcn(const Args& args, CollectiveOp op, double bytes, const std::vector<double>& axes,
+                      const Steps& log) {
   if (axes.empty()) throw InputError("axes", "is required for fabric dcn: the sizes of the axes the group spans");
   double hop = args.num_if("hop_latency_s").value_or(0);
   return switched_collective(op, bytes, {"dcn", product(axes), args.chip().need("dcn_bytes_per_s"), hop, false},
-                             ragged_k(args));
+                             ragged_k(args), log);
 }
 
 // W: the per-device link bandwidth of a single-level fabric (none for the fat tree).
 void report(Result& r, const CollectiveCost& cost, double bytes, std::optional<double> W, double hop) {
-  record_steps(r, cost);
   double N = cost.group_size;
   double chunk = r.step("Chunk per hop", "b = V / N", tex(bytes) + " / " + tex(N), bytes / N, "bytes");
   std::optional<double> threshold;
@@ -227,12 +229,12 @@ void compute(const Args& args, Result& r) {
     W = links.link_bytes_per_s;
     hop = links.hop_latency_s;
   } else if (fabric == "nvlink") {
-    cost = on_nvlink(args, op, bytes, axes);
+    cost = on_nvlink(args, op, bytes, axes, r.log());
     W = args.chip().need("nvlink_bytes_per_s");
   } else if (fabric == "ib_fat_tree") {
-    cost = on_fat_tree(args, op, bytes, axes);
+    cost = on_fat_tree(args, op, bytes, axes, r.log());
   } else {
-    cost = on_dcn(args, op, bytes, axes);
+    cost = on_dcn(args, op, bytes, axes, r.log());
     W = args.chip().need("dcn_bytes_per_s");
   }
   if (args.flag("sharp") && op != CollectiveOp::all_reduce) {

@@ -12,7 +12,7 @@ void compute(const Args& args, Result& r) {
   double chips = args.num("chips");
   check_axes_tp(setup, chips, "axes_tp");
   warn_ignored_inputs(args, r);
-  DecodeFigures f = decode_step(setup, args.num("batch"), chips, args.num("context"), StepLog{&r});
+  DecodeFigures f = decode_step(setup, args.num("batch"), chips, args.num("context"), r.log());
   output_decode(f, r);
 }
 

@@ -339,7 +339,7 @@ Plan make_plan(const Problem& p, const Mesh& mesh, const std::string& strategy) 
 
 // ---- Pricing ----
 
-CollectiveCost price(const Args& args, const Mesh& mesh, const Planned& c) {
+CollectiveCost price(const Args& args, const Mesh& mesh, const Planned& c, const Steps& log = Steps()) {
   const Chip& chip = args.chip();
   if (chip.is_gpu()) {
     double N = mesh.size(c.axes), domain = chip.need("node_gpus");
@@ -347,12 +347,12 @@ CollectiveCost price(const Args& args, const Mesh& mesh, const Planned& c) {
       throw InputError("mesh", "axes " + concat(c.axes) + " span " + plain(N) + " GPUs, more than the " +
                                    plain(domain) + "-GPU NVLink node this calculator models");
     }
-    return switched_collective(c.op, c.bytes, {"nvlink", N, chip.need("nvlink_bytes_per_s"), 0, false});
+    return switched_collective(c.op, c.bytes, {"nvlink", N, chip.need("nvlink_bytes_per_s"), 0, false}, {}, log);
   }
   std::vector<RingAxis> rings;
   for (const auto& x : c.axes) rings.push_back({mesh.size(x), true, true});
   IciLinks links{chip.need("ici_link_bytes_per_s"), chip.get("ici_hop_latency_s").value_or(1e-6)};
-  return ici_collective(c.op, c.bytes, rings, links);
+  return ici_collective(c.op, c.bytes, rings, links, {}, log);
 }
 
 double comm_time(const Args& args, const Mesh& mesh, const Plan& plan) {
@@ -402,20 +402,18 @@ void out_invalid(Result& r, const Plan& plan) {
 
 json collectives_json(const Args& args, const Mesh& mesh, const Plan& plan, Result& r, double& t_comm) {
   json list = json::array();
-  std::vector<std::string> terms;
+  Expr sum = 0;
+  bool first = true;
   for (const Planned& c : plan.collectives) {
-    CollectiveCost cost = price(args, mesh, c);
-    std::string title = collective_op_title(c.op) + " " + c.array + " over " + concat(c.axes);
-    record_steps(r, cost, title + ": ");
-    t_comm += cost.t_s;
-    terms.push_back(tex(cost.t_s));
+    std::string title = r.record_steps ? collective_op_title(c.op) + " " + c.array + " over " + concat(c.axes) : "";
+    CollectiveCost cost = price(args, mesh, c, r.log().prefixed(title + ": "));
+    Expr term = r.sym("T_{" + std::to_string(list.size() + 1) + "}", cost.t_s);
+    sum = first ? term : sum + term;
+    first = false;
     list.push_back({{"op", collective_op_name(c.op)}, {"axes", c.axes}, {"array", c.array}, {"bytes", c.bytes},
                     {"t_s", cost.t_s}});
   }
-  std::string sum;
-  for (const auto& t : terms) sum += (sum.empty() ? "" : " + ") + t;
-  r.step("Communication time (collectives in sequence)", "T_{comm} = \\textstyle\\sum T_{collective}",
-         sum.empty() ? "0" : sum, t_comm, "s");
+  t_comm = r.step("Communication time (collectives in sequence)", "T_{comm}", sum, "s").value();
   return list;
 }
 
@@ -455,8 +453,7 @@ void compute(const Args& args, Result& r) {
   json collectives = collectives_json(args, mesh, plan, r, t_comm);
   Math math = local_math(args, p, mesh, plan, r);
   double t_math = math.t_s;
-  double t = r.step("Time (overlapped)", "T = \\max(T_{math}, T_{comm})",
-                    "\\max(" + tex(t_math) + ", " + tex(t_comm) + ")", std::max(t_math, t_comm), "s");
+  double t = r.step("Time (overlapped)", "T", max(r.sym("T_{math}", t_math), r.sym("T_{comm}", t_comm)), "s").value();
   r.out("case", plan.case_number);
   r.out("valid", true);
   r.out_null("error");
