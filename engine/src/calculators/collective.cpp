@@ -173,13 +173,10 @@ CollectiveCost on_dcn(const Args& args, CollectiveOp op, double bytes, const std
 
 // W: the per-device link bandwidth of a single-level fabric (none for the fat tree).
 void report(Result& r, const CollectiveCost& cost, double bytes, std::optional<double> W, double hop) {
-  double N = cost.group_size;
-  double chunk = r.step("Chunk per hop", "b = V / N", tex(bytes) + " / " + tex(N), bytes / N, "bytes");
+  Expr V = r.sym("V", bytes);
+  double chunk = r.step("Chunk per hop", "b", V / r.sym("N", cost.group_size), "bytes").value();
   std::optional<double> threshold;
-  if (W) {
-    threshold = r.step("Latency-bound below", "b^* = W \\cdot t_{hop}", tex(*W) + " \\times " + tex(hop), *W * hop,
-                       "bytes");
-  }
+  if (W) threshold = r.step("Latency-bound below", "b^*", r.sym("W", *W) * r.sym("t_{hop}", hop), "bytes").value();
   r.out("t_s", cost.t_s);
   r.out("t_bandwidth_s", cost.t_bandwidth_s);
   r.out("t_latency_s", cost.t_latency_s);
@@ -188,8 +185,7 @@ void report(Result& r, const CollectiveCost& cost, double bytes, std::optional<d
   out_opt(r, "bytes_per_link", cost.bytes_per_link);
   out_opt(r, "latency_bound_below_bytes", threshold);
   if (cost.t_s > 0) {
-    r.out("effective_bytes_per_s", r.step("Effective bandwidth", "W_{eff} = V / T", tex(bytes) + " / " + tex(cost.t_s),
-                                          bytes / cost.t_s, "bytes/s"));
+    r.out("effective_bytes_per_s", r.step("Effective bandwidth", "W_{eff}", V / r.sym("T", cost.t_s), "bytes/s"));
   } else {
     r.out_null("effective_bytes_per_s");
   }
@@ -199,7 +195,7 @@ void report(Result& r, const CollectiveCost& cost, double bytes, std::optional<d
   json levels = json::array();
   for (const FabricLevel& l : cost.levels) levels.push_back(l.to_json(bytes));
   r.out("levels", levels);
-  r.out("group_size", N);
+  r.out("group_size", cost.group_size);
   if (cost.latency_bound()) {
     r.warn("Latency-bound: " + plain(cost.hops) + " hops take " + format_quantity(cost.t_latency_s, "s") +
            ", more than the " + format_quantity(cost.t_bandwidth_s, "s") + " of bandwidth time" +
@@ -207,7 +203,7 @@ void report(Result& r, const CollectiveCost& cost, double bytes, std::optional<d
                             format_quantity(*threshold, "bytes") + " a hop needs to be bandwidth-bound)."
                       : "."));
   }
-  if (N <= 1) r.warn("The group has one device: nothing moves.");
+  if (cost.group_size <= 1) r.warn("The group has one device: nothing moves.");
 }
 
 void compute(const Args& args, Result& r) {
