@@ -69,14 +69,11 @@ Evaluation error(Status status, const std::string& param, const std::string& mes
 
 }  // namespace
 
-double Result::step(const std::string& label, const std::string& formula,
-                    const std::string& substituted, double value, const std::string& unit) {
-  steps.push_back({{"label", label}, {"formula", formula}, {"substituted", substituted},
-                   {"value", value}, {"unit", unit}});
-  return value;
+Evaluation evaluate(std::string_view name, std::string_view input_json) {
+  return evaluate(name, input_json, EvalOptions{});
 }
 
-Evaluation evaluate(std::string_view name, std::string_view input_json) {
+Evaluation evaluate(std::string_view name, std::string_view input_json, const EvalOptions& options) {
   const Calculator* calc = find_calculator(name);
   if (!calc) {
     std::string list;
@@ -96,6 +93,7 @@ Evaluation evaluate(std::string_view name, std::string_view input_json) {
                      : json::parse(input_json);
     Args args(*calc, input);
     Result result;
+    result.record_steps = options.steps;
     calc->compute(args, result);
     json out = json::object();
     out["calculator"] = calc->name;

@@ -8,6 +8,11 @@
 
 namespace scalelab::params {
 
+// Largest size of one named dimension (einsum and sharded-matmul dims): 10^15 elements is
+// 2 PB in bf16, more than the HBM of a whole TPU v5p pod (8,960 × 95 GB ≈ 0.85 PB), so no
+// physical array is refused, while the book's 2^30-element vectors are far inside.
+inline constexpr double kMaxDimensionSize = 1e15;
+
 inline Param number(std::string name, std::string unit, double min, double max, json def,
                     std::string doc, Scale scale = Scale::log) {
   Param p;

@@ -14,8 +14,15 @@ struct Evaluation {
   std::string message;  // on error: what was wrong and what is allowed
 };
 
+struct EvalOptions {
+  // false: numbers only. The result's "steps" is an empty array and no TeX is built (the
+  // labs' hot path); outputs and warnings are identical to an evaluation with steps.
+  bool steps = true;
+};
+
 // Evaluates calculator `name` on a JSON object given as text. Never throws.
 Evaluation evaluate(std::string_view name, std::string_view input_json);
+Evaluation evaluate(std::string_view name, std::string_view input_json, const EvalOptions& options);
 
 // The registry as JSON: every calculator with its schema (units, defaults, ranges, docs).
 std::string calculators_json();

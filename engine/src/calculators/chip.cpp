@@ -96,19 +96,13 @@ void compute(const Args& args, Result& r) {
   else tpu_units(c, r);
   vector_units(c, r);
 
-  if (bf16 && hbm) {
-    r.step("Critical arithmetic intensity (HBM)", "I^* = C_{bf16} / W_{hbm}",
-           tex(*bf16) + " / " + tex(*hbm), *bf16 / *hbm, "FLOPs/byte");
-  }
+  Expr C = r.sym("C_{bf16}", bf16.value_or(0));
+  if (bf16 && hbm) r.step("Critical arithmetic intensity (HBM)", "I^*", C / r.sym("W_{hbm}", *hbm), "FLOPs/byte");
   if (bf16 && axis) {
-    r.step("Critical intensity over ICI (one axis, both directions)",
-           "I^*_{ici} = C_{bf16} / (2 W_{link})", tex(*bf16) + " / (2 \\times " + tex(*link) + ")",
-           *bf16 / *axis, "FLOPs/byte");
+    r.step("Critical intensity over ICI (one axis, both directions)", "I^*_{ici}",
+           C / (2 * r.sym("W_{link}", *link)), "FLOPs/byte");
   }
-  if (pod && bf16) {
-    r.step("Pod peak", "C_{pod} = n_{pod} \\cdot C_{bf16}", tex(*pod) + " \\times " + tex(*bf16),
-           *pod * *bf16, "FLOP/s");
-  }
+  if (pod && bf16) r.step("Pod peak", "C_{pod}", r.sym("n_{pod}", *pod) * C, "FLOP/s");
 }
 
 }  // namespace

@@ -90,10 +90,11 @@ CollectiveCost on_ici(const Args& args, CollectiveOp op, double bytes, std::vect
     }
   }
   if (!bidirectional) r.warn("Links carry data one way only: every axis is a one-way ring.");
-  return ici_collective(op, bytes, rings, links, ragged_k(args));
+  return ici_collective(op, bytes, rings, links, ragged_k(args), r.log());
 }
 
-CollectiveCost on_nvlink(const Args& args, CollectiveOp op, double bytes, std::vector<double>& axes) {
+CollectiveCost on_nvlink(const Args& args, CollectiveOp op, double bytes, std::vector<double>& axes,
+                         const Steps& log) {
   const Chip& chip = args.chip();
   double domain = chip.need(&Chip::node_gpus, "it sets how many GPUs share one NVLink domain");
   if (axes.empty()) axes = {domain};
@@ -104,7 +105,7 @@ CollectiveCost on_nvlink(const Args& args, CollectiveOp op, double bytes, std::v
   }
   double hop = args.num_if("hop_latency_s").value_or(0);
   return switched_collective(op, bytes, {"nvlink", N, chip.need(&Chip::nvlink_bytes_per_s, "collectives inside an NVLink domain are priced at it"), hop, args.flag("sharp")},
-                             ragged_k(args));
+                             ragged_k(args), log);
 }
 
 double default_nodes_per_su(const Chip& chip) {
@@ -131,7 +132,8 @@ double resolve_nodes(const Args& args, const std::vector<double>& axes, double g
   throw InputError("nodes", "is required for fabric ib_fat_tree: the number of nodes in the group");
 }
 
-CollectiveCost on_fat_tree(const Args& args, CollectiveOp op, double bytes, std::vector<double>& axes) {
+CollectiveCost on_fat_tree(const Args& args, CollectiveOp op, double bytes, std::vector<double>& axes,
+                           const Steps& log) {
   const Chip& chip = args.chip();
   FatTree tree;
   tree.gpus_per_node = args.given("gpus_per_node") ? args.num("gpus_per_node") : chip.need(&Chip::node_gpus, "it sets how many GPUs share one NVLink domain");
@@ -142,7 +144,7 @@ CollectiveCost on_fat_tree(const Args& args, CollectiveOp op, double bytes, std:
   tree.ib_bytes_per_s = chip.need(&Chip::ib_bytes_per_s, "collectives beyond one NVLink domain cross InfiniBand at it");
   tree.hop_latency_s = args.num_if("hop_latency_s").value_or(0);
   tree.sharp = args.flag("sharp");
-  CollectiveCost cost = fat_tree_collective(op, bytes, tree, ragged_k(args));
+  CollectiveCost cost = fat_tree_collective(op, bytes, tree, ragged_k(args), log);
   if (!axes.empty() && product(axes) != cost.group_size) {
     throw InputError("axes", "multiply to " + plain(product(axes)) + ", but the group is gpus_per_node × nodes / "
                                  "inner_axis_size = " + plain(cost.group_size) + " GPUs");
@@ -151,23 +153,20 @@ CollectiveCost on_fat_tree(const Args& args, CollectiveOp op, double bytes, std:
   return cost;
 }
 
-CollectiveCost on_dcn(const Args& args, CollectiveOp op, double bytes, const std::vector<double>& axes) {
+CollectiveCost on_dcn(const Args& args, CollectiveOp op, double bytes, const std::vector<double>& axes,
+                      const Steps& log) {
   if (axes.empty()) throw InputError("axes", "is required for fabric dcn: the sizes of the axes the group spans");
   double hop = args.num_if("hop_latency_s").value_or(0);
   return switched_collective(op, bytes, {"dcn", product(axes), args.chip().need(&Chip::dcn_bytes_per_s, "traffic between pods crosses the data-centre network at it"), hop, false},
-                             ragged_k(args));
+                             ragged_k(args), log);
 }
 
 // W: the per-device link bandwidth of a single-level fabric (none for the fat tree).
 void report(Result& r, const CollectiveCost& cost, double bytes, std::optional<double> W, double hop) {
-  record_steps(r, cost);
-  double N = cost.group_size;
-  double chunk = r.step("Chunk per hop", "b = V / N", tex(bytes) + " / " + tex(N), bytes / N, "bytes");
+  Expr V = r.sym("V", bytes);
+  double chunk = r.step("Chunk per hop", "b", V / r.sym("N", cost.group_size), "bytes").value();
   std::optional<double> threshold;
-  if (W) {
-    threshold = r.step("Latency-bound below", "b^* = W \\cdot t_{hop}", tex(*W) + " \\times " + tex(hop), *W * hop,
-                       "bytes");
-  }
+  if (W) threshold = r.step("Latency-bound below", "b^*", r.sym("W", *W) * r.sym("t_{hop}", hop), "bytes").value();
   r.out("t_s", cost.t_s);
   r.out("t_bandwidth_s", cost.t_bandwidth_s);
   r.out("t_latency_s", cost.t_latency_s);
@@ -176,8 +175,7 @@ void report(Result& r, const CollectiveCost& cost, double bytes, std::optional<d
   out_opt(r, "bytes_per_link", cost.bytes_per_link);
   out_opt(r, "latency_bound_below_bytes", threshold);
   if (cost.t_s > 0) {
-    r.out("effective_bytes_per_s", r.step("Effective bandwidth", "W_{eff} = V / T", tex(bytes) + " / " + tex(cost.t_s),
-                                          bytes / cost.t_s, "bytes/s"));
+    r.out("effective_bytes_per_s", r.step("Effective bandwidth", "W_{eff}", V / r.sym("T", cost.t_s), "bytes/s"));
   } else {
     r.out_null("effective_bytes_per_s");
   }
@@ -187,7 +185,7 @@ void report(Result& r, const CollectiveCost& cost, double bytes, std::optional<d
   json levels = json::array();
   for (const FabricLevel& l : cost.levels) levels.push_back(l.to_json(bytes));
   r.out("levels", levels);
-  r.out("group_size", N);
+  r.out("group_size", cost.group_size);
   if (cost.latency_bound()) {
     r.warn("Latency-bound: " + plain(cost.hops) + " hops take " + format_quantity(cost.t_latency_s, "s") +
            ", more than the " + format_quantity(cost.t_bandwidth_s, "s") + " of bandwidth time" +
@@ -195,7 +193,7 @@ void report(Result& r, const CollectiveCost& cost, double bytes, std::optional<d
                             format_quantity(*threshold, "bytes") + " a hop needs to be bandwidth-bound)."
                       : "."));
   }
-  if (N <= 1) r.warn("The group has one device: nothing moves.");
+  if (cost.group_size <= 1) r.warn("The group has one device: nothing moves.");
 }
 
 void compute(const Args& args, Result& r) {
@@ -217,12 +215,12 @@ void compute(const Args& args, Result& r) {
     W = links.link_bytes_per_s;
     hop = links.hop_latency_s;
   } else if (fabric == "nvlink") {
-    cost = on_nvlink(args, op, bytes, axes);
+    cost = on_nvlink(args, op, bytes, axes, r.log());
     W = args.chip().need(&Chip::nvlink_bytes_per_s, "collectives inside an NVLink domain are priced at it");
   } else if (fabric == "ib_fat_tree") {
-    cost = on_fat_tree(args, op, bytes, axes);
+    cost = on_fat_tree(args, op, bytes, axes, r.log());
   } else {
-    cost = on_dcn(args, op, bytes, axes);
+    cost = on_dcn(args, op, bytes, axes, r.log());
     W = args.chip().need(&Chip::dcn_bytes_per_s, "traffic between pods crosses the data-centre network at it");
   }
   if (args.flag("sharp") && op != CollectiveOp::all_reduce) {

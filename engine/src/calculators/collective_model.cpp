@@ -38,9 +38,9 @@ double ragged_factor(std::optional<double> ragged_k, double group) {
   return ragged_k ? std::min(*ragged_k / group, 1.0) : 1.0;
 }
 
-void add_step(CollectiveCost& c, std::string label, std::string formula, std::string substituted,
-              double value, std::string unit) {
-  c.steps.push_back({std::move(label), std::move(formula), std::move(substituted), value, std::move(unit)});
+void add_step(CollectiveCost& c, const std::string& label, const std::string& formula,
+              const std::string& substituted, double value, const std::string& unit) {
+  c.log.record_text(label, formula, substituted, value, unit);
 }
 
 // Latency term and total, common to every fabric: T = max(T_bw, hops · t_hop).
@@ -53,8 +53,9 @@ void finish(CollectiveCost& c, double hop_latency_s) {
            "\\max(" + tex(c.t_bandwidth_s) + ", " + tex(c.t_latency_s) + ")", c.t_s, "s");
 }
 
-CollectiveCost nothing_to_move(double hop_latency_s) {
+CollectiveCost nothing_to_move(double hop_latency_s, const Steps& log) {
   CollectiveCost c;
+  c.log = log;
   add_step(c, "Group size", "N = \\prod_i n_i", "1", 1, "count");
   finish(c, hop_latency_s);
   return c;
@@ -159,8 +160,9 @@ void validate_tree(const FatTree& t) {
 }
 
 // gpus.md: each level the group crosses costs V·(d−1)/(d·W)·m, the slowest one limits.
-CollectiveCost fat_tree_hierarchical(CollectiveOp op, double V, const FatTree& t) {
+CollectiveCost fat_tree_hierarchical(CollectiveOp op, double V, const FatTree& t, const Steps& log) {
   CollectiveCost c;
+  c.log = log;
   double Y = t.inner_axis_size;
   c.group_size = t.gpus_per_node * t.nodes / Y;
   bool sharp_reduce = op == CollectiveOp::all_reduce && t.sharp;
@@ -207,12 +209,13 @@ CollectiveCost fat_tree_hierarchical(CollectiveOp op, double V, const FatTree& t
 }
 
 // gpus.md: an AllToAll across nodes is not hierarchical; each node's NICs carry it.
-CollectiveCost fat_tree_alltoall(double V, const FatTree& t, std::optional<double> ragged_k) {
+CollectiveCost fat_tree_alltoall(double V, const FatTree& t, std::optional<double> ragged_k, const Steps& log) {
   if (t.inner_axis_size != 1) {
     throw InputError("inner_axis_size", "must be 1 for an all_to_all across nodes (it is not hierarchical)");
   }
   double g = t.gpus_per_node, M = t.nodes, W = t.ib_bytes_per_s;
   CollectiveCost c;
+  c.log = log;
   c.group_size = g * M;
   double ragged = ragged_factor(ragged_k, c.group_size);
   c.t_bandwidth_s = V * (M - 1) / (M * M * g * W) * ragged;
@@ -263,18 +266,13 @@ json FabricLevel::to_json(double bytes) const {
           {"effective_bytes_per_s", effective}, {"t_s", t_s}};
 }
 
-void record_steps(Result& r, const CollectiveCost& cost, const std::string& prefix) {
-  for (const DerivationStep& s : cost.steps) {
-    r.step(prefix + s.label, s.formula, s.substituted, s.value, s.unit);
-  }
-}
-
 CollectiveCost ici_collective(CollectiveOp op, double bytes, const std::vector<RingAxis>& axes,
-                              const IciLinks& links, std::optional<double> ragged_k) {
+                              const IciLinks& links, std::optional<double> ragged_k, const Steps& log) {
   std::vector<RingAxis> active;
   std::copy_if(axes.begin(), axes.end(), std::back_inserter(active), [](const RingAxis& a) { return a.size > 1; });
-  if (active.empty()) return nothing_to_move(links.hop_latency_s);
+  if (active.empty()) return nothing_to_move(links.hop_latency_s, log);
   CollectiveCost c;
+  c.log = log;
   std::vector<std::string> sizes, hop_terms;
   for (const RingAxis& a : active) {
     c.group_size *= a.size;
@@ -298,10 +296,11 @@ CollectiveCost ici_collective(CollectiveOp op, double bytes, const std::vector<R
 }
 
 CollectiveCost switched_collective(CollectiveOp op, double V, const SwitchedLevel& f,
-                                   std::optional<double> ragged_k) {
+                                   std::optional<double> ragged_k, const Steps& log) {
   double N = f.devices, W = f.bytes_per_s;
-  if (N <= 1) return nothing_to_move(f.hop_latency_s);
+  if (N <= 1) return nothing_to_move(f.hop_latency_s, log);
   CollectiveCost c;
+  c.log = log;
   c.group_size = N;
   std::string formula, sub = tex(V);
   std::string frac = " \\times " + tex(N - 1) + "/(" + tex(N) + " \\times " + tex(W) + ")";
@@ -333,18 +332,23 @@ CollectiveCost switched_collective(CollectiveOp op, double V, const SwitchedLeve
 }
 
 CollectiveCost fat_tree_collective(CollectiveOp op, double bytes, const FatTree& tree,
-                                   std::optional<double> ragged_k) {
+                                   std::optional<double> ragged_k, const Steps& log) {
   validate_tree(tree);
   if (op == CollectiveOp::all_to_all && tree.nodes <= 1) {
     if (tree.inner_axis_size != 1) {
       throw InputError("inner_axis_size", "must be 1 for an all_to_all");
     }
     return switched_collective(op, bytes, {"nvlink", tree.gpus_per_node, tree.nvlink_bytes_per_s,
-                                           tree.hop_latency_s, false}, ragged_k);
+                                           tree.hop_latency_s, false}, ragged_k, log);
   }
-  CollectiveCost c = op == CollectiveOp::all_to_all ? fat_tree_alltoall(bytes, tree, ragged_k)
-                                                    : fat_tree_hierarchical(op, bytes, tree);
-  if (c.group_size <= 1) return nothing_to_move(tree.hop_latency_s);
+  auto cost = [&](const Steps& sink) {
+    return op == CollectiveOp::all_to_all ? fat_tree_alltoall(bytes, tree, ragged_k, sink)
+                                          : fat_tree_hierarchical(op, bytes, tree, sink);
+  };
+  // Sized first without steps: a group of one records only that nothing moves.
+  CollectiveCost c = cost(Steps());
+  if (c.group_size <= 1) return nothing_to_move(tree.hop_latency_s, log);
+  if (log.on()) c = cost(log);
   c.hops = switched_hops(op, c.group_size, tree.sharp);
   add_hops_step(c, op, tree.sharp);
   finish(c, tree.hop_latency_s);

@@ -18,13 +18,6 @@ CollectiveOp parse_collective_op(const std::string& name);
 std::string collective_op_name(CollectiveOp op);
 std::string collective_op_title(CollectiveOp op);  // "AllGather"
 
-// One line of a derivation, recorded by a cost model and replayed into a Result.
-struct DerivationStep {
-  std::string label, formula, substituted;
-  double value = 0;
-  std::string unit;
-};
-
 // One level of a switched fabric (gpus.md): the bandwidth into it, its degree and its time.
 struct FabricLevel {
   std::string level;       // "nvlink" | "leaf" | "spine" | "dcn"
@@ -44,12 +37,9 @@ struct CollectiveCost {
   std::optional<double> bytes_per_link;  // ICI and single-level fabrics
   std::string bottleneck;                // GPU fabrics: the slowest level; empty on ICI
   std::vector<FabricLevel> levels;       // empty on ICI
-  std::vector<DerivationStep> steps;
+  Steps log;  // where the model records its derivation (numbers-only by default)
   bool latency_bound() const { return t_latency_s > t_bandwidth_s; }
 };
-
-// Replays a cost's derivation as steps of `r`, each label prefixed (e.g. "AllGather A: ").
-void record_steps(Result& r, const CollectiveCost& cost, const std::string& prefix = "");
 
 // ---- ICI (sharding.md) ----
 
@@ -69,8 +59,10 @@ struct IciLinks {
 
 // `bytes` is V: the array one group ends up holding (AllGather), or the unreduced buffer.
 // `ragged_k` (AllToAll only) scales the bandwidth term by min(k/N, 1).
+// Each model records its derivation into `log` as it computes (nothing when numbers-only).
 CollectiveCost ici_collective(CollectiveOp op, double bytes, const std::vector<RingAxis>& axes,
-                              const IciLinks& links, std::optional<double> ragged_k = {});
+                              const IciLinks& links, std::optional<double> ragged_k = {},
+                              const Steps& log = Steps());
 
 // ---- Switched fabrics (gpus.md) ----
 
@@ -84,7 +76,7 @@ struct SwitchedLevel {
 };
 
 CollectiveCost switched_collective(CollectiveOp op, double bytes, const SwitchedLevel& fabric,
-                                   std::optional<double> ragged_k = {});
+                                   std::optional<double> ragged_k = {}, const Steps& log = Steps());
 
 // NVLink nodes under an InfiniBand fat tree (leaf switches per scalable unit, then spines).
 struct FatTree {
@@ -100,6 +92,6 @@ struct FatTree {
 
 // Throws InputError (naming nodes / inner_axis_size) when the tree cannot hold the group.
 CollectiveCost fat_tree_collective(CollectiveOp op, double bytes, const FatTree& tree,
-                                   std::optional<double> ragged_k = {});
+                                   std::optional<double> ragged_k = {}, const Steps& log = Steps());
 
 }  // namespace scalelab

@@ -44,25 +44,21 @@ Rates read_rates(const Args& args) {
 }
 
 void work_steps(const Args& args, const Rates& rates, Result& r) {
-  double N = args.num("N"), D = args.num("D");
+  Expr N = r.sym("N", args.num("N")), D = r.sym("D", args.num("D"));
   bool remat = args.str("checkpointing") == "block";
   double per = remat ? 8 : 6;
   r.out("flops_per_param_per_token", per);
-  double flops = r.step("Training FLOPs", remat ? "8 N D" : "6 N D",
-                        tex(per) + " \\cdot " + tex(N) + " \\cdot " + tex(D), per * N * D, "FLOPs");
+  Expr flops = r.step("Training FLOPs", "\\text{FLOPs}", per * N * D, "FLOPs");
   r.out("train_flops", flops);
   if (rates.flops) {
-    r.out("t_s", r.step("Time at the peak rate", "\\text{FLOPs} / C", tex(flops) + " / " + tex(*rates.flops),
-                        flops / *rates.flops, "s"));
+    r.out("t_s", r.step("Time at the peak rate", "T", flops / r.sym("C", *rates.flops), "s"));
   } else {
     r.out_null("t_s");
   }
-  double bytes = args.num("bytes_per_param");
-  double weights = r.step("Weight bytes", "N \\cdot b", tex(N) + " \\cdot " + tex(bytes), N * bytes, "bytes");
+  Expr weights = r.step("Weight bytes", "\\text{bytes}_w", N * r.sym("b", args.num("bytes_per_param")), "bytes");
   r.out("weight_bytes", weights);
   if (rates.bandwidth) {
-    r.out("weight_read_s", r.step("Time to read every weight once", "N b / W", tex(weights) + " / " + tex(*rates.bandwidth),
-                                  weights / *rates.bandwidth, "s"));
+    r.out("weight_read_s", r.step("Time to read every weight once", "", weights / r.sym("W", *rates.bandwidth), "s"));
   } else {
     r.out_null("weight_read_s");
   }
@@ -76,45 +72,41 @@ void moe_steps(const Args& args, const Rates& rates, Result& r) {
   }
   out_opt(r, "moe_total_bytes", opt_mul(total, bytes));
   out_opt(r, "moe_active_bytes", opt_mul(active, bytes));
-  double ratio = total && active ? *total / *active : 1;
   if (!rates.flops || !rates.bandwidth) {
     r.out_null("critical_batch_tokens");
     return;
   }
+  Expr ratio = total && active ? r.sym("P_{total}", *total) / r.sym("P_{active}", *active) : Expr(1);
   r.out("critical_batch_tokens",
-        r.step("Tokens per step that hide reading every weight", "(C / W) \\cdot b \\cdot (P_{total}/P_{active}) / 2",
-               "(" + tex(*rates.flops) + " / " + tex(*rates.bandwidth) + ") \\cdot " + tex(bytes) + " \\cdot " +
-                   tex(ratio) + " / 2",
-               *rates.flops / *rates.bandwidth * bytes * ratio / 2, "tokens"));
+        r.step("Tokens per step that hide reading every weight", "B^*",
+               (r.sym("C", *rates.flops) / r.sym("W", *rates.bandwidth)) * r.sym("b", bytes) * ratio / 2, "tokens"));
 }
 
 void attention_steps(const Args& args, Result& r) {
-  double L = args.num("L");
-  r.out("attention_pairs_full", r.step("Query-key pairs, full attention", "L^2", tex(L) + "^2", L * L, "count"));
-  r.out("attention_pairs_causal", r.step("Query-key pairs, causal", "L (L + 1) / 2",
-                                         tex(L) + " \\cdot " + tex(L + 1) + " / 2", L * (L + 1) / 2, "count"));
+  Expr L = r.sym("L", args.num("L"));
+  r.out("attention_pairs_full", r.step("Query-key pairs, full attention", "", pow(L, 2), "count"));
+  r.out("attention_pairs_causal", r.step("Query-key pairs, causal", "", L * (L + 1) / 2, "count"));
   if (!args.given("window")) {
     r.out_null("attention_pairs_window");
     return;
   }
-  double w = args.num("window");
-  if (w > L) throw InputError("window", "must be ≤ L = " + plain(L) + ", got " + plain(w));
+  double window = args.num("window");
+  if (window > L.value()) throw InputError("window", "must be ≤ L = " + plain(L.value()) + ", got " + plain(window));
+  Expr w = r.sym("w", window);
   r.out("attention_pairs_window",
-        r.step("Query-key pairs, sliding window", "w (w + 1) / 2 + (L - w) w",
-               tex(w) + " \\cdot " + tex(w + 1) + " / 2 + " + tex(L - w) + " \\cdot " + tex(w),
-               w * (w + 1) / 2 + (L - w) * w, "count"));
+        r.step("Query-key pairs, sliding window", "", w * (w + 1) / 2 + (L - w) * w, "count"));
 }
 
 void loss_steps(const Args& args, Result& r) {
   LossCurve c = loss_curve(args);
-  double N = args.num("N"), D = args.num("D");
+  Expr N = r.sym("N", args.num("N")), D = r.sym("D", args.num("D"));
   r.out("curve", c.name);
   r.out("loss_constants", json{{"E", c.E}, {"A", c.A}, {"B", c.B}, {"alpha", c.alpha}, {"beta", c.beta}});
   r.out("loss", r.step(c.name == "chinchilla" ? "Loss (Hoffmann et al. 2022 parametric fit)" : "Loss (invented curve)",
-                       "E + A / N^{\\alpha} + B / D^{\\beta}",
-                       tex(c.E) + " + " + tex(c.A) + " / {" + tex(N) + "}^{" + tex(c.alpha) + "} + " + tex(c.B) + " / " +
-                           "{" + tex(D) + "}^{" + tex(c.beta) + "}",
-                       c.E + c.A / std::pow(N, c.alpha) + c.B / std::pow(D, c.beta), ""));
+                       "\\mathcal{L}",
+                       r.sym("E", c.E) + r.sym("A", c.A) / pow(N, r.sym("\\alpha", c.alpha)) +
+                           r.sym("B", c.B) / pow(D, r.sym("\\beta", c.beta)),
+                       ""));
   if (c.name == "invented") {
     r.warn("The \"invented\" loss curve's constants are made up for teaching: they are not measurements and must "
            "not be used to plan a real training run.");

@@ -13,9 +13,6 @@
 namespace scalelab {
 namespace {
 
-std::string times(double a, double b) { return tex(a) + " \\times " + tex(b); }
-std::string times(double a, double b, double c) { return times(a, b) + " \\times " + tex(c); }
-
 std::optional<double> served_kv_bytes_per_token(const Args& args, const std::optional<Model>& dims,
                                                 double kv_dtype_bytes) {
   if (args.has("kv_bytes_per_token")) return args.num("kv_bytes_per_token");
@@ -61,94 +58,80 @@ std::string largest_term(double t_weights, double t_math, std::optional<double> 
 
 std::string chips_text(double n) { return plain(n) + (n == 1 ? " chip" : " chips"); }
 
-double smallest_power_of_two_at_least(double x) {
-  double p = 1;
-  while (p < x) p *= 2;
-  return p;
-}
 
-void decode_bytes(const InferenceSetup& s, DecodeFigures& f, const StepLog& log) {
+void decode_bytes(const InferenceSetup& s, DecodeFigures& f, const Steps& log) {
   const ServedModel& m = s.model;
-  f.weight_bytes = log("Weight bytes", "\\text{bytes}_w = P \\, b_w", times(m.params_total, s.w),
-                       m.params_total * s.w, "bytes");
+  Expr b_w = log.sym("b_w", s.w);
+  Expr weights = log.step("Weight bytes", "\\text{bytes}_w", log.sym("P", m.params_total) * b_w, "bytes");
+  f.weight_bytes = weights.value();
   if (f.context > 0 && !m.kv_bytes_per_token) {
     throw InputError("kv_bytes_per_token",
                      "is required with a bare params count when context > 0 (KV-cache bytes per "
                      "token, all layers, K and V); or give a model");
   }
   f.kv_bytes_per_token = m.kv_bytes_per_token;
+  Expr per_token = log.sym("\\text{KV}_{tok}", m.kv_bytes_per_token.value_or(0));
   if (m.kv_bytes_per_token && !m.kv_given && m.dims) {
     const Model& d = *m.dims;
-    if (d.is_mla()) {
-      log("KV bytes per token (MLA latent)", "\\text{KV}_{tok} = L (r_{kv} + d_{rope}) \\, b_{kv}",
-          tex(d.L) + " \\times (" + tex(d.kv_lora_rank) + " + " + tex(d.qk_rope_head_dim) + ") \\times " +
-              tex(s.kv),
-          *m.kv_bytes_per_token, "bytes");
-    } else {
-      log("KV bytes per token", "\\text{KV}_{tok} = 2 L K H \\, b_{kv}",
-          "2 \\times " + times(d.L, d.K, d.H) + " \\times " + tex(s.kv), *m.kv_bytes_per_token, "bytes");
-    }
+    Expr L = log.sym("L", d.L), b_kv = log.sym("b_{kv}", s.kv);
+    Expr kv = d.is_mla() ? L * (log.sym("r_{kv}", d.kv_lora_rank) + log.sym("d_{rope}", d.qk_rope_head_dim)) * b_kv
+                         : 2 * L * log.sym("K", d.K) * log.sym("H", d.H) * b_kv;
+    // The figure itself comes from model_math (one source); the step shows its formula.
+    per_token = log.step(d.is_mla() ? "KV bytes per token (MLA latent)" : "KV bytes per token",
+                         "\\text{KV}_{tok}", kv, "bytes");
   }
-  double per_token = m.kv_bytes_per_token.value_or(0);
-  f.kv_bytes_per_sequence = log("KV bytes per sequence", "\\text{KV}_{seq} = \\text{KV}_{tok} \\, S",
-                                times(per_token, f.context), per_token * f.context, "bytes");
-  f.kv_bytes_total = log("KV bytes of the batch", "\\text{KV} = B \\, \\text{KV}_{seq}",
-                         times(f.batch, f.kv_bytes_per_sequence), f.batch * f.kv_bytes_per_sequence, "bytes");
-  f.total_bytes =
-      log("Bytes read per step", "\\text{bytes}_w + \\text{KV}",
-          tex(f.weight_bytes) + " + " + tex(f.kv_bytes_total), f.weight_bytes + f.kv_bytes_total, "bytes");
-  f.flops = log("FLOPs per step (attention FLOPs ignored)", "2 P_{active} B",
-                "2 \\times " + times(m.params_active, f.batch), 2 * m.params_active * f.batch, "FLOPs");
+  Expr per_seq = log.step("KV bytes per sequence", "\\text{KV}_{seq}", per_token * log.sym("S", f.context), "bytes");
+  f.kv_bytes_per_sequence = per_seq.value();
+  Expr batch = log.sym("B", f.batch);
+  Expr kv_total = log.step("KV bytes of the batch", "\\text{KV}", batch * per_seq, "bytes");
+  f.kv_bytes_total = kv_total.value();
+  f.total_bytes = log.step("Bytes read per step", "\\text{bytes}", weights + kv_total, "bytes").value();
+  f.flops = log.step("FLOPs per step (attention FLOPs ignored)", "\\text{FLOPs}",
+                     2 * log.sym("P_{active}", m.params_active) * batch, "FLOPs").value();
 }
 
-void decode_times(const InferenceSetup& s, DecodeFigures& f, const StepLog& log) {
-  double n = f.chips;
-  std::string nW = "(" + times(n, s.W) + ")";
-  f.t_weights_s = log("Weight load time", "T_w = \\text{bytes}_w / (n W_{hbm})",
-                      tex(f.weight_bytes) + " / " + nW, f.weight_bytes / (n * s.W), "s");
-  f.t_kv_s = log("KV load time", "T_{kv} = \\text{KV} / (n W_{hbm})", tex(f.kv_bytes_total) + " / " + nW,
-                 f.kv_bytes_total / (n * s.W), "s");
-  f.t_math_s = log("Math time", "T_{math} = \\text{FLOPs} / (n C)",
-                   tex(f.flops) + " / (" + times(n, s.C) + ")", f.flops / (n * s.C), "s");
+void decode_times(const InferenceSetup& s, DecodeFigures& f, const Steps& log) {
+  Expr n = log.sym("n", f.chips), W = log.sym("W_{hbm}", s.W);
+  f.t_weights_s = log.step("Weight load time", "T_w", log.sym("\\text{bytes}_w", f.weight_bytes) / (n * W), "s").value();
+  f.t_kv_s = log.step("KV load time", "T_{kv}", log.sym("\\text{KV}", f.kv_bytes_total) / (n * W), "s").value();
+  f.t_math_s = log.step("Math time", "T_{math}", log.sym("\\text{FLOPs}", f.flops) / (n * log.sym("C", s.C)), "s").value();
 }
 
-void ws2d_split(const InferenceSetup& s, DecodeFigures& f, const StepLog& log) {
+void ws2d_split(const InferenceSetup& s, DecodeFigures& f, const Steps& log) {
   const Model& d = *s.model.dims;
-  double F = s.model.mlp_width(), n = f.chips;
-  double x = std::clamp(std::sqrt(n * d.D / (2 * F)), 1.0, n);
-  f.ws2d_x = log("2D weight-stationary X (optimum, clamped to [1, N])", "X = \\sqrt{N D / (2F)}",
-                 "\\sqrt{" + times(n, d.D) + " / (2 \\times " + tex(F) + ")}", x, "chips");
-  f.ws2d_yz = log("2D weight-stationary YZ", "YZ = N / X", tex(n) + " / " + tex(x), n / x, "chips");
+  Expr N = log.sym("N", f.chips);
+  Expr x = log.step("2D weight-stationary X (optimum, clamped to [1, N])", "X",
+                    min(max(sqrt(N * log.sym("D", d.D) / (2 * log.sym("F", s.model.mlp_width()))), 1), N), "chips");
+  f.ws2d_x = x.value();
+  f.ws2d_yz = log.step("2D weight-stationary YZ", "YZ", N / x, "chips").value();
 }
 
-void mlp_comm(const InferenceSetup& s, DecodeFigures& f, const ParallelFabric& fabric, const StepLog& log) {
+void mlp_comm(const InferenceSetup& s, DecodeFigures& f, const ParallelFabric& fabric, const Steps& log) {
   const Model& d = *s.model.dims;
-  double n = f.chips, B = f.batch, M = s.axes_tp, Wici = fabric.bytes_per_s, F = s.model.mlp_width();
-  double mlp;
-  if (n == 1) {
-    mlp = log("MLP collectives (one chip: none)", "T_{comm}^{MLP} = 0", "0", 0, "s");
+  Expr B = log.sym("B", f.batch), D = log.sym("D", d.D), F = log.sym("F", s.model.mlp_width());
+  Expr b_a = log.sym("b_a", s.a), W = log.sym("W_{ici}", fabric.bytes_per_s);
+  Expr mlp = 0;
+  if (f.chips == 1) {
+    mlp = log.step("MLP collectives (one chip: none)", "T_{comm}^{MLP}", 0, "s");
   } else if (s.ws2d) {
-    double x = *f.ws2d_x, yz = *f.ws2d_yz;
-    mlp = log("MLP collectives, 2D weight-stationary, over " + fabric.name,
-              "b_a B D / (X W_{ici}) + 2 b_a B F / (YZ \\, W_{ici})",
-              times(s.a, B, d.D) + " / (" + times(x, Wici) + ") + 2 \\times " + times(s.a, B, F) + " / (" +
-                  times(yz, Wici) + ")",
-              s.a * B * d.D / (x * Wici) + 2 * s.a * B * F / (yz * Wici), "s");
+    Expr x = log.sym("X", *f.ws2d_x), yz = log.sym("YZ", *f.ws2d_yz);
+    mlp = log.step(log.on() ? "MLP collectives, 2D weight-stationary, over " + fabric.name : "", "T_{comm}^{MLP}",
+                   b_a * B * D / (x * W) + 2 * b_a * B * F / (yz * W), "s");
   } else {
-    mlp = log("MLP collectives (AllGather + ReduceScatter) over " + fabric.name, "2 b_a B D / (M W_{ici})",
-              "2 \\times " + times(s.a, B, d.D) + " / (" + times(M, Wici) + ")",
-              2 * s.a * B * d.D / (M * Wici), "s");
+    mlp = log.step(log.on() ? "MLP collectives (AllGather + ReduceScatter) over " + fabric.name : "",
+                   "T_{comm}^{MLP}", 2 * b_a * B * D / (log.sym("M", s.axes_tp) * W), "s");
   }
-  f.mlp_t_comm_s = mlp;
-  f.t_comm_s = log("Comms time per step (attention's collectives ≈ the MLP's)",
-                   "T_{comm} = 2 L \\, T_{comm}^{MLP}", "2 \\times " + times(d.L, mlp), 2 * d.L * mlp, "s");
+  f.mlp_t_comm_s = mlp.value();
+  f.t_comm_s = log.step("Comms time per step (attention's collectives ≈ the MLP's)", "T_{comm}",
+                        2 * log.sym("L", d.L) * mlp, "s").value();
 }
 
-void comm_latency(DecodeFigures& f, const ParallelFabric& fabric, const StepLog& log) {
+void comm_latency(DecodeFigures& f, const ParallelFabric& fabric, const Steps& log) {
   if (f.chips == 1 || !fabric.hop_latency_s) return;
-  double threshold = log("Latency-bound below (whole activation buffer)", "n \\, W_{link} \\, t_{hop}",
-                         times(f.chips, fabric.link_bytes_per_s, *fabric.hop_latency_s),
-                         f.chips * fabric.link_bytes_per_s * *fabric.hop_latency_s, "bytes");
+  double threshold = log.step("Latency-bound below (whole activation buffer)", "V_{lat}",
+                              log.sym("n", f.chips) * log.sym("W_{link}", fabric.link_bytes_per_s) *
+                                  log.sym("t_{hop}", *fabric.hop_latency_s),
+                              "bytes").value();
   f.comm_latency_bound_below_bytes = threshold;
   f.comm_regime = *f.activation_bytes < threshold ? "latency" : "bandwidth";
   if (*f.comm_regime == "latency") {
@@ -159,15 +142,15 @@ void comm_latency(DecodeFigures& f, const ParallelFabric& fabric, const StepLog&
   }
 }
 
-void decode_comm(const InferenceSetup& s, DecodeFigures& f, const StepLog& log) {
+void decode_comm(const InferenceSetup& s, DecodeFigures& f, const Steps& log) {
   if (!s.model.dims) return;
   const Model& d = *s.model.dims;
-  double F = s.model.mlp_width(), M = s.axes_tp;
-  f.activation_bytes = log("Activation buffer of one collective", "B D \\, b_a", times(f.batch, d.D, s.a),
-                           f.batch * d.D * s.a, "bytes");
-  f.ws2d_crossover_chips =
-      log("Chips above which 2D weight-stationary beats 1D", "2 F M^2 / D",
-          "2 \\times " + tex(F) + " \\times " + tex(M) + "^2 / " + tex(d.D), 2 * F * M * M / d.D, "chips");
+  Expr D = log.sym("D", d.D);
+  f.activation_bytes = log.step("Activation buffer of one collective", "V",
+                                log.sym("B", f.batch) * D * log.sym("b_a", s.a), "bytes").value();
+  f.ws2d_crossover_chips = log.step("Chips above which 2D weight-stationary beats 1D", "N_{2D}",
+                                    2 * log.sym("F", s.model.mlp_width()) * pow(log.sym("M", s.axes_tp), 2) / D,
+                                    "chips").value();
   if (s.ws2d) ws2d_split(s, f, log);
   auto fabric = model_parallel_fabric(*s.chip, f.chips);
   if (!fabric) {
@@ -183,28 +166,25 @@ void decode_comm(const InferenceSetup& s, DecodeFigures& f, const StepLog& log) 
   comm_latency(f, *fabric, log);
 }
 
-void decode_step_time(DecodeFigures& f, const StepLog& log) {
-  double comm = f.t_comm_s.value_or(0);
-  double mlp = std::max({f.t_math_s, f.t_weights_s, comm});
-  f.step_s =
-      log("Step time", "T_{step} = T_{kv} + \\max(T_{math}, T_w, T_{comm})",
-          tex(f.t_kv_s) + " + \\max(" + tex(f.t_math_s) + ", " + tex(f.t_weights_s) + ", " + tex(comm) + ")",
-          f.t_kv_s + mlp, "s");
+void decode_step_time(DecodeFigures& f, const Steps& log) {
+  Expr t_math = log.sym("T_{math}", f.t_math_s), t_w = log.sym("T_w", f.t_weights_s);
+  Expr t_comm = log.sym("T_{comm}", f.t_comm_s.value_or(0)), t_kv = log.sym("T_{kv}", f.t_kv_s);
+  Expr mlp = max(t_math, t_w, t_comm);
+  Expr step = log.step("Step time", "T_{step}", t_kv + mlp, "s");
+  f.step_s = step.value();
   f.mlp_bound = largest_term(f.t_weights_s, f.t_math_s, f.t_comm_s);
-  f.bound = f.mlp_bound == "memory" || f.t_kv_s >= mlp ? "memory" : f.mlp_bound;
-  f.tokens_per_s = log("Tokens per second (slice)", "B / T_{step}", tex(f.batch) + " / " + tex(f.step_s),
-                       f.batch / f.step_s, "tokens/s");
-  f.tokens_per_s_per_chip =
-      log("Tokens per second per chip", "B / (T_{step} \\, n)", tex(f.tokens_per_s) + " / " + tex(f.chips),
-          f.tokens_per_s / f.chips, "tokens/s");
+  f.bound = f.mlp_bound == "memory" || f.t_kv_s >= mlp.value() ? "memory" : f.mlp_bound;
+  Expr per_s = log.step("Tokens per second (slice)", "", log.sym("B", f.batch) / step, "tokens/s");
+  f.tokens_per_s = per_s.value();
+  f.tokens_per_s_per_chip = log.step("Tokens per second per chip", "", per_s / log.sym("n", f.chips), "tokens/s").value();
 }
 
-void decode_fit_warnings(const DecodeFigures& f, double free_raw, const StepLog& log) {
+void decode_fit_warnings(const DecodeFigures& f, double free_raw, const Steps& log) {
   if (free_raw <= 0) {
     log.warn("The weights alone (" + plain(canonical(f.weight_bytes)) + " bytes) exceed the HBM of " +
              chips_text(f.chips) + " (" + plain(canonical(f.slice_hbm_bytes)) +
-             " bytes): they need at least " + plain(f.min_chips) +
-             " chips; free HBM is shown as 0 and nothing fits.");
+             " bytes): they need at least " + plain(f.min_chips) + " chips. HBM falls short by " +
+             plain(canonical(-free_raw)) + " bytes (free_hbm_bytes is negative) and nothing fits.");
     return;
   }
   if (f.fits) return;
@@ -222,75 +202,62 @@ void decode_fit_warnings(const DecodeFigures& f, double free_raw, const StepLog&
            "-chip slice). The times are what the step would take if it fit.");
 }
 
-void decode_fit(const InferenceSetup& s, DecodeFigures& f, const StepLog& log) {
-  double hbm = s.chip->need(&Chip::hbm_bytes, "the weights and the KV cache must fit in it"), n = f.chips;
-  f.slice_hbm_bytes = log("HBM of the slice", "n \\, \\text{HBM}", times(n, hbm), n * hbm, "bytes");
-  f.slice_hbm_bytes_per_s = log("HBM bandwidth of the slice", "n W_{hbm}", times(n, s.W), n * s.W, "bytes/s");
-  f.slice_flops_per_s = log("FLOP/s of the slice", "n C", times(n, s.C), n * s.C, "FLOP/s");
-  double free_raw = f.slice_hbm_bytes - f.weight_bytes;
-  f.free_hbm_bytes =
-      log("HBM left for KV caches", "\\max(0, n \\, \\text{HBM} - \\text{bytes}_w)",
-          tex(f.slice_hbm_bytes) + " - " + tex(f.weight_bytes), std::max(0.0, free_raw), "bytes");
+void decode_fit(const InferenceSetup& s, DecodeFigures& f, const Steps& log) {
+  double hbm_per_chip = s.chip->need(&Chip::hbm_bytes, "the weights and the KV cache must fit in it");
+  Expr n = log.sym("n", f.chips), hbm = log.sym("\\text{HBM}", hbm_per_chip);
+  Expr slice = log.step("HBM of the slice", "\\text{HBM}_{slice}", n * hbm, "bytes");
+  f.slice_hbm_bytes = slice.value();
+  f.slice_hbm_bytes_per_s = log.step("HBM bandwidth of the slice", "", n * log.sym("W_{hbm}", s.W), "bytes/s").value();
+  f.slice_flops_per_s = log.step("FLOP/s of the slice", "", n * log.sym("C", s.C), "FLOP/s").value();
+  // Negative when the weights alone do not fit: the margin says by how much (fits is false).
+  Expr weights = log.sym("\\text{bytes}_w", f.weight_bytes);
+  Expr free = log.step("HBM left for KV caches", "\\text{free}", slice - weights, "bytes");
+  f.free_hbm_bytes = free.value();
   if (f.context > 0 && f.kv_bytes_per_sequence > 0) {
-    f.max_batch =
-        log("Largest batch that fits", "\\lfloor \\text{free} / \\text{KV}_{seq} \\rfloor",
-            "\\lfloor " + tex(f.free_hbm_bytes) + " / " + tex(f.kv_bytes_per_sequence) + " \\rfloor",
-            tolerant_floor(f.free_hbm_bytes / f.kv_bytes_per_sequence), "sequences");
+    f.max_batch = free.value() <= 0 ? 0
+                                    : log.step("Largest batch that fits", "B_{max}",
+                                               floor(free / log.sym("\\text{KV}_{seq}", f.kv_bytes_per_sequence)),
+                                               "sequences").value();
   }
-  f.chips_for_weights = log("Chips to hold the weights", "\\text{bytes}_w / \\text{HBM}",
-                            tex(f.weight_bytes) + " / " + tex(hbm), f.weight_bytes / hbm, "chips");
-  f.min_chips =
-      log("Whole chips to hold the weights", "\\lceil \\text{bytes}_w / \\text{HBM} \\rceil",
-          "\\lceil " + tex(f.chips_for_weights) + " \\rceil", tolerant_ceil(f.chips_for_weights), "chips");
-  f.chips_for_batch =
-      log("Chips to hold weights + this batch's KV", "(\\text{bytes}_w + \\text{KV}) / \\text{HBM}",
-          tex(f.total_bytes) + " / " + tex(hbm), f.total_bytes / hbm, "chips");
-  f.min_chips_for_batch =
-      log("Whole chips to hold weights + KV", "\\lceil (\\text{bytes}_w + \\text{KV}) / \\text{HBM} \\rceil",
-          "\\lceil " + tex(f.chips_for_batch) + " \\rceil", tolerant_ceil(f.chips_for_batch), "chips");
-  f.min_slice_chips = log("Smallest power-of-two slice that holds them",
-                          "2^{\\lceil \\log_2 \\lceil "
-                          "\\text{chips} \\rceil \\rceil}",
-                          "2^{\\lceil \\log_2 " + tex(f.min_chips_for_batch) + " \\rceil}",
-                          smallest_power_of_two_at_least(f.min_chips_for_batch), "chips");
+  Expr for_weights = log.step("Chips to hold the weights", "n_w", weights / hbm, "chips");
+  f.chips_for_weights = for_weights.value();
+  f.min_chips = log.step("Whole chips to hold the weights", "", ceil(for_weights), "chips").value();
+  Expr for_batch = log.step("Chips to hold weights + this batch's KV", "n_{w+kv}",
+                            log.sym("\\text{bytes}", f.total_bytes) / hbm, "chips");
+  f.chips_for_batch = for_batch.value();
+  Expr whole = log.step("Whole chips to hold weights + KV", "", ceil(for_batch), "chips");
+  f.min_chips_for_batch = whole.value();
+  f.min_slice_chips = log.step("Smallest power-of-two slice that holds them", "",
+                               pow(2, ceil(log2(whole))), "chips").value();
   f.fits = f.total_bytes <= f.slice_hbm_bytes * (1 + 1e-12);
-  decode_fit_warnings(f, free_raw, log);
+  decode_fit_warnings(f, free.value(), log);
 }
 
-void decode_matmul(const InferenceSetup& s, DecodeFigures& f, const StepLog& log) {
+void decode_matmul(const InferenceSetup& s, DecodeFigures& f, const Steps& log) {
   if (!s.model.dims) return;
-  double D = s.model.dims->D, F = s.model.mlp_width(), n = f.chips, B = f.batch;
-  f.matmul_t_math_s =
-      log("One D×F matmul: math", "2 B D F / (n C)",
-          "2 \\times " + times(B, D, F) + " / (" + times(n, s.C) + ")", 2 * B * D * F / (n * s.C), "s");
-  f.matmul_t_weights_s = log("One D×F matmul: weight load", "b_w D F / (n W_{hbm})",
-                             times(s.w, D, F) + " / (" + times(n, s.W) + ")", s.w * D * F / (n * s.W), "s");
-  auto fabric = model_parallel_fabric(*s.chip, n);
+  Expr D = log.sym("D", s.model.dims->D), F = log.sym("F", s.model.mlp_width()), n = log.sym("n", f.chips);
+  Expr B = log.sym("B", f.batch), C = log.sym("C", s.C), W = log.sym("W_{hbm}", s.W);
+  Expr b_w = log.sym("b_w", s.w), b_a = log.sym("b_a", s.a);
+  f.matmul_t_math_s = log.step("One D×F matmul: math", "", 2 * B * D * F / (n * C), "s").value();
+  f.matmul_t_weights_s = log.step("One D×F matmul: weight load", "", b_w * D * F / (n * W), "s").value();
+  auto fabric = model_parallel_fabric(*s.chip, f.chips);
   if (fabric) {
-    double M = s.axes_tp;
+    Expr M = log.sym("M", s.axes_tp), W_ici = log.sym("W_{ici}", fabric->bytes_per_s);
+    Expr comm = f.chips == 1 ? Expr(0) : log.sym("V", *f.activation_bytes) / (M * W_ici);
     f.matmul_t_comm_s =
-        log("One D×F matmul: activation collective over " + fabric->name, "B D \\, b_a / (M W_{ici})",
-            tex(*f.activation_bytes) + " / (" + times(M, fabric->bytes_per_s) + ")",
-            n == 1 ? 0 : *f.activation_bytes / (M * fabric->bytes_per_s), "s");
-    f.max_model_parallelism = log(
-        "Model-parallel width before " + fabric->name + " outlasts the matmul",
-        "M F \\max\\left(\\frac{2 W_{ici}}{b_a C}, \\frac{b_w W_{ici}}{b_a B W_{hbm}}\\right)",
-        times(M, F) + " \\times \\max(" + tex(2 * fabric->bytes_per_s / (s.a * s.C)) + ", " +
-            tex(s.w * fabric->bytes_per_s / (s.a * B * s.W)) + ")",
-        M * F * std::max(2 * fabric->bytes_per_s / (s.a * s.C), s.w * fabric->bytes_per_s / (s.a * B * s.W)),
-        "chips");
+        log.step(log.on() ? "One D×F matmul: activation collective over " + fabric->name : "", "", comm, "s").value();
+    f.max_model_parallelism =
+        log.step(log.on() ? "Model-parallel width before " + fabric->name + " outlasts the matmul" : "", "",
+                 M * F * max(frac(2 * W_ici, b_a * C), frac(b_w * W_ici, b_a * B * W)), "chips").value();
   }
   f.matmul_bound = largest_term(*f.matmul_t_weights_s, *f.matmul_t_math_s, f.matmul_t_comm_s);
 }
 
-void decode_limits(const InferenceSetup& s, DecodeFigures& f, const StepLog& log) {
+void decode_limits(const InferenceSetup& s, DecodeFigures& f, const Steps& log) {
   double ratio = s.model.experts_per_active();
-  std::string formula =
-      ratio == 1 ? "B^* = C \\, b_w / (2 W_{hbm})" : "B^* = \\frac{C \\, b_w}{2 W_{hbm}} \\cdot \\frac{E}{k}";
-  std::string sub = tex(s.C) + " \\times " + tex(s.w) + " / (2 \\times " + tex(s.W) + ")" +
-                    (ratio == 1 ? "" : " \\times " + tex(ratio));
-  f.critical_batch =
-      log("Critical batch (B ≪ D, F)", formula, sub, s.C * s.w / (2 * s.W) * ratio, "sequences");
+  Expr B = frac(log.sym("C", s.C) * log.sym("b_w", s.w), 2 * log.sym("W_{hbm}", s.W));
+  if (ratio != 1) B = B * frac(log.sym("E", s.model.dims->E), log.sym("k", s.model.dims->k));
+  f.critical_batch = log.step("Critical batch (B ≪ D, F)", "B^*", B, "sequences").value();
 }
 
 // The batches where the verdict of the weight matmuls and of the reads change. The math and the
@@ -298,40 +265,38 @@ void decode_limits(const InferenceSetup& s, DecodeFigures& f, const StepLog& log
 // T_w B / T; the first to cross binds the matmuls above that batch (exact for the engine's own
 // terms, where critical_batch is the B << D, F shorthand). The KV reads grow with the batch too
 // and equal the weight reads at bytes_w / KV_seq.
-void decode_flips(DecodeFigures& f, const StepLog& log) {
+void decode_flips(DecodeFigures& f, const Steps& log) {
   double comm = f.t_comm_s.value_or(0);
   bool comms_first = comm > f.t_math_s;
   double rising = comms_first ? comm : f.t_math_s;
   if (rising > 0) {
-    f.mlp_flip_batch = log(comms_first ? "Batch where the comms overtake the weight load (matmuls turn comms-bound)"
-                                       : "Batch where the math overtakes the weight load (matmuls turn compute-bound)",
-                           comms_first ? "B_{flip} = T_w \\, B / T_{comm}" : "B_{flip} = T_w \\, B / T_{math}",
-                           times(f.t_weights_s, f.batch) + " / " + tex(rising), f.t_weights_s * f.batch / rising,
-                           "sequences");
+    Expr T_w = log.sym("T_w", f.t_weights_s), B = log.sym("B", f.batch);
+    Expr T = log.sym(comms_first ? "T_{comm}" : "T_{math}", rising);
+    f.mlp_flip_batch = log.step(comms_first ? "Batch where the comms overtake the weight load (matmuls turn comms-bound)"
+                                            : "Batch where the math overtakes the weight load (matmuls turn compute-bound)",
+                                "B_{flip}", T_w * B / T, "sequences").value();
     f.mlp_bound_above_flip = comms_first ? "comms" : "compute";
   }
   if (f.kv_bytes_per_sequence > 0) {
-    f.kv_crossover_batch = log("Batch where the KV reads equal the weight reads",
-                               "B_{kv} = \\text{bytes}_w / \\text{KV}_{seq}",
-                               tex(f.weight_bytes) + " / " + tex(f.kv_bytes_per_sequence),
-                               f.weight_bytes / f.kv_bytes_per_sequence, "sequences");
+    f.kv_crossover_batch = log.step("Batch where the KV reads equal the weight reads", "B_{kv}",
+                                    log.sym("\\text{bytes}_w", f.weight_bytes) / log.sym("\\text{KV}_{seq}", f.kv_bytes_per_sequence),
+                                    "sequences").value();
   }
 }
 
-void decode_attention(const InferenceSetup& s, DecodeFigures& f, const StepLog& log) {
+void decode_attention(const InferenceSetup& s, DecodeFigures& f, const Steps& log) {
   const ServedModel& m = s.model;
   if (!m.dims || m.dims->is_mla() || !m.kv_bytes_per_token) return;
   const Model& d = *m.dims;
-  double S = f.context, NH = d.N * d.H, kv_layer = *m.kv_bytes_per_token / d.L;
-  f.attention_intensity = log(
-      "Decode attention intensity (fused, per layer)",
-      "\\frac{4 S N H}{S \\, \\text{KV}_{tok}/L + 2 b_a N H}",
-      "\\frac{4 \\times " + times(S, NH) + "}{" + times(S, kv_layer) + " + 2 \\times " + times(s.a, NH) + "}",
-      S * 4 * NH / (S * kv_layer + 2 * s.a * NH), "FLOPs/byte");
+  Expr S = log.sym("S", f.context), NH = log.sym("N", d.N) * log.sym("H", d.H);
+  Expr kv_layer = log.sym("\\text{KV}_{tok}", *m.kv_bytes_per_token) / log.sym("L", d.L);
+  f.attention_intensity = log.step("Decode attention intensity (fused, per layer)", "",
+                                   frac(4 * S * NH, S * kv_layer + 2 * log.sym("b_a", s.a) * NH), "FLOPs/byte")
+                              .value();
   f.attention_bound = *f.attention_intensity >= s.C / s.W ? "compute" : "memory";
 }
 
-void decode_sharding_warnings(const InferenceSetup& s, const DecodeFigures& f, const StepLog& log) {
+void decode_sharding_warnings(const InferenceSetup& s, const DecodeFigures& f, const Steps& log) {
   if (!s.model.dims) return;
   const Model& d = *s.model.dims;
   if (f.context > 0 && !d.is_mla() && f.chips > d.K * f.batch) {
@@ -353,16 +318,6 @@ void decode_sharding_warnings(const InferenceSetup& s, const DecodeFigures& f, c
 }
 
 }  // namespace
-
-double tolerant_floor(double x) {
-  double r = std::round(x);
-  return std::fabs(x - r) <= 1e-9 * std::max(1.0, std::fabs(x)) ? r : std::floor(x);
-}
-
-double tolerant_ceil(double x) {
-  double r = std::round(x);
-  return std::fabs(x - r) <= 1e-9 * std::max(1.0, std::fabs(x)) ? r : std::ceil(x);
-}
 
 std::optional<ParallelFabric> model_parallel_fabric(const Chip& chip, double chips) {
   if (chip.is_tpu()) {
@@ -426,33 +381,30 @@ void check_axes_tp(const InferenceSetup& s, double chips, const std::string& par
 }
 
 PrefillFigures prefill_step(const InferenceSetup& s, double tokens, double chips, double mfu,
-                            const StepLog& log) {
+                            const Steps& log) {
   const ServedModel& m = s.model;
   PrefillFigures f;
   f.tokens = tokens;
-  f.flops = log("Prefill FLOPs (attention FLOPs ignored)", "2 P_{active} T",
-                "2 \\times " + times(m.params_active, tokens), 2 * m.params_active * tokens, "FLOPs");
-  f.t_math_s = log("Prefill math time", "T_{math} = \\text{FLOPs} / (n C \\cdot \\text{MFU})",
-                   tex(f.flops) + " / (" + times(chips, s.C, mfu) + ")", f.flops / (chips * s.C * mfu), "s");
-  f.t_weights_s = log("Prefill weight load time", "T_w = P \\, b_w / (n W_{hbm})",
-                      times(m.params_total, s.w) + " / (" + times(chips, s.W) + ")",
-                      m.params_total * s.w / (chips * s.W), "s");
-  f.t_s = log("Prefill time", "\\max(T_{math}, T_w)",
-              "\\max(" + tex(f.t_math_s) + ", " + tex(f.t_weights_s) + ")",
-              std::max(f.t_math_s, f.t_weights_s), "s");
+  Expr T = log.sym("T", tokens), n = log.sym("n", chips), C = log.sym("C", s.C), W = log.sym("W_{hbm}", s.W);
+  Expr flops = log.step("Prefill FLOPs (attention FLOPs ignored)", "\\text{FLOPs}",
+                        2 * log.sym("P_{active}", m.params_active) * T, "FLOPs");
+  f.flops = flops.value();
+  Expr t_math = log.step("Prefill math time", "T_{math}", flops / (n * C * log.sym("\\text{MFU}", mfu)), "s");
+  Expr t_w = log.step("Prefill weight load time", "T_w", log.sym("P", m.params_total) * log.sym("b_w", s.w) / (n * W), "s");
+  f.t_math_s = t_math.value();
+  f.t_weights_s = t_w.value();
+  f.t_s = log.step("Prefill time", "T", max(t_math, t_w), "s").value();
   f.bound = f.t_math_s >= f.t_weights_s ? "compute" : "memory";
   if (!m.dims) return f;
   const Model& d = *m.dims;
-  f.activation_bytes =
-      log("One residual activation", "T D \\, b_a", times(tokens, d.D, s.a), tokens * d.D * s.a, "bytes");
+  Expr b_a = log.sym("b_a", s.a);
+  f.activation_bytes = log.step("One residual activation", "", T * log.sym("D", d.D) * b_a, "bytes").value();
   if (d.is_mla() || !m.kv_bytes_per_token) return f;
-  double NH = d.N * d.H, kv_layer = *m.kv_bytes_per_token / d.L;
-  f.attention_critical_length =
-      log("Prompt length where self-attention turns compute-bound",
-          "\\frac{C}{W_{hbm}} \\cdot \\frac{2 b_a N H + \\text{KV}_{tok}/L}{4 N H}",
-          "\\frac{" + tex(s.C) + "}{" + tex(s.W) + "} \\cdot \\frac{2 \\times " + times(s.a, NH) + " + " +
-              tex(kv_layer) + "}{4 \\times " + tex(NH) + "}",
-          s.C / s.W * (2 * s.a * NH + kv_layer) / (4 * NH), "tokens");
+  Expr NH = log.sym("N", d.N) * log.sym("H", d.H);
+  Expr kv_layer = log.sym("\\text{KV}_{tok}", *m.kv_bytes_per_token) / log.sym("L", d.L);
+  f.attention_critical_length = log.step("Prompt length where self-attention turns compute-bound", "",
+                                         frac(C, W) * frac(2 * b_a * NH + kv_layer, 4 * NH), "tokens")
+                                    .value();
   return f;
 }
 
@@ -467,7 +419,7 @@ void output_prefill(const PrefillFigures& f, Result& r) {
 }
 
 DecodeFigures decode_step(const InferenceSetup& s, double batch, double chips, double context,
-                          const StepLog& log) {
+                          const Steps& log) {
   DecodeFigures f;
   f.batch = batch;
   f.chips = chips;

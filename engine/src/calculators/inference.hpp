@@ -13,20 +13,6 @@
 
 namespace scalelab {
 
-// Records a derivation step when a Result is attached (the calculator's own configuration);
-// without one (sweep points) it only returns the value.
-struct StepLog {
-  Result* result = nullptr;
-  double operator()(const std::string& label, const std::string& formula, const std::string& substituted,
-                    double value, const std::string& unit) const {
-    if (result) result->step(label, formula, substituted, value, unit);
-    return value;
-  }
-  void warn(const std::string& message) const {
-    if (result) result->warn(message);
-  }
-};
-
 // What is served: a parameter count, and the model's dimensions unless it is a bare `params`.
 struct ServedModel {
   double params_total = 0;
@@ -72,7 +58,7 @@ struct PrefillFigures {
 };
 
 PrefillFigures prefill_step(const InferenceSetup& s, double tokens, double chips, double mfu,
-                            const StepLog& log);
+                            const Steps& log);
 void output_prefill(const PrefillFigures& f, Result& r);
 
 struct DecodeFigures {
@@ -103,7 +89,7 @@ struct DecodeFigures {
 
 // One decode step of `batch` sequences of `context` tokens on `chips` chips.
 DecodeFigures decode_step(const InferenceSetup& s, double batch, double chips, double context,
-                          const StepLog& log);
+                          const Steps& log);
 void output_decode(const DecodeFigures& f, Result& r);
 // Warns about inputs given but without effect (kv_dtype beside kv_bytes_per_token, …).
 void warn_ignored_inputs(const Args& args, Result& r);
@@ -112,9 +98,6 @@ void check_slice_topology(const InferenceSetup& s, double chips, Result& r);
 // Refuses axes_tp above the chip count (`param` names the chips input that was too small).
 void check_axes_tp(const InferenceSetup& s, double chips, const std::string& param);
 
-// floor/ceil that treat values within 1e-9 (relative) of an integer as that integer.
-double tolerant_floor(double x);
-double tolerant_ceil(double x);
 
 // Parameters shared by the inference calculators (schemas: unit, default, range, doc).
 std::vector<Param> served_model_params();

@@ -90,6 +90,12 @@ void time_layout(const LayoutProblem& p, LayoutEval& e) {
   double fwd = std::max({fwd_math, fwd_x, tp_pass, pp_pass});
   double bwd = std::max({bwd_math, bwd_x, tp_pass, pp_pass});
   double bubble = (e.microbatches + e.pp - 1) / e.microbatches;
+  e.fwd_math_s = fwd_math;
+  e.bwd_math_s = bwd_math;
+  e.fwd_gather_s = fwd_x;
+  e.bwd_gather_s = bwd_x;
+  e.tp_pass_s = tp_pass;
+  e.pp_pass_s = pp_pass;
   e.t_math_s = fwd_math + bwd_math;
   e.t_data_parallel_s = fwd_x + bwd_x;
   e.t_tp_s = 2 * tp_pass;

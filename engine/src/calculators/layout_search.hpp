@@ -51,6 +51,8 @@ struct LayoutEval {
   double t_dcn_s = 0;           // the part of it that crosses DCN between pods
   double t_tp_s = 0;            // TP activation collectives per step
   double t_pp_s = 0;            // pipeline sends per step
+  // The terms of one step: each pass takes its slowest term (math and collectives overlap).
+  double fwd_math_s = 0, bwd_math_s = 0, fwd_gather_s = 0, bwd_gather_s = 0, tp_pass_s = 0, pp_pass_s = 0;
   double bubble_fraction = 0;
   double state_bytes_per_chip = 0, activation_bytes_per_chip = 0, bytes_per_chip = 0;
   Term dominant = Term::compute;

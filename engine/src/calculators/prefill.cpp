@@ -10,7 +10,7 @@ namespace {
 
 void compute(const Args& args, Result& r) {
   InferenceSetup setup = inference_setup(args);
-  PrefillFigures f = prefill_step(setup, args.num("tokens"), args.num("chips"), args.num("mfu"), StepLog{&r});
+  PrefillFigures f = prefill_step(setup, args.num("tokens"), args.num("chips"), args.num("mfu"), r.log());
   output_prefill(f, r);
   if (f.bound == "memory") {
     r.warn("Only " + plain(f.tokens) +

@@ -14,14 +14,13 @@ namespace scalelab {
 namespace {
 
 struct Op {
-  double flops = 0;
-  double bytes = 0;
-  std::string flops_formula, flops_sub, bytes_formula, bytes_sub;
+  Expr flops = 0;
+  Expr bytes = 0;
   bool is_matmul = false;
   double B = 0, D = 0, F = 0;
 };
 
-Op from_matmul(const Args& args) {
+Op from_matmul(const Args& args, const Steps& log) {
   const json& m = args.raw("matmul");
   Op op;
   op.is_matmul = true;
@@ -30,18 +29,14 @@ Op from_matmul(const Args& args) {
   op.F = m["F"].get<double>();
   double a = args.dtype("activation_dtype"), w = args.dtype("weight_dtype"),
          o = args.dtype("output_dtype");
-  op.flops = 2 * op.B * op.D * op.F;
-  op.bytes = a * op.B * op.D + w * op.D * op.F + o * op.B * op.F;
-  op.flops_formula = "2BDF";
-  op.flops_sub = "2 \\times " + tex(op.B) + " \\times " + tex(op.D) + " \\times " + tex(op.F);
-  op.bytes_formula = "b_x BD + b_w DF + b_o BF";
-  op.bytes_sub = tex(a) + " \\cdot " + tex(op.B * op.D) + " + " + tex(w) + " \\cdot " +
-                 tex(op.D * op.F) + " + " + tex(o) + " \\cdot " + tex(op.B * op.F);
+  Expr B = log.sym("B", op.B), D = log.sym("D", op.D), F = log.sym("F", op.F);
+  op.flops = 2 * B * D * F;
+  op.bytes = log.sym("b_x", a) * B * D + log.sym("b_w", w) * D * F + log.sym("b_o", o) * B * F;
   return op;
 }
 
 // "BD,DF->BF": one letter per dimension; one or two operands.
-Op from_einsum(const Args& args) {
+Op from_einsum(const Args& args, const Steps& log) {
   std::string spec = args.str("einsum");
   spec.erase(std::remove(spec.begin(), spec.end(), ' '), spec.end());
   auto arrow = spec.find("->");
@@ -84,29 +79,26 @@ Op from_einsum(const Args& args) {
     }
   }
   bool contracted = std::any_of(all.begin(), all.end(), [&](char c) { return !in_output.count(c); });
-  double product = 1;
-  std::string names;
+  Expr product = 1;
+  bool first = true;
   for (char c : all) {
-    product *= dims[std::string(1, c)].get<double>();
-    names += c;
+    Expr n = log.sym(std::string(1, c), dims[std::string(1, c)].get<double>());
+    product = first ? n : product * n;
+    first = false;
   }
   for (auto it = dims.begin(); it != dims.end(); ++it) {
     if (!all.count(it.key()[0]) || it.key().size() != 1) {
       throw InputError("dims." + it.key(), "is not a dimension of the einsum " + spec);
     }
   }
-  op.flops = (contracted ? 2 : 1) * product;
-  op.flops_formula = contracted ? "2 \\prod_{d} n_d" : "\\prod_{d} n_d";
-  op.flops_sub = (contracted ? "2 \\times " : "") + tex(product) + "\\;(" + names + ")";
-  op.bytes = a * sizes[0] + (sizes.size() > 1 ? w * sizes[1] : 0) + o * out_size;
-  op.bytes_formula = sizes.size() > 1 ? "b_x |X| + b_w |W| + b_o |O|" : "b_x |X| + b_o |O|";
-  op.bytes_sub = tex(a) + " \\cdot " + tex(sizes[0]) +
-                 (sizes.size() > 1 ? " + " + tex(w) + " \\cdot " + tex(sizes[1]) : "") + " + " +
-                 tex(o) + " \\cdot " + tex(out_size);
+  op.flops = contracted ? 2 * product : product;
+  Expr bytes = log.sym("b_x", a) * log.sym("|X|", sizes[0]);
+  if (sizes.size() > 1) bytes = bytes + log.sym("b_w", w) * log.sym("|W|", sizes[1]);
+  op.bytes = bytes + log.sym("b_o", o) * log.sym("|O|", out_size);
   return op;
 }
 
-Op resolve_op(const Args& args) {
+Op resolve_op(const Args& args, const Steps& log) {
   bool raw = args.given("flops") || args.given("bytes");
   int forms = int(raw) + int(args.given("matmul")) + int(args.given("einsum"));
   if (forms != 1) {
@@ -121,17 +113,13 @@ Op resolve_op(const Args& args) {
     if (!args.given("flops")) throw InputError("flops", "is required with bytes");
     if (!args.given("bytes")) throw InputError("bytes", "is required with flops");
     Op op;
-    op.flops = args.num("flops");
-    op.bytes = args.num("bytes");
-    op.flops_formula = "F";
-    op.flops_sub = tex(op.flops);
-    op.bytes_formula = "\\text{bytes}";
-    op.bytes_sub = tex(op.bytes);
+    op.flops = log.sym("F", args.num("flops"));
+    op.bytes = log.sym("\\text{bytes}", args.num("bytes"));
     return op;
   }
-  if (args.given("matmul")) return from_matmul(args);
+  if (args.given("matmul")) return from_matmul(args, log);
   if (!args.given("dims")) throw InputError("dims", "is required with einsum: a size per dimension");
-  return from_einsum(args);
+  return from_einsum(args, log);
 }
 
 void compute(const Args& args, Result& r) {
@@ -143,34 +131,30 @@ void compute(const Args& args, Result& r) {
   double links = args.num("links");
   if (path == "ici") check_ici_links(chip, links, "links", r);
   double W = path_bandwidth(chip, path) * (path == "ici" ? links : 1);
-  Op op = resolve_op(args);
+  Op op = resolve_op(args, r.log());
 
   std::string Wsym = bandwidth_symbol(path);
-  r.step("FLOPs", op.flops_formula, op.flops_sub, op.flops, "FLOPs");
-  r.step("Bytes moved", op.bytes_formula, op.bytes_sub, op.bytes, "bytes");
-  r.out("flops", op.flops);
-  r.out("bytes", op.bytes);
-  if (op.bytes > 0) {
-    r.out("intensity", r.step("Arithmetic intensity", "I = \\text{FLOPs} / \\text{bytes}",
-                              tex(op.flops) + " / " + tex(op.bytes), op.flops / op.bytes, "FLOPs/byte"));
+  Expr flops = r.step("FLOPs", "\\text{FLOPs}", op.flops, "FLOPs");
+  Expr bytes = r.step("Bytes moved", "\\text{bytes}", op.bytes, "bytes");
+  r.out("flops", flops);
+  r.out("bytes", bytes);
+  if (bytes.value() > 0) {
+    r.out("intensity", r.step("Arithmetic intensity", "I", flops / bytes, "FLOPs/byte"));
   } else {
     r.out_null("intensity");
   }
-  std::string Wsub = path == "ici" && links != 1 ? tex(links) + " \\times " + tex(W / links) : tex(W);
-  r.out("critical_intensity", r.step("Critical intensity of the chip", "I^* = C / " + Wsym,
-                                     tex(C) + " / " + Wsub, C / W, "FLOPs/byte"));
-  double t_math = r.step("Math time", "T_{math} = \\text{FLOPs} / C",
-                         tex(op.flops) + " / " + tex(C), op.flops / C, "s");
-  double t_comm = r.step("Memory/comms time", "T_{comm} = \\text{bytes} / " + Wsym,
-                         tex(op.bytes) + " / " + Wsub, op.bytes / W, "s");
+  Expr Cx = r.sym("C", C);
+  Expr Wx = path == "ici" && links != 1 ? r.sym("k", links) * r.sym("W_{link}", W / links) : r.sym(Wsym, W);
+  r.out("critical_intensity", r.step("Critical intensity of the chip", "I^*", Cx / Wx, "FLOPs/byte"));
+  Expr t_math = r.step("Math time", "T_{math}", flops / Cx, "s");
+  Expr t_comm = r.step("Memory/comms time", "T_{comm}", bytes / Wx, "s");
   r.out("t_math_s", t_math);
   r.out("t_comm_s", t_comm);
-  r.out("t_lower_s", std::max(t_math, t_comm));
-  r.out("t_upper_s", t_math + t_comm);
-  std::string bound = t_math >= t_comm ? "compute" : is_memory_path(path) ? "memory" : "comms";
+  r.out("t_lower_s", std::max(t_math.value(), t_comm.value()));
+  r.out("t_upper_s", t_math.value() + t_comm.value());
+  std::string bound = t_math.value() >= t_comm.value() ? "compute" : is_memory_path(path) ? "memory" : "comms";
   r.out("bound", bound);
-  r.step("Lower bound (perfect overlap)", "T = \\max(T_{math}, T_{comm})",
-         "\\max(" + tex(t_math) + ", " + tex(t_comm) + ")", std::max(t_math, t_comm), "s");
+  r.step("Lower bound (perfect overlap)", "T", max(t_math, t_comm), "s");
 
   if (!op.is_matmul) {
     r.out_null("crossover_batch");
@@ -178,23 +162,19 @@ void compute(const Args& args, Result& r) {
     return;
   }
   double a = args.dtype("activation_dtype"), w = args.dtype("weight_dtype"), o = args.dtype("output_dtype");
-  double critical = r.step("Critical batch (B ≪ D, F)", "B^* \\approx b_w C / (2 " + Wsym + ")",
-                           tex(w) + " \\times " + tex(C) + " / (2 \\times " + Wsub + ")",
-                           w * C / (2 * W), "tokens");
+  Expr ax = r.sym("b_x", a), wx = r.sym("b_w", w), ox = r.sym("b_o", o);
+  double critical = r.step("Critical batch (B ≪ D, F)", "B^* \\approx", wx * Cx / (2 * Wx), "tokens").value();
   r.out("critical_batch", critical);
-  double denominator = 2 * op.D * op.F / C - (a * op.D + o * op.F) / W;
-  if (denominator <= 0) {
+  Expr D = r.sym("D", op.D), F = r.sym("F", op.F);
+  Expr denominator = 2 * D * F / Cx - (ax * D + ox * F) / Wx;
+  if (denominator.value() <= 0) {
     r.out_null("crossover_batch");
     r.warn("No batch size makes this matmul compute-bound: the activation and output bytes "
            "alone outweigh the FLOPs per token at this bandwidth.");
     return;
   }
-  double crossover = r.step(
-      "Exact crossover batch (every byte counted)",
-      "B_{\\times} = \\frac{b_w DF/" + Wsym + "}{2DF/C - (b_x D + b_o F)/" + Wsym + "}",
-      "\\frac{" + tex(w * op.D * op.F / W) + "}{" + tex(2 * op.D * op.F / C) + " - " +
-          tex((a * op.D + o * op.F) / W) + "}",
-      w * op.D * op.F / W / denominator, "tokens");
+  double crossover = r.step("Exact crossover batch (every byte counted)", "B_{\\times}",
+                            frac(wx * D * F / Wx, denominator), "tokens").value();
   r.out("crossover_batch", crossover);
   double off = std::fabs(crossover - critical) / crossover;
   if (off > 0.1) {
@@ -208,7 +188,7 @@ void compute(const Args& args, Result& r) {
 
 Calculator make_roofline() {
   using namespace params;
-  Param dim = integer("n", "count", 1, 1e9, nullptr, "dimension size");
+  Param dim = integer("n", "count", 1, kMaxDimensionSize, nullptr, "dimension size");
   Param matmul = object("matmul",
                         {integer("B", "tokens", 1, 1e9, 512, "batch: tokens per model replica"),
                          integer("D", "count", 1, 1e8, 8192, "contracted dimension (model width)"),

@@ -46,58 +46,52 @@ Request read_request(const Args& args) {
   return q;
 }
 
-double prefill_time(const InferenceSetup& s, const Request& q, double chips, const StepLog& log) {
+double prefill_time(const InferenceSetup& s, const Request& q, double chips, const Steps& log) {
   double tokens = q.prompt_tokens - q.cached_prefix_tokens;
   if (tokens <= 0) {
-    return log("Prefill time (nothing to prefill)", "T_{prefill} = 0", "0", 0, "s");
+    return log.step("Prefill time (nothing to prefill)", "T_{prefill}", 0, "s").value();
   }
   return prefill_step(s, tokens, chips, q.prefill_mfu, log).t_s;
 }
 
-void turnover(const Request& q, ServingFigures& f, const StepLog& log) {
-  double B = f.decode.batch, G = q.decode_tokens, step = f.decode.step_s, n = f.decode.chips;
-  f.decode_time_s = log("Generation time of one response", "G \\, T_{step}", tex(G) + " \\times " + tex(step),
-                        G * step, "s");
-  f.prefill_to_decode_chips =
-      log("Prefill servers per decode server (balanced)", "B \\, T_{prefill} / (G \\, T_{step})",
-          tex(B) + " \\times " + tex(f.t_prefill_s) + " / " + tex(f.decode_time_s),
-          B * f.t_prefill_s / f.decode_time_s, "ratio");
+void turnover(const Request& q, ServingFigures& f, const Steps& log) {
+  Expr B = log.sym("B", f.decode.batch), G = log.sym("G", q.decode_tokens), n = log.sym("n", f.decode.chips);
+  Expr t_prefill = log.sym("T_{prefill}", f.t_prefill_s);
+  Expr decode_time = log.step("Generation time of one response", "T_{gen}", G * log.sym("T_{step}", f.decode.step_s), "s");
+  f.decode_time_s = decode_time.value();
+  Expr ratio = log.step("Prefill servers per decode server (balanced)", "r", B * t_prefill / decode_time, "ratio");
+  f.prefill_to_decode_chips = ratio.value();
+  Expr cycle = 0;
   if (q.disaggregated) {
-    f.cycle_s = f.decode_time_s;
-    f.latency_s =
-        log("Latency of one response (disaggregated)", "T_{prefill} + G \\, T_{step}",
-            tex(f.t_prefill_s) + " + " + tex(f.decode_time_s), f.t_prefill_s + f.decode_time_s, "s");
-    f.total_chips = log("Chips: decode server + its share of prefill servers", "n (1 + r)",
-                        tex(n) + " \\times (1 + " + tex(f.prefill_to_decode_chips) + ")",
-                        n * (1 + f.prefill_to_decode_chips), "chips");
+    cycle = decode_time;
+    f.latency_s = log.step("Latency of one response (disaggregated)", "", t_prefill + decode_time, "s").value();
+    f.total_chips = log.step("Chips: decode server + its share of prefill servers", "n_{total}", n * (1 + ratio),
+                             "chips").value();
   } else {
-    f.cycle_s = log("Batch turnover (decode paused for each prefill)", "G \\, T_{step} + B \\, T_{prefill}",
-                    tex(f.decode_time_s) + " + " + tex(B) + " \\times " + tex(f.t_prefill_s),
-                    f.decode_time_s + B * f.t_prefill_s, "s");
-    f.latency_s = f.cycle_s;
-    f.total_chips = n;
+    cycle = log.step("Batch turnover (decode paused for each prefill)", "T_{cycle}", decode_time + B * t_prefill, "s");
+    f.latency_s = cycle.value();
+    f.total_chips = f.decode.chips;
   }
-  f.throughput_tokens_per_s =
-      log("Throughput", "B \\, G / T_{cycle}", tex(B) + " \\times " + tex(G) + " / " + tex(f.cycle_s),
-          B * G / f.cycle_s, "tokens/s");
+  f.cycle_s = cycle.value();
+  Expr T_cycle = q.disaggregated ? log.sym("T_{cycle}", f.cycle_s) : cycle;
+  f.throughput_tokens_per_s = log.step("Throughput", "\\text{throughput}", B * G / T_cycle, "tokens/s").value();
 }
 
-void per_chip(const Request& q, ServingFigures& f, const StepLog& log) {
-  f.tokens_per_s_per_chip = log("Throughput per chip", "\\text{throughput} / n_{total}",
-                                tex(f.throughput_tokens_per_s) + " / " + tex(f.total_chips),
-                                f.throughput_tokens_per_s / f.total_chips, "tokens/s");
-  f.qps_per_chip = log("Requests per second per chip", "B / (T_{cycle} \\, n_{total})",
-                       tex(f.decode.batch) + " / (" + tex(f.cycle_s) + " \\times " + tex(f.total_chips) + ")",
-                       f.decode.batch / (f.cycle_s * f.total_chips), "1/s");
+void per_chip(const Request& q, ServingFigures& f, const Steps& log) {
+  Expr total = log.sym("n_{total}", f.total_chips);
+  Expr per_chip = log.step("Throughput per chip", "\\text{tokens/s/chip}",
+                           log.sym("\\text{throughput}", f.throughput_tokens_per_s) / total, "tokens/s");
+  f.tokens_per_s_per_chip = per_chip.value();
+  f.qps_per_chip = log.step("Requests per second per chip", "",
+                            log.sym("B", f.decode.batch) / (log.sym("T_{cycle}", f.cycle_s) * total), "1/s").value();
   if (!q.price_per_hour_usd) return;
-  f.cost_per_million_tokens_usd = log(
-      "Cost per million generated tokens", "\\$/\\text{h} \\cdot 10^6 / (3600 \\cdot \\text{tokens/s/chip})",
-      tex(*q.price_per_hour_usd) + " \\times 10^6 / (3600 \\times " + tex(f.tokens_per_s_per_chip) + ")",
-      *q.price_per_hour_usd * 1e6 / (3600 * f.tokens_per_s_per_chip), "usd");
+  f.cost_per_million_tokens_usd =
+      log.step("Cost per million generated tokens", "",
+               log.sym("\\$/\\text{h}", *q.price_per_hour_usd) * 1e6 / (3600 * per_chip), "usd").value();
 }
 
 ServingFigures serve(const InferenceSetup& s, const Request& q, double batch, double chips,
-                     const StepLog& log) {
+                     const Steps& log) {
   ServingFigures f;
   f.decode = decode_step(s, batch, chips, q.context, log);
   f.t_prefill_s = prefill_time(s, q, chips, log);
@@ -119,21 +113,15 @@ void output_serving(const Request& q, const ServingFigures& f, Result& r) {
   r.out("prefill_to_decode_chips", f.prefill_to_decode_chips);
   r.out("total_chips", f.total_chips);
   r.out("context", q.context);
+  Expr P = r.sym("P", q.prompt_tokens), G = r.sym("G", q.decode_tokens), B = r.sym("B", d.batch);
   if (q.prompt_tokens > 0) {
-    r.out("prefill_compute_fraction",
-          r.step("Share of the prompt to prefill (prefix cache)", "(P - P_{cached}) / P",
-                 "(" + tex(q.prompt_tokens) + " - " + tex(q.cached_prefix_tokens) + ") / " +
-                     tex(q.prompt_tokens),
-                 (q.prompt_tokens - q.cached_prefix_tokens) / q.prompt_tokens, "ratio"));
+    r.out("prefill_compute_fraction", r.step("Share of the prompt to prefill (prefix cache)", "",
+                                             (P - r.sym("P_{cached}", q.cached_prefix_tokens)) / P, "ratio"));
   } else {
     r.out_null("prefill_compute_fraction");
   }
-  double B = d.batch, P = q.prompt_tokens, G = q.decode_tokens;
-  r.out("sequences_finished_per_step",
-        r.step("Sequences finished per step", "B / G", tex(B) + " / " + tex(G), B / G, "sequences"));
-  r.out("kv_tokens_freed_per_step",
-        r.step("KV tokens freed per step", "B (P + G) / G",
-               tex(B) + " \\times (" + tex(P) + " + " + tex(G) + ") / " + tex(G), B * (P + G) / G, "tokens"));
+  r.out("sequences_finished_per_step", r.step("Sequences finished per step", "", B / G, "sequences"));
+  r.out("kv_tokens_freed_per_step", r.step("KV tokens freed per step", "", B * (P + G) / G, "tokens"));
   out_opt(r, "max_batch", d.max_batch);
   r.out("free_hbm_bytes", d.free_hbm_bytes);
   r.out("bound", d.bound);
@@ -207,15 +195,15 @@ void run_sweep(const Args& args, const InferenceSetup& s, const Request& q, Resu
   json list = json::array();
   for (double chips : chip_counts) {
     for (double batch : batches) {
-      points.push_back(serve(s, q, batch, chips, StepLog{}));
+      points.push_back(serve(s, q, batch, chips, Steps()));
       list.push_back(point_json(points.back()));
     }
   }
   json frontier = pareto_frontier(points);
   r.out("points", list);
   r.out("pareto", frontier);
-  r.step("Sweep", "\\text{points} = |\\text{batch}| \\times |\\text{chips}|",
-         tex(double(batches.size())) + " \\times " + tex(double(chip_counts.size())), double(points.size()),
+  r.step("Sweep", "\\text{points}",
+         r.sym("|\\text{batch}|", double(batches.size())) * r.sym("|\\text{chips}|", double(chip_counts.size())),
          "points");
   if (frontier.empty()) r.warn("No point of the sweep fits in HBM, so the Pareto frontier is empty.");
 }
@@ -227,7 +215,7 @@ void compute(const Args& args, Result& r) {
   check_axes_tp(setup, chips, "axes_tp");
   check_slice_topology(setup, chips, r);
   warn_ignored_inputs(args, r);
-  ServingFigures f = serve(setup, q, args.num("batch"), chips, StepLog{&r});
+  ServingFigures f = serve(setup, q, args.num("batch"), chips, r.log());
   output_serving(q, f, r);
   if (!q.price_per_hour_usd) {
     r.warn(args.chip().name() +

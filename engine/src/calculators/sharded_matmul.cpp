@@ -85,9 +85,10 @@ Problem parse_problem(const Args& args, const Mesh& mesh) {
   SpecReader reader(args.str("spec"), mesh, "spec");
   Problem p;
   p.a = reader.array(false);
-  reader.expect("*", "'*' between the two inputs");
+  // The book writes the product with a centred dot; "*" is the ASCII spelling.
+  if (!reader.accept("\u00b7")) reader.expect("*", "'*' (or '\u00b7') between the two inputs");
   p.b = reader.array(false);
-  if (reader.accept("->")) p.out = reader.array(true);
+  if (reader.accept("->") || reader.accept("\u2192")) p.out = reader.array(true);
   if (!reader.at_end()) reader.fail("unexpected text after the spec", reader.position());
   for (const ArraySpec* arr : {&p.a, &p.b}) {
     std::string twice = arr->repeated_axis();
@@ -370,7 +371,7 @@ void check_mesh_topology(const Chip& chip, const Mesh& mesh, Result& r) {
   }
 }
 
-CollectiveCost price(const Args& args, const Mesh& mesh, const Planned& c) {
+CollectiveCost price(const Args& args, const Mesh& mesh, const Planned& c, const Steps& log = Steps()) {
   const Chip& chip = args.chip();
   if (chip.is_gpu()) {
     double N = mesh.size(c.axes), domain = chip.need(&Chip::node_gpus, "it sets how many GPUs share one NVLink domain");
@@ -378,12 +379,12 @@ CollectiveCost price(const Args& args, const Mesh& mesh, const Planned& c) {
       throw InputError("mesh", "axes " + concat(c.axes) + " span " + plain(N) + " GPUs, more than the " +
                                    plain(domain) + "-GPU NVLink node this calculator models");
     }
-    return switched_collective(c.op, c.bytes, {"nvlink", N, chip.need(&Chip::nvlink_bytes_per_s, "collectives inside an NVLink domain are priced at it"), 0, false});
+    return switched_collective(c.op, c.bytes, {"nvlink", N, chip.need(&Chip::nvlink_bytes_per_s, "collectives inside an NVLink domain are priced at it"), 0, false}, {}, log);
   }
   std::vector<RingAxis> rings;
   for (const auto& x : c.axes) rings.push_back({mesh.size(x), mesh_axis_wraps(chip, mesh, x), true});
   IciLinks links{chip.need(&Chip::ici_link_bytes_per_s, "ICI collectives are priced at one link's bandwidth"), chip.ici_hop_latency_s.value_or(1e-6)};
-  return ici_collective(c.op, c.bytes, rings, links);
+  return ici_collective(c.op, c.bytes, rings, links, {}, log);
 }
 
 double comm_time(const Args& args, const Mesh& mesh, const Plan& plan) {
@@ -433,20 +434,18 @@ void out_invalid(Result& r, const Plan& plan) {
 
 json collectives_json(const Args& args, const Mesh& mesh, const Plan& plan, Result& r, double& t_comm) {
   json list = json::array();
-  std::vector<std::string> terms;
+  Expr sum = 0;
+  bool first = true;
   for (const Planned& c : plan.collectives) {
-    CollectiveCost cost = price(args, mesh, c);
-    std::string title = collective_op_title(c.op) + " " + c.array + " over " + concat(c.axes);
-    record_steps(r, cost, title + ": ");
-    t_comm += cost.t_s;
-    terms.push_back(tex(cost.t_s));
+    std::string title = r.record_steps ? collective_op_title(c.op) + " " + c.array + " over " + concat(c.axes) : "";
+    CollectiveCost cost = price(args, mesh, c, r.log().prefixed(title + ": "));
+    Expr term = r.sym("T_{" + std::to_string(list.size() + 1) + "}", cost.t_s);
+    sum = first ? term : sum + term;
+    first = false;
     list.push_back({{"op", collective_op_name(c.op)}, {"axes", c.axes}, {"array", c.array}, {"bytes", c.bytes},
                     {"t_s", cost.t_s}});
   }
-  std::string sum;
-  for (const auto& t : terms) sum += (sum.empty() ? "" : " + ") + t;
-  r.step("Communication time (collectives in sequence)", "T_{comm} = \\textstyle\\sum T_{collective}",
-         sum.empty() ? "0" : sum, t_comm, "s");
+  t_comm = r.step("Communication time (collectives in sequence)", "T_{comm}", sum, "s").value();
   return list;
 }
 
@@ -483,15 +482,11 @@ void compute(const Args& args, Result& r) {
   }
   for (const auto& note : plan.notes) r.warn(note);
 
-  r.step("Case (1: contracted dim unsharded, 2: sharded in one input, 3: in both, 4: free dims share an axis)",
-         "\\text{case}(A \\cdot B)", format_array_tex(p.a) + " \\cdot " + format_array_tex(p.b), plan.case_number,
-         "");
   double t_comm = 0;
   json collectives = collectives_json(args, mesh, plan, r, t_comm);
   Math math = local_math(args, p, mesh, plan, r);
   double t_math = math.t_s;
-  double t = r.step("Time (overlapped)", "T = \\max(T_{math}, T_{comm})",
-                    "\\max(" + tex(t_math) + ", " + tex(t_comm) + ")", std::max(t_math, t_comm), "s");
+  double t = r.step("Time (overlapped)", "T", max(r.sym("T_{math}", t_math), r.sym("T_{comm}", t_comm)), "s").value();
   r.out("case", plan.case_number);
   r.out("valid", true);
   r.out_null("error");
@@ -510,7 +505,7 @@ void compute(const Args& args, Result& r) {
 
 Calculator make_sharded_matmul() {
   using namespace params;
-  Param size = integer("n", "count", 1, 1e9, nullptr, "dimension size");
+  Param size = integer("n", "count", 1, kMaxDimensionSize, nullptr, "dimension size");
   Param dims = map("dims", size, "size of every dimension named in the spec");
   dims.default_value = {{"I", 1024}, {"J", 8192}, {"K", 32768}};
   Param axis = integer("n", "count", 1, 1e6, nullptr, "devices along the axis");
@@ -522,7 +517,8 @@ Calculator make_sharded_matmul() {
           "and whether the math or the communication limits it.",
           {params::chip("tpu-v5p"), chip_overrides(),
            text("spec", "A[I_X, J] * B[J, K_Y] -> C[I_X, K_Y]",
-                "A[...] * B[...] -> C[...] in the book's notation; the output may carry {U_X} (unreduced) "
+                "A[...] * B[...] -> C[...] in the book's notation (· also separates the inputs); the output may carry "
+                "{U_X} (unreduced) "
                 "or be omitted"),
            dims, mesh,
            dtype("activation_dtype", "dtype of the first input"),

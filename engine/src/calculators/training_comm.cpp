@@ -249,129 +249,138 @@ std::string W_symbol(Fabric f) {
   return "W";
 }
 
-void time_steps(const CommSetup& s, const CommNumbers& n, Result& r) {
+// The layer's symbols, bound to this configuration's values (bare without steps).
+struct LayerSymbols {
+  Expr B, D, F_a, F_w, N, C, b_w, b_a, X, r;
+  LayerSymbols(const CommSetup& s, const CommNumbers& n, Result& out)
+      : B(out.sym("B", s.B)), D(out.sym("D", s.D)), F_a(out.sym("F_a", s.F_a)), F_w(out.sym("F_w", s.F_w)),
+        N(out.sym("N", s.N)), C(out.sym("C", s.C)), b_w(out.sym("b_w", s.w)), b_a(out.sym("b_a", s.a)),
+        X(out.sym("X", n.X)), r(out.sym("r", n.ring)) {}
+};
+
+struct LayerTimes {
+  Expr t_math = 0, t_comm = 0;
+};
+
+LayerTimes time_steps(const CommSetup& s, const CommNumbers& n, const LayerSymbols& v, Result& r) {
   std::string W = W_symbol(s.fabric);
-  std::string BDF = tex(s.B) + " \\cdot " + tex(s.D) + " \\cdot " + tex(s.F_a);
   bool backward = s.strategy == Strategy::dp || s.strategy == Strategy::dcn_dp;
-  r.step("Math time per layer", backward ? "8 B D F_a / (N C)" : "4 B D F_a / (N C)",
-         (backward ? "8 \\cdot " : "4 \\cdot ") + BDF + " / (" + tex(s.N) + " \\cdot " + tex(s.C) + ")",
-         n.t_math, "s");
-  std::string ring = n.ring != 1 ? " \\cdot " + tex(n.ring) : "";
+  LayerTimes t;
+  t.t_math = r.step("Math time per layer", "T_{math}", (backward ? 8 : 4) * v.B * v.D * v.F_a / (v.N * v.C), "s");
+  Expr Y_f = r.sym("Y_f", n.Y_f), W_x = r.sym(W, n.W_x), W_tp = r.sym("W_{tp}", n.W_tp);
+  Expr B_X = v.B / v.X;
   switch (s.strategy) {
     case Strategy::dp:
     case Strategy::dcn_dp:
-      r.step("Gradient AllReduce per layer", "2 \\cdot ar \\cdot D F_w b_w r / (Y_f " + W + ")",
-             "2 \\cdot " + tex(s.sharp ? 1 : 2) + " \\cdot " + tex(s.D) + " \\cdot " + tex(s.F_w) + " \\cdot " +
-                 tex(s.w) + ring + " / (" + tex(n.Y_f) + " \\cdot " + tex(n.W_x) + ")",
-             n.t_comm, "s");
+      t.t_comm = r.step("Gradient AllReduce per layer", "T_{comm}",
+                        2 * r.sym("ar", s.sharp ? 1 : 2) * v.D * v.F_w * v.b_w * v.r / (Y_f * W_x), "s");
       break;
     case Strategy::fsdp:
-      r.step("Weight AllGather per layer", "2 D F_w b_w r / (Y_f " + W + ")",
-             "2 \\cdot " + tex(s.D) + " \\cdot " + tex(s.F_w) + " \\cdot " + tex(s.w) + ring + " / (" +
-                 tex(n.Y_f) + " \\cdot " + tex(n.W_x) + ")",
-             n.t_comm, "s");
+      t.t_comm = r.step("Weight AllGather per layer", "T_{comm}", 2 * v.D * v.F_w * v.b_w * v.r / (Y_f * W_x), "s");
       break;
     case Strategy::tp:
-    case Strategy::ep:
-      r.step(s.strategy == Strategy::tp ? "Activation AllGather + ReduceScatter per layer"
-                                        : "Token AllToAll (dispatch + combine) per layer",
-             s.strategy == Strategy::tp ? "2 b_a (B/X) D r / (Z_{pp} W_{tp})"
-                                        : "2 b_a (B/X) D r \\min(G k / Z, 1) / W",
-             "2 \\cdot " + tex(s.a) + " \\cdot " + tex(s.B / n.X) + " \\cdot " + tex(s.D) + ring + " / " +
-                 tex(n.W_tp),
-             n.t_comm, "s");
+      t.t_comm = r.step("Activation AllGather + ReduceScatter per layer", "T_{comm}",
+                        2 * v.b_a * B_X * v.D * v.r / (r.sym("Z_{pp}", s.deg.pp) * W_tp), "s");
       break;
-    case Strategy::fsdp_tp:
-      r.step("FSDP AllGather per layer", "2 D F_w b_w / (Y W_f)",
-             "2 \\cdot " + tex(s.D) + " \\cdot " + tex(s.F_w) + " \\cdot " + tex(s.w) + " / (" + tex(n.Y) +
-                 " \\cdot " + tex(n.W_x) + ")",
-             n.t_comm_fsdp, "s");
-      r.step("TP activation collectives per layer", "2 b_a (B/X) D / W_{tp}",
-             "2 \\cdot " + tex(s.a) + " \\cdot " + tex(s.B / n.X) + " \\cdot " + tex(s.D) + " / " + tex(n.W_tp),
-             n.t_comm_tp, "s");
-      r.step("Communication time per layer", "\\max(T_{fsdp}, T_{tp})",
-             "\\max(" + tex(n.t_comm_fsdp) + ", " + tex(n.t_comm_tp) + ")", n.t_comm, "s");
+    case Strategy::ep: {
+      double G = s.fabric == Fabric::ib_fat_tree ? s.node_gpus : 1;
+      Expr share = min(r.sym("G", G) * r.sym("k", s.routed_k) / r.sym("Z", s.deg.ep), 1);
+      t.t_comm = r.step("Token AllToAll (dispatch + combine) per layer", "T_{comm}",
+                        2 * v.b_a * B_X * v.D * v.r * share / r.sym(W, n.W_tp), "s");
       break;
-    case Strategy::pp:
-      r.step("Pipeline sends per layer", "b_a (B/X) D (N_{MB} + P - 2) / (N_{MB} W L)",
-             tex(s.a) + " \\cdot " + tex(s.B / n.X) + " \\cdot " + tex(s.D) + " \\cdot " +
-                 tex(s.microbatches + s.deg.pp - 2) + " / (" + tex(s.microbatches) + " \\cdot " +
-                 tex(n.W_pp) + " \\cdot " + tex(s.L) + ")",
-             n.t_comm, "s");
+    }
+    case Strategy::fsdp_tp: {
+      Expr t_fsdp = r.step("FSDP AllGather per layer", "T_{fsdp}",
+                           2 * v.D * v.F_w * v.b_w / (r.sym("Y", n.Y) * r.sym("W_f", n.W_x)), "s");
+      Expr t_tp = r.step("TP activation collectives per layer", "T_{tp}", 2 * v.b_a * B_X * v.D / W_tp, "s");
+      t.t_comm = r.step("Communication time per layer", "T_{comm}", max(t_fsdp, t_tp), "s");
       break;
+    }
+    case Strategy::pp: {
+      Expr N_MB = r.sym("N_{MB}", s.microbatches);
+      t.t_comm = r.step("Pipeline sends per layer", "T_{comm}",
+                        v.b_a * B_X * v.D * (N_MB + r.sym("P", s.deg.pp) - 2) /
+                            (N_MB * r.sym("W_{pp}", n.W_pp) * r.sym("L", s.L)),
+                        "s");
+      break;
+    }
   }
+  return t;
 }
 
-void critical_steps(const CommSetup& s, const CommNumbers& n, Result& r) {
+void critical_steps(const CommSetup& s, const CommNumbers& n, const LayerSymbols& v, const LayerTimes& t,
+                    Result& r) {
   double replicas = s.strategy == Strategy::dcn_dp ? s.deg.dp : n.X;
   if (!n.crit_per_chip || s.strategy == Strategy::fsdp_tp) r.out_null("critical_tokens_per_replica");
   if (!n.crit_per_chip) {
     for (const char* name : {"critical_tokens_per_chip", "critical_batch_tokens", "max_chips"}) r.out_null(name);
     return;
   }
-  double crit = *n.crit_per_chip;
-  bool split = s.strategy == Strategy::fsdp_tp;
-  std::string sub = split ? tex(s.C) + "^2 \\cdot " + tex(s.w * s.a) + " \\cdot " + tex(s.F_w) + " / (4 \\cdot " +
-                                tex(n.W_x) + " \\cdot " + tex(n.W_tp) + " \\cdot " + tex(s.F_a) + "^2)"
-                          : tex(s.B / s.N) + " \\cdot " + tex(n.t_comm) + " / " + tex(n.t_math);
-  r.out("critical_tokens_per_chip",
-        r.step("Critical tokens per chip",
-               split ? "C^2 b_w b_a F_w / (4 W_f W_{tp} F_a^2)" : "(B/N) \\cdot T_{comm} / T_{math}", sub, crit,
-               "tokens"));
+  Expr crit = s.strategy == Strategy::fsdp_tp
+                  ? pow(v.C, 2) * v.b_w * v.b_a * v.F_w /
+                        (4 * r.sym("W_f", n.W_x) * r.sym("W_{tp}", n.W_tp) * pow(v.F_a, 2))
+                  : (v.B / v.N) * t.t_comm / t.t_math;
+  crit = r.step("Critical tokens per chip", "B^*_{chip}", crit, "tokens");
+  r.out("critical_tokens_per_chip", crit);
   if (s.strategy != Strategy::fsdp_tp) {
-    r.out("critical_tokens_per_replica", r.step("Critical tokens per replica", "B^*_{chip} \\cdot N / X",
-                                                tex(crit) + " \\cdot " + tex(s.N) + " / " + tex(replicas),
-                                                crit * s.N / replicas, "tokens"));
+    r.out("critical_tokens_per_replica",
+          r.step("Critical tokens per replica", "", crit * v.N / r.sym("X", replicas), "tokens"));
   }
-  r.out("critical_batch_tokens", r.step("Critical global batch", "B^*_{chip} \\cdot N",
-                                        tex(crit) + " \\cdot " + tex(s.N), crit * s.N, "tokens"));
-  if (crit > 0) {
-    r.out("max_chips", r.step("Most chips still compute-bound at this batch", "\\lfloor B / B^*_{chip} \\rfloor",
-                              "\\lfloor " + tex(s.B) + " / " + tex(crit) + " \\rfloor",
-                              std::floor(s.B / crit), "count"));
+  r.out("critical_batch_tokens", r.step("Critical global batch", "", crit * v.N, "tokens"));
+  if (crit.value() > 0) {
+    r.out("max_chips", r.step("Most chips still compute-bound at this batch", "", floor(v.B / crit), "count"));
   } else {
     r.out_null("max_chips");
   }
 }
 
-void split_steps(const CommSetup& s, const CommNumbers& n, Result& r) {
+void split_steps(const CommSetup& s, const CommNumbers& n, const LayerSymbols& v, Result& r) {
   if (s.strategy != Strategy::fsdp_tp) {
     for (const char* name : {"fsdp_opt", "tp_opt", "fsdp_pow2", "tp_pow2"}) r.out_null(name);
     return;
   }
-  r.out("fsdp_opt", r.step("Optimal FSDP degree", "X_{opt} = \\sqrt{(b_a/b_w)(B/F_w)(W_f/W_{tp}) N}",
-                           "\\sqrt{" + tex(s.a / s.w) + " \\cdot " + tex(s.B / s.F_w) + " \\cdot " +
-                               tex(n.W_x / n.W_tp) + " \\cdot " + tex(s.N) + "}",
-                           *n.fsdp_opt, "count"));
+  Expr W_ratio = r.sym("W_f", n.W_x) / r.sym("W_{tp}", n.W_tp);
+  Expr X_opt = r.step("Optimal FSDP degree", "X_{opt}",
+                      sqrt((v.b_a / v.b_w) * (v.B / v.F_w) * W_ratio * v.N), "count");
+  r.out("fsdp_opt", X_opt);
   r.out("tp_opt", *n.tp_opt);
-  r.out("fsdp_pow2", r.step("FSDP degree rounded in log space", "2^{\\mathrm{round}(\\log_2 X_{opt})}",
-                            "2^{\\mathrm{round}(" + tex(std::log2(*n.fsdp_opt)) + ")}", *n.fsdp_pow2, "count"));
-  r.out("tp_pow2", r.step("TP degree", "2^{\\lfloor \\log_2 (N / X) \\rfloor}",
-                          "2^{\\lfloor \\log_2 (" + tex(s.N) + " / " + tex(*n.fsdp_pow2) + ") \\rfloor}",
-                          *n.tp_pow2, "count"));
+  // Rounded in log space (⌊x + 1/2⌋ is round-half-up), within 1 and the largest power of two ≤ N.
+  Expr cap = pow(2, floor(log2(v.N)));
+  Expr pow2 = r.step("FSDP degree rounded in log space", "X_{2}",
+                     min(max(pow(2, floor(log2(X_opt) + 0.5)), 1), cap), "count");
+  r.out("fsdp_pow2", pow2);
+  r.out("tp_pow2", r.step("TP degree", "Y_{2}", pow(2, floor(log2(v.N / pow2))), "count"));
 }
 
-void tp_steps(const CommSetup& s, const CommNumbers& n, Result& r) {
+void tp_steps(const CommSetup& s, const CommNumbers& n, const LayerSymbols& v, const LayerTimes& t, Result& r) {
   if (!n.tp_limit) {
     r.out_null("tp_limit");
     r.out_null("max_tp");
   } else {
-    r.out("tp_limit", r.step("TP bound (compute-bound below)",
-                             s.exact_ring ? "Y r(Y) < 2 F_a W_{tp} / (b_a C)" : "2 F_a W_{tp} / (b_a C)",
-                             "2 \\cdot " + tex(s.F_a) + " \\cdot " + tex(n.W_tp) + " / (" + tex(s.a) +
-                                 " \\cdot " + tex(s.C) + ")",
-                             *n.tp_limit, "count"));
-    r.out("max_tp", std::max(1.0, std::floor(*n.tp_limit)));
+    Expr budget = r.step("TP bound (compute-bound below)", s.exact_ring ? "Y r(Y)" : "Y_{max}",
+                         2 * v.F_a * r.sym("W_{tp}", n.W_tp) / (v.b_a * v.C) / r.sym("Z_{ep}", s.deg.ep), "count");
+    // With exact ring factors the bound solves Y r(Y) = budget: in closed form on a fat tree
+    // (r = (Y - G)/Y) and on one ring (r = (Y - 1)/Y); by bisection on a multi-axis torus.
+    bool closed_form = !s.exact_ring || s.fabric != Fabric::ici || s.axes_tp == 1;
+    if (s.exact_ring && closed_form) {
+      Expr base = s.fabric == Fabric::ib_fat_tree ? r.sym("G", s.node_gpus) : Expr(1);
+      budget = r.step("Largest TP degree with Y r(Y) below the bound", "Y_{max}", base + budget, "count");
+    }
+    double limit = closed_form ? budget.value() : *n.tp_limit;
+    r.out("tp_limit", limit);
+    r.out("max_tp", std::max(1.0, std::floor(limit)));
   }
-  if (n.critical_F) {
-    r.out("critical_F", r.step("Smallest F that is compute-bound at these degrees",
-                               s.strategy == Strategy::fsdp_tp ? "C^2 b_w b_a (F_w/F_a) N / (4 W_f W_{tp} B)"
-                                                               : "F \\cdot T_{comm} / T_{math}",
-                               tex(s.F_unit) + " \\cdot " + tex(n.t_comm) + " / " + tex(n.t_math),
-                               *n.critical_F, "count"));
-  } else {
+  if (!n.critical_F) {
     r.out_null("critical_F");
+    return;
   }
+  Expr F_unit = r.sym("F", s.F_unit);
+  Expr critical_F =
+      s.strategy == Strategy::fsdp_tp
+          ? pow(v.C, 2) * v.b_w * v.b_a * (v.F_w / v.F_a) * v.N /
+                (4 * r.sym("W_f", n.W_x) * r.sym("W_{tp}", n.W_tp) * v.B) * (F_unit / v.F_a)
+          : F_unit * t.t_comm / t.t_math;
+  r.out("critical_F", r.step("Smallest F that is compute-bound at these degrees", "F^*", critical_F, "count"));
 }
 
 void batch_checks(const Args& args, const CommSetup& s, const CommNumbers& n, Result& r) {
@@ -410,22 +419,22 @@ void compute(const Args& args, Result& r) {
                           {"ep", s.deg.ep}});
   }
   r.out("model_parallel", s.deg.tp * s.deg.pp * s.deg.ep);
-  r.out("tokens_per_chip", r.step("Tokens per chip", "B / N", tex(s.B) + " / " + tex(s.N), s.B / s.N, "tokens"));
+  LayerSymbols v(s, n, r);
+  r.out("tokens_per_chip", r.step("Tokens per chip", "", v.B / v.N, "tokens"));
   double replicas = s.strategy == Strategy::dcn_dp ? s.deg.dp : n.X;
   r.out("tokens_per_replica", s.B / replicas);
   std::string W = W_symbol(s.fabric);
-  r.out("collective_intensity", r.step("Collective intensity", "\\alpha = C / " + W,
-                                       tex(s.C) + " / " + tex(s.C / n.alpha), n.alpha, "FLOPs/byte"));
+  r.out("collective_intensity", r.step("Collective intensity", "\\alpha", v.C / r.sym(W, s.C / n.alpha), "FLOPs/byte"));
   out_opt(r, "dp_bytes_per_s", n.dp_bytes_per_s);
   out_opt(r, "tp_bytes_per_s", n.tp_bytes_per_s);
   r.out("ring_factor", n.ring);
-  time_steps(s, n, r);
-  r.out("t_math_s", n.t_math);
-  r.out("t_comm_s", n.t_comm);
-  r.out("bound", n.t_math >= n.t_comm ? "compute" : "comms");
-  critical_steps(s, n, r);
-  tp_steps(s, n, r);
-  split_steps(s, n, r);
+  LayerTimes t = time_steps(s, n, v, r);
+  r.out("t_math_s", t.t_math);
+  r.out("t_comm_s", t.t_comm);
+  r.out("bound", t.t_math.value() >= t.t_comm.value() ? "compute" : "comms");
+  critical_steps(s, n, v, t, r);
+  tp_steps(s, n, v, t, r);
+  split_steps(s, n, v, r);
   batch_checks(args, s, n, r);
 }
 

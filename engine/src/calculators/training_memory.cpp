@@ -9,49 +9,38 @@
 namespace scalelab {
 namespace {
 
-std::string checkpoint_formula(const std::string& policy) {
-  if (policy == "mlp_outputs") return "(D + 2F)/D";
-  if (policy == "custom") return "c";
-  return tex_text(policy);
-}
-
 void state_steps(const MemoryInputs& in, const MemoryBreakdown& b, Result& r) {
   r.out("params", in.params);
-  r.out("bytes_per_param",
-        r.step("Bytes per parameter", "b_w + b_g + b_{opt} + b_{master}",
-               tex(in.weight_bytes) + " + " + tex(in.grad_bytes) + " + " + tex(in.optimizer_bytes) +
-                   " + " + tex(in.master_bytes),
-               b.bytes_per_param, "bytes"));
-  auto part = [&](const char* name, const char* label, const char* sym, double per, double value) {
-    r.out(name, r.step(label, std::string("P \\cdot ") + sym, tex(in.params) + " \\cdot " + tex(per),
-                       value, "bytes"));
-  };
-  part("params_bytes", "Weights", "b_w", in.weight_bytes, b.params_bytes);
-  part("grads_bytes", "Gradients", "b_g", in.grad_bytes, b.grads_bytes);
-  part("optimizer_bytes", "Optimizer state", "b_{opt}", in.optimizer_bytes, b.optimizer_bytes);
-  part("master_bytes", "Master weights", "b_{master}", in.master_bytes, b.master_bytes);
+  Expr b_w = r.sym("b_w", in.weight_bytes), b_g = r.sym("b_g", in.grad_bytes);
+  Expr b_opt = r.sym("b_{opt}", in.optimizer_bytes), b_master = r.sym("b_{master}", in.master_bytes);
+  r.out("bytes_per_param", r.step("Bytes per parameter", "b_P", b_w + b_g + b_opt + b_master, "bytes"));
+  Expr P = r.sym("P", in.params);
+  r.out("params_bytes", r.step("Weights", "", P * b_w, "bytes"));
+  r.out("grads_bytes", r.step("Gradients", "", P * b_g, "bytes"));
+  r.out("optimizer_bytes", r.step("Optimizer state", "", P * b_opt, "bytes"));
+  r.out("master_bytes", r.step("Master weights", "", P * b_master, "bytes"));
+  (void)b;
 }
 
 void activation_steps(const MemoryInputs& in, const MemoryBreakdown& b, Result& r) {
+  Expr c = r.sym(in.checkpointing == "custom" ? "c" : tex_text(in.checkpointing), b.checkpoints_per_layer.value_or(0));
   if (!b.checkpoints_per_layer) {
     r.out_null("checkpoints_per_layer");
   } else if (in.model && in.checkpointing == "mlp_outputs") {
     const Model& m = *in.model;
-    r.out("checkpoints_per_layer",
-          r.step("Saved [tokens, D] tensors per layer", m.gated ? "(D + 2F)/D" : "(D + F)/D",
-                 "(" + tex(m.D) + " + " + (m.gated ? "2 \\cdot " : "") + tex(m.F) + ") / " + tex(m.D),
-                 *b.checkpoints_per_layer, "count"));
+    Expr D = r.sym("D", m.D), F = r.sym("F", m.F);
+    c = r.step("Saved [tokens, D] tensors per layer", "c", (D + (m.gated ? 2 * F : F)) / D, "count");
+    r.out("checkpoints_per_layer", c);
   } else {
     r.out("checkpoints_per_layer", *b.checkpoints_per_layer);
   }
   if (in.model && b.checkpoints_per_layer) {
     const Model& m = *in.model;
     r.out("activations_bytes",
-          r.step("Saved activations", "b_a \\cdot \\text{tokens} \\cdot D \\cdot L \\cdot " +
-                                          checkpoint_formula(in.checkpointing),
-                 tex(in.act_bytes) + " \\cdot " + tex(in.batch_tokens) + " \\cdot " + tex(m.D) + " \\cdot " +
-                     tex(m.L) + " \\cdot " + tex(*b.checkpoints_per_layer),
-                 b.activations_bytes, "bytes"));
+          r.step("Saved activations", "A",
+                 r.sym("b_a", in.act_bytes) * r.sym("\\text{tokens}", in.batch_tokens) * r.sym("D", m.D) *
+                     r.sym("L", m.L) * c,
+                 "bytes"));
   } else {
     r.out("activations_bytes", 0);
   }
@@ -61,14 +50,10 @@ void per_chip_steps(const Args& args, const MemoryInputs& in, const MemoryBreakd
   const Degrees& d = in.degrees;
   r.out("chips", in.chips);
   r.out("degrees", json{{"dp", d.dp}, {"fsdp", d.fsdp}, {"tp", d.tp}, {"pp", d.pp}});
-  r.out("total_bytes", r.step("Total bytes", "P \\cdot b_P + A", tex(b.state_bytes) + " + " +
-                                                                     tex(b.activations_bytes),
-                              b.total_bytes, "bytes"));
-  r.out("bytes_per_chip",
-        r.step("Bytes per chip", "P b_P / (X_{fsdp} Y_{tp} Z_{pp}) + A / n",
-               tex(b.state_bytes) + " / " + tex(d.fsdp * d.tp * d.pp) + " + " + tex(b.activations_bytes) +
-                   " / " + tex(in.chips),
-               b.bytes_per_chip, "bytes"));
+  Expr state = r.sym("P b_P", b.state_bytes), A = r.sym("A", b.activations_bytes);
+  r.out("total_bytes", r.step("Total bytes", "\\text{total}", state + A, "bytes"));
+  Expr XYZ = r.sym("X_{fsdp}", d.fsdp) * r.sym("Y_{tp}", d.tp) * r.sym("Z_{pp}", d.pp);
+  r.out("bytes_per_chip", r.step("Bytes per chip", "", state / XYZ + A / r.sym("n", in.chips), "bytes"));
   const Chip& chip = args.chip();
   auto hbm = chip.hbm_bytes;
   if (!hbm) {
@@ -82,19 +67,17 @@ void per_chip_steps(const Args& args, const MemoryInputs& in, const MemoryBreakd
   r.out("hbm_bytes", *hbm);
   r.out("total_hbm_bytes", in.chips * *hbm);
   r.out("fits", b.bytes_per_chip <= *hbm);
-  double min_chips = r.step("Minimum chips (perfect sharding)", "\\lceil \\text{total} / \\text{HBM} \\rceil",
-                            "\\lceil " + tex(b.total_bytes) + " / " + tex(*hbm) + " \\rceil",
-                            std::ceil(b.total_bytes / *hbm), "count");
+  Expr HBM = r.sym("\\text{HBM}", *hbm);
+  double min_chips = r.step("Minimum chips (perfect sharding)", "",
+                            ceil(r.sym("\\text{total}", b.total_bytes) / HBM), "count").value();
   r.out("min_chips", min_chips);
   if (auto node = chip.node_gpus; node && chip.is_gpu()) {
     r.out("min_nodes", std::ceil(min_chips / *node));
   } else {
     r.out_null("min_nodes");
   }
-  r.out("max_params",
-        r.step("Largest model whose state fits (activations ignored)", "\\text{HBM} \\cdot X Y Z / b_P",
-               tex(*hbm) + " \\cdot " + tex(d.fsdp * d.tp * d.pp) + " / " + tex(b.bytes_per_param),
-               *hbm * d.fsdp * d.tp * d.pp / b.bytes_per_param, "count"));
+  r.out("max_params", r.step("Largest model whose state fits (activations ignored)", "P_{max}",
+                             HBM * XYZ / r.sym("b_P", b.bytes_per_param), "count"));
   if (b.bytes_per_chip > *hbm) {
     bool state = b.state_bytes / (d.fsdp * d.tp * d.pp) > b.activations_bytes / in.chips;
     r.warn("Does not fit: " + format_quantity(b.bytes_per_chip, "bytes") + " per chip > " +

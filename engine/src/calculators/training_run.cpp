@@ -22,25 +22,22 @@ RunTimes time_steps(const Args& args, const MemoryInputs& mem, Result& r) {
   t.chips = mem.chips;
   double tokens = args.num("tokens");
   r.out("params", mem.params_active);
-  t.total_flops = r.step("Training FLOPs", "6 P_{act} D", "6 \\cdot " + tex(mem.params_active) + " \\cdot " + tex(tokens),
-                         6 * mem.params_active * tokens, "FLOPs");
+  Expr flops = r.step("Training FLOPs", "\\text{FLOPs}", 6 * r.sym("P_{act}", mem.params_active) * r.sym("D", tokens),
+                       "FLOPs");
+  t.total_flops = flops.value();
   r.out("total_flops", t.total_flops);
   r.out("chips", t.chips);
+  Expr n = r.sym("n", t.chips), C = r.sym("C", t.C);
   if (args.given("chip_hours")) {
     if (args.given("mfu")) throw InputError("chip_hours", "give either mfu or chip_hours, not both");
-    double hours = args.num("chip_hours");
-    t.t_s = r.step("Wall time from chip-hours", "t = \\text{chip-hours} \\cdot 3600 / n",
-                   tex(hours) + " \\cdot 3600 / " + tex(t.chips), hours * 3600 / t.chips, "s");
-    double peak = r.step("Peak FLOPs in that time", "n \\cdot t \\cdot C",
-                         tex(t.chips) + " \\cdot " + tex(t.t_s) + " \\cdot " + tex(t.C), t.chips * t.t_s * t.C, "FLOPs");
-    t.mfu = r.step("Implied MFU", "\\text{FLOPs} / \\text{peak}", tex(t.total_flops) + " / " + tex(peak),
-                   t.total_flops / peak, "ratio");
+    Expr time = r.step("Wall time from chip-hours", "t", r.sym("\\text{chip-hours}", args.num("chip_hours")) * 3600 / n, "s");
+    Expr peak = r.step("Peak FLOPs in that time", "\\text{peak}", n * time * C, "FLOPs");
+    t.t_s = time.value();
+    t.mfu = r.step("Implied MFU", "\\text{MFU}", flops / peak, "ratio").value();
   } else {
     t.mfu = args.num("mfu");
-    double rate = r.step("Achieved FLOP/s", "n \\cdot C \\cdot \\text{MFU}",
-                         tex(t.chips) + " \\cdot " + tex(t.C) + " \\cdot " + tex(t.mfu), t.chips * t.C * t.mfu, "FLOP/s");
-    t.t_s = r.step("Wall time", "t = \\text{FLOPs} / (n C \\,\\text{MFU})", tex(t.total_flops) + " / " + tex(rate),
-                   t.total_flops / rate, "s");
+    Expr rate = r.step("Achieved FLOP/s", "R", n * C * r.sym("\\text{MFU}", t.mfu), "FLOP/s");
+    t.t_s = r.step("Wall time", "t", flops / rate, "s").value();
   }
   r.out("mfu", t.mfu);
   r.out("achieved_flops_per_s", t.chips * t.C * t.mfu);
@@ -52,8 +49,7 @@ RunTimes time_steps(const Args& args, const MemoryInputs& mem, Result& r) {
 }
 
 void cost_steps(const Args& args, const RunTimes& t, Result& r) {
-  double chip_hours = r.step("Chip-hours", "n \\cdot t / 3600", tex(t.chips) + " \\cdot " + tex(t.t_s) + " / 3600",
-                             t.chips * t.t_s / 3600, "h");
+  Expr chip_hours = r.step("Chip-hours", "\\text{chip-hours}", r.sym("n", t.chips) * r.sym("t", t.t_s) / 3600, "h");
   r.out("chip_hours", chip_hours);
   std::optional<double> price = args.num_if("price_per_hour_usd");
   if (!price) price = args.chip().price_per_hour_usd;
@@ -61,8 +57,7 @@ void cost_steps(const Args& args, const RunTimes& t, Result& r) {
     r.out_null("cost_usd");
     return;
   }
-  r.out("cost_usd", r.step("Cost", "\\text{chip-hours} \\cdot \\text{price}", tex(chip_hours) + " \\cdot " + tex(*price),
-                           chip_hours * *price, "USD"));
+  r.out("cost_usd", r.step("Cost", "", chip_hours * r.sym("\\text{price}", *price), "USD"));
 }
 
 void memory_steps(const Args& args, const MemoryInputs& mem, const RunTimes& t, Result& r) {
@@ -75,9 +70,8 @@ void memory_steps(const Args& args, const MemoryInputs& mem, const RunTimes& t, 
     return;
   }
   r.out("fits", b.bytes_per_chip <= *hbm);
-  double min_chips = r.step("Minimum chips to hold the training state", "\\lceil \\text{total} / \\text{HBM} \\rceil",
-                            "\\lceil " + tex(b.total_bytes) + " / " + tex(*hbm) + " \\rceil",
-                            std::ceil(b.total_bytes / *hbm), "count");
+  double min_chips = r.step("Minimum chips to hold the training state", "",
+                            ceil(r.sym("\\text{total}", b.total_bytes) / r.sym("\\text{HBM}", *hbm)), "count").value();
   r.out("min_chips_memory", min_chips);
   r.out("days_at_min_chips", t.t_s * t.chips / min_chips / 86400);
 }
@@ -232,12 +226,14 @@ void search_steps(const LayoutProblem& p, Result& r) {
     return;
   }
   const LayoutEval& best = found.ranked.front();
+  if (!r.record_steps) return;
+  Expr tp = r.sym("T_{tp}", best.tp_pass_s), pp = r.sym("T_{pp}", best.pp_pass_s);
+  Expr N_MB = r.sym("N_{MB}", best.microbatches);
+  Expr fwd = max(r.sym("T^{fwd}_{math}", best.fwd_math_s), r.sym("T^{fwd}_{fsdp}", best.fwd_gather_s), tp, pp);
+  Expr bwd = max(r.sym("T^{bwd}_{math}", best.bwd_math_s), r.sym("T^{bwd}_{dp}", best.bwd_gather_s), tp, pp);
   r.step("Fastest layout's step time (dp " + plain(best.dp) + ", fsdp " + plain(best.fsdp) + ", tp " +
              plain(best.tp) + ", pp " + plain(best.pp) + ")",
-         "(\\max(T^{fwd}_{math}, T^{fwd}_{comm}) + \\max(T^{bwd}_{math}, T^{bwd}_{comm})) \\cdot (N_{MB} + P - 1)/N_{MB}",
-         "\\text{math } " + tex(best.t_math_s) + ", \\text{ dp } " + tex(best.t_data_parallel_s) + ", \\text{ tp } " +
-             tex(best.t_tp_s) + ", \\text{ pp } " + tex(best.t_pp_s),
-         best.step_s, "s");
+         "T_{step}", (fwd + bwd) * (N_MB + r.sym("P", best.pp) - 1) / N_MB, "s");
 }
 
 void warn_pod_boundary(const Chip& chip, double chips, Result& r) {

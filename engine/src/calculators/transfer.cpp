@@ -20,20 +20,16 @@ void compute(const Args& args, Result& r) {
   double hops = path == "ici" ? args.num("hops") : 0;
   if (path == "ici") check_ici_links(chip, links, "links", r);
   double W = path_bandwidth(chip, path) * links;
-  std::string Wsym = path == "ici" ? "k \\cdot W_{link}" : bandwidth_symbol(path);
-  std::string Wsub = path == "ici" ? tex(links) + " \\times " + tex(W / links) : tex(W);
+  Expr Wx = path == "ici" ? r.sym("k", links) * r.sym("W_{link}", W / links) : r.sym(bandwidth_symbol(path), W);
 
-  double per_chip = r.step("Bytes per chip", "b = \\text{bytes} / n", tex(bytes) + " / " + tex(chips),
-                           bytes / chips, "bytes");
-  double t_bw = r.step("Bandwidth time", "T_{bw} = b / " + Wsym, tex(per_chip) + " / " + Wsub,
-                       per_chip / W, "s");
-  double t_lat = 0;
+  Expr per_chip = r.step("Bytes per chip", "b", r.sym("\\text{bytes}", bytes) / r.sym("n", chips), "bytes");
+  Expr t_bw = r.step("Bandwidth time", "T_{bw}", per_chip / Wx, "s");
+  Expr t_lat = r.sym("T_{lat}", 0);
   if (path == "ici") {
     double hop = chip.need(&Chip::ici_hop_latency_s, "each ICI hop adds this latency");
-    t_lat = r.step("Latency", "T_{lat} = \\text{hops} \\cdot t_{hop}", tex(hops) + " \\times " + tex(hop),
-                   hops * hop, "s");
+    t_lat = r.step("Latency", "T_{lat}", r.sym("\\text{hops}", hops) * r.sym("t_{hop}", hop), "s");
   }
-  double t = r.step("Transfer time", "T = T_{bw} + T_{lat}", tex(t_bw) + " + " + tex(t_lat), t_bw + t_lat, "s");
+  double t = r.step("Transfer time", "T", t_bw + t_lat, "s").value();
   r.out("t_s", t);
   r.out("t_bandwidth_s", t_bw);
   r.out("t_latency_s", t_lat);

@@ -1,0 +1,68 @@
+// One definition per derivation step: an expression tree from which the step's value, its
+// symbolic TeX ("b / (k W_{link})") and its substituted TeX ("10^{9} / (4 \times 4.5\times10^{10})")
+// all come, with parentheses placed by precedence.
+//
+// An Expr is either bare (a value only, no tree: the numbers-only mode, which builds no TeX and
+// allocates nothing), a literal (a number written into the formula, such as the 2 of 2BDF), or a
+// tree. Combining anything with a bare Expr gives a bare Expr, so a calculator that runs without
+// steps writes the same code and pays only for the arithmetic.
+#pragma once
+#include <initializer_list>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace scalelab {
+
+class Expr {
+ public:
+  enum class Op { number, symbol, add, sub, mul, div, frac, pow, neg, min, max, ceil, floor, sqrt, log2 };
+  struct Node;
+
+  // A literal number: 2 in 2BDF. Implicit, so that `2 * B` reads as written.
+  Expr(double literal);  // NOLINT(google-explicit-constructor)
+  Expr(int literal) : Expr(static_cast<double>(literal)) {}  // NOLINT(google-explicit-constructor)
+
+  // A value without a formula (numbers-only mode).
+  static Expr bare(double value);
+  // A named quantity: `tex` in the formula, its value in the substitution.
+  static Expr symbol(std::string tex, double value);
+
+  double value() const { return value_; }
+  bool has_tex() const { return node_ != nullptr || literal_; }
+  std::string tex() const;          // symbolic: "2 B D F"
+  std::string substituted() const;  // numbers: "2 \times 512 \times 8192 \times 32768"
+
+  friend Expr operator+(const Expr& a, const Expr& b);
+  friend Expr operator-(const Expr& a, const Expr& b);
+  friend Expr operator*(const Expr& a, const Expr& b);
+  friend Expr operator/(const Expr& a, const Expr& b);
+  friend Expr operator-(const Expr& a);
+  friend Expr frac(const Expr& a, const Expr& b);  // \frac{a}{b}
+  friend Expr pow(const Expr& base, const Expr& exponent);
+  // min and max of two to four terms (hidden friends: found only when an argument is an Expr,
+  // so that std::min on doubles is never captured).
+  friend Expr min(const Expr& a, const Expr& b) { return extremum(Op::min, {&a, &b}); }
+  friend Expr min(const Expr& a, const Expr& b, const Expr& c) { return extremum(Op::min, {&a, &b, &c}); }
+  friend Expr max(const Expr& a, const Expr& b) { return extremum(Op::max, {&a, &b}); }
+  friend Expr max(const Expr& a, const Expr& b, const Expr& c) { return extremum(Op::max, {&a, &b, &c}); }
+  friend Expr max(const Expr& a, const Expr& b, const Expr& c, const Expr& d) {
+    return extremum(Op::max, {&a, &b, &c, &d});
+  }
+  friend Expr ceil(const Expr& a);
+  friend Expr floor(const Expr& a);
+  friend Expr sqrt(const Expr& a);
+  friend Expr log2(const Expr& a);
+
+ private:
+  Expr() = default;
+  static Expr combine(Op op, double value, std::initializer_list<const Expr*> args);
+  static Expr extremum(Op op, std::initializer_list<const Expr*> args);
+  std::shared_ptr<const Node> tree() const;  // the literal's node made on demand
+
+  double value_ = 0;
+  bool literal_ = false;
+  std::shared_ptr<const Node> node_;
+};
+
+}  // namespace scalelab
