@@ -51,7 +51,7 @@ int run_eval(const std::string& name, std::string input, bool text) {
     std::string where = e.param.empty() ? "" : e.param + ": ";
     std::fprintf(stderr, "scalelab eval %s: %s%s\n", name.c_str(), where.c_str(), e.message.c_str());
     std::printf("%s\n", e.json.c_str());
-    return 2;
+    return e.status == scalelab::Status::internal ? 3 : 2;
   }
   if (text) print_text(e.json);
   else std::printf("%s\n", e.json.c_str());

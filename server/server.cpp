@@ -36,9 +36,10 @@ void json_reply(httplib::Response& res, int status, const std::string& body) {
   res.set_content(body, "application/json");
 }
 
-std::string error_body(const std::string& message) {
+std::string error_body(const std::string& message, Status status = Status::bad_input) {
   // Messages here are fixed ASCII text, so no escaping is needed.
-  return "{\"error\":{\"param\":null,\"message\":\"" + message + "\"}}";
+  return std::string("{\"error\":{\"status\":\"") + status_name(status) +
+         "\",\"param\":null,\"message\":\"" + message + "\"}}";
 }
 
 bool accepts(const httplib::Request& req, const char* encoding) {
@@ -104,15 +105,17 @@ void api_routes(httplib::Server& server) {
   server.Post(R"(/api/v1/eval/([A-Za-z0-9_]{1,64}))",
               [](const httplib::Request& req, httplib::Response& res) {
                 Evaluation e = evaluate(req.matches[1].str(), req.body);
-                int status = e.status == Status::ok ? 200
-                             : e.status == Status::unknown_calculator ? 404 : 400;
+                int status = e.status == Status::ok                   ? 200
+                             : e.status == Status::unknown_calculator ? 404
+                             : e.status == Status::internal           ? 500
+                                                                      : 400;
                 json_reply(res, status, e.json);
               });
   server.Get(R"(/api/.*)", [](const httplib::Request&, httplib::Response& res) {
     json_reply(res, 404, error_body("no such API route; see GET /api/v1/calculators"));
   });
   server.Post(R"(/api/v1/eval/.*)", [](const httplib::Request&, httplib::Response& res) {
-    json_reply(res, 404, error_body("unknown calculator; see GET /api/v1/calculators"));
+    json_reply(res, 404, error_body("unknown calculator; see GET /api/v1/calculators", Status::unknown_calculator));
   });
 }
 

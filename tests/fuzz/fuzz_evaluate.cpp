@@ -1,5 +1,6 @@
 // libFuzzer target: the input is "<calculator name>\n<JSON text>". evaluate() must never
-// crash, throw, or return anything but one JSON object: a result or an error.
+// crash, throw, report an engine fault (status internal), or return anything but one JSON
+// object: a result or an error.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -54,6 +55,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       fail("a result holds a non-finite number", e.json);
     }
     check_numbers(out["outputs"], "");
+  } else if (e.status == scalelab::Status::internal) {
+    fail("an engine fault (status internal)", std::string(input) + "\n" + e.json);
   } else {
     if (!out.contains("error") || !out["error"].contains("message") || !out["error"]["message"].is_string()) {
       fail("an error lacks error.message", e.json);

@@ -10,7 +10,8 @@ export interface Result {
   steps: Step[];
   warnings: string[];
 }
-export interface EngineError { error: { param: string | null; message: string } }
+/** status: the caller's mistake (bad_input, unknown_calculator) or an engine fault (internal). */
+export interface EngineError { error: { status?: 'bad_input' | 'unknown_calculator' | 'internal'; param: string | null; message: string } }
 export type Outcome = Result | EngineError;
 export const isError = (r: Outcome): r is EngineError => 'error' in r;
 
@@ -43,7 +44,9 @@ export class Engine {
     this.models = JSON.parse(m.models());
   }
   evaluate(name: string, params: unknown): Outcome {
-    return JSON.parse(this.m.evaluate(name, JSON.stringify(params)));
+    const r: Outcome = JSON.parse(this.m.evaluate(name, JSON.stringify(params)));
+    if (isError(r) && r.error.status === 'internal') console.error(`engine fault in ${name}:`, r.error.message, params);
+    return r;
   }
   calculator(name: string): CalculatorSchema | undefined {
     return this.schema.calculators.find((c) => c.name === name);

@@ -5,11 +5,16 @@
 
 namespace scalelab {
 
-enum class Status { ok, bad_input, unknown_calculator };
+// bad_input and unknown_calculator are the caller's to fix (CLI exit 2, HTTP 400/404);
+// internal is an engine fault, never the caller's doing (CLI exit 3, HTTP 500).
+enum class Status { ok, bad_input, unknown_calculator, internal };
+
+// The status as it appears in an error's JSON: "bad_input", "unknown_calculator", "internal".
+const char* status_name(Status status);
 
 struct Evaluation {
   Status status = Status::ok;
-  std::string json;     // the result, or {"error": {"param": ..., "message": ...}}
+  std::string json;     // the result, or {"error": {"status": ..., "param": ..., "message": ...}}
   std::string param;    // on error: the offending parameter ("" when none)
   std::string message;  // on error: what was wrong and what is allowed
 };

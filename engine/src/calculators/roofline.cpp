@@ -105,6 +105,10 @@ Op from_einsum(const Args& args) {
   return op;
 }
 
+// Half a byte, one int4 element: the least an operation can move. Smaller positive byte
+// counts mean nothing physically and would make the intensity overflow.
+constexpr double kLeastBytes = 0.5;
+
 Op resolve_op(const Args& args) {
   bool raw = args.given("flops") || args.given("bytes");
   int forms = int(raw) + int(args.given("matmul")) + int(args.given("einsum"));
@@ -122,6 +126,9 @@ Op resolve_op(const Args& args) {
     Op op;
     op.flops = args.num("flops");
     op.bytes = args.num("bytes");
+    if (op.bytes > 0 && op.bytes < kLeastBytes) {
+      throw InputError("bytes", "must be 0 or at least 0.5 (one int4 element), got " + plain(op.bytes));
+    }
     op.flops_formula = "F";
     op.flops_sub = tex(op.flops);
     op.bytes_formula = "\\text{bytes}";
@@ -216,7 +223,8 @@ Calculator make_roofline() {
           "Whether an operation is limited by math or by moving bytes, and how long it takes.",
           {params::chip("tpu-v5e"), chip_overrides(),
            number("flops", "FLOPs", 0, 1e30, nullptr, "FLOPs of the operation (with bytes)"),
-           number("bytes", "bytes", 0, 1e30, nullptr, "bytes moved (with flops)"), matmul,
+           number("bytes", "bytes", 0, 1e30, nullptr,
+                  "bytes moved (with flops): 0, or at least 0.5 (one int4 element)"), matmul,
            text("einsum", nullptr, "an einsum such as \"BD,DF->BF\" (one letter per dimension)"),
            map("dims", dim, "size of each einsum dimension"),
            dtype("activation_dtype", "dtype of the first operand (activations)"),
