@@ -4,6 +4,7 @@
 
 #include "errors.hpp"
 #include "format.hpp"
+#include "labels.hpp"
 #include "params.hpp"
 
 namespace scalelab {
@@ -170,12 +171,20 @@ const json& model_catalog() {
 }
 
 const std::vector<Param>& chip_fields() {
-  static const std::vector<Param> fields = make_chip_fields();
+  static const std::vector<Param> fields = [] {
+    std::vector<Param> f = make_chip_fields();
+    label_params(f, "chip");
+    return f;
+  }();
   return fields;
 }
 
 const std::vector<Param>& model_fields() {
-  static const std::vector<Param> fields = make_model_fields();
+  static const std::vector<Param> fields = [] {
+    std::vector<Param> f = make_model_fields();
+    label_params(f, "model");
+    return f;
+  }();
   return fields;
 }
 

@@ -67,6 +67,25 @@ Evaluation error(Status status, const std::string& param, const std::string& mes
   return e;
 }
 
+// The outputs as declared, in declaration order. An output emitted without a declaration, or a
+// declared one left out or null without being nullable, is an engine fault.
+json declared(const Calculator& calc, json emitted) {
+  json out = json::object();
+  for (const Output& o : calc.outputs) {
+    auto it = emitted.find(o.name);
+    bool present = it != emitted.end() && !it->is_null();
+    if (!present && !o.nullable) {
+      throw std::logic_error(calc.name + " left out its output " + o.name + ", which is not nullable");
+    }
+    out[o.name] = present ? std::move(*it) : json(nullptr);
+    if (it != emitted.end()) emitted.erase(it);
+  }
+  if (!emitted.empty()) {
+    throw std::logic_error(calc.name + " emitted the undeclared output " + emitted.begin().key());
+  }
+  return out;
+}
+
 std::string compute_result(const Calculator& calc, const json& input) {
   Args args(calc, input);
   Result result;
@@ -78,7 +97,7 @@ std::string compute_result(const Calculator& calc, const json& input) {
   for (auto it = result.extra.begin(); it != result.extra.end(); ++it) out[it.key()] = it.value();
   canonicalise(result.outputs, calc.name);
   canonicalise(result.steps, calc.name);
-  out["outputs"] = std::move(result.outputs);
+  out["outputs"] = declared(calc, std::move(result.outputs));
   out["steps"] = std::move(result.steps);
   out["warnings"] = std::move(result.warnings);
   return out.dump(-1, ' ', false, json::error_handler_t::replace);
@@ -156,6 +175,16 @@ std::string calculators_json() {
   return json{{"version", 1}, {"calculators", list}, {"chip_fields", chip_schema},
               {"model_fields", model_schema}}
       .dump();
+}
+
+std::string output_unit(std::string_view calculator, std::string_view output) {
+  const Calculator* calc = find_calculator(calculator);
+  if (!calc) return "";
+  std::string_view top = output.substr(0, output.find_first_of(".["));
+  for (const Output& o : calc->outputs) {
+    if (o.name == top) return o.unit;
+  }
+  return "";
 }
 
 std::string chips_json() { return chip_catalog().dump(); }

@@ -30,8 +30,9 @@ std::string models_json();
 
 // Human formatting of a quantity, e.g. (1.39e-3, "s") -> "1.39 ms". The one formatter.
 std::string format_quantity(double value, std::string_view unit);
-// The unit of an output, read from its name's suffix (API.md): "t_s" -> "s",
-// "hbm_bytes_per_s" -> "bytes/s", "train_flops" -> "FLOPs", "cost_usd" -> "usd"; else "".
-std::string output_unit(std::string_view output_name);
+// The declared unit of output `output` of calculator `calculator` (a nested path such as
+// "flops_per_s.bf16" takes its top-level output's unit); "" for words, verdicts, plain numbers
+// and names the schema does not declare.
+std::string output_unit(std::string_view calculator, std::string_view output);
 
 }  // namespace scalelab
