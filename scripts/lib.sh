@@ -4,7 +4,7 @@ cd "$SCALELAB_ROOT"
 
 BUILD_DIR="${BUILD_DIR:-build}"
 WASM_BUILD_DIR="${WASM_BUILD_DIR:-build-wasm}"
-JOBS="${JOBS:-2}"
+JOBS="${JOBS:-$(nproc 2>/dev/null || echo 2)}"
 # Debian's emcc needs Debian's acorn (the system node is Node 20 from the base image).
 export NODE_PATH="/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}"
 
