@@ -15,9 +15,18 @@ const json& model_catalog();
 const std::vector<Param>& chip_fields();
 const std::vector<Param>& model_fields();
 
+// The element types: one row each, name (as the API spells it), title, bytes per element
+// (fractional for packed formats: int4 is 0.5). A plain table rather than an enum, so that
+// formats can be added from catalog data (e.g. quantized weight formats) with one row each.
+struct Dtype {
+  std::string name, title;
+  double bytes;
+};
+const std::vector<Dtype>& dtypes();
 // Byte size of a dtype name ("fp32" 4, "bf16" 2, "fp8" 1, "int8" 1, "int4" 0.5).
 double dtype_bytes(const std::string& dtype);
 const std::vector<std::string>& dtype_names();
+const std::vector<std::string>& dtype_titles();
 
 // A resolved chip. Fields the catalog leaves null are refused by `need` with an error that
 // names the field and suggests an override.

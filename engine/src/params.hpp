@@ -46,11 +46,13 @@ inline Param boolean(std::string name, json def, std::string doc) {
   return p;
 }
 
-inline Param choice(std::string name, std::vector<std::string> choices, json def, std::string doc) {
+inline Param choice(std::string name, std::vector<std::string> choices, json def, std::string doc,
+                    std::vector<std::string> titles = {}) {
   Param p;
   p.name = std::move(name);
   p.type = Type::choice;
   p.choices = std::move(choices);
+  p.choice_titles = std::move(titles);
   p.default_value = std::move(def);
   p.scale = Scale::choice;
   p.doc = std::move(doc);
@@ -67,7 +69,7 @@ inline Param text(std::string name, json def, std::string doc) {
 }
 
 inline Param dtype(std::string name, std::string doc, json def = "bf16") {
-  return choice(std::move(name), dtype_names(), std::move(def), std::move(doc));
+  return choice(std::move(name), dtype_names(), std::move(def), std::move(doc), dtype_titles());
 }
 
 inline Param chip(json def = nullptr) {

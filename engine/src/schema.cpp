@@ -50,6 +50,7 @@ json param_schema_json(const Param& p) {
   }
   j["scale"] = scale_name(p.scale);
   if (!p.choices.empty()) j["choices"] = p.choices;
+  if (!p.choice_titles.empty()) j["choice_titles"] = p.choice_titles;
   j["doc"] = p.doc;
   j["required"] = p.required;
   if (!p.overrides_of.empty()) j["overrides_of"] = p.overrides_of;

@@ -39,6 +39,7 @@ struct Param {
   bool min_exclusive = false;  // (min, max] instead of [min, max]
   Scale scale = Scale::linear;
   std::vector<std::string> choices;
+  std::vector<std::string> choice_titles;  // for people, one per choice (or none)
   std::string doc;
   std::vector<Param> fields;   // object: its fields; map/list: one entry describing values
   bool required = false;
