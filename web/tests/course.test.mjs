@@ -40,10 +40,7 @@ function paramsFor(d, chip) {
   return p;
 }
 function unitOf(r, out) {
-  const u = engine.outputUnit(out);
-  if (u) return u;
-  const v = getPath(r.outputs, out);
-  return [...(r.steps || [])].reverse().find((s) => s.value === v)?.unit ?? '';
+  return engine.outputUnit(r.calculator, out);
 }
 function format(v, unit) {
   if (typeof v === 'string') return v;

@@ -22,7 +22,7 @@ function formatted(calc, params, out, { nonNumbers }) {
   assert.ok(!r.error, JSON.stringify(r.error));
   const v = r.outputs[out];
   if (nonNumbers && typeof v !== 'number') return v == null ? '—' : typeof v === 'boolean' ? (v ? 'yes' : 'no') : String(v); // as the lab's engine.format
-  const unit = engine.outputUnit(out) || [...r.steps].reverse().find((s) => s.value === v)?.unit || '';
+  const unit = engine.outputUnit(calc, out);
   return engine.formatQuantity(v, unit);
 }
 /** the engine's value of one output, formatted as the lab formats it (null → '—', booleans → yes/no, other non-numbers as strings) */
