@@ -85,6 +85,8 @@ export interface ParamSchema {
   max_items?: number;
   scale: 'linear' | 'log' | 'choice';
   choices?: string[];
+  /** for people, one per choice */
+  choice_titles?: string[];
   doc: string;
   required?: boolean;
   overrides_of?: string;
