@@ -20,9 +20,9 @@ std::string read_stdin() {
   return std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
 }
 
-std::string show(const json& value, const std::string& name) {
+std::string show(const json& value, const std::string& calculator, const std::string& name) {
   if (value.is_number()) {
-    std::string unit = scalelab::output_unit(name);
+    std::string unit = scalelab::output_unit(calculator, name);
     std::string text = scalelab::format_quantity(value.get<double>(), unit);
     return text + "   (" + value.dump() + ")";
   }
@@ -34,7 +34,7 @@ void print_text(const std::string& result_json) {
   std::printf("%s\n\nOutputs\n", r["calculator"].get<std::string>().c_str());
   for (auto it = r["outputs"].begin(); it != r["outputs"].end(); ++it) {
     if (it->is_object() && it.key() != "flops_per_s") continue;
-    std::printf("  %-32s %s\n", it.key().c_str(), show(it.value(), it.key()).c_str());
+    std::printf("  %-32s %s\n", it.key().c_str(), show(it.value(), r["calculator"].get<std::string>(), it.key()).c_str());
   }
   std::printf("\nDerivation\n");
   int n = 1;
@@ -54,7 +54,7 @@ int run_eval(const std::string& name, std::string input, bool text) {
     std::string where = e.param.empty() ? "" : e.param + ": ";
     std::fprintf(stderr, "scalelab eval %s: %s%s\n", name.c_str(), where.c_str(), e.message.c_str());
     std::printf("%s\n", e.json.c_str());
-    return 2;
+    return e.status == scalelab::Status::internal ? 3 : 2;
   }
   if (text) print_text(e.json);
   else std::printf("%s\n", e.json.c_str());

@@ -4,7 +4,7 @@ cd "$SCALELAB_ROOT"
 
 BUILD_DIR="${BUILD_DIR:-build}"
 WASM_BUILD_DIR="${WASM_BUILD_DIR:-build-wasm}"
-JOBS="${JOBS:-2}"
+JOBS="${JOBS:-$(nproc 2>/dev/null || echo 2)}"
 # Debian's emcc runs /usr/bin/node (its own config) and needs Debian's acorn from here.
 export NODE_PATH="/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}"
 

@@ -4,7 +4,19 @@
 # originality check. Prints a summary; exits non-zero if anything failed.
 #   BUILD_DIR, WASM_BUILD_DIR, ASAN_BUILD_DIR, FUZZ_BUILD_DIR: build folders
 #   FUZZ_RUNS (200000), FUZZ_SECONDS (120): bounds of the fuzz run
+# scripts/test.sh --quick: the inner loop instead — build, release ctest, the Node tests and one
+# browser test file (QUICK_BROWSER_TEST, default web/tests/chapter.test.mjs); no sanitizers, no fuzzing.
 set -euo pipefail
+
+QUICK=0
+for arg in "$@"; do
+  case "$arg" in
+    --quick) QUICK=1 ;;
+    *) echo "usage: scripts/test.sh [--quick]" >&2; exit 2 ;;
+  esac
+done
+QUICK_BROWSER_TEST="${QUICK_BROWSER_TEST:-web/tests/chapter.test.mjs}"
+
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 ASAN_BUILD_DIR="${ASAN_BUILD_DIR:-build-asan}"
@@ -87,7 +99,7 @@ has_npm_script() {
   [[ -f web/package.json ]] && node -e "process.exit(require('./web/package.json').scripts?.['$1'] ? 0 : 1)"
 }
 
-step "setup" bash scripts/setup.sh
+((QUICK)) || step "setup" bash scripts/setup.sh
 step "build" bash scripts/build.sh
 if [[ "${results[*]}" == *FAILED* ]]; then
   summary
@@ -96,6 +108,12 @@ if [[ "${results[*]}" == *FAILED* ]]; then
 fi
 
 step "ctest (release)" ctest --test-dir "$BUILD_DIR" -j"$JOBS" --timeout 300
+if ((QUICK)); then
+  step "node (native vs wasm)" node --test --test-reporter=tap tests/node/
+  step "browser ($(basename "$QUICK_BROWSER_TEST"))" node --test --test-reporter=tap "$QUICK_BROWSER_TEST"
+  summary
+  exit "$failed"
+fi
 step "ctest (asan+ubsan)" asan_ctest
 step "fuzz (libFuzzer)" fuzz
 step "node (native vs wasm)" \

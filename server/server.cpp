@@ -57,9 +57,10 @@ Reply json_reply(http::status status, std::string body) {
   return r;
 }
 
-Reply error_reply(http::status status, const std::string& message) {
+Reply error_reply(http::status status, const std::string& message, Status kind = Status::bad_input) {
   // Messages here are fixed ASCII text, so no escaping is needed.
-  return json_reply(status, "{\"error\":{\"param\":null,\"message\":\"" + message + "\"}}");
+  return json_reply(status, std::string("{\"error\":{\"status\":\"") + status_name(kind) +
+                                "\",\"param\":null,\"message\":\"" + message + "\"}}");
 }
 
 bool accepts(const Request& req, std::string_view encoding) {
@@ -104,6 +105,7 @@ http::status eval_status(Status s) {
   switch (s) {
     case Status::ok: return http::status::ok;
     case Status::unknown_calculator: return http::status::not_found;
+    case Status::internal: return http::status::internal_server_error;  // an engine fault, not the caller's
     default: return http::status::bad_request;
   }
 }
@@ -120,7 +122,7 @@ Reply api_reply(const Request& req, std::string_view path) {
   if (req.method() == http::verb::post && path.rfind("/api/v1/eval/", 0) == 0) {
     std::match_results<std::string_view::const_iterator> m;
     if (!std::regex_match(path.begin(), path.end(), m, eval_route)) {
-      return error_reply(http::status::not_found, "unknown calculator; see GET /api/v1/calculators");
+      return error_reply(http::status::not_found, "unknown calculator; see GET /api/v1/calculators", Status::unknown_calculator);
     }
     Evaluation e = evaluate(m[1].str(), req.body());
     return json_reply(eval_status(e.status), std::move(e.json));

@@ -54,7 +54,7 @@ TEST(Cli, TextShowsOutputsAndTheDerivation) {
   EXPECT_NE(r.out.find("t_math_s"), std::string::npos);
   // quantities are formatted for people, by the engine's one formatter
   for (const char* name : {"t_math_s", "t_comm_s", "flops", "bytes"}) {
-    std::string shown = scalelab::format_quantity(j["outputs"][name].get<double>(), scalelab::output_unit(name));
+    std::string shown = scalelab::format_quantity(j["outputs"][name].get<double>(), scalelab::output_unit("roofline", name));
     EXPECT_NE(r.out.find(shown), std::string::npos) << name << ": \"" << shown << "\" not in\n" << r.out;
   }
 }

@@ -13,7 +13,9 @@ std::string format_quantity(double value, const std::string& unit) {
   return scalelab::format_quantity(value, unit);
 }
 
-std::string output_unit(const std::string& name) { return scalelab::output_unit(name); }
+std::string output_unit(const std::string& calculator, const std::string& name) {
+  return scalelab::output_unit(calculator, name);
+}
 
 }  // namespace
 

@@ -6,6 +6,7 @@
 
 #include "errors.hpp"
 #include "format.hpp"
+#include "labels.hpp"
 #include "params.hpp"
 
 namespace scalelab {
@@ -233,27 +234,60 @@ const std::vector<std::string>& kv_format_names() {
 }
 
 const std::vector<Param>& chip_fields() {
-  static const std::vector<Param> fields = make_chip_fields();
+  static const std::vector<Param> fields = [] {
+    std::vector<Param> f = make_chip_fields();
+    label_params(f, "chip");
+    return f;
+  }();
   return fields;
 }
 
 const std::vector<Param>& model_fields() {
-  static const std::vector<Param> fields = make_model_fields();
+  static const std::vector<Param> fields = [] {
+    std::vector<Param> f = make_model_fields();
+    label_params(f, "model");
+    return f;
+  }();
   return fields;
 }
 
+const std::vector<Dtype>& dtypes() {
+  static const std::vector<Dtype> table = {
+      {"fp32", "32-bit float", 4},
+      {"bf16", "bfloat16", 2},
+      {"fp8", "8-bit float", 1},
+      {"int8", "8-bit integer", 1},
+      {"int4", "4-bit integer", 0.5},
+  };
+  return table;
+}
+
 const std::vector<std::string>& dtype_names() {
-  static const std::vector<std::string> names = {"fp32", "bf16", "fp8", "int8", "int4"};
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const Dtype& d : dtypes()) out.push_back(d.name);
+    return out;
+  }();
   return names;
 }
 
+const std::vector<std::string>& dtype_titles() {
+  static const std::vector<std::string> titles = [] {
+    std::vector<std::string> out;
+    for (const Dtype& d : dtypes()) out.push_back(d.title);
+    return out;
+  }();
+  return titles;
+}
+
 double dtype_bytes(const std::string& dtype) {
-  if (dtype == "fp32") return 4;
-  if (dtype == "bf16") return 2;
-  if (dtype == "fp8" || dtype == "int8") return 1;
-  if (dtype == "int4") return 0.5;
+  for (const Dtype& d : dtypes()) {
+    if (d.name == dtype) return d.bytes;
+  }
   if (find_format(dtype)) return format_bits(dtype) / 8;
-  throw InputError("dtype", "must be one of fp32, bf16, fp8, int8, int4, got \"" + dtype + "\"");
+  std::string allowed;
+  for (const Dtype& d : dtypes()) allowed += (allowed.empty() ? "" : ", ") + d.name;
+  throw InputError("dtype", "must be one of " + allowed + ", got \"" + dtype.substr(0, 40) + "\"");
 }
 
 const std::vector<std::string>& chip_kind_names() {

@@ -16,10 +16,19 @@ const json& format_catalog();  // weight and KV-cache formats (data/formats.json
 const std::vector<Param>& chip_fields();
 const std::vector<Param>& model_fields();
 
+// The element types: one row each, name (as the API spells it), title, bytes per element
+// (fractional for packed formats: int4 is 0.5). A plain table rather than an enum, so that
+// formats can be added from catalog data (e.g. quantized weight formats) with one row each.
+struct Dtype {
+  std::string name, title;
+  double bytes;
+};
+const std::vector<Dtype>& dtypes();
 // Byte size of a dtype name ("fp32" 4, "bf16" 2, "fp8" 1, "int8" 1, "int4" 0.5) or of a
 // format of data/formats.json (bits / 8, e.g. q4_0 0.5625).
 double dtype_bytes(const std::string& dtype);
 const std::vector<std::string>& dtype_names();
+const std::vector<std::string>& dtype_titles();
 
 // Weight and KV-cache formats: effective bits per value including block scales.
 const json* find_format(const std::string& id);  // null when unknown

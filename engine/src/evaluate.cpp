@@ -60,14 +60,62 @@ Evaluation error(Status status, const std::string& param, const std::string& mes
   e.status = status;
   e.param = param;
   e.message = message;
-  json body = {{"error", {{"param", param.empty() ? json(nullptr) : json(param)},
+  json body = {{"error", {{"status", status_name(status)},
+                          {"param", param.empty() ? json(nullptr) : json(param)},
                           {"message", message}}}};
   // The message may quote input that is not valid UTF-8: replace such bytes, never throw.
   e.json = body.dump(-1, ' ', false, json::error_handler_t::replace);
   return e;
 }
 
+// The outputs as declared, in declaration order. An output emitted without a declaration, or a
+// declared one left out or null without being nullable, is an engine fault.
+json declared(const Calculator& calc, json emitted) {
+  json out = json::object();
+  for (const Output& o : calc.outputs) {
+    auto it = emitted.find(o.name);
+    bool present = it != emitted.end() && !it->is_null();
+    if (!present && !o.nullable) {
+      throw std::logic_error(calc.name + " left out its output " + o.name + ", which is not nullable");
+    }
+    out[o.name] = present ? std::move(*it) : json(nullptr);
+    if (it != emitted.end()) emitted.erase(it);
+  }
+  if (!emitted.empty()) {
+    throw std::logic_error(calc.name + " emitted the undeclared output " + emitted.begin().key());
+  }
+  return out;
+}
+
+std::string compute_result(const Calculator& calc, const json& input, const EvalOptions& options) {
+  Args args(calc, input);
+  Result result;
+  result.record_steps = options.steps;
+  calc.compute(args, result);
+  json out = json::object();
+  out["calculator"] = calc.name;
+  out["inputs"] = args.values();  // as given (already validated), not rounded
+  canonicalise(result.extra, calc.name);
+  for (auto it = result.extra.begin(); it != result.extra.end(); ++it) out[it.key()] = it.value();
+  canonicalise(result.outputs, calc.name);
+  canonicalise(result.steps, calc.name);
+  out["outputs"] = declared(calc, std::move(result.outputs));
+  out["steps"] = std::move(result.steps);
+  out["warnings"] = std::move(result.warnings);
+  return out.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
 }  // namespace
+
+const char* status_name(Status status) {
+  switch (status) {
+    case Status::ok: return "ok";
+    case Status::bad_input: return "bad_input";
+    case Status::unknown_calculator: return "unknown_calculator";
+    case Status::internal: return "internal";
+  }
+  return "internal";
+}
 
 Evaluation evaluate(std::string_view name, std::string_view input_json) {
   return evaluate(name, input_json, EvalOptions{});
@@ -87,29 +135,10 @@ Evaluation evaluate(std::string_view name, std::string_view input_json, const Ev
   if (too_deep(input_json)) {
     return error(Status::bad_input, "", "the input nests deeper than 32 levels");
   }
+  json input;
   try {
-    json input = input_json.find_first_not_of(" \t\r\n") == std::string_view::npos
-                     ? json::object()
-                     : json::parse(input_json);
-    Args args(*calc, input);
-    Result result;
-    result.record_steps = options.steps;
-    calc->compute(args, result);
-    json out = json::object();
-    out["calculator"] = calc->name;
-    out["inputs"] = args.values();  // as given (already validated), not rounded
-    canonicalise(result.extra, calc->name);
-    for (auto it = result.extra.begin(); it != result.extra.end(); ++it) out[it.key()] = it.value();
-    canonicalise(result.outputs, calc->name);
-    canonicalise(result.steps, calc->name);
-    out["outputs"] = std::move(result.outputs);
-    out["steps"] = std::move(result.steps);
-    out["warnings"] = std::move(result.warnings);
-    Evaluation ok;
-    ok.json = out.dump(-1, ' ', false, json::error_handler_t::replace);
-    return ok;
-  } catch (const InputError& e) {
-    return error(Status::bad_input, e.param, e.what());
+    input = input_json.find_first_not_of(" \t\r\n") == std::string_view::npos ? json::object()
+                                                                            : json::parse(input_json);
   } catch (const json::parse_error& e) {
     std::string what = e.what();
     auto colon = what.find("syntax error");
@@ -118,10 +147,20 @@ Evaluation evaluate(std::string_view name, std::string_view input_json, const Ev
   } catch (const json::out_of_range&) {
     return error(Status::bad_input, "", "a number in the input is too large to represent "
                                         "(beyond ±1.8e308); every parameter has a far smaller maximum");
-  } catch (const json::exception& e) {
-    return error(Status::bad_input, "", std::string("invalid JSON input: ") + e.what());
   } catch (const std::exception& e) {
-    return error(Status::bad_input, "", std::string("internal error: ") + e.what());
+    return error(Status::bad_input, "", std::string("invalid JSON input: ") + e.what());
+  }
+  // Past parsing, only an InputError is the caller's doing; anything else is an engine fault.
+  try {
+    Evaluation ok;
+    ok.json = compute_result(*calc, input, options);
+    return ok;
+  } catch (const InputError& e) {
+    return error(Status::bad_input, e.param, e.what());
+  } catch (const std::exception& e) {
+    return error(Status::internal, "", std::string("internal error (an engine fault, not your input): ") + e.what());
+  } catch (...) {
+    return error(Status::internal, "", "internal error (an engine fault, not your input)");
   }
 }
 
@@ -135,6 +174,16 @@ std::string calculators_json() {
   return json{{"version", 1}, {"calculators", list}, {"chip_fields", chip_schema},
               {"model_fields", model_schema}}
       .dump();
+}
+
+std::string output_unit(std::string_view calculator, std::string_view output) {
+  const Calculator* calc = find_calculator(calculator);
+  if (!calc) return "";
+  std::string_view top = output.substr(0, output.find_first_of(".["));
+  for (const Output& o : calc->outputs) {
+    if (o.name == top) return o.unit;
+  }
+  return "";
 }
 
 // The catalog as data/chips.json has it, each chip with its network facts added (`topology`).

@@ -209,32 +209,4 @@ std::string format_quantity(double value, std::string_view unit) {
   return with_prefix(value, unit);
 }
 
-std::string output_unit(std::string_view name) {
-  name = name.substr(0, name.find_first_of(".["));  // "flops_per_s.bf16" -> "flops_per_s"
-  auto has = [&](std::string_view part) { return name.find(part) != std::string_view::npos; };
-  auto ends = [&](std::string_view suffix) {
-    return name.size() >= suffix.size() && name.substr(name.size() - suffix.size()) == suffix;
-  };
-  // A rate is "…bytes_per_s", optionally followed by "_per_chip" etc.; not "…bytes_per_sequence".
-  auto rate = [&](std::string_view unit) {
-    std::string key = std::string(unit) + "_per_s";
-    auto at = name.find(key);
-    if (at == std::string_view::npos || (at > 0 && name[at - 1] != '_')) return false;
-    auto after = at + key.size();
-    return after == name.size() || name[after] == '_';
-  };
-  if (ends("_per_usd")) return "";
-  if (rate("bytes")) return "bytes/s";
-  if (rate("flops")) return "FLOP/s";
-  if (rate("tokens")) return "tokens/s";
-  if (ends("_per_s")) return "1/s";
-  if (name == "bytes" || name.substr(0, 6) == "bytes_" || has("_bytes")) return "bytes";
-  if (name == "flops" || name.substr(0, 6) == "flops_" || has("_flops")) return "FLOPs";
-  if (ends("_usd")) return "usd";
-  if (ends("_hz")) return "Hz";
-  if (ends("_s")) return "s";
-  if (ends("intensity")) return "FLOPs/byte";
-  return "";
-}
-
 }  // namespace scalelab

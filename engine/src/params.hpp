@@ -51,11 +51,13 @@ inline Param boolean(std::string name, json def, std::string doc) {
   return p;
 }
 
-inline Param choice(std::string name, std::vector<std::string> choices, json def, std::string doc) {
+inline Param choice(std::string name, std::vector<std::string> choices, json def, std::string doc,
+                    std::vector<std::string> titles = {}) {
   Param p;
   p.name = std::move(name);
   p.type = Type::choice;
   p.choices = std::move(choices);
+  p.choice_titles = std::move(titles);
   p.default_value = std::move(def);
   p.scale = Scale::choice;
   p.doc = std::move(doc);
@@ -72,7 +74,7 @@ inline Param text(std::string name, json def, std::string doc) {
 }
 
 inline Param dtype(std::string name, std::string doc, json def = "bf16") {
-  return choice(std::move(name), dtype_names(), std::move(def), std::move(doc));
+  return choice(std::move(name), dtype_names(), std::move(def), std::move(doc), dtype_titles());
 }
 
 // A weight or KV-cache format: a plain dtype or a quantized format of data/formats.json.
@@ -157,6 +159,53 @@ inline Param list(std::string name, Param item, double min_len, double max_len, 
 inline Param required(Param p) {
   p.required = true;
   return p;
+}
+
+}  // namespace scalelab::params
+
+// ---- Shared parameters: one definition each, reused by every calculator that takes them. ----
+namespace scalelab::params {
+
+// Chips in one configuration: 1e7 is beyond any cluster built (the largest are ~1e5–1e6),
+// and keeps every product of chips and per-chip figures far from overflow.
+inline constexpr double kMaxChips = 1e7;
+inline constexpr double kMaxBatch = 1e6;
+inline constexpr double kMaxBatchTokens = 1e12;
+inline constexpr double kMaxParams = 1e16;
+
+inline Param chips(json def, std::string doc) {
+  return integer("chips", "chips", 1, kMaxChips, std::move(def), std::move(doc));
+}
+
+inline Param batch(json def, std::string doc) {
+  return integer("batch", "sequences", 1, kMaxBatch, std::move(def), std::move(doc));
+}
+
+// Global batch in tokens. `zero_means_no_activations` admits 0 for the memory calculators,
+// where it asks for the training state alone (weights, gradients, optimizer), no activations.
+inline Param batch_tokens(json def, std::string doc, bool zero_means_no_activations = false) {
+  double min = zero_means_no_activations ? 0 : 1;
+  if (zero_means_no_activations) doc += " (0: the state alone, no activations)";
+  return integer("batch_tokens", "tokens", min, kMaxBatchTokens, std::move(def), std::move(doc));
+}
+
+// A parameter count. At least 1: a model has whole parameters, and a count below one would
+// only push every per-parameter time towards zero and every rate towards overflow.
+inline Param param_count(std::string name, json def, std::string doc) {
+  return number(std::move(name), "params", 1, kMaxParams, std::move(def), std::move(doc) + " (1 to 1e16)");
+}
+
+// A FLOP utilisation. At least 0.001: a run below 0.1% of peak is not using the accelerator,
+// and smaller values only stretch times past any meaningful horizon.
+inline Param utilisation(std::string name, json def, std::string doc) {
+  return number(std::move(name), "ratio", 1e-3, 1, std::move(def), std::move(doc) + " (0.001 to 1)",
+                Scale::linear);
+}
+
+// A rate (FLOP/s, bytes/s) given instead of a chip's. At least 1 per second: below that no
+// device computes or moves anything, and times divided by it would overflow.
+inline Param rate(std::string name, std::string unit, double max, std::string doc) {
+  return number(std::move(name), std::move(unit), 1, max, nullptr, std::move(doc) + " (at least 1 per second)");
 }
 
 }  // namespace scalelab::params

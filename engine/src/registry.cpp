@@ -1,11 +1,25 @@
 #include "registry.hpp"
 
 #include "calculators/calculators.hpp"
+#include "labels.hpp"
+#include "outputs.hpp"
 
 namespace scalelab {
+namespace {
+
+// Each calculator with its parameters' labels and its declared outputs.
+std::vector<Calculator> described(std::vector<Calculator> table) {
+  for (Calculator& c : table) {
+    label_params(c.params, c.name);
+    c.outputs = declared_outputs(c.name);
+  }
+  return table;
+}
+
+}  // namespace
 
 const std::vector<Calculator>& calculators() {
-  static const std::vector<Calculator> table = {
+  static const std::vector<Calculator> table = described({
       make_chip(),
       make_roofline(),
       make_transfer(),
@@ -21,7 +35,7 @@ const std::vector<Calculator>& calculators() {
       make_training_run(),
       make_compute_budget(),
       make_local_inference(),
-  };
+  });
   return table;
 }
 

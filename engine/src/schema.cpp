@@ -35,6 +35,7 @@ const char* scale_name(Scale s) {
 json param_schema_json(const Param& p) {
   json j = json::object();
   j["name"] = p.name;
+  j["label"] = p.label;
   j["type"] = type_name(p.type);
   j["unit"] = p.unit;
   j["default"] = p.default_value;
@@ -49,6 +50,7 @@ json param_schema_json(const Param& p) {
   }
   j["scale"] = scale_name(p.scale);
   if (!p.choices.empty()) j["choices"] = p.choices;
+  if (!p.choice_titles.empty()) j["choice_titles"] = p.choice_titles;
   j["doc"] = p.doc;
   j["required"] = p.required;
   if (!p.overrides_of.empty()) j["overrides_of"] = p.overrides_of;
@@ -60,11 +62,17 @@ json param_schema_json(const Param& p) {
   return j;
 }
 
+json output_schema_json(const Output& o) {
+  return {{"name", o.name}, {"unit", o.unit}, {"label", o.label}, {"doc", o.doc}, {"nullable", o.nullable}};
+}
+
 json calculator_schema_json(const Calculator& c) {
   json params = json::array();
   for (const Param& p : c.params) params.push_back(param_schema_json(p));
+  json outputs = json::array();
+  for (const Output& o : c.outputs) outputs.push_back(output_schema_json(o));
   return {{"name", c.name}, {"title", c.title}, {"chapters", c.chapters}, {"doc", c.doc},
-          {"params", params}};
+          {"params", params}, {"outputs", outputs}};
 }
 
 }  // namespace scalelab

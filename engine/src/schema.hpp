@@ -30,6 +30,7 @@ enum class Scale { linear, log, choice };
 
 struct Param {
   std::string name;
+  std::string label;           // for people: "bytes per parameter" for bytes_per_param
   Type type = Type::number;
   std::string unit;            // "bytes", "s", "FLOP/s", "count", "" ...
   json default_value;          // null: no default (optional, or required if `required`)
@@ -38,11 +39,23 @@ struct Param {
   bool min_exclusive = false;  // (min, max] instead of [min, max]
   Scale scale = Scale::linear;
   std::vector<std::string> choices;
+  std::vector<std::string> choice_titles;  // for people, one per choice (or none)
   std::string doc;
   std::vector<Param> fields;   // object: its fields; map/list: one entry describing values
   bool required = false;
   std::string group;           // exclusive input forms, e.g. "flops" vs "matmul" vs "einsum"
   std::string overrides_of;    // for Type::overrides: "chip" or "model"
+};
+
+// One output of a calculator. Results are written from these declarations: an output the
+// calculator emits without declaring it, or leaves out (or null) when it is not nullable,
+// is an engine fault.
+struct Output {
+  std::string name;
+  std::string unit;    // "s", "bytes", "FLOP/s", "tokens", "ratio", "" for words, verdicts and objects
+  std::string label;   // for people: "time to first token"
+  std::string doc;     // one line: what it is
+  bool nullable = false;  // null where the inputs or the chip leave it undefined
 };
 
 struct Result;
@@ -55,9 +68,11 @@ struct Calculator {
   std::string doc;
   std::vector<Param> params;
   std::function<void(const Args&, Result&)> compute;
+  std::vector<Output> outputs = {};  // filled by the registry from outputs.cpp
 };
 
 json param_schema_json(const Param& p);
+json output_schema_json(const Output& o);
 json calculator_schema_json(const Calculator& c);
 
 }  // namespace scalelab

@@ -1,4 +1,4 @@
-// format_quantity and output_unit: the one formatter every front uses.
+// format_quantity and output_unit (from the declared outputs): the one formatter every front uses.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -6,11 +6,13 @@
 #include <string>
 
 #include "scalelab/engine.hpp"
+#include "support/test_support.hpp"
 
 namespace {
 
 using scalelab::format_quantity;
 using scalelab::output_unit;
+using scalelab::testing::json;
 
 TEST(FormatQuantity, BookExamples) {
   EXPECT_EQ(format_quantity(1.39e-3, "s"), "1.39 ms");
@@ -125,40 +127,43 @@ TEST(FormatQuantity, TotalOverMagnitudesAndUnits) {
   }
 }
 
-TEST(OutputUnit, SuffixesNameUnits) {
-  EXPECT_EQ(output_unit("t_s"), "s");
-  EXPECT_EQ(output_unit("t_math_s"), "s");
-  EXPECT_EQ(output_unit("hbm_bytes_per_s"), "bytes/s");
-  EXPECT_EQ(output_unit("pod_flops_per_s"), "FLOP/s");
-  EXPECT_EQ(output_unit("train_flops"), "FLOPs");
-  EXPECT_EQ(output_unit("flops"), "FLOPs");
-  EXPECT_EQ(output_unit("weight_bytes"), "bytes");
-  EXPECT_EQ(output_unit("bytes"), "bytes");
-  EXPECT_EQ(output_unit("cost_usd"), "usd");
-  EXPECT_EQ(output_unit("cost_per_million_tokens_usd"), "usd");
-  EXPECT_EQ(output_unit("tokens_per_s"), "tokens/s");
-  EXPECT_EQ(output_unit("throughput_tokens_per_s"), "tokens/s");
-  EXPECT_EQ(output_unit("clock_hz"), "Hz");
-  EXPECT_EQ(output_unit("critical_intensity"), "FLOPs/byte");
-  EXPECT_EQ(output_unit("bound"), "");
-  EXPECT_EQ(output_unit("pod_chips"), "");
-  EXPECT_EQ(output_unit(""), "");
+TEST(OutputUnit, ComesFromTheDeclaration) {
+  EXPECT_EQ(output_unit("roofline", "t_math_s"), "s");
+  EXPECT_EQ(output_unit("decode", "kv_bytes_per_sequence"), "bytes");
+  EXPECT_EQ(output_unit("decode", "critical_batch"), "sequences");
+  EXPECT_EQ(output_unit("serving", "throughput_tokens_per_s"), "tokens/s");
+  EXPECT_EQ(output_unit("chip", "critical_intensity"), "FLOPs/byte");
+  EXPECT_EQ(output_unit("chip", "hbm_bytes_per_s"), "bytes/s");  // a chip field, from chip_fields
+  EXPECT_EQ(output_unit("roofline", "bound"), "");
 }
 
-TEST(OutputUnit, UnitsInsideNamesAndNestedPaths) {
-  EXPECT_EQ(output_unit("flops_per_s.bf16"), "FLOP/s");
-  EXPECT_EQ(output_unit("flops_per_s"), "FLOP/s");
-  EXPECT_EQ(output_unit("flops_per_s_per_core"), "FLOP/s");
-  EXPECT_EQ(output_unit("smem_bytes_total"), "bytes");
-  EXPECT_EQ(output_unit("bytes_per_chip"), "bytes");
-  EXPECT_EQ(output_unit("tensor_core_flops_per_cycle"), "FLOPs");
-  EXPECT_EQ(output_unit("tokens_per_s_per_chip"), "tokens/s");
-  EXPECT_EQ(output_unit("levels[0].t_s"), "");
-  EXPECT_EQ(output_unit("flops_per_usd"), "");
-  EXPECT_EQ(output_unit("hbm_to_pcie_ratio"), "");
-  EXPECT_EQ(output_unit("kv_bytes_per_sequence"), "bytes");
-  EXPECT_EQ(output_unit("bytes_per_s"), "bytes/s");
-  EXPECT_EQ(output_unit("sequences_finished_per_step"), "");
+TEST(OutputUnit, NestedPathsTakeTheirOutputsUnitAndUnknownNamesHaveNone) {
+  EXPECT_EQ(output_unit("chip", "flops_per_s.bf16"), "FLOP/s");
+  EXPECT_EQ(output_unit("collective", "levels[0].t_s"), "");
+  EXPECT_EQ(output_unit("roofline", "no_such_output"), "");
+  EXPECT_EQ(output_unit("no_such_calculator", "t_s"), "");
+}
+
+// The API's naming convention (API.md: a suffix names the unit) holds for every declaration.
+TEST(OutputUnit, DeclarationsFollowTheNamingConvention) {
+  auto ends = [](const std::string& s, const std::string& suffix) {
+    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  json all = json::parse(scalelab::calculators_json());
+  for (const json& c : all["calculators"]) {
+    for (const json& o : c["outputs"]) {
+      std::string name = o["name"], unit = o["unit"];
+      std::string where = c["name"].get<std::string>() + "." + name;
+      std::string expected = ends(name, "_bytes_per_s")    ? "bytes/s"
+                             : ends(name, "_flops_per_s")  ? "FLOP/s"
+                             : ends(name, "_tokens_per_s") ? "tokens/s"
+                             : ends(name, "_bytes")        ? "bytes"
+                             : ends(name, "_usd") && !ends(name, "_per_usd") ? "usd"
+                             : ends(name, "_s") && !ends(name, "_per_s") ? "s"
+                                                                         : unit;
+      EXPECT_EQ(unit, expected) << where;
+    }
+  }
 }
 
 }  // namespace

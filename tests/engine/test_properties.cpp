@@ -118,16 +118,30 @@ TEST(TransferProperties, ZeroBytesIsNotAnError) {
   EXPECT_TRUE(o["bytes_per_s"].is_null()) << "no rate for an empty transfer, not NaN";
 }
 
-TEST(Limits, ExtremeButValidInputsStayFinite) {
-  // Every accepted input gives a finite result (the engine refuses to emit NaN/Inf).
-  for (const json& in : {json{{"flops", 1e30}, {"bytes", 1e-300}}, json{{"flops", 0}, {"bytes", 0}},
-                         json{{"flops", 1e30}, {"bytes", 1e30}},
-                         json{{"matmul", {{"B", 1}, {"D", 1}, {"F", 1}}}}}) {
-    scalelab::Evaluation e = scalelab::evaluate("roofline", in.dump());
-    EXPECT_NO_THROW(json::parse(e.json)) << in.dump();
-    EXPECT_EQ(e.json.find("nan"), std::string::npos) << e.json;
-    EXPECT_EQ(e.json.find("inf"), std::string::npos) << e.json;
+TEST(Limits, ExtremeButValidInputsAreAnsweredOrRefusedNeverAFault) {
+  // Every accepted input gives a finite result or a refusal naming the parameter; a non-finite
+  // intermediate is an engine fault (status internal), which must never happen.
+  struct Probe {
+    const char* calculator;
+    json input;
+  };
+  for (const Probe& p : {Probe{"roofline", {{"flops", 1e30}, {"bytes", 1e-300}}},
+                         Probe{"roofline", {{"flops", 0}, {"bytes", 0}}},
+                         Probe{"roofline", {{"flops", 1e30}, {"bytes", 1e30}}},
+                         Probe{"roofline", {{"matmul", {{"B", 1}, {"D", 1}, {"F", 1}}}}},
+                         Probe{"training_run", {{"mfu", 1e-3}, {"tokens", 1e18}}},
+                         Probe{"training_run", {{"chip_hours", 1e-3}}},
+                         Probe{"compute_budget", {{"flops_per_s", 1}, {"bandwidth_bytes_per_s", 1}}}}) {
+    scalelab::Evaluation e = scalelab::evaluate(p.calculator, p.input.dump());
+    EXPECT_NO_THROW(json::parse(e.json)) << p.input.dump();
+    EXPECT_NE(e.status, scalelab::Status::internal) << p.calculator << " " << p.input.dump() << ": " << e.json;
+    if (e.status == scalelab::Status::bad_input) {
+      EXPECT_FALSE(e.param.empty()) << e.json;
+    }
   }
+  scalelab::Evaluation tiny = scalelab::evaluate("roofline", R"({"flops": 1e30, "bytes": 1e-300})");
+  EXPECT_EQ(tiny.status, scalelab::Status::bad_input) << tiny.json;
+  EXPECT_EQ(tiny.param, "bytes");
 }
 
 }  // namespace

@@ -18,7 +18,8 @@ Evaluation eval(const std::string& name, const std::string& input) {
   return scalelab::evaluate(name, input);
 }
 
-// The error JSON is exactly {"error": {"param": string|null, "message": string}}.
+// The error JSON is exactly {"error": {"status": "bad_input"|"unknown_calculator",
+// "param": string|null, "message": string}}; the status matches the Evaluation's.
 void expect_error_shape(const Evaluation& e, const std::string& param) {
   ASSERT_NE(e.status, Status::ok) << e.json;
   json j = json::parse(e.json);
@@ -26,7 +27,9 @@ void expect_error_shape(const Evaluation& e, const std::string& param) {
   ASSERT_EQ(j.size(), 1u) << e.json;
   ASSERT_TRUE(j.contains("error")) << e.json;
   const json& err = j["error"];
-  ASSERT_EQ(err.size(), 2u) << e.json;
+  ASSERT_EQ(err.size(), 3u) << e.json;
+  EXPECT_EQ(err["status"], scalelab::status_name(e.status)) << e.json;
+  EXPECT_NE(e.status, Status::internal) << "a caller's mistake reported as an engine fault: " << e.json;
   if (param.empty()) {
     EXPECT_TRUE(err["param"].is_null()) << e.json;
   } else {

@@ -1,5 +1,6 @@
 // libFuzzer target: the input is "<calculator name>\n<JSON text>". evaluate() must never
-// crash, throw, or return anything but one JSON object: a result or an error.
+// crash, throw, report an engine fault (status internal), or return anything but one JSON
+// object: a result or an error.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -18,15 +19,15 @@ namespace {
   std::abort();
 }
 
-void check_numbers(const nlohmann::json& j, const std::string& output_name) {
+void check_numbers(const nlohmann::json& j, std::string_view calculator, const std::string& output_name) {
   if (j.is_number()) {
     double v = j.get<double>();
-    std::string text = scalelab::format_quantity(v, scalelab::output_unit(output_name));
+    std::string text = scalelab::format_quantity(v, scalelab::output_unit(calculator, output_name));
     if (text.empty()) fail("format_quantity returned nothing", output_name);
   } else if (j.is_object()) {
-    for (auto it = j.begin(); it != j.end(); ++it) check_numbers(it.value(), it.key());
+    for (auto it = j.begin(); it != j.end(); ++it) check_numbers(it.value(), calculator, it.key());
   } else if (j.is_array()) {
-    for (const auto& item : j) check_numbers(item, output_name);
+    for (const auto& item : j) check_numbers(item, calculator, output_name);
   }
 }
 
@@ -53,7 +54,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (e.json.find("NaN") != std::string::npos || e.json.find("Infinity") != std::string::npos) {
       fail("a result holds a non-finite number", e.json);
     }
-    check_numbers(out["outputs"], "");
+    check_numbers(out["outputs"], name, "");
+  } else if (e.status == scalelab::Status::internal) {
+    fail("an engine fault (status internal)", std::string(input) + "\n" + e.json);
   } else {
     if (!out.contains("error") || !out["error"].contains("message") || !out["error"]["message"].is_string()) {
       fail("an error lacks error.message", e.json);

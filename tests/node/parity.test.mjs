@@ -31,21 +31,23 @@ for (const c of cases()) {
     const n = cli(['eval', c.calculator, input]);
     const w = engine.evaluate(c.calculator, input);
     assert.equal(n.stdout, w + '\n', `${c.id}: native and wasm differ`);
-    assert.equal(n.status, JSON.parse(w).error ? 2 : 0);
+    const error = JSON.parse(w).error;
+    assert.equal(n.status, !error ? 0 : error.status === 'internal' ? 3 : 2);
   });
 }
 
-test('formatQuantity and outputUnit in wasm', () => {
+test('formatQuantity, and outputUnit from the declared outputs, in wasm', () => {
   assert.equal(engine.formatQuantity(1.39e-3, 's'), '1.39 ms');
   assert.equal(engine.formatQuantity(1.4e11, 'bytes'), '140 GB');
   assert.equal(engine.formatQuantity(1.97e14, 'FLOP/s'), '197 TFLOP/s');
   assert.equal(engine.formatQuantity(90, 's'), '1.5 min');
   assert.equal(engine.formatQuantity(NaN, 's'), '—');
-  assert.equal(engine.outputUnit('t_s'), 's');
-  assert.equal(engine.outputUnit('hbm_bytes_per_s'), 'bytes/s');
-  assert.equal(engine.outputUnit('train_flops'), 'FLOPs');
-  assert.equal(engine.outputUnit('cost_usd'), 'usd');
-  assert.equal(engine.outputUnit('bound'), '');
+  assert.equal(engine.outputUnit('transfer', 't_s'), 's');
+  assert.equal(engine.outputUnit('chip', 'hbm_bytes_per_s'), 'bytes/s');
+  assert.equal(engine.outputUnit('transformer', 'train_flops'), 'FLOPs');
+  assert.equal(engine.outputUnit('training_run', 'cost_usd'), 'usd');
+  assert.equal(engine.outputUnit('decode', 'critical_batch'), 'sequences');
+  assert.equal(engine.outputUnit('roofline', 'bound'), '');
 });
 
 test('the --text quantities match wasm formatQuantity', () => {
@@ -53,7 +55,7 @@ test('the --text quantities match wasm formatQuantity', () => {
   const text = cli(['eval', 'roofline', input, '--text']).stdout;
   const out = JSON.parse(engine.evaluate('roofline', input)).outputs;
   for (const name of ['t_math_s', 't_comm_s', 'flops', 'bytes']) {
-    const shown = engine.formatQuantity(out[name], engine.outputUnit(name));
+    const shown = engine.formatQuantity(out[name], engine.outputUnit('roofline', name));
     assert.ok(text.includes(shown), `${name}: "${shown}" not in --text output`);
   }
 });

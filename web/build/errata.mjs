@@ -104,13 +104,12 @@ function leaves(book, exact, p = [], labels = [], out = []) {
   return out;
 }
 
-// The unit of an output: the engine's naming convention (full dotted name, then the last
-// key), else the unit of the derivation step that produced the same value.
+// The unit of an output, as the engine's schema declares it. A leaf inside a list of objects
+// (collectives[0].t_s) has no declaration of its own yet: it takes the unit of the derivation
+// step that produced the same value.
 function unitFor(engine, result, leaf) {
-  const full = leaf.path.join('.');
-  const last = String(leaf.path[leaf.path.length - 1]);
-  const u = engine.outputUnit(full) || (leaf.path.length > 1 ? engine.outputUnit(last) : '');
-  if (u) return u;
+  const u = engine.outputUnit(result.calculator, leaf.path.join('.'));
+  if (u || leaf.path.length === 1) return u;
   const step = [...(result.steps || [])].reverse().find((s) => s.value === leaf.exact);
   return step ? step.unit || '' : '';
 }

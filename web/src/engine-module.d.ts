@@ -5,7 +5,7 @@ declare module 'scalelab-engine' {
     chips(): string;
     models(): string;
     formatQuantity(value: number, unit: string): string;
-    outputUnit(name: string): string;
+    outputUnit(calculator: string, output: string): string;
   }
   const createEngine: (opts?: { locateFile?: (p: string) => string; wasmBinary?: ArrayBuffer }) => Promise<EngineModule>;
   export default createEngine;

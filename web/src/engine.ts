@@ -1,6 +1,7 @@
 // The one engine (C++ → WebAssembly), loaded once on first use. Every number on the page
 // comes through here; the web code holds no formula and no range.
 import type { EngineModule } from 'scalelab-engine';
+import type { CalculatorSchema, OutputSchema, Schema } from './generated/schema';
 
 export interface Step { label: string; formula: string; substituted: string; value: number; unit: string }
 export interface Result {
@@ -10,30 +11,14 @@ export interface Result {
   steps: Step[];
   warnings: string[];
 }
-export interface EngineError { error: { param: string | null; message: string } }
+/** status: the caller's mistake (bad_input, unknown_calculator) or an engine fault (internal). */
+export interface EngineError { error: { status?: 'bad_input' | 'unknown_calculator' | 'internal'; param: string | null; message: string } }
 export type Outcome = Result | EngineError;
 export const isError = (r: Outcome): r is EngineError => 'error' in r;
 
-export interface ParamSchema {
-  name: string;
-  type: 'number' | 'integer' | 'choice' | 'text' | 'object' | 'map' | 'list' | 'chip' | 'model' | 'overrides' | 'bool' | string;
-  unit: string;
-  default: unknown;
-  min?: number;
-  max?: number;
-  min_exclusive?: boolean;
-  scale: 'linear' | 'log' | 'choice';
-  choices?: string[];
-  doc: string;
-  /** the human label for Plain mode ("bytes per parameter"), where the schema has one */
-  label?: string;
-  required?: boolean;
-  fields?: ParamSchema[];
-}
-/** an output as the schema declares it (where it does: older engines list none) */
-export interface OutputSchema { name: string; unit?: string; label?: string; doc?: string }
-export interface CalculatorSchema { name: string; title: string; chapters: number[]; doc: string; params: ParamSchema[]; outputs?: OutputSchema[] }
-export interface Schema { version: number; calculators: CalculatorSchema[]; chip_fields: ParamSchema[]; model_fields: ParamSchema[] }
+// The schema's shape and each calculator's parameter and output types are generated from the
+// engine's schema at build time (web/build/schema-types.mjs → src/generated/schema.ts).
+export type { ParamSchema, OutputSchema, CalculatorSchema, Schema, CalculatorName, CalculatorParams, CalculatorOutputs } from './generated/schema';
 export type Chip = Record<string, unknown> & { id: string; name: string };
 
 export class Engine {
@@ -47,7 +32,9 @@ export class Engine {
     this.models = JSON.parse(m.models());
   }
   evaluate(name: string, params: unknown): Outcome {
-    return JSON.parse(this.m.evaluate(name, JSON.stringify(params)));
+    const r: Outcome = JSON.parse(this.m.evaluate(name, JSON.stringify(params)));
+    if (isError(r) && r.error.status === 'internal') console.error(`engine fault in ${name}:`, r.error.message, params);
+    return r;
   }
   calculator(name: string): CalculatorSchema | undefined {
     return this.schema.calculators.find((c) => c.name === name);
@@ -58,14 +45,14 @@ export class Engine {
     if (typeof value !== 'number' || !Number.isFinite(value)) return '—';
     return this.m.formatQuantity(value, unit);
   }
-  /** The unit of an output: from the engine's naming convention, else from the step that produced it. */
+  /** The declared output `out` ("flops_per_s.bf16" is declared as flops_per_s) of a calculator. */
+  output(calculator: string, out: string): OutputSchema | undefined {
+    const top = out.split(/[.[]/)[0];
+    return this.calculator(calculator)?.outputs.find((o) => o.name === top);
+  }
+  /** The unit of an output, as the engine's schema declares it ('' for words and plain numbers). */
   unitOf(result: Result, out: string): string {
-    const u = this.m.outputUnit(out);
-    if (u) return u;
-    const v = getPath(result.outputs, out);
-    // the unit of the step(s) that came to this value, unless they disagree (zeros: "Max batch by memory 0 s")
-    const units = new Set(result.steps.filter((s) => s.value === v).map((s) => s.unit));
-    return units.size === 1 ? [...units][0] : '';
+    return this.output(result.calculator, out)?.unit ?? '';
   }
 }
 

@@ -40,11 +40,7 @@ function paramsFor(d, chip) {
   return p;
 }
 function unitOf(r, out) {
-  const u = engine.outputUnit(out);
-  if (u) return u;
-  const v = getPath(r.outputs, out);
-  const units = new Set((r.steps || []).filter((s) => s.value === v).map((s) => s.unit)); // as src/engine.ts
-  return units.size === 1 ? [...units][0] : '';
+  return engine.outputUnit(r.calculator, out);
 }
 function format(v, unit) {
   if (typeof v === 'string') return v;

@@ -5,11 +5,16 @@
 
 namespace scalelab {
 
-enum class Status { ok, bad_input, unknown_calculator };
+// bad_input and unknown_calculator are the caller's to fix (CLI exit 2, HTTP 400/404);
+// internal is an engine fault, never the caller's doing (CLI exit 3, HTTP 500).
+enum class Status { ok, bad_input, unknown_calculator, internal };
+
+// The status as it appears in an error's JSON: "bad_input", "unknown_calculator", "internal".
+const char* status_name(Status status);
 
 struct Evaluation {
   Status status = Status::ok;
-  std::string json;     // the result, or {"error": {"param": ..., "message": ...}}
+  std::string json;     // the result, or {"error": {"status": ..., "param": ..., "message": ...}}
   std::string param;    // on error: the offending parameter ("" when none)
   std::string message;  // on error: what was wrong and what is allowed
 };
@@ -32,8 +37,9 @@ std::string models_json();
 
 // Human formatting of a quantity, e.g. (1.39e-3, "s") -> "1.39 ms". The one formatter.
 std::string format_quantity(double value, std::string_view unit);
-// The unit of an output, read from its name's suffix (API.md): "t_s" -> "s",
-// "hbm_bytes_per_s" -> "bytes/s", "train_flops" -> "FLOPs", "cost_usd" -> "usd"; else "".
-std::string output_unit(std::string_view output_name);
+// The declared unit of output `output` of calculator `calculator` (a nested path such as
+// "flops_per_s.bf16" takes its top-level output's unit); "" for words, verdicts, plain numbers
+// and names the schema does not declare.
+std::string output_unit(std::string_view calculator, std::string_view output);
 
 }  // namespace scalelab

@@ -253,7 +253,7 @@ Calculator make_collective() {
           {params::chip("tpu-v5e"), chip_overrides(),
            number("link_bytes_per_s", "bytes/s", 1, 1e15, nullptr,
                     "ICI only: one link's one-way bandwidth, instead of the chip's"),
-           choice("op", collective_op_names(), "all_gather", "the collective"),
+           choice("op", collective_op_names(), "all_gather", "the collective", collective_op_titles()),
            number("bytes", "bytes", 0, 1e18, 1e9,
                   "V: the full array one group gathers, or the unreduced buffer each device holds"),
            axes, wrap,

@@ -1,5 +1,7 @@
 #include "collective_model.hpp"
 
+#include "../enum_table.hpp"
+
 #include <algorithm>
 #include <cmath>
 
@@ -231,33 +233,33 @@ CollectiveCost fat_tree_alltoall(double V, const FatTree& t, std::optional<doubl
 
 }  // namespace
 
+namespace {
+
+constexpr EnumTable<CollectiveOp, 4> kCollectiveOps({{
+    {CollectiveOp::all_gather, "all_gather", "AllGather"},
+    {CollectiveOp::reduce_scatter, "reduce_scatter", "ReduceScatter"},
+    {CollectiveOp::all_reduce, "all_reduce", "AllReduce"},
+    {CollectiveOp::all_to_all, "all_to_all", "AllToAll"},
+}});
+static_assert(kCollectiveOps.in_enum_order(), "one row per CollectiveOp, in enum order");
+
+}  // namespace
+
 const std::vector<std::string>& collective_op_names() {
-  static const std::vector<std::string> names = {"all_gather", "reduce_scatter", "all_reduce", "all_to_all"};
+  static const std::vector<std::string> names = kCollectiveOps.names();
   return names;
 }
 
-CollectiveOp parse_collective_op(const std::string& name) {
-  if (name == "all_gather") return CollectiveOp::all_gather;
-  if (name == "reduce_scatter") return CollectiveOp::reduce_scatter;
-  if (name == "all_reduce") return CollectiveOp::all_reduce;
-  if (name == "all_to_all") return CollectiveOp::all_to_all;
-  throw InputError("op", "must be one of all_gather, reduce_scatter, all_reduce, all_to_all, got \"" +
-                             name.substr(0, 40) + "\"");
+const std::vector<std::string>& collective_op_titles() {
+  static const std::vector<std::string> titles = kCollectiveOps.titles();
+  return titles;
 }
 
-std::string collective_op_name(CollectiveOp op) {
-  return collective_op_names().at(static_cast<size_t>(op));
-}
+CollectiveOp parse_collective_op(const std::string& name) { return kCollectiveOps.parse(name, "op"); }
 
-std::string collective_op_title(CollectiveOp op) {
-  switch (op) {
-    case CollectiveOp::all_gather: return "AllGather";
-    case CollectiveOp::reduce_scatter: return "ReduceScatter";
-    case CollectiveOp::all_reduce: return "AllReduce";
-    case CollectiveOp::all_to_all: return "AllToAll";
-  }
-  return "";
-}
+std::string collective_op_name(CollectiveOp op) { return kCollectiveOps.name(op); }
+
+std::string collective_op_title(CollectiveOp op) { return kCollectiveOps.title(op); }
 
 json FabricLevel::to_json(double bytes) const {
   json effective = t_s > 0 ? json(bytes / t_s) : json(nullptr);

@@ -11,12 +11,13 @@
 
 namespace scalelab {
 
-enum class CollectiveOp { all_gather, reduce_scatter, all_reduce, all_to_all };
+enum class CollectiveOp { all_gather, reduce_scatter, all_reduce, all_to_all, last_ = all_to_all };
 
 const std::vector<std::string>& collective_op_names();
 CollectiveOp parse_collective_op(const std::string& name);
 std::string collective_op_name(CollectiveOp op);
 std::string collective_op_title(CollectiveOp op);  // "AllGather"
+const std::vector<std::string>& collective_op_titles();
 
 // One level of a switched fabric (gpus.md): the bandwidth into it, its degree and its time.
 struct FabricLevel {

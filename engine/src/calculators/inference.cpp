@@ -498,7 +498,7 @@ void output_decode(const DecodeFigures& f, Result& r) {
 std::vector<Param> served_model_params() {
   using namespace params;
   return {model("llama3-70b"),
-          positive("params", "params", 1e16, nullptr,
+          param_count("params", nullptr,
                    "parameter count: alone (a bare count, no model: comms, activation and "
                    "attention figures are null), or replacing a dense model's count (the book's 70e9)"),
           params::chip("tpu-v5e"), model_overrides(), chip_overrides()};
@@ -511,17 +511,18 @@ std::vector<Param> decode_params(bool context_defaults_to_request) {
   std::string context_doc = "tokens in each sequence's KV cache (0: the weights-only latency floor)";
   if (context_defaults_to_request) context_doc += "; default prompt_tokens + decode_tokens";
   std::vector<Param> more = {
-      integer("chips", "chips", 1, 1e5, 16, "chips the model is sharded over (one replica)"),
-      integer("batch", "sequences", 1, 1e6, 32, "sequences decoded together, one new token each per step"),
+      chips(16, "chips the model is sharded over (one replica)"),
+      batch(32, "sequences decoded together, one new token each per step"),
       integer("context", "tokens", 0, 1e8, context_default, context_doc),
       weight_format("weight_dtype",
                     "dtype or quantized format of the weights (bytes per parameter, scales included)"),
       kv_format("kv_dtype", "dtype or quantized format of the KV cache"),
       dtype("activation_dtype", "dtype of the activations moved by model-parallel collectives"),
       dtype("compute_dtype", "dtype of the arithmetic: picks the FLOP/s rate"),
-      positive("kv_bytes_per_token", "bytes", 1e10, nullptr,
-               "KV bytes per token, all layers, K and V (default: from the model and kv_dtype; "
-               "required with a bare params count when context > 0)"),
+      number("kv_bytes_per_token", "bytes", 1, 1e10, nullptr,
+             "KV bytes per token, all layers, K and V (default: from the model and kv_dtype; "
+             "required with a bare params count when context > 0); at least 1: the smallest "
+             "cache, one layer with one int4 key and one int4 value, holds 1 byte per token"),
       choice("sharding", {"tp", "2d_weight_stationary"}, "tp",
              "MLP sharding: tp (1D model parallel) or 2d_weight_stationary (X × YZ, the ESTI layout)"),
       integer("axes_tp", "axes", 1, 3, 1, "mesh axes the model-parallel dimension spans (the book's M_Y)",

@@ -25,10 +25,10 @@ Calculator make_prefill() {
   using namespace params;
   std::vector<Param> list = served_model_params();
   std::vector<Param> more = {
-      integer("chips", "chips", 1, 1e5, 16, "chips the model is sharded over"),
+      chips(16, "chips the model is sharded over"),
       integer("tokens", "tokens", 1, 1e9, 8192,
               "prompt tokens processed together (prompt length × sequences)"),
-      positive("mfu", "ratio", 1, 1, "FLOP utilisation applied to the compute time", Scale::linear),
+      utilisation("mfu", 1, "FLOP utilisation applied to the compute time"),
       dtype("weight_dtype", "dtype of the weights (bytes per parameter)"),
       dtype("activation_dtype", "dtype of the activations"),
       dtype("kv_dtype", "dtype of the KV cache (sets attention's bytes)"),

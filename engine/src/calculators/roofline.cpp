@@ -98,6 +98,10 @@ Op from_einsum(const Args& args, const Steps& log) {
   return op;
 }
 
+// Half a byte, one int4 element: the least an operation can move. Smaller positive byte
+// counts mean nothing physically and would make the intensity overflow.
+constexpr double kLeastBytes = 0.5;
+
 Op resolve_op(const Args& args, const Steps& log) {
   bool raw = args.given("flops") || args.given("bytes");
   int forms = int(raw) + int(args.given("matmul")) + int(args.given("einsum"));
@@ -113,8 +117,12 @@ Op resolve_op(const Args& args, const Steps& log) {
     if (!args.given("flops")) throw InputError("flops", "is required with bytes");
     if (!args.given("bytes")) throw InputError("bytes", "is required with flops");
     Op op;
+    double raw_bytes = args.num("bytes");
+    if (raw_bytes > 0 && raw_bytes < kLeastBytes) {
+      throw InputError("bytes", "must be 0 or at least 0.5 (one int4 element), got " + plain(raw_bytes));
+    }
     op.flops = log.sym("F", args.num("flops"));
-    op.bytes = log.sym("\\text{bytes}", args.num("bytes"));
+    op.bytes = log.sym("\\text{bytes}", raw_bytes);
     return op;
   }
   if (args.given("matmul")) return from_matmul(args, log);
@@ -198,7 +206,8 @@ Calculator make_roofline() {
           "Whether an operation is limited by math or by moving bytes, and how long it takes.",
           {params::chip("tpu-v5e"), chip_overrides(),
            number("flops", "FLOPs", 0, 1e30, nullptr, "FLOPs of the operation (with bytes)"),
-           number("bytes", "bytes", 0, 1e30, nullptr, "bytes moved (with flops)"), matmul,
+           number("bytes", "bytes", 0, 1e30, nullptr,
+                  "bytes moved (with flops): 0, or at least 0.5 (one int4 element)"), matmul,
            text("einsum", nullptr, "an einsum such as \"BD,DF->BF\" (one letter per dimension)"),
            map("dims", dim, "size of each einsum dimension"),
            dtype("activation_dtype", "dtype of the first operand (activations)"),

@@ -231,11 +231,11 @@ void compute(const Args& args, Result& r) {
 
 Param sweep_param() {
   using namespace params;
-  Param batch = list("batch", integer("batch", "sequences", 1, 1e6, nullptr, "a batch size"), 1,
-                     kMaxSweepBatches, nullptr, "batch sizes to sweep (at most 64; default: batch)");
-  Param chips = list("chips", integer("chips", "chips", 1, 1e5, nullptr, "a chip count"), 1, kMaxSweepChips,
-                     nullptr, "chip counts to sweep (at most 32; default: chips)");
-  return object("sweep", {batch, chips},
+  Param batches = list("batch", batch(nullptr, "a batch size"), 1,
+                       kMaxSweepBatches, nullptr, "batch sizes to sweep (at most 64; default: batch)");
+  Param chip_counts = list("chips", chips(nullptr, "a chip count"), 1, kMaxSweepChips,
+                           nullptr, "chip counts to sweep (at most 32; default: chips)");
+  return object("sweep", {batches, chip_counts},
                 "sweep over batch × chips: one point per pair (chips outer, batch inner) and the "
                 "Pareto frontier of step time vs tokens/s per chip");
 }
@@ -250,8 +250,7 @@ Calculator make_serving() {
       integer("decode_tokens", "tokens", 1, 1e8, 512, "tokens generated per response"),
       integer("cached_prefix_tokens", "tokens", 0, 1e8, 0,
               "prompt tokens whose KV is already in a prefix cache (≤ prompt_tokens)"),
-      positive("prefill_mfu", "ratio", 1, 1, "FLOP utilisation of the prefill (sets time to first token)",
-               Scale::linear),
+      utilisation("prefill_mfu", 1, "FLOP utilisation of the prefill (sets time to first token)"),
       number("price_per_hour_usd", "usd", 0, 1e6, nullptr,
              "price per chip-hour (default: the chip's catalog price)"),
       boolean("disaggregated", false,

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "../enum_table.hpp"
 #include "../errors.hpp"
 #include "../format.hpp"
 
@@ -141,14 +142,31 @@ MemoryInputs read_memory_inputs(const Args& args, std::vector<std::string>& warn
 
 // ---- communication --------------------------------------------------------------------
 
-Strategy parse_strategy(const std::string& s) {
-  if (s == "dp") return Strategy::dp;
-  if (s == "tp") return Strategy::tp;
-  if (s == "fsdp_tp") return Strategy::fsdp_tp;
-  if (s == "pp") return Strategy::pp;
-  if (s == "ep") return Strategy::ep;
-  if (s == "dcn_dp") return Strategy::dcn_dp;
-  return Strategy::fsdp;
+namespace {
+
+constexpr EnumTable<Strategy, 7> kStrategies({{
+    {Strategy::dp, "dp", "data parallelism"},
+    {Strategy::fsdp, "fsdp", "fully sharded data parallelism (FSDP)"},
+    {Strategy::tp, "tp", "tensor parallelism"},
+    {Strategy::fsdp_tp, "fsdp_tp", "FSDP with tensor parallelism"},
+    {Strategy::pp, "pp", "pipeline parallelism"},
+    {Strategy::ep, "ep", "expert parallelism"},
+    {Strategy::dcn_dp, "dcn_dp", "data parallelism across pods over DCN"},
+}});
+static_assert(kStrategies.in_enum_order(), "one row per Strategy, in enum order");
+
+}  // namespace
+
+Strategy parse_strategy(const std::string& s) { return kStrategies.parse(s, "strategy"); }
+
+const std::vector<std::string>& strategy_names() {
+  static const std::vector<std::string> names = kStrategies.names();
+  return names;
+}
+
+const std::vector<std::string>& strategy_titles() {
+  static const std::vector<std::string> titles = kStrategies.titles();
+  return titles;
 }
 
 Fabric parse_fabric(const std::string& s) {
@@ -158,18 +176,7 @@ Fabric parse_fabric(const std::string& s) {
   return Fabric::ici;
 }
 
-std::string strategy_name(Strategy s) {
-  switch (s) {
-    case Strategy::dp: return "dp";
-    case Strategy::fsdp: return "fsdp";
-    case Strategy::tp: return "tp";
-    case Strategy::fsdp_tp: return "fsdp_tp";
-    case Strategy::pp: return "pp";
-    case Strategy::ep: return "ep";
-    case Strategy::dcn_dp: return "dcn_dp";
-  }
-  return "fsdp";
-}
+std::string strategy_name(Strategy s) { return kStrategies.name(s); }
 
 std::string fabric_name(Fabric f) {
   switch (f) {

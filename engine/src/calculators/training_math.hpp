@@ -49,12 +49,14 @@ MemoryInputs read_memory_inputs(const Args& args, std::vector<std::string>& warn
 
 // ---- communication (ch 5, 12) ---------------------------------------------------------
 
-enum class Strategy { dp, fsdp, tp, fsdp_tp, pp, ep, dcn_dp };
+enum class Strategy { dp, fsdp, tp, fsdp_tp, pp, ep, dcn_dp, last_ = dcn_dp };
 enum class Fabric { ici, nvlink, ib_fat_tree, dcn };
 
 Strategy parse_strategy(const std::string& s);
 Fabric parse_fabric(const std::string& s);
 std::string strategy_name(Strategy s);
+const std::vector<std::string>& strategy_names();
+const std::vector<std::string>& strategy_titles();
 std::string fabric_name(Fabric f);
 
 struct CommSetup {

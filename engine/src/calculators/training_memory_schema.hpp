@@ -13,10 +13,10 @@ inline std::vector<Param> training_memory_params() {
   };
   return {
       chip("tpu-v5p"), chip_overrides(), model("llama3-70b"), model_overrides(),
-      positive("params", "count", 1e16, nullptr, "bare parameter count instead of a model"),
-      integer("batch_tokens", "tokens", 0, 1e12, 4194304, "global batch in tokens (1024 × 4096 by default)"),
+      param_count("params", nullptr, "bare parameter count instead of a model"),
+      batch_tokens(4194304, "global batch in tokens (1024 × 4096 by default)", true),
       integer("T", "tokens", 1, 1e8, 4096, "sequence length"),
-      integer("chips", "count", 1, 1e7, nullptr, "chips (default: product of the degrees, or a pod)"),
+      chips(nullptr, "chips (default: product of the degrees, or a pod)"),
       degree("dp", "data-parallel replicas (state replicated)"),
       degree("fsdp", "FSDP/ZeRO-3 degree (absorbs the chips the others leave)"),
       degree("tp", "tensor-parallel degree"), degree("pp", "pipeline stages"),

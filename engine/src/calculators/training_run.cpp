@@ -290,9 +290,10 @@ Calculator make_training_run() {
   using namespace params;
   std::vector<Param> ps = training_memory_params();
   ps.push_back(positive("tokens", "tokens", 1e18, 1.5e13, "training tokens (D in 6ND)"));
-  ps.push_back(number("mfu", "ratio", 0, 1, 0.4, "model FLOPs utilisation", Scale::linear));
-  ps.back().min_exclusive = true;
-  ps.push_back(positive("chip_hours", "h", 1e15, nullptr, "measured chip-hours (instead of mfu)"));
+  ps.push_back(utilisation("mfu", 0.4, "model FLOPs utilisation"));
+  ps.push_back(number("chip_hours", "h", 1e-3, 1e15, nullptr,
+                      "measured chip-hours (instead of mfu); at least 0.001 (3.6 chip-seconds): "
+                      "a shorter run is no training run and would imply an MFU far above 1"));
   ps.push_back(number("price_per_hour_usd", "usd", 0, 1e6, nullptr, "price per chip-hour (default: the chip's)"));
   ps.push_back(dtype("compute_dtype", "dtype of the arithmetic: picks the FLOP/s rate"));
   ps.push_back(integer("top_n", "count", 0, 1000, 20, "ranked layouts to return", Scale::linear));

@@ -176,8 +176,8 @@ export class ComputeBudgetLab extends LabElement {
   private opt: [number, number] = [1, 1];
   /** the smallest and largest N at which the two curves bottom out on this budget line (coarse scan) */
   private optima(budget: number, per: number, checkpointing: unknown): [number, number] {
-    const nS = this.controls.find((c) => c.path === 'N')!.schema, dS = this.controls.find((c) => c.path === 'D')!.schema;
-    const lo = Math.max(1, budget / (per * (dS.max ?? 1e18))), hi = Math.min(nS.max ?? 1e16, budget / per);
+    const nS = this.controls.find((c) => c.path === 'N')!.schema;
+    const lo = Math.max(this.bound('N', 'min'), budget / (per * this.bound('D', 'max'))), hi = Math.min(this.bound('N', 'max'), budget / per);
     const mins: number[] = [];
     for (const curve of nS && this.controls.find((c) => c.path === 'curve')!.schema.choices || []) {
       let best = { N: lo, loss: Infinity };

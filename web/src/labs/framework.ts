@@ -120,6 +120,13 @@ export abstract class LabElement extends LitElement {
     this.evaluateNow();
   }
 
+  /** A bound the engine's schema declares for a parameter path: the web repeats no range. */
+  protected bound(path: string, which: 'min' | 'max' | 'min_items' | 'max_items'): number {
+    const v = this.findSchema(path)?.[which];
+    if (typeof v !== 'number') throw new Error(`the engine's schema gives ${this.calculator}.${path} no ${which}`);
+    return v;
+  }
+
   /** The schema of a parameter path. An entry of a map or list parameter ("mesh.X", "axes.0")
    *  resolves to the container's item schema, with the container's default entry as default. */
   protected findSchema(path: string): ParamSchema | undefined {

@@ -84,10 +84,9 @@ export class ModelLab extends LabElement {
     const o = r.outputs;
     const f = (v: number, u: string) => this.engine!.format(v, u);
     const base = this.params();
-    const tSchema = this.controls.find((c) => c.path === 'T')!.schema;
     const T0 = r.inputs.T as number;
     // T over the schema's whole range (from 16 tokens): dragging T keeps both charts and moves the marker
-    const lo = Math.max(tSchema.min ?? 1, Math.min(16, T0)), hi = tSchema.max ?? T0 * 256;
+    const lo = Math.max(this.bound('T', 'min'), Math.min(16, T0)), hi = this.bound('T', 'max');
     const key = JSON.stringify([{ ...base, T: null }, lo, hi]);
     const here = { T: T0, share: o.attention_flop_fraction as number };
     const cross = o.attention_crossover_T as number | null;

@@ -76,7 +76,7 @@ export class ServingLab extends LabElement {
     delete p.batch;
     const lo = this.values.get(FROM), hi = this.values.get(TO), chips = this.values.get('chips');
     const batches: unknown[] = [lo, hi];
-    const room = ((this.findSchema('sweep.batch') as { max_items?: number } | undefined)?.max_items ?? 64) - 2;
+    const room = this.bound('sweep.batch', 'max_items') - 2;
     if (typeof lo === 'number' && typeof hi === 'number' && lo >= 1) {
       const [a, b] = lo <= hi ? [lo, hi] : [hi, lo];
       const between: number[] = [];

@@ -1,0 +1,99 @@
+// Outputs are declared in the schema: every output a result holds is declared, every declared
+// output is there, and null only where the declaration says nullable. Checked over every book
+// case, every calculator's defaults and every bad-input row the engine answers. Parameters and
+// outputs all carry a label and a unit field for people.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+#include <string>
+
+#include "scalelab/engine.hpp"
+#include "support/test_support.hpp"
+
+namespace {
+
+using scalelab::testing::json;
+
+std::map<std::string, json> declarations() {
+  std::map<std::string, json> out;
+  json all = json::parse(scalelab::calculators_json());
+  for (const json& c : all["calculators"]) out[c["name"].get<std::string>()] = c["outputs"];
+  return out;
+}
+
+// "" when `outputs` matches the declaration both ways, else what differs.
+std::string mismatch(const json& declared, const json& outputs) {
+  std::string problems;
+  std::set<std::string> names;
+  for (const json& o : declared) {
+    std::string name = o["name"].get<std::string>();
+    names.insert(name);
+    if (!outputs.contains(name)) problems += " declared but missing: " + name + ";";
+    else if (outputs[name].is_null() && !o["nullable"].get<bool>()) problems += " null but not nullable: " + name + ";";
+  }
+  for (auto it = outputs.begin(); it != outputs.end(); ++it) {
+    if (!names.count(it.key())) problems += " emitted but undeclared: " + it.key() + ";";
+  }
+  return problems;
+}
+
+struct Evaluated {
+  std::string where, calculator, input;
+};
+
+std::vector<Evaluated> runs() {
+  std::vector<Evaluated> out;
+  for (const std::string& c : scalelab::testing::registered_calculators()) out.push_back({"defaults", c, "{}"});
+  for (const auto& c : scalelab::testing::cases()) out.push_back({"case " + c.id, c.calculator, c.raw["params"].dump()});
+  for (const auto& b : scalelab::testing::bad_inputs()) out.push_back({"bad input " + b.id, b.calculator, b.input});
+  return out;
+}
+
+TEST(DeclaredOutputs, EveryResultMatchesItsDeclarationBothWays) {
+  auto declared = declarations();
+  int answered = 0;
+  for (const Evaluated& r : runs()) {
+    scalelab::Evaluation e = scalelab::evaluate(r.calculator, r.input);
+    EXPECT_NE(e.status, scalelab::Status::internal) << r.where << ": " << e.message;
+    if (e.status != scalelab::Status::ok) continue;
+    ++answered;
+    json out = json::parse(e.json);
+    EXPECT_EQ(mismatch(declared.at(r.calculator), out["outputs"]), "") << r.where;
+  }
+  EXPECT_GT(answered, 100);
+}
+
+TEST(DeclaredOutputs, EveryOutputHasAUnitFieldALabelAndADoc) {
+  for (const auto& [calculator, outputs] : declarations()) {
+    EXPECT_FALSE(outputs.empty()) << calculator;
+    std::set<std::string> names;
+    for (const json& o : outputs) {
+      std::string name = o["name"].get<std::string>();
+      EXPECT_TRUE(names.insert(name).second) << calculator << " declares " << name << " twice";
+      EXPECT_TRUE(o["unit"].is_string()) << calculator << "." << name;
+      EXPECT_FALSE(o["label"].get<std::string>().empty()) << calculator << "." << name << " has no label";
+      EXPECT_FALSE(o["doc"].get<std::string>().empty()) << calculator << "." << name << " has no doc";
+    }
+  }
+}
+
+void expect_labels(const json& params, const std::string& where) {
+  for (const json& p : params) {
+    std::string name = where + p["name"].get<std::string>();
+    EXPECT_FALSE(p["label"].get<std::string>().empty()) << name << " has no label";
+    if (p.contains("choice_titles")) {
+      EXPECT_EQ(p["choice_titles"].size(), p["choices"].size()) << name;
+    }
+    if (p["type"] == "object" && p.contains("fields")) expect_labels(p["fields"], name + ".");
+  }
+}
+
+TEST(DeclaredOutputs, EveryParameterAndCatalogFieldHasALabel) {
+  json all = json::parse(scalelab::calculators_json());
+  for (const json& c : all["calculators"]) expect_labels(c["params"], c["name"].get<std::string>() + ": ");
+  expect_labels(all["chip_fields"], "chip field ");
+  expect_labels(all["model_fields"], "model field ");
+}
+
+}  // namespace
