@@ -38,10 +38,12 @@ bool too_deep(std::string_view text) {
 
 // Every number leaves the engine finite and rounded to 15 significant digits; whole numbers
 // print as integers. A non-finite value is an engine bug and is reported as one.
-void canonicalise(json& j, const std::string& calculator) {
+void canonicalise(json& j, const std::string& calculator, const std::string& where = "") {
   if (j.is_number_float()) {
     double v = j.get<double>();
-    if (!std::isfinite(v)) throw std::logic_error("non-finite result in " + calculator);
+    if (!std::isfinite(v)) {
+      throw std::logic_error("non-finite result in " + calculator + (where.empty() ? "" : " (" + where + ")"));
+    }
     if (std::floor(v) != v || std::fabs(v) >= 1e15) v = canonical(v);
     if (std::floor(v) == v && std::fabs(v) < 1e15) {
       j = static_cast<std::int64_t>(v);
@@ -49,9 +51,11 @@ void canonicalise(json& j, const std::string& calculator) {
       j = v;
     }
   } else if (j.is_object()) {
-    for (auto& item : j) canonicalise(item, calculator);
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      canonicalise(it.value(), calculator, it.key() == "value" && j.contains("label") ? j["label"].get<std::string>() : it.key());
+    }
   } else if (j.is_array()) {
-    for (auto& item : j) canonicalise(item, calculator);
+    for (auto& item : j) canonicalise(item, calculator, where);
   }
 }
 
@@ -82,7 +86,9 @@ json declared(const Calculator& calc, json emitted) {
     if (it != emitted.end()) emitted.erase(it);
   }
   if (!emitted.empty()) {
-    throw std::logic_error(calc.name + " emitted the undeclared output " + emitted.begin().key());
+    std::string names;
+    for (auto it = emitted.begin(); it != emitted.end(); ++it) names += (names.empty() ? "" : ", ") + it.key();
+    throw std::logic_error(calc.name + " emitted undeclared outputs: " + names);
   }
   return out;
 }

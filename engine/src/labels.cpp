@@ -102,6 +102,24 @@ const Table& labels() {
       {"model:qk_rope_head_dim", "rotary head dimension"}, {"model:qk_nope_head_dim", "non-rotary head dimension"},
       {"model:v_head_dim", "value head dimension"}, {"model:reported_params_total", "published total parameters"},
       {"model:reported_params_active", "published active parameters"},
+      // local_inference
+      {"users", "concurrent users"}, {"weight_format", "weight format"}, {"kv_format", "KV-cache format"},
+      {"arithmetic", "matmul arithmetic"}, {"overhead_bytes", "runtime overhead"},
+      {"usable_memory_share", "usable share of memory"}, {"system_ram_bytes", "system RAM"},
+      {"system_ram_bytes_per_s", "system RAM bandwidth"}, {"offload", "how spilled weights are used"},
+      {"measured_tokens_per_s", "measured tokens per second"}, {"ssd_bytes_per_s", "SSD bandwidth"},
+      // chip fields added with the local devices and the topology facts
+      {"chip:flops_per_s.fp16", "fp16 FLOP/s"}, {"chip:wrap_axis_multiple", "axis length that wraps"},
+      {"chip:wrap_whole_cubes", "wraps only in whole cubes"}, {"chip:beyond_pod", "network beyond the pod"},
+      {"chip:host_link", "host link"}, {"chip:price_usd", "purchase price"},
+      {"chip:gpu_memory_share", "GPU share of unified memory"}, {"chip:topology", "topology"},
+      {"chip:topology.kind", "kind"}, {"chip:topology.scale_up", "scale-up network"},
+      {"chip:topology.pod_shape", "pod shape"}, {"chip:topology.pod_axes", "pod axes"},
+      {"chip:topology.pod_chips", "chips per pod"}, {"chip:topology.ici_links", "ICI links per chip"},
+      {"chip:topology.wrap_axis_multiple", "axis length that wraps"},
+      {"chip:topology.wraparound_rule", "wraparound rule"},
+      {"chip:topology.nvlink_domain_gpus", "GPUs per NVLink domain"},
+      {"chip:topology.beyond_pod", "network beyond the pod"},
   };
   return table;
 }

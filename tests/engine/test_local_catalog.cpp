@@ -47,8 +47,10 @@ TEST(LocalCatalog, DevicesAndModelsNameTheirSources) {
   for (const auto& c : chips) {
     std::string kind = c.value("kind", "");
     kinds.insert(kind);
-    if (kind == "tpu" || kind == "gpu") continue;  // the book's chips: sourced from the book
+    if (kind == "tpu") continue;  // the book's TPUs: sourced from the book, checked in test_catalog
     ASSERT_TRUE(c.contains("sources") && c["sources"].contains("source")) << c["id"];
+    // The book gives the H800 no memory figures (its chip table lists only its NVLink cut).
+    if (c["id"] == "h800") continue;
     EXPECT_GT(c["hbm_bytes"].get<double>(), 0) << c["id"];
     EXPECT_GT(c["hbm_bytes_per_s"].get<double>(), 0) << c["id"];
     if (kind == "unified-memory") {

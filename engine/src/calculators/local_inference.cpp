@@ -435,13 +435,13 @@ std::vector<Param> local_params() {
              "logs show compute buffers of 0.1-0.7 GiB for 7-14B models at 4k context (e.g. "
              "ggml-org/llama.cpp#6122: 672 MiB at n_ctx 4096, n_ubatch 512) plus a CUDA context of "
              "about 0.3-0.5 GiB", Scale::linear),
-      positive("usable_memory_share", "ratio", 1, nullptr,
-               "share of the device memory the model may use (default: the chip's gpu_memory_share for "
-               "unified memory, e.g. 0.75 on a 128 GB Mac; else 1)", Scale::linear),
+      number("usable_memory_share", "ratio", 0.01, 1, nullptr,
+             "share of the device memory the model may use, at least 1 % (default: the chip's gpu_memory_share "
+             "for unified memory, e.g. 0.75 on a 128 GB Mac; else 1)", Scale::linear),
       positive("system_ram_bytes", "bytes", 1e15, 64 * kGiB,
                "system RAM that takes what the GPU cannot hold (default 64 GiB; discrete GPUs only)"),
-      positive("system_ram_bytes_per_s", "bytes/s", 1e13, 89.6e9,
-               "system RAM bandwidth (default 89.6 GB/s: dual-channel DDR5-5600, 2 x 8 bytes x 5600 MT/s, "
+      number("system_ram_bytes_per_s", "bytes/s", 1e6, 1e13, 89.6e9,
+             "system RAM bandwidth, at least 1 MB/s (default 89.6 GB/s: dual-channel DDR5-5600, 2 x 8 bytes x 5600 MT/s, "
                "JEDEC JESD79-5)"),
       choice("offload", {"cpu", "stream"}, "cpu",
              "spilled layers: cpu (the CPU computes them from RAM, as llama.cpp's --n-gpu-layers does) or "
@@ -449,8 +449,8 @@ std::vector<Param> local_params() {
       positive("measured_tokens_per_s", "tokens/s", 1e9, nullptr,
                "your own measured decode speed (all users): gives the share of the bound it reaches and "
                "the memory bandwidth that implies"),
-      positive("ssd_bytes_per_s", "bytes/s", 1e12, 7.45e9,
-               "SSD read bandwidth for weights paged from disk (default 7.45 GB/s: Samsung 990 PRO PCIe 4.0 "
+      number("ssd_bytes_per_s", "bytes/s", 1e6, 1e12, 7.45e9,
+             "SSD read bandwidth, at least 1 MB/s, for weights paged from disk (default 7.45 GB/s: Samsung 990 PRO PCIe 4.0 "
                "NVMe data sheet, sequential read 7450 MB/s)"),
   };
 }
