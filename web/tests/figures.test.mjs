@@ -3,8 +3,18 @@
 // dragging it changes that text; a chip switch redraws it; axe finds nothing serious.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launch, watchedPage, axe } from './harness.mjs';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import { startServer, launch, watchedPage } from './harness.mjs';
 import { engine, evaluate, MODELS, clean } from './lab-helpers.mjs';
+
+const require = createRequire(import.meta.url);
+/** axe-core's serious and critical violations inside one figure (as harness.mjs's axe, scoped) */
+async function axeFigure(page, name) {
+  if (!(await page.evaluate(() => !!window.axe))) await page.evaluate(fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8'));
+  const r = await page.evaluate((sel) => window.axe.run(sel, { resultTypes: ['violations'] }), `[data-figure="${name}"]`);
+  return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help} — ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`);
+}
 
 let server, browser;
 before(async () => { server = await startServer(); browser = await launch(); });
@@ -85,7 +95,7 @@ test('every chapter 1–12 draws a figure with an engine number in its text, and
     assert.doesNotMatch(text, /NaN|undefined|Infinity/, `${f.name}: no broken numbers`);
     await operate(fig);
     await changed(fig, text, `operating ${f.name}`);
-    assert.deepEqual(await axe(page), [], `${f.name}: axe finds no serious violation`);
+    assert.deepEqual(await axeFigure(page, f.name), [], `${f.name}: axe finds no serious violation`);
     chapters.add(f.ch);
   }
   assert.equal(chapters.size, 12, 'one figure or more in each of chapters 1–12');

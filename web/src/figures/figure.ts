@@ -20,6 +20,8 @@ export interface Drawing {
   controls?: TemplateResult | typeof nothing;
   /** a short title above the controls */
   title: string;
+  /** lines of readout under the drawing, in HTML text (readable at any width) */
+  readout?: string[];
 }
 
 let figureCounter = 0;
@@ -131,6 +133,7 @@ export abstract class FigureElement extends LitElement {
       <p class="fig-title">${d.title}</p>
       ${d.controls ? html`<div class="fig-controls">${d.controls}</div>` : nothing}
       <svg class="fig-svg" viewBox="0 0 ${w} ${h}" role="img" aria-label=${d.alt} style="max-width:${Math.round(w * 1.6)}px">${d.body}</svg>
+      ${d.readout?.length ? html`<div class="fig-readout">${d.readout.map((r) => html`<p>${r}</p>`)}</div>` : nothing}
       <figcaption class="fig-alt">${d.alt}</figcaption>
       ${this.problem ? html`<p class="fig-problem" role="alert">${this.problem}</p>` : nothing}
     </figure>`;

@@ -36,11 +36,12 @@ export class RegimesFigure extends FigureElement {
     for (let v = lo; v <= hi; v *= 10) body.push(svg`${line(X(v), yAxis, X(v), yAxis + 4)}${t(X(v), yAxis + 15, f(v, 'count'), 'small muted', 'middle')}`);
     body.push(line(X(I), 8, X(I), yAxis, 'accent'));
     body.push(svg`<circle cx=${X(I)} cy=${yAxis} r="6" class="fig-dot operating-point"></circle>`);
-    body.push(t(200, yAxis + 30, 'arithmetic intensity (FLOPs per byte moved), log; for a matmul ≈ tokens per chip', 'small muted', 'middle'));
+    body.push(t(200, yAxis + 30, 'intensity, FLOPs per byte (log)', 'small muted', 'middle'));
     const above = rungs.filter((g) => I >= g.ic).map((g) => g.name), below = rungs.filter((g) => I < g.ic).map((g) => g.name);
     return {
       title: `Where the ${this.chipEntry().name} turns compute-bound, rung by rung`,
       viewBox: [400, yAxis + 38],
+      readout: ['For a matmul with a small batch, the intensity is about the number of tokens per chip.'],
       body,
       controls: this.slider('I', 'Intensity', values, I, (v) => `${f(v, 'count')} FLOPs/byte`),
       alt: `Critical intensities of the ${this.chipEntry().name}: ${rungs.map((g) => `${g.name} ${f(g.ic, 'count')}`).join(', ')} FLOPs per byte. At ${f(I, 'count')} FLOPs per byte an operation is ${above.length ? `compute-bound against ${above.join(', ')}` : 'bound by bytes on every rung'}${below.length && above.length ? ` and bound by ${below.join(', ')}` : ''}.`,

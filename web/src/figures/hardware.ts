@@ -93,7 +93,7 @@ export class SystolicFigure extends FigureElement {
     if (!chip) return null;
     const n = this.n, cycles = 3 * n - 2;
     const c = this.step('cycle', cycles + 1);
-    const cell = 44, ox = 96, oy = 36;
+    const cell = 48, ox = 130, oy = 14;
     const body: SVGTemplateResult[] = [];
     let busy = 0;
     for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) {
@@ -110,16 +110,15 @@ export class SystolicFigure extends FigureElement {
       body.push(t(ox - 8, oy + i * cell + 24, waiting.map((k) => `x${k}`).reverse().join(' '), 'small', 'end'));
     }
     const done = Math.max(0, Math.min(n, c - (2 * n - 2)));
-    body.push(t(ox + 2 * cell - 2, oy + n * cell + 18, `results finished: ${done} of ${n} rows`, 'small', 'middle'));
-    body.push(line(ox - 4, oy - 10, ox + n * cell - 4, oy - 10, 'accent'));
-    body.push(t(ox + 2 * cell - 2, oy - 16, 'weights stay put; inputs flow right, partial sums flow down', 'small muted', 'middle'));
+    
     const o = chip.outputs;
     const flops = (o.flops_per_s as Record<string, number | null>).bf16;
     const clock = o.clock_hz as number | null;
     const rate = `The ${this.chipEntry().name} does ${this.fmt(flops, 'FLOP/s')} in bf16${clock ? ` at ${this.fmt(clock, 'Hz')}` : ''}, because its arrays keep every cell this busy on every cycle.`;
     return {
       title: 'A systolic array, one cycle at a time',
-      viewBox: [400, oy + n * cell + 30],
+      viewBox: [400, oy + n * cell],
+      readout: ['Weights stay put; inputs flow right and partial sums flow down.', `Results finished: ${done} of ${n} rows.`],
       body,
       controls: this.stepper('cycle', cycles + 1, (k) => (k === 0 ? 'Before the first cycle' : `Cycle ${k} of ${cycles}`)),
       alt: `A ${n}×${n} corner of a systolic array at ${c === 0 ? 'the start' : `cycle ${c} of ${cycles}`}: ${busy} of ${n * n} cells multiply an input by their stored weight and pass the sum on; ${done} of ${n} output rows are finished. ${rate}`,
@@ -158,7 +157,7 @@ export class TorusFigure extends FigureElement {
     for (let x = 0; x < nx; x++) body.push(line(ox + x * gap, oy, ox + x * gap, oy + (ny - 1) * gap));
     if (wrap) {
       // a wraparound link joins the two ends of a row or column: drawn as a stub leaving each end
-      const stub = Math.max(7, gap * 0.45);
+      const stub = Math.max(10, gap * 0.85);
       for (let y = 0; y < ny; y++) body.push(line(ox - stub, oy + y * gap, ox, oy + y * gap, 'wrap'), line(ox + (nx - 1) * gap, oy + y * gap, ox + (nx - 1) * gap + stub, oy + y * gap, 'wrap'));
       for (let x = 0; x < nx; x++) body.push(line(ox + x * gap, oy - stub, ox + x * gap, oy, 'wrap'), line(ox + x * gap, oy + (ny - 1) * gap, ox + x * gap, oy + (ny - 1) * gap + stub, 'wrap'));
     }
@@ -171,13 +170,13 @@ export class TorusFigure extends FigureElement {
     if (!withW || !without) return null;
     const tw = this.fmt(withW.outputs.t_s, 's'), tn = this.fmt(without.outputs.t_s, 's');
     const slice = sizes.map((s) => s.v).join('×');
-    body.push(t(200, yEnd, `slice ${slice} of the pod's ${pod.join('×')}${dims > 2 ? ` (the ${sizes[2].v} layers along Z sit behind)` : ''}`, 'small', 'middle'));
-    body.push(t(200, yEnd + 16, `AllGather of 1 GiB along X: ${tw} with wraparound, ${tn} without`, 'small bold', 'middle'));
-    if (wrap) body.push(t(200, yEnd + 31, 'dashed stubs: the wraparound link from each end to the far end', 'small muted', 'middle'));
     const axisNames = ['X', 'Y', 'Z'];
     return {
       title: `The ${name} pod: chips on a ${dims}D grid of ICI links`,
-      viewBox: [400, yEnd + 38],
+      viewBox: [400, yEnd - 6],
+      readout: [`Slice ${slice} of the pod’s ${pod.join('×')}${dims > 2 ? ` (the ${sizes[2].v} layers along Z sit behind this face)` : ''}.`,
+        `AllGather of 1 GiB along X: ${tw} with wraparound, ${tn} without.`,
+        ...(wrap ? ['Dashed stubs: the wraparound link from each end of a row or column to its far end.'] : [])],
       body,
       controls: html`${sizes.map((s, a) => this.choice(`a${a}`, `${axisNames[a]} chips`, s.opts.map((v) => ({ value: v, text: String(v) })), s.v))}
         ${this.choice('wrap', 'Wraparound links', [{ value: 'yes', text: 'with wraparound' }, { value: 'no', text: 'without' }], wrap ? 'yes' : 'no')}`,
@@ -221,11 +220,10 @@ export class RingFigure extends FigureElement {
     const yEnd = oy + (ny - 0.5) * gap + 16;
     const f = (v: unknown, u: string) => this.fmt(v, u);
     const where = s === 0 ? 'Before the first hop: each chip holds its own shard' : `${inX ? 'Axis X' : 'Axis Y'}, hop ${h} of ${inX ? hx : hy}: each chip holds ${shards} of ${nx * ny} shards`;
-    body.push(t(200, yEnd, where, 'small bold', 'middle'));
-    body.push(t(200, yEnd + 15, s === 0 ? `gathering ${f(V, 'bytes')} in all` : `this hop ${f(hopTime, 's')}, elapsed ${f(elapsed, 's')}`, 'small', 'middle'));
     return {
       title: `A ring AllGather over a ${nx}×${ny} mesh, hop by hop`,
-      viewBox: [400, yEnd + 24],
+      viewBox: [400, yEnd - 8],
+      readout: [`${where}.`, s === 0 ? `Gathering ${f(V, 'bytes')} in all.` : `This hop ${f(hopTime, 's')}, elapsed ${f(elapsed, 's')}.`],
       body,
       controls: html`${this.stepper('hop', n, (k) => (k === 0 ? 'Start' : k <= hx ? `X hop ${k}/${hx}` : `Y hop ${k - hx}/${hy}`))}
         ${this.choice('X', 'X chips', [2, 4, 8].map((v) => ({ value: v, text: String(v) })), nx)}

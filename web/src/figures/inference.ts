@@ -26,7 +26,7 @@ export class KvCacheFigure extends FigureElement {
     const f = (v: unknown, u: string) => this.fmt(v, u);
     body.push(t(Math.min(X(hbm), 388), 12, `HBM ${f(hbm, 'bytes')}`, 'small bold', X(hbm) > 300 ? 'end' : 'start'));
     body.push(t(16, 46, `weights ${f(wts, 'bytes')}`, 'small on-accent'));
-    body.push(t(12, 84, `KV cache ${f(kv, 'bytes')} = ${f(batch, 'count')} sequences × ${f(context, 'count')} tokens × ${f(o.kv_bytes_per_token, 'bytes')}`, 'small'));
+    if (X(Math.min(used, hbm)) - X(wts) > 26) body.push(t(X(wts) + 4, 46, 'KV', 'small on-accent'));
     const maxB = num(o, 'max_batch');
     // a batch axis below: where the cache stops fitting at this context
     const bLo = 1, bHi = 4096;
@@ -43,6 +43,7 @@ export class KvCacheFigure extends FigureElement {
     return {
       title: `${model} decoding on ${f(inp.chips, 'count')} ${this.chipEntry().name} chips: what fills HBM`,
       viewBox: [400, 154],
+      readout: [`Weights ${f(wts, 'bytes')}; KV cache ${f(kv, 'bytes')} = ${f(batch, 'count')} sequences × ${f(context, 'count')} tokens × ${f(o.kv_bytes_per_token, 'bytes')}.`, o.fits ? `Fits, with ${f(o.free_hbm_bytes, 'bytes')} to spare.` : 'Does not fit.'],
       body,
       controls: html`${this.slider('batch', 'Batch', pow2(1, 4096), batch, (v) => f(v, 'count'))}
         ${this.slider('context', 'Context', pow2(512, 131072), context, (v) => `${f(v, 'count')} tokens`)}`,
@@ -72,12 +73,12 @@ export class ServingFigure extends FigureElement {
       t(224, 218, 'time per generated token (per step), log →', 'small muted', 'middle'),
       t(56, 30, f(r1, ''), 'small muted', 'end'), t(56, 200, f(r0, ''), 'small muted', 'end'),
       t(64, 14, '↑ tokens/s per chip, log', 'small muted'),
-      t(384, 194, `batch ${cur.b}: ${f(cur.thr, 'count')} tokens/s per chip, ${f(cur.lat, 's')} per step`, 'small bold', 'end'),
     ];
     const model = this.engine!.models.find((m) => m.id === cur.inputs.model)?.name ?? String(cur.inputs.model);
     return {
       title: `Serving ${model} on ${f(cur.inputs.chips, 'count')} ${this.chipEntry().name} chips: latency against throughput`,
       viewBox: [400, 226],
+      readout: [`Batch ${cur.b}: ${f(cur.thr, 'count')} tokens/s per chip, ${f(cur.lat, 's')} per step, ${f(cur.cost, 'USD')} per million tokens${cur.fits ? '' : ' (does not fit)'}.`],
       body,
       controls: this.slider('batch', 'Batch', pts.map((p) => p.b), cur.b, (v) => f(v, 'count')),
       alt: `Each point is a batch size from ${pts[0].b} to ${pts[pts.length - 1].b} serving ${model} on ${f(cur.inputs.chips, 'count')} ${this.chipEntry().name} chips; larger batches buy throughput with latency. At batch ${cur.b} a step takes ${f(cur.lat, 's')}, each chip makes ${f(cur.thr, 'count')} tokens per second, a million tokens cost ${f(cur.cost, 'USD')}, and the cache ${cur.fits ? 'fits' : 'does not fit'} (orange points do not fit).`,
@@ -138,11 +139,10 @@ export class TraceFigure extends FigureElement {
     if (k === 3) body.push(line(X(total), 16, X(total), 100, 'warn'));
     const f = (v: unknown, u: string) => this.fmt(v, u);
     body.push(t(70, 112, '0', 'small muted'), t(388, 112, f(total, 's'), 'small muted', 'end'));
-    body.push(t(70, 128, `matmul ${f(tm, 's')} each, all-gather ${f(tc, 's')} each`, 'small bold'));
-    body.push(t(70, 143, `the matrix unit sits idle for ${f(idle, 's')} of ${f(total, 's')}`, 'small bold'));
     return {
       title: `A synthetic trace: ${layers} FSDP layers of a [${D}, ${F}] matmul on ${chips} ${this.chipEntry().name} chips`,
-      viewBox: [400, 150],
+      viewBox: [400, 118],
+      readout: [`Matmul ${f(tm, 's')} each, all-gather ${f(tc, 's')} each; the matrix unit sits idle for ${f(idle, 's')} of ${f(total, 's')}.`],
       body,
       controls: html`${this.stepper('note', NOTES.length, (i) => `Note ${i + 1} of ${NOTES.length}`)}
         ${this.slider('tokens', 'Tokens per chip', pow2(64, 32768), tokens, (v) => f(v, 'count'))}
@@ -193,10 +193,10 @@ export class PartitionFigure extends FigureElement {
     }
     const f = (v: unknown, u: string) => this.fmt(v, u);
     const yEnd = ay + Math.max(ah, mesh.X * cell) + 18;
-    body.push(t(10, yEnd, `each device holds ${(o.local_shape as number[]).join(' × ')} (${f(o.local_bytes, 'bytes')}); ${f(o.replicas, 'count')} cop${o.replicas === 1 ? 'y' : 'ies'} of each block`, 'small bold'));
     return {
       title: `${sp.jax} in JAX, ${sp.spec} in the book: who holds what`,
-      viewBox: [400, yEnd + 10],
+      viewBox: [400, yEnd - 8],
+      readout: [`Each device holds ${(o.local_shape as number[]).join(' × ')} (${f(o.local_bytes, 'bytes')}); ${f(o.replicas, 'count')} cop${o.replicas === 1 ? 'y' : 'ies'} of each block.`],
       body,
       controls: html`${this.choice('spec', 'PartitionSpec', SPECS.map((s) => ({ value: s.spec, text: `${s.jax} — ${s.spec}` })), sp.spec)}
         ${this.choice('X', 'x devices', [1, 2, 4].map((v) => ({ value: v, text: String(v) })), mesh.X)}

@@ -39,11 +39,11 @@ export class TransformerFigure extends FigureElement {
     });
     const yEnd = oy + blocks.length * rowH + 12;
     const o = r.outputs;
-    body.push(t(200, yEnd, `${this.fmt(m.L, 'count')} layers: attention ${this.fmt(o.params_attention, 'count')} and MLP ${this.fmt(o.params_mlp, 'count')} parameters`, 'small', 'middle'));
     const cur = blocks[s];
     return {
       title: `One layer of ${m.name}, every shape`,
-      viewBox: [400, yEnd + 10],
+      viewBox: [400, yEnd - 12],
+      readout: [`${cur.name}: ${cur.shape}.`, `All ${this.fmt(m.L, 'count')} layers together: ${this.fmt(o.params_attention, 'count')} attention and ${this.fmt(o.params_mlp, 'count')} MLP parameters.`],
       body,
       controls: html`${this.stepper('block', blocks.length, (k) => `${k + 1}/${blocks.length}: ${blocks[k].what}`)}
         ${this.choice('model', 'Model', models.map((x) => ({ value: x.id, text: x.name })), m.id)}`,
@@ -89,11 +89,11 @@ export class ParallelismFigure extends FigureElement {
     }
     const yEnd = oy + 2 * (chh + 8) + 8;
     const f = (v: unknown, u: string) => this.fmt(v, u);
-    body.push(t(200, yEnd, `${f(o.bytes_per_chip, 'bytes')} per chip of ${f(o.hbm_bytes, 'bytes')} HBM: ${o.fits ? 'fits' : 'does not fit'}`, 'small bold', 'middle'));
     const name = this.engine!.chips.find((c) => c.id === chip)?.name ?? String(chip);
     return {
       title: 'Four ways to split training over chips',
-      viewBox: [400, yEnd + 10],
+      viewBox: [400, yEnd - 8],
+      readout: [`${st.note[0].toUpperCase()}${st.note.slice(1)}.`, `${f(o.bytes_per_chip, 'bytes')} per chip of ${f(o.hbm_bytes, 'bytes')} HBM: ${o.fits ? 'fits' : 'does not fit'}.`],
       body,
       controls: this.choice('strategy', 'Parallelism', STRATEGIES.map((x) => ({ value: x.id, text: x.text })), st.id),
       alt: `${st.text} over ${chips} chips: ${st.note}. Training ${this.engine!.models.find((m) => m.id === r.inputs.model)?.name ?? String(r.inputs.model)} this way on the ${name} needs ${f(o.bytes_per_chip, 'bytes')} per chip against ${f(o.hbm_bytes, 'bytes')} of HBM, so it ${o.fits ? 'fits' : 'does not fit'}.`,
@@ -128,13 +128,13 @@ export class PipelineFigure extends FigureElement {
     }
     const yEnd = oy + P * rh + 14;
     const share = `${idle} of ${P * slots} stage-slots idle`;
-    body.push(t(ox, yEnd, 'time →  (blue: forward, green: backward, empty: bubble)', 'small muted'));
-    body.push(t(ox, yEnd + 15, share, 'small bold'));
+    body.push(t(ox, yEnd, 'time →', 'small muted'));
     const f = (v: unknown, u: string) => this.fmt(v, u);
     const counts = Array.from({ length: 32 }, (_, i) => i + 1);
     return {
       title: `A pipeline over ${P} stages with ${M} microbatches`,
-      viewBox: [400, yEnd + 24],
+      viewBox: [400, yEnd + 6],
+      readout: ['Blue: forward passes; green: backward passes; empty: the bubble.', `${share[0].toUpperCase()}${share.slice(1)}.`],
       body,
       controls: html`${this.slider('microbatches', 'Microbatches', counts, M, (v) => String(v))}
         ${this.choice('stages', 'Stages', [2, 4, 8].map((v) => ({ value: v, text: String(v) })), P)}`,
@@ -184,20 +184,19 @@ export class TrainingPodFigure extends FigureElement {
       x += w;
     });
     const unused = axes.filter((a) => a.n === 1).map((a) => names[a.a]);
-    body.push(t(12, 72, `axis widths on a log scale, their product the chip count${unused.length ? `; unused: ${unused.join(', ')}` : ''}`, 'small muted'));
+    body.push(t(12, 72, `widths: log of each degree${unused.length ? `; unused: ${unused.join(', ')}` : ''}`, 'small muted'));
     // one tensor-parallel group drawn chip by chip
     const tp = Number(L.tp);
     const cell = Math.min(32, 360 / tp);
     for (let i = 0; i < tp; i++) body.push(rect(12 + i * cell, 86, cell - 3, cell - 3, 'soft'));
-    body.push(t(12, 86 + cell + 12, `one tensor-parallel group: ${tp} chips sharing each matmul over fast links`, 'small'));
     const f = (v: unknown, u: string) => this.fmt(v, u);
     const o = r.outputs;
-    const yEnd = 86 + cell + 30;
-    body.push(t(12, yEnd, `step ${f(L.step_s, 's')}, ${L.bound}-bound; ${f(L.bytes_per_chip, 'bytes')} per chip; the run takes ${f(o.days, 'count')} days`, 'small bold'));
+    const yEnd = 86 + cell + 4;
     const name = this.engine!.chips.find((c) => c.id === chip)?.name ?? String(chip);
     return {
       title: `LLaMA-3 70B on ${f(o.chips, 'count')} ${name} chips: how the pod is split`,
-      viewBox: [400, yEnd + 10],
+      viewBox: [400, yEnd],
+      readout: [`Below: one tensor-parallel group, ${tp} chips sharing each matmul over fast links.`, `Step ${f(L.step_s, 's')}, ${L.bound}-bound; ${f(L.bytes_per_chip, 'bytes')} per chip; the run takes ${f(o.days, 'count')} days.`],
       body,
       controls: html`${this.stepper('layout', layouts.length, (i) => `Layout ${i + 1} of the ${layouts.length} fastest`)} ${chipsControl}`,
       alt: `Layout ${k + 1} of the fastest ${layouts.length} the engine ranks for training LLaMA-3 70B on ${f(o.chips, 'count')} ${name} chips: data ${L.dp} × FSDP ${L.fsdp} × tensor ${L.tp} × pipeline ${L.pp}. A step takes ${f(L.step_s, 's')} (${L.bound}-bound), each chip holds ${f(L.bytes_per_chip, 'bytes')}, and the 15T-token run takes ${f(o.days, 'count')} days.`,
