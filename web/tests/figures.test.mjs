@@ -140,3 +140,33 @@ test('without JavaScript each figure is a caption saying what it shows', async (
   }
   await (ctx ? ctx.close() : page.close());
 });
+
+test('a figure refuses a bad setting with a note naming it, and shows an engine refusal in place', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + '/about/');
+  await page.evaluate(() => localStorage.clear());
+  await openFigure(page, '03-sharded-matmuls', 'ring'); // loads the module that defines ring and roofline
+  const add = (tag, state) => page.evaluate(([t, s]) => {
+    const el = document.createElement(t);
+    el.dataset.state = s;
+    el.dataset.figure = `bad-${t}`;
+    document.querySelector('main').append(el);
+  }, [tag, state]);
+  await add('sl-fig-ring', '{"X":3}');
+  const ring = page.locator('[data-figure="bad-sl-fig-ring"]');
+  await ring.locator('svg.fig-svg').waitFor();
+  assert.match(await ring.locator('.fig-problem').innerText(), /X chips “3” is not offered here \(allowed: 2, 4, 8\)/);
+  assert.match(await label(ring), /4×4 mesh|axis X takes/);
+  await add('sl-fig-roofline', '{"I":"lots"}');
+  const roof = page.locator('[data-figure="bad-sl-fig-roofline"]');
+  await roof.locator('svg.fig-svg').waitFor();
+  assert.match(await roof.locator('.fig-problem').innerText(), /intensity “lots” is refused: it must be a number from/);
+  assert.doesNotMatch(await label(roof), /NaN/);
+  await openFigure(page, '07-inference', 'kv-cache');
+  await add('sl-fig-kv-cache', '{"batch":0}');
+  const kv = page.locator('[data-figure="bad-sl-fig-kv-cache"]');
+  await kv.locator('.fig-problem').waitFor();
+  assert.match(await kv.locator('.fig-problem').innerText(), /batch/, 'the engine\u2019s refusal names the batch');
+  assert.equal(await kv.locator('svg').count(), 0, 'no drawing from a refused setting');
+  assert.deepEqual(problems, clean);
+});

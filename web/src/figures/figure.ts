@@ -95,6 +95,26 @@ export abstract class FigureElement extends LitElement {
       <button type="button" class="fig-next" ?disabled=${k >= n - 1} @click=${() => this.set(key, k + 1)}>Next →</button>
     </div>`;
   }
+  /** A setting that must be one of `options` (from the placement's state or a control); any other
+   *  value is refused with a visible note naming the setting and what it allows. */
+  protected pick<T extends string | number>(key: string, label: string, options: T[], fallback: T): T {
+    const v = this.state[key];
+    if (v === undefined) return fallback;
+    const hit = options.find((o) => String(o) === String(v));
+    if (hit !== undefined) return hit;
+    this.notes.add(`The ${label} “${String(v)}” is not offered here (allowed: ${options.join(', ')}); showing ${fallback}.`);
+    return fallback;
+  }
+  /** A number setting that must lie in [lo, hi]; anything else is refused with a visible note. */
+  protected inRange(key: string, label: string, lo: number, hi: number, fallback: number, show: (v: number) => string = String): number {
+    const v = this.state[key];
+    if (v === undefined) return fallback;
+    const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
+    if (Number.isFinite(n) && n >= lo && n <= hi) return n;
+    this.notes.add(`The ${label} “${String(v)}” is refused: it must be a number from ${show(lo)} to ${show(hi)}; showing ${show(fallback)}.`);
+    return fallback;
+  }
+  private notes = new Set<string>();
   protected step(key: string, n: number): number {
     const k = Number(this.state[key] ?? 0);
     return Number.isInteger(k) ? Math.max(0, Math.min(n - 1, k)) : 0;
@@ -125,6 +145,7 @@ export abstract class FigureElement extends LitElement {
   render() {
     if (!this.engine) return html`<p class="fig-loading">Loading the engine…</p>`;
     this.problem = '';
+    this.notes.clear();
     const d = this.draw();
     this.renders += 1;
     if (!d) return html`<p class="fig-problem" role="alert">This figure cannot be drawn for this chip: ${this.problem || 'the engine gave no result'}.</p>`;
@@ -132,6 +153,7 @@ export abstract class FigureElement extends LitElement {
     return html`<figure class="sl-figure">
       <p class="fig-title">${d.title}</p>
       ${d.controls ? html`<div class="fig-controls">${d.controls}</div>` : nothing}
+      ${this.notes.size ? html`<p class="fig-problem" role="status">${[...this.notes].join(' ')}</p>` : nothing}
       <svg class="fig-svg" viewBox="0 0 ${w} ${h}" role="img" aria-label=${d.alt} style="max-width:${Math.round(w * 1.6)}px">${d.body}</svg>
       ${d.readout?.length ? html`<div class="fig-readout">${d.readout.map((r) => html`<p>${r}</p>`)}</div>` : nothing}
       <figcaption class="fig-alt">${d.alt}</figcaption>

@@ -20,7 +20,7 @@ export class RegimesFigure extends FigureElement {
     if (!rungs.length) { this.evaluate('roofline', { chip: this.chip(), flops: 1e9, bytes: 1e6 }); return null; }
     const lo = 10 ** Math.floor(Math.log10(rungs[0].ic / 10)), hi = 10 ** Math.ceil(Math.log10(rungs[rungs.length - 1].ic * 3));
     const values: number[] = []; for (let k = 0; k <= 8 * Math.log10(hi / lo); k++) values.push(Number((lo * 10 ** (k / 8)).toPrecision(2)));
-    const I = Math.min(hi, Math.max(lo, Number(this.state.I ?? values[Math.floor(values.length / 2)])));
+    const I = this.inRange('I', 'intensity', lo, hi, values[Math.floor(values.length / 2)]);
     const X = (v: number) => logX(v, lo, hi, 20, 380);
     const f = (v: unknown, u: string) => this.fmt(v, u);
     const body: SVGTemplateResult[] = [];

@@ -47,7 +47,7 @@ export class RooflineFigure extends FigureElement {
     const values: number[] = []; for (let k = 0; k <= 8 * Math.log10(hi / lo); k++) values.push(Number((lo * 10 ** (k / 8)).toPrecision(2)));
     // the point starts on a slider position, a quarter of the ridge or the nearest below it
     const start = [...values].reverse().find((v) => v <= ic / 4) ?? values[0];
-    const I = Math.min(hi, Math.max(lo, Number(this.state.I ?? start)));
+    const I = this.inRange('I', 'intensity', lo, hi, start);
     const roof = [lo, ic, hi].map((x) => ({ x, a: this.attainable(x) }));
     const pt = this.attainable(I);
     if (!pt || roof.some((p) => !p.a)) return null;
@@ -188,7 +188,7 @@ export class TorusFigure extends FigureElement {
 // ---------------------------------------------------------------- ch 3: a ring AllGather on every axis
 export class RingFigure extends FigureElement {
   protected draw(): Drawing | null {
-    const nx = Number(this.state.X ?? 4), ny = Number(this.state.Y ?? 4);
+    const nx = this.pick('X', 'X chips', [2, 4, 8], 4), ny = this.pick('Y', 'Y chips', [2, 4, 8], 4);
     const V = Number(this.state.bytes ?? 2 ** 27);
     const phase = (axis: number, bytes: number) => this.evaluate('collective', { chip: this.chip(), op: 'all_gather', bytes, axes: [axis] });
     // Phase X gathers each row's shards (V / ny per chip at its end), then phase Y gathers the rows.

@@ -128,7 +128,7 @@ export class TraceFigure extends FigureElement {
       const y = op.lane === 0 ? 24 : 64;
       const hi = (k === 0) || (k === 1 && op.lane === 1) || (k === 3 && op.e === total);
       body.push(rect(X(op.s), y, Math.max(1, X(op.e) - X(op.s) - 1), 26, op.lane === 0 ? (hi ? 'accent' : 'soft') : (hi ? 'solid-ok' : 'ok'), op.name));
-      if (X(op.e) - X(op.s) > 44) body.push(t(X(op.s) + 3, y + 16, op.name, `small ${hi ? 'on-accent' : ''}`));
+      if (X(op.e) - X(op.s) > 64) body.push(t(X(op.s) + 3, y + 16, op.name, `small ${hi ? 'on-accent' : ''}`));
     }
     if (k === 2) {
       for (let i = 1; i < ops.length; i += 2) {
@@ -165,8 +165,8 @@ const SPECS = [
 const axesOf = (dim: string) => (dim.split('_')[1] ?? '').split('');
 export class PartitionFigure extends FigureElement {
   protected draw(): Drawing | null {
-    const sp = SPECS.find((s) => s.spec === this.state.spec) ?? SPECS[0];
-    const mesh = { X: Number(this.state.X ?? 2), Y: Number(this.state.Y ?? 4) };
+    const sp = SPECS.find((s) => s.spec === this.pick('spec', 'PartitionSpec', SPECS.map((x) => x.spec), SPECS[0].spec))!;
+    const mesh = { X: this.pick('X', 'x device count', [1, 2, 4], 2), Y: this.pick('Y', 'y device count', [1, 2, 4], 4) };
     const shape = [1024, 4096];
     const r = this.evaluate('sharding', { shape, spec: sp.spec, mesh });
     if (!r) return null;

@@ -9,7 +9,7 @@ const num = (o: Out, k: string) => o[k] as number;
 export class TransformerFigure extends FigureElement {
   protected draw(): Drawing | null {
     const models = this.engine!.models;
-    const id = String(this.state.model ?? this.engine!.calculator('transformer')?.params.find((p) => p.name === 'model')?.default ?? models[0].id);
+    const id = this.pick('model', 'model', models.map((x) => x.id), String(this.engine!.calculator('transformer')?.params.find((p) => p.name === 'model')?.default ?? models[0].id));
     const m = (models.find((x) => x.id === id) ?? models[0]) as Record<string, unknown> & { id: string; name: string };
     const r = this.evaluate('transformer', { model: m.id });
     if (!r) return null;
@@ -62,7 +62,7 @@ const STRATEGIES = [
 export class ParallelismFigure extends FigureElement {
   protected draw(): Drawing | null {
     const chips = 8;
-    const st = STRATEGIES.find((x) => x.id === this.state.strategy) ?? STRATEGIES[0];
+    const st = STRATEGIES.find((x) => x.id === this.pick('strategy', 'parallelism', STRATEGIES.map((s) => s.id), 'dp'))!;
     const chip = typeof this.state.chip === 'string' ? this.state.chip : this.chip();
     const r = this.evaluate('training_memory', { chip, chips, [st.id]: chips });
     if (!r) return null;
@@ -104,8 +104,9 @@ export class ParallelismFigure extends FigureElement {
 // ---------------------------------------------------------------- ch 5: a pipeline schedule
 export class PipelineFigure extends FigureElement {
   protected draw(): Drawing | null {
-    const P = Number(this.state.stages ?? 4);
-    const M = Number(this.state.microbatches ?? 4);
+    const counts = Array.from({ length: 32 }, (_, i) => i + 1);
+    const P = this.pick('stages', 'stage count', [2, 4, 8], 4);
+    const M = this.pick('microbatches', 'microbatch count', counts, 4);
     const r = this.evaluate('training_comm', { chip: this.chip(), strategy: 'pp', pp: P, microbatches: M });
     if (!r) return null;
     // GPipe order: all forwards, then all backwards; slot = one microbatch through one stage
@@ -130,7 +131,6 @@ export class PipelineFigure extends FigureElement {
     const share = `${idle} of ${P * slots} stage-slots idle`;
     body.push(t(ox, yEnd, 'time →', 'small muted'));
     const f = (v: unknown, u: string) => this.fmt(v, u);
-    const counts = Array.from({ length: 32 }, (_, i) => i + 1);
     return {
       title: `A pipeline over ${P} stages with ${M} microbatches`,
       viewBox: [400, yEnd + 6],
