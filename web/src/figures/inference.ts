@@ -128,7 +128,8 @@ export class TraceFigure extends FigureElement {
       const y = op.lane === 0 ? 24 : 64;
       const hi = (k === 0) || (k === 1 && op.lane === 1) || (k === 3 && op.e === total);
       body.push(rect(X(op.s), y, Math.max(1, X(op.e) - X(op.s) - 1), 26, op.lane === 0 ? (hi ? 'accent' : 'soft') : (hi ? 'solid-ok' : 'ok'), op.name));
-      if (X(op.e) - X(op.s) > 64) body.push(t(X(op.s) + 3, y + 16, op.name, `small ${hi ? 'on-accent' : ''}`));
+      // the name, clipped to its box (a nested <svg> clips what it holds)
+      if (X(op.e) - X(op.s) > 30) body.push(svg`<svg x=${X(op.s)} y=${y} width=${X(op.e) - X(op.s) - 1} height="26">${t(3, 16, op.name, `small ${hi ? 'on-accent' : ''}`)}</svg>`);
     }
     if (k === 2) {
       for (let i = 1; i < ops.length; i += 2) {
@@ -182,21 +183,21 @@ export class PartitionFigure extends FigureElement {
     body.push(t(ax, 14, `the array A, ${shape.join(' × ')}`, 'small'));
     for (let i = 0; i < si; i++) for (let j = 0; j < sj; j++) {
       body.push(svg`<rect x=${ax + j * aw / sj} y=${ay + i * ah / si} width=${aw / sj - 1} height=${ah / si - 1} class="${colour(i, j)}" data-what="block"></rect>`);
-      if (aw / sj > 26 && ah / si > 12) body.push(t(ax + (j + 0.5) * aw / sj, ay + (i + 0.5) * ah / si + 3, `${i},${j}`, 'small bold', 'middle'));
+      if (aw / sj > 26 && ah / si > 12) body.push(t(ax + (j + 0.5) * aw / sj, ay + (i + 0.5) * ah / si + 3, `${i},${j}`, 'small bold on-block', 'middle'));
     }
     const mx = 214, cell = Math.min(44, 176 / Math.max(mesh.X, mesh.Y));
-    body.push(t(mx, 14, `the ${mesh.X}×${mesh.Y} mesh (rows x, columns y)`, 'small'));
+    body.push(t(mx, 14, `the ${mesh.X}×${mesh.Y} device mesh`, 'small'));
     for (let x = 0; x < mesh.X; x++) for (let y = 0; y < mesh.Y; y++) {
       const b = blockOf(x, y);
       body.push(svg`<rect x=${mx + y * cell} y=${ay + x * cell} width=${cell - 3} height=${cell - 3} rx="4" class="${colour(b.i, b.j)}" data-what="device"></rect>`);
-      body.push(t(mx + y * cell + (cell - 3) / 2, ay + x * cell + cell / 2 + 2, `${b.i},${b.j}`, 'small bold', 'middle'));
+      body.push(t(mx + y * cell + (cell - 3) / 2, ay + x * cell + cell / 2 + 2, `${b.i},${b.j}`, 'small bold on-block', 'middle'));
     }
     const f = (v: unknown, u: string) => this.fmt(v, u);
     const yEnd = ay + Math.max(ah, mesh.X * cell) + 18;
     return {
       title: `${sp.jax} in JAX, ${sp.spec} in the book: who holds what`,
       viewBox: [400, yEnd - 8],
-      readout: [`Each device holds ${(o.local_shape as number[]).join(' × ')} (${f(o.local_bytes, 'bytes')}); ${f(o.replicas, 'count')} cop${o.replicas === 1 ? 'y' : 'ies'} of each block.`],
+      readout: [`Mesh rows are x, columns y; a device shows the block it holds, in the block’s colour.`, `Each device holds ${(o.local_shape as number[]).join(' × ')} (${f(o.local_bytes, 'bytes')}); ${f(o.replicas, 'count')} cop${o.replicas === 1 ? 'y' : 'ies'} of each block.`],
       body,
       controls: html`${this.choice('spec', 'PartitionSpec', SPECS.map((s) => ({ value: s.spec, text: `${s.jax} — ${s.spec}` })), sp.spec)}
         ${this.choice('X', 'x devices', [1, 2, 4].map((v) => ({ value: v, text: String(v) })), mesh.X)}
