@@ -10,6 +10,7 @@
 
 #include "scalelab/engine.hpp"
 #include "scalelab/server.hpp"
+#include "probe.hpp"
 
 namespace {
 
@@ -86,6 +87,14 @@ int main(int argc, char** argv) {
   app.add_subcommand("chips", "the chip catalog as JSON");
   app.add_subcommand("models", "the model catalog as JSON");
 
+  auto* probe = app.add_subcommand("probe", "measure this machine's CPU FLOP/s and memory bandwidth");
+  scalelab::probe::Options probe_options;
+  bool probe_json = false;
+  probe->add_flag("--json", probe_json, "print a chip object for scalelab eval '{\"chip\": {...}}'");
+  probe->add_flag("--quick", probe_options.quick, "small sizes: a rough figure in under a second");
+  probe->add_option("--runs", probe_options.runs, "timed runs after the warm-up (default 5)")
+      ->check(CLI::Range(1, 100));
+
   auto* serve = app.add_subcommand("serve", "serve the course and the JSON API");
   scalelab::ServerOptions options;
   serve->add_option("--host", options.host, "address to bind (default 127.0.0.1, loopback only)");
@@ -105,6 +114,12 @@ int main(int argc, char** argv) {
   if (list->parsed()) {
     if (list_json) std::printf("%s\n", scalelab::calculators_json().c_str());
     else print_list();
+    return 0;
+  }
+  if (probe->parsed()) {
+    scalelab::probe::Report report = scalelab::probe::run(probe_options);
+    if (probe_json) std::printf("%s\n", scalelab::probe::chip_json(report).dump(1).c_str());
+    else std::printf("%s", scalelab::probe::text(report).c_str());
     return 0;
   }
   if (app.got_subcommand("chips")) {

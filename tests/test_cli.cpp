@@ -127,4 +127,33 @@ TEST(Cli, EveryRegisteredCaseMatchesTheEngineBytes) {
   }
 }
 
+// `scalelab probe --json` describes this machine as a chip that eval takes as it is.
+TEST(Cli, ProbeJsonIsAChipThatDecodeAndLocalInferenceAccept) {
+  RunResult probe = cli({"probe", "--quick", "--runs", "2", "--json"});
+  ASSERT_EQ(probe.exit_code, 0) << probe.err;
+  json chip = json::parse(probe.out);
+  EXPECT_EQ(chip["kind"], "cpu");
+  EXPECT_GT(chip["flops_per_s"]["fp32"].get<double>(), 0);
+  EXPECT_GT(chip["hbm_bytes_per_s"].get<double>(), 0);
+  EXPECT_GT(chip["hbm_bytes"].get<double>(), 0);
+  json decode = {{"chip", chip}, {"model", "llama3.2-1b"}, {"chips", 1}, {"batch", 1},
+                 {"context", 1024}, {"compute_dtype", "fp32"}, {"weight_dtype", "q4_0"}};
+  RunResult r = cli({"eval", "decode", "-"}, decode.dump());
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  json out = json::parse(r.out)["outputs"];
+  EXPECT_DOUBLE_EQ(out["slice_hbm_bytes_per_s"].get<double>(), chip["hbm_bytes_per_s"].get<double>());
+  EXPECT_GT(out["tokens_per_s"].get<double>(), 0);
+  RunResult local = cli({"eval", "local_inference", "-"}, json{{"chip", chip}, {"model", "llama3.2-1b"}}.dump());
+  ASSERT_EQ(local.exit_code, 0) << local.err << local.out;
+  EXPECT_EQ(json::parse(local.out)["outputs"]["compute_dtype"], "fp32");
+}
+
+TEST(Cli, ProbeTextGivesMedianAndSpread) {
+  RunResult r = cli({"probe", "--quick", "--runs", "2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* word : {"CPU fp32 matmul", "memory (triad)", "median", "min", "max"}) {
+    EXPECT_NE(r.out.find(word), std::string::npos) << word << " not in\n" << r.out;
+  }
+}
+
 }  // namespace

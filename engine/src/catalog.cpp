@@ -1,6 +1,8 @@
 #include "catalog.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <iterator>
 
 #include "errors.hpp"
 #include "format.hpp"
@@ -10,6 +12,7 @@ namespace scalelab {
 
 extern const char* const kChipsJson;   // generated from data/chips.json
 extern const char* const kModelsJson;  // generated from data/models.json
+extern const char* const kFormatsJson; // generated from data/formats.json
 
 namespace {
 
@@ -34,6 +37,23 @@ Param int_list(std::string name, double max_len, double max_value, std::string d
                       std::move(doc));
 }
 
+// `topology` as `scalelab chips` lists it: derived from the chip's own fields, accepted in a
+// chip object copied from that list, and recomputed (never read) by the engine.
+Param topology_field() {
+  Param t = params::object(
+      "topology",
+      {params::choice("kind", chip_kind_names(), nullptr, "chip kind"),
+       params::choice("scale_up", {"ici", "nvlink"}, nullptr, "the fast network between chips"),
+       int_list("pod_shape", 8, 1e6, "pod torus shape"), count("pod_axes", 1, 8, "axes of the pod torus"),
+       count("pod_chips", 1, 1e8, "chips in a pod"), count("ici_links", 1, 1e3, "ICI links per chip"),
+       count("wrap_axis_multiple", 1, 1e6, "axis lengths that wrap around are multiples of this"),
+       text("wraparound_rule", "which axes wrap around, in words"),
+       count("nvlink_domain_gpus", 1, 1e5, "GPUs in one NVLink domain"),
+       params::choice("beyond_pod", {"dcn", "infiniband"}, nullptr, "the network beyond the pod or NVLink domain")},
+      "derived network facts (output only: recomputed from the chip's fields, ignored on input)");
+  return t;
+}
+
 std::vector<Param> make_chip_fields() {
   constexpr double kRate = 1e20;
   Param flops;
@@ -41,14 +61,15 @@ std::vector<Param> make_chip_fields() {
   flops.type = Type::object;
   flops.unit = "FLOP/s";
   flops.doc = "peak dense FLOP/s per dtype";
-  for (const char* dtype : {"fp32", "bf16", "fp8", "int8", "int4", "fp4"}) {
+  for (const char* dtype : {"fp32", "fp16", "bf16", "fp8", "int8", "int4", "fp4"}) {
     flops.fields.push_back(number(dtype, "FLOP/s", 1, kRate, std::string(dtype) + " peak"));
   }
   Param kind;
   kind.name = "kind";
   kind.type = Type::choice;
-  kind.choices = {"tpu", "gpu"};
-  kind.doc = "tpu (ICI torus) or gpu (NVLink + InfiniBand)";
+  kind.choices = chip_kind_names();
+  kind.doc = "tpu (ICI torus), datacenter-gpu (NVLink domain + InfiniBand), workstation-gpu, consumer-gpu, "
+             "unified-memory or cpu; gpu is the old name of datacenter-gpu";
   Param superpod;
   superpod.name = "superpod";
   superpod.type = Type::object;
@@ -78,6 +99,12 @@ std::vector<Param> make_chip_fields() {
       number("ici_hop_latency_s", "s", 0, 1, "latency of one ICI hop"),
       int_list("pod_shape", 8, 1e6, "pod torus shape, e.g. [16, 20, 28]"),
       count("pod_chips", 1, 1e8, "chips in a pod"),
+      count("wrap_axis_multiple", 1, 1e6,
+            "a torus axis wraps around when its length is a multiple of this (16 on v5e, 4 on v5p)"),
+      params::boolean("wrap_whole_cubes", nullptr,
+                      "wraparound needs every axis of the slice to be such a multiple (optical cubes)"),
+      params::choice("beyond_pod", {"dcn", "infiniband"}, nullptr,
+                     "the network beyond the pod or NVLink domain"),
       count("host_chips", 1, 1e4, "chips per host"),
       number("pcie_bytes_per_s", "bytes/s", 1, kRate, "host↔chip PCIe, one way"),
       number("dcn_bytes_per_s", "bytes/s", 1, kRate, "data-centre network egress per chip"),
@@ -86,6 +113,10 @@ std::vector<Param> make_chip_fields() {
       number("ib_bytes_per_s", "bytes/s", 1, kRate, "InfiniBand per GPU, one way"),
       number("node_ib_bytes_per_s", "bytes/s", 1, kRate, "InfiniBand per node, one way"),
       number("price_per_hour_usd", "usd", 0, 1e6, "price per chip-hour"), superpod,
+      text("host_link", "how the device attaches to its host, e.g. PCIe 4.0 x16"),
+      number("price_usd", "usd", 0, 1e8, "purchase price (launch list price)"),
+      number("gpu_memory_share", "ratio", 0, 1,
+             "unified memory: the share of memory the GPU may use by default"),
       count("mxu_dim", 1, 1e5, "side of the MXU systolic array"),
       count("mxus_per_core", 1, 1e4, "MXUs per TensorCore"), vpu_shape,
       count("vpu_alus_per_lane", 1, 1e4, "ALUs per VPU lane"),
@@ -98,7 +129,7 @@ std::vector<Param> make_chip_fields() {
       count("nvswitches_per_node", 1, 1e4, "NVSwitches per node"),
       count("nvswitch_ports", 1, 1e4, "NVLink ports per NVSwitch"),
       number("nvlink_link_bytes_per_s", "bytes/s", 1, kRate, "one NVLink link, one way"),
-      anything("sources", "where each number comes from"), text("notes", "remarks"),
+      anything("sources", "where each number comes from"), text("notes", "remarks"), topology_field(),
   };
 }
 
@@ -145,6 +176,15 @@ std::vector<Param> make_model_fields() {
 
 json parse_catalog(const char* text) { return json::parse(text); }
 
+std::vector<std::string> format_ids_for(const std::string& use) {
+  std::vector<std::string> ids;
+  for (const auto& f : format_catalog()) {
+    const json& uses = f["uses"];
+    if (std::find(uses.begin(), uses.end(), use) != uses.end()) ids.push_back(f["id"]);
+  }
+  return ids;
+}
+
 const json* find_by_id(const json& catalog, const json& id) {
   for (const auto& entry : catalog) {
     if (entry["id"] == id) return &entry;
@@ -169,6 +209,29 @@ const json& model_catalog() {
   return catalog;
 }
 
+const json& format_catalog() {
+  static const json catalog = parse_catalog(kFormatsJson);
+  return catalog;
+}
+
+const json* find_format(const std::string& id) { return find_by_id(format_catalog(), id); }
+
+double format_bits(const std::string& id) {
+  if (const json* f = find_format(id)) return (*f)["bits"].get<double>();
+  throw InputError("format", "must be a weight or KV-cache format of data/formats.json (e.g. bf16, "
+                             "q8_0, q4_k_m, mxfp4), got \"" + id + "\"");
+}
+
+const std::vector<std::string>& weight_format_names() {
+  static const std::vector<std::string> names = format_ids_for("weights");
+  return names;
+}
+
+const std::vector<std::string>& kv_format_names() {
+  static const std::vector<std::string> names = format_ids_for("kv");
+  return names;
+}
+
 const std::vector<Param>& chip_fields() {
   static const std::vector<Param> fields = make_chip_fields();
   return fields;
@@ -189,46 +252,153 @@ double dtype_bytes(const std::string& dtype) {
   if (dtype == "bf16") return 2;
   if (dtype == "fp8" || dtype == "int8") return 1;
   if (dtype == "int4") return 0.5;
+  if (find_format(dtype)) return format_bits(dtype) / 8;
   throw InputError("dtype", "must be one of fp32, bf16, fp8, int8, int4, got \"" + dtype + "\"");
 }
 
-std::string Chip::id() const { return data_.value("id", std::string("custom")); }
-std::string Chip::name() const { return data_.value("name", id()); }
-bool Chip::is_gpu() const { return data_.value("kind", std::string("tpu")) == "gpu"; }
+const std::vector<std::string>& chip_kind_names() {
+  static const std::vector<std::string> names = {"tpu",         "datacenter-gpu", "workstation-gpu",
+                                                 "consumer-gpu", "unified-memory", "cpu", "gpu"};
+  return names;
+}
 
-std::optional<double> Chip::get(const std::string& f) const {
-  auto it = data_.find(f);
-  if (it == data_.end() || it->is_null() || !it->is_number()) return std::nullopt;
+namespace {
+
+ChipKind parse_kind(const std::string& name) {
+  static const ChipKind kinds[] = {ChipKind::tpu,          ChipKind::datacenter_gpu, ChipKind::workstation_gpu,
+                                   ChipKind::consumer_gpu, ChipKind::unified_memory, ChipKind::cpu,
+                                   ChipKind::datacenter_gpu};
+  const auto& names = chip_kind_names();
+  static_assert(std::size(kinds) == 7, "one kind per name in chip_kind_names()");
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (names[i] == name) return kinds[i];
+  }
+  return ChipKind::tpu;
+}
+
+struct FigureField {
+  const char* key;
+  Chip::Figure Chip::*member;
+};
+
+// Every numeric figure of a chip: its catalog key and its member, in one table.
+const FigureField kFigures[] = {
+    {"hbm_bytes", &Chip::hbm_bytes},
+    {"hbm_bytes_per_s", &Chip::hbm_bytes_per_s},
+    {"vmem_bytes", &Chip::vmem_bytes},
+    {"vmem_bytes_per_s", &Chip::vmem_bytes_per_s},
+    {"smem_bytes_per_sm", &Chip::smem_bytes_per_sm},
+    {"l2_bytes", &Chip::l2_bytes},
+    {"cores_per_chip", &Chip::cores_per_chip},
+    {"clock_hz", &Chip::clock_hz},
+    {"ici_link_bytes_per_s", &Chip::ici_link_bytes_per_s},
+    {"ici_links", &Chip::ici_links},
+    {"ici_hop_latency_s", &Chip::ici_hop_latency_s},
+    {"pod_chips", &Chip::pod_chips},
+    {"host_chips", &Chip::host_chips},
+    {"pcie_bytes_per_s", &Chip::pcie_bytes_per_s},
+    {"dcn_bytes_per_s", &Chip::dcn_bytes_per_s},
+    {"wrap_axis_multiple", &Chip::wrap_axis_multiple},
+    {"nvlink_bytes_per_s", &Chip::nvlink_bytes_per_s},
+    {"node_gpus", &Chip::node_gpus},
+    {"ib_bytes_per_s", &Chip::ib_bytes_per_s},
+    {"node_ib_bytes_per_s", &Chip::node_ib_bytes_per_s},
+    {"nvlink_link_bytes_per_s", &Chip::nvlink_link_bytes_per_s},
+    {"nvswitches_per_node", &Chip::nvswitches_per_node},
+    {"nvswitch_ports", &Chip::nvswitch_ports},
+    {"price_per_hour_usd", &Chip::price_per_hour_usd},
+    {"price_usd", &Chip::price_usd},
+    {"gpu_memory_share", &Chip::gpu_memory_share},
+    {"mxu_dim", &Chip::mxu_dim},
+    {"mxus_per_core", &Chip::mxus_per_core},
+    {"vpu_alus_per_lane", &Chip::vpu_alus_per_lane},
+    {"vregs_per_core", &Chip::vregs_per_core},
+    {"sms", &Chip::sms},
+    {"subpartitions_per_sm", &Chip::subpartitions_per_sm},
+    {"tensor_cores_per_sm", &Chip::tensor_cores_per_sm},
+    {"fp32_cores_per_subpartition", &Chip::fp32_cores_per_subpartition},
+    {"registers_per_subpartition", &Chip::registers_per_subpartition},
+};
+
+std::optional<double> number_at(const json& obj, const char* key) {
+  auto it = obj.find(key);
+  if (it == obj.end() || !it->is_number()) return std::nullopt;
   return it->get<double>();
 }
 
-double Chip::need(const std::string& f) const {
-  if (auto v = get(f)) return *v;
-  throw InputError("chip", name() + " has no " + f + " in the catalog; give it with " +
-                               "chip_overrides, e.g. {\"" + f + "\": …}");
+std::vector<double> numbers_at(const json& obj, const char* key) {
+  std::vector<double> out;
+  auto it = obj.find(key);
+  if (it != obj.end() && it->is_array()) {
+    for (const auto& n : *it) out.push_back(n.get<double>());
+  }
+  return out;
+}
+
+Superpod read_superpod(const json& pod) {
+  return {number_at(pod, "gpus"),          number_at(pod, "nodes"),
+          number_at(pod, "gpus_per_su"),   number_at(pod, "leaf_switches"),
+          number_at(pod, "spine_switches"), number_at(pod, "ib_port_one_way_bytes_per_s"),
+          number_at(pod, "ib_switch_ports")};
+}
+
+// The chip field's one-line doc from the schema: the figure in words.
+std::string figure_words(const std::string& key) {
+  for (const auto& f : chip_fields()) {
+    if (f.name == key) return f.doc;
+  }
+  return key;
+}
+
+}  // namespace
+
+Chip::Chip(json resolved) : data_(std::move(resolved)) {
+  id_ = data_.value("id", std::string("custom"));
+  name_ = data_.contains("name") && data_["name"].is_string() ? data_["name"].get<std::string>() : id_;
+  kind = parse_kind(data_.value("kind", std::string("tpu")));
+  for (const FigureField& f : kFigures) this->*f.member = number_at(data_, f.key);
+  if (auto it = data_.find("wrap_whole_cubes"); it != data_.end() && it->is_boolean()) {
+    wrap_whole_cubes = it->get<bool>();
+  }
+  if (auto it = data_.find("beyond_pod"); it != data_.end() && it->is_string()) beyond_pod = it->get<std::string>();
+  if (auto it = data_.find("superpod"); it != data_.end() && it->is_object()) superpod = read_superpod(*it);
+  pod_shape_ = numbers_at(data_, "pod_shape");
+  vpu_shape = numbers_at(data_, "vpu_shape");
+}
+
+std::string Chip::kind_name() const {
+  const auto& names = chip_kind_names();
+  return names[size_t(kind)];
+}
+
+bool Chip::is_gpu() const {
+  return kind == ChipKind::datacenter_gpu || kind == ChipKind::workstation_gpu || kind == ChipKind::consumer_gpu;
+}
+
+std::string chip_figure_key(Chip::Figure Chip::*figure) {
+  for (const FigureField& f : kFigures) {
+    if (f.member == figure) return f.key;
+  }
+  return "figure";
+}
+
+double Chip::need(Figure Chip::*figure, const std::string& why) const {
+  if (auto v = this->*figure) return *v;
+  std::string key = chip_figure_key(figure);
+  throw InputError("chip", name() + " (" + kind_name() + ") has no figure for " + figure_words(key) + " (" + key +
+                               "): " + why + "; give it with chip_overrides, e.g. {\"" + key + "\": …}");
 }
 
 std::optional<double> Chip::flops_if(const std::string& dtype) const {
   auto rates = data_.find("flops_per_s");
   if (rates == data_.end() || !rates->is_object()) return std::nullopt;
-  auto it = rates->find(dtype);
-  if (it == rates->end() || it->is_null()) return std::nullopt;
-  return it->get<double>();
+  return number_at(*rates, dtype.c_str());
 }
 
 double Chip::flops(const std::string& dtype, const std::string& param) const {
   if (auto v = flops_if(dtype)) return *v;
   throw InputError(param, name() + " has no " + dtype + " FLOP/s rate; choose another dtype " +
                               "or give chip_overrides {\"flops_per_s\": {\"" + dtype + "\": …}}");
-}
-
-std::vector<double> Chip::pod_shape() const {
-  std::vector<double> shape;
-  auto it = data_.find("pod_shape");
-  if (it != data_.end() && it->is_array()) {
-    for (const auto& n : *it) shape.push_back(n.get<double>());
-  }
-  return shape;
 }
 
 Chip resolve_chip(const json& value, const json& overrides) {
@@ -245,6 +415,7 @@ Chip resolve_chip(const json& value, const json& overrides) {
       }
     }
   }
+  chip.erase("topology");  // derived: the engine recomputes it from the chip's fields
   if (chip.contains("pod_shape") && chip["pod_shape"].is_array() && !chip["pod_shape"].empty()) {
     double product = 1;
     for (const auto& n : chip["pod_shape"]) product *= n.get<double>();

@@ -12,33 +12,80 @@ namespace scalelab {
 
 const json& chip_catalog();
 const json& model_catalog();
+const json& format_catalog();  // weight and KV-cache formats (data/formats.json)
 const std::vector<Param>& chip_fields();
 const std::vector<Param>& model_fields();
 
-// Byte size of a dtype name ("fp32" 4, "bf16" 2, "fp8" 1, "int8" 1, "int4" 0.5).
+// Byte size of a dtype name ("fp32" 4, "bf16" 2, "fp8" 1, "int8" 1, "int4" 0.5) or of a
+// format of data/formats.json (bits / 8, e.g. q4_0 0.5625).
 double dtype_bytes(const std::string& dtype);
 const std::vector<std::string>& dtype_names();
 
-// A resolved chip. Fields the catalog leaves null are refused by `need` with an error that
-// names the field and suggests an override.
+// Weight and KV-cache formats: effective bits per value including block scales.
+const json* find_format(const std::string& id);  // null when unknown
+double format_bits(const std::string& id);       // refuses an unknown id
+const std::vector<std::string>& weight_format_names();
+const std::vector<std::string>& kv_format_names();
+
+// What a chip is, which decides the interconnects it has: TPUs sit on an ICI torus;
+// datacenter GPUs in an NVLink domain joined by InfiniBand; workstation and consumer GPUs,
+// unified-memory machines and CPUs usually have neither. The catalog's old "gpu" means
+// datacenter-gpu.
+enum class ChipKind { tpu, datacenter_gpu, workstation_gpu, consumer_gpu, unified_memory, cpu };
+const std::vector<std::string>& chip_kind_names();  // "tpu", "datacenter-gpu", …, then "gpu"
+
+// The GPU scale-out fabric of a reference SuperPod (gpus.md); absent figures stay empty.
+struct Superpod {
+  std::optional<double> gpus, nodes, gpus_per_su, leaf_switches, spine_switches,
+      ib_port_one_way_bytes_per_s, ib_switch_ports;
+};
+
+// A resolved chip, read once from its JSON (catalog entry, custom object, overrides applied).
+// A figure the chip lacks (ICI on a GPU, NVLink on a TPU) is empty; `need` turns an empty one
+// into an error that names it in words and says why the calculation needs it.
 class Chip {
  public:
-  explicit Chip(json resolved) : data_(std::move(resolved)) {}
+  using Figure = std::optional<double>;
+  explicit Chip(json resolved);
+
+  ChipKind kind = ChipKind::tpu;
+  Figure hbm_bytes, hbm_bytes_per_s, vmem_bytes, vmem_bytes_per_s, smem_bytes_per_sm, l2_bytes,
+      cores_per_chip, clock_hz;
+  Figure ici_link_bytes_per_s, ici_links, ici_hop_latency_s;  // TPU torus
+  Figure pod_chips, host_chips, pcie_bytes_per_s, dcn_bytes_per_s;
+  Figure wrap_axis_multiple;  // an axis wraps when its length is a multiple of this
+  std::optional<bool> wrap_whole_cubes;  // …and only when every axis of the slice is (v4, v5p)
+  std::string beyond_pod;                // "dcn", "infiniband", or empty
+  Figure nvlink_bytes_per_s, node_gpus, ib_bytes_per_s, node_ib_bytes_per_s, nvlink_link_bytes_per_s,
+      nvswitches_per_node, nvswitch_ports;  // GPU node and fabric
+  Figure price_per_hour_usd, price_usd;
+  Figure gpu_memory_share;  // unified memory: the share the GPU may use by default
+  Figure mxu_dim, mxus_per_core, vpu_alus_per_lane, vregs_per_core;  // TPU core
+  Figure sms, subpartitions_per_sm, tensor_cores_per_sm, fp32_cores_per_subpartition,
+      registers_per_subpartition;  // GPU SM
+  std::vector<double> vpu_shape;   // empty when unknown
+  std::optional<Superpod> superpod;
+
   const json& data() const { return data_; }
-  std::string id() const;
-  std::string name() const;
-  bool is_gpu() const;
-  bool is_tpu() const { return !is_gpu(); }
-  std::optional<double> get(const std::string& field) const;
-  double need(const std::string& field) const;
+  std::string id() const { return id_; }
+  std::string name() const { return name_; }
+  std::string kind_name() const;
+  bool is_gpu() const;  // any GPU kind
+  bool is_tpu() const { return kind == ChipKind::tpu; }
+  const std::vector<double>& pod_shape() const { return pod_shape_; }  // empty when unknown
+  // The figure, or an InputError on `chip`: "<chip> has no figure for <words> (<key>): <why>".
+  double need(Figure Chip::*figure, const std::string& why) const;
   // FLOP/s at a dtype; refuses (naming `param`) when the chip has no rate for it.
   double flops(const std::string& dtype, const std::string& param = "compute_dtype") const;
   std::optional<double> flops_if(const std::string& dtype) const;
-  std::vector<double> pod_shape() const;  // empty when unknown
 
  private:
   json data_;
+  std::string id_, name_;
+  std::vector<double> pod_shape_;
 };
+// The catalog key of a figure ("nvlink_bytes_per_s").
+std::string chip_figure_key(Chip::Figure Chip::*figure);
 
 // A resolved model: the catalog's dimensions with defaults filled in.
 struct Model {

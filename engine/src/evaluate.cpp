@@ -3,6 +3,7 @@
 #include <exception>
 
 #include "args.hpp"
+#include "calculators/topology.hpp"
 #include "catalog.hpp"
 #include "errors.hpp"
 #include "format.hpp"
@@ -138,7 +139,12 @@ std::string calculators_json() {
       .dump();
 }
 
-std::string chips_json() { return chip_catalog().dump(); }
+// The catalog as data/chips.json has it, each chip with its network facts added (`topology`).
+std::string chips_json() {
+  json chips = chip_catalog();
+  for (auto& c : chips) c["topology"] = topology_facts(Chip(c));
+  return chips.dump();
+}
 std::string models_json() { return model_catalog().dump(); }
 
 }  // namespace scalelab

@@ -44,51 +44,110 @@ std::string fixed4(double value) {
   return s;
 }
 
+// "²⁴", "⁻⁵": an exponent written the way people read it.
+std::string superscript(int exponent) {
+  static const char* const kDigits[] = {"⁰", "¹", "²", "³", "⁴", "⁵", "⁶", "⁷", "⁸", "⁹"};
+  std::string digits = std::to_string(std::abs(exponent));
+  std::string out = exponent < 0 ? "⁻" : "";
+  for (char d : digits) out += kDigits[d - '0'];
+  return out;
+}
+
+// 3640 -> "3,640"; the value is rounded to a whole number.
+std::string with_separators(double value) {
+  std::string digits = std::to_string(std::llround(std::fabs(value)));
+  std::string out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return (value < 0 ? "-" : "") + out;
+}
+
+// 6.35e24 -> "6.35 × 10²⁴"
+std::string power_of_ten(double value) {
+  std::string mantissa;
+  int exponent = 0;
+  split_exponent(value, 3, mantissa, exponent);
+  return (mantissa == "1" ? "" : mantissa + " × ") + "10" + superscript(exponent);
+}
+
+// The decimal exponent of a value once rounded to 3 significant digits (999.7 -> 3).
+int rounded_exponent(double value) {
+  std::string mantissa;
+  int exponent = 0;
+  split_exponent(value, 3, mantissa, exponent);
+  return exponent;
+}
+
+// A number in words people use: 0.5, 240, 3,640, 26.9 million, 6.35 × 10²⁴.
+std::string readable_number(double value) {
+  if (value == 0) return "0";
+  int exponent = rounded_exponent(value);
+  if (exponent < -4 || exponent >= 15) return power_of_ten(value);
+  if (exponent < 3) return printf_g(value, 3);
+  if (exponent < 6) return with_separators(value);
+  static const char* const kGroups[] = {"million", "billion", "trillion"};
+  int group = exponent / 3;  // 2, 3 or 4
+  return printf_g(value / std::pow(10.0, 3 * group), 3) + " " + kGroups[group - 2];
+}
+
+// "$12.5", "$12,500", "$26.9 M", "$1.55 B"
+std::string dollars(double value) {
+  std::string sign = value < 0 ? "-" : "";
+  double magnitude = std::fabs(value);
+  int exponent = magnitude == 0 ? 0 : rounded_exponent(magnitude);
+  if (exponent < 6 || exponent >= 15) return sign + "$" + readable_number(magnitude);
+  static const char* const kSymbols[] = {"M", "B", "T"};
+  int group = exponent / 3;
+  return sign + "$" + printf_g(magnitude / std::pow(10.0, 3 * group), 3) + " " + kSymbols[group - 2];
+}
+
+// Counts of things: "2,400", "240 tokens", "70B params", "15T tokens".
+std::string count_of(double value, std::string_view unit) {
+  std::string suffix = unit == "count" ? "" : " " + std::string(unit);
+  int exponent = value == 0 ? 0 : rounded_exponent(value);
+  if (exponent < 6 || exponent >= 15) return readable_number(value) + suffix;
+  static const char* const kSymbols[] = {"M", "B", "T"};
+  int group = exponent / 3;
+  return printf_g(value / std::pow(10.0, 3 * group), 3) + kSymbols[group - 2] + suffix;
+}
+
 struct Prefix {
   double scale;
   const char* symbol;
 };
 
-constexpr std::array<Prefix, 11> kPrefixes{{{1e24, "Y"}, {1e21, "Z"}, {1e18, "E"}, {1e15, "P"},
-                                            {1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"},
-                                            {1, ""}, {1e-3, "m"}, {1e-6, "µ"}}};
+// Up to peta: beyond it (EB, ZFLOPs, YFLOPs) a power of ten reads better.
+constexpr std::array<Prefix, 8> kPrefixes{{{1e15, "P"}, {1e12, "T"}, {1e9, "G"}, {1e6, "M"},
+                                           {1e3, "k"}, {1, ""}, {1e-3, "m"}, {1e-6, "µ"}}};
 
 // Units that are spelled out after an SI prefix: bytes -> "GB", FLOP/s -> "TFLOP/s".
 std::string unit_symbol(std::string_view unit) {
   if (unit == "bytes") return "B";
   if (unit == "bytes/s") return "B/s";
-  if (unit == "FLOPs") return "FLOPs";
-  if (unit == "FLOP/s") return "FLOP/s";
   return std::string(unit);
+}
+
+bool is_count(std::string_view unit) {
+  return unit == "count" || unit == "tokens" || unit == "params" || unit == "tokens/s";
 }
 
 bool takes_prefix(std::string_view unit) {
   return unit == "bytes" || unit == "bytes/s" || unit == "FLOPs" || unit == "FLOP/s" ||
-         unit == "s" || unit == "Hz" || unit == "tokens" || unit == "params" ||
-         unit == "tokens/s" || unit == "count";
+         unit == "s" || unit == "Hz";
 }
 
 std::string with_prefix(double value, std::string_view unit) {
   double magnitude = std::fabs(value);
+  if (magnitude >= 1e18 * 0.9995) return power_of_ten(value) + " " + unit_symbol(unit);
   bool seconds = unit == "s";
   for (const Prefix& p : kPrefixes) {
     if (seconds && p.scale > 1) continue;  // no kiloseconds: minutes/hours handled below
-    if (magnitude >= p.scale * 0.9995 || &p == &kPrefixes.back()) {
-      if (unit == "count" || unit == "tokens" || unit == "params") {
-        if (p.scale < 1) break;  // plain small counts
-        std::string sym = p.scale == 1e3 ? "k" : p.scale == 1e6 ? "M" : p.scale == 1e9 ? "B"
-                          : p.scale == 1e12 ? "T" : p.symbol;
-        std::string n = printf_g(value / p.scale, 3);
-        std::string suffix = unit == "count" ? "" : " " + std::string(unit);
-        return n + sym + suffix;
-      }
-      if (&p == &kPrefixes.back() && magnitude < 1e-6 * 0.9995) {
-        return printf_g(value * 1e9, 3) + " n" + unit_symbol(unit);
-      }
-      return printf_g(value / p.scale, 3) + " " + p.symbol + unit_symbol(unit);
-    }
+    if (magnitude >= p.scale * 0.9995) return printf_g(value / p.scale, 3) + " " + p.symbol + unit_symbol(unit);
   }
-  return printf_g(value, 3) + " " + unit_symbol(unit);
+  if (magnitude >= 1e-9 * 0.9995) return printf_g(value * 1e9, 3) + " n" + unit_symbol(unit);
+  return power_of_ten(value) + " " + unit_symbol(unit);
 }
 
 }  // namespace
@@ -137,17 +196,15 @@ std::string format_quantity(double value, std::string_view unit) {
   if (!std::isfinite(value)) return "—";
   if (unit == "s" && std::fabs(value) >= 60) {
     double magnitude = std::fabs(value);
-    if (magnitude >= 86400 * 365.25 * 2) return printf_g(value / (86400 * 365.25), 3) + " years";
-    if (magnitude >= 86400 * 2) return printf_g(value / 86400, 3) + " days";
+    if (magnitude >= 86400 * 365.25 * 2) return readable_number(value / (86400 * 365.25)) + " years";
+    if (magnitude >= 86400 * 2) return readable_number(value / 86400) + " days";
     if (magnitude >= 3600) return printf_g(value / 3600, 3) + " h";
     return printf_g(value / 60, 3) + " min";
   }
-  if (unit == "usd") return "$" + printf_g(value, 3);
-  if (unit == "ratio" || unit.empty() || unit == "FLOPs/byte") {
-    std::string n = std::fabs(value) >= 1e6 ? plain(canonical(value)) : printf_g(value, 3);
-    return unit == "FLOPs/byte" ? n + " FLOPs/byte" : n;
-  }
-  if (!takes_prefix(unit)) return printf_g(value, 3) + " " + std::string(unit);
+  if (unit == "usd" || unit == "USD") return dollars(value);
+  if (unit == "ratio" || unit.empty()) return readable_number(value);
+  if (is_count(unit)) return count_of(value, unit);
+  if (!takes_prefix(unit)) return readable_number(value) + " " + std::string(unit);
   if (value == 0) return "0 " + unit_symbol(unit);
   return with_prefix(value, unit);
 }

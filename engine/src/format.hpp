@@ -5,7 +5,9 @@
 
 namespace scalelab {
 
-// "1.39 ms", "140 GB", "197 TFLOP/s", "2.4 k" — SI prefixes, 3 significant digits.
+// "1.39 ms", "140 GB", "197 TFLOP/s", "2,400 tokens", "3,640 days", "$26.9 M",
+// "6.35 × 10²⁴ FLOPs": SI prefixes up to peta, 3 significant digits, counts with thousands
+// separators, large plain numbers in words (million, billion, trillion) or powers of ten.
 std::string format_quantity(double value, std::string_view unit);
 // TeX for a number in a substituted formula: 1.97\times10^{14}, 4096, 0.5.
 std::string tex(double value);

@@ -20,6 +20,7 @@ const std::vector<Calculator>& calculators() {
       make_training_comm(),
       make_training_run(),
       make_compute_budget(),
+      make_local_inference(),
   };
   return table;
 }

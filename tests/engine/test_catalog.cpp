@@ -27,7 +27,9 @@ json eval_ok(const std::string& name, const json& input) {
 TEST(Catalog, EmbeddedCatalogsEqualTheDataFiles) {
   json chips_file = json::parse(scalelab::testing::read_file(scalelab::testing::source_dir() + "/data/chips.json"));
   json models_file = json::parse(scalelab::testing::read_file(scalelab::testing::source_dir() + "/data/models.json"));
-  EXPECT_EQ(chips(), chips_file) << "rebuild: the engine embeds data/chips.json at build time";
+  json listed = chips();
+  for (auto& c : listed) c.erase("topology");  // added by the engine from the chip's own fields
+  EXPECT_EQ(listed, chips_file) << "rebuild: the engine embeds data/chips.json at build time";
   EXPECT_EQ(models(), models_file);
 }
 

@@ -44,9 +44,63 @@ TEST(FormatQuantity, ZeroAndNonFinite) {
 TEST(FormatQuantity, CountsRatiosAndMoney) {
   EXPECT_EQ(format_quantity(240.243902439, "FLOPs/byte"), "240 FLOPs/byte");
   EXPECT_EQ(format_quantity(0.5, ""), "0.5");
-  EXPECT_EQ(format_quantity(2400, "count"), "2.4k");
   EXPECT_EQ(format_quantity(7e10, "params"), "70B params");
   EXPECT_EQ(format_quantity(12.5, "usd"), "$12.5");
+}
+
+TEST(FormatQuantity, CountsUseThousandsSeparatorsThenWords) {
+  EXPECT_EQ(format_quantity(2400, "count"), "2,400");
+  EXPECT_EQ(format_quantity(8960, "count"), "8,960");
+  EXPECT_EQ(format_quantity(1, "count"), "1");
+  EXPECT_EQ(format_quantity(240, "tokens"), "240 tokens");
+  EXPECT_EQ(format_quantity(999.7, "tokens"), "1,000 tokens");  // rounds up into the next form
+  EXPECT_EQ(format_quantity(131072, "tokens"), "131,072 tokens");
+  EXPECT_EQ(format_quantity(1.5e13, "tokens"), "15T tokens");
+  EXPECT_EQ(format_quantity(2400, "tokens/s"), "2,400 tokens/s");
+  EXPECT_EQ(format_quantity(-2400, "count"), "-2,400");
+  // units the formatter does not prefix: chips, sequences, FLOPs/byte
+  EXPECT_EQ(format_quantity(1800, "chips"), "1,800 chips");
+  EXPECT_EQ(format_quantity(1920, "sequences"), "1,920 sequences");
+  EXPECT_EQ(format_quantity(2194.3, "FLOPs/byte"), "2,194 FLOPs/byte");
+  EXPECT_EQ(format_quantity(2.24e7, "h"), "22.4 million h");
+}
+
+TEST(FormatQuantity, PlainNumbersReadAsWords) {
+  EXPECT_EQ(format_quantity(3640, ""), "3,640");
+  EXPECT_EQ(format_quantity(2.24e7, ""), "22.4 million");
+  EXPECT_EQ(format_quantity(1.55e9, "ratio"), "1.55 billion");
+  EXPECT_EQ(format_quantity(3e12, ""), "3 trillion");
+  EXPECT_EQ(format_quantity(999.96e6, ""), "1 billion");
+  EXPECT_EQ(format_quantity(6.35e24, ""), "6.35 × 10²⁴");
+  EXPECT_EQ(format_quantity(1e-7, ""), "10⁻⁷");
+  EXPECT_EQ(format_quantity(0.000123, ""), "0.000123");
+}
+
+TEST(FormatQuantity, LongDurationsInDaysThenYears) {
+  EXPECT_EQ(format_quantity(104 * 86400, "s"), "104 days");
+  EXPECT_EQ(format_quantity(700 * 86400, "s"), "700 days");
+  EXPECT_EQ(format_quantity(10 * 365.25 * 86400, "s"), "10 years");
+  EXPECT_EQ(format_quantity(3640 * 365.25 * 86400, "s"), "3,640 years");
+  EXPECT_EQ(format_quantity(2e6 * 365.25 * 86400, "s"), "2 million years");
+}
+
+TEST(FormatQuantity, DollarsWithThousandsThenMillionsAndBillions) {
+  EXPECT_EQ(format_quantity(0.42, "usd"), "$0.42");
+  EXPECT_EQ(format_quantity(12500, "usd"), "$12,500");
+  EXPECT_EQ(format_quantity(2.69e7, "usd"), "$26.9 M");
+  EXPECT_EQ(format_quantity(1.55e8, "USD"), "$155 M");
+  EXPECT_EQ(format_quantity(1.55e9, "usd"), "$1.55 B");
+  EXPECT_EQ(format_quantity(-2.69e7, "usd"), "-$26.9 M");
+  EXPECT_EQ(format_quantity(0, "usd"), "$0");
+}
+
+TEST(FormatQuantity, HugeQuantitiesUsePowersOfTenNotExoticPrefixes) {
+  EXPECT_EQ(format_quantity(6.35e24, "FLOPs"), "6.35 × 10²⁴ FLOPs");
+  EXPECT_EQ(format_quantity(1e21, "FLOPs"), "10²¹ FLOPs");
+  EXPECT_EQ(format_quantity(3.2e18, "FLOP/s"), "3.2 × 10¹⁸ FLOP/s");
+  EXPECT_EQ(format_quantity(4.59e17, "FLOP/s"), "459 PFLOP/s");
+  EXPECT_EQ(format_quantity(2e15, "FLOPs"), "2 PFLOPs");
+  EXPECT_EQ(format_quantity(5e19, "bytes"), "5 × 10¹⁹ B");
 }
 
 // Whatever the value and unit, the formatter returns short, non-empty text without
@@ -63,6 +117,8 @@ TEST(FormatQuantity, TotalOverMagnitudesAndUnits) {
         EXPECT_LT(text.size(), 40u) << text;
         EXPECT_EQ(text.find("nan"), std::string::npos) << text;
         EXPECT_EQ(text.find("inf"), std::string::npos) << text;
+        EXPECT_EQ(text.find("e+"), std::string::npos) << text;  // never C's scientific notation
+        EXPECT_EQ(text.find("e-"), std::string::npos) << text;
         EXPECT_EQ(text, format_quantity(v, unit));
       }
     }

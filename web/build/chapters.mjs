@@ -40,7 +40,9 @@ export const CHAPTERS = [
     original: 'https://jax-ml.github.io/scaling-book/conclusion/' },
   { chapter: 12, slug: 'gpus', title: 'GPUs',
     summary: 'The same reasoning on GPUs: many small tensor cores, NVLink domains and a switched network instead of a torus.',
-    original: 'https://jax-ml.github.io/scaling-book/gpus/' },
+    original: 'https://jax-ml.github.io/scaling-book/gpus/',
+    // written for this chip: the page is rendered for it and switches the reader to it on entry
+    chip: 'h100', chipWhy: 'This chapter is about GPUs, so its numbers and questions are worked on the H100.' },
 ];
 
 export const pad2 = (n) => String(n).padStart(2, '0');

@@ -6,6 +6,8 @@
 //   node build/content.mjs            (run from web/; `npm run build` does it)
 //   SCALELAB_WASM_DIR=… overrides the engine build folder (default ../build-wasm).
 //   SCALELAB_STRICT_CONTENT=1 turns content warnings (bad directives) into errors.
+//   A directive that would reach the reader as text (":chipname", "::question") always fails
+//   the build, strict or not.
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
@@ -14,6 +16,7 @@ import { unified } from 'unified';
 import remarkParse from 'remark-parse';
 import remarkDirective from 'remark-directive';
 import remarkMath from 'remark-math';
+import remarkGfm from 'remark-gfm';
 import remarkRehype from 'remark-rehype';
 import rehypeKatex from 'rehype-katex';
 import rehypeStringify from 'rehype-stringify';
@@ -55,7 +58,7 @@ try {
 }
 const chips = JSON.parse(engine.chips());
 const schema = JSON.parse(engine.calculators());
-const defaultChip = chips.find((c) => c.id === DEFAULT_CHIP);
+const chipName = (id) => chips.find((c) => c.id === id)?.name ?? id;
 
 function evaluate(calc, params) {
   return JSON.parse(engine.evaluate(calc, JSON.stringify(params)));
@@ -69,8 +72,9 @@ function unitOf(result, out) {
   const u = engine.outputUnit(out);
   if (u) return u;
   const v = getPath(result.outputs, out);
-  const step = [...(result.steps || [])].reverse().find((s) => s.value === v);
-  return step ? step.unit : '';
+  // as src/engine.ts: the steps that came to this value name its unit, unless they disagree
+  const units = new Set((result.steps || []).filter((s) => s.value === v).map((s) => s.unit));
+  return units.size === 1 ? [...units][0] : '';
 }
 export function formatValue(value, unit, digits) {
   if (typeof value === 'string') return value;
@@ -83,8 +87,11 @@ export function formatValue(value, unit, digits) {
 // ---------------------------------------------------------------- helpers
 const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
 const warnings = [];
+// Line numbers in messages are the file's: the chapter body starts after its front matter.
+let bodyFirstLine = 1, bodyStart = 0;
+const lineOf = (node) => (node?.position?.start?.line ? node.position.start.line + bodyFirstLine - 1 : '?');
 function contentWarning(file, node, message) {
-  const where = `${path.relative(ROOT, file)}:${node?.position?.start?.line ?? '?'}`;
+  const where = `${path.relative(ROOT, file)}:${lineOf(node)}`;
   if (STRICT) throw new Error(`${where}: ${message}`);
   warnings.push(`${where}: ${message}`);
 }
@@ -130,6 +137,107 @@ function displayMathPlugin(source) {
   };
 }
 
+// Directives that take no attributes may be followed by any punctuation: micromark-extension-directive
+// does not read `:chipname:` (a name followed by a colon) as a directive, so text nodes are
+// scanned for them again here.
+const BARE_DIRECTIVES = ['chipname'];
+const BARE_RE = new RegExp(`(?<![\\w:]):(${BARE_DIRECTIVES.join('|')})(?![\\w-])`, 'g');
+function bareDirectivesPlugin() {
+  return () => (tree) => {
+    visit(tree, 'text', (node, index, parent) => {
+      const parts = node.value.split(BARE_RE); // [text, name, text, name, …, text]
+      if (parts.length === 1) return;
+      const nodes = parts.map((part, i) => (i % 2 ? { type: 'textDirective', name: part, attributes: {}, children: [] } : { type: 'text', value: part }))
+        .filter((n) => n.type !== 'text' || n.value);
+      parent.children.splice(index, 1, ...nodes);
+      return index + nodes.length;
+    });
+  };
+}
+
+// The text directives content may use (see web/content/FORMAT.md).
+const TEXT_DIRECTIVES = new Set(['live', 'chipname']);
+// Text the reader would see as markup: ":live{", ":chipname", "::question", ":::note".
+const LEAK_RE = /(?<![\w:/]):{1,3}([a-z][\w-]*)/g;
+function leakedDirectives(textValue) {
+  return [...textValue.matchAll(LEAK_RE)].filter((m) => m[0].startsWith('::') || TEXT_DIRECTIVES.has(m[1])).map((m) => m[0]);
+}
+// After Markdown → HTML: no directive of ours may be left in the text outside code and math.
+function leakCheckPlugin(file) {
+  const isCodeOrMath = (node) => ['code', 'pre', 'math'].includes(node.tagName) || (node.properties?.className || []).includes('katex');
+  const walk = (node) => {
+    if (node.type === 'element' && isCodeOrMath(node)) return;
+    if (node.type === 'text') {
+      const leaks = leakedDirectives(node.value);
+      if (leaks.length) throw new Error(`${path.relative(ROOT, file)}:${lineOf(node)}: directive ${leaks[0]} would show as text: “${node.value.trim().slice(0, 80)}”`);
+    }
+    (node.children || []).forEach(walk);
+  };
+  return () => walk;
+}
+
+// Tables scroll sideways inside their own box on narrow screens (the client adds a hint
+// when one actually overflows, see src/overflow.ts).
+function tableScrollPlugin() {
+  return () => (tree) => {
+    visit(tree, 'element', (node, index, parent) => {
+      if (node.tagName !== 'table' || !parent || parent.properties?.className?.includes('table-scroll')) return;
+      parent.children[index] = { type: 'element', tagName: 'div', properties: { className: ['table-scroll'] }, children: [node] };
+    });
+  };
+}
+
+// A live number already carries its unit ("240 tokens", "104 days"): the text after it must
+// not repeat one ("240 tokens tokens", "240 sequences tokens"). Collected, and the build fails
+// at the end listing every place.
+const UNIT_WORDS = new Set(['tokens', 'token', 'sequences', 'chips', 'days', 'years', 'hours', 'seconds', 'bytes', 'FLOPs', 'params', 'requests', 'GPUs']);
+const unitRepeats = [];
+function checkUnitAfter(file, node, shown, next) {
+  const own = /([A-Za-z][\w/-]*)$/.exec(shown)?.[1];
+  const following = next?.type === 'text' ? /^\s+([A-Za-z][\w/-]*)/.exec(next.value) : null;
+  if (!own || !following) return;
+  const word = following[1];
+  const sameStem = word !== own && word.length > 2 && own.toLowerCase().startsWith(word.toLowerCase()); // "FLOPs/byte FLOP per byte"
+  if (word === own || sameStem || (UNIT_WORDS.has(own) && UNIT_WORDS.has(word))) {
+    unitRepeats.push(`${path.relative(ROOT, file)}:${lineOf(node)}: “${shown} ${word}”: the live number already says “${own}”; drop the word after it, or give the directive unit="…"`);
+    unitFixes.push({ file, at: bodyStart + node.position.end.offset, word, own, sameStem, hasUnit: 'unit' in (node.attributes || {}) });
+  }
+}
+// SCALELAB_FIX_UNITS=1 rewrites the chapters instead of failing: "240 FLOPs/byte FLOPs per byte"
+// gets unit="" (the prose names the unit); otherwise the repeated word goes and the directive
+// keeps the unit it showed (unit="…"), so a later change of unit guessing cannot drop it.
+const FIX_UNITS = process.env.SCALELAB_FIX_UNITS === '1';
+const unitFixes = [];
+function fixUnits() {
+  const byFile = new Map();
+  for (const f of unitFixes) byFile.set(f.file, [...(byFile.get(f.file) || []), f]);
+  for (const [file, fixes] of byFile) {
+    let src = fs.readFileSync(file, 'utf8');
+    for (const f of fixes.sort((a, b) => b.at - a.at)) {
+      if (src[f.at - 1] !== '}') continue;
+      const addUnit = (u) => { if (!f.hasUnit) src = `${src.slice(0, f.at - 1)} unit="${u}"${src.slice(f.at - 1)}`; };
+      if (f.sameStem) { addUnit(''); continue; }
+      const m = new RegExp(`^(\\s+)${f.word.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\\b( ?)`).exec(src.slice(f.at));
+      if (!m) continue;
+      const after = src.slice(f.at + m[0].length);
+      const keepBreak = m[1].includes('\n') && m[2] && after && !/^\s/.test(after); // "}\ntokens for" → "}\nfor"
+      src = src.slice(0, f.at) + (keepBreak ? m[1] + after : src.slice(f.at + m[0].length - m[2].length));
+      addUnit(f.own);
+    }
+    fs.writeFileSync(file, src);
+    console.log(`content: ${path.relative(ROOT, file)}: ${fixes.length} unit(s) no longer written twice`);
+  }
+}
+
+// A question pinned to one chip ("chip" in its params) says so, with the reason if the
+// directive gives one (why="…"): the chip selector does not change it.
+function pinnedNote(params, attrs) {
+  const pinned = params && attrs.chip !== 'fixed' ? params.chip : undefined;
+  if (pinned === undefined) return [];
+  const name = typeof pinned === 'string' ? chipName(pinned) : String(pinned?.name ?? 'a custom chip');
+  return [h('p', { className: ['q-pinned'] }, [text(`Pinned to the ${name}: the chip selector does not change this question${attrs.why ? `, because ${attrs.why}` : ''}.`)])];
+}
+
 function directivesPlugin(file, ctx) {
   return () => (tree) => {
     visit(tree, (node, index, parent) => {
@@ -141,20 +249,21 @@ function directivesPlugin(file, ctx) {
           const params = parseParams(file, node, a);
           const props = { className: ['live'], dataCalc: a.calc, dataOut: a.out, dataParams: a.params || '{}' };
           if (a.chip === 'fixed') props.dataChip = 'fixed';
-          if (a.unit) props.dataUnit = a.unit;
+          if (a.unit !== undefined) props.dataUnit = a.unit; // unit="": the number alone, the text names the unit
           if (a.digits) props.dataDigits = a.digits;
           let shown = '?';
           if (params && a.calc && a.out) {
-            const r = evaluate(a.calc, withChip(params, a, DEFAULT_CHIP));
+            const r = evaluate(a.calc, withChip(params, a, ctx.chip));
             if (r.error) contentWarning(file, node, `:live ${a.calc}.${a.out}: ${r.error.param}: ${r.error.message}`);
             else if (getPath(r.outputs, a.out) === undefined) contentWarning(file, node, `:live: ${a.calc} has no output ${a.out}`);
             else shown = formatValue(getPath(r.outputs, a.out), a.unit ?? unitOf(r, a.out), a.digits);
           } else if (params) contentWarning(file, node, ':live needs calc and out');
+          checkUnitAfter(file, node, shown, parent.children[index + 1]);
           replace(h('span', props, [text(shown)]));
           return;
         }
         case 'chipname':
-          replace(h('span', { className: ['chipname'] }, [text(defaultChip.name)]));
+          replace(h('span', { className: ['chipname'] }, [text(chipName(ctx.chip))]));
           return;
         case 'technical':
           replace(h('details', { className: ['technical'] }, [
@@ -189,7 +298,7 @@ function directivesPlugin(file, ctx) {
           const qid = `q-${ctx.questions}`;
           let unit = a.unit || '', derivation = '<p>—</p>';
           if (params && a.calc && a.out) {
-            const r = evaluate(a.calc, withChip(params, a, DEFAULT_CHIP));
+            const r = evaluate(a.calc, withChip(params, a, ctx.chip));
             if (r.error) contentWarning(file, node, `::question ${a.calc}.${a.out}: ${r.error.param}: ${r.error.message}`);
             else if (typeof getPath(r.outputs, a.out) !== 'number') contentWarning(file, node, `::question: ${a.calc}.${a.out} is not a number`);
             else {
@@ -202,6 +311,7 @@ function directivesPlugin(file, ctx) {
           replace(h('form', props, [
             h('p', { className: ['q-kicker'] }, [text('Check yourself')]),
             h('p', { id: `${qid}-prompt`, className: ['q-prompt'] }, node.children),
+            ...pinnedNote(params, a),
             h('div', { className: ['q-row'] }, [
               h('label', { htmlFor: `${qid}-input` }, [text('Your answer')]),
               h('input', { id: `${qid}-input`, name: 'answer', type: 'text', inputMode: 'decimal', autocomplete: 'off', spellCheck: 'false' }),
@@ -217,16 +327,20 @@ function directivesPlugin(file, ctx) {
           replace(figureNode(file, node, a, { h, text, contentWarning }));
           return;
         case 'tryit':
-          replace(tryitNode({ file, node, index, parent, ctx, t: { evaluate, parseParams, withChip, contentWarning, unitOf, formatValue, getPath, stepsHtml, esc, h, text, raw, DEFAULT_CHIP, defaultChipName: defaultChip.name } }));
+          replace(tryitNode({ file, node, index, parent, ctx, t: { evaluate, parseParams, withChip, contentWarning, unitOf, formatValue, getPath, stepsHtml, esc, h, text, raw, DEFAULT_CHIP: ctx.chip, defaultChipName: chipName(ctx.chip) } }));
           return;
         default:
-          // Not one of ours (e.g. "ratio 3:1" or "12:30"): put the text back as written.
+          // Not one of ours (e.g. "ratio 3:1" or "12:30"): put the text back as written —
+          // unless it carries attributes or a label, which is a misspelt directive.
+          if (node.type === 'textDirective' && Object.keys(a).length) {
+            throw new Error(`${path.relative(ROOT, file)}:${lineOf(node)}: unknown directive :${node.name}{…}`);
+          }
           if (node.type === 'textDirective') {
             replace({ type: 'text', value: `:${node.name}${(node.children || []).length ? '' : ''}` });
             if ((node.children || []).length) parent.children.splice(index + 1, 0, { type: 'text', value: '[' }, ...node.children, { type: 'text', value: ']' });
             return;
           }
-          contentWarning(file, node, `unknown directive :${node.name}`);
+          throw new Error(`${path.relative(ROOT, file)}:${lineOf(node)}: unknown directive ${node.type === 'leafDirective' ? '::' : ':::'}${node.name}`);
       }
     });
   };
@@ -250,17 +364,30 @@ function stepsPlugin(ctx) {
   };
 }
 
-async function renderMarkdown(file, md, { steps = true } = {}) {
-  const ctx = { labs: new Set(), questions: 0, stepTitles: [] };
+async function renderMarkdown(file, md, options = {}) {
+  try {
+    return await renderMarkdownOrThrow(file, md, options);
+  } catch (e) {
+    // said here, short: a throw would reach the Emscripten glue's handler, which prints its whole source line
+    console.error(`content: ${e?.message ?? e}`);
+    process.exit(1);
+  }
+}
+async function renderMarkdownOrThrow(file, md, { steps = true, chip = DEFAULT_CHIP } = {}) {
+  const ctx = { labs: new Set(), questions: 0, stepTitles: [], chip };
   const out = await unified()
     .use(remarkParse)
+    .use(remarkGfm, { singleTilde: false }) // tables; "~33×" stays text
     .use(remarkDirective)
     .use(remarkMath)
     .use(displayMathPlugin(md))
+    .use(bareDirectivesPlugin())
     .use(directivesPlugin(file, ctx))
     .use(steps ? stepsPlugin(ctx) : () => {})
     .use(remarkRehype, { allowDangerousHtml: true })
     .use(rehypeKatex, { output: 'html', throwOnError: false })
+    .use(tableScrollPlugin())
+    .use(leakCheckPlugin(file))
     .use(rehypeStringify, { allowDangerousHtml: true })
     .process(md);
   return { html: String(out), ...ctx };
@@ -270,16 +397,18 @@ function readChapter(file) {
   const src = fs.readFileSync(file, 'utf8');
   const m = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?/.exec(src);
   if (!m) throw new Error(`${path.relative(ROOT, file)}: no front matter (see web/content/FORMAT.md)`);
+  bodyFirstLine = m[0].split('\n').length; // the line the body starts on
+  bodyStart = m[0].length;
   return { meta: YAML.parse(m[1]) || {}, body: src.slice(m[0].length) };
 }
 
 // ---------------------------------------------------------------- page shell
 const CREDIT = 'Based on <a href="https://jax-ml.github.io/scaling-book/"><cite>How to Scale Your Model</cite></a> by Austin et al., Google DeepMind, 2025';
-function chipOptions() {
-  return chips.map((c) => `<option value="${esc(c.id)}"${c.id === DEFAULT_CHIP ? ' selected' : ''}>${esc(c.name)}</option>`).join('') +
+function chipOptions(selected = DEFAULT_CHIP) {
+  return chips.map((c) => `<option value="${esc(c.id)}"${c.id === selected ? ' selected' : ''}>${esc(c.name)}</option>`).join('') +
     '<option value="custom">Custom chip…</option>';
 }
-function page({ title, description, body, original, kind, depth }) {
+function page({ title, description, body, original, kind, depth, chip }) {
   const up = '../'.repeat(depth);
   return `<!doctype html>
 <html lang="en" data-page="${kind}">
@@ -296,7 +425,7 @@ function page({ title, description, body, original, kind, depth }) {
 <header class="site-header">
   <a class="brand" href="/">scalelab<span class="brand-sub"> · How to Scale Your Model, as a course</span></a>
   <div class="controls">
-    <label class="chip-control"><span>Chip</span> <select id="chip-select" name="chip">${chipOptions()}</select></label>
+    <label class="chip-control"><span>Chip</span> <select id="chip-select" name="chip">${chipOptions(chip)}</select></label>
     <div class="mode-switch" role="group" aria-label="Reading mode">
       <button type="button" data-mode="plain" aria-pressed="true">Plain</button><button type="button" data-mode="technical" aria-pressed="false">Technical</button>
     </div>
@@ -334,8 +463,10 @@ for (const f of files) {
   const num = Number(key.slice(0, 2));
   let entry = chapters.find((c) => c.chapter === num);
   if (!entry) { entry = { chapter: num, slug: key.slice(3) }; chapters.push(entry); }
-  Object.assign(entry, { title: meta.title ?? entry.title, summary: meta.summary ?? entry.summary, original: meta.original ?? entry.original, goals: meta.goals || [], lab: meta.lab, key, ready: true });
-  const r = await renderMarkdown(file, body);
+  Object.assign(entry, { title: meta.title ?? entry.title, summary: meta.summary ?? entry.summary, original: meta.original ?? entry.original, goals: meta.goals || [], lab: meta.lab, key, ready: true,
+    chip: meta.chip ?? entry.chip, chipWhy: meta.chip_why ?? entry.chipWhy });
+  if (entry.chip && !chips.some((c) => c.id === entry.chip)) throw new Error(`${path.relative(ROOT, file)}: chip "${entry.chip}" is not in the chip catalog`);
+  const r = await renderMarkdown(file, body, { chip: entry.chip ?? DEFAULT_CHIP });
   entry.steps = r.stepTitles.length;
   if (r.questions < 3) contentWarning(file, null, `has ${r.questions} ::question (FORMAT.md asks for at least 3)`);
   rendered.push({ entry, r });
@@ -348,13 +479,14 @@ for (const { entry, r } of rendered) {
   const prev = ready[i - 1], next = ready[i + 1];
   const goals = entry.goals.length ? `<div class="goals"><p>By the end of this chapter you can work out:</p><ul>${entry.goals.map((g) => `<li>${esc(g)}</li>`).join('')}</ul></div>` : '';
   const toc = `<nav class="step-list" aria-label="Steps"><ol>${r.stepTitles.map((t, k) => `<li><a href="#step-${k + 1}" data-step-link="${k + 1}">${esc(t)}</a></li>`).join('')}</ol></nav>`;
-  const body = `<article class="chapter" data-chapter="${entry.chapter}" data-key="${entry.key}" data-steps="${r.stepTitles.length}">
+  const chipNote = entry.chip ? `<p class="chapter-chip" data-chip="${esc(entry.chip)}">${esc(entry.chipWhy || `This chapter is worked on the ${chipName(entry.chip)}.`)} <span class="chapter-chip-how">The chip selector at the top of the page switches every number to another chip.</span></p>` : '';
+  const body = `<article class="chapter" data-chapter="${entry.chapter}" data-key="${entry.key}" data-steps="${r.stepTitles.length}"${entry.chip ? ` data-chip="${esc(entry.chip)}"` : ''}>
 <header class="chapter-head">
   <p class="chapter-num">Chapter ${entry.chapter}</p>
   <h1>${esc(entry.title)}</h1>
   <p class="chapter-summary">${esc(entry.summary || '')}</p>
   ${goals}
-  ${toc}
+  ${chipNote}
 </header>
 <nav class="stepper" aria-label="Chapter steps" hidden>
   <button type="button" class="prev">← Previous</button>
@@ -363,6 +495,7 @@ for (const { entry, r } of rendered) {
   <label class="show-all"><input type="checkbox"> Show all</label>
   <div class="step-progress" aria-hidden="true"><div></div></div>
 </nav>
+${toc}
 <div class="steps">
 ${r.html}
 </div>
@@ -371,12 +504,20 @@ ${r.html}
   ${next ? `<a class="next-chapter" href="/chapters/${next.key}/">${esc(next.title)} →</a>` : '<span></span>'}
 </nav>
 </article>`;
-  write(`chapters/${entry.key}/index.html`, page({ title: `${entry.chapter}. ${entry.title} — scalelab`, description: entry.summary, body, original: entry.original, kind: 'chapter', depth: 2 }));
+  write(`chapters/${entry.key}/index.html`, page({ title: `${entry.chapter}. ${entry.title} — scalelab`, description: entry.summary, body, original: entry.original, kind: 'chapter', depth: 2, chip: entry.chip }));
 }
 
-// Home
+// Home. "Start here" opens the first chapter (the client turns it into "Continue" once the
+// reader has progress, see src/home.ts).
+function startHere(readyChapters) {
+  const first = readyChapters[0];
+  if (!first) return '';
+  return `<p class="start-here"><a class="start-link" href="/chapters/${first.key}/" data-first-key="${first.key}"><span class="start-kicker">Start here</span> Chapter ${first.chapter}: ${esc(first.title)} →</a>
+<span class="start-note">Read the chapters in order, one step at a time; this browser keeps your place.</span></p>`;
+}
 const home = `<section class="home">
 <h1>How to Scale Your Model, as a course</h1>
+${startHere(ready)}
 <p class="lede">Thirteen chapters in the order of the book by Austin et al. Read them one step at a time,
 check yourself as you go, and open the labs to move the numbers: change the batch, change the chip,
 and watch the book's arithmetic follow. Every number is computed in your browser by one engine.</p>
@@ -423,6 +564,16 @@ write('404.html', page({ title: 'Not found — scalelab', kind: '404', depth: 0,
 <h1>Page not found</h1>
 <p>There is nothing at this address. Try the <a href="/">list of chapters</a>.</p>
 </section>` }));
+
+if (unitRepeats.length && FIX_UNITS) {
+  fixUnits();
+  console.log('content: chapters rewritten; build again to check them');
+  process.exit(0);
+}
+if (unitRepeats.length) {
+  console.error(`content: ${unitRepeats.length} unit(s) written twice (SCALELAB_FIX_UNITS=1 rewrites them):\n${unitRepeats.map((u) => `  ${u}`).join('\n')}`);
+  process.exit(1);
+}
 
 // Data the client needs at start (chapter list for progress) goes in the page itself via
 // data attributes; nothing else is generated.

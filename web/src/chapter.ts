@@ -1,14 +1,50 @@
 // A chapter page: steps clicked through, live numbers, check-yourself questions.
 import { getEngine, getPath, isError, type Engine, type Result } from './engine';
-import { chipParam, DEFAULT_CHIP, progress, saveProgress, type Progress } from './state';
+import { chipId, chipParam, DEFAULT_CHIP, progress, saveProgress, setChip, type Progress } from './state';
 import { parseNumber, percent } from './format';
 import { loadKatex, stepsHtml } from './tex';
 
 export function initChapter(article: HTMLElement) {
   initStepper(article);
   initQuestions(article);
-  if (JSON.stringify(chipParam()) !== JSON.stringify(DEFAULT_CHIP)) void refreshLive(article);
+  adoptChapterChip(article);
+  // the page was rendered for its own chip (chapter 12: the H100) or the course's default
+  const rendered = article.dataset.chip ?? DEFAULT_CHIP;
+  if (JSON.stringify(chipParam()) !== JSON.stringify(rendered)) void refreshLive(article);
   window.addEventListener('sl-chip-change', () => void refreshLive(article));
+}
+
+// ---------------------------------------------------------------- a chapter's own chip
+// A chapter written for one chip (data-chip) switches the page's chip to it on entry, says
+// so, and offers the way back; once the reader goes back, it no longer switches.
+const declinedKey = (key: string) => `scalelab.chapterChipDeclined.${key}`;
+function adoptChapterChip(article: HTMLElement) {
+  const own = article.dataset.chip;
+  const note = article.querySelector<HTMLElement>('.chapter-chip');
+  if (!own || !note) return;
+  const select = document.querySelector<HTMLSelectElement>('#chip-select');
+  const nameOf = (id: string) => [...(select?.options ?? [])].find((o) => o.value === id)?.textContent ?? id;
+  const choose = (id: string) => { setChip(id); if (select) select.value = id; };
+  const before = chipId();
+  let declined = false;
+  try { declined = localStorage.getItem(declinedKey(article.dataset.key!)) === before; } catch { /* private mode */ }
+  if (before === own || declined) return;
+  choose(own);
+  const back = document.createElement('button');
+  back.type = 'button';
+  back.className = 'chip-back';
+  back.textContent = `Switch back to the ${nameOf(before)}`;
+  back.addEventListener('click', () => {
+    choose(before);
+    try { localStorage.setItem(declinedKey(article.dataset.key!), before); } catch { /* private mode */ }
+    status.textContent = `Back on the ${nameOf(before)}. This chapter will not switch the chip again; the selector at the top still does.`;
+    back.remove();
+  });
+  const status = document.createElement('span');
+  status.className = 'chip-switched';
+  status.setAttribute('role', 'status');
+  status.textContent = `The chip is now the ${nameOf(own)} (you had the ${nameOf(before)}). `;
+  note.append(' ', status, back);
 }
 
 // ---------------------------------------------------------------- steps
@@ -67,11 +103,21 @@ function initStepper(article: HTMLElement) {
     record();
     render();
     if (focus) {
-      const heading = sections[current - 1].querySelector<HTMLElement>('h2') ?? sections[current - 1];
+      const heading = headingOf(current);
       heading.tabIndex = -1;
       heading.focus({ preventScroll: true });
-      if (nav.getBoundingClientRect().top < 0) nav.scrollIntoView({ block: 'start' });
+      reveal();
     }
+  };
+  const headingOf = (k: number) => sections[k - 1].querySelector<HTMLElement>('h2') ?? sections[k - 1];
+  // Step 1 opens on the chapter's title and goals; any other step's heading sits just below
+  // the sticky bar (never under it, never below the fold).
+  const reveal = () => {
+    if (all.checked) return;
+    if (current === 1) { window.scrollTo({ top: 0 }); return; }
+    const top = headingOf(current).getBoundingClientRect().top;
+    const below = nav.getBoundingClientRect().height + 8;
+    if (top < below || top > window.innerHeight * 0.6) window.scrollTo({ top: Math.max(0, window.scrollY + top - below) });
   };
   const fromUrl = (how: 'replace' | 'none') => {
     const h = fromHash();
@@ -86,7 +132,7 @@ function initStepper(article: HTMLElement) {
   });
   links.forEach((a) => a.addEventListener('click', (e) => { e.preventDefault(); go(Number(a.dataset.stepLink), 'push', true); }));
   window.addEventListener('popstate', () => fromUrl('none'));
-  window.addEventListener('hashchange', () => fromUrl('none'));
+  window.addEventListener('hashchange', () => { fromUrl('none'); reveal(); });
   document.addEventListener('keydown', (e) => {
     if (e.defaultPrevented || e.altKey || e.ctrlKey || e.metaKey || e.shiftKey || all.checked) return;
     const t = e.target as HTMLElement | null;
@@ -94,7 +140,22 @@ function initStepper(article: HTMLElement) {
     if (e.key === 'ArrowRight' && current < n) { e.preventDefault(); go(current + 1, 'push', true); }
     else if (e.key === 'ArrowLeft' && current > 1) { e.preventDefault(); go(current - 1, 'push', true); }
   });
+  // the browser's own jump to #step-N would put the chapter's title out of sight
+  if ('scrollRestoration' in history) history.scrollRestoration = 'manual';
   fromUrl('replace');
+  reveal();
+  window.addEventListener('load', () => { reveal(); tabFromTop(); }, { once: true });
+}
+
+// Chromium starts keyboard navigation where the page's #step-N points (or wherever the
+// hidden steps left it): the first Tab then skips the "Skip to content" link, the header
+// and Prev/Next. Unless the reader has focused something already, start again at the top.
+function tabFromTop() {
+  if (document.activeElement && document.activeElement !== document.body) return;
+  const body = document.body;
+  body.tabIndex = -1;
+  body.focus({ preventScroll: true });
+  body.removeAttribute('tabindex');
 }
 
 // ---------------------------------------------------------------- live numbers

@@ -25,10 +25,14 @@ export interface ParamSchema {
   scale: 'linear' | 'log' | 'choice';
   choices?: string[];
   doc: string;
+  /** the human label for Plain mode ("bytes per parameter"), where the schema has one */
+  label?: string;
   required?: boolean;
   fields?: ParamSchema[];
 }
-export interface CalculatorSchema { name: string; title: string; chapters: number[]; doc: string; params: ParamSchema[] }
+/** an output as the schema declares it (where it does: older engines list none) */
+export interface OutputSchema { name: string; unit?: string; label?: string; doc?: string }
+export interface CalculatorSchema { name: string; title: string; chapters: number[]; doc: string; params: ParamSchema[]; outputs?: OutputSchema[] }
 export interface Schema { version: number; calculators: CalculatorSchema[]; chip_fields: ParamSchema[]; model_fields: ParamSchema[] }
 export type Chip = Record<string, unknown> & { id: string; name: string };
 
@@ -59,7 +63,9 @@ export class Engine {
     const u = this.m.outputUnit(out);
     if (u) return u;
     const v = getPath(result.outputs, out);
-    return [...result.steps].reverse().find((s) => s.value === v)?.unit ?? '';
+    // the unit of the step(s) that came to this value, unless they disagree (zeros: "Max batch by memory 0 s")
+    const units = new Set(result.steps.filter((s) => s.value === v).map((s) => s.unit));
+    return units.size === 1 ? [...units][0] : '';
   }
 }
 

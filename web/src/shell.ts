@@ -11,6 +11,7 @@ export function applyMode(m: Mode = mode()) {
   document.querySelectorAll<HTMLButtonElement>('.mode-switch button').forEach((b) => b.setAttribute('aria-pressed', String(b.dataset.mode === m)));
   // Technical shows the blocks inline; Plain folds them again
   document.querySelectorAll<HTMLDetailsElement>('details.technical').forEach((d) => { d.open = m === 'technical'; });
+  window.dispatchEvent(new CustomEvent('sl-mode-change', { detail: m })); // labs re-render their labels
 }
 
 function applyTheme(t: Theme = theme()) {

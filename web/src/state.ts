@@ -69,7 +69,11 @@ export function saveProgress(key: string, p: Progress) {
 }
 export function tryitRecord(key: string, id: string): TryitRecord | null {
   const r = progress(key)?.tryit?.[id];
-  return r && typeof r === 'object' && typeof r.text === 'string' ? r : null;
+  // a record edited or damaged in storage is dropped, not shown half-read
+  const ok = r && typeof r === 'object' && typeof r.text === 'string' && typeof r.locked === 'boolean' &&
+    typeof r.operated === 'boolean' && (r.prediction === null || Number.isFinite(r.prediction)) &&
+    (!r.locked || Number.isFinite(r.prediction));
+  return ok ? r : null;
 }
 export function saveTryit(key: string, id: string, r: TryitRecord | null) {
   const p = progress(key) ?? { step: 1, visited: [], total: 0, done: false };

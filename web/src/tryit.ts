@@ -30,7 +30,7 @@ export class TryIt extends LitElement {
   private get tol() { const t = Number(this.dataset.tol); return t > 0 ? t : 0.25; }
   private get unit() { return this.dataset.unit ?? ''; }
   private get chapterKey() { return this.closest<HTMLElement>('article.chapter')?.dataset.key ?? null; }
-  private get id_() { return this.dataset.tryit ?? this.uid; }
+  private get blockId() { return this.dataset.tryit ?? this.uid; }
 
   connectedCallback() {
     if (!this.body) {
@@ -38,7 +38,7 @@ export class TryIt extends LitElement {
       this.body = this.querySelector<HTMLElement>('.tryit-body');
       this.replaceChildren();
       const key = this.chapterKey;
-      const saved = key ? tryitRecord(key, this.id_) : null;
+      const saved = key ? tryitRecord(key, this.blockId) : null;
       this.rec = saved && saved.calc === this.calc && saved.out === this.out ? saved
         : { calc: this.calc, out: this.out, text: '', prediction: null, locked: false, operated: false };
       void getEngine().then((e) => { this.engine = e; this.refresh(); });
@@ -74,7 +74,7 @@ export class TryIt extends LitElement {
 
   private save() {
     const key = this.chapterKey;
-    if (key) saveTryit(key, this.id_, this.rec);
+    if (key) saveTryit(key, this.blockId, this.rec);
   }
 
   // ------------------------------------------------------------ the engine's answer
@@ -104,7 +104,8 @@ export class TryIt extends LitElement {
     const answer = r && !isError(r) ? getPath(r.outputs, this.out) : undefined;
     if (!r || isError(r) || typeof answer !== 'number' || !Number.isFinite(answer)) {
       this.shown = null;
-      this.refusal = r && isError(r) ? `The engine cannot answer this for the chosen chip: ${r.error.message}` : 'The engine has no number for this on the chosen chip. Try another chip.';
+      this.refusal = !params ? 'This block\u2019s settings are not valid JSON, so there is nothing to check against.'
+        : r && isError(r) ? `The engine cannot answer this for the chosen chip: ${r.error.message}` : 'The engine has no number for this on the chosen chip. Try another chip.';
       this.requestUpdate();
       return;
     }

@@ -85,10 +85,12 @@ test('check-yourself: accepts a right answer, refuses a wrong one, reveals the d
   await page.goto(server.url + CH + '#all');
   const forms = page.locator('form.question');
   assert.ok(await forms.count() >= 3);
-  const q = page.locator('form.question[data-out="critical_batch"]').first();
+  // the exact crossover of a bf16 [B, 2048] x [2048, 2048] matmul on TPU v5e (it follows the chip):
+  // B = DF/W / (2DF/C - (D + F)/W) with C = 1.97e14, W = 8.2e11 -> 313.9 tokens
+  const q = page.locator('form.question[data-out="crossover_batch"]').first();
   const input = q.locator('input[name=answer]');
   const fb = q.locator('.q-feedback');
-  await input.fill('240');
+  await input.fill('314');
   await q.locator('button[type=submit]').click();
   await page.waitForFunction((el) => el.textContent.length > 0, await fb.elementHandle());
   assert.match(await fb.getAttribute('class'), /right/);
@@ -99,9 +101,9 @@ test('check-yourself: accepts a right answer, refuses a wrong one, reveals the d
   await input.fill('lots');
   await q.locator('button[type=submit]').click();
   assert.match(await fb.getAttribute('class'), /refused/);
-  // the time question takes units
-  const tq = page.locator('form.question[data-out="t_math_s"]').first();
-  await tq.locator('input').fill('5.1 ms');
+  // the time question takes units: 1e10 bytes / 8.2e11 B/s = 12.2 ms outlasts 1e12 FLOPs / 1.97e14 FLOP/s
+  const tq = page.locator('form.question[data-out="t_lower_s"]').first();
+  await tq.locator('input').fill('12.2 ms');
   await tq.locator('button[type=submit]').click();
   await page.waitForFunction((el) => el.classList.contains('right'), await tq.locator('.q-feedback').elementHandle());
   // derivation: KaTeX steps
@@ -110,7 +112,7 @@ test('check-yourself: accepts a right answer, refuses a wrong one, reveals the d
   // the answer follows the chip
   await page.selectOption('#chip-select', 'h100');
   await page.waitForFunction(() => document.querySelector('.chipname').textContent === 'H100');
-  await input.fill('240');
+  await input.fill('314');
   await q.locator('button[type=submit]').click();
   await page.waitForFunction((el) => el.classList.contains('wrong'), await fb.elementHandle());
   await page.selectOption('#chip-select', 'tpu-v5e');

@@ -43,7 +43,8 @@ function unitOf(r, out) {
   const u = engine.outputUnit(out);
   if (u) return u;
   const v = getPath(r.outputs, out);
-  return [...(r.steps || [])].reverse().find((s) => s.value === v)?.unit ?? '';
+  const units = new Set((r.steps || []).filter((s) => s.value === v).map((s) => s.unit)); // as src/engine.ts
+  return units.size === 1 ? [...units][0] : '';
 }
 function format(v, unit) {
   if (typeof v === 'string') return v;
@@ -225,12 +226,14 @@ for (const { key, md } of CHAPTERS) {
     assert.deepEqual(await state(), Array(nt).fill('false/true'), 'back in Plain: folded again');
     assert.equal(await page.locator('.plain-only').evaluateAll((es) => es.filter((e) => e.offsetParent === null).length), 0, 'Plain shows plain-only text');
 
-    // live numbers: pre-rendered for the default chip, recomputed for the others
-    const onDefault = await checkLives(page, DEFAULT_CHIP);
+    // live numbers: pre-rendered for the chapter's chip (chapter 12: the H100, which it
+    // switches to on entry) or the default chip, recomputed for the others
+    const own = (await page.locator('article.chapter').getAttribute('data-chip')) ?? DEFAULT_CHIP;
+    const onDefault = await checkLives(page, own);
     let changed = false;
     const liveData = await lives(page);
     const chipDependent = liveData.filter((d) => d.chip !== 'fixed' && !('chip' in JSON.parse(d.params || '{}')));
-    for (const chip of OTHER_CHIPS) {
+    for (const chip of [DEFAULT_CHIP, ...OTHER_CHIPS].filter((c) => c !== own)) {
       await selectChip(page, chip);
       if (await page.locator('.chipname').count()) {
         await page.waitForFunction((name) => [...document.querySelectorAll('.chipname')].every((e) => e.textContent === name), chipName(chip));

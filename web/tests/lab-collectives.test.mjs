@@ -39,7 +39,7 @@ test('op, size and axes drive the time; the regime flips as the array shrinks; t
   }
   await change(page, () => field(page, 'bytes').fill('1e4'));
   // wraparound off: a one-way ring
-  await change(page, () => page.click(`${TAG} .control[data-key="wraparound"] input[type=checkbox]`));
+  await change(page, () => page.selectOption(`${TAG} .control[data-key="wraparound"] select`, 'off'));
   await waitOut(page, 't_s', C({ chip, op: 'all_reduce', axes: [16], bytes: 1e4, wraparound: false }));
   // the ring: step it by hand
   await page.click(`${TAG} .co-ring-buttons button:nth-child(2)`);
@@ -54,7 +54,7 @@ test('GPU: NVLink vs fat-tree levels; URL round trip; every chip and a custom on
   await page.goto(server.url + LAB + '?chip=h100');
   await ready(page);
   assert.equal(await out(page, 't_s'), C({ chip: 'h100' }));
-  assert.equal(await page.locator(`${TAG} .control[data-key="wraparound"] input`).isDisabled(), true, 'ICI-only setting off on a GPU');
+  assert.equal(await page.locator(`${TAG} .control[data-key="wraparound"] select`).isDisabled(), true, 'ICI-only setting off on a GPU');
   await change(page, () => field(page, 'nodes').fill('4'));
   await waitOut(page, 't_s', C({ chip: 'h100', nodes: 4 }));
   assert.equal(await page.locator(`${TAG} .co-levels tr[data-level]`).count(), 2);

@@ -22,7 +22,8 @@ function formatted(calc, params, out, { nonNumbers }) {
   assert.ok(!r.error, JSON.stringify(r.error));
   const v = r.outputs[out];
   if (nonNumbers && typeof v !== 'number') return v == null ? '—' : typeof v === 'boolean' ? (v ? 'yes' : 'no') : String(v); // as the lab's engine.format
-  const unit = engine.outputUnit(out) || [...r.steps].reverse().find((s) => s.value === v)?.unit || '';
+  const stepUnits = new Set(r.steps.filter((s) => s.value === v).map((s) => s.unit)); // as src/engine.ts unitOf
+  const unit = engine.outputUnit(out) || (stepUnits.size === 1 ? [...stepUnits][0] : '');
   return engine.formatQuantity(v, unit);
 }
 /** the engine's value of one output, formatted as the lab formats it (null → '—', booleans → yes/no, other non-numbers as strings) */

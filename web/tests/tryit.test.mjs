@@ -113,3 +113,20 @@ test('shown in Plain and Technical; passes axe; a page without JavaScript shows 
   assert.ok(fallback[1].includes(expected(calc, { ...params, chip: 'tpu-v5e' }, out)), fallback[1].slice(0, 200));
   await page.close();
 });
+
+test('a damaged record in storage is dropped: the block starts fresh, no error', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  for (const bad of [{ text: 5, locked: 'yes' }, { calc: 'decode', out: 'critical_batch', text: '7', prediction: null, locked: true, operated: true, check: {} }, 'junk']) {
+    await page.goto(server.url + '/about/');
+    await page.evaluate((b) => localStorage.setItem('scalelab.progress.07-inference', JSON.stringify({ step: 3, visited: [3], total: 14, done: false, tryit: { 'tryit-1': b } })), bad);
+    const { block } = await openTryit(page);
+    const input = block.locator('input[name=prediction]');
+    assert.equal(await input.getAttribute('readonly'), null, JSON.stringify(bad));
+    assert.equal(await input.inputValue(), '');
+    assert.match(await block.locator('.tryit-status').innerText(), /Write down your prediction/);
+    assert.doesNotMatch(await block.innerText(), /NaN|undefined/);
+  }
+  await page.evaluate(() => localStorage.clear());
+  assert.deepEqual(problems, clean);
+  await page.close();
+});

@@ -12,14 +12,20 @@ inline const std::vector<std::string>& bandwidth_paths() {
   return paths;
 }
 
-inline std::string bandwidth_field(const std::string& path) {
-  if (path == "hbm") return "hbm_bytes_per_s";
-  if (path == "vmem") return "vmem_bytes_per_s";
-  if (path == "ici") return "ici_link_bytes_per_s";
-  if (path == "pcie") return "pcie_bytes_per_s";
-  if (path == "dcn") return "dcn_bytes_per_s";
-  if (path == "nvlink") return "nvlink_bytes_per_s";
-  return "ib_bytes_per_s";
+// The chip figure a path reads (its bandwidth, one way).
+inline Chip::Figure Chip::*bandwidth_figure(const std::string& path) {
+  if (path == "hbm") return &Chip::hbm_bytes_per_s;
+  if (path == "vmem") return &Chip::vmem_bytes_per_s;
+  if (path == "ici") return &Chip::ici_link_bytes_per_s;
+  if (path == "pcie") return &Chip::pcie_bytes_per_s;
+  if (path == "dcn") return &Chip::dcn_bytes_per_s;
+  if (path == "nvlink") return &Chip::nvlink_bytes_per_s;
+  return &Chip::ib_bytes_per_s;
+}
+
+// The bandwidth of `path` on the chip, or a refusal saying the path needs it.
+inline double path_bandwidth(const Chip& chip, const std::string& path) {
+  return chip.need(bandwidth_figure(path), "the " + path + " path moves bytes at this bandwidth");
 }
 
 // TeX symbol of a path's bandwidth: W_{hbm}, W_{ici} ...

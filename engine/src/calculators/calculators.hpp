@@ -18,5 +18,6 @@ Calculator make_training_memory();
 Calculator make_training_comm();
 Calculator make_training_run();
 Calculator make_compute_budget();
+Calculator make_local_inference();
 
 }  // namespace scalelab

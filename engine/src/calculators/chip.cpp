@@ -1,6 +1,7 @@
 // `chip` (ch 2, 12): a chip's catalog figures and what follows from them.
 #include "calculators.hpp"
 #include "common.hpp"
+#include "topology.hpp"
 #include "../params.hpp"
 
 namespace scalelab {
@@ -8,56 +9,56 @@ namespace {
 
 using Opt = std::optional<double>;
 
-Opt product_of(const json& list) {
-  if (!list.is_array() || list.empty()) return std::nullopt;
+Opt product_of(const std::vector<double>& list) {
+  if (list.empty()) return std::nullopt;
   double p = 1;
-  for (const auto& n : list) p *= n.get<double>();
+  for (double n : list) p *= n;
   return p;
 }
 
 void tpu_units(const Chip& c, Result& r) {
-  Opt dim = c.get("mxu_dim"), clock = c.get("clock_hz"), cores = c.get("cores_per_chip");
+  Opt dim = c.mxu_dim, clock = c.clock_hz, cores = c.cores_per_chip;
   Opt macs = opt_mul(dim, dim);
   Opt per_cycle = macs ? Opt(2 * *macs) : std::nullopt;
   Opt mxu_rate = opt_mul(per_cycle, clock);
-  Opt mxus = opt_mul(c.get("mxus_per_core"), cores);
+  Opt mxus = opt_mul(c.mxus_per_core, cores);
   out_opt(r, "mxu_macs", macs);
   out_opt(r, "mxu_flops_per_cycle", per_cycle);
   out_opt(r, "mxu_flops_per_s", mxu_rate);
   out_opt(r, "mxus", mxus);
   out_opt(r, "mxu_peak_flops_per_s", opt_mul(mxu_rate, mxus));
-  Opt lanes = product_of(c.data().value("vpu_shape", json()));
-  Opt alus_per_core = opt_mul(lanes, c.get("vpu_alus_per_lane"));
+  Opt lanes = product_of(c.vpu_shape);
+  Opt alus_per_core = opt_mul(lanes, c.vpu_alus_per_lane);
   out_opt(r, "vpu_alus_per_core", alus_per_core);
   out_opt(r, "vpu_flops_per_s_per_core", opt_mul(alus_per_core, clock));
-  Opt vreg_core = opt_mul(opt_mul(c.get("vregs_per_core"), lanes), Opt(4));
+  Opt vreg_core = opt_mul(opt_mul(c.vregs_per_core, lanes), Opt(4));
   out_opt(r, "vreg_bytes_per_core", vreg_core);
   out_opt(r, "vreg_bytes", opt_mul(vreg_core, cores));
   out_opt(r, "vector_alus", opt_mul(alus_per_core, cores));
 }
 
 void gpu_units(const Chip& c, Result& r) {
-  Opt sms = c.get("sms"), bf16 = c.flops_if("bf16"), clock = c.get("clock_hz");
-  Opt tensor_cores = opt_mul(sms, c.get("tensor_cores_per_sm"));
+  Opt sms = c.sms, bf16 = c.flops_if("bf16"), clock = c.clock_hz;
+  Opt tensor_cores = opt_mul(sms, c.tensor_cores_per_sm);
   out_opt(r, "tensor_cores", tensor_cores);
-  out_opt(r, "warp_schedulers", opt_mul(sms, c.get("subpartitions_per_sm")));
+  out_opt(r, "warp_schedulers", opt_mul(sms, c.subpartitions_per_sm));
   out_opt(r, "flops_per_s_per_sm", opt_div(bf16, sms));
   out_opt(r, "tensor_core_flops_per_cycle", opt_div(bf16, opt_mul(tensor_cores, clock)));
-  Opt regs_sm = opt_mul(opt_mul(c.get("subpartitions_per_sm"), c.get("registers_per_subpartition")),
+  Opt regs_sm = opt_mul(opt_mul(c.subpartitions_per_sm, c.registers_per_subpartition),
                         Opt(4));
   out_opt(r, "register_bytes_per_sm", regs_sm);
   out_opt(r, "register_bytes_total", opt_mul(regs_sm, sms));
-  out_opt(r, "smem_bytes_total", opt_mul(c.get("smem_bytes_per_sm"), sms));
+  out_opt(r, "smem_bytes_total", opt_mul(c.smem_bytes_per_sm, sms));
   out_opt(r, "node_switch_bytes_per_s",
-          opt_mul(opt_mul(c.get("nvswitches_per_node"), c.get("nvswitch_ports")),
-                  c.get("nvlink_link_bytes_per_s")));
-  out_opt(r, "vector_alus", opt_mul(opt_mul(sms, c.get("subpartitions_per_sm")),
-                                    c.get("fp32_cores_per_subpartition")));
+          opt_mul(opt_mul(c.nvswitches_per_node, c.nvswitch_ports),
+                  c.nvlink_link_bytes_per_s));
+  out_opt(r, "vector_alus", opt_mul(opt_mul(sms, c.subpartitions_per_sm),
+                                    c.fp32_cores_per_subpartition));
 }
 
 void vector_units(const Chip& c, Result& r) {
   Opt alus = r.outputs["vector_alus"].is_null() ? Opt() : Opt(r.outputs["vector_alus"].get<double>());
-  Opt vector_rate = opt_mul(alus, c.get("clock_hz"));
+  Opt vector_rate = opt_mul(alus, c.clock_hz);
   out_opt(r, "vector_flops_per_s", vector_rate);
   out_opt(r, "vector_fma_flops_per_cycle", opt_mul(alus, Opt(2)));
   out_opt(r, "vector_fma_flops_per_s", opt_mul(vector_rate, Opt(2)));
@@ -68,27 +69,28 @@ void vector_units(const Chip& c, Result& r) {
 void compute(const Args& args, Result& r) {
   const Chip& c = args.chip();
   for (auto it = c.data().begin(); it != c.data().end(); ++it) r.out(it.key(), it.value());
-  Opt bf16 = c.flops_if("bf16"), hbm = c.get("hbm_bytes_per_s"), link = c.get("ici_link_bytes_per_s");
+  r.out("topology", topology_facts(c));
+  Opt bf16 = c.flops_if("bf16"), hbm = c.hbm_bytes_per_s, link = c.ici_link_bytes_per_s;
   Opt axis = link ? Opt(2 * *link) : std::nullopt;
   out_opt(r, "critical_intensity", opt_div(bf16, hbm));
   out_opt(r, "critical_intensity_int8", opt_div(c.flops_if("int8"), hbm));
   out_opt(r, "critical_intensity_fp8", opt_div(c.flops_if("fp8"), hbm));
   out_opt(r, "ici_axis_bytes_per_s", axis);
   out_opt(r, "ici_critical_intensity", opt_div(bf16, axis));
-  out_opt(r, "ici_egress_bytes_per_s", opt_mul(link, c.get("ici_links")));
-  Opt pod = c.get("pod_chips");
+  out_opt(r, "ici_egress_bytes_per_s", opt_mul(link, c.ici_links));
+  Opt pod = c.pod_chips;
   out_opt(r, "pod_chips", pod);
   out_opt(r, "pod_flops_per_s", opt_mul(pod, bf16));
-  out_opt(r, "pod_hbm_bytes", opt_mul(pod, c.get("hbm_bytes")));
-  out_opt(r, "pod_hosts", opt_div(pod, c.get("host_chips")));
-  out_opt(r, "pod_cores", opt_mul(pod, c.get("cores_per_chip")));
-  out_opt(r, "dcn_critical_tokens", opt_div(bf16, c.get("dcn_bytes_per_s")));
-  out_opt(r, "flops_per_s_per_core", opt_div(bf16, c.get("cores_per_chip")));
-  out_opt(r, "hbm_to_pcie_ratio", opt_div(hbm, c.get("pcie_bytes_per_s")));
-  out_opt(r, "vmem_to_hbm_ratio", opt_div(c.get("vmem_bytes_per_s"), hbm));
-  out_opt(r, "node_nvlink_bytes_per_s", opt_mul(c.get("node_gpus"), c.get("nvlink_bytes_per_s")));
-  out_opt(r, "node_ib_bytes_per_s", opt_mul(c.get("node_gpus"), c.get("ib_bytes_per_s")));
-  Opt price = c.get("price_per_hour_usd");
+  out_opt(r, "pod_hbm_bytes", opt_mul(pod, c.hbm_bytes));
+  out_opt(r, "pod_hosts", opt_div(pod, c.host_chips));
+  out_opt(r, "pod_cores", opt_mul(pod, c.cores_per_chip));
+  out_opt(r, "dcn_critical_tokens", opt_div(bf16, c.dcn_bytes_per_s));
+  out_opt(r, "flops_per_s_per_core", opt_div(bf16, c.cores_per_chip));
+  out_opt(r, "hbm_to_pcie_ratio", opt_div(hbm, c.pcie_bytes_per_s));
+  out_opt(r, "vmem_to_hbm_ratio", opt_div(c.vmem_bytes_per_s, hbm));
+  out_opt(r, "node_nvlink_bytes_per_s", opt_mul(c.node_gpus, c.nvlink_bytes_per_s));
+  out_opt(r, "node_ib_bytes_per_s", opt_mul(c.node_gpus, c.ib_bytes_per_s));
+  Opt price = c.price_per_hour_usd;
   out_opt(r, "flops_per_usd", price && *price > 0 ? opt_div(opt_mul(bf16, Opt(3600)), price) : Opt());
   if (c.is_gpu()) gpu_units(c, r);
   else tpu_units(c, r);

@@ -5,6 +5,7 @@
 #include "calculators.hpp"
 #include "collective_model.hpp"
 #include "common.hpp"
+#include "topology.hpp"
 #include "../params.hpp"
 
 namespace scalelab {
@@ -65,18 +66,6 @@ double product(const std::vector<double>& xs) {
   return p;
 }
 
-std::vector<bool> wraparound_per_axis(const Args& args, size_t axes) {
-  const json& w = args.raw("wraparound");
-  if (w.is_boolean()) return std::vector<bool>(axes, w.get<bool>());
-  if (w.size() != axes) {
-    throw InputError("wraparound", "gives " + std::to_string(w.size()) + " values for " + std::to_string(axes) +
-                                       " axes; give one boolean per axis, or a single boolean");
-  }
-  std::vector<bool> out;
-  for (const auto& b : w) out.push_back(b.get<bool>());
-  return out;
-}
-
 std::optional<double> ragged_k(const Args& args) { return args.num_if("ragged_k"); }
 
 CollectiveCost on_ici(const Args& args, CollectiveOp op, double bytes, std::vector<double>& axes,
@@ -84,12 +73,14 @@ CollectiveCost on_ici(const Args& args, CollectiveOp op, double bytes, std::vect
   const Chip& chip = args.chip();
   if (axes.empty()) axes = chip.pod_shape();
   if (axes.empty()) throw InputError("axes", "is required: " + chip.name() + " has no pod_shape to default to");
-  std::vector<bool> wrap = wraparound_per_axis(args, axes.size());
+  check_ici_slice(chip, axes, "axes");
+  std::vector<bool> wrap = resolve_wraparound(chip, axes, args.given("wraparound") ? args.raw("wraparound") : json(), r);
+  r.out("wraparound", wrap);  // per axis, as priced
   bool bidirectional = args.flag("bidirectional");
   links.link_bytes_per_s = args.given("link_bytes_per_s") ? args.num("link_bytes_per_s")
-                                                          : chip.need("ici_link_bytes_per_s");
+                                                          : chip.need(&Chip::ici_link_bytes_per_s, "ICI collectives are priced at one link's bandwidth");
   links.hop_latency_s = args.given("hop_latency_s") ? args.num("hop_latency_s")
-                                                    : chip.get("ici_hop_latency_s").value_or(1e-6);
+                                                    : chip.ici_hop_latency_s.value_or(1e-6);
   std::vector<RingAxis> rings;
   for (size_t i = 0; i < axes.size(); ++i) {
     rings.push_back({axes[i], wrap[i], bidirectional});
@@ -104,7 +95,7 @@ CollectiveCost on_ici(const Args& args, CollectiveOp op, double bytes, std::vect
 
 CollectiveCost on_nvlink(const Args& args, CollectiveOp op, double bytes, std::vector<double>& axes) {
   const Chip& chip = args.chip();
-  double domain = chip.need("node_gpus");
+  double domain = chip.need(&Chip::node_gpus, "it sets how many GPUs share one NVLink domain");
   if (axes.empty()) axes = {domain};
   double N = product(axes);
   if (N > domain) {
@@ -112,15 +103,14 @@ CollectiveCost on_nvlink(const Args& args, CollectiveOp op, double bytes, std::v
                                  "-GPU NVLink domain of " + chip.name() + "; use fabric ib_fat_tree with nodes");
   }
   double hop = args.num_if("hop_latency_s").value_or(0);
-  return switched_collective(op, bytes, {"nvlink", N, chip.need("nvlink_bytes_per_s"), hop, args.flag("sharp")},
+  return switched_collective(op, bytes, {"nvlink", N, chip.need(&Chip::nvlink_bytes_per_s, "collectives inside an NVLink domain are priced at it"), hop, args.flag("sharp")},
                              ragged_k(args));
 }
 
 double default_nodes_per_su(const Chip& chip) {
-  const json& pod = chip.data().value("superpod", json());
-  auto node = chip.get("node_gpus");
-  if (pod.is_object() && pod.value("gpus_per_su", json()).is_number() && node && *node > 0) {
-    return std::max(1.0, std::floor(pod["gpus_per_su"].get<double>() / *node));
+  auto node = chip.node_gpus;
+  if (chip.superpod && chip.superpod->gpus_per_su && node && *node > 0) {
+    return std::max(1.0, std::floor(*chip.superpod->gpus_per_su / *node));
   }
   return 32;
 }
@@ -136,20 +126,20 @@ double resolve_nodes(const Args& args, const std::vector<double>& axes, double g
     }
     return nodes;
   }
-  const json& pod = args.chip().data().value("superpod", json());
-  if (pod.is_object() && pod.value("nodes", json()).is_number()) return pod["nodes"].get<double>();
+  const Chip& chip = args.chip();
+  if (chip.superpod && chip.superpod->nodes) return *chip.superpod->nodes;
   throw InputError("nodes", "is required for fabric ib_fat_tree: the number of nodes in the group");
 }
 
 CollectiveCost on_fat_tree(const Args& args, CollectiveOp op, double bytes, std::vector<double>& axes) {
   const Chip& chip = args.chip();
   FatTree tree;
-  tree.gpus_per_node = args.given("gpus_per_node") ? args.num("gpus_per_node") : chip.need("node_gpus");
+  tree.gpus_per_node = args.given("gpus_per_node") ? args.num("gpus_per_node") : chip.need(&Chip::node_gpus, "it sets how many GPUs share one NVLink domain");
   tree.inner_axis_size = args.num("inner_axis_size");
   tree.nodes_per_su = args.given("nodes_per_su") ? args.num("nodes_per_su") : default_nodes_per_su(chip);
   tree.nodes = resolve_nodes(args, axes, tree.gpus_per_node, tree.inner_axis_size);
-  tree.nvlink_bytes_per_s = chip.need("nvlink_bytes_per_s");
-  tree.ib_bytes_per_s = chip.need("ib_bytes_per_s");
+  tree.nvlink_bytes_per_s = chip.need(&Chip::nvlink_bytes_per_s, "collectives inside an NVLink domain are priced at it");
+  tree.ib_bytes_per_s = chip.need(&Chip::ib_bytes_per_s, "collectives beyond one NVLink domain cross InfiniBand at it");
   tree.hop_latency_s = args.num_if("hop_latency_s").value_or(0);
   tree.sharp = args.flag("sharp");
   CollectiveCost cost = fat_tree_collective(op, bytes, tree, ragged_k(args));
@@ -164,7 +154,7 @@ CollectiveCost on_fat_tree(const Args& args, CollectiveOp op, double bytes, std:
 CollectiveCost on_dcn(const Args& args, CollectiveOp op, double bytes, const std::vector<double>& axes) {
   if (axes.empty()) throw InputError("axes", "is required for fabric dcn: the sizes of the axes the group spans");
   double hop = args.num_if("hop_latency_s").value_or(0);
-  return switched_collective(op, bytes, {"dcn", product(axes), args.chip().need("dcn_bytes_per_s"), hop, false},
+  return switched_collective(op, bytes, {"dcn", product(axes), args.chip().need(&Chip::dcn_bytes_per_s, "traffic between pods crosses the data-centre network at it"), hop, false},
                              ragged_k(args));
 }
 
@@ -228,18 +218,19 @@ void compute(const Args& args, Result& r) {
     hop = links.hop_latency_s;
   } else if (fabric == "nvlink") {
     cost = on_nvlink(args, op, bytes, axes);
-    W = args.chip().need("nvlink_bytes_per_s");
+    W = args.chip().need(&Chip::nvlink_bytes_per_s, "collectives inside an NVLink domain are priced at it");
   } else if (fabric == "ib_fat_tree") {
     cost = on_fat_tree(args, op, bytes, axes);
   } else {
     cost = on_dcn(args, op, bytes, axes);
-    W = args.chip().need("dcn_bytes_per_s");
+    W = args.chip().need(&Chip::dcn_bytes_per_s, "traffic between pods crosses the data-centre network at it");
   }
   if (args.flag("sharp") && op != CollectiveOp::all_reduce) {
     r.warn("SHARP only changes an AllReduce; this " + collective_op_title(op) + " is priced without it.");
   }
   r.out("fabric", fabric);
   r.out("axes", axes);
+  if (fabric != "ici") r.out_null("wraparound");
   report(r, cost, bytes, W, hop);
 }
 
@@ -254,9 +245,10 @@ Calculator make_collective() {
   Param wrap;
   wrap.name = "wraparound";
   wrap.type = Type::bool_or_list;
-  wrap.default_value = true;
+  wrap.default_value = nullptr;
   wrap.scale = Scale::choice;
-  wrap.doc = "ICI: whether each axis wraps into a ring (one boolean, or one per axis)";
+  wrap.doc = "ICI: whether each axis wraps into a ring (one boolean, or one per axis; default: what the chip "
+             "has for that axis length, e.g. only axes of 16 on TPU v5e)";
   return {"collective", "Collective", {3, 7, 12},
           "Time of an AllGather, ReduceScatter, AllReduce or AllToAll over ICI axes, an NVLink node, an "
           "InfiniBand fat tree or DCN: bandwidth term, latency term, and which one limits.",

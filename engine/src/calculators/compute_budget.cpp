@@ -39,7 +39,7 @@ Rates read_rates(const Args& args) {
   refuse_if_given(args, "bandwidth_bytes_per_s",
                   "comes from the chip; change it with chip_overrides {\"hbm_bytes_per_s\": …}");
   rates.flops = args.chip().flops_if("bf16");
-  rates.bandwidth = args.chip().get("hbm_bytes_per_s");
+  rates.bandwidth = args.chip().hbm_bytes_per_s;
   return rates;
 }
 

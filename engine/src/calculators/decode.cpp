@@ -11,6 +11,7 @@ void compute(const Args& args, Result& r) {
   InferenceSetup setup = inference_setup(args);
   double chips = args.num("chips");
   check_axes_tp(setup, chips, "axes_tp");
+  check_slice_topology(setup, chips, r);
   warn_ignored_inputs(args, r);
   DecodeFigures f = decode_step(setup, args.num("batch"), chips, args.num("context"), StepLog{&r});
   output_decode(f, r);

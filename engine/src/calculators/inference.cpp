@@ -1,6 +1,7 @@
 // Shared inference math: the served model, the fabric, one prefill step, one decode step.
 // The formulas are api/inference.md's "How the engine computes each output".
 #include "inference.hpp"
+#include "topology.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -222,7 +223,7 @@ void decode_fit_warnings(const DecodeFigures& f, double free_raw, const StepLog&
 }
 
 void decode_fit(const InferenceSetup& s, DecodeFigures& f, const StepLog& log) {
-  double hbm = s.chip->need("hbm_bytes"), n = f.chips;
+  double hbm = s.chip->need(&Chip::hbm_bytes, "the weights and the KV cache must fit in it"), n = f.chips;
   f.slice_hbm_bytes = log("HBM of the slice", "n \\, \\text{HBM}", times(n, hbm), n * hbm, "bytes");
   f.slice_hbm_bytes_per_s = log("HBM bandwidth of the slice", "n W_{hbm}", times(n, s.W), n * s.W, "bytes/s");
   f.slice_flops_per_s = log("FLOP/s of the slice", "n C", times(n, s.C), n * s.C, "FLOP/s");
@@ -365,11 +366,14 @@ double tolerant_ceil(double x) {
 
 std::optional<ParallelFabric> model_parallel_fabric(const Chip& chip, double chips) {
   if (chip.is_tpu()) {
-    auto link = chip.get("ici_link_bytes_per_s");
+    if (tpu_pod_span(chip, chips).beyond && chip.dcn_bytes_per_s) {
+      return ParallelFabric{"dcn", *chip.dcn_bytes_per_s, *chip.dcn_bytes_per_s, std::nullopt};
+    }
+    auto link = chip.ici_link_bytes_per_s;
     if (!link) return std::nullopt;
-    return ParallelFabric{"ici", 2 * *link, *link, chip.get("ici_hop_latency_s")};
+    return ParallelFabric{"ici", 2 * *link, *link, chip.ici_hop_latency_s};
   }
-  auto nvlink = chip.get("nvlink_bytes_per_s"), node = chip.get("node_gpus"), ib = chip.get("ib_bytes_per_s");
+  auto nvlink = chip.nvlink_bytes_per_s, node = chip.node_gpus, ib = chip.ib_bytes_per_s;
   if (nvlink && (!node || chips <= *node)) return ParallelFabric{"nvlink", *nvlink, *nvlink, std::nullopt};
   if (ib) return ParallelFabric{"ib", *ib, *ib, std::nullopt};
   return std::nullopt;
@@ -383,7 +387,7 @@ InferenceSetup inference_setup(const Args& args) {
   s.kv = args.dtype("kv_dtype");
   s.compute_dtype = args.str("compute_dtype");
   s.C = s.chip->flops(s.compute_dtype);
-  s.W = s.chip->need("hbm_bytes_per_s");
+  s.W = s.chip->need(&Chip::hbm_bytes_per_s, "reading weights and the KV cache is priced at it");
   s.ws2d = args.has("sharding") && args.str("sharding") == "2d_weight_stationary";
   s.axes_tp = args.has("axes_tp") ? args.num("axes_tp") : 1;
   s.model = read_served_model(args, s.kv);
@@ -401,6 +405,14 @@ void warn_ignored_inputs(const Args& args, Result& r) {
   }
   if (args.given("params") && !args.given("model") && args.given("axes_tp")) {
     r.warn("axes_tp is ignored: a bare params count has no dimensions, so no collectives are modelled.");
+  }
+}
+
+void check_slice_topology(const InferenceSetup& s, double chips, Result& r) {
+  check_torus_axes(*s.chip, s.axes_tp, "axes_tp");
+  PodSpan span = tpu_pod_span(*s.chip, chips);
+  if (span.beyond) {
+    r.warn(pod_boundary_warning(*s.chip, span, "the model-parallel collectives are priced at DCN bandwidth."));
   }
 }
 
@@ -550,8 +562,9 @@ std::vector<Param> decode_params(bool context_defaults_to_request) {
       integer("chips", "chips", 1, 1e5, 16, "chips the model is sharded over (one replica)"),
       integer("batch", "sequences", 1, 1e6, 32, "sequences decoded together, one new token each per step"),
       integer("context", "tokens", 0, 1e8, context_default, context_doc),
-      dtype("weight_dtype", "dtype of the weights (bytes per parameter)"),
-      dtype("kv_dtype", "dtype of the KV cache"),
+      weight_format("weight_dtype",
+                    "dtype or quantized format of the weights (bytes per parameter, scales included)"),
+      kv_format("kv_dtype", "dtype or quantized format of the KV cache"),
       dtype("activation_dtype", "dtype of the activations moved by model-parallel collectives"),
       dtype("compute_dtype", "dtype of the arithmetic: picks the FLOP/s rate"),
       positive("kv_bytes_per_token", "bytes", 1e10, nullptr,

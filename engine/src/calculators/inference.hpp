@@ -43,7 +43,7 @@ struct ServedModel {
 // The fabric model-parallel collectives cross: TPU ICI (bidirectional on one axis), GPU
 // NVLink inside a node, else InfiniBand.
 struct ParallelFabric {
-  std::string name;                     // "ici" | "nvlink" | "ib"
+  std::string name;                     // "ici" | "nvlink" | "ib" | "dcn" (TPU chips beyond a pod)
   double bytes_per_s = 0;               // W_ici in the book's formulas
   double link_bytes_per_s = 0;          // one-way, one link (latency threshold)
   std::optional<double> hop_latency_s;  // null where the chip gives none
@@ -107,6 +107,8 @@ DecodeFigures decode_step(const InferenceSetup& s, double batch, double chips, d
 void output_decode(const DecodeFigures& f, Result& r);
 // Warns about inputs given but without effect (kv_dtype beside kv_bytes_per_token, …).
 void warn_ignored_inputs(const Args& args, Result& r);
+// Refuses more axes_tp than the chip's torus has; warns when the chips span several pods.
+void check_slice_topology(const InferenceSetup& s, double chips, Result& r);
 // Refuses axes_tp above the chip count (`param` names the chips input that was too small).
 void check_axes_tp(const InferenceSetup& s, double chips, const std::string& param);
 

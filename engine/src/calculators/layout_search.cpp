@@ -51,7 +51,23 @@ RejectReason structural_reason(const LayoutProblem& p, double dp, double fsdp, d
   if (tp > p.heads || std::fmod(p.heads, tp) != 0) return RejectReason::tp_heads;
   if (pp > p.layers || std::fmod(p.layers, pp) != 0) return RejectReason::pp_layers;
   if (dp * fsdp > p.batch_tokens) return RejectReason::batch;
+  if (p.pod_chips > 0 && tp * pp > p.pod_chips) return RejectReason::model_parallel_beyond_pod;
   return RejectReason::none;
+}
+
+// TPU slices of several pods: the data-parallel axis crosses DCN between pods (tp × pp stay
+// inside one). Per chip, a pod's share of one weight gather is (1 − 1/pods) P b_w / n_pod
+// bytes at the chip's DCN bandwidth. FSDP across pods gathers in forward and backward and
+// scatters gradients (1 + 2 such transfers); DP across pods AllReduces gradients (0 + 2).
+struct DcnTimes {
+  double fwd = 0, bwd = 0;
+};
+
+DcnTimes dcn_times(const LayoutProblem& p, const LayoutEval& e) {
+  if (p.pod_chips <= 0 || p.chips <= p.pod_chips || p.dcn_bytes_per_s <= 0) return {};
+  double unit = (1 - p.pod_chips / p.chips) * p.weight_bytes * p.params_total / (p.pod_chips * p.dcn_bytes_per_s);
+  bool fsdp_crosses = e.fsdp * e.tp * e.pp > p.pod_chips;
+  return fsdp_crosses ? DcnTimes{unit, 2 * unit} : DcnTimes{0, 2 * unit};
 }
 
 void time_layout(const LayoutProblem& p, LayoutEval& e) {
@@ -60,8 +76,10 @@ void time_layout(const LayoutProblem& p, LayoutEval& e) {
   double fwd_math = (2 * p.params_active * p.batch_tokens + p.attention_flops_fwd) / (N * p.flops_per_s);
   double bwd_math = 2 * fwd_math + p.recompute_flops / (N * p.flops_per_s);
   double gather = p.weight_bytes * p.params_total / (bw.replica_share * bw.data_parallel);
-  double fwd_x = e.fsdp > 1 ? gather : 0;
-  double bwd_x = (e.fsdp > 1 ? 2 * gather : 0) + (e.dp > 1 ? 2 * gather / e.fsdp : 0);
+  DcnTimes dcn = dcn_times(p, e);
+  e.t_dcn_s = dcn.fwd + dcn.bwd;
+  double fwd_x = (e.fsdp > 1 ? gather : 0) + dcn.fwd;
+  double bwd_x = (e.fsdp > 1 ? 2 * gather : 0) + (e.dp > 1 ? 2 * gather / e.fsdp : 0) + dcn.bwd;
   // Per layer, attention and MLP each AllGather and ReduceScatter [B/X, D] (same in backward).
   double tp_pass = e.tp > 1 ? (p.layers / e.pp) * 4 * p.act_bytes * (p.batch_tokens / X) * p.d_model / bw.tp : 0;
   double sequences = std::floor(p.batch_tokens / (X * p.seq_len));
@@ -207,6 +225,7 @@ std::string reject_reason_name(RejectReason r) {
     case RejectReason::memory_state: return "memory_state";
     case RejectReason::memory_activations: return "memory_activations";
     case RejectReason::memory_both: return "memory_state_plus_activations";
+    case RejectReason::model_parallel_beyond_pod: return "model_parallel_beyond_pod";
   }
   return "none";
 }
@@ -229,6 +248,9 @@ std::string reject_message(const LayoutProblem& p, const LayoutEval& e) {
     case RejectReason::memory_both:
       return "state " + gb(e.state_bytes_per_chip) + " + activations " + gb(e.activation_bytes_per_chip) +
              " per chip > " + gb(p.hbm_bytes) + " HBM";
+    case RejectReason::model_parallel_beyond_pod:
+      return "tp × pp = " + plain(e.tp * e.pp) + " chips do not fit in one " + plain(p.pod_chips) +
+             "-chip pod: tensor and pipeline parallelism would cross DCN";
     case RejectReason::none: break;
   }
   return "";

@@ -29,21 +29,26 @@ struct LayoutProblem {
   bool gpu = false;
   double ici_link_bytes_per_s = 0;  // TPU
   double torus_axes = 3;
+  double pod_chips = 0;             // TPU, more chips than a pod: chips per pod (0: one pod)
+  double dcn_bytes_per_s = 0;       // TPU, between pods: per chip, one way
   double nvlink_bytes_per_s = 0, ib_bytes_per_s = 0, node_gpus = 8;  // GPU
   // Output sizes
   int top_n = 20;
   int rejected_samples = 12;
 };
 
-enum class RejectReason : int { none, tp_heads, pp_layers, batch, memory_state, memory_activations, memory_both };
+enum class RejectReason : int {
+  none, tp_heads, pp_layers, batch, memory_state, memory_activations, memory_both, model_parallel_beyond_pod
+};
 enum class Term : int { compute, data_parallel, tensor_parallel, pipeline_send, pipeline_bubble };
-constexpr int kRejectReasons = 7;
+constexpr int kRejectReasons = 8;
 
 struct LayoutEval {
   double dp = 1, fsdp = 1, tp = 1, pp = 1, microbatches = 1;
   double step_s = 0;
   double t_math_s = 0;          // forward + backward math per step
-  double t_data_parallel_s = 0; // FSDP gathers/scatters + DP AllReduce per step
+  double t_data_parallel_s = 0; // FSDP gathers/scatters + DP AllReduce per step (DCN part included)
+  double t_dcn_s = 0;           // the part of it that crosses DCN between pods
   double t_tp_s = 0;            // TP activation collectives per step
   double t_pp_s = 0;            // pipeline sends per step
   double bubble_fraction = 0;

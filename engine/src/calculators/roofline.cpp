@@ -7,6 +7,7 @@
 #include "bandwidth.hpp"
 #include "calculators.hpp"
 #include "common.hpp"
+#include "topology.hpp"
 #include "../params.hpp"
 
 namespace scalelab {
@@ -140,7 +141,8 @@ void compute(const Args& args, Result& r) {
   std::string cdt = args.str("compute_dtype");
   double C = chip.flops(cdt);
   double links = args.num("links");
-  double W = chip.need(bandwidth_field(path)) * (path == "ici" ? links : 1);
+  if (path == "ici") check_ici_links(chip, links, "links", r);
+  double W = path_bandwidth(chip, path) * (path == "ici" ? links : 1);
   Op op = resolve_op(args);
 
   std::string Wsym = bandwidth_symbol(path);
@@ -224,7 +226,7 @@ Calculator make_roofline() {
            dtype("output_dtype", "dtype of the output"),
            dtype("compute_dtype", "dtype of the arithmetic: picks the FLOP/s rate"),
            choice("bandwidth", bandwidth_paths(), "hbm", "which bandwidth the bytes cross"),
-           integer("links", "count", 1, 64, 1, "ICI links used (bandwidth ici only)", Scale::linear)},
+           integer("links", "count", 1, 64, 1, "ICI links used (bandwidth ici only; at most the chip's ici_links)", Scale::linear)},
           compute};
 }
 

@@ -41,7 +41,7 @@ Request read_request(const Args& args) {
   q.context = args.has("context") ? args.num("context") : q.prompt_tokens + q.decode_tokens;
   q.prefill_mfu = args.num("prefill_mfu");
   q.price_per_hour_usd = args.has("price_per_hour_usd") ? args.num_if("price_per_hour_usd")
-                                                        : args.chip().get("price_per_hour_usd");
+                                                        : args.chip().price_per_hour_usd;
   q.disaggregated = args.flag("disaggregated");
   return q;
 }
@@ -202,6 +202,7 @@ void run_sweep(const Args& args, const InferenceSetup& s, const Request& q, Resu
   for (size_t i = 0; i < chip_counts.size(); ++i) {
     check_axes_tp(s, chip_counts[i], "sweep.chips[" + std::to_string(i) + "]");
   }
+  check_slice_topology(s, *std::max_element(chip_counts.begin(), chip_counts.end()), r);
   std::vector<ServingFigures> points;
   json list = json::array();
   for (double chips : chip_counts) {
@@ -224,6 +225,7 @@ void compute(const Args& args, Result& r) {
   Request q = read_request(args);
   double chips = args.num("chips");
   check_axes_tp(setup, chips, "axes_tp");
+  check_slice_topology(setup, chips, r);
   warn_ignored_inputs(args, r);
   ServingFigures f = serve(setup, q, args.num("batch"), chips, StepLog{&r});
   output_serving(q, f, r);

@@ -8,6 +8,7 @@
 #include "calculators.hpp"
 #include "collective_model.hpp"
 #include "common.hpp"
+#include "topology.hpp"
 #include "sharding_spec.hpp"
 #include "../params.hpp"
 
@@ -338,19 +339,50 @@ Plan make_plan(const Problem& p, const Mesh& mesh, const std::string& strategy) 
 
 // ---- Pricing ----
 
+std::vector<double> mesh_sizes(const Mesh& mesh) {
+  std::vector<double> sizes;
+  for (const auto& name : mesh.names()) sizes.push_back(mesh.size(name));
+  return sizes;
+}
+
+// Whether a mesh axis is a ring with wraparound on this chip's torus (assumed without a rule).
+bool mesh_axis_wraps(const Chip& chip, const Mesh& mesh, const std::string& axis) {
+  auto wrap = hardware_wraparound(chip, mesh_sizes(mesh));
+  if (!wrap) return true;
+  auto names = mesh.names();
+  return (*wrap)[std::find(names.begin(), names.end(), axis) - names.begin()];
+}
+
+// A TPU mesh must be a slice of one pod's torus; its rings wrap only where the chip's do.
+void check_mesh_topology(const Chip& chip, const Mesh& mesh, Result& r) {
+  if (!chip.is_tpu()) return;
+  check_ici_slice(chip, mesh_sizes(mesh), "mesh");
+  if (!hardware_wraparound(chip, mesh_sizes(mesh))) {
+    r.warn("The catalog states no wraparound rule for " + chip.name() + ": every mesh axis is priced as a ring "
+           "with wraparound.");
+    return;
+  }
+  for (const auto& name : mesh.names()) {
+    if (mesh.size(name) > 2 && !mesh_axis_wraps(chip, mesh, name)) {
+      r.warn("Mesh axis " + name + " (" + plain(mesh.size(name)) + " chips) has no wraparound on " + chip.name() +
+             " (" + wraparound_rule(chip) + "): its collectives are priced as one-way rings.");
+    }
+  }
+}
+
 CollectiveCost price(const Args& args, const Mesh& mesh, const Planned& c) {
   const Chip& chip = args.chip();
   if (chip.is_gpu()) {
-    double N = mesh.size(c.axes), domain = chip.need("node_gpus");
+    double N = mesh.size(c.axes), domain = chip.need(&Chip::node_gpus, "it sets how many GPUs share one NVLink domain");
     if (N > domain) {
       throw InputError("mesh", "axes " + concat(c.axes) + " span " + plain(N) + " GPUs, more than the " +
                                    plain(domain) + "-GPU NVLink node this calculator models");
     }
-    return switched_collective(c.op, c.bytes, {"nvlink", N, chip.need("nvlink_bytes_per_s"), 0, false});
+    return switched_collective(c.op, c.bytes, {"nvlink", N, chip.need(&Chip::nvlink_bytes_per_s, "collectives inside an NVLink domain are priced at it"), 0, false});
   }
   std::vector<RingAxis> rings;
-  for (const auto& x : c.axes) rings.push_back({mesh.size(x), true, true});
-  IciLinks links{chip.need("ici_link_bytes_per_s"), chip.get("ici_hop_latency_s").value_or(1e-6)};
+  for (const auto& x : c.axes) rings.push_back({mesh.size(x), mesh_axis_wraps(chip, mesh, x), true});
+  IciLinks links{chip.need(&Chip::ici_link_bytes_per_s, "ICI collectives are priced at one link's bandwidth"), chip.ici_hop_latency_s.value_or(1e-6)};
   return ici_collective(c.op, c.bytes, rings, links);
 }
 
@@ -437,6 +469,7 @@ void compare_strategies(const Args& args, const Problem& p, const Mesh& mesh, co
 
 void compute(const Args& args, Result& r) {
   Mesh mesh(args.raw("mesh"));
+  check_mesh_topology(args.chip(), mesh, r);
   Problem p = parse_problem(args, mesh);
   check_output_dims(p);
   read_dims(args, p, mesh);

@@ -5,6 +5,7 @@
 
 #include "calculators.hpp"
 #include "common.hpp"
+#include "topology.hpp"
 #include "training_math.hpp"
 #include "../params.hpp"
 
@@ -50,7 +51,7 @@ Degrees resolve_degrees(const Args& args, Strategy strategy, double& chips, bool
   if (args.given("chips")) {
     chips = args.num("chips");
   } else {
-    auto pod = args.chip().get("pod_chips");
+    auto pod = args.chip().pod_chips;
     if (!pod) throw InputError("chips", "is required: " + args.chip().name() + " has no pod size");
     chips = strategy == Strategy::dcn_dp ? *pod * rest : *pod;
   }
@@ -73,11 +74,16 @@ Degrees resolve_degrees(const Args& args, Strategy strategy, double& chips, bool
   return d;
 }
 
+// The chips one collective of the strategy spans.
+double collective_group(Strategy s, const Degrees& d, double chips) {
+  return s == Strategy::tp ? d.tp : s == Strategy::ep ? d.ep : chips;
+}
+
 Fabric default_fabric(const Chip& chip, Strategy s, const Degrees& d, double chips) {
   if (s == Strategy::dcn_dp) return Fabric::dcn;
   if (!chip.is_gpu()) return Fabric::ici;
-  double group = s == Strategy::tp ? d.tp : s == Strategy::ep ? d.ep : chips;
-  auto node = chip.get("node_gpus");
+  double group = collective_group(s, d, chips);
+  auto node = chip.node_gpus;
   if (s == Strategy::fsdp_tp || !node) return Fabric::nvlink;
   return group > *node ? Fabric::ib_fat_tree : Fabric::nvlink;
 }
@@ -98,6 +104,28 @@ void check_axes(const Args& args, const Chip& chip, Fabric fabric, Strategy stra
   if (strategy == Strategy::fsdp_tp && args.num("axes_fsdp") + args.num("axes_tp") > dims) {
     throw InputError("axes_tp", "axes_fsdp + axes_tp must be ≤ the torus's " + plain(dims) + " axes");
   }
+}
+
+// NVLink reaches the GPUs of one domain: a larger group crosses InfiniBand.
+void check_nvlink_domain(const Chip& chip, const CommSetup& s) {
+  double group = collective_group(s.strategy, s.deg, s.N);
+  if (s.fabric != Fabric::nvlink || !chip.node_gpus || group <= *chip.node_gpus) return;
+  throw InputError("fabric", "nvlink reaches the " + plain(*chip.node_gpus) + " GPUs of one " + chip.name() +
+                                 " NVLink domain, but this " + strategy_name(s.strategy) + " collective spans " +
+                                 plain(group) + " GPUs: " +
+                                 (s.strategy == Strategy::fsdp_tp ? "fsdp_tp is modelled inside one node; across nodes "
+                                                                    "use strategy fsdp with tp"
+                                                                  : "use fabric ib_fat_tree (InfiniBand between nodes)"));
+}
+
+// ICI reaches only the chips of one pod: more chips need DCN between pods (strategy dcn_dp).
+void check_pod(const Chip& chip, Fabric fabric, double chips) {
+  PodSpan span = tpu_pod_span(chip, chips);
+  if (fabric != Fabric::ici || !span.beyond) return;
+  throw InputError("chips", "must be ≤ " + plain(span.pod_chips) + " on fabric ici: " + plain(chips) + " chips of " +
+                                chip.name() + " are " + plain(span.pods) + " pods of " + plain(span.pod_chips) +
+                                ", and ICI does not reach past a pod; price the pods' data parallelism over DCN "
+                                "with strategy dcn_dp (dp = " + plain(span.pods) + "), got " + plain(chips));
 }
 
 void check_strategy(const Args& args, const CommSetup& s, const Model* m) {
@@ -183,6 +211,8 @@ CommSetup read_setup(const Args& args, Result& r, const Model*& model, double& c
   s.fabric = args.given("fabric") ? parse_fabric(args.str("fabric"))
                                   : default_fabric(chip, s.strategy, s.deg, chips);
   check_axes(args, chip, s.fabric, s.strategy);
+  check_pod(chip, s.fabric, chips);
+  check_nvlink_domain(chip, s);
   s.C = chip.flops(args.str("compute_dtype"));
   s.w = args.dtype("weight_dtype");
   s.a = args.dtype("activation_dtype");
@@ -193,16 +223,16 @@ CommSetup read_setup(const Args& args, Result& r, const Model*& model, double& c
   s.sharp = args.flag("sharp");
   s.microbatches = args.num_if("microbatches").value_or(s.deg.pp);
   switch (s.fabric) {
-    case Fabric::ici: s.ici_link = chip.need("ici_link_bytes_per_s"); break;
-    case Fabric::nvlink: s.nvlink = chip.need("nvlink_bytes_per_s"); break;
+    case Fabric::ici: s.ici_link = chip.need(&Chip::ici_link_bytes_per_s, "ICI collectives are priced at one link's bandwidth"); break;
+    case Fabric::nvlink: s.nvlink = chip.need(&Chip::nvlink_bytes_per_s, "collectives inside an NVLink domain are priced at it"); break;
     case Fabric::ib_fat_tree:
-      s.ib = chip.need("ib_bytes_per_s");
-      s.node_gpus = chip.need("node_gpus");
-      s.nvlink = chip.get("nvlink_bytes_per_s").value_or(0);
+      s.ib = chip.need(&Chip::ib_bytes_per_s, "collectives beyond one NVLink domain cross InfiniBand at it");
+      s.node_gpus = chip.need(&Chip::node_gpus, "it sets how many GPUs share one NVLink domain");
+      s.nvlink = chip.nvlink_bytes_per_s.value_or(0);
       break;
     case Fabric::dcn:
-      s.dcn = chip.need("dcn_bytes_per_s");
-      s.ici_link = chip.get("ici_link_bytes_per_s").value_or(0);
+      s.dcn = chip.need(&Chip::dcn_bytes_per_s, "traffic between pods crosses the data-centre network at it");
+      s.ici_link = chip.ici_link_bytes_per_s.value_or(0);
       break;
   }
   check_strategy(args, s, model);

@@ -82,7 +82,7 @@ Degrees resolve_memory_degrees(const Args& args, double& chips) {
     chips = rest * d.fsdp;
     return d;
   }
-  auto pod = args.chip().get("pod_chips");
+  auto pod = args.chip().pod_chips;
   if (!pod) throw InputError("chips", "is required: " + args.chip().name() + " has no pod size");
   chips = *pod;
   d.fsdp = chips;

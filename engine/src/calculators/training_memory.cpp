@@ -70,7 +70,7 @@ void per_chip_steps(const Args& args, const MemoryInputs& in, const MemoryBreakd
                    " / " + tex(in.chips),
                b.bytes_per_chip, "bytes"));
   const Chip& chip = args.chip();
-  auto hbm = chip.get("hbm_bytes");
+  auto hbm = chip.hbm_bytes;
   if (!hbm) {
     for (const char* name : {"hbm_bytes", "total_hbm_bytes", "fits", "min_chips", "min_nodes", "max_params"}) {
       r.out_null(name);
@@ -86,7 +86,7 @@ void per_chip_steps(const Args& args, const MemoryInputs& in, const MemoryBreakd
                             "\\lceil " + tex(b.total_bytes) + " / " + tex(*hbm) + " \\rceil",
                             std::ceil(b.total_bytes / *hbm), "count");
   r.out("min_chips", min_chips);
-  if (auto node = chip.get("node_gpus"); node && chip.is_gpu()) {
+  if (auto node = chip.node_gpus; node && chip.is_gpu()) {
     r.out("min_nodes", std::ceil(min_chips / *node));
   } else {
     r.out_null("min_nodes");

@@ -5,6 +5,7 @@
 #include "calculators.hpp"
 #include "common.hpp"
 #include "layout_search.hpp"
+#include "topology.hpp"
 #include "training_math.hpp"
 #include "training_memory_schema.hpp"
 
@@ -55,7 +56,7 @@ void cost_steps(const Args& args, const RunTimes& t, Result& r) {
                              t.chips * t.t_s / 3600, "h");
   r.out("chip_hours", chip_hours);
   std::optional<double> price = args.num_if("price_per_hour_usd");
-  if (!price) price = args.chip().get("price_per_hour_usd");
+  if (!price) price = args.chip().price_per_hour_usd;
   if (!price) {
     r.out_null("cost_usd");
     return;
@@ -67,7 +68,7 @@ void cost_steps(const Args& args, const RunTimes& t, Result& r) {
 void memory_steps(const Args& args, const MemoryInputs& mem, const RunTimes& t, Result& r) {
   MemoryBreakdown b = training_memory_math(mem);
   r.out("bytes_per_chip", b.bytes_per_chip);
-  auto hbm = args.chip().get("hbm_bytes");
+  auto hbm = args.chip().hbm_bytes;
   if (!hbm) {
     for (const char* name : {"fits", "min_chips_memory", "days_at_min_chips"}) r.out_null(name);
     r.warn(args.chip().name() + " has no hbm_bytes: memory fit is unknown (chip_overrides {\"hbm_bytes\": …}).");
@@ -79,6 +80,54 @@ void memory_steps(const Args& args, const MemoryInputs& mem, const RunTimes& t, 
                             std::ceil(b.total_bytes / *hbm), "count");
   r.out("min_chips_memory", min_chips);
   r.out("days_at_min_chips", t.t_s * t.chips / min_chips / 86400);
+}
+
+const char* bound_of(const CommNumbers& n) { return n.t_math >= n.t_comm ? "compute" : "comms"; }
+
+// The book's TPU recipe inside one pod: pure FSDP while it is compute-bound, else FSDP × TP.
+json recommend_in_pod(const Chip& chip, CommSetup s) {
+  double axes = std::max(1.0, double(chip.pod_shape().size()));
+  s.ici_link = chip.need(&Chip::ici_link_bytes_per_s, "ICI collectives are priced at one link's bandwidth");
+  s.strategy = Strategy::fsdp;
+  s.deg.fsdp = s.N;
+  s.axes_fsdp = axes;
+  CommNumbers pure = analyse_comm(s);
+  if (pure.t_math >= pure.t_comm) return {{"fsdp", s.N}, {"tp", 1}, {"bound", "compute"}};
+  s.strategy = Strategy::fsdp_tp;
+  s.axes_fsdp = std::max(1.0, axes - 1);
+  s.axes_tp = 1;
+  s.at_optimum = true;
+  CommNumbers split = analyse_comm(s);
+  s.at_optimum = false;
+  s.deg.fsdp = *split.fsdp_pow2;
+  s.deg.tp = *split.tp_pow2;
+  s.N = s.deg.fsdp * s.deg.tp;
+  return {{"fsdp", s.deg.fsdp}, {"tp", s.deg.tp}, {"bound", bound_of(analyse_comm(s))}};
+}
+
+// More chips than a pod: the recipe inside each pod, and data parallelism across the pods over
+// DCN (training_comm's dcn_dp), bound by the slower of the two.
+json recommend_tpu(const Chip& chip, CommSetup s, double chips) {
+  PodSpan span = tpu_pod_span(chip, chips);
+  if (!span.beyond) return recommend_in_pod(chip, s);
+  if (std::fmod(chips, span.pod_chips) != 0) {
+    throw InputError("chips", plain(chips) + " is not a whole number of " + plain(span.pod_chips) + "-chip pods of " +
+                                  chip.name() + ", so pods cannot hold equal data-parallel replicas");
+  }
+  CommSetup pod = s;
+  pod.N = span.pod_chips;
+  pod.B = s.B / span.pods;
+  json in_pod = recommend_in_pod(chip, pod);
+  s.strategy = Strategy::dcn_dp;
+  s.fabric = Fabric::dcn;
+  s.dcn = chip.need(&Chip::dcn_bytes_per_s, "traffic between pods crosses the data-centre network at it");
+  s.deg = Degrees{};
+  s.deg.dp = span.pods;
+  s.deg.fsdp = span.pod_chips;
+  const char* across = bound_of(analyse_comm(s));
+  in_pod["dcn_dp"] = span.pods;
+  if (std::string(across) == "comms") in_pod["bound"] = "comms";
+  return in_pod;
 }
 
 // §2.5 "recommended": the book's recipe, evaluated with training_comm's formulas.
@@ -95,28 +144,9 @@ json recommend(const Args& args, const Model& m, const MemoryInputs& mem, double
   s.F_unit = m.is_moe() ? m.F_expert : m.F;
   s.B = std::max(1.0, mem.batch_tokens);
   s.N = mem.chips;
-  auto bound = [](const CommNumbers& n) { return n.t_math >= n.t_comm ? "compute" : "comms"; };
-  if (!chip.is_gpu()) {
-    double axes = std::max(1.0, double(chip.pod_shape().size()));
-    s.ici_link = chip.need("ici_link_bytes_per_s");
-    s.strategy = Strategy::fsdp;
-    s.deg.fsdp = s.N;
-    s.axes_fsdp = axes;
-    CommNumbers pure = analyse_comm(s);
-    if (pure.t_math >= pure.t_comm) return {{"fsdp", s.N}, {"tp", 1}, {"bound", "compute"}};
-    s.strategy = Strategy::fsdp_tp;
-    s.axes_fsdp = std::max(1.0, axes - 1);
-    s.axes_tp = 1;
-    s.at_optimum = true;
-    CommNumbers split = analyse_comm(s);
-    s.at_optimum = false;
-    s.deg.fsdp = *split.fsdp_pow2;
-    s.deg.tp = *split.tp_pow2;
-    s.N = s.deg.fsdp * s.deg.tp;
-    return {{"fsdp", s.deg.fsdp}, {"tp", s.deg.tp}, {"bound", bound(analyse_comm(s))}};
-  }
-  double G = chip.need("node_gpus");
-  s.nvlink = chip.need("nvlink_bytes_per_s");
+  if (!chip.is_gpu()) return recommend_tpu(chip, s, mem.chips);
+  double G = chip.need(&Chip::node_gpus, "it sets how many GPUs share one NVLink domain");
+  s.nvlink = chip.need(&Chip::nvlink_bytes_per_s, "collectives inside an NVLink domain are priced at it");
   double tp_limit = 2 * s.F_a * s.nvlink / (s.a * C);
   double tp = largest_pow2_at_most(std::min(G, std::max(1.0, tp_limit)));
   while (tp > 1 && std::fmod(s.N, tp) != 0) tp /= 2;
@@ -125,12 +155,12 @@ json recommend(const Args& args, const Model& m, const MemoryInputs& mem, double
   s.deg.fsdp = s.N / tp;
   if (s.N > G) {
     s.fabric = Fabric::ib_fat_tree;
-    s.ib = chip.need("ib_bytes_per_s");
+    s.ib = chip.need(&Chip::ib_bytes_per_s, "collectives beyond one NVLink domain cross InfiniBand at it");
     s.node_gpus = G;
   } else {
     s.fabric = Fabric::nvlink;
   }
-  return {{"fsdp", s.deg.fsdp}, {"tp", tp}, {"bound", bound(analyse_comm(s))}};
+  return {{"fsdp", s.deg.fsdp}, {"tp", tp}, {"bound", bound_of(analyse_comm(s))}};
 }
 
 LayoutProblem layout_problem(const Args& args, const Model& m, const MemoryInputs& mem, double C) {
@@ -149,18 +179,23 @@ LayoutProblem layout_problem(const Args& args, const Model& m, const MemoryInput
   p.seq_len = mem.T;
   p.state_bytes = b.state_bytes;
   p.activation_bytes = b.activations_bytes;
-  p.hbm_bytes = chip.get("hbm_bytes").value_or(0);
+  p.hbm_bytes = chip.hbm_bytes.value_or(0);
   p.weight_bytes = mem.weight_bytes;
   p.act_bytes = mem.act_bytes;
   p.flops_per_s = C;
   p.gpu = chip.is_gpu();
   if (p.gpu) {
-    p.nvlink_bytes_per_s = chip.need("nvlink_bytes_per_s");
-    p.ib_bytes_per_s = chip.need("ib_bytes_per_s");
-    p.node_gpus = chip.need("node_gpus");
+    p.nvlink_bytes_per_s = chip.need(&Chip::nvlink_bytes_per_s, "collectives inside an NVLink domain are priced at it");
+    p.ib_bytes_per_s = chip.need(&Chip::ib_bytes_per_s, "collectives beyond one NVLink domain cross InfiniBand at it");
+    p.node_gpus = chip.need(&Chip::node_gpus, "it sets how many GPUs share one NVLink domain");
   } else {
-    p.ici_link_bytes_per_s = chip.need("ici_link_bytes_per_s");
+    p.ici_link_bytes_per_s = chip.need(&Chip::ici_link_bytes_per_s, "ICI collectives are priced at one link's bandwidth");
     p.torus_axes = std::max(1.0, double(chip.pod_shape().size()));
+    PodSpan span = tpu_pod_span(chip, p.chips);
+    if (span.beyond) {
+      p.pod_chips = span.pod_chips;
+      p.dcn_bytes_per_s = chip.need(&Chip::dcn_bytes_per_s, "the data-parallel collectives between pods cross it");
+    }
   }
   p.top_n = int(args.num("top_n"));
   p.rejected_samples = int(args.num("rejected_samples"));
@@ -171,7 +206,7 @@ json layout_json(const LayoutEval& e) {
   return {{"dp", e.dp}, {"fsdp", e.fsdp}, {"tp", e.tp}, {"pp", e.pp}, {"microbatches", e.microbatches},
           {"step_s", e.step_s}, {"mfu", e.step_s > 0 ? e.t_math_s / e.step_s : 0},
           {"bound", term_name(e.dominant)}, {"t_math_s", e.t_math_s},
-          {"t_data_parallel_s", e.t_data_parallel_s}, {"t_tp_s", e.t_tp_s}, {"t_pp_s", e.t_pp_s},
+          {"t_data_parallel_s", e.t_data_parallel_s}, {"t_dcn_s", e.t_dcn_s}, {"t_tp_s", e.t_tp_s}, {"t_pp_s", e.t_pp_s},
           {"bubble_fraction", e.bubble_fraction}, {"bytes_per_chip", e.bytes_per_chip}};
 }
 
@@ -205,11 +240,19 @@ void search_steps(const LayoutProblem& p, Result& r) {
          best.step_s, "s");
 }
 
+void warn_pod_boundary(const Chip& chip, double chips, Result& r) {
+  PodSpan span = tpu_pod_span(chip, chips);
+  if (!span.beyond) return;
+  r.warn(pod_boundary_warning(chip, span, "the layouts price data parallelism between pods at DCN bandwidth "
+                                          "(t_dcn_s) and keep tensor and pipeline parallelism inside a pod."));
+}
+
 void compute(const Args& args, Result& r) {
   std::vector<std::string> warnings;
   MemoryInputs mem = read_memory_inputs(args, warnings);
   for (const auto& w : warnings) r.warn(w);
   RunTimes t = time_steps(args, mem, r);
+  warn_pod_boundary(args.chip(), mem.chips, r);
   cost_steps(args, t, r);
   memory_steps(args, mem, t, r);
   if (!mem.model) {

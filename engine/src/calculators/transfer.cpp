@@ -2,6 +2,7 @@
 #include "bandwidth.hpp"
 #include "calculators.hpp"
 #include "common.hpp"
+#include "topology.hpp"
 #include "../params.hpp"
 
 namespace scalelab {
@@ -17,7 +18,8 @@ void compute(const Args& args, Result& r) {
   double bytes = args.num("bytes"), chips = args.num("chips");
   double links = path == "ici" ? args.num("links") : 1;
   double hops = path == "ici" ? args.num("hops") : 0;
-  double W = chip.need(bandwidth_field(path)) * links;
+  if (path == "ici") check_ici_links(chip, links, "links", r);
+  double W = path_bandwidth(chip, path) * links;
   std::string Wsym = path == "ici" ? "k \\cdot W_{link}" : bandwidth_symbol(path);
   std::string Wsub = path == "ici" ? tex(links) + " \\times " + tex(W / links) : tex(W);
 
@@ -27,7 +29,7 @@ void compute(const Args& args, Result& r) {
                        per_chip / W, "s");
   double t_lat = 0;
   if (path == "ici") {
-    double hop = chip.need("ici_hop_latency_s");
+    double hop = chip.need(&Chip::ici_hop_latency_s, "each ICI hop adds this latency");
     t_lat = r.step("Latency", "T_{lat} = \\text{hops} \\cdot t_{hop}", tex(hops) + " \\times " + tex(hop),
                    hops * hop, "s");
   }
@@ -53,7 +55,7 @@ Calculator make_transfer() {
            choice("path", bandwidth_paths(), "hbm", "the rung the bytes cross"),
            integer("chips", "count", 1, 1e7, 1, "chips moving their share in parallel"),
            integer("hops", "count", 0, 1e4, 1, "ICI hops to the destination (ici only)", Scale::linear),
-           integer("links", "count", 1, 64, 1, "ICI links the sender stripes over (ici only)",
+           integer("links", "count", 1, 64, 1, "ICI links the sender stripes over (ici only; at most the chip's ici_links)",
                    Scale::linear)},
           compute};
 }

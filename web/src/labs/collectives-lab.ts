@@ -20,7 +20,7 @@ export class CollectivesLab extends LabElement {
     { path: 'op', label: 'the collective' },
     { path: 'bytes', label: 'array size V (the full gathered array, or the unreduced buffer)' },
     ...Array.from({ length: AXES }, (_, i) => ({ path: `axes.${i}`, key: `axis${i}`, label: `mesh axis ${'XYZ'[i]} size (empty: not used; all empty: the engine's default group)` })),
-    { path: 'wraparound', schema: { type: 'boolean' }, label: 'ICI: axes wrap around into rings' },
+    { path: 'wraparound', schema: { type: 'choice', choices: [AUTO, 'on', 'off'], default: AUTO }, label: 'ICI: axes wrap around into rings (auto: where the chip\'s torus does for these axis lengths)' },
     { path: 'bidirectional', label: 'ICI: links carry data both ways' },
     { path: 'fabric', label: 'network (auto: from the chip)' },
     { path: 'nodes', label: 'GPU nodes in the group (InfiniBand fat tree)' },
@@ -65,6 +65,8 @@ export class CollectivesLab extends LabElement {
     const p = super.params();
     delete p.axes;
     if (p.fabric === AUTO) delete p.fabric;
+    if (p.wraparound === AUTO) delete p.wraparound;
+    else if (p.wraparound != null) p.wraparound = p.wraparound === 'on';
     const raw = Array.from({ length: AXES }, (_, i) => this.values.get(`axes.${i}`));
     const empty = (v: unknown) => v == null || v === '';
     let last = -1;
@@ -114,9 +116,16 @@ export class CollectivesLab extends LabElement {
     const first = axes.find((n) => n > 1) ?? Number(r.outputs.group_size ?? 1);
     return Math.max(1, first);
   }
+  /** whether the drawn ring (the first axis of more than one device) is priced with wraparound, both ways */
+  private ringBothWays(r: Result): boolean {
+    const axes = (r.outputs.axes ?? []) as number[];
+    const wrap = (r.outputs.wraparound ?? []) as boolean[];
+    const first = axes.findIndex((n) => n > 1);
+    return this.onIci() && (first < 0 || wrap[first] !== false) && r.inputs.bidirectional !== false;
+  }
   private ringLabel(r: Result): string {
     const n = this.ringNodes(r);
-    const both = this.onIci() && r.inputs.wraparound !== false && r.inputs.bidirectional !== false;
+    const both = this.ringBothWays(r);
     return `A ring of ${n} devices${n > RING_MAX ? ` (${RING_MAX} drawn)` : ''}: each hop, every device passes one chunk of ${this.fmt('chunk_bytes')} to its neighbour${both ? ' in both directions' : ''}; the engine counts ${this.fmt('hops')} hops in all.`;
   }
 
@@ -128,7 +137,7 @@ export class CollectivesLab extends LabElement {
     const n = Math.min(this.ringNodes(r), RING_MAX);
     const hops = Math.max(1, Number(r.outputs.hops ?? 1));
     const k = this.hop % (hops + 1);
-    const both = this.onIci() && r.inputs.wraparound !== false && r.inputs.bidirectional !== false;
+    const both = this.ringBothWays(r);
     const R = 80, cx = 110, cy = 100;
     const pos = (i: number) => [cx + R * Math.cos((2 * Math.PI * i) / n - Math.PI / 2), cy + R * Math.sin((2 * Math.PI * i) / n - Math.PI / 2)];
     // a device has received the chunks of the k neighbours behind it (and ahead, on a bidirectional ring)

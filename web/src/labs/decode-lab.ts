@@ -19,6 +19,8 @@ const TERMS = [
   { key: 'step_s', label: 'step time', stroke: 'currentColor', dash: '6 3' },
 ] as const;
 
+/** the plot reaches past the KV crossover only up to this batch (tiny contexts put it at millions) */
+const KV_REACH_CAP = 4096;
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 const cap = (s: string) => s[0].toUpperCase() + s.slice(1);
 
@@ -86,7 +88,7 @@ export class DecodeLab extends LabElement {
     return html`<p class="verdict verdict-${bound}" data-bound=${bound}><strong>${cap(bound)}-bound step</strong> at batch ${b ?? '—'}:
       ${what} the step time, ${this.fmt('step_s')} (${this.fmt('tokens_per_s')} for the slice).
       ${fits ? html`Memory holds ${num(o.max_batch) === null ? 'any batch' : html`up to ${this.fmt('max_batch')}`} at this context.`
-        : num(o.max_batch) === 0 ? html`<strong class="lb-nofit">The weights alone do not fit</strong> on these ${this.engine!.format(r.inputs.chips, 'count')} chips: they need at least ${this.fmt('min_chips')}, so no batch fits.`
+        : num(o.max_batch) === 0 ? html`<strong class="lb-nofit">The weights alone do not fit</strong> on ${r.inputs.chips === 1 ? 'one chip' : `these ${this.engine!.format(r.inputs.chips, 'count')} chips`}: they need at least ${this.fmt('min_chips')}, so no batch fits.`
         : html`<strong class="lb-nofit">This batch does not fit</strong>: memory holds ${this.fmt('max_batch')} of this context.`}</p>
       ${this.matmulVerdict(r)}
       ${this.attentionVerdict(r)}`;
@@ -99,9 +101,11 @@ export class DecodeLab extends LabElement {
     const flip = num(o.mlp_flip_batch);
     const above = o.mlp_bound_above_flip == null ? null : String(o.mlp_bound_above_flip);
     const comm = num(o.t_comm_s);
+    const maxB = num(o.max_batch);
+    const unreachable = flip !== null && maxB !== null && maxB < flip;
     const why = mlp === 'memory'
       ? html`reading the weights (${this.fmt('t_weights_s')}) outlasts the FLOPs (${this.fmt('t_math_s')})${comm ? html` and the collectives (${this.fmt('t_comm_s')})` : nothing}.
-        ${flip !== null && above ? html`They turn ${above}-bound above batch <strong class="flip">${this.fmt('mlp_flip_batch')}</strong>, the flip marked on the plot.` : nothing}`
+        ${flip !== null && above ? html`They turn ${above}-bound above batch <strong class="flip">${this.fmt('mlp_flip_batch')}</strong>, the flip marked on the plot${unreachable ? html`, but memory holds only ${this.fmt('max_batch')} sequences at this context, so this slice never gets there` : nothing}.` : nothing}`
       : mlp === 'compute'
         ? html`the FLOPs (${this.fmt('t_math_s')}) outlast reading the weights (${this.fmt('t_weights_s')}): the batch is past the flip at <strong class="flip">${this.fmt('mlp_flip_batch')}</strong>.`
         : html`the model-parallel collectives (${this.fmt('t_comm_s')}) outlast reading the weights (${this.fmt('t_weights_s')}) and the FLOPs (${this.fmt('t_math_s')}): past the flip at <strong class="flip">${this.fmt('mlp_flip_batch')}</strong> the comms, not the FLOPs, grow fastest on this slice.`;
@@ -136,7 +140,7 @@ export class DecodeLab extends LabElement {
     const top = this.findSchema('batch')?.max ?? b;
     // batches to draw: from 1 past the batch, the flip and the KV crossover; the reach moves in
     // powers of two only, so dragging the batch usually keeps the same curve
-    const reach = Math.min(top, 2 ** Math.ceil(Math.log2(Math.max(b, flip ?? 1, Math.min(kvx ?? 1, 4096)) * 4)));
+    const reach = Math.min(top, 2 ** Math.ceil(Math.log2(Math.max(b, flip ?? 1, Math.min(kvx ?? 1, KV_REACH_CAP)) * 4)));
     const xs: number[] = [];
     for (let x = 1; x <= reach; x *= Math.SQRT2) { const i = Math.round(x); if (xs[xs.length - 1] !== i) xs.push(i); }
     const pts = xs.map((x) => this.point(base, x)).filter((p): p is Pt => p !== null);

@@ -6,7 +6,7 @@
 import { LitElement, html, nothing, type TemplateResult } from 'lit';
 import { unsafeHTML } from 'lit/directives/unsafe-html.js';
 import { getEngine, getPath, isError, type Engine, type ParamSchema, type Result } from '../engine';
-import { chipParam, customChip, DEFAULT_CHIP } from '../state';
+import { chipParam, customChip, DEFAULT_CHIP, mode } from '../state';
 import { fieldText, typedValue } from '../format';
 import { loadKatex, stepsHtml } from '../tex';
 import { focusableOverflow } from '../overflow';
@@ -37,6 +37,11 @@ export interface OutputSpec { name: string; label: string }
 export interface Control extends Omit<ControlSpec, 'schema'> { key: string; schema: ParamSchema; id: string }
 
 let labCounter = 0;
+
+/** "bytes_per_param" → "bytes per param": a name for people until the schema gives a label. */
+export function humanise(name: string): string {
+  return name.replace(/[_.]+/g, ' ').trim();
+}
 
 export abstract class LabElement extends LitElement {
   /** the engine calculator this lab runs */
@@ -72,13 +77,18 @@ export abstract class LabElement extends LitElement {
     if (!this.started) this.textContent = ''; // drop the pre-rendered fallback once
     super.connectedCallback();
     window.addEventListener('sl-chip-change', this.onGlobalChip);
+    window.addEventListener('sl-mode-change', this.onMode);
     if (!this.started) { this.started = true; void this.start(); }
   }
   disconnectedCallback() {
     super.disconnectedCallback();
     window.removeEventListener('sl-chip-change', this.onGlobalChip);
+    window.removeEventListener('sl-mode-change', this.onMode);
   }
   private onGlobalChip = () => { if (!this.chipOverride) this.schedule(); };
+  private onMode = () => this.requestUpdate();
+  /** Technical mode shows raw parameter names and opens the derivation; Plain shows labels. */
+  protected get technical(): boolean { return mode() === 'technical'; }
 
   // ------------------------------------------------------------ hooks for subclasses
   /** parameters always sent besides the controls (e.g. fixed choices) */
@@ -333,15 +343,25 @@ export abstract class LabElement extends LitElement {
     this.schedule();
   }
 
+  /** The words a control is called by: the lab's own label, else the schema's, else its name made readable. */
+  protected humanLabel(c: Control): string {
+    return c.label ?? c.schema.label ?? humanise(c.key);
+  }
+  /** Plain: the human label. Technical: the parameter's name and its doc line. */
+  private labelText(c: Control): TemplateResult {
+    return this.technical
+      ? html`<span class="c-name">${c.key}</span> ${c.label ?? c.schema.doc}`
+      : html`${this.humanLabel(c)}`;
+  }
+
   protected renderControl(c: Control): TemplateResult {
     const s = c.schema;
     const err = this.errors.get(c.path);
-    const label = c.label ?? s.doc;
     const off = !this.applies(c);
     const errId = `${c.id}-err`;
     if (s.type === 'choice') {
       return html`<div class="control" data-key=${c.key}>
-        <label for=${c.id}><span class="c-name">${c.key}</span> ${label}</label>
+        <label for=${c.id}>${this.labelText(c)}</label>
         <select id=${c.id} ?disabled=${off} .value=${String(this.values.get(c.path))} @change=${(e: Event) => this.onChoice(c, e)} aria-invalid=${err ? 'true' : 'false'} aria-describedby=${errId}>
           ${(s.choices ?? []).map((o) => html`<option value=${o} ?selected=${o === this.values.get(c.path)}>${c.choiceLabels?.[o] ?? o}</option>`)}
         </select>
@@ -351,13 +371,13 @@ export abstract class LabElement extends LitElement {
     if (s.type === 'boolean') {
       return html`<div class="control check" data-key=${c.key}>
         <input type="checkbox" id=${c.id} ?disabled=${off} .checked=${this.values.get(c.path) === true} @change=${(e: Event) => this.onCheck(c, e)} aria-invalid=${err ? 'true' : 'false'} aria-describedby=${errId}>
-        <label for=${c.id}><span class="c-name">${c.key}</span> ${label}</label>
+        <label for=${c.id}>${this.labelText(c)}</label>
         <span class="field-error" id=${errId} role="alert">${err ?? ''}</span>
       </div>`;
     }
     if (s.type === 'text') {
       return html`<div class="control text" data-key=${c.key}>
-        <label for=${c.id}><span class="c-name">${c.key}</span> ${label}</label>
+        <label for=${c.id}>${this.labelText(c)}</label>
         <input type="text" id=${c.id} ?disabled=${off} autocomplete="off" spellcheck="false" .value=${this.texts.get(c.path) ?? ''}
           aria-invalid=${err ? 'true' : 'false'} aria-describedby=${errId} @input=${(e: Event) => this.onText(c, e)}>
         <span class="field-error" id=${errId} role="alert">${err ?? ''}</span>
@@ -365,10 +385,10 @@ export abstract class LabElement extends LitElement {
     }
     const v = this.values.get(c.path);
     return html`<div class="control numeric" data-key=${c.key}>
-      <label for=${c.id}><span class="c-name">${c.key}</span> ${label}${s.unit && s.unit !== 'count' ? html` <span class="unit">(${s.unit})</span>` : nothing}</label>
+      <label for=${c.id}>${this.labelText(c)}${s.unit && s.unit !== 'count' ? html` <span class="unit">(${s.unit})</span>` : nothing}</label>
       <div class="c-inputs">
         <input type="range" min="0" max="1000" step="1" ?disabled=${off} .value=${String(this.toSlider(s, err ? this.result?.inputs ? getPath(this.result.inputs, c.path) : s.default : v))}
-          aria-label=${`${c.key} slider (${s.scale === 'log' ? 'log scale' : 'linear'}, ${fieldText(s.min)} to ${fieldText(s.max)})`}
+          aria-label=${`${this.humanLabel(c)} slider (${s.scale === 'log' ? 'log scale' : 'linear'}, ${fieldText(s.min)} to ${fieldText(s.max)})`}
           aria-valuetext=${this.texts.get(c.path) ?? ''}
           @input=${(e: Event) => this.onSlider(c, e)}>
         <input type="text" id=${c.id} ?disabled=${off} inputmode="decimal" autocomplete="off" spellcheck="false" .value=${this.texts.get(c.path) ?? ''}
@@ -387,7 +407,7 @@ export abstract class LabElement extends LitElement {
     const err = this.errors.get('chip');
     const custom = customChip();
     return html`<div class="control" data-key="chip">
-      <label for=${`${this.uid}-chip`}><span class="c-name">chip</span> the chip (this lab only)</label>
+      <label for=${`${this.uid}-chip`}>${this.technical ? html`<span class="c-name">chip</span> the chip (this lab only)` : 'Chip (this lab only)'}</label>
       <select id=${`${this.uid}-chip`} @change=${(e: Event) => this.onChip(e)} aria-invalid=${err ? 'true' : 'false'} aria-describedby=${`${this.uid}-chip-err`}>
         <option value="" ?selected=${!this.chipOverride}>Same as the page: ${globalName}</option>
         ${this.engine.chips.map((c) => html`<option value=${c.id} ?selected=${this.chipOverride === c.id}>${c.name}</option>`)}
@@ -403,8 +423,10 @@ export abstract class LabElement extends LitElement {
     return this.engine!.format(getPath(r.outputs, name), this.engine!.unitOf(r, name));
   }
   protected renderOutputs(r: Result): TemplateResult {
-    const specs = this.outputSpecs ?? Object.keys(r.outputs).filter((k) => ['number', 'string'].includes(typeof r.outputs[k])).map((k) => ({ name: k, label: k }));
-    return html`<dl class="lab-outputs">${specs.map((s) => html`<div data-out=${s.name}><dt>${s.label}</dt><dd>${this.fmt(s.name)}</dd></div>`)}</dl>`;
+    const declared = this.engine!.calculator(this.calculator)?.outputs ?? [];
+    const specs = this.outputSpecs ?? Object.keys(r.outputs).filter((k) => ['number', 'string'].includes(typeof r.outputs[k]))
+      .map((k) => ({ name: k, label: declared.find((o) => o.name === k)?.label ?? humanise(k) }));
+    return html`<dl class="lab-outputs">${specs.map((s) => html`<div data-out=${s.name}><dt>${s.label}${this.technical ? html` <code class="o-name">${s.name}</code>` : nothing}</dt><dd>${this.fmt(s.name)}</dd></div>`)}</dl>`;
   }
 
   protected updated() {
@@ -439,7 +461,7 @@ export abstract class LabElement extends LitElement {
         ${this.hasViz ? html`<div class="lab-viz"></div>` : nothing}
         ${this.renderOutputs(r)}
         ${r.warnings.length ? html`<ul class="lab-warnings">${r.warnings.map((w) => html`<li>${w}</li>`)}</ul>` : nothing}
-        <details class="lab-steps" open><summary>Derivation for these numbers</summary>${unsafeHTML(this.stepsMarkup)}</details>
+        <details class="lab-steps" ?open=${this.technical}><summary>Derivation for these numbers</summary>${unsafeHTML(this.stepsMarkup)}</details>
       ` : nothing}
       ${this.hasAttribute('data-url-state') ? nothing : html`<p class="lab-link"><a href=${`/labs/${this.dataset.lab ?? this.calculator}/${q ? '?' + q : ''}`}>Open this lab on its own page</a> (the settings come along)</p>`}
     </div>`;

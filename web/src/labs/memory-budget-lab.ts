@@ -45,7 +45,7 @@ export class MemoryBudgetLab extends LabElement {
     { path: 'checkpointing', label: 'rematerialisation: what the forward pass saves' },
     { path: 'checkpoints_per_layer', onlyWith: { checkpointing: 'custom' } },
   ];
-  readonly hint = 'Try this: raise the FSDP degree until the bytes per chip fit in HBM; then try rematerialisation instead.';
+  readonly hint = 'Try this: drag the chips down until the bytes per chip no longer fit in HBM (FSDP takes the chips the other degrees leave).';
   readonly outputSpecs: OutputSpec[] = [
     { name: 'bytes_per_chip', label: 'Bytes per chip' },
     { name: 'hbm_bytes', label: 'HBM per chip' },

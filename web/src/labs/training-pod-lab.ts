@@ -3,7 +3,7 @@
 // FLOPs, days, dollars, the smallest slice by memory, and the engine's layout search: the ranked
 // layouts and, for a sample of rejected ones, the reason each fails. Every number is the engine's.
 import { html, nothing } from 'lit';
-import { LabElement, type ControlSpec, type OutputSpec } from './framework';
+import { LabElement, humanise, type ControlSpec, type OutputSpec } from './framework';
 import { MODEL_PICKER } from './model-picker';
 import type { Result } from '../engine';
 
@@ -76,7 +76,7 @@ export class TrainingPodLab extends LabElement {
         <thead><tr><th scope="col">dp</th><th scope="col">fsdp</th><th scope="col">tp</th><th scope="col">pp</th><th scope="col">reason</th></tr></thead>
         <tbody>${rejected.map((l) => html`<tr><td>${l.dp}</td><td>${l.fsdp}</td><td>${l.tp}</td><td>${l.pp}</td><td>${String(l.message ?? l.reason)}</td></tr>`)}</tbody>
       </table></div>
-      ${Object.keys(counts).length ? html`<p class="rejected-counts">Rejected in all: ${Object.entries(counts).map(([k, v], i) => html`${i ? ', ' : ''}${f(v, 'count')} × <code>${k}</code>`)}.</p>` : nothing}`;
+      ${Object.keys(counts).length ? html`<p class="rejected-counts">Rejected in all: ${Object.entries(counts).map(([k, v], i) => html`${i ? ', ' : ''}${f(v, 'count')} × ${this.technical ? html`<code>${k}</code>` : humanise(k)}`)}.</p>` : nothing}`;
   }
 }
 

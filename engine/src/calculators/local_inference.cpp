@@ -1,0 +1,472 @@
+// `local_inference` (ch 7, and the reader's own machine): one model on one device at a weight
+// and KV-cache format. Memory (weights + KV + runtime overhead) against the device's usable
+// memory; what does not fit spills to system RAM, then to SSD; the decode step reads each
+// tier's bytes at that tier's bandwidth. Tokens/s and time-to-first-token bounds, the binding
+// term, and the first change that would make it fit or run faster.
+#include <algorithm>
+#include <cmath>
+
+#include "../params.hpp"
+#include "calculators.hpp"
+#include "common.hpp"
+#include "model_math.hpp"
+
+namespace scalelab {
+namespace {
+
+struct Tier {
+  std::string id, label;
+  double capacity = 0, bytes_per_s = 0, stored = 0, read = 0, t_s = 0;
+};
+
+struct Format {
+  std::string id, name;
+  double bits = 0;
+  std::optional<std::string> native_rate;
+};
+
+Format read_format(const std::string& id) {
+  const json& f = *find_format(id);
+  Format r{id, f.value("name", id), f["bits"].get<double>(), std::nullopt};
+  if (f.contains("native_rate") && f["native_rate"].is_string()) r.native_rate = f["native_rate"];
+  return r;
+}
+
+std::string gb(double bytes) { return format_quantity(bytes, "bytes"); }
+std::string times(double a, double b) { return tex(a) + " \\times " + tex(b); }
+
+bool is_discrete(const Chip& c) { return c.kind != ChipKind::unified_memory && c.kind != ChipKind::cpu; }
+
+// The arithmetic rate: "dequantize" runs 16-bit matmuls (bf16, else fp16, else fp32 where the
+// device has no 16-bit rate); "native" runs the format's own low-precision rate.
+struct Rate {
+  std::string dtype;
+  double flops_per_s = 0;
+};
+
+Rate arithmetic_rate(const Chip& chip, const Format& weights, const std::string& mode) {
+  if (mode == "native") {
+    if (!weights.native_rate) {
+      throw InputError("arithmetic", "\"native\" needs a format the hardware multiplies directly; " +
+                                         weights.name + " is unpacked to 16-bit numbers before each "
+                                         "matmul, so choose \"dequantize\"");
+    }
+    auto rate = chip.flops_if(*weights.native_rate);
+    if (!rate) {
+      throw InputError("arithmetic", chip.name() + " has no published " + *weights.native_rate +
+                                         " arithmetic rate for " + weights.name +
+                                         "; choose \"dequantize\" or give the rate with chip_overrides");
+    }
+    return {*weights.native_rate, *rate};
+  }
+  for (const char* dtype : {"bf16", "fp16", "fp32"}) {
+    if (auto rate = chip.flops_if(dtype)) return {dtype, *rate};
+  }
+  throw InputError("chip", chip.name() + " has no 16- or 32-bit FLOP/s rate (flops_per_s bf16, fp16 "
+                                         "or fp32); give one with chip_overrides");
+}
+
+// Share of the weights one decode step reads: all of a dense model; for an MoE, the
+// always-active weights plus the routed experts that B tokens touch, 1 − (1 − k/E)^B of them.
+struct WeightRead {
+  double params_total = 0, params_active = 0, routed = 0, touched = 1;
+  double read_params() const { return params_total - routed + routed * touched; }
+};
+
+WeightRead weight_read(const Model& m, double tokens, Result& r) {
+  ParamCounts counts = count_params(m);
+  WeightRead w;
+  w.params_total = r.step("Parameters", "P", tex(counts.total()), counts.total(), "params");
+  w.params_active = counts.active();
+  if (!m.is_moe()) return w;
+  double k_over_e = m.k / m.E;
+  w.routed = r.step("Routed expert parameters", "P_{exp} = (P_{MLP} - P_{MLP,active}) / (1 - k/E)",
+                    "(" + tex(counts.mlp) + " - " + tex(counts.mlp_active) + ") / (1 - " + tex(m.k) +
+                        "/" + tex(m.E) + ")",
+                    (counts.mlp - counts.mlp_active) / (1 - k_over_e), "params");
+  w.touched = r.step("Share of experts a step touches", "1 - (1 - k/E)^B",
+                     "1 - (1 - " + tex(m.k) + "/" + tex(m.E) + ")^{" + tex(tokens) + "}",
+                     1 - std::pow(1 - k_over_e, tokens), "ratio");
+  return w;
+}
+
+struct Memory {
+  double weight_bytes = 0, kv_bytes_per_token = 0, kv_bytes = 0, overhead = 0, needed = 0;
+  double share = 1, usable = 0, margin = 0;
+  bool fits = false;
+};
+
+double usable_share(const Args& args, const Chip& chip) {
+  if (args.given("usable_memory_share")) return args.num("usable_memory_share");
+  return chip.gpu_memory_share.value_or(1.0);
+}
+
+Memory memory(const Args& args, const Model& m, const Format& w, const Format& kv, double params,
+              Result& r) {
+  const Chip& chip = args.chip();
+  double users = args.num("users"), context = args.num("context");
+  Memory mem;
+  mem.weight_bytes = r.step("Weight bytes (" + w.name + ")", "\\text{bytes}_w = P \\, b_w / 8",
+                            tex(params) + " \\times " + tex(w.bits) + " / 8", params * w.bits / 8, "bytes");
+  mem.kv_bytes_per_token = kv_bytes_per_token(m, kv.bits / 8);
+  r.step("KV bytes per token (" + kv.name + ")", "\\text{KV}_{tok} = 2 L K H \\, b_{kv} / 8",
+         "2 \\times " + times(m.L, m.K) + " \\times " + tex(m.H) + " \\times " + tex(kv.bits) + " / 8",
+         mem.kv_bytes_per_token, "bytes");
+  mem.kv_bytes = r.step("KV cache of all users", "\\text{KV} = U \\, S \\, \\text{KV}_{tok}",
+                        times(users, context) + " \\times " + tex(mem.kv_bytes_per_token),
+                        users * context * mem.kv_bytes_per_token, "bytes");
+  mem.overhead = args.num("overhead_bytes");
+  mem.needed = r.step("Memory needed", "\\text{bytes}_w + \\text{KV} + \\text{overhead}",
+                      tex(mem.weight_bytes) + " + " + tex(mem.kv_bytes) + " + " + tex(mem.overhead),
+                      mem.weight_bytes + mem.kv_bytes + mem.overhead, "bytes");
+  mem.share = usable_share(args, chip);
+  double capacity = chip.need(&Chip::hbm_bytes, "the model must fit in the device's memory");
+  mem.usable = r.step("Usable device memory", "M = \\text{capacity} \\times \\text{share}",
+                      times(capacity, mem.share), capacity * mem.share, "bytes");
+  mem.margin = mem.usable - mem.needed;
+  mem.fits = mem.margin >= 0;
+  if (mem.fits) {
+    r.step("Free memory", "M - \\text{needed}", tex(mem.usable) + " - " + tex(mem.needed), mem.margin, "bytes");
+  } else {
+    r.step("Shortfall (does not fit)", "\\text{needed} - M", tex(mem.needed) + " - " + tex(mem.usable), -mem.margin,
+           "bytes");
+  }
+  return mem;
+}
+
+double spill_bandwidth(const Args& args, const Chip& chip) {
+  double ram = args.num("system_ram_bytes_per_s");
+  if (args.str("offload") == "cpu") return ram;
+  auto pcie = chip.pcie_bytes_per_s;
+  if (!pcie) {
+    throw InputError("offload", "\"stream\" sends the spilled weights over the host link, but " +
+                                    chip.name() + " has no host-link bandwidth (pcie_bytes_per_s) in "
+                                    "the catalog; choose \"cpu\" or give it with chip_overrides");
+  }
+  return std::min(*pcie, ram);
+}
+
+std::vector<Tier> make_tiers(const Args& args, const Memory& mem) {
+  const Chip& chip = args.chip();
+  double capacity = chip.need(&Chip::hbm_bytes, "the model must fit in the device's memory"),
+         bw = chip.need(&Chip::hbm_bytes_per_s, "every decode step reads the weights from device memory");
+  std::vector<Tier> tiers;
+  tiers.push_back({"device", "device memory", std::max(0.0, mem.usable - mem.overhead), bw});
+  if (is_discrete(chip)) {
+    tiers.push_back({"ram", "system RAM", args.num("system_ram_bytes"), spill_bandwidth(args, chip)});
+  } else if (chip.kind == ChipKind::unified_memory) {
+    tiers.push_back({"ram", "rest of unified memory (CPU side)", capacity * (1 - mem.share), bw});
+  }
+  tiers.push_back({"ssd", "SSD", INFINITY, args.num("ssd_bytes_per_s")});
+  return tiers;
+}
+
+// Places weights + KV in the tiers in order and reads each tier's share of the step's bytes
+// (every tier holds the same mix of layers).
+double place_and_read(std::vector<Tier>& tiers, double resident, double read_bytes, Result& r) {
+  double left = resident, total_t = 0;
+  for (Tier& t : tiers) {
+    t.stored = std::min(left, t.capacity);
+    left -= t.stored;
+    if (t.stored <= 0) continue;
+    double share = t.stored / resident;
+    t.read = r.step("Bytes read per step from " + t.label, "\\text{read} \\times \\text{stored}_i / \\text{stored}",
+                    tex(read_bytes) + " \\times " + tex(t.stored) + " / " + tex(resident), read_bytes * share,
+                    "bytes");
+    t.t_s = r.step("Time to read them (" + t.label + ")", "T_i = \\text{read}_i / W_i",
+                   tex(t.read) + " / " + tex(t.bytes_per_s), t.read / t.bytes_per_s, "s");
+    total_t += t.t_s;
+  }
+  return total_t;
+}
+
+json tiers_json(const std::vector<Tier>& tiers, double resident) {
+  json list = json::array();
+  for (const Tier& t : tiers) {
+    list.push_back({{"tier", t.id},
+                    {"label", t.label},
+                    {"capacity_bytes", std::isinf(t.capacity) ? json(nullptr) : json(t.capacity)},
+                    {"bytes_per_s", t.bytes_per_s},
+                    {"stored_bytes", t.stored},
+                    {"stored_share", resident > 0 ? t.stored / resident : 0},
+                    {"read_bytes", t.read},
+                    {"t_s", t.t_s}});
+  }
+  return list;
+}
+
+struct Suggestion {
+  std::string kind = "none", text;
+  std::optional<std::string> format;
+  std::optional<double> context, devices;
+};
+
+// The weight formats below `current`, largest first.
+std::vector<Format> smaller_formats(const Format& current) {
+  std::vector<Format> list;
+  for (const std::string& id : weight_format_names()) {
+    Format f = read_format(id);
+    if (f.bits < current.bits) list.push_back(f);
+  }
+  std::stable_sort(list.begin(), list.end(), [](const Format& a, const Format& b) { return a.bits > b.bits; });
+  return list;
+}
+
+Suggestion suggest_fit(const Args& args, const Memory& mem, const Format& w, double params) {
+  Suggestion s;
+  double rest = mem.kv_bytes + mem.overhead;
+  for (const Format& f : smaller_formats(w)) {
+    double need = params * f.bits / 8 + rest;
+    if (need <= mem.usable) {
+      s.kind = "smaller_format";
+      s.format = f.id;
+      s.text = "A smaller weight format fits: " + f.name + " (" + plain(f.bits) + " bits per weight) needs " +
+               gb(need) + " of the " + gb(mem.usable) + " usable.";
+      return s;
+    }
+  }
+  double per_context_token = args.num("users") * mem.kv_bytes_per_token;
+  double room = mem.usable - mem.overhead - mem.weight_bytes;
+  if (per_context_token > 0 && room >= per_context_token) {
+    s.kind = "shorter_context";
+    s.context = std::floor(room / per_context_token);
+    s.text = "A shorter context fits: at most " + plain(*s.context) + " tokens per user leave room for the KV cache.";
+    return s;
+  }
+  for (const Format& f : smaller_formats(w)) {
+    double room_f = mem.usable - mem.overhead - params * f.bits / 8;
+    if (per_context_token > 0 && room_f >= per_context_token) {
+      s.kind = "smaller_format_and_context";
+      s.format = f.id;
+      s.context = std::floor(room_f / per_context_token);
+      s.text = "Neither a smaller format nor a shorter context fits alone; " + f.name + " (" + plain(f.bits) +
+               " bits per weight) with at most " + plain(*s.context) + " tokens per user does.";
+      return s;
+    }
+  }
+  s.kind = "more_devices";
+  s.devices = std::ceil(mem.needed / mem.usable);
+  s.text = "No format or context fits one device: " + gb(mem.needed) + " needs " + plain(*s.devices) +
+           " devices of " + gb(mem.usable) + " usable each (or a device with more memory).";
+  return s;
+}
+
+Suggestion suggest_speed(const Format& w, const WeightRead& wr, const Memory& mem, double t_mem,
+                         const std::string& bound, double users) {
+  Suggestion s;
+  if (bound == "compute") {
+    s.kind = "none";
+    s.text = "The step is compute-bound: only a faster arithmetic rate (native low precision) or a faster "
+             "device would speed it up.";
+    return s;
+  }
+  for (const Format& f : smaller_formats(w)) {
+    double bytes_now = wr.read_params() * w.bits / 8 + mem.kv_bytes;
+    double bytes_new = wr.read_params() * f.bits / 8 + mem.kv_bytes;
+    double tokens = users / (t_mem * bytes_new / bytes_now);
+    s.kind = "smaller_format";
+    s.format = f.id;
+    s.text = "The step is bound by memory reads: " + f.name + " (" + plain(f.bits) +
+             " bits per weight) would read fewer bytes, about " + plain(canonical(std::round(tokens * 10) / 10)) +
+             " tokens/s in all.";
+    return s;
+  }
+  s.text = "Already the smallest weight format.";
+  return s;
+}
+
+// The tier whose reads take longest; null when the math outlasts every tier's reads.
+std::optional<std::string> binding_tier(const std::vector<Tier>& tiers, double t_math) {
+  std::optional<std::string> bound;
+  double best = t_math;
+  for (const Tier& t : tiers) {
+    if (t.t_s > best) {
+      best = t.t_s;
+      bound = t.id;
+    }
+  }
+  return bound;
+}
+
+void compute(const Args& args, Result& r) {
+  const Chip& chip = args.chip();
+  const Model& m = args.model();
+  if (m.is_mla()) {
+    throw InputError("model", m.name + " uses latent (MLA) attention, which this calculator does not model; "
+                                       "choose a GQA model");
+  }
+  Format w = read_format(args.str("weight_format")), kv = read_format(args.str("kv_format"));
+  double users = args.num("users"), context = args.num("context");
+  double prompt = args.has("prompt_tokens") ? args.num("prompt_tokens") : context;
+  if (!is_discrete(chip)) {
+    for (const char* p : {"system_ram_bytes", "system_ram_bytes_per_s", "offload"}) {
+      if (args.given(p)) {
+        r.warn(std::string(p) + " is ignored: on " + chip.name() + " the spill tier is the device's own memory.");
+      }
+    }
+  }
+  Rate rate = arithmetic_rate(chip, w, args.str("arithmetic"));
+  WeightRead wr = weight_read(m, users, r);
+  Memory mem = memory(args, m, w, kv, wr.params_total, r);
+  std::vector<Tier> tiers = make_tiers(args, mem);
+  double resident = mem.weight_bytes + mem.kv_bytes;
+  double weight_read_bytes =
+      r.step("Weight bytes read per step", "P_{read} \\, b_w / 8", tex(wr.read_params()) + " \\times " + tex(w.bits) + " / 8",
+             wr.read_params() * w.bits / 8, "bytes");
+  double read = r.step("Bytes read per step", "\\text{bytes}_{w,read} + \\text{KV}",
+                       tex(weight_read_bytes) + " + " + tex(mem.kv_bytes), weight_read_bytes + mem.kv_bytes, "bytes");
+  double t_mem = place_and_read(tiers, resident, read, r);
+  double flops = r.step("FLOPs per step", "2 P_{active} U", "2 \\times " + times(wr.params_active, users),
+                        2 * wr.params_active * users, "FLOPs");
+  double t_math = r.step("Math time (" + rate.dtype + ")", "T_{math} = \\text{FLOPs} / C", tex(flops) + " / " + tex(rate.flops_per_s),
+                         flops / rate.flops_per_s, "s");
+  double step = r.step("Step time (bound)", "\\max(\\sum_i T_i, T_{math})",
+                       "\\max(" + tex(t_mem) + ", " + tex(t_math) + ")", std::max(t_mem, t_math), "s");
+  double tokens = r.step("Tokens per second (all users)", "U / T_{step}", tex(users) + " / " + tex(step), users / step,
+                         "tokens/s");
+  std::optional<std::string> bound_tier = binding_tier(tiers, t_math);
+  std::string bound = t_mem >= t_math ? "memory" : "compute";
+
+  WeightRead prefill_read = wr;
+  if (m.is_moe()) {
+    prefill_read.touched = r.step("Share of experts the prompt touches", "1 - (1 - k/E)^T",
+                                  "1 - (1 - " + tex(m.k) + "/" + tex(m.E) + ")^{" + tex(prompt) + "}",
+                                  1 - std::pow(1 - m.k / m.E, prompt), "ratio");
+  }
+  double prefill_flops = r.step("Prefill FLOPs (attention ignored)", "2 P_{active} T",
+                                "2 \\times " + times(wr.params_active, prompt), 2 * wr.params_active * prompt, "FLOPs");
+  double ttft_math = r.step("Prefill math time (" + rate.dtype + ")", "\\text{FLOPs}_{pre} / C",
+                            tex(prefill_flops) + " / " + tex(rate.flops_per_s), prefill_flops / rate.flops_per_s, "s");
+  double ttft_weights = 0;
+  for (const Tier& t : tiers) {
+    if (t.stored > 0) ttft_weights += t.stored / resident * prefill_read.read_params() * w.bits / 8 / t.bytes_per_s;
+  }
+  r.step("Prefill weight reads (once, from each tier)", "\\sum_i \\text{bytes}_{w,i} / W_i", tex(ttft_weights),
+         ttft_weights, "s");
+  double ttft = r.step("Time to first token (bound)", "\\max(T_{math}^{pre}, T_w^{pre})",
+                       "\\max(" + tex(ttft_math) + ", " + tex(ttft_weights) + ")", std::max(ttft_math, ttft_weights), "s");
+
+  std::optional<double> measured_share, achieved_bytes_per_s;
+  if (args.has("measured_tokens_per_s")) {
+    double measured = args.num("measured_tokens_per_s");
+    measured_share = r.step("Share of the bound you measured", "\\text{measured} / \\text{bound}",
+                            tex(measured) + " / " + tex(tokens), measured / tokens, "ratio");
+    achieved_bytes_per_s = r.step("Bytes per second that implies", "\\text{measured} / U \\times \\text{read}",
+                                  tex(measured) + " / " + tex(users) + " \\times " + tex(read),
+                                  measured / users * read, "bytes/s");
+    if (*measured_share > 1) {
+      r.warn("The measured speed is above the bound: check that the device, model, format and context match "
+             "the run (a smaller format or a shorter context than entered would explain it).");
+    }
+  }
+
+  Suggestion s = mem.fits ? suggest_speed(w, wr, mem, t_mem, bound, users)
+                          : suggest_fit(args, mem, w, wr.params_total);
+  if (!mem.fits) {
+    r.warn("Does not fit: " + gb(mem.needed) + " needed, " + gb(mem.usable) + " usable on " + chip.name() + " (" +
+           gb(-mem.margin) + " short); the rest spills to slower memory, shown in the tiers.");
+  }
+
+  r.out("params", wr.params_total);
+  r.out("params_active", wr.params_active);
+  r.out("weight_bits", w.bits);
+  r.out("weight_bytes", mem.weight_bytes);
+  r.out("kv_bits", kv.bits);
+  r.out("kv_bytes_per_token", mem.kv_bytes_per_token);
+  r.out("kv_bytes", mem.kv_bytes);
+  r.out("overhead_bytes", mem.overhead);
+  r.out("needed_bytes", mem.needed);
+  r.out("usable_memory_share", mem.share);
+  r.out("usable_bytes", mem.usable);
+  r.out("margin_bytes", mem.margin);
+  r.out("free_bytes", mem.fits ? mem.margin : 0);
+  r.out("shortfall_bytes", mem.fits ? 0 : -mem.margin);
+  r.out("fits", mem.fits);
+  r.out("tiers", tiers_json(tiers, resident));
+  r.out("device_stored_bytes", tiers[0].stored);
+  r.out("spilled_bytes", resident - tiers[0].stored);
+  r.out("read_bytes_per_step", read);
+  r.out("t_memory_s", t_mem);
+  r.out("flops_per_step", flops);
+  r.out("compute_dtype", rate.dtype);
+  r.out("flops_per_s", rate.flops_per_s);
+  r.out("t_math_s", t_math);
+  r.out("step_s", step);
+  r.out("tokens_per_s", tokens);
+  r.out("tokens_per_s_per_user", 1 / step);
+  r.out("bound", bound);
+  if (bound_tier) r.out("bound_tier", *bound_tier);
+  else r.out_null("bound_tier");
+  r.out("prompt_tokens", prompt);
+  r.out("ttft_math_s", ttft_math);
+  r.out("ttft_weights_s", ttft_weights);
+  r.out("ttft_s", ttft);
+  r.out("ttft_bound", ttft_math >= ttft_weights ? "compute" : "memory");
+  out_opt(r, "measured_share_of_bound", measured_share);
+  out_opt(r, "achieved_bytes_per_s", achieved_bytes_per_s);
+  r.out("suggestion_kind", s.kind);
+  r.out("suggestion", s.text);
+  if (s.format) r.out("suggested_format", *s.format);
+  else r.out_null("suggested_format");
+  out_opt(r, "suggested_context", s.context);
+  out_opt(r, "suggested_devices", s.devices);
+}
+
+constexpr double kGiB = 1073741824.0;
+
+std::vector<Param> local_params() {
+  using namespace params;
+  return {
+      params::chip("rtx-4090"),
+      chip_overrides(),
+      params::model("llama3.1-8b"),
+      model_overrides(),
+      weight_format("weight_format", "weight format: the bytes each weight costs, block scales included "
+                                     "(data/formats.json)", "q4_k_m"),
+      kv_format("kv_format", "KV-cache format (llama.cpp's --cache-type-k/v: fp16, q8_0, q4_0)", "fp16"),
+      choice("arithmetic", {"dequantize", "native"}, "dequantize",
+             "matmul rate: dequantize (unpack to 16-bit, the device's bf16/fp16 rate) or native (the "
+             "format's own rate: int8 for q8_0, fp8, fp4 for mxfp4/nvfp4)"),
+      integer("context", "tokens", 0, 1e7, 8192, "tokens of context per user held in the KV cache"),
+      integer("users", "sequences", 1, 1e4, 1, "concurrent users (sequences decoded together)"),
+      integer("prompt_tokens", "tokens", 1, 1e7, nullptr, "prompt length for time to first token (default: context)"),
+      number("overhead_bytes", "bytes", 0, 1e13, kGiB,
+             "runtime overhead on the device: compute buffers and driver context. Default 1 GiB: llama.cpp "
+             "logs show compute buffers of 0.1-0.7 GiB for 7-14B models at 4k context (e.g. "
+             "ggml-org/llama.cpp#6122: 672 MiB at n_ctx 4096, n_ubatch 512) plus a CUDA context of "
+             "about 0.3-0.5 GiB", Scale::linear),
+      positive("usable_memory_share", "ratio", 1, nullptr,
+               "share of the device memory the model may use (default: the chip's gpu_memory_share for "
+               "unified memory, e.g. 0.75 on a 128 GB Mac; else 1)", Scale::linear),
+      positive("system_ram_bytes", "bytes", 1e15, 64 * kGiB,
+               "system RAM that takes what the GPU cannot hold (default 64 GiB; discrete GPUs only)"),
+      positive("system_ram_bytes_per_s", "bytes/s", 1e13, 89.6e9,
+               "system RAM bandwidth (default 89.6 GB/s: dual-channel DDR5-5600, 2 x 8 bytes x 5600 MT/s, "
+               "JEDEC JESD79-5)"),
+      choice("offload", {"cpu", "stream"}, "cpu",
+             "spilled layers: cpu (the CPU computes them from RAM, as llama.cpp's --n-gpu-layers does) or "
+             "stream (the GPU pulls them over PCIe every step)"),
+      positive("measured_tokens_per_s", "tokens/s", 1e9, nullptr,
+               "your own measured decode speed (all users): gives the share of the bound it reaches and "
+               "the memory bandwidth that implies"),
+      positive("ssd_bytes_per_s", "bytes/s", 1e12, 7.45e9,
+               "SSD read bandwidth for weights paged from disk (default 7.45 GB/s: Samsung 990 PRO PCIe 4.0 "
+               "NVMe data sheet, sequential read 7450 MB/s)"),
+  };
+}
+
+}  // namespace
+
+Calculator make_local_inference() {
+  return {"local_inference",
+          "Local inference: can I run it?",
+          {7},
+          "One model on one device at a weight and KV format: memory against usable memory, spill "
+          "tiers (system RAM, SSD) with each tier's share of the decode step, tokens/s and time-to-"
+          "first-token bounds with the binding term, and the first change that would make it fit "
+          "or run faster.",
+          local_params(),
+          compute};
+}
+
+}  // namespace scalelab

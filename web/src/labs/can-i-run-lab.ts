@@ -1,0 +1,101 @@
+// <sl-can-i-run-lab>: one model on the reader's own device (chapter 0 or 7, and /labs/can-i-run/).
+// Device, model, weight and KV format, context and users go to the engine's local_inference
+// calculator; the lab shows its memory meter (weights, KV cache, overhead against usable
+// memory), the spill tiers when the model does not fit, the tokens/s and time-to-first-token
+// bounds with the binding term, and the engine's first suggested change. Every number and every
+// sentence of advice is the engine's; this file only lays them out.
+import { html, nothing, type TemplateResult } from 'lit';
+import { LabElement, type ControlSpec, type OutputSpec } from './framework';
+import { MODEL_PICKER } from './model-picker';
+import type { Result } from '../engine';
+
+interface Tier { tier: string; label: string; capacity_bytes: number | null; bytes_per_s: number; stored_bytes: number; stored_share: number; read_bytes: number; t_s: number }
+
+let tiersCounter = 0;
+const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+
+export class CanIRunLab extends LabElement {
+  readonly calculator = 'local_inference';
+  readonly controlSpecs: ControlSpec[] = [
+    MODEL_PICKER,
+    { path: 'weight_format', label: 'weight format (bits per weight, scales included)' },
+    { path: 'kv_format', label: 'KV-cache format' },
+    { path: 'context', label: 'context: tokens each user keeps' },
+    { path: 'users', label: 'concurrent users' },
+    { path: 'arithmetic', label: 'matmul arithmetic' },
+    { path: 'offload', label: 'layers that do not fit' },
+  ];
+  readonly outputSpecs: OutputSpec[] = [
+    { name: 'tokens_per_s', label: 'Tokens/s (all users, bound)' },
+    { name: 'tokens_per_s_per_user', label: 'Tokens/s per user' },
+    { name: 'ttft_s', label: 'Time to first token (bound)' },
+    { name: 'needed_bytes', label: 'Memory needed' },
+    { name: 'usable_bytes', label: 'Usable device memory' },
+    { name: 'free_bytes', label: 'Free memory' },
+    { name: 'shortfall_bytes', label: 'Short by' },
+    { name: 'weight_bytes', label: 'Weights' },
+    { name: 'kv_bytes', label: 'KV cache' },
+    { name: 'overhead_bytes', label: 'Runtime overhead' },
+    { name: 'spilled_bytes', label: 'Spilled off the device' },
+    { name: 'read_bytes_per_step', label: 'Bytes read per token step' },
+    { name: 'flops_per_s', label: 'Arithmetic rate used' },
+  ];
+
+  private readonly tiersId = `cir-tiers-${++tiersCounter}`;
+
+  constructor() {
+    super();
+    this.chipOverride = 'rtx-4090';
+  }
+
+  private meter(r: Result): TemplateResult {
+    const o = r.outputs;
+    const f = (v: unknown) => this.engine!.format(num(v), 'bytes');
+    const usable = num(o.usable_bytes), needed = num(o.needed_bytes);
+    const scale = Math.max(usable, needed) || 1;
+    const parts = [
+      { key: 'weights', label: 'weights', bytes: num(o.weight_bytes) },
+      { key: 'kv', label: 'KV cache', bytes: num(o.kv_bytes) },
+      { key: 'overhead', label: 'overhead', bytes: num(o.overhead_bytes) },
+    ];
+    const free = Math.max(0, num(o.margin_bytes));
+    const pct = (b: number) => `${(100 * b / scale).toFixed(2)}%`;
+    const text = `${parts.map((p) => `${p.label} ${f(p.bytes)}`).join(', ')}; ${o.fits ? `free ${f(free)}` : `${f(-num(o.margin_bytes))} more than the ${f(usable)} usable`}`;
+    return html`<div class="cir-meter" role="img" aria-label=${`Memory: ${text}`}>
+      <div class="cir-bar">
+        ${parts.map((p) => html`<span class="cir-part cir-${p.key}" style=${`width:${pct(p.bytes)}`} title=${`${p.label}: ${f(p.bytes)}`}></span>`)}
+        ${free > 0 ? html`<span class="cir-part cir-free" style=${`width:${pct(free)}`} title=${`free: ${f(free)}`}></span>` : nothing}
+        <span class="cir-limit" style=${`left:${pct(usable)}`} aria-hidden="true"></span>
+      </div>
+      <p class="cir-legend">${text}.</p>
+    </div>`;
+  }
+
+  private tiers(r: Result): TemplateResult | typeof nothing {
+    const tiers = (Array.isArray(r.outputs.tiers) ? r.outputs.tiers : []) as Tier[];
+    const used = tiers.filter((t) => t.stored_bytes > 0);
+    if (used.length < 2) return nothing;
+    const f = (v: number, u: string) => this.engine!.format(v, u);
+    return html`<p class="cir-tiers-title" id=${this.tiersId}>Where the model lives, and what each place costs per token step</p>
+      <div class="cir-tiers-wrap" role="region" aria-labelledby=${this.tiersId} tabindex="0"><table class="cir-tiers">
+      <thead><tr><th scope="col">tier</th><th scope="col">holds</th><th scope="col">share</th><th scope="col">bandwidth</th><th scope="col">time per step</th></tr></thead>
+      <tbody>${used.map((t) => html`<tr data-tier=${t.tier}><th scope="row">${t.label}</th><td>${f(t.stored_bytes, 'bytes')}</td><td>${f(t.stored_share * 100, 'count')} %</td><td>${f(t.bytes_per_s, 'bytes/s')}</td><td>${f(t.t_s, 's')}</td></tr>`)}</tbody>
+    </table></div>`;
+  }
+
+  protected renderVerdict(r: Result) {
+    const o = r.outputs;
+    const bound = String(o.bound);
+    const tier = typeof o.bound_tier === 'string' ? (o.tiers as Tier[]).find((t) => t.tier === o.bound_tier)?.label : null;
+    const what = bound === 'compute' ? 'the arithmetic' : `reading ${tier ?? 'memory'}`;
+    return html`<p class="verdict verdict-${bound}">
+      ${o.fits ? html`<strong>It fits</strong> on this device.` : html`<strong class="lb-nofit">It does not fit</strong>: the rest spills to slower memory.`}
+      At most ${this.fmt('tokens_per_s')}, ${bound}-bound (${what} sets the pace);
+      the first token after a ${this.engine!.format(num(o.prompt_tokens), 'count')}-token prompt takes at least ${this.fmt('ttft_s')}.</p>
+      ${this.meter(r)}
+      ${this.tiers(r)}
+      <p class="cir-suggestion" data-kind=${String(o.suggestion_kind)}><strong>First change to try:</strong> ${String(o.suggestion)}</p>`;
+  }
+}
+
+customElements.define('sl-can-i-run-lab', CanIRunLab);

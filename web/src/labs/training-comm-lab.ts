@@ -1,0 +1,171 @@
+// <sl-training-comm-lab>: the communication roofline of one parallelism strategy (chapters 5, 12).
+// The reader picks DP, FSDP, TP, FSDP+TP, PP or EP, the model, the chip, the degree and the
+// global batch; the plot shows the engine's per-layer FLOP time and communication time against
+// the tokens each chip processes (one engine evaluation per point, log axes), the current batch
+// marked and, where the strategy has one, the critical batch per chip where the comms stop
+// binding. Every number is the engine's training_comm; this file only picks which points to draw.
+import { html, nothing } from 'lit';
+import * as Plot from '@observablehq/plot';
+import { LabElement, type Control, type ControlSpec, type OutputSpec } from './framework';
+import { MODEL_PICKER } from './model-picker';
+import { isError, type Result } from '../engine';
+
+type O = Record<string, unknown>;
+interface Pt { x: number; t_math_s: number; t_comm_s: number }
+const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+const cap = (s: string) => s[0].toUpperCase() + s.slice(1);
+
+/** what each strategy is called on screen, and what it sends over the network */
+const STRATEGY: Record<string, { name: string; sends: string }> = {
+  dp: { name: 'data parallelism', sends: 'the gradient AllReduce' },
+  fsdp: { name: 'FSDP', sends: 'the weight AllGathers' },
+  tp: { name: 'tensor parallelism', sends: 'the activation AllGathers and ReduceScatters' },
+  fsdp_tp: { name: 'FSDP with tensor parallelism', sends: 'the weight and activation collectives' },
+  pp: { name: 'pipelining', sends: 'the activations passed between stages' },
+  ep: { name: 'expert parallelism', sends: 'the token AllToAlls' },
+  dcn_dp: { name: 'data parallelism across pods (DCN)', sends: 'the gradient AllReduce over the data-centre network' },
+};
+/** a strategy that shards experts needs a mixture-of-experts model: switching to it picks this one */
+const MOE_FOR_EP = 'deepseek-v3';
+
+export class TrainingCommLab extends LabElement {
+  readonly calculator = 'training_comm';
+  // the preset: pure FSDP of LLaMA-3 70B over 256 chips (a TPU v5e pod; GPUs have no catalog pod
+  // to fall back on) at a 4M-token batch; on the default chip that is above the critical batch, so
+  // dragging the batch down flips it. A strategy's own degree shares the 256 chips with DP.
+  readonly controlSpecs: ControlSpec[] = [
+    { path: 'strategy', label: 'parallelism strategy', choiceLabels: Object.fromEntries(Object.entries(STRATEGY).map(([k, v]) => [k, cap(v.name)])) },
+    MODEL_PICKER,
+    { path: 'batch_tokens', label: 'global batch: tokens in one training step (per chip = this ÷ chips)' },
+    { path: 'chips', label: 'chips (empty: a pod, or the product of the degrees)', start: 256 },
+    { path: 'tp', label: 'tensor-parallel degree', onlyWith: { strategy: 'tp' }, start: 8 },
+    { path: 'pp', label: 'pipeline stages', onlyWith: { strategy: 'pp' }, start: 8 },
+    { path: 'ep', label: 'expert-parallel degree', onlyWith: { strategy: 'ep' }, start: 8 },
+  ];
+  readonly hint = 'Try this: drag the global batch down and watch the verdict turn comms-bound where the tokens per chip pass the marked critical batch; then switch the strategy to TP and see that the batch no longer moves the bound.';
+  readonly outputSpecs: OutputSpec[] = [
+    { name: 'tokens_per_chip', label: 'Tokens per chip' },
+    { name: 't_math_s', label: 'FLOP time per layer' },
+    { name: 't_comm_s', label: 'Comm time per layer' },
+    { name: 'critical_tokens_per_chip', label: 'Critical batch per chip' },
+    { name: 'critical_batch_tokens', label: 'Critical global batch' },
+    { name: 'max_chips', label: 'Most chips at this batch' },
+    { name: 'chips', label: 'Chips' },
+    { name: 'fabric', label: 'Network analysed' },
+    { name: 'collective_intensity', label: 'Collective intensity (C/W)' },
+    { name: 'tp_limit', label: 'TP degree limit' },
+    { name: 'critical_F', label: 'Critical MLP width' },
+  ];
+  protected readonly hasViz = true;
+
+  private curveKey = '';
+  private curve = new Map<number, Pt | null>();
+
+  /** switching to EP with a dense model would only earn a refusal: offer the catalog's MoE model */
+  protected controlChanged(c: Control) {
+    if (c.path !== 'strategy' || this.values.get('strategy') !== 'ep') return;
+    const model = this.engine!.models.find((m) => m.id === this.values.get('model'));
+    const experts = num((model as O | undefined)?.E) ?? 1;
+    const picker = this.controls.find((x) => x.path === 'model');
+    if (experts <= 1 && picker) this.setValue(picker, MOE_FOR_EP);
+  }
+
+  private point(base: O, chips: number, x: number): Pt | null {
+    if (this.curve.has(x)) return this.curve.get(x)!;
+    const r = this.engine!.evaluate('training_comm', { ...base, batch_tokens: x * chips });
+    const o = isError(r) ? null : r.outputs;
+    const tm = num(o?.t_math_s), tc = num(o?.t_comm_s);
+    const p = tm !== null && tc !== null ? { x, t_math_s: tm, t_comm_s: tc } : null;
+    this.curve.set(x, p);
+    return p;
+  }
+
+  protected renderVerdict(r: Result) {
+    const o = r.outputs;
+    const bound = String(o.bound);
+    const s = STRATEGY[String(o.strategy)] ?? { name: String(o.strategy), sends: 'the collectives' };
+    const lead = bound === 'compute'
+      ? html`the matmuls (${this.fmt('t_math_s')} per layer) outlast ${s.sends} (${this.fmt('t_comm_s')}), so the network hides under the FLOPs.`
+      : html`${s.sends} (${this.fmt('t_comm_s')} per layer) outlast the matmuls (${this.fmt('t_math_s')}), so the chips wait on the network.`;
+    return html`<p class="verdict verdict-${bound}" data-bound=${bound}><strong>${cap(bound)}-bound</strong> ${s.name} at ${this.fmt('tokens_per_chip')} per chip: ${lead}</p>
+      ${this.criticalVerdict(r, bound)}`;
+  }
+
+  /** where the bound flips: the critical batch per chip, or what moves it when the batch cannot */
+  private criticalVerdict(r: Result, bound: string) {
+    const o = r.outputs;
+    if (num(o.critical_tokens_per_chip) !== null) {
+      const then = bound === 'compute' ? 'drag the batch below it and the verdict flips to comms-bound' : 'raise the batch above it and the verdict flips to compute-bound';
+      return html`<p class="verdict-part" data-part="critical">Comms stop binding above the <strong>critical batch of <span class="critical">${this.fmt('critical_tokens_per_chip')}</span> per chip</strong>
+        (${this.fmt('critical_batch_tokens')} in all on these ${this.fmt('chips')} chips): ${then}.</p>`;
+    }
+    const why = 'The batch does not move this bound: what crosses the network grows with the tokens per chip just as the FLOPs do, so both lines on the plot rise together.';
+    const strategy = String(o.strategy);
+    if (strategy === 'tp' && num(o.tp_limit) !== null) {
+      return html`<p class="verdict-part" data-part="critical">${why} The degree moves it: tensor parallelism stays compute-bound while tp is below ${this.fmt('tp_limit')} for this model${num(o.critical_F) !== null ? html`, or, at this degree, while the MLP is at least ${this.fmt('critical_F')} wide` : nothing}.</p>`;
+    }
+    if (strategy === 'ep' && num(o.critical_F) !== null) {
+      return html`<p class="verdict-part" data-part="critical">${why} The expert width moves it: at this degree the experts stay compute-bound when each is at least ${this.fmt('critical_F')} wide.</p>`;
+    }
+    return html`<p class="verdict-part" data-part="critical">${why}</p>`;
+  }
+
+  protected drawViz(r: Result, host: HTMLElement) {
+    const o = r.outputs;
+    const chips = num(o.chips);
+    const now = num(o.tokens_per_chip);
+    if (chips === null || now === null) { host.replaceChildren(); return; }
+    // the lab's own parameters, the batch varied per point (chips are fixed by the degrees or the pod)
+    const base: O = this.params();
+    delete base.batch_tokens;
+    const key = JSON.stringify(base);
+    if (key !== this.curveKey) { this.curveKey = key; this.curve.clear(); }
+    const crit = num(o.critical_tokens_per_chip);
+    const top = (this.findSchema('batch_tokens')?.max ?? now * chips) / chips;
+    // tokens per chip to draw: powers of √2 spanning the current batch and the critical batch,
+    // with a margin of 2^5 each side; the ends move in powers of two so a drag re-uses the points
+    const lo = Math.max(1, 2 ** Math.floor(Math.log2(Math.min(now, crit ?? now)) - 5));
+    const hi = Math.min(top, 2 ** Math.ceil(Math.log2(Math.max(now, crit ?? now)) + 5));
+    const xs: number[] = [];
+    for (let x = lo; x <= hi; x *= Math.SQRT2) { const i = Math.round(x); if (xs[xs.length - 1] !== i) xs.push(i); }
+    const pts = xs.map((x) => this.point(base, chips, x)).filter((p): p is Pt => p !== null);
+    if (!pts.length) { host.replaceChildren(); return; }
+    const f = (v: number, u: string) => this.engine!.format(v, u);
+    const rows = pts.flatMap((p) => [
+      ...(p.t_math_s > 0 ? [{ x: p.x, y: p.t_math_s, term: 'FLOPs (matmuls)' }] : []),
+      ...(p.t_comm_s > 0 ? [{ x: p.x, y: p.t_comm_s, term: 'communication' }] : []),
+    ]);
+    const tNow = Math.max(num(o.t_math_s) ?? 0, num(o.t_comm_s) ?? 0);
+    const critShown = crit !== null && crit >= xs[0] && crit <= xs[xs.length - 1];
+    const width = Math.max(300, Math.min(720, host.clientWidth || 640));
+    const description = `Per-layer time against tokens per chip, both axes logarithmic, for ${STRATEGY[String(o.strategy)]?.name ?? String(o.strategy)}. ` +
+      `${crit !== null ? `The communication line crosses the FLOP line at the critical batch, ${f(crit, 'tokens')} per chip; below it the layer is comms-bound. ` : 'The two lines run parallel: the batch does not change which one binds. '}` +
+      `At ${f(now, 'tokens')} per chip the FLOPs take ${this.fmt('t_math_s')} and the communication ${this.fmt('t_comm_s')}: ${String(o.bound)}-bound.`;
+    const chart = Plot.plot({
+      width,
+      height: Math.round(Math.min(360, width * 0.65)),
+      marginLeft: 80,
+      marginBottom: 42,
+      marginTop: 24,
+      ariaLabel: 'Per-layer FLOP time and communication time against tokens per chip, from the engine',
+      ariaDescription: description,
+      style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
+      x: { type: 'log', label: 'Tokens per chip →', tickFormat: (d: number) => f(d, 'count') },
+      y: { type: 'log', label: '↑ Time per layer', tickFormat: (d: number) => f(d, 's'), grid: true, ticks: 5 },
+      color: { legend: true, domain: ['FLOPs (matmuls)', 'communication'], range: ['var(--ok)', 'var(--warn)'] },
+      marks: [
+        // the comm line dashed: for TP, PP and EP the two lines run parallel and may nearly coincide
+        Plot.line(rows.filter((d) => d.term !== 'communication'), { x: 'x', y: 'y', stroke: 'term', strokeWidth: 2.2, ariaHidden: 'true' }),
+        Plot.line(rows.filter((d) => d.term === 'communication'), { x: 'x', y: 'y', stroke: 'term', strokeWidth: 2.2, strokeDasharray: '7 4', ariaHidden: 'true' }),
+        critShown ? Plot.ruleX([crit], { stroke: 'currentColor', strokeDasharray: '4 3', ariaHidden: 'true', className: 'critical-batch' }) : null,
+        critShown ? Plot.text([crit], { x: (d: number) => d, frameAnchor: 'top', dy: -14, text: () => `critical batch ${f(crit, 'tokens')}`, textAnchor: 'middle', fill: 'currentColor', ariaHidden: 'true' }) : null,
+        Plot.ruleX([now], { stroke: 'currentColor', strokeOpacity: 0.5, ariaHidden: 'true', className: 'batch-rule' }),
+        Plot.dot([{ x: now, y: tNow }], { x: 'x', y: 'y', r: 6, fill: 'currentColor', stroke: 'var(--bg)', strokeWidth: 2, ariaHidden: 'true', className: 'operating-point' }),
+      ],
+    });
+    chart.classList.add('training-comm-plot');
+    host.replaceChildren(chart);
+  }
+}
+
+customElements.define('sl-training-comm-lab', TrainingCommLab);

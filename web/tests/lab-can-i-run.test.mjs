@@ -1,0 +1,104 @@
+// The Can-I-run-it lab (/labs/can-i-run/): every control changes the engine's numbers on screen,
+// a model that does not fit shows its spill tiers, bad input is refused in place, axe is clean.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startServer, launch, watchedPage, axe } from './harness.mjs';
+import { evaluate, expected, clean, labHelpers } from './lab-helpers.mjs';
+
+const EL = 'sl-can-i-run-lab';
+const LAB = '/labs/can-i-run/';
+const CALC = 'local_inference';
+let server, browser;
+before(async () => { server = await startServer(); browser = await launch(); });
+after(async () => { await browser?.close(); await server?.stop(); });
+const { ready, rendered, settle, out, field, fieldError, modelSelect, type, choose, noNaN } = labHelpers({ element: EL });
+const verdict = (page) => page.locator(`${EL} .lab-verdict`).innerText();
+
+test('opens on an RTX 4090 with the engine numbers; every control changes them', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + LAB);
+  await ready(page);
+  let p = { chip: 'rtx-4090' };
+  for (const name of ['tokens_per_s', 'ttft_s', 'needed_bytes', 'free_bytes']) assert.equal(await out(page, name), expected(CALC, p, name), name);
+  assert.match(await verdict(page), /It fits/);
+  assert.equal(await page.locator(`${EL} .cir-suggestion`).getAttribute('data-kind'), evaluate(CALC, p).outputs.suggestion_kind);
+  const steps = [
+    ['weight_format', 'q8_0', 'weight_bytes'],
+    ['kv_format', 'q8_0', 'kv_bytes'],
+    ['arithmetic', 'native', 'ttft_s'],
+    ['offload', 'stream', 'tokens_per_s'],
+  ];
+  for (const [key, value, shown] of steps) {
+    const before = await out(page, shown);
+    await choose(page, key, value);
+    p = { ...p, [key]: value };
+    assert.equal(await out(page, shown), expected(CALC, p, shown), key);
+    if (key !== 'offload') assert.notEqual(await out(page, shown), before, `${key} changes ${shown}`);
+  }
+  await type(page, 'context', '32768');
+  p = { ...p, context: 32768 };
+  assert.equal(await out(page, 'kv_bytes'), expected(CALC, p, 'kv_bytes'));
+  await type(page, 'users', '4');
+  p = { ...p, users: 4 };
+  assert.equal(await out(page, 'tokens_per_s'), expected(CALC, p, 'tokens_per_s'));
+  const r = await rendered(page);
+  await modelSelect(page).selectOption('qwen2.5-14b');
+  await settle(page, r);
+  p = { ...p, model: 'qwen2.5-14b' };
+  assert.equal(await out(page, 'needed_bytes'), expected(CALC, p, 'needed_bytes'));
+  await noNaN(page);
+  assert.deepEqual(problems, clean);
+  await page.close();
+});
+
+test('a model that does not fit shows the spill tiers, the shortfall and the first change', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + LAB + '?model=llama3-70b');
+  await ready(page);
+  const want = evaluate(CALC, { chip: 'rtx-4090', model: 'llama3-70b' }).outputs;
+  assert.equal(want.fits, false);
+  assert.match(await verdict(page), /does not fit/);
+  const rows = page.locator(`${EL} .cir-tiers tbody tr`);
+  assert.deepEqual(await rows.evaluateAll((trs) => trs.map((t) => t.dataset.tier)), want.tiers.filter((t) => t.stored_bytes > 0).map((t) => t.tier));
+  assert.match(await page.locator(`${EL} .cir-tiers`).innerText(), /system RAM/);
+  assert.equal(await out(page, 'spilled_bytes'), expected(CALC, { chip: 'rtx-4090', model: 'llama3-70b' }, 'spilled_bytes'));
+  assert.equal(await out(page, 'shortfall_bytes'), expected(CALC, { chip: 'rtx-4090', model: 'llama3-70b' }, 'shortfall_bytes'));
+  assert.match(await page.locator(`${EL} .cir-suggestion`).innerText(), new RegExp(want.suggestion.slice(0, 30).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+  assert.match(await page.locator(`${EL} .cir-meter`).getAttribute('aria-label'), /more than the/);
+  await noNaN(page);
+  assert.deepEqual(problems, clean);
+  await page.close();
+});
+
+test('bad typed values are refused in place with the engine message; a bad arithmetic choice names the reason', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + LAB);
+  await ready(page);
+  for (const typed of ['abc', '0', '-3', '1e99']) {
+    await type(page, 'users', typed);
+    const want = evaluate(CALC, { chip: 'rtx-4090', users: Number.isFinite(Number(typed)) ? Number(typed) : typed });
+    assert.ok(want.error, typed);
+    assert.equal(await fieldError(page, 'users'), want.error.message, typed);
+    assert.equal(await field(page, 'users').getAttribute('aria-invalid'), 'true');
+    await noNaN(page);
+  }
+  await type(page, 'users', '1');
+  assert.equal(await fieldError(page, 'users'), '');
+  await choose(page, 'arithmetic', 'native');  // Q4_K_M has no native rate
+  const want = evaluate(CALC, { chip: 'rtx-4090', arithmetic: 'native' });
+  assert.equal(await fieldError(page, 'arithmetic'), want.error.message);
+  assert.match(want.error.message, /dequantize/);
+  await noNaN(page);
+  assert.deepEqual(problems, clean);
+  await page.close();
+});
+
+test('axe: the lab page', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + LAB + '?model=llama3-70b');
+  await ready(page);
+  const violations = await axe(page);
+  assert.deepEqual(violations, [], JSON.stringify(violations, null, 1));
+  assert.deepEqual(problems, clean);
+  await page.close();
+});

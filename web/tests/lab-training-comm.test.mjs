@@ -1,0 +1,172 @@
+// The training-comms lab (chapters 5, 12): the engine's numbers on screen, the verdict flipping at
+// the engine's critical batch per chip as the batch is dragged, a strategy switch redrawing the
+// plot, bad URL state refused with the engine's message, axe on the lab page and in both chapters.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startServer, launch, watchedPage, axe } from './harness.mjs';
+import { evaluate, expected, clean, labHelpers } from './lab-helpers.mjs';
+
+const EL = 'sl-training-comm-lab';
+const LAB = '/labs/training-comm/';
+let server, browser;
+before(async () => { server = await startServer(); browser = await launch(); });
+after(async () => { await browser?.close(); await server?.stop(); });
+const { ready, rendered, settle, out, type, choose, noNaN, everyChip } = labHelpers({ element: EL, calculator: 'training_comm' });
+const labParams = (page) => page.evaluate((el) => document.querySelector(el).params(), EL);
+const verdict = (page) => page.locator(`${EL} .lab-verdict .verdict`).getAttribute('data-bound');
+const plotText = (page) => page.locator(`${EL} .lab-viz [aria-description]`).first().getAttribute('aria-description');
+
+test('opens compute-bound; dragging the batch below the engine\u2019s critical batch flips it to comms-bound', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + LAB);
+  await ready(page);
+  const base = await labParams(page);
+  const at = evaluate('training_comm', base);
+  assert.ok(!at.error, JSON.stringify(at.error));
+  assert.equal(at.outputs.bound, 'compute', 'the preset opens compute-bound on the default chip');
+  assert.equal(await verdict(page), 'compute');
+  for (const k of ['t_math_s', 't_comm_s', 'tokens_per_chip', 'critical_tokens_per_chip', 'critical_batch_tokens']) {
+    assert.equal(await out(page, k), expected('training_comm', base, k), k);
+  }
+  assert.ok(await page.locator(`${EL} .lab-viz svg[aria-label]`).count(), 'the plot is drawn');
+  assert.ok(await page.locator(`${EL} .lab-viz .critical-batch`).count(), 'the critical batch is marked');
+  assert.equal(await page.locator(`${EL} .critical`).innerText(), expected('training_comm', base, 'critical_tokens_per_chip'));
+  // the critical global batch from the engine
+  const { critical_batch_tokens: crit } = at.outputs;
+  // drag: the slider's left arrow, one step at a time, until the verdict flips; it flips where the
+  // global batch crosses the engine's critical batch
+  const slider = page.locator(`${EL} .control[data-key="batch_tokens"] input[type=range]`);
+  await slider.focus();
+  let last = base.batch_tokens ?? evaluate('training_comm', base).inputs.batch_tokens;
+  for (let i = 0; i < 400 && (await verdict(page)) === 'compute'; i++) {
+    last = (await labParams(page)).batch_tokens ?? last;
+    const r = await rendered(page);
+    await page.keyboard.press('ArrowLeft');
+    await settle(page, r);
+  }
+  const flipped = (await labParams(page)).batch_tokens;
+  assert.equal(await verdict(page), 'comms', 'the drag reached the flip');
+  assert.ok(last >= crit && flipped < crit, `flips between ${last} and ${flipped}, around the engine's ${crit}`);
+  for (const [b, want] of [[Math.ceil(crit * 1.05), 'compute'], [Math.floor(crit * 0.95), 'comms']]) {
+    await type(page, 'batch_tokens', String(b));
+    const p = { ...base, batch_tokens: b };
+    assert.equal(evaluate('training_comm', p).outputs.bound, want, `engine at ${b}`);
+    assert.equal(await verdict(page), want, `lab at ${b}`);
+    assert.equal(await out(page, 't_comm_s'), expected('training_comm', p, 't_comm_s'));
+  }
+  assert.match(await page.locator(`${EL} .lab-verdict`).innerText(), /Comms-bound/);
+  await page.waitForFunction(() => /[?&]batch_tokens=\d+/.test(location.search));
+  await noNaN(page);
+  assert.deepEqual(problems, clean);
+  await page.close();
+});
+
+test('switching the strategy changes the plot; TP says the batch does not move its bound; EP picks an MoE model', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + LAB + '?chip=h100');
+  await ready(page);
+  const fsdpPlot = await plotText(page);
+  await choose(page, 'strategy', 'tp');
+  const p = await labParams(page);
+  assert.equal(p.tp, 8);
+  assert.notEqual(await plotText(page), fsdpPlot, 'the plot is redrawn');
+  assert.equal(await page.locator(`${EL} .lab-viz .critical-batch`).count(), 0, 'no critical batch for TP');
+  assert.match(await page.locator(`${EL} [data-part="critical"]`).innerText(), /does not move this bound/);
+  assert.equal(await verdict(page), evaluate('training_comm', p).outputs.bound);
+  assert.equal(await out(page, 'tp_limit'), expected('training_comm', p, 'tp_limit'));
+  await choose(page, 'strategy', 'ep');
+  const e = await labParams(page);
+  assert.equal(e.model, 'deepseek-v3');
+  assert.equal(await out(page, 't_comm_s'), expected('training_comm', e, 't_comm_s'));
+  assert.equal(await verdict(page), evaluate('training_comm', e).outputs.bound);
+  await noNaN(page);
+  assert.deepEqual(problems, clean);
+  await page.close();
+});
+
+test('bad URL state: the engine\u2019s message in a notice, the preset kept', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + LAB + '?batch_tokens=-5&strategy=zigzag&bogus=1');
+  await ready(page);
+  const notice = await page.locator(`${EL} .lab-notice`).innerText();
+  assert.match(notice, /bogus/);
+  assert.ok(notice.includes(evaluate('training_comm', { strategy: 'zigzag' }).error.message), notice);
+  assert.ok(notice.includes(evaluate('training_comm', { batch_tokens: -5 }).error.message), notice);
+  const p = await labParams(page);
+  assert.equal(p.batch_tokens, undefined, 'the default batch');
+  assert.equal(await out(page, 't_comm_s'), expected('training_comm', p, 't_comm_s'));
+  // a typed bad value is refused in place
+  await type(page, 'batch_tokens', '0');
+  assert.equal(await page.locator(`${EL} .control[data-key="batch_tokens"] .field-error`).innerText(), evaluate('training_comm', { ...p, batch_tokens: 0 }).error.message);
+  await noNaN(page);
+  assert.deepEqual(problems, clean);
+  await page.close();
+});
+
+test('every catalog chip: the engine’s numbers, or its message naming what the chip lacks', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + LAB);
+  await ready(page);
+  const { chip, ...preset } = await labParams(page);
+  await everyChip(page, preset, async (id, want) => {
+    assert.equal(await verdict(page), want.outputs.bound, id);
+    assert.equal(await out(page, 't_comm_s'), expected('training_comm', { ...preset, chip: id }, 't_comm_s'), id);
+  });
+  assert.deepEqual(problems, clean);
+  await page.close();
+});
+
+test('axe: the lab page, and the lab in chapters 5 and 12', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + LAB);
+  await ready(page);
+  assert.deepEqual(await axe(page), []);
+  for (const ch of ['05-training', '12-gpus']) {
+    await page.goto(server.url + `/chapters/${ch}/`);
+    const step = await page.locator(`section.step:has(${EL})`).first().getAttribute('id');
+    await page.goto(server.url + `/chapters/${ch}/#${step}`);
+    await page.reload();
+    await ready(page);
+    assert.deepEqual(await axe(page), [], ch);
+    if (ch === '12-gpus') {
+      // the data-parallel step: 1,024 H100s, its critical global batch as the Try-it's answer
+      const p = { chip: 'h100', strategy: 'dp', chips: 1024 };
+      assert.equal(await page.locator(`${EL} [data-out="critical_batch_tokens"] dd`).first().innerText(), expected('training_comm', p, 'critical_batch_tokens'));
+    }
+  }
+  assert.deepEqual(problems, clean);
+  await page.close();
+});
+
+test('ch 12, expert parallelism: doing what the Try-it says shows its answer in the lab', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + '/about/');
+  await page.evaluate(() => localStorage.clear());
+  const sec = `section.step:has(${EL}[data-state*='"ep"'])`;
+  await page.goto(server.url + '/chapters/12-gpus/');
+  const step = await page.locator(sec).first().getAttribute('id');
+  await page.goto(server.url + `/chapters/12-gpus/#${step}`);
+  await page.reload();
+  const lab = page.locator(`${sec} ${EL}`);
+  const block = page.locator(`${sec} sl-tryit`).first();
+  await page.waitForSelector(`${sec} ${EL} .lab-verdict .verdict`);
+  await block.locator('input[name=prediction]').waitFor();
+  const params = JSON.parse(await block.getAttribute('data-params'));
+  const answer = evaluate('training_comm', params).outputs[await block.getAttribute('data-out')];
+  assert.equal(typeof answer, 'number');
+  await block.locator('input[name=prediction]').fill(String(Math.round(answer)));
+  await block.locator('button.tryit-lock').click();
+  // the instruction: raise the expert-parallel degree to 64
+  const before = await lab.getAttribute('data-rendered');
+  await lab.locator('.control[data-key="ep"] input[type=text]').fill(String(params.ep));
+  await page.waitForFunction(([s, b]) => document.querySelector(s).dataset.rendered !== b, [`${sec} ${EL}`, before]);
+  assert.equal(await lab.locator('[data-out="critical_F"] dd').innerText(), expected('training_comm', params, 'critical_F'), 'the lab shows the answer');
+  assert.equal(await lab.locator('.lab-verdict .verdict').getAttribute('data-bound'), evaluate('training_comm', params).outputs.bound);
+  await block.locator('.tryit-check').click();
+  const result = block.locator('.tryit-result');
+  await result.waitFor();
+  assert.equal(Number(await result.getAttribute('data-answer')), answer, 'the engine\u2019s value');
+  assert.match(await result.innerText(), /Within/);
+  assert.deepEqual(problems, clean);
+  await page.close();
+});
