@@ -26,6 +26,7 @@ import katex from 'katex';
 import { CHAPTERS, pad2 } from './chapters.mjs';
 import { LABS } from './labs.mjs';
 import { tryitNode } from './tryit.mjs';
+import { figureNode } from './figures.mjs';
 
 const require = createRequire(import.meta.url);
 const WEB = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -322,6 +323,9 @@ function directivesPlugin(file, ctx) {
               h('div', { className: ['q-steps'] }, [raw(derivation)])])]));
           return;
         }
+        case 'figure':
+          replace(figureNode(file, node, a, { h, text, contentWarning }));
+          return;
         case 'tryit':
           replace(tryitNode({ file, node, index, parent, ctx, t: { evaluate, parseParams, withChip, contentWarning, unitOf, formatValue, getPath, stepsHtml, esc, h, text, raw, DEFAULT_CHIP: ctx.chip, defaultChipName: chipName(ctx.chip) } }));
           return;

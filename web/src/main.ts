@@ -5,6 +5,7 @@ import { initShell } from './shell';
 import { initChapter } from './chapter';
 import { initHome } from './home';
 import { upgradeLabs } from './labs/registry';
+import { upgradeFigures } from './figures/registry';
 import { focusableOverflow } from './overflow';
 import { registerOffline } from './offline/register';
 
@@ -15,6 +16,7 @@ if (article) initChapter(article);
 const home = document.querySelector<HTMLElement>('.home');
 if (home) initHome(home);
 upgradeLabs();
+upgradeFigures();
 registerOffline();
 
 focusableOverflow();

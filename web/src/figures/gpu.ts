@@ -1,0 +1,116 @@
+// Figures for chapters 11–12: the roofline regimes on one axis, and a GPU from the SM to the fat tree.
+import { html, svg, type SVGTemplateResult } from 'lit';
+import { FigureElement, t, rect, line, logX, type Drawing } from './figure';
+
+type Out = Record<string, unknown>;
+const num = (o: Out, k: string) => o[k] as number;
+
+// ---------------------------------------------------------------- ch 11: the regimes
+const RUNGS = [
+  { bw: 'hbm', name: 'HBM' }, { bw: 'ici', name: 'ICI (one link)' }, { bw: 'nvlink', name: 'NVLink' },
+  { bw: 'ib', name: 'InfiniBand' }, { bw: 'dcn', name: 'DCN' },
+];
+export class RegimesFigure extends FigureElement {
+  protected draw(): Drawing | null {
+    // the critical intensity of each rung this chip has, from the engine's roofline
+    const rungs = RUNGS.map((g) => {
+      const r = this.evaluate('roofline', { chip: this.chip(), flops: 1e9, bytes: 1e6, bandwidth: g.bw }, true);
+      return r ? { ...g, ic: num(r.outputs, 'critical_intensity') } : null;
+    }).filter((g): g is { bw: string; name: string; ic: number } => g !== null).sort((a, b) => a.ic - b.ic);
+    if (!rungs.length) { this.evaluate('roofline', { chip: this.chip(), flops: 1e9, bytes: 1e6 }); return null; }
+    const lo = 10 ** Math.floor(Math.log10(rungs[0].ic / 10)), hi = 10 ** Math.ceil(Math.log10(rungs[rungs.length - 1].ic * 3));
+    const values: number[] = []; for (let k = 0; k <= 8 * Math.log10(hi / lo); k++) values.push(Number((lo * 10 ** (k / 8)).toPrecision(2)));
+    const I = this.inRange('I', 'intensity', lo, hi, values[Math.floor(values.length / 2)]);
+    const X = (v: number) => logX(v, lo, hi, 20, 380);
+    const f = (v: unknown, u: string) => this.fmt(v, u);
+    const body: SVGTemplateResult[] = [];
+    rungs.forEach((g, k) => {
+      const y = 14 + k * 26;
+      const ok = I >= g.ic;
+      body.push(rect(20, y, X(g.ic) - 20, 18, 'warn'), rect(X(g.ic), y, 380 - X(g.ic), 18, 'ok'));
+      body.push(t(24, y + 13, `${g.name}: bound by bytes`, 'small'));
+      body.push(t(376, y + 13, `compute-bound above ${f(g.ic, 'count')}`, `small ${ok ? 'bold' : ''}`, 'end'));
+    });
+    const yAxis = 14 + rungs.length * 26 + 6;
+    body.push(line(20, yAxis, 380, yAxis));
+    for (let v = lo; v <= hi; v *= 10) body.push(svg`${line(X(v), yAxis, X(v), yAxis + 4)}${t(X(v), yAxis + 15, f(v, 'count'), 'small muted', 'middle')}`);
+    body.push(line(X(I), 8, X(I), yAxis, 'accent'));
+    body.push(svg`<circle cx=${X(I)} cy=${yAxis} r="6" class="fig-dot operating-point"></circle>`);
+    body.push(t(200, yAxis + 30, 'intensity, FLOPs per byte (log)', 'small muted', 'middle'));
+    const above = rungs.filter((g) => I >= g.ic).map((g) => g.name), below = rungs.filter((g) => I < g.ic).map((g) => g.name);
+    return {
+      title: `Where the ${this.chipEntry().name} turns compute-bound, rung by rung`,
+      viewBox: [400, yAxis + 38],
+      readout: ['For a matmul with a small batch, the intensity is about the number of tokens per chip.'],
+      body,
+      controls: this.slider('I', 'Intensity', values, I, (v) => `${f(v, 'count')} FLOPs/byte`),
+      alt: `Critical intensities of the ${this.chipEntry().name}: ${rungs.map((g) => `${g.name} ${f(g.ic, 'count')}`).join(', ')} FLOPs per byte. At ${f(I, 'count')} FLOPs per byte an operation is ${above.length ? `compute-bound against ${above.join(', ')}` : 'bound by bytes on every rung'}${below.length && above.length ? ` and bound by ${below.join(', ')}` : ''}.`,
+    };
+  }
+}
+
+// ---------------------------------------------------------------- ch 12: SM, NVLink node, fat tree
+const LEVELS = ['one GPU and its SMs', 'an NVLink node', 'the InfiniBand fat tree'];
+export class GpuFigure extends FigureElement {
+  /** the page's chip if it is a GPU, else the H100 the chapter uses */
+  protected chip() {
+    const c = super.chip();
+    const entry = typeof c === 'string' ? this.engine!.chips.find((x) => x.id === c) : c;
+    return entry && entry.kind === 'gpu' ? c : 'h100';
+  }
+  protected chipEntry() {
+    const c = this.chip();
+    return typeof c === 'string' ? this.engine!.chips.find((x) => x.id === c)! : super.chipEntry();
+  }
+  protected draw(): Drawing | null {
+    const r = this.evaluate('chip', { chip: this.chip() });
+    if (!r) return null;
+    const o = r.outputs;
+    const f = (v: unknown, u: string) => (v == null ? 'not in the catalog' : this.fmt(v, u));
+    const k = this.step('level', LEVELS.length);
+    const cls = (i: number) => (i === k ? 'soft' : 'none');
+    const body: SVGTemplateResult[] = [];
+    // level 0: the GPU
+    body.push(rect(8, 8, 120, 150, cls(0), 'gpu'));
+    body.push(t(68, 22, this.chipEntry().name, 'small bold', 'middle'));
+    for (let i = 0; i < 4; i++) for (let j = 0; j < 3; j++) body.push(rect(16 + j * 36, 30 + i * 22, 32, 18, 'accent'));
+    body.push(t(68, 43, 'SM', 'small on-accent', 'middle'));
+    body.push(rect(16, 120, 104, 14, 'ok'), t(68, 131, 'L2', 'small', 'middle'));
+    body.push(t(68, 150, `HBM ${f(o.hbm_bytes_per_s, 'bytes/s')}`, 'small', 'middle'));
+    // level 1: the node
+    const ng = Number(o.node_gpus ?? 8);
+    body.push(rect(140, 8, 120, 150, cls(1), 'node'));
+    body.push(t(200, 22, `node of ${f(o.node_gpus, 'count')} GPUs`, 'small bold', 'middle'));
+    body.push(rect(170, 74, 60, 18, 'ok'), t(200, 87, 'NVSwitch', 'small', 'middle'));
+    for (let i = 0; i < ng; i++) {
+      const gx = 150 + (i % 4) * 26, gy = i < 4 ? 34 : 114;
+      body.push(rect(gx, gy, 20, 16, 'accent'), line(gx + 10, gy < 74 ? gy + 16 : gy, 200, gy < 74 ? 74 : 92, 'accent'));
+    }
+    body.push(t(200, 146, `${f(o.nvlink_bytes_per_s, 'bytes/s')} per GPU`, 'small', 'middle'));
+    // level 2: the fat tree
+    const sp = (o.superpod ?? {}) as Record<string, number>;
+    body.push(rect(272, 8, 120, 150, cls(2), 'tree'));
+    body.push(t(332, 22, 'fat tree', 'small bold', 'middle'));
+    for (let i = 0; i < 3; i++) body.push(rect(284 + i * 24, 30, 18, 12, 'ok'));
+    for (let i = 0; i < 4; i++) { body.push(rect(280 + i * 19, 70, 15, 12, 'ok')); for (let j = 0; j < 3; j++) body.push(line(287 + i * 19, 70, 293 + j * 24, 42)); }
+    for (let i = 0; i < 8; i++) { body.push(rect(278 + i * 9.5, 108, 7, 14, 'accent')); body.push(line(281.5 + i * 9.5, 108, 287 + Math.floor(i / 2) * 19, 82)); }
+    body.push(t(388, 40, 'spine', 'small muted', 'end'), t(388, 80, 'leaf', 'small muted', 'end'), t(388, 119, 'nodes', 'small muted', 'end'));
+    body.push(t(332, 150, `${f(o.node_ib_bytes_per_s, 'bytes/s')} per node`, 'small', 'middle'));
+    const sentences = [
+      `One ${this.chipEntry().name}: its SMs (each with ${f(o.smem_bytes_per_sm, 'bytes')} of shared memory) share an L2 of ${f(o.l2_bytes, 'bytes')} and read HBM at ${f(o.hbm_bytes_per_s, 'bytes/s')}.`,
+      `A node of ${f(o.node_gpus, 'count')} GPUs joined through NVSwitches: each GPU sends ${f(o.nvlink_bytes_per_s, 'bytes/s')} over NVLink, ${f(o.node_nvlink_bytes_per_s, 'bytes/s')} for the node.`,
+      `Beyond the node, InfiniBand: ${f(o.ib_bytes_per_s, 'bytes/s')} per GPU, ${f(o.node_ib_bytes_per_s, 'bytes/s')} per node, through leaf and spine switches${sp.gpus ? ` (the reference SuperPod: ${f(sp.gpus, 'count')} GPUs in ${f(sp.nodes, 'count')} nodes, ${f(sp.leaf_switches, 'count')} leaf and ${f(sp.spine_switches, 'count')} spine switches)` : ''}.`,
+    ];
+    return {
+      title: `The ${this.chipEntry().name} from the inside out`,
+      viewBox: [400, 166],
+      body,
+      controls: this.stepper('level', LEVELS.length, (i) => `Level ${i + 1}: ${LEVELS[i]}`),
+      alt: `Level ${k + 1} of 3, ${LEVELS[k]}. ${sentences[k]}`,
+    };
+  }
+}
+
+customElements.define('sl-fig-regimes', RegimesFigure);
+customElements.define('sl-fig-gpu', GpuFigure);
+void html;

@@ -1,0 +1,211 @@
+// Figures for chapters 4–6: a Transformer layer's shapes, the four parallelisms on a mesh,
+// a pipeline schedule with its bubble, the LLaMA-3 70B training pod's layout.
+import { html, svg, type SVGTemplateResult } from 'lit';
+import { FigureElement, t, rect, line, type Drawing } from './figure';
+
+type Out = Record<string, unknown>;
+const num = (o: Out, k: string) => o[k] as number;
+// ---------------------------------------------------------------- ch 4: a Transformer layer
+export class TransformerFigure extends FigureElement {
+  protected draw(): Drawing | null {
+    const models = this.engine!.models;
+    const id = this.pick('model', 'model', models.map((x) => x.id), String(this.engine!.calculator('transformer')?.params.find((p) => p.name === 'model')?.default ?? models[0].id));
+    const m = (models.find((x) => x.id === id) ?? models[0]) as Record<string, unknown> & { id: string; name: string };
+    const r = this.evaluate('transformer', { model: m.id });
+    if (!r) return null;
+    const { T, B } = r.inputs as { T: number; B: number };
+    const d = (k: string) => String(m[k]); // a shape is read exactly: 8192, not 8.19k
+    const gated = m.gated !== false;
+    const blocks = [
+      { name: 'x', what: 'input activations', shape: `[B, T, D] = [${B}, ${T}, ${d('D')}]`, kind: 'act' },
+      { name: 'W_Q', what: 'query projection', shape: `[D, N, H] = [${d('D')}, ${d('N')}, ${d('H')}]`, kind: 'w' },
+      { name: 'W_K, W_V', what: 'key and value projections (K heads)', shape: `[D, K, H] = [${d('D')}, ${d('K')}, ${d('H')}] each`, kind: 'w' },
+      { name: 'attention', what: 'scores and weighted values per head', shape: `[B, N, T, T] scores → [B, T, N, H] = [${B}, ${T}, ${d('N')}, ${d('H')}]`, kind: 'act' },
+      { name: 'W_O', what: 'output projection', shape: `[N, H, D] = [${d('N')}, ${d('H')}, ${d('D')}]`, kind: 'w' },
+      { name: gated ? 'W_in, W_gate' : 'W_in', what: 'MLP up-projection', shape: `[D, F] = [${d('D')}, ${d('F')}]${gated ? ' each' : ''}`, kind: 'w' },
+      { name: 'W_out', what: 'MLP down-projection', shape: `[F, D] = [${d('F')}, ${d('D')}]`, kind: 'w' },
+      { name: 'x′', what: 'output activations (to the next layer)', shape: `[B, T, D] = [${B}, ${T}, ${d('D')}]`, kind: 'act' },
+    ];
+    const s = this.step('block', blocks.length);
+    const rowH = 30, ox = 12, oy = 10;
+    const body: SVGTemplateResult[] = [];
+    blocks.forEach((b, i) => {
+      const y = oy + i * rowH;
+      const on = i === s;
+      body.push(rect(ox, y, 376, rowH - 6, on ? 'accent' : b.kind === 'w' ? 'soft' : 'none', on ? 'current' : ''));
+      body.push(t(ox + 8, y + 16, b.name, `bold ${on ? 'on-accent' : ''}`));
+      body.push(t(ox + 100, y + 16, b.shape, `small ${on ? 'on-accent' : ''}`));
+      if (i < blocks.length - 1) body.push(line(ox + 40, y + rowH - 6, ox + 40, y + rowH));
+    });
+    const yEnd = oy + blocks.length * rowH + 12;
+    const o = r.outputs;
+    const cur = blocks[s];
+    return {
+      title: `One layer of ${m.name}, every shape`,
+      viewBox: [400, yEnd - 12],
+      readout: [`${cur.name}: ${cur.shape}.`, `All ${this.fmt(m.L, 'count')} layers together: ${this.fmt(o.params_attention, 'count')} attention and ${this.fmt(o.params_mlp, 'count')} MLP parameters.`],
+      body,
+      controls: html`${this.stepper('block', blocks.length, (k) => `${k + 1}/${blocks.length}: ${blocks[k].what}`)}
+        ${this.choice('model', 'Model', models.map((x) => ({ value: x.id, text: x.name })), m.id)}`,
+      alt: `One Transformer layer of ${m.name} (D ${d('D')}, F ${d('F')}, N ${d('N')} query heads, K ${d('K')} key/value heads, head size H ${d('H')}, for B ${B} sequence of T ${T} tokens). Shown: ${cur.name}, the ${cur.what}, shape ${cur.shape}. Over its ${this.fmt(m.L, 'count')} layers the model has ${this.fmt(o.params_attention, 'count')} attention and ${this.fmt(o.params_mlp, 'count')} MLP parameters.`,
+    };
+  }
+}
+
+// ---------------------------------------------------------------- ch 5: the four parallelisms
+const STRATEGIES = [
+  { id: 'dp', text: 'Data parallelism (DP)', weights: 'full', batch: 'split', note: 'every chip holds all the weights and a slice of the batch' },
+  { id: 'fsdp', text: 'Fully sharded data parallelism (FSDP)', weights: 'rows', batch: 'split', note: 'weights and optimizer state are split across chips and gathered just in time; each chip has a slice of the batch' },
+  { id: 'tp', text: 'Tensor parallelism (TP)', weights: 'cols', batch: 'full', note: 'each chip holds a slice of every matrix’s hidden dimension and sees the whole batch' },
+  { id: 'pp', text: 'Pipeline parallelism (PP)', weights: 'layers', batch: 'full', note: 'each chip holds a run of whole layers; microbatches flow from chip to chip' },
+] as const;
+export class ParallelismFigure extends FigureElement {
+  protected draw(): Drawing | null {
+    const chips = 8;
+    const st = STRATEGIES.find((x) => x.id === this.pick('strategy', 'parallelism', STRATEGIES.map((s) => s.id), 'dp'))!;
+    const chip = typeof this.state.chip === 'string' ? this.state.chip : this.chip();
+    const r = this.evaluate('training_memory', { chip, chips, [st.id]: chips });
+    if (!r) return null;
+    const o = r.outputs;
+    const body: SVGTemplateResult[] = [];
+    const cw = 92, chh = 84, ox = 14, oy = 12;
+    for (let i = 0; i < chips; i++) {
+      const cx = ox + (i % 4) * (cw + 4), cy = oy + Math.floor(i / 4) * (chh + 8);
+      body.push(rect(cx, cy, cw, chh, 'none'));
+      body.push(t(cx + 4, cy + 11, `chip ${i}`, 'small muted'));
+      // weights: a square split 8 ways in the way this strategy splits it
+      const wx = cx + 6, wy = cy + 16, ws = 46;
+      body.push(rect(wx, wy, ws, ws, 'soft'));
+      if (st.weights === 'full') body.push(rect(wx, wy, ws, ws, 'accent'));
+      else if (st.weights === 'rows' || st.weights === 'layers') body.push(rect(wx, wy + i * ws / chips, ws, ws / chips, 'accent'));
+      else body.push(rect(wx + i * ws / chips, wy, ws / chips, ws, 'accent'));
+      body.push(t(wx + ws / 2, wy + ws + 11, st.weights === 'layers' ? 'layers' : 'weights', 'small', 'middle'));
+      // the batch: a column of 8 rows
+      const bx = cx + 60, bs = 22;
+      body.push(rect(bx, wy, bs, ws, 'soft'));
+      if (st.batch === 'full') body.push(rect(bx, wy, bs, ws, 'solid-ok'));
+      else body.push(rect(bx, wy + i * ws / chips, bs, ws / chips, 'solid-ok'));
+      body.push(t(bx + bs / 2, wy + ws + 11, 'batch', 'small', 'middle'));
+    }
+    const yEnd = oy + 2 * (chh + 8) + 8;
+    const f = (v: unknown, u: string) => this.fmt(v, u);
+    const name = this.engine!.chips.find((c) => c.id === chip)?.name ?? String(chip);
+    return {
+      title: 'Four ways to split training over chips',
+      viewBox: [400, yEnd - 8],
+      readout: [`${st.note[0].toUpperCase()}${st.note.slice(1)}.`, `${f(o.bytes_per_chip, 'bytes')} per chip of ${f(o.hbm_bytes, 'bytes')} HBM: ${o.fits ? 'fits' : 'does not fit'}.`],
+      body,
+      controls: this.choice('strategy', 'Parallelism', STRATEGIES.map((x) => ({ value: x.id, text: x.text })), st.id),
+      alt: `${st.text} over ${chips} chips: ${st.note}. Training ${this.engine!.models.find((m) => m.id === r.inputs.model)?.name ?? String(r.inputs.model)} this way on the ${name} needs ${f(o.bytes_per_chip, 'bytes')} per chip against ${f(o.hbm_bytes, 'bytes')} of HBM, so it ${o.fits ? 'fits' : 'does not fit'}.`,
+    };
+  }
+}
+
+// ---------------------------------------------------------------- ch 5: a pipeline schedule
+export class PipelineFigure extends FigureElement {
+  protected draw(): Drawing | null {
+    const counts = Array.from({ length: 32 }, (_, i) => i + 1);
+    const P = this.pick('stages', 'stage count', [2, 4, 8], 4);
+    const M = this.pick('microbatches', 'microbatch count', counts, 4);
+    const r = this.evaluate('training_comm', { chip: this.chip(), strategy: 'pp', pp: P, microbatches: M });
+    if (!r) return null;
+    // GPipe order: all forwards, then all backwards; slot = one microbatch through one stage
+    const slots = 2 * (M + P - 1);
+    const busy: { p: number; slot: number; m: number; fwd: boolean }[] = [];
+    for (let m = 0; m < M; m++) for (let p = 0; p < P; p++) {
+      busy.push({ p, slot: m + p, m, fwd: true });
+      busy.push({ p, slot: M + P - 1 + (M - 1 - m) + (P - 1 - p), m, fwd: false });
+    }
+    const idle = P * slots - busy.length;
+    const ox = 54, oy = 12, cw = 336 / slots, rh = Math.min(26, 150 / P);
+    const body: SVGTemplateResult[] = [];
+    for (let p = 0; p < P; p++) {
+      body.push(t(ox - 6, oy + p * rh + rh / 2 + 3, `stage ${p}`, 'small', 'end'));
+      body.push(rect(ox, oy + p * rh, slots * cw, rh - 2, 'none'));
+    }
+    for (const b of busy) {
+      body.push(rect(ox + b.slot * cw, oy + b.p * rh, cw - 0.5, rh - 2, b.fwd ? 'accent' : 'solid-ok', b.fwd ? 'fwd' : 'bwd'));
+      if (cw >= 11) body.push(t(ox + b.slot * cw + cw / 2, oy + b.p * rh + rh / 2 + 3, String(b.m), 'small on-accent', 'middle'));
+    }
+    const yEnd = oy + P * rh + 14;
+    const share = `${idle} of ${P * slots} stage-slots idle`;
+    body.push(t(ox, yEnd, 'time →', 'small muted'));
+    const f = (v: unknown, u: string) => this.fmt(v, u);
+    return {
+      title: `A pipeline over ${P} stages with ${M} microbatches`,
+      viewBox: [400, yEnd + 6],
+      readout: ['Blue: forward passes; green: backward passes; empty: the bubble.', `${share[0].toUpperCase()}${share.slice(1)}.`],
+      body,
+      controls: html`${this.slider('microbatches', 'Microbatches', counts, M, (v) => String(v))}
+        ${this.choice('stages', 'Stages', [2, 4, 8].map((v) => ({ value: v, text: String(v) })), P)}`,
+      alt: `A GPipe-style schedule of ${M} microbatches through ${P} pipeline stages: every forward pass, then every backward pass, so the stages wait at the start and at the end; in this drawing ${share}. From the engine, on the ${this.chipEntry().name}: ${f(r.outputs.t_math_s, 's')} of math per layer against ${f(r.outputs.t_comm_s, 's')} of pipeline sends (${r.outputs.bound}-bound).`,
+    };
+  }
+}
+
+// ---------------------------------------------------------------- ch 6: the LLaMA-3 70B training pod
+export class TrainingPodFigure extends FigureElement {
+  protected draw(): Drawing | null {
+    const chip = typeof this.state.chip === 'string' ? this.state.chip : this.chip();
+    const base = this.evaluate('training_run', { chip, model: 'llama3-70b', top_n: 5 });
+    const chipInfo = this.evaluate('chip', { chip });
+    if (!base || !chipInfo) return null;
+    // chip counts offered: the engine's default for this chip and whole pods of it
+    const podChips = Number(chipInfo.outputs.pod_chips) || 1;
+    const defaultChips = Number(base.outputs.chips);
+    const options = [...new Set([defaultChips, ...[1, 2, 4, 8, 16, 32, 64].map((k) => k * podChips)])].sort((a, b) => a - b);
+    const run = (n: number) => (n === defaultChips ? base : this.evaluate('training_run', { chip, model: 'llama3-70b', top_n: 5, chips: n }, true));
+    const fitsAt = (n: number) => ((run(n)?.outputs.layouts as unknown[] | undefined)?.length ?? 0) > 0;
+    // start at the engine's default count, or the smallest offered one where some layout fits
+    const start = fitsAt(defaultChips) ? defaultChips : options.find(fitsAt) ?? defaultChips;
+    const chips = options.includes(Number(this.state.chips)) ? Number(this.state.chips) : start;
+    const r = chips === defaultChips ? base : this.evaluate('training_run', { chip, model: 'llama3-70b', top_n: 5, chips });
+    if (!r) return null;
+    const chipsControl = this.choice('chips', 'Chips', options.map((v) => ({ value: v, text: this.fmt(v, 'count') })), chips);
+    const layouts = (r.outputs.layouts as Record<string, number | string>[]) ?? [];
+    if (!layouts.length) {
+      const why = `No layout of ${this.fmt(chips, 'count')} chips fits LLaMA-3 70B: the engine needs at least ${this.fmt(r.outputs.min_chips_memory, 'count')} of these chips for memory.`;
+      return { title: 'No layout fits', viewBox: [400, 40], body: [t(200, 24, `Needs ≥ ${this.fmt(r.outputs.min_chips_memory, 'count')} chips: pick more.`, '', 'middle')], controls: chipsControl, alt: why };
+    }
+    const k = this.step('layout', layouts.length);
+    const L = layouts[k];
+    const axes = (['dp', 'fsdp', 'tp', 'pp'] as const).map((a) => ({ a, n: Number(L[a]) }));
+    const used = axes.filter((x) => x.n > 1);
+    const logs = used.map((x) => Math.log2(x.n));
+    const total = logs.reduce((p, q) => p + q, 0);
+    const body: SVGTemplateResult[] = [];
+    let x = 12;
+    const names: Record<string, string> = { dp: 'data', fsdp: 'FSDP', tp: 'tensor', pp: 'pipeline' };
+    used.forEach((ax, i) => {
+      const w = 376 * logs[i] / total;
+      body.push(rect(x, 16, w - 3, 40, 'accent', ax.a));
+      body.push(t(x + (w - 3) / 2, 33, names[ax.a], 'small on-accent', 'middle'));
+      body.push(t(x + (w - 3) / 2, 48, `× ${this.fmt(ax.n, 'count')}`, 'bold on-accent', 'middle'));
+      x += w;
+    });
+    const unused = axes.filter((a) => a.n === 1).map((a) => names[a.a]);
+    body.push(t(12, 72, `widths: log of each degree${unused.length ? `; unused: ${unused.join(', ')}` : ''}`, 'small muted'));
+    // one tensor-parallel group drawn chip by chip
+    const tp = Number(L.tp);
+    const cell = Math.min(32, 360 / tp);
+    for (let i = 0; i < tp; i++) body.push(rect(12 + i * cell, 86, cell - 3, cell - 3, 'soft'));
+    const f = (v: unknown, u: string) => this.fmt(v, u);
+    const o = r.outputs;
+    const yEnd = 86 + cell + 4;
+    const name = this.engine!.chips.find((c) => c.id === chip)?.name ?? String(chip);
+    return {
+      title: `LLaMA-3 70B on ${f(o.chips, 'count')} ${name} chips: how the pod is split`,
+      viewBox: [400, yEnd],
+      readout: [`Below: one tensor-parallel group, ${tp} chips sharing each matmul over fast links.`, `Step ${f(L.step_s, 's')}, ${L.bound}-bound; ${f(L.bytes_per_chip, 'bytes')} per chip; the run takes ${f(o.days, 'count')} days.`],
+      body,
+      controls: html`${this.stepper('layout', layouts.length, (i) => `Layout ${i + 1} of the ${layouts.length} fastest`)} ${chipsControl}`,
+      alt: `Layout ${k + 1} of the fastest ${layouts.length} the engine ranks for training LLaMA-3 70B on ${f(o.chips, 'count')} ${name} chips: data ${L.dp} × FSDP ${L.fsdp} × tensor ${L.tp} × pipeline ${L.pp}. A step takes ${f(L.step_s, 's')} (${L.bound}-bound), each chip holds ${f(L.bytes_per_chip, 'bytes')}, and the 15T-token run takes ${f(o.days, 'count')} days.`,
+    };
+  }
+}
+
+customElements.define('sl-fig-transformer', TransformerFigure);
+customElements.define('sl-fig-parallelism', ParallelismFigure);
+customElements.define('sl-fig-pipeline', PipelineFigure);
+customElements.define('sl-fig-training-pod', TrainingPodFigure);
+void svg;

@@ -1,0 +1,172 @@
+// The figures (web/src/figures/, placed with ::figure in chapters 1–12): each draws an SVG with
+// a text alternative that carries a number the engine computes for the page's chip; stepping or
+// dragging it changes that text; a chip switch redraws it; axe finds nothing serious.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import { startServer, launch, watchedPage } from './harness.mjs';
+import { engine, evaluate, MODELS, clean } from './lab-helpers.mjs';
+
+const require = createRequire(import.meta.url);
+/** axe-core's serious and critical violations inside one figure (as harness.mjs's axe, scoped) */
+async function axeFigure(page, name) {
+  if (!(await page.evaluate(() => !!window.axe))) await page.evaluate(fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8'));
+  const r = await page.evaluate((sel) => window.axe.run(sel, { resultTypes: ['violations'] }), `[data-figure="${name}"]`);
+  return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help} — ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`);
+}
+
+let server, browser;
+before(async () => { server = await startServer(); browser = await launch(); });
+after(async () => { await browser?.close(); await server?.stop(); });
+
+const q = (v, unit) => engine.formatQuantity(v, unit);
+const out = (calc, params, name) => {
+  const r = evaluate(calc, params);
+  assert.ok(!r.error, `${calc}: ${JSON.stringify(r.error)}`);
+  return r.outputs[name];
+};
+const CHIP = 'tpu-v5e';
+const llama70 = MODELS.find((m) => m.id === 'llama3-70b');
+
+// chapter, figure, and a number the engine gives for the figure's opening state on the default chip
+const FIGURES = [
+  { ch: '01-rooflines', name: 'roofline', expect: () => q(out('chip', { chip: CHIP }, 'critical_intensity'), '') },
+  { ch: '02-tpus', name: 'systolic', expect: () => q(out('chip', { chip: CHIP }, 'flops_per_s').bf16, 'FLOP/s') },
+  { ch: '02-tpus', name: 'torus', expect: () => q(out('collective', { chip: CHIP, op: 'all_gather', bytes: 2 ** 30, axes: [16], wraparound: false }, 't_s'), 's') },
+  { ch: '03-sharded-matmuls', name: 'ring', expect: () => q(out('collective', { chip: CHIP, op: 'all_gather', bytes: 2 ** 27, axes: [4, 4] }, 't_s'), 's') },
+  { ch: '04-transformer-math', name: 'transformer', expect: () => q(out('transformer', { model: 'llama3-70b' }, 'params_attention'), 'count') },
+  { ch: '05-training', name: 'parallelism', expect: () => q(out('training_memory', { chip: CHIP, chips: 8, dp: 8 }, 'bytes_per_chip'), 'bytes') },
+  { ch: '05-training', name: 'pipeline', expect: () => q(out('training_comm', { chip: CHIP, strategy: 'pp', pp: 4, microbatches: 4 }, 't_comm_s'), 's') },
+  { ch: '06-training-llama', name: 'training-pod', expect: async (fig) => {
+    const chips = Number(await fig.locator('select').last().inputValue());
+    return q(out('training_run', { chip: CHIP, model: 'llama3-70b', top_n: 5, chips }, 'layouts')[0].step_s, 's');
+  } },
+  { ch: '07-inference', name: 'kv-cache', expect: () => q(out('decode', { chip: CHIP, batch: 32, context: 8192 }, 'kv_bytes_total'), 'bytes') },
+  { ch: '08-serving-llama', name: 'serving', expect: () => q(out('serving', { chip: CHIP, batch: 32 }, 'tokens_per_s_per_chip'), 'count') },
+  { ch: '09-profiling', name: 'trace', expect: () => q(out('roofline', { chip: CHIP, matmul: { B: 2048, D: llama70.D, F: llama70.F } }, 't_lower_s'), 's') },
+  { ch: '10-jax', name: 'partition', expect: () => q(out('sharding', { shape: [1024, 4096], spec: 'A[I_X, J_Y]', mesh: { X: 2, Y: 4 } }, 'local_bytes'), 'bytes') },
+  { ch: '11-conclusions', name: 'regimes', expect: () => q(out('roofline', { chip: CHIP, flops: 1e9, bytes: 1e6, bandwidth: 'ici' }, 'critical_intensity'), 'count') },
+  { ch: '12-gpus', name: 'gpu', expect: () => q(out('chip', { chip: 'h100' }, 'hbm_bytes_per_s'), 'bytes/s') },
+];
+
+/** open a chapter at the step holding the figure; returns the figure's element once drawn */
+async function openFigure(page, ch, name) {
+  await page.goto(`${server.url}/chapters/${ch}/`);
+  const host = page.locator(`[data-figure="${name}"]`);
+  assert.equal(await host.count(), 1, `${ch} places the ${name} figure once`);
+  const step = await host.evaluate((e) => e.closest('section.step').id);
+  await page.goto(`${server.url}/chapters/${ch}/#${step}`);
+  await page.reload();
+  await host.scrollIntoViewIfNeeded();
+  await host.locator('svg.fig-svg[role="img"]').waitFor({ timeout: 20000 });
+  return host;
+}
+const label = (fig) => fig.locator('svg.fig-svg').getAttribute('aria-label');
+async function changed(fig, before, what) {
+  for (let i = 0; i < 200 && (await label(fig)) === before; i++) await new Promise((r) => setTimeout(r, 25));
+  assert.notEqual(await label(fig), before, `${what} changes the figure's text`);
+}
+/** step, slide or pick: the figure's first stepper, else slider, else select */
+async function operate(fig) {
+  if (await fig.locator('button.fig-next').count()) return fig.locator('button.fig-next').click();
+  if (await fig.locator('input[type=range]').count()) {
+    return fig.locator('input[type=range]').first().evaluate((el) => {
+      el.value = String(Math.min(Number(el.max), Number(el.value) + 3));
+      el.dispatchEvent(new Event('input', { bubbles: true }));
+    });
+  }
+  const sel = fig.locator('select').first();
+  const values = await sel.locator('option').evaluateAll((os) => os.map((o) => o.value));
+  return sel.selectOption(values.find((v) => v !== '' && v !== values[0]) ?? values[1]);
+}
+
+test('every chapter 1–12 draws a figure with an engine number in its text, and operating it changes the text', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + '/about/');
+  await page.evaluate(() => localStorage.clear());
+  const chapters = new Set();
+  for (const f of FIGURES) {
+    const fig = await openFigure(page, f.ch, f.name);
+    const text = await label(fig);
+    const want = await f.expect(fig);
+    assert.ok(text.includes(want), `${f.name}: “${want}” (from the engine) in “${text}”`);
+    assert.equal(await fig.locator('figcaption.fig-alt').innerText(), text, `${f.name}: the caption repeats the text alternative`);
+    assert.doesNotMatch(text, /NaN|undefined|Infinity/, `${f.name}: no broken numbers`);
+    await operate(fig);
+    await changed(fig, text, `operating ${f.name}`);
+    assert.deepEqual(await axeFigure(page, f.name), [], `${f.name}: axe finds no serious violation`);
+    chapters.add(f.ch);
+  }
+  assert.equal(chapters.size, 12, 'one figure or more in each of chapters 1–12');
+  assert.deepEqual(problems, clean);
+});
+
+test('dragging the roofline point changes its intensity; switching the chip redraws with that chip\u2019s numbers', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + '/about/');
+  await page.evaluate(() => localStorage.clear());
+  const fig = await openFigure(page, '01-rooflines', 'roofline');
+  const before = await label(fig);
+  const box = await fig.locator('svg.fig-svg').boundingBox();
+  await page.mouse.move(box.x + box.width * 0.5, box.y + box.height * 0.5);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width * 0.9, box.y + box.height * 0.5, { steps: 5 });
+  await page.mouse.up();
+  await changed(fig, before, 'dragging the point');
+  assert.match(await label(fig), /compute-bound/, 'dragged right of the ridge, the point is compute-bound');
+  const v5e = await label(fig);
+  await page.selectOption('#chip-select', 'tpu-v5p');
+  await changed(fig, v5e, 'switching the chip');
+  assert.ok((await label(fig)).includes(q(out('chip', { chip: 'tpu-v5p' }, 'critical_intensity'), '')), 'the v5p ridge from the engine');
+  // the GPU figure follows the page chip when it is a GPU
+  const gpu = await openFigure(page, '12-gpus', 'gpu');
+  assert.match(await label(gpu), /H100/, 'a TPU page chip shows the chapter\u2019s H100');
+  const h100 = await label(gpu);
+  await page.selectOption('#chip-select', 'h200');
+  await changed(gpu, h100, 'switching to a GPU');
+  assert.ok((await label(gpu)).includes(q(out('chip', { chip: 'h200' }, 'hbm_bytes_per_s'), 'bytes/s')));
+  assert.deepEqual(problems, clean);
+});
+
+test('without JavaScript each figure is a caption saying what it shows', async () => {
+  const ctx = await browser.context.browser()?.newContext({ javaScriptEnabled: false }) ?? null;
+  const page = ctx ? await ctx.newPage() : await browser.context.newPage();
+  if (!ctx) await page.route('**/*.js', (r) => r.abort());
+  for (const ch of new Set(FIGURES.map((f) => f.ch))) {
+    await page.goto(`${server.url}/chapters/${ch}/`);
+    const texts = await page.locator('.sl-figure-host .fig-fallback').allInnerTexts();
+    assert.ok(texts.length >= 1 && texts.every((t) => /^Figure: .{40,}/.test(t)), `${ch}: ${texts.join(' | ')}`);
+  }
+  await (ctx ? ctx.close() : page.close());
+});
+
+test('a figure refuses a bad setting with a note naming it, and shows an engine refusal in place', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + '/about/');
+  await page.evaluate(() => localStorage.clear());
+  await openFigure(page, '03-sharded-matmuls', 'ring'); // loads the module that defines ring and roofline
+  const add = (tag, state) => page.evaluate(([t, s]) => {
+    const el = document.createElement(t);
+    el.dataset.state = s;
+    el.dataset.figure = `bad-${t}`;
+    document.querySelector('main').append(el);
+  }, [tag, state]);
+  await add('sl-fig-ring', '{"X":3}');
+  const ring = page.locator('[data-figure="bad-sl-fig-ring"]');
+  await ring.locator('svg.fig-svg').waitFor();
+  assert.match(await ring.locator('.fig-problem').innerText(), /X chips “3” is not offered here \(allowed: 2, 4, 8\)/);
+  assert.match(await label(ring), /4×4 mesh|axis X takes/);
+  await add('sl-fig-roofline', '{"I":"lots"}');
+  const roof = page.locator('[data-figure="bad-sl-fig-roofline"]');
+  await roof.locator('svg.fig-svg').waitFor();
+  assert.match(await roof.locator('.fig-problem').innerText(), /intensity “lots” is refused: it must be a number from/);
+  assert.doesNotMatch(await label(roof), /NaN/);
+  await openFigure(page, '07-inference', 'kv-cache');
+  await add('sl-fig-kv-cache', '{"batch":0}');
+  const kv = page.locator('[data-figure="bad-sl-fig-kv-cache"]');
+  await kv.locator('.fig-problem').waitFor();
+  assert.match(await kv.locator('.fig-problem').innerText(), /batch/, 'the engine\u2019s refusal names the batch');
+  assert.equal(await kv.locator('svg').count(), 0, 'no drawing from a refused setting');
+  assert.deepEqual(problems, clean);
+});
