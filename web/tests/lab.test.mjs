@@ -34,7 +34,10 @@ test('dragging the B slider moves the point and flips the verdict', async () => 
   const b = Number(await page.locator('.control[data-key="B"] input[type=text]').inputValue());
   assert.ok(b < 240, `B dragged below the critical batch, got ${b}`);
   await page.waitForFunction(() => /[?&]B=\d+/.test(location.search));
-  assert.ok(await page.locator('.lab-steps .katex').count() > 3, 'derivation rendered with KaTeX');
+  assert.equal(await page.locator('.lab-steps .katex').count(), 0, 'the derivation is typeset only once opened');
+  await page.locator('.lab-steps summary').click();
+  await page.waitForSelector('.lab-steps .katex');
+  assert.ok(await page.locator('.lab-steps .katex').count() > 3, 'derivation rendered with KaTeX when opened');
   assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
   await page.close();
 });

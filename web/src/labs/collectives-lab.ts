@@ -3,7 +3,7 @@
 // as the array shrinks (a plot of engine evaluations), a ring animating hop by hop, and on
 // GPUs the NVLink / leaf / spine levels. Every number is the engine's `collective`.
 import { html, nothing, render, svg, type TemplateResult } from 'lit';
-import * as Plot from '@observablehq/plot';
+import { Plot } from './plot';
 import { LabElement, type Control, type ControlSpec } from './framework';
 import { isError, type Result } from '../engine';
 

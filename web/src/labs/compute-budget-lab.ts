@@ -4,7 +4,7 @@
 // product N·D fixed when the reader moves one of them (the "fixed budget" line), with the
 // per-token factor (6, or 8 with remat) read from the engine's own output.
 import { html, nothing, type TemplateResult } from 'lit';
-import * as Plot from '@observablehq/plot';
+import { Plot } from './plot';
 import { LabElement, type Control, type ControlSpec } from './framework';
 import { isError, type Result } from '../engine';
 

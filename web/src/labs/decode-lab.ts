@@ -4,7 +4,7 @@
 // and the batch where the weight matmuls flip. The verdict keeps the matmuls and attention
 // apart. Every number is the engine's; this file only chooses which points to draw.
 import { html, nothing } from 'lit';
-import * as Plot from '@observablehq/plot';
+import { Plot } from './plot';
 import { LabElement, type ControlSpec, type OutputSpec } from './framework';
 import { MODEL_PICKER } from './model-picker';
 import { isError, type Result } from '../engine';

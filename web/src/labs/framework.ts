@@ -9,6 +9,7 @@ import { getEngine, getPath, isError, type Engine, type ParamSchema, type Result
 import { chipParam, customChip, DEFAULT_CHIP, mode } from '../state';
 import { fieldText, typedValue } from '../format';
 import { loadKatex, stepsHtml } from '../tex';
+import { loadPlot } from './plot';
 import { focusableOverflow } from '../overflow';
 import { modelPicker } from './model-picker';
 import './labs.css';
@@ -108,7 +109,7 @@ export abstract class LabElement extends LitElement {
 
   // ------------------------------------------------------------ setup
   private async start() {
-    this.engine = await getEngine();
+    [this.engine] = await Promise.all([getEngine(), this.hasViz ? loadPlot() : null]);
     const calc = this.engine.calculator(this.calculator);
     if (!calc) { this.notice = [`This lab needs the engine's "${this.calculator}" calculator, which this build lacks.`]; this.requestUpdate(); return; }
     this.controls = this.controlSpecs.map((s) => this.buildControl(s));
@@ -273,10 +274,14 @@ export abstract class LabElement extends LitElement {
     if (this.hasAttribute('data-url-state')) this.writeUrlSoon();
   }
 
-  /** The derivation is re-typeset once input pauses (KaTeX is the costliest part of an update). */
+  /** The derivation is typeset only while it is open (KaTeX and its fonts load on the first
+   *  opening, not with the page), and re-typeset once input pauses (the costliest part of an update). */
   private stepsTimer = 0;
+  // Technical readers see the derivation open; Plain readers open it (KaTeX loads only then).
+  private stepsOpen = mode() === 'technical';
   private renderStepsSoon(r: Result) {
     clearTimeout(this.stepsTimer);
+    if (!this.stepsOpen) { this.stepsMarkup = ''; return; }
     if (!this.stepsMarkup) { void this.renderSteps(r); return; }
     this.stepsTimer = window.setTimeout(() => void this.renderSteps(r), 120);
   }
@@ -285,6 +290,10 @@ export abstract class LabElement extends LitElement {
     if (r !== this.result) return;
     this.stepsMarkup = stepsHtml(katex, r.steps, (v, u) => this.engine!.format(v, u));
     this.requestUpdate();
+  }
+  private onStepsToggle(e: Event) {
+    this.stepsOpen = (e.currentTarget as HTMLDetailsElement).open;
+    if (this.stepsOpen && this.result && !this.stepsMarkup) void this.renderSteps(this.result);
   }
 
   private writeUrlSoon() {
@@ -468,7 +477,7 @@ export abstract class LabElement extends LitElement {
         ${this.hasViz ? html`<div class="lab-viz"></div>` : nothing}
         ${this.renderOutputs(r)}
         ${r.warnings.length ? html`<ul class="lab-warnings">${r.warnings.map((w) => html`<li>${w}</li>`)}</ul>` : nothing}
-        <details class="lab-steps" ?open=${this.technical}><summary>Derivation for these numbers</summary>${unsafeHTML(this.stepsMarkup)}</details>
+        <details class="lab-steps" ?open=${this.stepsOpen} @toggle=${this.onStepsToggle}><summary>Derivation for these numbers</summary>${this.stepsOpen && !this.stepsMarkup ? html`<p>Typesetting…</p>` : unsafeHTML(this.stepsMarkup)}</details>
       ` : nothing}
       ${this.hasAttribute('data-url-state') ? nothing : html`<p class="lab-link"><a href=${`/labs/${this.dataset.lab ?? this.calculator}/${q ? '?' + q : ''}`}>Open this lab on its own page</a> (the settings come along)</p>`}
     </div>`;

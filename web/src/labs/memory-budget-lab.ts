@@ -7,7 +7,7 @@
 // engine's bytes_per_chip for evaluations that keep only that part (the others set to zero), so the
 // lab never applies a sharding rule itself: it only takes differences of engine figures.
 import { html, nothing } from 'lit';
-import * as Plot from '@observablehq/plot';
+import { Plot } from './plot';
 import { LabElement, type ControlSpec, type OutputSpec } from './framework';
 import { MODEL_PICKER } from './model-picker';
 import { isError, type Result } from '../engine';

@@ -3,7 +3,7 @@
 // time is the engine's `transfer` calculator; a rung the chip has no figure for is shown as
 // "not in the catalog" with the engine's message, never as an error.
 import { html, nothing } from 'lit';
-import * as Plot from '@observablehq/plot';
+import { Plot } from './plot';
 import { LabElement, type ControlSpec } from './framework';
 import { isError, type Result } from '../engine';
 

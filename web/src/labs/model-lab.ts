@@ -2,7 +2,7 @@
 // sequence grows, and the KV cache (chapter 4). Pick a catalog model or override its dims
 // (GQA heads, MoE experts, MLA latent cache). Every number is the engine's `transformer`.
 import { html, nothing, type TemplateResult } from 'lit';
-import * as Plot from '@observablehq/plot';
+import { Plot } from './plot';
 import { LabElement, type Control, type ControlSpec } from './framework';
 import { MODEL_PICKER } from './model-picker';
 import { isError, type Result } from '../engine';

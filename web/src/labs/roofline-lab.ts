@@ -1,6 +1,6 @@
 // <sl-roofline-lab>: a matmul [B, D] · [D, F] on a chip's roofline (chapter 1).
 import { html, nothing } from 'lit';
-import * as Plot from '@observablehq/plot';
+import { Plot } from './plot';
 import { LabElement, type ControlSpec, type OutputSpec } from './framework';
 import { isError, type Result } from '../engine';
 

@@ -5,7 +5,7 @@
 // the smallest topology that holds the model (from the engine's decode calculator).
 // This file only chooses which batches and topologies to ask for; every number is the engine's.
 import { html, nothing, render } from 'lit';
-import * as Plot from '@observablehq/plot';
+import { Plot } from './plot';
 import { LabElement, type Control, type ControlSpec, type OutputSpec } from './framework';
 import { MODEL_PICKER } from './model-picker';
 import { isError, type Result } from '../engine';

@@ -4,7 +4,7 @@
 // equivalent JAX PartitionSpecs. The PartitionSpecs are a translation of the notation the
 // reader typed (which axis names sit on which dimension), not a computation.
 import { html, nothing, type TemplateResult } from 'lit';
-import * as Plot from '@observablehq/plot';
+import { Plot } from './plot';
 import { LabElement, type Control, type ControlSpec } from './framework';
 import { isError, type Result } from '../engine';
 
