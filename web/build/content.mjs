@@ -26,6 +26,7 @@ import katex from 'katex';
 import { CHAPTERS, pad2 } from './chapters.mjs';
 import { LABS } from './labs.mjs';
 import { tryitNode } from './tryit.mjs';
+import { groupChips } from '../src/chip-groups.js';
 
 const require = createRequire(import.meta.url);
 const WEB = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -401,7 +402,8 @@ function readChapter(file) {
 // ---------------------------------------------------------------- page shell
 const CREDIT = 'Based on <a href="https://jax-ml.github.io/scaling-book/"><cite>How to Scale Your Model</cite></a> by Austin et al., Google DeepMind, 2025';
 function chipOptions(selected = DEFAULT_CHIP) {
-  return chips.map((c) => `<option value="${esc(c.id)}"${c.id === selected ? ' selected' : ''}>${esc(c.name)}</option>`).join('') +
+  return groupChips(chips).map((g) => `<optgroup label="${esc(g.title)}">${g.chips.map((c) =>
+    `<option value="${esc(c.id)}"${c.id === selected ? ' selected' : ''}>${esc(c.name)}</option>`).join('')}</optgroup>`).join('') +
     '<option value="custom">Custom chip…</option>';
 }
 function page({ title, description, body, original, kind, depth, chip }) {
