@@ -404,7 +404,7 @@ const CREDIT = 'Based on <a href="https://jax-ml.github.io/scaling-book/"><cite>
 function chipOptions(selected = DEFAULT_CHIP) {
   return groupChips(chips).map((g) => `<optgroup label="${esc(g.title)}">${g.chips.map((c) =>
     `<option value="${esc(c.id)}"${c.id === selected ? ' selected' : ''}>${esc(c.name)}</option>`).join('')}</optgroup>`).join('') +
-    '<option value="custom">Custom chip…</option>';
+    '<option value="custom">Custom chip…</option><option value="measure">Measure this device…</option>';
 }
 function page({ title, description, body, original, kind, depth, chip }) {
   const up = '../'.repeat(depth);

@@ -24,11 +24,11 @@ function assertGrouped(groups) {
     assert.ok(CHIPS.some((c) => kindOf(c) === kind), `the catalog has a ${kind}`);
 }
 
-test('the page chip selector groups the catalog by kind, then the custom chip', async () => {
+test('the page chip selector groups the catalog by kind, then the custom chip and Measure this device', async () => {
   const { page, problems } = await watchedPage(browser.context, server.url);
   await page.goto(server.url + '/');
   assertGrouped(await groupsOf(page, '#chip-select'));
-  assert.deepEqual(await page.$$eval('#chip-select > option', (os) => os.map((o) => o.value)), ['custom'], 'the custom chip comes after the groups');
+  assert.deepEqual(await page.$$eval('#chip-select > option', (os) => os.map((o) => o.value)), ['custom', 'measure'], 'custom chip and measuring come after the groups');
   assert.deepEqual(problems, clean);
   await page.close();
 });

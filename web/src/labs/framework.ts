@@ -178,6 +178,7 @@ export abstract class LabElement extends LitElement {
         continue;
       }
       if (this.applyExtraState(k, v)) continue;
+      if (k === 'device') continue; // a measured chip for the whole page: the shell reads it (measure/measure-device.ts)
       const c = this.controls.find((x) => x.key === k);
       if (!c) { this.notice.push(`Ignored “${k}” in the address: this lab has no such setting.`); continue; }
       given.set(c.path, v);
