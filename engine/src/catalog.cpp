@@ -14,6 +14,7 @@ namespace scalelab {
 extern const char* const kChipsJson;   // generated from data/chips.json
 extern const char* const kModelsJson;  // generated from data/models.json
 extern const char* const kFormatsJson; // generated from data/formats.json
+extern const char* const kMeasurementsJson;  // generated from data/measurements.json
 
 namespace {
 
@@ -212,6 +213,11 @@ const json& model_catalog() {
 
 const json& format_catalog() {
   static const json catalog = parse_catalog(kFormatsJson);
+  return catalog;
+}
+
+const json& measurement_catalog() {
+  static const json catalog = json::parse(kMeasurementsJson);
   return catalog;
 }
 

@@ -13,6 +13,8 @@ namespace scalelab {
 const json& chip_catalog();
 const json& model_catalog();
 const json& format_catalog();  // weight and KV-cache formats (data/formats.json)
+// published decode speeds on named hardware, model and format (data/measurements.json)
+const json& measurement_catalog();
 const std::vector<Param>& chip_fields();
 const std::vector<Param>& model_fields();
 

@@ -199,5 +199,7 @@ std::string chips_json() {
   return chips.dump();
 }
 std::string models_json() { return model_catalog().dump(); }
+std::string formats_json() { return format_catalog().dump(); }
+std::string measurements_json() { return measurement_catalog().dump(); }
 
 }  // namespace scalelab

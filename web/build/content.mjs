@@ -27,6 +27,7 @@ import { CHAPTERS, pad2 } from './chapters.mjs';
 import { LABS } from './labs.mjs';
 import { tryitNode } from './tryit.mjs';
 import { figureNode } from './figures.mjs';
+import { groupChips } from '../src/chip-groups.js';
 
 const require = createRequire(import.meta.url);
 const WEB = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -405,8 +406,9 @@ function readChapter(file) {
 // ---------------------------------------------------------------- page shell
 const CREDIT = 'Based on <a href="https://jax-ml.github.io/scaling-book/"><cite>How to Scale Your Model</cite></a> by Austin et al., Google DeepMind, 2025';
 function chipOptions(selected = DEFAULT_CHIP) {
-  return chips.map((c) => `<option value="${esc(c.id)}"${c.id === selected ? ' selected' : ''}>${esc(c.name)}</option>`).join('') +
-    '<option value="custom">Custom chip…</option>';
+  return groupChips(chips).map((g) => `<optgroup label="${esc(g.title)}">${g.chips.map((c) =>
+    `<option value="${esc(c.id)}"${c.id === selected ? ' selected' : ''}>${esc(c.name)}</option>`).join('')}</optgroup>`).join('') +
+    '<option value="custom">Custom chip…</option><option value="measure">Measure this device…</option>';
 }
 function page({ title, description, body, original, kind, depth, chip }) {
   const up = '../'.repeat(depth);

@@ -4,6 +4,8 @@ declare module 'scalelab-engine' {
     calculators(): string;
     chips(): string;
     models(): string;
+    formats(): string;
+    measurements(): string;
     formatQuantity(value: number, unit: string): string;
     outputUnit(calculator: string, output: string): string;
   }

@@ -21,15 +21,27 @@ export const isError = (r: Outcome): r is EngineError => 'error' in r;
 export type { ParamSchema, OutputSchema, CalculatorSchema, Schema, CalculatorName, CalculatorParams, CalculatorOutputs } from './generated/schema';
 export type Chip = Record<string, unknown> & { id: string; name: string };
 
+export interface EngineFormat { id: string; name: string; bits: number; uses: string[]; source: string }
+export interface Measurement {
+  id: string; chip: string; model: string; weight_format: string; kv_format: string; context: number;
+  tokens_per_s: number; software: string; hardware: string; source: string; notes?: string;
+}
+export interface MeasurementCatalog { about: string; band: { min: number; max: number; why: string }; measurements: Measurement[] }
 export class Engine {
   readonly schema: Schema;
   readonly chips: Chip[];
   /** the model catalog (data/models.json), for labs that pick a model */
   readonly models: Chip[];
+  /** weight and KV-cache formats (data/formats.json): id, display name, bits per value, source */
+  readonly formats: EngineFormat[];
+  /** published decode speeds (data/measurements.json): the band measured/bound should lie in, and the runs */
+  readonly measurements: MeasurementCatalog;
   constructor(private readonly m: EngineModule) {
     this.schema = JSON.parse(m.calculators());
     this.chips = JSON.parse(m.chips());
     this.models = JSON.parse(m.models());
+    this.formats = JSON.parse(m.formats());
+    this.measurements = JSON.parse(m.measurements());
   }
   evaluate(name: string, params: unknown): Outcome {
     const r: Outcome = JSON.parse(this.m.evaluate(name, JSON.stringify(params)));

@@ -3,6 +3,7 @@ import { getEngine, isError, type ParamSchema } from './engine';
 import { chipId, customChip, DEFAULT_CHIP, mode, setChip, setMode, setTheme, theme, type Mode, type Theme } from './state';
 import { esc, } from './tex';
 import { fieldText, typedValue } from './format';
+import { chipFromAddress, openMeasureDialog } from './measure/measure-device';
 
 export function applyMode(m: Mode = mode()) {
   const root = document.documentElement;
@@ -42,15 +43,54 @@ export function initShell() {
   const has = (id: string) => [...select.options].some((o) => o.value === id);
   if (current === 'custom' && customChip()) {
     select.value = 'custom';
-    select.options[select.options.length - 1].textContent = `Custom: ${String(customChip()!.name || 'chip')}`;
+    customOption(select).textContent = customLabel(customChip()!);
   } else select.value = has(current) ? current : DEFAULT_CHIP;
   let previous = select.value;
+  void useAddressDevice(select);
   select.addEventListener('change', () => {
     if (select.value === 'custom') { void openCustomChip(select, previous); return; }
+    if (select.value === 'measure') { void measureDevice(select, previous); return; }
     previous = select.value;
     setChip(select.value);
   });
-  window.addEventListener('sl-chip-change', () => { previous = select.value; });
+  window.addEventListener('sl-chip-change', (e) => {
+    // a chip chosen elsewhere (the measure dialog of chapter 0's experiment) shows here too
+    if ((e as CustomEvent<{ id: string }>).detail?.id === 'custom' && customChip()) {
+      customOption(select).textContent = customLabel(customChip()!);
+      select.value = 'custom';
+    }
+    previous = select.value;
+  });
+}
+
+/** A measured chip shows its own name ("This device (measured): …"); another custom chip "Custom: name". */
+const customLabel = (chip: Record<string, unknown>) => {
+  const name = String(chip.name || 'chip');
+  return name.startsWith('This device (measured)') ? name : `Custom: ${name}`;
+};
+const customOption = (select: HTMLSelectElement) => select.querySelector<HTMLOptionElement>('option[value="custom"]')!;
+
+// ---- a measured device: from the "Measure this device" dialog, or from ?device= in the address
+async function measureDevice(select: HTMLSelectElement, previous: string) {
+  const chip = await openMeasureDialog();
+  if (!chip) { select.value = previous; return; }
+  customOption(select).textContent = customLabel(chip);
+  select.value = 'custom';
+}
+async function useAddressDevice(select: HTMLSelectElement) {
+  const r = await chipFromAddress();
+  if (!r) return;
+  if ('error' in r) { addressNotice(r.error); return; }
+  customOption(select).textContent = customLabel(r.chip);
+  select.value = 'custom';
+  setChip('custom', r.chip);
+}
+function addressNotice(text: string) {
+  const p = document.createElement('p');
+  p.className = 'address-notice';
+  p.setAttribute('role', 'alert');
+  p.textContent = text;
+  document.querySelector('main')?.prepend(p);
 }
 
 // ---- custom chip form, built from the schema's chip_fields and validated by the engine
@@ -152,7 +192,7 @@ ${f.schema.type === 'choice' ? `<select id="cc-${i}" name="${esc(f.path)}">${(f.
       } else form.querySelector('.form-error')!.textContent = `${r.error.param ?? ''}: ${r.error.message}`;
       return;
     }
-    select.options[select.options.length - 1].textContent = `Custom: ${String(clean.name || 'chip')}`;
+    customOption(select).textContent = customLabel(clean);
     select.value = 'custom';
     dialog.close();
     setChip('custom', clean);

@@ -34,6 +34,10 @@ std::string calculators_json();
 // The catalogs as JSON, and the schema of a chip or model object.
 std::string chips_json();
 std::string models_json();
+// The weight/KV-cache formats (data/formats.json) and the published measurements
+// (data/measurements.json: {about, band, measurements}) as JSON.
+std::string formats_json();
+std::string measurements_json();
 
 // Human formatting of a quantity, e.g. (1.39e-3, "s") -> "1.39 ms". The one formatter.
 std::string format_quantity(double value, std::string_view unit);

@@ -8,6 +8,7 @@ import { unsafeHTML } from 'lit/directives/unsafe-html.js';
 import { getEngine, getPath, isError, type Engine, type ParamSchema, type Result } from '../engine';
 import { chipParam, customChip, DEFAULT_CHIP, mode } from '../state';
 import { fieldText, typedValue } from '../format';
+import { groupChips } from '../chip-groups.js';
 import { loadKatex, stepsHtml } from '../tex';
 import { loadPlot } from './plot';
 import { focusableOverflow } from '../overflow';
@@ -154,7 +155,7 @@ export abstract class LabElement extends LitElement {
     const picked = found.type === 'model' ? modelPicker(found, this.engine!) : null;
     const base = picked?.schema ?? found;
     const schema = s.schema ? { ...base, ...s.schema } : base;
-    return { choiceLabels: picked?.choiceLabels, ...s, key: s.key ?? s.path.split('.').pop()!, schema, id: `${this.uid}-${s.path.replace(/\W/g, '-')}` };
+    return { choiceLabels: picked?.choiceLabels ?? formatLabels(schema, this.engine!), ...s, key: s.key ?? s.path.split('.').pop()!, schema, id: `${this.uid}-${s.path.replace(/\W/g, '-')}` };
   }
 
   private parseStateAttr(json: string): URLSearchParams | null {
@@ -185,6 +186,7 @@ export abstract class LabElement extends LitElement {
         continue;
       }
       if (this.applyExtraState(k, v)) continue;
+      if (k === 'device') continue; // a measured chip for the whole page: the shell reads it (measure/measure-device.ts)
       const c = this.controls.find((x) => x.key === k);
       if (!c) { this.notice.push(`Ignored “${k}” in the address: this lab has no such setting.`); continue; }
       given.set(c.path, v);
@@ -426,7 +428,7 @@ export abstract class LabElement extends LitElement {
       <label for=${`${this.uid}-chip`}>${this.technical ? html`<span class="c-name">chip</span> the chip (this lab only)` : 'Chip (this lab only)'}</label>
       <select id=${`${this.uid}-chip`} @change=${(e: Event) => this.onChip(e)} aria-invalid=${err ? 'true' : 'false'} aria-describedby=${`${this.uid}-chip-err`}>
         <option value="" ?selected=${!this.chipOverride}>Same as the page: ${globalName}</option>
-        ${this.engine.chips.map((c) => html`<option value=${c.id} ?selected=${this.chipOverride === c.id}>${c.name}</option>`)}
+        ${groupChips(this.engine.chips).map((g) => html`<optgroup label=${g.title}>${g.chips.map((c) => html`<option value=${c.id} ?selected=${this.chipOverride === c.id}>${c.name}</option>`)}</optgroup>`)}
         ${custom ? html`<option value="custom" ?selected=${this.chipOverride === 'custom'}>Custom: ${String(custom.name ?? 'chip')}</option>` : nothing}
       </select>
       <span class="field-error" id=${`${this.uid}-chip-err`} role="alert">${err ?? ''}</span>
@@ -482,4 +484,13 @@ export abstract class LabElement extends LitElement {
       ${this.hasAttribute('data-url-state') ? nothing : html`<p class="lab-link"><a href=${`/labs/${this.dataset.lab ?? this.calculator}/${q ? '?' + q : ''}`}>Open this lab on its own page</a> (the settings come along)</p>`}
     </div>`;
   }
+}
+
+/** A choice of weight or KV-cache formats shows each format's name from the engine's catalog
+ *  (data/formats.json: "GGUF Q4_K_M" for q4_k_m); other choices show their values. */
+function formatLabels(schema: ParamSchema, engine: Engine): Record<string, string> | undefined {
+  const choices = schema.type === 'choice' ? schema.choices ?? [] : [];
+  const names = new Map(engine.formats.map((f) => [f.id, f.name]));
+  if (choices.length === 0 || !choices.every((c) => names.has(c))) return undefined;
+  return Object.fromEntries(choices.map((c) => [c, names.get(c)!]));
 }

@@ -8,6 +8,7 @@
 //                                 and PageHooks (watchdog limit, a size override)
 import { LitElement, html, nothing, type TemplateResult } from 'lit';
 import { matmulStyles } from './matmul-styles';
+import { openMeasureDialog } from '../measure/measure-device';
 import { MAX_N, SIZES, type CpuResult, type FaultHooks, type GpuResult, type PageHooks, type RunRequest, type WorkerMessage } from './matmul-protocol';
 
 type RunState = 'idle' | 'running' | 'done' | 'cancelled' | 'failed';
@@ -210,6 +211,9 @@ export class MatmulExperiment extends LitElement {
       ${this.cpu ? this.renderCpu(this.cpu) : nothing}
       ${this.gpu ? this.renderGpu(this.gpu) : nothing}
       ${this.renderNotes()}
+      <p class="hint measure-this" data-measure>Want these rates as a chip for the labs?
+        <button type="button" ?disabled=${running} @click=${() => void openMeasureDialog()}>Measure this device…</button>
+        (FLOP/s and memory bandwidth, several runs, the same kernels.)</p>
     `;
   }
 

@@ -1,0 +1,50 @@
+// The chip selectors (the page's and a lab's) group the catalog by kind, and format choices show
+// the formats' names from the engine's catalog (data/formats.json), not their ids.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startServer, launch, watchedPage } from './harness.mjs';
+import { CHIPS, engine, clean, labHelpers } from './lab-helpers.mjs';
+import { CHIP_GROUPS } from '../src/chip-groups.js';
+
+const EL = 'sl-can-i-run-lab';
+let server, browser;
+before(async () => { server = await startServer(); browser = await launch(); });
+after(async () => { await browser?.close(); await server?.stop(); });
+const { ready } = labHelpers({ element: EL });
+
+const kindOf = (c) => (c.kind === 'gpu' ? 'datacenter-gpu' : c.kind);
+/** the groups a select shows: [{ title, ids }] */
+const groupsOf = (page, sel) => page.$$eval(`${sel} optgroup`, (gs) => gs.map((g) => ({ title: g.label, ids: [...g.querySelectorAll('option')].map((o) => o.value) })));
+
+function assertGrouped(groups) {
+  const want = CHIP_GROUPS.map((g) => ({ title: g.title, ids: CHIPS.filter((c) => kindOf(c) === g.kind).map((c) => c.id) })).filter((g) => g.ids.length);
+  assert.deepEqual(groups, want);
+  assert.equal(groups.flatMap((g) => g.ids).length, CHIPS.length, 'every catalog chip once');
+  for (const kind of ['tpu', 'datacenter-gpu', 'workstation-gpu', 'consumer-gpu', 'unified-memory', 'cpu'])
+    assert.ok(CHIPS.some((c) => kindOf(c) === kind), `the catalog has a ${kind}`);
+}
+
+test('the page chip selector groups the catalog by kind, then the custom chip and Measure this device', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + '/');
+  assertGrouped(await groupsOf(page, '#chip-select'));
+  assert.deepEqual(await page.$$eval('#chip-select > option', (os) => os.map((o) => o.value)), ['custom', 'measure'], 'custom chip and measuring come after the groups');
+  assert.deepEqual(problems, clean);
+  await page.close();
+});
+
+test('a lab chip selector groups by kind; format choices show the catalog names', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + '/labs/can-i-run/');
+  await ready(page);
+  assertGrouped(await groupsOf(page, `${EL} .control[data-key="chip"] select`));
+  const formats = JSON.parse(engine.formats());
+  for (const key of ['weight_format', 'kv_format']) {
+    const shown = await page.$$eval(`${EL} .control[data-key="${key}"] select option`, (os) => os.map((o) => [o.value, o.textContent.trim()]));
+    assert.ok(shown.length > 3, key);
+    for (const [id, text] of shown) assert.equal(text, formats.find((f) => f.id === id)?.name, `${key} ${id}`);
+  }
+  assert.ok((await page.locator(`${EL} .control[data-key="weight_format"] select`).innerText()).includes('GGUF Q4_K_M'));
+  assert.deepEqual(problems, clean);
+  await page.close();
+});
