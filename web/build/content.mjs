@@ -67,15 +67,10 @@ function evaluate(calc, params) {
 function getPath(obj, dotted) {
   return dotted.split('.').reduce((o, k) => (o == null ? undefined : o[k]), obj);
 }
-// The unit of an output: the engine's naming convention, else the unit of the step that
-// produced the same value.
+// The unit of an output, as the engine's schema declares it (as src/engine.ts unitOf: a field
+// inside a list output has no declaration of its own, so a directive on one names its unit="…").
 function unitOf(result, out) {
-  const u = engine.outputUnit(out);
-  if (u) return u;
-  const v = getPath(result.outputs, out);
-  // as src/engine.ts: the steps that came to this value name its unit, unless they disagree
-  const units = new Set((result.steps || []).filter((s) => s.value === v).map((s) => s.unit));
-  return units.size === 1 ? [...units][0] : '';
+  return engine.outputUnit(result.calculator, out);
 }
 export function formatValue(value, unit, digits) {
   if (typeof value === 'string') return value;
