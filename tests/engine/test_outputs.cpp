@@ -97,3 +97,22 @@ TEST(DeclaredOutputs, EveryParameterAndCatalogFieldHasALabel) {
 }
 
 }  // namespace
+
+namespace {
+
+// Inputs that leave an optional figure out: a chip with no price (serving's cost), a chip with no
+// HBM figure (training_memory's fit). The fuzzer found the first; both were declared non-nullable.
+TEST(DeclaredOutputs, FiguresAChipLacksComeOutNullNotAsAFault) {
+  auto decl = declarations();
+  const std::pair<const char*, const char*> inputs[] = {
+      {"serving", R"({"chip": "tpu-v6e", "model": "llama3-70b", "chips": 13, "disaggregated": true})"},
+      {"training_memory", R"({"chip": "h800", "model": "llama3-70b", "chips": 8})"},
+  };
+  for (const auto& [calc, input] : inputs) {
+    auto e = scalelab::evaluate(calc, input);
+    ASSERT_EQ(e.status, scalelab::Status::ok) << calc << ": " << e.json;
+    EXPECT_EQ(mismatch(decl[calc], json::parse(e.json)["outputs"]), "") << calc;
+  }
+}
+
+}  // namespace
