@@ -23,6 +23,7 @@ function formatted(calc, params, out, { nonNumbers }) {
   const v = r.outputs[out];
   if (nonNumbers && typeof v !== 'number') return v == null ? '—' : typeof v === 'boolean' ? (v ? 'yes' : 'no') : String(v); // as the lab's engine.format
   const unit = engine.outputUnit(calc, out);
+  if (unit === 'bytes' && typeof v === 'number' && v < 0) return `${engine.formatQuantity(-v, unit)} short`; // as the labs' fmt
   return engine.formatQuantity(v, unit);
 }
 /** the engine's value of one output, formatted as the lab formats it (null → '—', booleans → yes/no, other non-numbers as strings) */

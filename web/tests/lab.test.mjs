@@ -9,7 +9,7 @@ after(async () => { await browser?.close(); await server?.stop(); });
 const LAB = '/labs/roofline/';
 const ready = (page) => page.waitForSelector('sl-roofline-lab .lab-verdict .verdict');
 const point = (page) => page.locator('sl-roofline-lab .operating-point circle').first().evaluate((c) => `${c.getAttribute('cx')},${c.getAttribute('cy')}`);
-const rendered = (page) => page.locator('sl-roofline-lab').getAttribute('data-rendered');
+const rendered = (page) => page.locator('sl-roofline-lab').first().getAttribute('data-rendered');
 async function settle(page, before) {
   await page.waitForFunction((b) => document.querySelector('sl-roofline-lab').dataset.rendered !== b, before);
 }
@@ -120,7 +120,7 @@ test('lab in chapter 1 and the full page pass axe', async () => {
   await ready(page);
   assert.deepEqual(await axe(page), []);
   await page.goto(server.url + '/chapters/01-rooflines/');
-  const step = await page.locator('section.step:has(sl-roofline-lab)').getAttribute('id');
+  const step = await page.locator('section.step:has(sl-roofline-lab)').first().getAttribute('id'); // the first of its placements
   await page.goto(server.url + '/chapters/01-rooflines/#' + step);
   await ready(page);
   assert.deepEqual(await axe(page), []);

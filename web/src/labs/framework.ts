@@ -438,7 +438,10 @@ export abstract class LabElement extends LitElement {
   // ------------------------------------------------------------ result
   protected fmt(name: string): string {
     const r = this.result!;
-    return this.engine!.format(getPath(r.outputs, name), this.engine!.unitOf(r, name));
+    const v = getPath(r.outputs, name), unit = this.engine!.unitOf(r, name);
+    // A negative size is a shortfall (e.g. HBM left when the weights do not fit): say so in words.
+    if (unit === 'bytes' && typeof v === 'number' && v < 0) return `${this.engine!.format(-v, unit)} short`;
+    return this.engine!.format(v, unit);
   }
   protected renderOutputs(r: Result): TemplateResult {
     const declared = this.engine!.calculator(this.calculator)?.outputs ?? [];
