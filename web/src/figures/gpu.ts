@@ -56,7 +56,7 @@ export class GpuFigure extends FigureElement {
   protected chip() {
     const c = super.chip();
     const entry = typeof c === 'string' ? this.engine!.chips.find((x) => x.id === c) : c;
-    return entry && entry.kind === 'gpu' ? c : 'h100';
+    return entry && (entry.kind === 'datacenter-gpu' || entry.kind === 'gpu') ? c : 'h100'; // NVLink-node GPUs ('gpu' is the old name)
   }
   protected chipEntry() {
     const c = this.chip();
