@@ -482,7 +482,7 @@ export abstract class LabElement extends LitElement {
         ${this.hasViz ? html`<div class="lab-viz"></div>` : nothing}
         ${this.renderOutputs(r)}
         ${r.warnings.length ? html`<ul class="lab-warnings">${r.warnings.map((w) => html`<li>${w}</li>`)}</ul>` : nothing}
-        <details class="lab-steps" ?open=${this.stepsOpen} @toggle=${this.onStepsToggle}><summary>Derivation for these numbers</summary>${this.stepsOpen && !this.stepsMarkup ? html`<p>Typesetting…</p>` : unsafeHTML(this.stepsMarkup)}</details>
+        <details class="lab-steps" ?open=${this.stepsOpen || this.technical} @toggle=${this.onStepsToggle}><summary>Derivation for these numbers</summary>${this.stepsOpen && !this.stepsMarkup ? html`<p>Typesetting…</p>` : unsafeHTML(this.stepsMarkup)}</details>
       ` : nothing}
       ${this.hasAttribute('data-url-state') ? nothing : html`<p class="lab-link"><a href=${`/labs/${this.dataset.lab ?? this.calculator}/${q ? '?' + q : ''}`}>Open this lab on its own page</a> (the settings come along)</p>`}
     </div>`;
