@@ -109,7 +109,7 @@ fi
 
 step "ctest (release)" ctest --test-dir "$BUILD_DIR" -j"$JOBS" --timeout 300
 if ((QUICK)); then
-  step "node (native vs wasm)" node --test --test-reporter=tap tests/node/
+  step "node (native vs wasm)" node --test --test-reporter=tap tests/node/*.test.mjs
   step "browser ($(basename "$QUICK_BROWSER_TEST"))" node --test --test-reporter=tap "$QUICK_BROWSER_TEST"
   summary
   exit "$failed"
