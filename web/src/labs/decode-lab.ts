@@ -4,7 +4,7 @@
 // and the batch where the weight matmuls flip. The verdict keeps the matmuls and attention
 // apart. Every number is the engine's; this file only chooses which points to draw.
 import { html, nothing } from 'lit';
-import { Plot } from './plot';
+import { Plot, logLogFrame } from './plot';
 import { LabElement, type ControlSpec, type OutputSpec } from './framework';
 import { MODEL_PICKER } from './model-picker';
 import { isError, type Result } from '../engine';
@@ -171,17 +171,8 @@ export class DecodeLab extends LabElement {
     const last = xs[xs.length - 1];
     const flipShown = flip !== null && flip >= 1 && flip <= last;
     const chart = Plot.plot({
-      width,
-      height: Math.round(Math.min(360, width * 0.65)),
-      marginLeft: 80,
-      marginBottom: 42,
-      marginTop: 24,
-      ariaLabel: 'Decode step time and its terms against batch size, from the engine',
-      ariaDescription: description,
-      style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
-      x: { type: 'log', label: 'Batch (sequences) →', tickFormat: (d: number) => f(d, 'count') },
-      y: { type: 'log', label: '↑ Time per step', tickFormat: (d: number) => f(d, 's'), grid: true, ticks: 5 },
-      color: { legend: true, domain: terms.map((t) => t.label), range: terms.map((t) => t.stroke) },
+      ...logLogFrame({ width, description, format: f, ariaLabel: 'Decode step time and its terms against batch size, from the engine',
+        xLabel: 'Batch (sequences) →', yLabel: '↑ Time per step', color: { domain: terms.map((t) => t.label), range: terms.map((t) => t.stroke) } }),
       marks: [
         ...terms.map((t) => Plot.line(rows.filter((d) => d.term === t.label), { x: 'x', y: 'y', stroke: 'term', strokeWidth: t.key === 'step_s' ? 1.5 : 2.2, strokeDasharray: t.dash ?? undefined, ariaHidden: 'true' })),
         flipShown ? Plot.ruleX([flip], { stroke: 'var(--ok)', strokeDasharray: '4 3', ariaHidden: 'true', className: 'flip-batch' }) : null,

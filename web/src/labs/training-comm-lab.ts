@@ -5,7 +5,8 @@
 // marked and, where the strategy has one, the critical batch per chip where the comms stop
 // binding. Every number is the engine's training_comm; this file only picks which points to draw.
 import { html, nothing } from 'lit';
-import * as Plot from '@observablehq/plot';
+// Plot is fetched with the engine (./plot), not a static import: it stays off the first paint.
+import { Plot, logLogFrame } from './plot';
 import { LabElement, type Control, type ControlSpec, type OutputSpec } from './framework';
 import { MODEL_PICKER } from './model-picker';
 import { isError, type Result } from '../engine';
@@ -142,17 +143,8 @@ export class TrainingCommLab extends LabElement {
       `${crit !== null ? `The communication line crosses the FLOP line at the critical batch, ${f(crit, 'tokens')} per chip; below it the layer is comms-bound. ` : 'The two lines run parallel: the batch does not change which one binds. '}` +
       `At ${f(now, 'tokens')} per chip the FLOPs take ${this.fmt('t_math_s')} and the communication ${this.fmt('t_comm_s')}: ${String(o.bound)}-bound.`;
     const chart = Plot.plot({
-      width,
-      height: Math.round(Math.min(360, width * 0.65)),
-      marginLeft: 80,
-      marginBottom: 42,
-      marginTop: 24,
-      ariaLabel: 'Per-layer FLOP time and communication time against tokens per chip, from the engine',
-      ariaDescription: description,
-      style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
-      x: { type: 'log', label: 'Tokens per chip →', tickFormat: (d: number) => f(d, 'count') },
-      y: { type: 'log', label: '↑ Time per layer', tickFormat: (d: number) => f(d, 's'), grid: true, ticks: 5 },
-      color: { legend: true, domain: ['FLOPs (matmuls)', 'communication'], range: ['var(--ok)', 'var(--warn)'] },
+      ...logLogFrame({ width, description, format: f, ariaLabel: 'Per-layer FLOP time and communication time against tokens per chip, from the engine',
+        xLabel: 'Tokens per chip →', yLabel: '↑ Time per layer', color: { domain: ['FLOPs (matmuls)', 'communication'], range: ['var(--ok)', 'var(--warn)'] } }),
       marks: [
         // the comm line dashed: for TP, PP and EP the two lines run parallel and may nearly coincide
         Plot.line(rows.filter((d) => d.term !== 'communication'), { x: 'x', y: 'y', stroke: 'term', strokeWidth: 2.2, ariaHidden: 'true' }),
