@@ -82,11 +82,12 @@ export function labHelpers({ element: EL, calculator: CALC, session } = {}) {
     await page.selectOption(`${EL} .control[data-key="${key}"] select`, value);
     await settle(page, r);
   }
-  /** no NaN / Infinity / undefined anywhere in the lab, and no negative size */
+  /** no NaN / Infinity / undefined anywhere in the lab, no negative size, no unit written twice */
   async function noNaN(page) {
     const t = await page.locator(EL).innerText();
     assert.doesNotMatch(t, /NaN|Infinity|undefined/);
     assert.doesNotMatch(t, /(^|\s)-\d[\d.]*\s?[kMGTP]?B\b/, 'no negative size');
+    assert.doesNotMatch(t, /\b(chips|tokens|sequences|days|FLOPs|bytes|GPUs) \1\b/, 'no unit written twice');
   }
   /** every catalog chip and a custom one: the engine's numbers, or its message in place (naming what is missing) */
   async function everyChip(page, params, check) {

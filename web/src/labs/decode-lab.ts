@@ -105,7 +105,7 @@ export class DecodeLab extends LabElement {
     const unreachable = flip !== null && maxB !== null && maxB < flip;
     const why = mlp === 'memory'
       ? html`reading the weights (${this.fmt('t_weights_s')}) outlasts the FLOPs (${this.fmt('t_math_s')})${comm ? html` and the collectives (${this.fmt('t_comm_s')})` : nothing}.
-        ${flip !== null && above ? html`They turn ${above}-bound above batch <strong class="flip">${this.fmt('mlp_flip_batch')}</strong>, the flip marked on the plot${unreachable ? html`, but memory holds only ${this.fmt('max_batch')} sequences at this context, so this slice never gets there` : nothing}.` : nothing}`
+        ${flip !== null && above ? html`They turn ${above}-bound above batch <strong class="flip">${this.fmt('mlp_flip_batch')}</strong>, the flip marked on the plot${unreachable ? html`, but memory holds only ${this.fmt('max_batch')} at this context, so this slice never gets there` : nothing}.` : nothing}`
       : mlp === 'compute'
         ? html`the FLOPs (${this.fmt('t_math_s')}) outlast reading the weights (${this.fmt('t_weights_s')}): the batch is past the flip at <strong class="flip">${this.fmt('mlp_flip_batch')}</strong>.`
         : html`the model-parallel collectives (${this.fmt('t_comm_s')}) outlast reading the weights (${this.fmt('t_weights_s')}) and the FLOPs (${this.fmt('t_math_s')}): past the flip at <strong class="flip">${this.fmt('mlp_flip_batch')}</strong> the comms, not the FLOPs, grow fastest on this slice.`;

@@ -152,9 +152,9 @@ export class MemoryBudgetLab extends LabElement {
     const d = o.degrees as Record<string, number> | undefined;
     return html`<p class="verdict verdict-${fits === false ? 'memory' : 'compute'}">
       ${fits === true ? html`<strong>Fits</strong>: ${this.fmt('bytes_per_chip')} per chip of ${this.fmt('hbm_bytes')} HBM.`
-        : fits === false ? html`<strong>Does not fit</strong>: ${this.fmt('bytes_per_chip')} per chip against ${this.fmt('hbm_bytes')} HBM; perfectly sharded it needs at least ${this.fmt('min_chips')} chips.`
+        : fits === false ? html`<strong>Does not fit</strong>: ${this.fmt('bytes_per_chip')} per chip against ${this.fmt('hbm_bytes')} HBM; perfectly sharded it needs at least ${this.fmt('min_chips')}.`
         : html`<strong>Unknown fit</strong>: ${this.fmt('bytes_per_chip')} per chip, and this chip has no HBM figure (see the warning; give one with a custom chip).`}
-      ${d ? html`Layout: dp ${d.dp} × fsdp ${d.fsdp} × tp ${d.tp} × pp ${d.pp} = ${this.fmt('chips')} chips.` : nothing}</p>
+      ${d ? html`Layout: dp ${d.dp} × fsdp ${d.fsdp} × tp ${d.tp} × pp ${d.pp} = ${this.fmt('chips')}.` : nothing}</p>
       ${c ? html`<p class="verdict verdict-${String(c.bound)} comm-verdict"><strong>${String(c.bound) === 'compute' ? 'Compute-bound' : 'Comms-bound'}</strong> (${this.comm.strategy} over ${String(c.fabric)}):
         per layer the math takes ${f(c.t_math_s, 's')}, communication ${f(c.t_comm_s, 's')}.
         ${num(c.critical_batch_tokens) !== null ? html`Critical batch ${f(c.critical_batch_tokens, 'tokens')} (${f(c.critical_tokens_per_chip, 'tokens')} per chip).` : html`This strategy's communication does not shrink with the batch: no critical batch.`}</p>`

@@ -98,7 +98,7 @@ export class TrainingCommLab extends LabElement {
     if (num(o.critical_tokens_per_chip) !== null) {
       const then = bound === 'compute' ? 'drag the batch below it and the verdict flips to comms-bound' : 'raise the batch above it and the verdict flips to compute-bound';
       return html`<p class="verdict-part" data-part="critical">Comms stop binding above the <strong>critical batch of <span class="critical">${this.fmt('critical_tokens_per_chip')}</span> per chip</strong>
-        (${this.fmt('critical_batch_tokens')} in all on these ${this.fmt('chips')} chips): ${then}.</p>`;
+        (${this.fmt('critical_batch_tokens')} in all on these ${this.fmt('chips')}): ${then}.</p>`;
     }
     const why = 'The batch does not move this bound: what crosses the network grows with the tokens per chip just as the FLOPs do, so both lines on the plot rise together.';
     const strategy = String(o.strategy);

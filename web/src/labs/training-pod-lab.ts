@@ -48,9 +48,9 @@ export class TrainingPodLab extends LabElement {
     const rec = o.recommended as O | null;
     const best = (Array.isArray(o.layouts) ? o.layouts[0] : null) as O | null;
     const f = (v: unknown, u: string) => this.engine!.format(v, u);
-    return html`<p class="verdict verdict-${o.fits === false ? 'memory' : 'compute'}"><strong>${this.fmt('days')}</strong> on ${this.fmt('chips')} chips at ${f(o.mfu, 'ratio')} MFU:
+    return html`<p class="verdict verdict-${o.fits === false ? 'memory' : 'compute'}"><strong>${this.fmt('days')}</strong> on ${this.fmt('chips')} at ${f(o.mfu, 'ratio')} MFU:
       ${this.fmt('total_flops')}, ${num(o.cost_usd) !== null ? html`${this.fmt('cost_usd')}` : html`cost unknown (this chip has no price: type one)`}.
-      The state needs at least ${this.fmt('min_chips_memory')} chips (${this.fmt('days_at_min_chips')} days on them).
+      The state needs at least ${this.fmt('min_chips_memory')} (${this.fmt('days_at_min_chips')} on them).
       ${o.fits === false ? html`<strong>These chips cannot hold the state and activations.</strong>` : nothing}
       ${best ? html`Fastest layout found (the table's first row): <strong class="best-layout">dp ${String(best.dp)} × fsdp ${String(best.fsdp)} × tp ${String(best.tp)} × pp ${String(best.pp)}</strong>, ${f(best.step_s, 's')} per step (${String(best.bound)}-bound).` : nothing}
       ${rec ? html`The book's rule of thumb would start from fsdp ${String(rec.fsdp)} × tp ${String(rec.tp)}.` : nothing}</p>`;
