@@ -115,11 +115,14 @@ test('every catalog chip: the engine numbers or a message naming the missing fie
   assert.equal(await p2.locator(`${EL} .lab-outputs`).innerText(), text, 'same state from the URL');
   assert.equal(await p2.locator(`${EL} .control[data-key="batch"] input[type=text]`).inputValue(), '64');
   // the global chip selector drives the lab when the lab has no chip of its own
+  // (each change renders once; wait for the b200 value itself, not for "some render", which
+  // the first change can satisfy before the second one lands)
   await p2.selectOption(`${EL} .control[data-key="chip"] select`, '');
-  const r = await rendered(p2);
   await p2.selectOption('#chip-select', 'b200');
-  await settle(p2, r);
-  assert.equal(await p2.locator(`${EL} [data-out="step_s"] dd`).innerText(), expected('decode', { ...preset, chip: 'b200' }, 'step_s'));
+  const b200 = expected('decode', { ...preset, chip: 'b200' }, 'step_s');
+  await p2.waitForFunction(([el, want]) => document.querySelector(`${el} [data-out="step_s"] dd`)?.innerText === want, [EL, b200], { timeout: 10000 })
+    .catch(() => {});
+  assert.equal(await p2.locator(`${EL} [data-out="step_s"] dd`).innerText(), b200);
   await p2.selectOption('#chip-select', 'tpu-v5e');
   assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
   await p2.close();
