@@ -525,7 +525,7 @@ std::vector<Param> decode_params(bool context_defaults_to_request) {
              "cache, one layer with one int4 key and one int4 value, holds 1 byte per token"),
       choice("sharding", {"tp", "2d_weight_stationary"}, "tp",
              "MLP sharding: tp (1D model parallel) or 2d_weight_stationary (X × YZ, the ESTI layout)",
-             {"1D model parallel (tensor parallelism)", "2D weight-stationary (X × YZ)"}),
+             {"tensor parallel (1D)", "2D weight-stationary"}),
       integer("axes_tp", "axes", 1, 3, 1, "mesh axes the model-parallel dimension spans (the book's M_Y)",
               Scale::linear),
   };

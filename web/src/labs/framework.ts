@@ -376,7 +376,7 @@ export abstract class LabElement extends LitElement {
   private optionText(c: Control, value: string): string {
     const title = c.choiceLabels?.[value];
     if (!title) return value;
-    return this.technical && title !== value ? `${title} (${value})` : title;
+    return this.technical && title.toLowerCase() !== value.toLowerCase() ? `${title} (${value})` : title;
   }
 
   protected renderControl(c: Control): TemplateResult {
@@ -497,7 +497,7 @@ export abstract class LabElement extends LitElement {
 }
 
 /** A choice's values with the engine's names for people (schema `choice_titles`: "GGUF Q4_K_M"
- *  for q4_k_m, "1D model parallel (tensor parallelism)" for tp), by the parameter's own choices
+ *  for q4_k_m, "tensor parallel (1D)" for tp), by the parameter's own choices
  *  (a lab may offer a subset). */
 function choiceTitles(schema: ParamSchema): Record<string, string> | undefined {
   const { choices, choice_titles: titles } = schema;
