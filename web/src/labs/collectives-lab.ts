@@ -194,7 +194,7 @@ export class CollectivesLab extends LabElement {
       prev = String(o.regime);
     }
     this.flip = flip;
-    const width = Math.max(300, Math.min(720, host.clientWidth || 640));
+    const width = this.vizWidth();
     const chart = Plot.plot({
       width, height: Math.round(Math.min(320, width * 0.55)), marginLeft: 70, marginBottom: 42,
       ariaLabel: 'Collective time against array size, log–log: the bandwidth term, the latency term and the time',

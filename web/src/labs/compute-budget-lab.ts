@@ -147,7 +147,7 @@ export class ComputeBudgetLab extends LabElement {
     }
     const best = (name: string) => pts.filter((p) => p.curve.startsWith(name)).reduce((a, b) => (b.loss < a.loss ? b : a), { loss: Infinity, N: 0, D: 0, curve: '' });
     const bi = best('invented'), bc = best('Chinchilla');
-    const width = Math.max(300, Math.min(720, host.clientWidth || 640));
+    const width = this.vizWidth();
     const chart = Plot.plot({
       width, height: Math.round(Math.min(320, width * 0.55)), marginLeft: 56, marginBottom: 42,
       ariaLabel: 'Loss against parameter count N along the fixed-budget line (N·D constant), log x axis',

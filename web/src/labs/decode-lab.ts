@@ -151,7 +151,7 @@ export class DecodeLab extends LabElement {
     const terms = TERMS.filter((t) => pts.some((p) => p[t.key] > 0));
     const rows = terms.flatMap((t) => pts.filter((p) => p[t.key] > 0).map((p) => ({ x: p.batch, y: p[t.key], term: t.label })));
     const stepNow = num(o.step_s) ?? 0;
-    const width = Math.max(300, Math.min(720, host.clientWidth || 640));
+    const width = this.vizWidth();
     const now = (k: string) => f(num(o[k]) ?? 0, 's');
     const description = `Time per decode step against batch, both axes logarithmic. The weight load stays flat at ${now('t_weights_s')}; the FLOP time${num(o.t_comm_s) ? ', the comms' : ''} and the KV-cache load grow with the batch. ` +
       `${flip !== null ? `The weight matmuls flip from memory-bound to ${String(o.mlp_bound_above_flip)}-bound at batch ${f(flip, 'count')}. ` : ''}` +

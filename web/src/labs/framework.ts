@@ -462,11 +462,37 @@ export abstract class LabElement extends LitElement {
       const host = this.querySelector<HTMLElement>('.lab-viz');
       if (host && host.dataset.renders !== String(this.renders)) {
         host.dataset.renders = String(this.renders);
+        this.watchVizWidth(host);
         this.drawViz(this.result, host);
       }
     }
-    focusableOverflow(this);
+    // only the derivation's formulas can overflow sideways: measured when it changes, not per input
+    if (this.stepsMarkup !== this.overflowChecked) { this.overflowChecked = this.stepsMarkup; focusableOverflow(this); }
     this.dataset.rendered = String(this.renders);
+  }
+  private overflowChecked = '';
+
+  /** The chart box's width, kept by a ResizeObserver: drawViz reads no layout on the hot path
+   *  (a read after Lit's writes would force a layout of the whole page on every input). */
+  private vizBox: HTMLElement | null = null;
+  private vizBoxWidth = 0;
+  private vizObserver: ResizeObserver | null = null;
+  private watchVizWidth(host: HTMLElement) {
+    if (this.vizBox === host) return;
+    this.vizObserver?.disconnect();
+    this.vizBox = host;
+    this.vizBoxWidth = host.clientWidth; // once, when the box first appears
+    this.vizObserver = new ResizeObserver(() => {
+      const w = host.clientWidth; // layout is fresh when a ResizeObserver reports
+      if (w === this.vizBoxWidth) return;
+      this.vizBoxWidth = w;
+      if (this.result) this.drawViz(this.result, host); // a wider or narrower page: redraw for it
+    });
+    this.vizObserver.observe(host);
+  }
+  /** the width a chart is drawn at: the box's, within [min, max] px */
+  protected vizWidth(min = 300, max = 720): number {
+    return Math.max(min, Math.min(max, this.vizBoxWidth || 640));
   }
 
   render() {

@@ -174,7 +174,7 @@ export class MemoryBudgetLab extends LabElement {
   protected drawViz(r: Result, host: HTMLElement) {
     const f = (v: unknown, u: string) => this.engine!.format(v, u);
     const hbm = num(r.outputs.hbm_bytes);
-    const width = Math.max(300, Math.min(720, host.clientWidth || 640));
+    const width = this.vizWidth();
     const parts = this.parts.filter((p) => p.bytes > 0);
     const barDescription = `Per chip: ${this.parts.map((p) => `${p.part} ${f(p.bytes, 'bytes')}`).join(', ')}; total ${f(r.outputs.bytes_per_chip, 'bytes')}${hbm !== null ? ` against ${f(hbm, 'bytes')} of HBM` : ' (HBM unknown for this chip)'}.`;
     const reach = reachOf(Math.max(parts.reduce((s, p) => s + p.bytes, 0), num(r.outputs.bytes_per_chip) ?? 0, hbm ?? 0));

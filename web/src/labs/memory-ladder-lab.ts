@@ -82,7 +82,7 @@ export class MemoryLadderLab extends LabElement {
     if (!have.length) { host.replaceChildren(); return; }
     const lo = Math.min(...have.map((x) => x.t!)) / 10, hi = Math.max(...have.map((x) => x.t!)) * 3;
     const names = this.rungs.map((x) => x.name);
-    const width = Math.max(320, Math.min(720, host.clientWidth || 640));
+    const width = this.vizWidth(320);
     const chart = Plot.plot({
       width, height: 36 * names.length + 50, marginLeft: 210, marginBottom: 40,
       ariaLabel: 'Time to move the tensor over each rung of the memory ladder, one horizontal bar per rung, log time axis',

@@ -100,7 +100,7 @@ export class ModelLab extends LabElement {
     if ((o.params_active as number) < (o.params_total as number)) {
       parts.push(...PARTS.map(([k, label]) => ({ part: label, n: (k === 'params_mlp' ? o.params_mlp_active : o[k]) as number, row: 'active per token' })));
     }
-    const width = Math.max(300, Math.min(720, host.clientWidth || 640));
+    const width = this.vizWidth();
     const bar = Plot.plot({
       width, height: parts.length > 4 ? 150 : 110, marginLeft: 110, marginBottom: 36,
       ariaLabel: 'Parameters by part, stacked horizontal bar',

@@ -74,7 +74,7 @@ export class RooflineLab extends LabElement {
     const point = { x: I, y: (o.flops as number) / (o.t_lower_s as number) };
     const f = (v: number, u: string) => this.engine!.format(v, u);
     const bound = String(o.bound);
-    const width = Math.max(300, Math.min(720, host.clientWidth || 640));
+    const width = this.vizWidth();
     const chart = Plot.plot({
       width,
       height: Math.round(Math.min(340, width * 0.6)),

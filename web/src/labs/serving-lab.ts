@@ -150,7 +150,7 @@ export class ServingLab extends LabElement {
     const o = r.outputs;
     const chosen = { batch: r.inputs.batch as number, chips: r.inputs.chips as number, latency_s: num(o.latency_s) ?? 0, tokens_per_s_per_chip: num(o.tokens_per_s_per_chip) ?? 0, cost_per_million_tokens_usd: num(o.cost_per_million_tokens_usd), fits: o.fits !== false, pareto: pts.find((p) => p.chosen)?.pareto ?? false };
     const frontier = fit.filter((p) => p.pareto).sort((a, b) => a.step_s - b.step_s);
-    const width = Math.max(300, Math.min(720, host.clientWidth || 640));
+    const width = this.vizWidth();
     const rows = [...pts].sort((a, b) => a.chips - b.chips || a.batch - b.batch);
     const table = html`<details class="lb-points"><summary>Every swept configuration (${pts.length}) as a table</summary><div class="lb-scroll"><table class="lb-table serving-points">
       <caption>★ on the Pareto frontier; bold: the chosen configuration</caption>

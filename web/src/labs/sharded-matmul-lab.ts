@@ -181,7 +181,7 @@ export class ShardedMatmulLab extends LabElement {
     if (o.valid === false || o.t_math_s == null) { host.replaceChildren(); return; }
     const f = (v: number, u: string) => this.engine!.format(v, u);
     const data = [{ what: 'math', t: o.t_math_s as number }, ...((o.collectives ?? []) as Record<string, unknown>[]).map((c) => ({ what: `${String(c.op)} ${String(c.array ?? '')}`, t: c.t_s as number }))];
-    const width = Math.max(300, Math.min(720, host.clientWidth || 640));
+    const width = this.vizWidth();
     const chart = Plot.plot({
       width, height: 40 * data.length + 50, marginLeft: 150, marginBottom: 40,
       ariaLabel: 'Math time against each collective\u2019s time, horizontal bars',

@@ -138,7 +138,7 @@ export class TrainingCommLab extends LabElement {
     ]);
     const tNow = Math.max(num(o.t_math_s) ?? 0, num(o.t_comm_s) ?? 0);
     const critShown = crit !== null && crit >= xs[0] && crit <= xs[xs.length - 1];
-    const width = Math.max(300, Math.min(720, host.clientWidth || 640));
+    const width = this.vizWidth();
     const description = `Per-layer time against tokens per chip, both axes logarithmic, for ${STRATEGY[String(o.strategy)]?.name ?? String(o.strategy)}. ` +
       `${crit !== null ? `The communication line crosses the FLOP line at the critical batch, ${f(crit, 'tokens')} per chip; below it the layer is comms-bound. ` : 'The two lines run parallel: the batch does not change which one binds. '}` +
       `At ${f(now, 'tokens')} per chip the FLOPs take ${this.fmt('t_math_s')} and the communication ${this.fmt('t_comm_s')}: ${String(o.bound)}-bound.`;
