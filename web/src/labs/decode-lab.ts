@@ -4,7 +4,7 @@
 // and the batch where the weight matmuls flip. The verdict keeps the matmuls and attention
 // apart. Every number is the engine's; this file only chooses which points to draw.
 import { html, nothing } from 'lit';
-import { Plot, logLogFrame } from './plot';
+import { Plot, logLogFrame, moveMarker } from './plot';
 import { LabElement, type ControlSpec, type OutputSpec } from './framework';
 import { MODEL_PICKER } from './model-picker';
 import { isError, type Result } from '../engine';
@@ -159,14 +159,7 @@ export class DecodeLab extends LabElement {
       `At the chosen batch ${f(b, 'count')} the step takes ${f(stepNow, 's')}: weights ${now('t_weights_s')}, KV ${now('t_kv_s')}, FLOPs ${now('t_math_s')}${num(o.t_comm_s) ? `, comms ${now('t_comm_s')}` : ''}; ${String(o.bound)}-bound.${maxB !== null ? ` Memory holds at most ${f(maxB, 'count')} sequences.` : ''}`;
     // same curve as the last drawing: move the marker only (the plot's own scales place it)
     const chartKey = `${key}|${xs.join(',')}|${width}`;
-    if (this.chart && chartKey === this.chartKey && host.contains(this.chart)) {
-      const x = this.chart.scale('x')!.apply(b), y = this.chart.scale('y')!.apply(stepNow);
-      const dot = this.chart.querySelector('.operating-point circle');
-      dot?.setAttribute('cx', String(x)); dot?.setAttribute('cy', String(y));
-      this.chart.querySelectorAll('.batch-rule line').forEach((l) => { l.setAttribute('x1', String(x)); l.setAttribute('x2', String(x)); });
-      this.chart.querySelector('[aria-description]')?.setAttribute('aria-description', description);
-      return;
-    }
+    if (this.chart && chartKey === this.chartKey && host.contains(this.chart) && moveMarker(this.chart, b, stepNow, description)) return;
     this.chartKey = chartKey;
     const last = xs[xs.length - 1];
     const flipShown = flip !== null && flip >= 1 && flip <= last;

@@ -7,7 +7,7 @@
 // engine's bytes_per_chip for evaluations that keep only that part (the others set to zero), so the
 // lab never applies a sharding rule itself: it only takes differences of engine figures.
 import { html, nothing } from 'lit';
-import { Plot } from './plot';
+import { Plot, reachOf } from './plot';
 import { LabElement, type ControlSpec, type OutputSpec } from './framework';
 import { MODEL_PICKER } from './model-picker';
 import { isError, type Result } from '../engine';
@@ -18,12 +18,6 @@ const PARTS = ['weights', 'gradients', 'optimizer state', 'master weights', 'act
 type Chart = ReturnType<typeof Plot.plot>;
 /** the bar's reach: the next 1, 2 or 5 × 10^k at or above x (presentation: the axis stays put
  *  while the bar grows or shrinks within it) */
-const reachOf = (x: number): number => {
-  if (!(x > 0) || !Number.isFinite(x)) return 1;
-  const e = 10 ** Math.floor(Math.log10(x));
-  return [1, 2, 5, 10].map((m) => m * e).find((v) => v >= x * (1 - 1e-12))!;
-};
-
 interface Comm { strategy: string; result: Result | null; error: string | null; curve: { batch: number; t_math_s: number; t_comm_s: number }[] }
 
 export class MemoryBudgetLab extends LabElement {

@@ -6,7 +6,7 @@
 // binding. Every number is the engine's training_comm; this file only picks which points to draw.
 import { html, nothing } from 'lit';
 // Plot is fetched with the engine (./plot), not a static import: it stays off the first paint.
-import { Plot, logLogFrame } from './plot';
+import { Plot, logLogFrame, moveMarker, type Chart } from './plot';
 import { LabElement, type Control, type ControlSpec, type OutputSpec } from './framework';
 import { MODEL_PICKER } from './model-picker';
 import { isError, type Result } from '../engine';
@@ -142,6 +142,10 @@ export class TrainingCommLab extends LabElement {
     const description = `Per-layer time against tokens per chip, both axes logarithmic, for ${STRATEGY[String(o.strategy)]?.name ?? String(o.strategy)}. ` +
       `${crit !== null ? `The communication line crosses the FLOP line at the critical batch, ${f(crit, 'tokens')} per chip; below it the layer is comms-bound. ` : 'The two lines run parallel: the batch does not change which one binds. '}` +
       `At ${f(now, 'tokens')} per chip the FLOPs take ${this.fmt('t_math_s')} and the communication ${this.fmt('t_comm_s')}: ${String(o.bound)}-bound.`;
+    // same curve as the last drawing: move the batch marker only (the plot's own scales place it)
+    const chartKey = JSON.stringify([key, xs, crit, width]);
+    if (this.chart && chartKey === this.chartKey && host.contains(this.chart) && moveMarker(this.chart, now, tNow, description)) return;
+    this.chartKey = chartKey;
     const chart = Plot.plot({
       ...logLogFrame({ width, description, format: f, ariaLabel: 'Per-layer FLOP time and communication time against tokens per chip, from the engine',
         xLabel: 'Tokens per chip →', yLabel: '↑ Time per layer', color: { domain: ['FLOPs (matmuls)', 'communication'], range: ['var(--ok)', 'var(--warn)'] } }),
@@ -157,7 +161,10 @@ export class TrainingCommLab extends LabElement {
     });
     chart.classList.add('training-comm-plot');
     host.replaceChildren(chart);
+    this.chart = chart;
   }
+  private chart: Chart | null = null;
+  private chartKey = '';
 }
 
 customElements.define('sl-training-comm-lab', TrainingCommLab);
