@@ -188,7 +188,7 @@ function liveResults(engine: Engine, els: HTMLElement[]): Map<HTMLElement, Outco
     const params = paramsOf(el);
     const key = `${el.dataset.calc} ${canonical(params)}`;
     let r = byKey.get(key);
-    if (!r) { r = engine.evaluate(el.dataset.calc!, params); byKey.set(key, r); }
+    if (!r) { r = engine.evaluate(el.dataset.calc!, params, { steps: false }); byKey.set(key, r); }
     out.set(el, r);
   }
   return out;
@@ -241,7 +241,7 @@ function initQuestions(article: HTMLElement) {
       }
       input.removeAttribute('aria-invalid');
       const engine = await getEngine();
-      const r = engine.evaluate(form.dataset.calc!, paramsOf(form));
+      const r = engine.evaluate(form.dataset.calc!, paramsOf(form), { steps: false });
       if (isError(r)) { say('refused', `The engine cannot answer this for the chosen chip: ${r.error.message}`); return; }
       const value = getPath(r.outputs, form.dataset.out!);
       if (typeof value !== 'number' || !Number.isFinite(value)) {

@@ -101,6 +101,7 @@ test('a chip change evaluates each distinct live number once (chapter 12: many n
   assert.equal(evaluations, distinct, `one evaluation per distinct calculator and parameters (${count} live numbers)`);
   assert.equal(na, 0);
   assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
+  await page.evaluate(() => localStorage.clear()); // the next tests start on the course's default chip
   await page.close();
 });
 

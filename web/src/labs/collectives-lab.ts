@@ -184,7 +184,7 @@ export class CollectivesLab extends LabElement {
     let flip: number | null = null, prev: string | null = null;
     for (let i = 0; i < K; i++) {
       const b = lo * (hi / lo) ** (i / (K - 1));
-      const e = this.engine!.evaluate('collective', { ...base, bytes: b });
+      const e = this.engine!.evaluate('collective', { ...base, bytes: b }, { steps: false });
       if (isError(e)) continue;
       const o = e.outputs;
       if ((o.t_s as number) > 0) pts.push({ bytes: b, t: o.t_s as number, term: 'time' });

@@ -85,7 +85,7 @@ export class ComputeBudgetLab extends LabElement {
   }
 
   private evalWith(extra: Record<string, unknown>): Result | null {
-    const r = this.engine!.evaluate(this.calculator, { ...this.params(), ...extra });
+    const r = this.engine!.evaluate(this.calculator, { ...this.params(), ...extra }, { steps: false });
     return isError(r) ? null : r;
   }
 
@@ -141,7 +141,7 @@ export class ComputeBudgetLab extends LabElement {
       for (let i = 0; i < K; i++) {
         const N = 10 ** (d0 + ((d1 - d0) * i) / (K - 1));
         const D = budget / (per * N); // the fixed-budget line N·D = budget / per
-        const e = this.engine!.evaluate(this.calculator, { ...base, N, D, curve });
+        const e = this.engine!.evaluate(this.calculator, { ...base, N, D, curve }, { steps: false });
         if (!isError(e)) pts.push({ N, D, loss: e.outputs.loss as number, curve: curve === 'invented' ? 'invented curve (not a measurement)' : 'Chinchilla fit (Hoffmann et al. 2022)' });
       }
     }
@@ -183,7 +183,7 @@ export class ComputeBudgetLab extends LabElement {
       let best = { N: lo, loss: Infinity };
       for (let i = 0; i <= 28; i++) {
         const N = lo * (hi / lo) ** (i / 28);
-        const e = this.engine!.evaluate(this.calculator, { checkpointing, N, D: budget / (per * N), curve });
+        const e = this.engine!.evaluate(this.calculator, { checkpointing, N, D: budget / (per * N), curve }, { steps: false });
         if (!isError(e) && (e.outputs.loss as number) < best.loss) best = { N, loss: e.outputs.loss as number };
       }
       mins.push(best.N);

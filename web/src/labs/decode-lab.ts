@@ -64,19 +64,20 @@ export class DecodeLab extends LabElement {
   private chart: ReturnType<typeof Plot.plot> | null = null;
   private chartKey = '';
 
-  private point(base: O, batch: number): Pt | null {
-    if (this.curve.has(batch)) return this.curve.get(batch)!;
-    const r = this.engine!.evaluate('decode', { ...base, batch });
-    let p: Pt | null = null;
-    if (!isError(r)) {
-      const o = r.outputs;
-      const t = ['t_kv_s', 't_weights_s', 't_math_s', 'step_s'].map((k) => num(o[k]));
-      if (t.every((x) => x !== null)) {
-        p = { batch, t_kv_s: t[0]!, t_weights_s: t[1]!, t_math_s: t[2]!, step_s: t[3]!, t_comm_s: num(o.t_comm_s) ?? 0 };
-      }
+  /** The curve's points at these batches: the ones not cached yet come from one engine sweep. */
+  private points(base: O, batches: number[]): Pt[] {
+    const missing = batches.filter((b) => !this.curve.has(b));
+    if (missing.length) {
+      const s = this.engine!.sweep('decode', base, { x: { param: 'batch', values: missing }, outputs: ['t_kv_s', 't_weights_s', 't_math_s', 'step_s', 't_comm_s'] });
+      const at = (k: string, i: number) => (isError(s) ? null : num(s.outputs[k]?.[i]));
+      (isError(s) ? missing : s.x.values).forEach((batch, i) => {
+        const t = ['t_kv_s', 't_weights_s', 't_math_s', 'step_s'].map((k) => at(k, i));
+        this.curve.set(batch, t.every((x) => x !== null)
+          ? { batch, t_kv_s: t[0]!, t_weights_s: t[1]!, t_math_s: t[2]!, step_s: t[3]!, t_comm_s: at('t_comm_s', i) ?? 0 } : null);
+      });
+      for (const b of missing) if (!this.curve.has(b)) this.curve.set(b, null);
     }
-    this.curve.set(batch, p);
-    return p;
+    return batches.map((b) => this.curve.get(b)).filter((p): p is Pt => p != null);
   }
 
   protected renderVerdict(r: Result) {
@@ -143,7 +144,7 @@ export class DecodeLab extends LabElement {
     const reach = Math.min(top, 2 ** Math.ceil(Math.log2(Math.max(b, flip ?? 1, Math.min(kvx ?? 1, KV_REACH_CAP)) * 4)));
     const xs: number[] = [];
     for (let x = 1; x <= reach; x *= Math.SQRT2) { const i = Math.round(x); if (xs[xs.length - 1] !== i) xs.push(i); }
-    const pts = xs.map((x) => this.point(base, x)).filter((p): p is Pt => p !== null);
+    const pts = this.points(base, xs);
     const f = (v: number, u: string) => this.engine!.format(v, u);
     if (!pts.length) { host.replaceChildren(); this.chart = null; return; }
     // one line per term that can bind, on log axes (a flat weight load and a rising FLOP time

@@ -194,7 +194,7 @@ export abstract class LabElement extends LitElement {
     }
     const attempts = given.size + 1;
     for (let i = 0; i <= attempts; i++) {
-      const r = this.engine!.evaluate(this.calculator, this.params());
+      const r = this.engine!.evaluate(this.calculator, this.params(), { steps: false });
       if (!isError(r)) return;
       const bad = this.controls.find((c) => c.path === r.error.param && given.has(c.path));
       if (!bad) {
@@ -267,15 +267,20 @@ export abstract class LabElement extends LitElement {
     return this.updateComplete;
   }
 
+  /** the parameters that gave this.result: the derivation is evaluated from the same ones */
+  private resultParams: Record<string, unknown> = {};
   protected evaluateNow() {
     if (!this.engine) return;
-    const r = this.engine.evaluate(this.calculator, this.params());
+    // numbers only on the hot path: the derivation's steps are asked for when it is open (renderSteps)
+    const params = this.params();
+    const r = this.engine.evaluate(this.calculator, params, { steps: false });
     this.errors.clear();
     if (isError(r)) {
       const param = r.error.param?.replace(/\[(\d+)\]/g, '.$1') ?? null; // "axes[1]" → the control "axes.1"
       this.errors.set(this.controls.some((c) => c.path === param) ? param! : (param === 'chip' ? 'chip' : ''), r.error.message);
     } else {
       this.result = r;
+      this.resultParams = params;
       this.renderStepsSoon(r);
     }
     this.renders++;
@@ -297,7 +302,9 @@ export abstract class LabElement extends LitElement {
   private async renderSteps(r: Result) {
     const katex = await loadKatex();
     if (r !== this.result) return;
-    this.stepsMarkup = stepsHtml(katex, r.steps, (v, u) => this.engine!.format(v, u));
+    // the same parameters as the numbers shown, this time with the steps (the engine is deterministic)
+    const full = this.engine!.evaluate(this.calculator, this.resultParams);
+    this.stepsMarkup = isError(full) ? '' : stepsHtml(katex, full.steps, (v, u) => this.engine!.format(v, u));
     this.requestUpdate();
   }
   private onStepsToggle(e: Event) {

@@ -80,10 +80,10 @@ export class MemoryBudgetLab extends LabElement {
       this.stateKey = key;
       const zero = { grad_bytes_per_param: 0, optimizer_bytes_per_param: 0, master_bytes_per_param: 0, batch_tokens: 0 };
       const per = (p: O): number | null => {
-        const x = this.engine!.evaluate('training_memory', { ...base, ...zero, ...p });
+        const x = this.engine!.evaluate('training_memory', { ...base, ...zero, ...p }, { steps: false });
         return isError(x) ? null : num(x.outputs.bytes_per_chip);
       };
-      const noAct = this.engine!.evaluate('training_memory', { ...base, batch_tokens: 0 });
+      const noAct = this.engine!.evaluate('training_memory', { ...base, batch_tokens: 0 }, { steps: false });
       this.stateParts = [per({}), per({ grad_bytes_per_param: base.grad_bytes_per_param }), per({ optimizer_bytes_per_param: base.optimizer_bytes_per_param }),
         per({ master_bytes_per_param: base.master_bytes_per_param }), isError(noAct) ? null : num(noAct.outputs.bytes_per_chip)];
     }
@@ -115,7 +115,7 @@ export class MemoryBudgetLab extends LabElement {
     for (const k of ['chip', 'chip_overrides', 'model', 'model_overrides', 'batch_tokens', 'T', 'weight_dtype', 'activation_dtype']) if (inp[k] !== undefined) q[k] = inp[k];
     for (const k of ['dp', 'fsdp', 'tp', 'pp'] as const) if (d[k] > 1) q[k] = d[k];
     if (num(q.batch_tokens) === 0) delete q.batch_tokens;
-    const c = this.engine!.evaluate('training_comm', q);
+    const c = this.engine!.evaluate('training_comm', q, { steps: false });
     if (isError(c)) return { strategy, result: null, error: `${c.error.param ?? ''}: ${c.error.message}`, curve: [] };
     // the curve over the global batch: powers of two around the batch and the critical batch,
     // evaluated once per setting of everything but the batch (dragging the batch re-uses them)
@@ -128,7 +128,7 @@ export class MemoryBudgetLab extends LabElement {
     const curve: Comm['curve'] = [];
     for (let x = lo; x <= Math.min(hi, top); x *= 2) {
       if (!this.curveCache.has(x)) {
-        const p = this.engine!.evaluate('training_comm', { ...q, batch_tokens: x });
+        const p = this.engine!.evaluate('training_comm', { ...q, batch_tokens: x }, { steps: false });
         const tm = isError(p) ? null : num(p.outputs.t_math_s), tc = isError(p) ? null : num(p.outputs.t_comm_s);
         this.curveCache.set(x, tm !== null && tc !== null && tm > 0 && tc > 0 ? { batch: x, t_math_s: tm, t_comm_s: tc } : null);
       }

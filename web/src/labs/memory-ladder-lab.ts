@@ -47,7 +47,7 @@ export class MemoryLadderLab extends LabElement {
     return paths.map((path) => {
       const q: Record<string, unknown> = { ...base, path };
       if (path !== 'ici') { delete q.hops; delete q.links; }
-      const r = this.engine!.evaluate('transfer', q);
+      const r = this.engine!.evaluate('transfer', q, { steps: false });
       const name = NAMES[path] ?? path;
       if (isError(r)) return { path, name, missing: r.error.param === 'chip' ? r.error.message : `${r.error.param}: ${r.error.message}` };
       return { path, name, t: r.outputs.t_s as number, bw: r.outputs.bytes_per_s as number };

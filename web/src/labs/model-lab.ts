@@ -116,7 +116,7 @@ export class ModelLab extends LabElement {
     const K = 29;
     for (let i = 0; i < K; i++) {
       const T = Math.round(lo * (hi / lo) ** (i / (K - 1)));
-      const e = this.engine!.evaluate('transformer', { ...base, T });
+      const e = this.engine!.evaluate('transformer', { ...base, T }, { steps: false });
       if (!isError(e)) pts.push({ T, share: e.outputs.attention_flop_fraction as number });
     }
     const share = Plot.plot({

@@ -58,7 +58,7 @@ export class RooflineLab extends LabElement {
     const key = JSON.stringify(q);
     if (!this.roofCache.has(key)) {
       if (this.roofCache.size > 500) this.roofCache.clear();
-      const r = this.engine!.evaluate('roofline', q);
+      const r = this.engine!.evaluate('roofline', q, { steps: false });
       this.roofCache.set(key, isError(r) ? null : (r.outputs.flops as number) / (r.outputs.t_lower_s as number));
     }
     return this.roofCache.get(key)!;

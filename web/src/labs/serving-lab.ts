@@ -101,7 +101,7 @@ export class ServingLab extends LabElement {
     const key = JSON.stringify(q);
     if (key !== this.sweepKey) {
       this.sweepKey = key;
-      const r = this.engine.evaluate('serving', q);
+      const r = this.engine.evaluate('serving', q, { steps: false });
       if (isError(r)) {
         const param = (r.error.param ?? '').replace(/\[(\d+)\]/g, '.$1');
         this.sweep = { points: [], error: [param === FROM || param === TO ? param : '', r.error.message] };
@@ -120,7 +120,7 @@ export class ServingLab extends LabElement {
     const dk = JSON.stringify(d);
     if (dk !== this.minKey) {
       this.minKey = dk;
-      const r = this.engine.evaluate('decode', d);
+      const r = this.engine.evaluate('decode', d, { steps: false });
       this.minTopology = isError(r) ? { min_chips: null, error: r.error.message } : { min_chips: num(r.outputs.min_chips), error: null };
     }
   }

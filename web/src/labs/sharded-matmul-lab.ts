@@ -151,7 +151,7 @@ export class ShardedMatmulLab extends LabElement {
     const dtypeOf = ['activation_dtype', 'weight_dtype', 'output_dtype'];
     return arrays.map((a, i) => {
       const spec = `${a.name}[${a.dims.map((d) => d.dim + (d.axes.length ? '_' + d.axes.join('') : '')).join(', ')}]`;
-      const e = this.engine!.evaluate('sharding', { spec, dims: Object.fromEntries(a.dims.map((d) => [d.dim, dims[d.dim]])), mesh, dtype: r.inputs[dtypeOf[i]] ?? 'bf16' });
+      const e = this.engine!.evaluate('sharding', { spec, dims: Object.fromEntries(a.dims.map((d) => [d.dim, dims[d.dim]])), mesh, dtype: r.inputs[dtypeOf[i]] ?? 'bf16' }, { steps: false });
       const base = { name: a.name, spec, pspec: partitionSpec(a) + (a.unreduced.length ? `  # unreduced over ${a.unreduced.join(', ')}` : '') };
       if (isError(e)) return { ...base, err: e.error.message };
       return { ...base, local: `[${(e.outputs.local_shape as number[]).join(', ')}]`, bytes: this.engine!.format(e.outputs.local_bytes, 'bytes') };

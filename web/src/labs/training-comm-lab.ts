@@ -73,7 +73,7 @@ export class TrainingCommLab extends LabElement {
 
   private point(base: O, chips: number, x: number): Pt | null {
     if (this.curve.has(x)) return this.curve.get(x)!;
-    const r = this.engine!.evaluate('training_comm', { ...base, batch_tokens: x * chips });
+    const r = this.engine!.evaluate('training_comm', { ...base, batch_tokens: x * chips }, { steps: false });
     const o = isError(r) ? null : r.outputs;
     const tm = num(o?.t_math_s), tc = num(o?.t_comm_s);
     const p = tm !== null && tc !== null ? { x, t_math_s: tm, t_comm_s: tc } : null;
