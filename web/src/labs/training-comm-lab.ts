@@ -71,14 +71,20 @@ export class TrainingCommLab extends LabElement {
     if (experts <= 1 && picker) this.setValue(picker, MOE_FOR_EP);
   }
 
-  private point(base: O, chips: number, x: number): Pt | null {
-    if (this.curve.has(x)) return this.curve.get(x)!;
-    const r = this.engine!.evaluate('training_comm', { ...base, batch_tokens: x * chips }, { steps: false });
-    const o = isError(r) ? null : r.outputs;
-    const tm = num(o?.t_math_s), tc = num(o?.t_comm_s);
-    const p = tm !== null && tc !== null ? { x, t_math_s: tm, t_comm_s: tc } : null;
-    this.curve.set(x, p);
-    return p;
+  /** The curve at these tokens per chip: the points not cached yet come from one engine sweep of the global batch. */
+  private points(base: O, chips: number, xs: number[]): Pt[] {
+    const missing = xs.filter((x) => !this.curve.has(x));
+    if (missing.length) {
+      const s = this.engine!.sweep('training_comm', { ...base, batch_tokens: missing[0] * chips }, { x: { param: 'batch_tokens', values: missing.map((x) => x * chips) }, outputs: ['t_math_s', 't_comm_s'] });
+      if (!isError(s)) {
+        s.x.values.forEach((b, i) => {
+          const tm = num(s.outputs.t_math_s?.[i]), tc = num(s.outputs.t_comm_s?.[i]);
+          this.curve.set(b / chips, tm !== null && tc !== null ? { x: b / chips, t_math_s: tm, t_comm_s: tc } : null);
+        });
+      }
+      for (const x of missing) if (!this.curve.has(x)) this.curve.set(x, null);
+    }
+    return xs.map((x) => this.curve.get(x)).filter((p): p is Pt => p != null);
   }
 
   protected renderVerdict(r: Result) {
@@ -129,7 +135,7 @@ export class TrainingCommLab extends LabElement {
     const hi = Math.min(top, 2 ** Math.ceil(Math.log2(Math.max(now, crit ?? now)) + 5));
     const xs: number[] = [];
     for (let x = lo; x <= hi; x *= Math.SQRT2) { const i = Math.round(x); if (xs[xs.length - 1] !== i) xs.push(i); }
-    const pts = xs.map((x) => this.point(base, chips, x)).filter((p): p is Pt => p !== null);
+    const pts = this.points(base, chips, xs);
     if (!pts.length) { host.replaceChildren(); return; }
     const f = (v: number, u: string) => this.engine!.format(v, u);
     const rows = pts.flatMap((p) => [
