@@ -121,20 +121,26 @@ export class MemoryBudgetLab extends LabElement {
     // evaluated once per setting of everything but the batch (dragging the batch re-uses them)
     const b = num(c.inputs.batch_tokens) ?? 1;
     const crit = num(c.outputs.critical_batch_tokens);
-    const lo = 2 ** Math.floor(Math.log2(Math.max(1, Math.min(b, crit ?? b) / 64))), hi = 2 ** Math.ceil(Math.log2(Math.max(b, crit ?? b) * 64));
+    // (the ends snap to powers of 16, so the chart's axes stay put over most of a drag of the batch)
+    const lo = 16 ** Math.floor(Math.log2(Math.max(1, Math.min(b, crit ?? b) / 64)) / 4), hi = 16 ** Math.ceil(Math.log2(Math.max(b, crit ?? b) * 64) / 4);
     const top = this.findSchema('batch_tokens')?.max ?? hi;
     const key = JSON.stringify({ ...q, batch_tokens: 0 });
     if (key !== this.curveKey) { this.curveKey = key; this.curveCache.clear(); }
-    const curve: Comm['curve'] = [];
-    for (let x = lo; x <= Math.min(hi, top); x *= 2) {
-      if (!this.curveCache.has(x)) {
-        const p = this.engine!.evaluate('training_comm', { ...q, batch_tokens: x }, { steps: false });
-        const tm = isError(p) ? null : num(p.outputs.t_math_s), tc = isError(p) ? null : num(p.outputs.t_comm_s);
-        this.curveCache.set(x, tm !== null && tc !== null && tm > 0 && tc > 0 ? { batch: x, t_math_s: tm, t_comm_s: tc } : null);
+    const xs: number[] = [];
+    for (let x = lo; x <= Math.min(hi, top); x *= 2) xs.push(x);
+    // the points not cached yet: one engine sweep of the batch
+    const missing = xs.filter((x) => !this.curveCache.has(x));
+    if (missing.length) {
+      const s = this.engine!.sweep('training_comm', { ...q, batch_tokens: missing[0] }, { x: { param: 'batch_tokens', values: missing }, outputs: ['t_math_s', 't_comm_s'] });
+      if (!isError(s)) {
+        s.x.values.forEach((x, i) => {
+          const tm = num(s.outputs.t_math_s?.[i]), tc = num(s.outputs.t_comm_s?.[i]);
+          this.curveCache.set(x, tm !== null && tc !== null && tm > 0 && tc > 0 ? { batch: x, t_math_s: tm, t_comm_s: tc } : null);
+        });
       }
-      const pt = this.curveCache.get(x);
-      if (pt) curve.push(pt);
+      for (const x of missing) if (!this.curveCache.has(x)) this.curveCache.set(x, null);
     }
+    const curve = xs.map((x) => this.curveCache.get(x)).filter((p): p is Comm['curve'][number] => p != null);
     return { strategy, result: c, error: null, curve };
   }
 

@@ -131,8 +131,9 @@ export class TrainingCommLab extends LabElement {
     const top = (this.findSchema('batch_tokens')?.max ?? now * chips) / chips;
     // tokens per chip to draw: powers of √2 spanning the current batch and the critical batch,
     // with a margin of 2^5 each side; the ends move in powers of two so a drag re-uses the points
-    const lo = Math.max(1, 2 ** Math.floor(Math.log2(Math.min(now, crit ?? now)) - 5));
-    const hi = Math.min(top, 2 ** Math.ceil(Math.log2(Math.max(now, crit ?? now)) + 5));
+    // (the ends snap to powers of 16, so the axes and the curve stay put over most of a drag)
+    const lo = Math.max(1, 16 ** Math.floor((Math.log2(Math.min(now, crit ?? now)) - 5) / 4));
+    const hi = Math.min(top, 16 ** Math.ceil((Math.log2(Math.max(now, crit ?? now)) + 5) / 4));
     const xs: number[] = [];
     for (let x = lo; x <= hi; x *= Math.SQRT2) { const i = Math.round(x); if (xs[xs.length - 1] !== i) xs.push(i); }
     const pts = this.points(base, chips, xs);
