@@ -21,7 +21,7 @@ std::string compute_result(const Calculator& calc, const json& input, const Eval
   calc.compute(args, result);
   json out = json::object();
   out["calculator"] = calc.name;
-  out["inputs"] = args.values();  // as given (already validated), not rounded
+  out["inputs"] = std::move(args).take_values();  // as given (already validated), not rounded
   canonicalise(result.extra, calc.name);
   for (auto it = result.extra.begin(); it != result.extra.end(); ++it) out[it.key()] = it.value();
   canonicalise(result.outputs, calc.name);

@@ -1,5 +1,6 @@
 #include "pipeline.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -90,8 +91,12 @@ void canonicalise(json& j, const std::string& calculator, const std::string& whe
       j = v;
     }
   } else if (j.is_object()) {
+    // A step's value is named by its label in the fault message; anything else by its key.
+    auto label = j.find("label");
+    bool step = label != j.end() && label->is_string();
     for (auto it = j.begin(); it != j.end(); ++it) {
-      canonicalise(it.value(), calculator, it.key() == "value" && j.contains("label") ? j["label"].get<std::string>() : it.key());
+      bool named_by_label = step && it.key() == "value";
+      canonicalise(it.value(), calculator, named_by_label ? label->get_ref<const std::string&>() : it.key());
     }
   } else if (j.is_array()) {
     for (auto& item : j) canonicalise(item, calculator, where);
@@ -99,19 +104,35 @@ void canonicalise(json& j, const std::string& calculator, const std::string& whe
 }
 
 json declared(const Calculator& calc, json emitted) {
+  auto& given = emitted.get_ref<json::object_t&>();
   json out = json::object();
+  auto& members = out.get_ref<json::object_t&>();
+  members.reserve(calc.outputs.size());
+  // Calculators emit mostly in declaration order: look from after the last match, then wrap.
+  std::size_t cursor = 0, matched = 0;
   for (const Output& o : calc.outputs) {
-    auto it = emitted.find(o.name);
-    bool present = it != emitted.end() && !it->is_null();
+    json* value = nullptr;
+    for (std::size_t k = 0; k < given.size() && !value; ++k) {
+      std::size_t at = (cursor + k) % given.size();
+      auto& entry = *(given.begin() + static_cast<std::ptrdiff_t>(at));
+      if (entry.first == o.name) {
+        value = &entry.second;
+        cursor = at + 1;
+      }
+    }
+    bool present = value && !value->is_null();
     if (!present && !o.nullable) {
       throw std::logic_error(calc.name + " left out its output " + o.name + ", which is not nullable");
     }
-    out[o.name] = present ? std::move(*it) : json(nullptr);
-    if (it != emitted.end()) emitted.erase(it);
+    matched += value ? 1 : 0;
+    members.emplace_back(o.name, present ? std::move(*value) : json(nullptr));
   }
-  if (!emitted.empty()) {
+  if (matched != given.size()) {
     std::string names;
-    for (auto it = emitted.begin(); it != emitted.end(); ++it) names += (names.empty() ? "" : ", ") + it.key();
+    for (const auto& [key, value] : given) {
+      bool known = std::any_of(calc.outputs.begin(), calc.outputs.end(), [&](const Output& o) { return o.name == key; });
+      if (!known) names += (names.empty() ? "" : ", ") + key;
+    }
     throw std::logic_error(calc.name + " emitted undeclared outputs: " + names);
   }
   return out;
