@@ -129,7 +129,8 @@ json declared(const Calculator& calc, json emitted) {
   }
   if (matched != given.size()) {
     std::string names;
-    for (const auto& [key, value] : given) {
+    for (const auto& member : given) {
+      const std::string& key = member.first;
       bool known = std::any_of(calc.outputs.begin(), calc.outputs.end(), [&](const Output& o) { return o.name == key; });
       if (!known) names += (names.empty() ? "" : ", ") + key;
     }
