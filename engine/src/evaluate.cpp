@@ -7,6 +7,7 @@
 #include "catalog.hpp"
 #include "errors.hpp"
 #include "format.hpp"
+#include "json_text.hpp"
 #include "registry.hpp"
 #include "result.hpp"
 #include "scalelab/engine.hpp"
@@ -29,7 +30,7 @@ std::string compute_result(const Calculator& calc, const json& input, const Eval
   out["outputs"] = declared(calc, std::move(result.outputs));
   out["steps"] = std::move(result.steps);
   out["warnings"] = std::move(result.warnings);
-  return out.dump(-1, ' ', false, json::error_handler_t::replace);
+  return to_text(out);
 }
 
 }  // namespace

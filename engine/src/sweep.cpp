@@ -10,6 +10,7 @@
 #include "args.hpp"
 #include "errors.hpp"
 #include "format.hpp"
+#include "json_text.hpp"
 #include "pipeline.hpp"
 #include "registry.hpp"
 #include "result.hpp"
@@ -382,7 +383,7 @@ std::string run_sweep(const Calculator& calc, const json& base, const json& spec
       }
     }
   }
-  return collect.result().dump(-1, ' ', false, json::error_handler_t::replace);
+  return to_text(collect.result());
 }
 
 // As in evaluate: an InputError is the caller's doing; anything else is an engine fault.
