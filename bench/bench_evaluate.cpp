@@ -1,5 +1,7 @@
 // `scalelab_bench`: engine evaluations per second, one benchmark per registered calculator,
-// on the first case of that calculator in tests/cases (the same inputs as bench/wasm_bench.mjs).
+// on the first case of that calculator in tests/cases (the same inputs as bench/wasm_bench.mjs):
+// evaluate/NAME with steps, numbers/NAME without (EvalOptions{.steps = false}), and
+// sweep/decode_2048: one 2,048-point numbers-only decode sweep (the decode lab's batch curve).
 //   build/scalelab_bench [--cases DIR] [google-benchmark flags, e.g. --benchmark_format=json]
 #include <benchmark/benchmark.h>
 
@@ -20,6 +22,11 @@
 namespace {
 
 using json = nlohmann::ordered_json;
+
+// The 2,048-point decode sweep of BENCHMARKS.md (the same as bench/wasm_bench.mjs): LLaMA-3 70B
+// on 16 TPU v5e, every output, at 2,048 context lengths from 0 to 131,072 tokens.
+const char* const kSweepParams = R"({"model": "llama3-70b", "chip": "tpu-v5e", "chips": 16, "batch": 32})";
+const char* const kSweepSpec = R"({"x": {"param": "context", "from": 0, "to": 131072, "points": 2048, "scale": "linear"}})";
 
 // calculator -> params of its first case (files in name order)
 std::map<std::string, std::string> first_inputs(const std::string& dir) {
@@ -74,6 +81,25 @@ int main(int argc, char** argv) {
       state.SetLabel(std::to_string(scalelab::evaluate(name, input).json.size()) + " bytes out");
     });
   }
+  for (const char* name : {"decode", "serving", "roofline", "collective", "transformer", "prefill"}) {
+    auto it = inputs.find(name);
+    if (it == inputs.end()) continue;
+    std::string input = it->second;
+    benchmark::RegisterBenchmark((std::string("numbers/") + name).c_str(), [name, input](benchmark::State& state) {
+      for (auto _ : state) {
+        scalelab::Evaluation e = scalelab::evaluate(name, input, scalelab::EvalOptions{.steps = false});
+        benchmark::DoNotOptimize(e.json.data());
+      }
+      state.SetItemsProcessed(state.iterations());
+    });
+  }
+  benchmark::RegisterBenchmark("sweep/decode_2048", [](benchmark::State& state) {
+    for (auto _ : state) {
+      scalelab::Evaluation e = scalelab::sweep("decode", kSweepParams, kSweepSpec);
+      benchmark::DoNotOptimize(e.json.data());
+    }
+    state.SetItemsProcessed(state.iterations() * 2048);  // points per second
+  })->Unit(benchmark::kMillisecond);
   // Formatting alone, for scale.
   benchmark::RegisterBenchmark("format_quantity", [](benchmark::State& state) {
     double v = 1.39e-3;

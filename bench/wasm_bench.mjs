@@ -7,6 +7,12 @@
 //
 // With --native, runs the native benchmark binary (--benchmark_format=json) first and prints
 // the wasm/native ratio; --native-json reads a saved run instead.
+//
+//   node bench/wasm_bench.mjs --fast-path [--native build/scalelab_bench] [--seconds 1]
+//
+// --fast-path measures only the labs' hot path: decode and serving with steps and numbers-only
+// (evaluateNumbers), and the 2,048-point numbers-only decode sweep of bench_evaluate.cpp
+// (sweep/decode_2048), each beside its native figure.
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -23,6 +29,7 @@ const wasmDir = path.resolve(root, opt('--wasm-dir', process.env.SCALELAB_WASM_D
 const seconds = Number(opt('--seconds', '1'));
 const nativeBin = opt('--native', null);
 const nativeJson = opt('--native-json', null);
+const fastPath = args.includes('--fast-path');
 
 function firstInputs() {
   const dir = path.join(root, 'tests', 'cases');
@@ -40,8 +47,9 @@ function nativeRates() {
   if (nativeJson) {
     report = JSON.parse(fs.readFileSync(nativeJson, 'utf8'));
   } else if (nativeBin) {
+    const filter = fastPath ? ['--benchmark_filter=^(evaluate|numbers)/(decode|serving)$|^sweep/'] : [];
     const r = spawnSync(path.resolve(root, nativeBin),
-      ['--benchmark_format=json', `--benchmark_min_time=${seconds}`], { encoding: 'utf8', maxBuffer: 64 << 20 });
+      ['--benchmark_format=json', `--benchmark_min_time=${seconds}`, ...filter], { encoding: 'utf8', maxBuffer: 64 << 20 });
     if (r.status !== 0) throw new Error(`${nativeBin} failed: ${r.stderr}`);
     report = JSON.parse(r.stdout);
   } else {
@@ -50,6 +58,10 @@ function nativeRates() {
   const rates = new Map();
   for (const b of report.benchmarks) {
     if (b.name.startsWith('evaluate/')) rates.set(b.name.slice('evaluate/'.length), b.items_per_second);
+    // numbers/NAME and sweep/decode_2048 (points/s), under their own names
+    if (b.name.startsWith('numbers/') || b.name.startsWith('sweep/')) rates.set(b.name, b.items_per_second);
+    // --fast-path compares wall time with wall time (Google Benchmark's items/s are per CPU second)
+    if (fastPath) rates.set(rates.has(b.name) ? b.name : b.name.slice('evaluate/'.length), b.items_per_second * b.cpu_time / b.real_time);
   }
   return rates;
 }
@@ -62,21 +74,46 @@ const native = nativeRates();
 const inputs = firstInputs();
 const names = JSON.parse(engine.calculators()).calculators.map((c) => c.name);
 
-function measure(name, input) {
-  for (let i = 0; i < 200; i++) engine.evaluate(name, input);  // warm up
+// Calls of `call` per second, after a warm-up, over `seconds`, in batches of `batch`.
+function rate(call, batch = 100) {
+  for (let i = 0; i < Math.max(2, batch * 2); i++) call();  // warm up
   let n = 0;
   const t0 = process.hrtime.bigint();
   const budget = BigInt(Math.round(seconds * 1e9));
   let elapsed = 0n;
   while (elapsed < budget) {
-    for (let i = 0; i < 100; i++) engine.evaluate(name, input);
-    n += 100;
+    for (let i = 0; i < batch; i++) call();
+    n += batch;
     elapsed = process.hrtime.bigint() - t0;
   }
   return n / (Number(elapsed) / 1e9);
 }
+const measure = (name, input) => rate(() => engine.evaluate(name, input));
 
 const fmt = (x) => (x >= 1e6 ? `${(x / 1e6).toFixed(2)}M` : x >= 1e3 ? `${(x / 1e3).toFixed(1)}k` : x.toFixed(0));
+
+// The same sweep as bench_evaluate.cpp's sweep/decode_2048.
+const SWEEP_PARAMS = JSON.stringify({ model: 'llama3-70b', chip: 'tpu-v5e', chips: 16, batch: 32 });
+const SWEEP_SPEC = JSON.stringify({ x: { param: 'context', from: 0, to: 131072, points: 2048, scale: 'linear' } });
+
+if (fastPath) {
+  console.log(`wasm: ${path.relative(root, wasmDir) || '.'}/node/engine.cjs, node ${process.version}, ${seconds}s each`);
+  console.log(['what'.padEnd(30), 'wasm /s'.padStart(10), native ? 'native /s'.padStart(11) : '',
+    native ? 'wasm/native'.padStart(12) : ''].join(''));
+  const row = (what, w, nat) => console.log([what.padEnd(30), fmt(w).padStart(10), nat ? fmt(nat).padStart(11) : '',
+    nat ? (w / nat).toFixed(2).padStart(12) : ''].join(''));
+  for (const name of ['decode', 'serving']) {
+    const input = inputs.get(name);
+    row(`${name} with steps`, rate(() => engine.evaluate(name, input)), native?.get(name));
+    row(`${name} numbers-only`, rate(() => engine.evaluateNumbers(name, input)), native?.get(`numbers/${name}`));
+  }
+  const sweeps = rate(() => engine.sweep('decode', SWEEP_PARAMS, SWEEP_SPEC), 1);
+  const nativeSweeps = native?.get('sweep/decode_2048') ? native.get('sweep/decode_2048') / 2048 : null;
+  row('decode sweep, 2,048 points', sweeps, nativeSweeps);
+  console.log(`  one 2,048-point sweep: ${(1000 / sweeps).toFixed(1)} ms wasm` +
+    (nativeSweeps ? `, ${(1000 / nativeSweeps).toFixed(1)} ms native` : ''));
+  process.exit(0);
+}
 console.log(`wasm: ${path.relative(root, wasmDir) || '.'}/node/engine.cjs, node ${process.version}, ${seconds}s per calculator`);
 console.log(['calculator'.padEnd(18), 'wasm eval/s'.padStart(12), native ? 'native eval/s'.padStart(14) : '',
   native ? 'wasm/native'.padStart(12) : ''].join(''));

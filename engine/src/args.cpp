@@ -52,27 +52,26 @@ json validate_number(const Param& p, const json& v, const std::string& path, boo
 json validate_object(const std::vector<Param>& fields, const json& v, const std::string& path,
                      bool fill_defaults) {
   if (!v.is_object()) fail(path, "must be an object, got " + type_name(v));
-  json out = json::object();
   for (auto it = v.begin(); it != v.end(); ++it) {
-    const Param* field = nullptr;
-    for (const Param& f : fields) {
-      if (f.name == it.key()) field = &f;
-    }
-    std::string sub = path.empty() ? it.key() : path + "." + it.key();
-    if (!field) {
+    bool known = std::any_of(fields.begin(), fields.end(), [&](const Param& f) { return f.name == it.key(); });
+    if (!known) {
       std::vector<std::string> names;
       for (const Param& f : fields) names.push_back(f.name);
-      fail(sub, "unknown parameter; allowed: " + joined(names));
+      fail(path.empty() ? it.key() : path + "." + it.key(), "unknown parameter; allowed: " + joined(names));
     }
   }
+  // Field names are unique, so each is appended without the object's search for an existing key.
+  json out = json::object();
+  auto& members = out.get_ref<json::object_t&>();
+  auto sub = [&](const Param& f) { return path.empty() ? f.name : path + "." + f.name; };
   for (const Param& f : fields) {
-    std::string sub = path.empty() ? f.name : path + "." + f.name;
-    if (v.contains(f.name)) {
-      out[f.name] = validate_value(f, v.at(f.name), sub);
+    auto given = v.find(f.name);
+    if (given != v.end()) {
+      members.emplace_back(f.name, validate_value(f, *given, sub(f)));
     } else if (f.required) {
-      fail(sub, "is required" + (f.doc.empty() ? std::string() : " (" + f.doc + ")"));
+      fail(sub(f), "is required" + (f.doc.empty() ? std::string() : " (" + f.doc + ")"));
     } else if (fill_defaults && !f.default_value.is_null()) {
-      out[f.name] = f.default_value;
+      members.emplace_back(f.name, f.default_value);
     }
   }
   return out;
@@ -196,24 +195,26 @@ Args::Args(const Calculator& calc, const json& input) {
   if (!input.is_object()) {
     throw InputError("", "the input must be a JSON object of parameters, got " + type_name(input));
   }
-  given_ = input;
+  for (auto it = input.begin(); it != input.end(); ++it) given_.push_back(it.key());
   values_ = validate_object(calc.params, input, "", true);
   if (values_.contains("chip")) {
     json overrides = values_.value("chip_overrides", json());
-    chip_ = resolve_chip(values_["chip"], overrides);
+    chip_ = shared_chip(values_["chip"], overrides);
   } else if (values_.contains("chip_overrides")) {
     throw InputError("chip_overrides", "needs a chip to override");
   }
   if (values_.contains("model")) {
     json overrides = values_.value("model_overrides", json());
-    model_ = resolve_model(values_["model"], overrides);
+    model_ = shared_model(values_["model"], overrides);
   } else if (values_.contains("model_overrides")) {
     throw InputError("model_overrides", "needs a model to override");
   }
 }
 
 bool Args::has(const std::string& name) const { return values_.contains(name); }
-bool Args::given(const std::string& name) const { return given_.contains(name); }
+bool Args::given(const std::string& name) const {
+  return std::find(given_.begin(), given_.end(), name) != given_.end();
+}
 
 double Args::num(const std::string& name) const {
   if (!values_.contains(name)) throw InputError(name, "is required");

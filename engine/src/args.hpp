@@ -1,8 +1,10 @@
 // Validated inputs of one evaluation: every parameter checked against its schema, defaults
 // filled in, chip and model resolved. Accessors throw InputError for a missing parameter.
 #pragma once
+#include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "catalog.hpp"
 #include "json.hpp"
@@ -15,6 +17,8 @@ class Args {
   Args(const Calculator& calc, const json& input);
 
   const json& values() const { return values_; }
+  // The validated values, moved out (the last use of these Args).
+  json take_values() && { return std::move(values_); }
   bool has(const std::string& name) const;    // given, or has a default
   bool given(const std::string& name) const;  // given by the caller
   double num(const std::string& name) const;
@@ -24,15 +28,15 @@ class Args {
   const json& raw(const std::string& name) const;
   const Chip& chip() const;
   const Model& model() const;
-  bool has_chip() const { return chip_.has_value(); }
-  bool has_model() const { return model_.has_value(); }
+  bool has_chip() const { return chip_ != nullptr; }
+  bool has_model() const { return model_ != nullptr; }
   double dtype(const std::string& name) const { return dtype_bytes(str(name)); }
 
  private:
   json values_;
-  json given_;
-  std::optional<Chip> chip_;
-  std::optional<Model> model_;
+  std::vector<std::string> given_;  // the keys the caller gave
+  std::shared_ptr<const Chip> chip_;   // a catalog chip without overrides is shared, resolved once
+  std::shared_ptr<const Model> model_;
 };
 
 // Validates one value against its Param; `path` names it in errors ("matmul.B").

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <iterator>
+#include <map>
+#include <memory>
 
 #include "errors.hpp"
 #include "format.hpp"
@@ -418,7 +420,16 @@ Chip::Chip(json resolved) : data_(std::move(resolved)) {
   id_ = data_.value("id", std::string("custom"));
   name_ = data_.contains("name") && data_["name"].is_string() ? data_["name"].get<std::string>() : id_;
   kind = parse_kind(data_.value("kind", std::string("tpu")));
-  for (const FigureField& f : kFigures) this->*f.member = number_at(data_, f.key);
+  // One pass over the chip's fields (a figure absent or not a number stays empty).
+  for (auto it = data_.begin(); it != data_.end(); ++it) {
+    if (!it->is_number()) continue;
+    for (const FigureField& f : kFigures) {
+      if (it.key() == f.key) {
+        this->*f.member = it->get<double>();
+        break;
+      }
+    }
+  }
   if (auto it = data_.find("wrap_whole_cubes"); it != data_.end() && it->is_boolean()) {
     wrap_whole_cubes = it->get<bool>();
   }
@@ -484,6 +495,44 @@ Chip resolve_chip(const json& value, const json& overrides) {
     chip["pod_chips"] = product;
   }
   return Chip(chip);
+}
+
+namespace {
+
+// Every entry of a catalog resolved once, by id. An entry that does not resolve is left out, so
+// that asking for it resolves it again and reports why.
+template <typename T, typename Resolve>
+std::map<std::string, std::shared_ptr<const T>> resolved_catalog(const json& catalog, Resolve resolve) {
+  std::map<std::string, std::shared_ptr<const T>> table;
+  for (const auto& entry : catalog) {
+    try {
+      table.emplace(entry["id"].get<std::string>(), std::make_shared<const T>(resolve(entry["id"], json())));
+    } catch (const std::exception&) {
+    }
+  }
+  return table;
+}
+
+template <typename T>
+std::shared_ptr<const T> find_resolved(const std::map<std::string, std::shared_ptr<const T>>& table, const json& value,
+                                       const json& overrides) {
+  if (!value.is_string() || overrides.is_object()) return nullptr;
+  auto it = table.find(value.get_ref<const std::string&>());
+  return it == table.end() ? nullptr : it->second;
+}
+
+}  // namespace
+
+std::shared_ptr<const Chip> shared_chip(const json& value, const json& overrides) {
+  static const auto table = resolved_catalog<Chip>(chip_catalog(), resolve_chip);
+  if (auto chip = find_resolved(table, value, overrides)) return chip;
+  return std::make_shared<const Chip>(resolve_chip(value, overrides));
+}
+
+std::shared_ptr<const Model> shared_model(const json& value, const json& overrides) {
+  static const auto table = resolved_catalog<Model>(model_catalog(), resolve_model);
+  if (auto model = find_resolved(table, value, overrides)) return model;
+  return std::make_shared<const Model>(resolve_model(value, overrides));
 }
 
 Model resolve_model(const json& value, const json& overrides) {

@@ -1,6 +1,7 @@
 // The chip and model catalogs (data/*.json, embedded at build time), the schemas of a chip
 // and a model object, and their resolution with overrides.
 #pragma once
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -119,5 +120,9 @@ struct Model {
 // `value` is the validated "chip" input (id or object); `overrides` may be null.
 Chip resolve_chip(const json& value, const json& overrides);
 Model resolve_model(const json& value, const json& overrides);
+// The same, shared: a catalog id without overrides gives the one chip (model) resolved from the
+// catalog at first use (immutable, so safe to share between threads); anything else a new one.
+std::shared_ptr<const Chip> shared_chip(const json& value, const json& overrides);
+std::shared_ptr<const Model> shared_model(const json& value, const json& overrides);
 
 }  // namespace scalelab

@@ -7,6 +7,7 @@
 #include "catalog.hpp"
 #include "errors.hpp"
 #include "format.hpp"
+#include "json_text.hpp"
 #include "registry.hpp"
 #include "result.hpp"
 #include "scalelab/engine.hpp"
@@ -21,7 +22,7 @@ std::string compute_result(const Calculator& calc, const json& input, const Eval
   calc.compute(args, result);
   json out = json::object();
   out["calculator"] = calc.name;
-  out["inputs"] = args.values();  // as given (already validated), not rounded
+  out["inputs"] = std::move(args).take_values();  // as given (already validated), not rounded
   canonicalise(result.extra, calc.name);
   for (auto it = result.extra.begin(); it != result.extra.end(); ++it) out[it.key()] = it.value();
   canonicalise(result.outputs, calc.name);
@@ -29,7 +30,7 @@ std::string compute_result(const Calculator& calc, const json& input, const Eval
   out["outputs"] = declared(calc, std::move(result.outputs));
   out["steps"] = std::move(result.steps);
   out["warnings"] = std::move(result.warnings);
-  return out.dump(-1, ' ', false, json::error_handler_t::replace);
+  return to_text(out);
 }
 
 }  // namespace

@@ -1,7 +1,9 @@
 #include "pipeline.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <vector>
 
 #include "format.hpp"
 #include "registry.hpp"
@@ -90,29 +92,72 @@ void canonicalise(json& j, const std::string& calculator, const std::string& whe
       j = v;
     }
   } else if (j.is_object()) {
+    // A step's value is named by its label in the fault message; anything else by its key.
+    auto label = j.find("label");
+    bool step = label != j.end() && label->is_string();
     for (auto it = j.begin(); it != j.end(); ++it) {
-      canonicalise(it.value(), calculator, it.key() == "value" && j.contains("label") ? j["label"].get<std::string>() : it.key());
+      bool named_by_label = step && it.key() == "value";
+      canonicalise(it.value(), calculator, named_by_label ? label->get_ref<const std::string&>() : it.key());
     }
   } else if (j.is_array()) {
     for (auto& item : j) canonicalise(item, calculator, where);
   }
 }
 
-json declared(const Calculator& calc, json emitted) {
-  json out = json::object();
-  for (const Output& o : calc.outputs) {
-    auto it = emitted.find(o.name);
-    bool present = it != emitted.end() && !it->is_null();
-    if (!present && !o.nullable) {
-      throw std::logic_error(calc.name + " left out its output " + o.name + ", which is not nullable");
-    }
-    out[o.name] = present ? std::move(*it) : json(nullptr);
-    if (it != emitted.end()) emitted.erase(it);
+namespace {
+
+// The emitted value (moved out), or null where the output may be null; otherwise a fault.
+json present_or_null(const Calculator& calc, const Output& o, json* value) {
+  bool present = value && !value->is_null();
+  if (!present && !o.nullable) {
+    throw std::logic_error(calc.name + " left out its output " + o.name + ", which is not nullable");
   }
-  if (!emitted.empty()) {
-    std::string names;
-    for (auto it = emitted.begin(); it != emitted.end(); ++it) names += (names.empty() ? "" : ", ") + it.key();
-    throw std::logic_error(calc.name + " emitted undeclared outputs: " + names);
+  return present ? std::move(*value) : json(nullptr);
+}
+
+// The same, when some name was emitted twice (the last value counts) or not declared at all.
+json declared_slowly(const Calculator& calc, json emitted) {
+  auto& given = emitted.get_ref<json::object_t&>();
+  std::string undeclared;
+  for (const auto& member : given) {
+    const std::string& key = member.first;
+    bool known = std::any_of(calc.outputs.begin(), calc.outputs.end(), [&](const Output& o) { return o.name == key; });
+    if (!known) undeclared += (undeclared.empty() ? "" : ", ") + key;
+  }
+  if (!undeclared.empty()) throw std::logic_error(calc.name + " emitted undeclared outputs: " + undeclared);
+  json out = json::object();
+  auto& members = out.get_ref<json::object_t&>();
+  for (const Output& o : calc.outputs) {
+    auto last = std::find_if(given.rbegin(), given.rend(), [&](const auto& member) { return member.first == o.name; });
+    members.emplace_back(o.name, present_or_null(calc, o, last == given.rend() ? nullptr : &last->second));
+  }
+  return out;
+}
+
+}  // namespace
+
+json declared(const Calculator& calc, json emitted) {
+  auto& given = emitted.get_ref<json::object_t&>();
+  // Calculators emit mostly in declaration order: look from after the last match, then wrap.
+  std::vector<json*> found(calc.outputs.size(), nullptr);
+  std::size_t cursor = 0, matched = 0;
+  for (std::size_t i = 0; i < calc.outputs.size(); ++i) {
+    for (std::size_t k = 0; k < given.size() && !found[i]; ++k) {
+      std::size_t at = (cursor + k) % given.size();
+      auto& entry = *(given.begin() + static_cast<std::ptrdiff_t>(at));
+      if (entry.first == calc.outputs[i].name) {
+        found[i] = &entry.second;
+        cursor = at + 1;
+      }
+    }
+    matched += found[i] ? 1 : 0;
+  }
+  if (matched != given.size()) return declared_slowly(calc, std::move(emitted));
+  json out = json::object();
+  auto& members = out.get_ref<json::object_t&>();
+  members.reserve(calc.outputs.size());
+  for (std::size_t i = 0; i < calc.outputs.size(); ++i) {
+    members.emplace_back(calc.outputs[i].name, present_or_null(calc, calc.outputs[i], found[i]));
   }
   return out;
 }

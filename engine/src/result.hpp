@@ -50,13 +50,15 @@ struct Result {
   json extra = json::object();  // top-level fields beside "outputs" (e.g. the resolved chip)
   bool record_steps = true;     // false: numbers-only evaluation
 
+  // Appended without looking for an earlier value of the same name (a search per output made
+  // building the outputs quadratic); declared() keeps the last value of a name written twice.
   template <typename T>
     requires(!std::is_same_v<std::remove_cvref_t<T>, Expr>)
   void out(const std::string& name, T&& value) {
-    outputs[name] = std::forward<T>(value);
+    outputs.get_ref<json::object_t&>().emplace_back(name, std::forward<T>(value));
   }
-  void out(const std::string& name, const Expr& value) { outputs[name] = value.value(); }
-  void out_null(const std::string& name) { outputs[name] = nullptr; }
+  void out(const std::string& name, const Expr& value) { out(name, value.value()); }
+  void out_null(const std::string& name) { out(name, nullptr); }
   // This result's step sink (numbers-only when record_steps is false).
   Steps log() { return Steps(record_steps ? &steps : nullptr, &warnings); }
   Expr sym(std::string_view tex, double value) { return log().sym(tex, value); }

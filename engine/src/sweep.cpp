@@ -10,6 +10,7 @@
 #include "args.hpp"
 #include "errors.hpp"
 #include "format.hpp"
+#include "json_text.hpp"
 #include "pipeline.hpp"
 #include "registry.hpp"
 #include "result.hpp"
@@ -297,8 +298,10 @@ class Collector {
     if (spec_.y) out["y"] = axis_json(*spec_.y);
     json outputs = json::object();
     for (const std::string& name : output_names()) {
+      std::size_t at = declared_index(name);
       json column = json::array();
-      for (const json& row : rows_) column.push_back(row.is_null() ? json(nullptr) : row.at(name));
+      column.get_ref<json::array_t&>().reserve(rows_.size());
+      for (const json& row : rows_) column.push_back(row.is_null() ? json(nullptr) : value_at(row, at));
       outputs[name] = std::move(column);
     }
     out["outputs"] = std::move(outputs);
@@ -322,18 +325,29 @@ class Collector {
     return {{"param", axis.param}, {"values", values}};
   }
 
+  // Every row holds the declared outputs in declaration order (declared() writes them so), so
+  // an output is read by its position rather than searched for by name.
+  std::size_t declared_index(const std::string& name) const {
+    auto it = std::find_if(calc_.outputs.begin(), calc_.outputs.end(), [&](const Output& o) { return o.name == name; });
+    return static_cast<std::size_t>(it - calc_.outputs.begin());
+  }
+  static const json& value_at(const json& row, std::size_t at) {
+    const auto& members = row.get_ref<const json::object_t&>();
+    return (members.begin() + static_cast<std::ptrdiff_t>(at))->second;
+  }
+
   // As asked, or every declared output that is a number wherever it is not null.
   std::vector<std::string> output_names() const {
     if (!spec_.outputs.empty()) return spec_.outputs;
     std::vector<std::string> names;
-    for (const Output& o : calc_.outputs) {
+    for (std::size_t at = 0; at < calc_.outputs.size(); ++at) {
       bool any_number = false, all_numbers = true;
       for (const json& row : rows_) {
-        if (row.is_null() || row.at(o.name).is_null()) continue;
-        any_number = any_number || row.at(o.name).is_number();
-        all_numbers = all_numbers && row.at(o.name).is_number();
+        if (row.is_null() || value_at(row, at).is_null()) continue;
+        any_number = any_number || value_at(row, at).is_number();
+        all_numbers = all_numbers && value_at(row, at).is_number();
       }
-      if (any_number && all_numbers) names.push_back(o.name);
+      if (any_number && all_numbers) names.push_back(calc_.outputs[at].name);
     }
     return names;
   }
@@ -369,7 +383,7 @@ std::string run_sweep(const Calculator& calc, const json& base, const json& spec
       }
     }
   }
-  return collect.result().dump(-1, ' ', false, json::error_handler_t::replace);
+  return to_text(collect.result());
 }
 
 // As in evaluate: an InputError is the caller's doing; anything else is an engine fault.

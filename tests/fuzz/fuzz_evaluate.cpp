@@ -1,6 +1,8 @@
 // libFuzzer target: the input is "<calculator name>\n<JSON text>". evaluate() must never
 // crash, throw, report an engine fault (status internal), or return anything but one JSON
-// object: a result or an error.
+// object: a result or an error. The numbers-only evaluation must give the same outputs and
+// warnings (or the same error), and sweep_request (the same text as {"params", "sweep"}) the
+// same guarantees: JSON, never an engine fault.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -65,5 +67,24 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   // Determinism: the same input gives the same bytes.
   if (scalelab::evaluate(name, input).json != e.json) fail("two calls disagree", e.json);
+
+  scalelab::Evaluation numbers = scalelab::evaluate(name, input, scalelab::EvalOptions{.steps = false});
+  if (numbers.status != e.status) fail("numbers-only and full evaluation differ in status", std::string(input));
+  if (e.status == scalelab::Status::ok) {
+    nlohmann::json a = out, b = nlohmann::json::parse(numbers.json);
+    a.erase("steps");
+    b.erase("steps");
+    if (a != b) fail("numbers-only and full evaluation differ", std::string(input) + "\n" + numbers.json);
+  } else if (numbers.json != e.json) {
+    fail("numbers-only and full evaluation refuse differently", std::string(input));
+  }
+
+  scalelab::Evaluation swept = scalelab::sweep_request(name, input);
+  if (swept.status == scalelab::Status::internal) fail("an engine fault in a sweep", std::string(input) + "\n" + swept.json);
+  try {
+    if (!nlohmann::json::parse(swept.json).is_object()) fail("sweep returned JSON that is not an object", swept.json);
+  } catch (const nlohmann::json::exception&) {
+    fail("sweep returned text that is not JSON", swept.json);
+  }
   return 0;
 }

@@ -1,4 +1,5 @@
-# Writes one seed per case ("<calculator>\n<params JSON>") and per bad input (cmake -P).
+# Writes one seed per case ("<calculator>\n<params JSON>"), one sweep request per case
+# ({"params": ..., "sweep": ...}, for sweep_request) and one seed per bad input (cmake -P).
 file(REMOVE_RECURSE ${OUT})
 file(MAKE_DIRECTORY ${OUT})
 file(GLOB files ${CASES_DIR}/*.json)
@@ -11,6 +12,7 @@ foreach(f IN LISTS files)
     string(JSON calc GET "${text}" ${i} calculator)
     string(JSON params GET "${text}" ${i} params)
     file(WRITE ${OUT}/case-${n} "${calc}\n${params}")
+    file(WRITE ${OUT}/sweep-${n} "${calc}\n{\"params\": ${params}, \"sweep\": {\"x\": {\"param\": \"chips\", \"from\": 1, \"to\": 64, \"points\": 4}, \"y\": {\"param\": \"batch\", \"values\": [1, 8]}}}")
     math(EXPR n "${n} + 1")
   endforeach()
 endforeach()

@@ -1,0 +1,97 @@
+#!/usr/bin/env node
+// The 2,048-point numbers-only decode sweep (bench_evaluate.cpp's sweep/decode_2048) timed in
+// Debian's Chromium, in the browser build of the engine (build-wasm/web/engine.{js,wasm}, the
+// module the course ships), plus decode numbers-only and with steps for scale. The engine is
+// served to the page through Playwright's request routing, so neither web/dist nor a server is
+// needed.
+//
+//   node bench/sweep_chromium.mjs [--wasm-dir build-wasm] [--runs 30]
+//
+// Prints the median and p95 of one sweep over --runs runs (after 3 warm-up runs), and
+// evaluations/s of single decode evaluations.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const require = createRequire(path.join(root, 'web', 'package.json'));
+const { chromium } = require('playwright-core');
+
+const args = process.argv.slice(2);
+const opt = (name, dflt) => {
+  const i = args.indexOf(name);
+  return i >= 0 && i + 1 < args.length ? args[i + 1] : dflt;
+};
+const wasmDir = path.resolve(root, opt('--wasm-dir', process.env.SCALELAB_WASM_DIR || 'build-wasm'), 'web');
+const runs = Number(opt('--runs', '30'));
+// decode's first case in tests/cases (files in name order), as in bench_evaluate.cpp
+const casesDir = path.join(root, 'tests', 'cases');
+const decodeCase = fs.readdirSync(casesDir).filter((f) => f.endsWith('.json')).sort()
+  .flatMap((f) => JSON.parse(fs.readFileSync(path.join(casesDir, f), 'utf8')))
+  .find((c) => c.calculator === 'decode').params;
+
+const ORIGIN = 'http://bench.invalid';
+const page_html = `<!doctype html><meta charset="utf-8"><title>sweep bench</title>
+<script type="module">
+import createEngine from './engine.js';
+window.engine = await createEngine();
+window.ready = true;
+</script>`;
+
+const types = { '.js': 'text/javascript', '.wasm': 'application/wasm' };
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scalelab-sweep-bench-'));
+const context = await chromium.launchPersistentContext(dir, {
+  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+  headless: true,
+  args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+    '--disable-sync', '--no-first-run', '--disable-quic'],
+});
+try {
+  await context.route(`${ORIGIN}/**`, (route) => {
+    const name = new URL(route.request().url()).pathname.slice(1);
+    if (name === '' || name === 'index.html') return route.fulfill({ body: page_html, contentType: 'text/html' });
+    const file = path.join(wasmDir, path.basename(name));
+    if (!fs.existsSync(file)) return route.fulfill({ status: 404, body: 'not found' });
+    return route.fulfill({ body: fs.readFileSync(file), contentType: types[path.extname(file)] ?? 'application/octet-stream' });
+  });
+  const page = await context.newPage();
+  await page.goto(`${ORIGIN}/`);
+  await page.waitForFunction(() => window.ready === true, null, { timeout: 30000 });
+  const result = await page.evaluate(({ runs, decode }) => {
+    const params = JSON.stringify({ model: 'llama3-70b', chip: 'tpu-v5e', chips: 16, batch: 32 });
+    const spec = JSON.stringify({ x: { param: 'context', from: 0, to: 131072, points: 2048, scale: 'linear' } });
+    const check = JSON.parse(window.engine.sweep('decode', params, spec));
+    if (check.error || check.x.values.length !== 2048) throw new Error(`the sweep failed: ${JSON.stringify(check).slice(0, 300)}`);
+    for (let i = 0; i < 3; i++) window.engine.sweep('decode', params, spec);
+    const times = [];
+    for (let i = 0; i < runs; i++) {
+      const t0 = performance.now();
+      window.engine.sweep('decode', params, spec);
+      times.push(performance.now() - t0);
+    }
+    times.sort((a, b) => a - b);
+    const rate = (call) => {
+      for (let i = 0; i < 200; i++) call();
+      const t0 = performance.now();
+      let n = 0;
+      while (performance.now() - t0 < 1000) { for (let i = 0; i < 50; i++) call(); n += 50; }
+      return n / ((performance.now() - t0) / 1000);
+    };
+    const input = JSON.stringify(decode);
+    return {
+      median: times[Math.floor(times.length / 2)],
+      p95: times[Math.min(times.length - 1, Math.ceil(times.length * 0.95) - 1)],
+      numbers: rate(() => window.engine.evaluateNumbers('decode', input)),
+      steps: rate(() => window.engine.evaluate('decode', input)),
+      agent: navigator.userAgent,
+    };
+  }, { runs, decode: decodeCase });
+  console.log(`Chromium: ${result.agent.match(/Chrome\/[\d.]+/)?.[0] ?? result.agent}; ${path.relative(root, wasmDir)}/engine.js`);
+  console.log(`decode sweep, 2,048 points: median ${result.median.toFixed(1)} ms, p95 ${result.p95.toFixed(1)} ms (${runs} runs)`);
+  console.log(`decode numbers-only: ${Math.round(result.numbers)} evaluations/s; with steps: ${Math.round(result.steps)}/s`);
+} finally {
+  await context.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,51 @@
+// to_text writes the bytes json::dump(-1, ' ', false, replace) writes, for every result the
+// engine gives (book cases, with and without steps; the bad-input matrix) and for strings that
+// need escaping, UTF-8 and invalid bytes.
+#include <gtest/gtest.h>
+
+#include <limits>
+#include <string>
+
+#include "json_text.hpp"
+#include "scalelab/engine.hpp"
+#include "support/test_support.hpp"
+
+namespace {
+
+using scalelab::json;
+
+std::string dumped(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+TEST(JsonText, EveryCaseResultIsWrittenAsDumpWritesIt) {
+  int checked = 0;
+  for (const auto& c : scalelab::testing::cases()) {
+    std::string input = c.raw["params"].dump();
+    for (bool steps : {true, false}) {
+      scalelab::Evaluation e = scalelab::evaluate(c.calculator, input, scalelab::EvalOptions{.steps = steps});
+      json parsed = json::parse(e.json);
+      EXPECT_EQ(scalelab::to_text(parsed), dumped(parsed)) << c.id;
+      EXPECT_EQ(scalelab::to_text(parsed), e.json) << c.id;
+      ++checked;
+    }
+  }
+  for (const auto& b : scalelab::testing::bad_inputs()) {
+    json parsed = json::parse(scalelab::evaluate(b.calculator, b.input).json);
+    EXPECT_EQ(scalelab::to_text(parsed), dumped(parsed)) << b.id;
+  }
+  EXPECT_GT(checked, 100);
+}
+
+TEST(JsonText, StringsAndNumbersThatNeedCare) {
+  json j = {{"quote \" and \\ backslash", "tab\tnew\nline\x01\x1f"},
+            {"utf8", "≥ 4096 × B ≪ D"},
+            {"invalid", std::string("bad \xff\xfe bytes \xe2\x82")},
+            {"del", std::string("\x7f")},
+            {"numbers", {0, -1, 1e20, 1.5e-300, -0.0, 0.1, 123456789012345.0, std::numeric_limits<std::int64_t>::min(),
+                         std::numeric_limits<std::uint64_t>::max(), std::numeric_limits<double>::max(),
+                         std::numeric_limits<double>::infinity()}},
+            {"empty", {{"object", json::object()}, {"array", json::array()}, {"string", ""}}},
+            {"flags", {true, false, nullptr}}};
+  EXPECT_EQ(scalelab::to_text(j), dumped(j));
+}
+
+}  // namespace
