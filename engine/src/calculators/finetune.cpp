@@ -266,7 +266,7 @@ Times time_steps(const Inputs& in, const Setup& s, const Footprint& f, Result& r
   bool lora = uses_adapters(s.method);
   double active = in.counts.active() + (lora ? f.adapters_active : 0);
   double trained = lora ? f.adapters_active : in.counts.active();
-  Expr P = r.sym(lora ? "P_{act} + P_{LoRA}" : "P_{act}", active), T = r.sym("T_{train}", in.tokens);
+  Expr P = r.sym(lora ? "(P_{act} + P_{LoRA})" : "P_{act}", active), T = r.sym("T_{train}", in.tokens);
   Expr P_train = r.sym(lora ? "P_{LoRA}" : "P_{act}", trained);
   Expr passes = r.step("Forward and activation-gradient FLOPs", "F_{fb}", (Expr(2) + Expr(2)) * P * T, "FLOPs");
   Expr weight_grads = r.step("Weight-gradient FLOPs (trained weights only)", "F_{wg}", 2 * P_train * T, "FLOPs");

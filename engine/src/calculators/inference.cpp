@@ -499,8 +499,8 @@ namespace {
 
 std::string measured_verdict(double share) {
   if (share > 1) {
-    return "Faster than the bound: the run cannot match these inputs (a smaller format, a shorter context or a "
-           "smaller batch than entered would explain it), or the device beats its catalog figures.";
+    return "Faster than the bound: the run cannot match these inputs (a smaller weight format, a shorter context "
+           "or more sequences per step than entered would explain it), or the device beats its catalog figures.";
   }
   if (share >= 0.8) {
     return "Close to the bound: what is left is mostly the gaps between kernel launches and attention kernels "
