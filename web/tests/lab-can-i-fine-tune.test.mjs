@@ -12,7 +12,7 @@ const CALC = 'finetune';
 let server, browser;
 before(async () => { server = await startServer(); browser = await launch(); });
 after(async () => { await browser?.close(); await server?.stop(); });
-const { ready, rendered, settle, out, field, fieldError, modelSelect, type, choose, noNaN, roundTrip, chapterAxe } =
+const { ready, rendered, settle, out, field, fieldError, modelSelect, type, choose, noNaN, roundTrip } =
   labHelpers({ element: EL, calculator: CALC, session: () => ({ server, browser }) });
 const verdict = (page) => page.locator(`${EL} .lab-verdict`).innerText();
 const suggestion = (page) => page.locator(`${EL} .cir-suggestion`);
@@ -162,7 +162,14 @@ test('axe: the lab page (fits and does not fit) and the lab in chapter 5', async
     const violations = await axe(page);
     assert.deepEqual(violations, [], JSON.stringify(violations, null, 1));
   }
-  await chapterAxe(page, '/chapters/05-training/');
+  // in chapter 5 the lab closes a long step, below the memory-budget lab: it loads when the reader scrolls to it
+  await page.goto(server.url + '/chapters/05-training/');
+  const step = await page.locator(`section.step:has(${EL})`).first().getAttribute('id');
+  await page.goto(server.url + `/chapters/05-training/#${step}`);
+  await page.reload();
+  await page.locator(EL).scrollIntoViewIfNeeded();
+  await ready(page);
+  assert.deepEqual(await axe(page), []);
   assert.deepEqual(problems, clean);
   await page.close();
 });
