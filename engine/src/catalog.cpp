@@ -44,14 +44,16 @@ Param int_list(std::string name, double max_len, double max_value, std::string d
 Param topology_field() {
   Param t = params::object(
       "topology",
-      {params::choice("kind", chip_kind_names(), nullptr, "chip kind"),
-       params::choice("scale_up", {"ici", "nvlink"}, nullptr, "the fast network between chips"),
+      {params::choice("kind", chip_kind_names(), nullptr, "chip kind", chip_kind_titles()),
+       params::choice("scale_up", {"ici", "nvlink"}, nullptr, "the fast network between chips",
+                      {"ICI torus", "NVLink"}),
        int_list("pod_shape", 8, 1e6, "pod torus shape"), count("pod_axes", 1, 8, "axes of the pod torus"),
        count("pod_chips", 1, 1e8, "chips in a pod"), count("ici_links", 1, 1e3, "ICI links per chip"),
        count("wrap_axis_multiple", 1, 1e6, "axis lengths that wrap around are multiples of this"),
        text("wraparound_rule", "which axes wrap around, in words"),
        count("nvlink_domain_gpus", 1, 1e5, "GPUs in one NVLink domain"),
-       params::choice("beyond_pod", {"dcn", "infiniband"}, nullptr, "the network beyond the pod or NVLink domain")},
+       params::choice("beyond_pod", {"dcn", "infiniband"}, nullptr, "the network beyond the pod or NVLink domain",
+                      {"DCN", "InfiniBand"})},
       "derived network facts (output only: recomputed from the chip's fields, ignored on input)");
   return t;
 }
@@ -70,6 +72,7 @@ std::vector<Param> make_chip_fields() {
   kind.name = "kind";
   kind.type = Type::choice;
   kind.choices = chip_kind_names();
+  kind.choice_titles = chip_kind_titles();
   kind.doc = "tpu (ICI torus), datacenter-gpu (NVLink domain + InfiniBand), workstation-gpu, consumer-gpu, "
              "unified-memory or cpu; gpu is the old name of datacenter-gpu";
   Param superpod;
@@ -106,7 +109,7 @@ std::vector<Param> make_chip_fields() {
       params::boolean("wrap_whole_cubes", nullptr,
                       "wraparound needs every axis of the slice to be such a multiple (optical cubes)"),
       params::choice("beyond_pod", {"dcn", "infiniband"}, nullptr,
-                     "the network beyond the pod or NVLink domain"),
+                     "the network beyond the pod or NVLink domain", {"DCN", "InfiniBand"}),
       count("host_chips", 1, 1e4, "chips per host"),
       number("pcie_bytes_per_s", "bytes/s", 1, kRate, "host↔chip PCIe, one way"),
       number("dcn_bytes_per_s", "bytes/s", 1, kRate, "data-centre network egress per chip"),
@@ -140,6 +143,7 @@ std::vector<Param> make_model_fields() {
   attention.name = "attention";
   attention.type = Type::choice;
   attention.choices = {"gqa", "mla"};
+  attention.choice_titles = {"grouped-query attention (MHA and MQA too)", "multi-head latent attention"};
   attention.default_value = "gqa";
   attention.doc = "gqa (covers MHA K=N and MQA K=1) or mla (latent KV cache)";
   auto flag = [](std::string name, bool def, std::string doc) {
@@ -178,13 +182,14 @@ std::vector<Param> make_model_fields() {
 
 json parse_catalog(const char* text) { return json::parse(text); }
 
-std::vector<std::string> format_ids_for(const std::string& use) {
-  std::vector<std::string> ids;
+// The `field` ("id" or "name") of every format of data/formats.json that serves `use`.
+std::vector<std::string> format_fields_for(const std::string& use, const char* field) {
+  std::vector<std::string> out;
   for (const auto& f : format_catalog()) {
     const json& uses = f["uses"];
-    if (std::find(uses.begin(), uses.end(), use) != uses.end()) ids.push_back(f["id"]);
+    if (std::find(uses.begin(), uses.end(), use) != uses.end()) out.push_back(f[field]);
   }
-  return ids;
+  return out;
 }
 
 const json* find_by_id(const json& catalog, const json& id) {
@@ -230,13 +235,23 @@ double format_bits(const std::string& id) {
 }
 
 const std::vector<std::string>& weight_format_names() {
-  static const std::vector<std::string> names = format_ids_for("weights");
+  static const std::vector<std::string> names = format_fields_for("weights", "id");
   return names;
 }
 
+const std::vector<std::string>& weight_format_titles() {
+  static const std::vector<std::string> titles = format_fields_for("weights", "name");
+  return titles;
+}
+
 const std::vector<std::string>& kv_format_names() {
-  static const std::vector<std::string> names = format_ids_for("kv");
+  static const std::vector<std::string> names = format_fields_for("kv", "id");
   return names;
+}
+
+const std::vector<std::string>& kv_format_titles() {
+  static const std::vector<std::string> titles = format_fields_for("kv", "name");
+  return titles;
 }
 
 const std::vector<Param>& chip_fields() {
@@ -300,6 +315,13 @@ const std::vector<std::string>& chip_kind_names() {
   static const std::vector<std::string> names = {"tpu",         "datacenter-gpu", "workstation-gpu",
                                                  "consumer-gpu", "unified-memory", "cpu", "gpu"};
   return names;
+}
+
+const std::vector<std::string>& chip_kind_titles() {
+  static const std::vector<std::string> titles = {
+      "TPU",           "datacenter GPU", "workstation GPU", "consumer GPU", "unified memory (Apple, AMD, DGX Spark)",
+      "CPU",           "datacenter GPU (old name gpu)"};
+  return titles;
 }
 
 namespace {

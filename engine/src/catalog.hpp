@@ -36,7 +36,9 @@ const std::vector<std::string>& dtype_titles();
 const json* find_format(const std::string& id);  // null when unknown
 double format_bits(const std::string& id);       // refuses an unknown id
 const std::vector<std::string>& weight_format_names();
+const std::vector<std::string>& weight_format_titles();  // the formats' names, for people
 const std::vector<std::string>& kv_format_names();
+const std::vector<std::string>& kv_format_titles();
 
 // What a chip is, which decides the interconnects it has: TPUs sit on an ICI torus;
 // datacenter GPUs in an NVLink domain joined by InfiniBand; workstation and consumer GPUs,
@@ -44,6 +46,7 @@ const std::vector<std::string>& kv_format_names();
 // datacenter-gpu.
 enum class ChipKind { tpu, datacenter_gpu, workstation_gpu, consumer_gpu, unified_memory, cpu };
 const std::vector<std::string>& chip_kind_names();  // "tpu", "datacenter-gpu", …, then "gpu"
+const std::vector<std::string>& chip_kind_titles();  // the same kinds, for people
 
 // The GPU scale-out fabric of a reference SuperPod (gpus.md); absent figures stay empty.
 struct Superpod {

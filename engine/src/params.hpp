@@ -79,11 +79,13 @@ inline Param dtype(std::string name, std::string doc, json def = "bf16") {
 
 // A weight or KV-cache format: a plain dtype or a quantized format of data/formats.json.
 inline Param weight_format(std::string name, std::string doc, json def = "bf16") {
-  return choice(std::move(name), weight_format_names(), std::move(def), std::move(doc));
+  return choice(std::move(name), weight_format_names(), std::move(def), std::move(doc),
+                weight_format_titles());
 }
 
 inline Param kv_format(std::string name, std::string doc, json def = "bf16") {
-  return choice(std::move(name), kv_format_names(), std::move(def), std::move(doc));
+  return choice(std::move(name), kv_format_names(), std::move(def), std::move(doc),
+                kv_format_titles());
 }
 
 inline Param chip(json def = nullptr) {

@@ -27,11 +27,14 @@ export function percent(x: number): string {
   return `${p < 10 ? p.toPrecision(2) : Math.round(p)}%`;
 }
 
-/** A number for an input field: 820000000000 → "8.2e11", 512 → "512". */
+/** A number for an input field, exact and in the shorter of its two spellings:
+ *  820000000000 → "8.2e11", 4194304 → "4194304" (not "4.194304e6"), 512 → "512". */
 export function fieldText(v: unknown): string {
   if (typeof v !== 'number' || !Number.isFinite(v)) return v == null ? '' : String(v);
-  if (v !== 0 && (Math.abs(v) >= 1e6 || Math.abs(v) < 1e-3)) return v.toExponential().replace('e+', 'e').replace(/\.?0+e/, 'e');
-  return String(Number(v.toPrecision(12)));
+  const plain = String(Number(v.toPrecision(12)));
+  if (v === 0 || (Math.abs(v) < 1e6 && Math.abs(v) >= 1e-3)) return plain;
+  const sci = v.toExponential().replace('e+', 'e').replace(/\.?0+e/, 'e');
+  return !plain.includes('e') && plain.length <= sci.length ? plain : sci;
 }
 
 /** The value to hand the engine for a typed field: a number if it reads as one, else the raw text (the engine refuses it with its own message). */

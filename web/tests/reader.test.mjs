@@ -16,6 +16,9 @@ const CHAPTERS = fs.readdirSync(CONTENT).filter((f) => /^\d\d-[a-z0-9-]+\.md$/.t
 const UNIT_WORDS = 'tokens|token|sequences|chips|days|years|hours|seconds|bytes|FLOPs|params|requests|GPUs';
 // ("4,096-token sequences" is English: a hyphenated word before is not a number's unit)
 const REPEATED_UNIT = new RegExp(`(?<!-)\\b(${UNIT_WORDS})\\s+(${UNIT_WORDS})\\b`);
+// every engine lab's own route (the matmul experiment measures the reader's device; it has no engine choices)
+const LAB_ROUTES = fs.readdirSync(path.join(WEB, 'dist', 'labs'), { withFileTypes: true })
+  .filter((d) => d.isDirectory() && d.name !== 'matmul').map((d) => d.name).sort();
 const RAW_TABLE = /\|\s*:?-{3,}:?\s*\|/;
 const DIRECTIVE_TEXT = /(?<![\w:/]):(live|chipname|lab|question|note|plain|technical|tryit)\b|(?<![\w:/])::+[a-z]/;
 const SCIENTIFIC = /\d(\.\d+)?e[+-]?\d/i;
@@ -171,6 +174,25 @@ test('labs: Plain shows human labels, Technical the parameter names and the deri
   await page.waitForFunction(() => document.querySelector('.lab-controls .c-name') !== null);
   assert.equal(await page.locator('details.lab-steps').evaluate((d) => d.open), true, 'Technical opens the derivation');
   assert.ok((await page.$$eval('.lab-controls .c-name', (es) => es.map((e) => e.textContent))).includes('batch'), 'Technical names the parameters');
+  await page.click('.mode-switch button[data-mode="plain"]');
+  await page.close();
+});
+
+test('labs: every option of every choice reads as words in Plain, with the value in Technical', async () => {
+  const { page } = await watchedPage(browser.context, server.url);
+  const options = () => page.$$eval('.lab-controls select option', (os) => os.filter((o) => o.value !== '').map((o) => [o.value, o.textContent.trim()]));
+  for (const lab of LAB_ROUTES) {
+    await page.goto(`${server.url}/labs/${lab}/`);
+    await page.waitForFunction(() => Number(document.querySelector('[data-lab]')?.dataset.rendered) > 0);
+    // (a value that is already words, such as "as in the model", may show as it is)
+    for (const [value, text] of await options()) if (!value.includes(' ')) assert.notEqual(text, value, `${lab}: the option ${value} shows its raw value`);
+  }
+  await page.goto(`${server.url}/labs/decode/`);
+  await page.waitForFunction(() => Number(document.querySelector('[data-lab]')?.dataset.rendered) > 0);
+  await page.click('.mode-switch button[data-mode="technical"]');
+  await page.waitForFunction(() => document.querySelector('.lab-controls .c-name') !== null);
+  const tp = (await options()).find(([v]) => v === 'tp');
+  assert.ok(tp && tp[1].includes('(tp)'), `Technical shows the value the engine takes: ${tp}`);
   await page.click('.mode-switch button[data-mode="plain"]');
   await page.close();
 });

@@ -12,6 +12,13 @@ inline const std::vector<std::string>& bandwidth_paths() {
   return paths;
 }
 
+inline const std::vector<std::string>& bandwidth_path_titles() {
+  static const std::vector<std::string> titles = {
+      "HBM (off-chip memory)", "VMEM (on-chip vector memory)", "ICI (chip-to-chip links)",
+      "PCIe (to the host)", "DCN (between pods)", "NVLink (inside a GPU node)", "InfiniBand (between GPU nodes)"};
+  return titles;
+}
+
 // The chip figure a path reads (its bandwidth, one way).
 inline Chip::Figure Chip::*bandwidth_figure(const std::string& path) {
   if (path == "hbm") return &Chip::hbm_bytes_per_s;

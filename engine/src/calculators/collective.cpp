@@ -11,11 +11,6 @@
 namespace scalelab {
 namespace {
 
-const std::vector<std::string>& fabric_names() {
-  static const std::vector<std::string> names = {"ici", "nvlink", "ib_fat_tree", "dcn"};
-  return names;
-}
-
 std::string resolve_fabric(const Args& args) {
   if (args.given("fabric")) return args.str("fabric");
   if (!args.chip().is_gpu()) return "ici";
@@ -261,7 +256,8 @@ Calculator make_collective() {
            number("hop_latency_s", "s", 0, 1, nullptr,
                   "latency of one hop (default: the chip's ici_hop_latency_s, 1e-6 without; 0 on GPUs)"),
            choice("fabric", fabric_names(), nullptr,
-                  "network (default: ici for TPUs; nvlink for GPUs, ib_fat_tree when nodes > 1)"),
+                  "network (default: ici for TPUs; nvlink for GPUs, ib_fat_tree when nodes > 1)",
+                  fabric_titles()),
            integer("gpus_per_node", "count", 1, 1e5, nullptr, "ib_fat_tree: GPUs per NVLink node (default node_gpus)"),
            integer("nodes", "count", 1, 1e6, nullptr, "GPU nodes in the group (ib_fat_tree)"),
            integer("nodes_per_su", "count", 1, 1e5, nullptr,

@@ -255,6 +255,17 @@ const std::vector<std::string>& collective_op_titles() {
   return titles;
 }
 
+const std::vector<std::string>& fabric_names() {
+  static const std::vector<std::string> names = {"ici", "nvlink", "ib_fat_tree", "dcn"};
+  return names;
+}
+
+const std::vector<std::string>& fabric_titles() {
+  static const std::vector<std::string> titles = {"ICI torus (TPU)", "NVLink node (GPU)",
+                                                  "InfiniBand fat tree (GPU nodes)", "DCN (between pods)"};
+  return titles;
+}
+
 CollectiveOp parse_collective_op(const std::string& name) { return kCollectiveOps.parse(name, "op"); }
 
 std::string collective_op_name(CollectiveOp op) { return kCollectiveOps.name(op); }

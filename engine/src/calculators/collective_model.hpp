@@ -19,6 +19,10 @@ std::string collective_op_name(CollectiveOp op);
 std::string collective_op_title(CollectiveOp op);  // "AllGather"
 const std::vector<std::string>& collective_op_titles();
 
+// The networks a collective can cross, and their names for people.
+const std::vector<std::string>& fabric_names();
+const std::vector<std::string>& fabric_titles();
+
 // One level of a switched fabric (gpus.md): the bandwidth into it, its degree and its time.
 struct FabricLevel {
   std::string level;       // "nvlink" | "leaf" | "spine" | "dcn"

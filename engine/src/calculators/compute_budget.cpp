@@ -139,7 +139,8 @@ Calculator make_compute_budget() {
           "Training FLOPs (6ND), time, weight memory and reading time, MoE bytes, attention pairs and a loss curve.",
           {param_count("N", 1e9, "parameters (active parameters for an MoE)"),
            number("D", "tokens", 1, 1e18, 1e11, "training tokens (at least one)"),
-           choice("checkpointing", {"none", "block"}, "none", "block remat repeats the forward pass (8ND)"),
+           choice("checkpointing", {"none", "block"}, "none", "block remat repeats the forward pass (8ND)",
+                  {"none (6ND)", "block rematerialisation (8ND)"}),
            chip(), chip_overrides(),
            rate("flops_per_s", "FLOP/s", 1e20, "compute rate (without a chip)"),
            rate("bandwidth_bytes_per_s", "bytes/s", 1e20, "memory bandwidth (without a chip)"),
@@ -148,7 +149,9 @@ Calculator make_compute_budget() {
            param_count("active_params", nullptr, "MoE: parameters one token uses"),
            integer("L", "tokens", 1, 1e8, 4096, "context length"),
            integer("window", "tokens", 1, 1e8, nullptr, "sliding-window size"),
-           choice("curve", {"invented", "chinchilla"}, "invented", "loss curve"), constants},
+           choice("curve", {"invented", "chinchilla"}, "invented", "loss curve",
+                  {"invented for teaching (not measured)", "Chinchilla fit (Hoffmann et al. 2022)"}),
+           constants},
           compute};
 }
 

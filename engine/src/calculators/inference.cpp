@@ -570,7 +570,8 @@ std::vector<Param> decode_params(bool context_defaults_to_request) {
              "required with a bare params count when context > 0); at least 1: the smallest "
              "cache, one layer with one int4 key and one int4 value, holds 1 byte per token"),
       choice("sharding", {"tp", "2d_weight_stationary"}, "tp",
-             "MLP sharding: tp (1D model parallel) or 2d_weight_stationary (X × YZ, the ESTI layout)"),
+             "MLP sharding: tp (1D model parallel) or 2d_weight_stationary (X × YZ, the ESTI layout)",
+             {"tensor parallel (1D)", "2D weight-stationary"}),
       integer("axes_tp", "axes", 1, 3, 1, "mesh axes the model-parallel dimension spans (the book's M_Y)",
               Scale::linear),
       measured_tokens_per_s(context_defaults_to_request

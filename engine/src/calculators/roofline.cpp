@@ -214,7 +214,8 @@ Calculator make_roofline() {
            dtype("weight_dtype", "dtype of the second operand (weights)"),
            dtype("output_dtype", "dtype of the output"),
            dtype("compute_dtype", "dtype of the arithmetic: picks the FLOP/s rate"),
-           choice("bandwidth", bandwidth_paths(), "hbm", "which bandwidth the bytes cross"),
+           choice("bandwidth", bandwidth_paths(), "hbm", "which bandwidth the bytes cross",
+                  bandwidth_path_titles()),
            integer("links", "count", 1, 64, 1, "ICI links used (bandwidth ici only; at most the chip's ici_links)", Scale::linear)},
           compute};
 }

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "calculators.hpp"
+#include "collective_model.hpp"
 #include "common.hpp"
 #include "topology.hpp"
 #include "training_math.hpp"
@@ -450,8 +451,9 @@ Calculator make_training_comm() {
            integer("D", "count", 1, 1e6, nullptr, "model width of a bare two-matrix layer (instead of model)"),
            integer("F", "count", 1, 1e7, nullptr, "MLP width of a bare two-matrix layer (instead of model)"),
            choice("strategy", strategy_names(), "fsdp", "parallelism strategy analysed", strategy_titles()),
-           choice("fabric", {"ici", "nvlink", "ib_fat_tree", "dcn"}, nullptr,
-                  "network of the analysed collective (default from chip and strategy)"),
+           choice("fabric", fabric_names(), nullptr,
+                  "network of the analysed collective (default from chip and strategy)",
+                  fabric_titles()),
            batch_tokens(4194304, "global batch in tokens"),
            integer("T", "tokens", 1, 1e8, 4096, "sequence length (for max_dp)"),
            chips(nullptr, "chips (default: product of the degrees, or a pod)"),

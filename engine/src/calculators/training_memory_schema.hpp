@@ -29,7 +29,9 @@ inline std::vector<Param> training_memory_params() {
       number("master_bytes_per_param", "bytes", 0, 16, 0, "fp32 master-weight bytes per parameter",
              Scale::linear),
       choice("checkpointing", {"none", "block", "big_matmuls", "mlp_outputs", "custom"}, "none",
-             "what the forward pass saves for the backward pass"),
+             "what the forward pass saves for the backward pass",
+             {"none (keep every activation)", "block (keep each layer's input)",
+              "big matmuls (keep their outputs)", "MLP outputs", "custom count per layer"}),
       number("checkpoints_per_layer", "count", 0, 1e4, nullptr,
              "[tokens, D]-sized tensors saved per layer (checkpointing custom)", Scale::linear),
   };

@@ -48,7 +48,7 @@ Calculator make_transfer() {
           "NVLink, InfiniBand.",
           {params::chip("tpu-v5e"), chip_overrides(),
            number("bytes", "bytes", 0, 1e20, 1e9, "bytes to move (all chips together)"),
-           choice("path", bandwidth_paths(), "hbm", "the rung the bytes cross"),
+           choice("path", bandwidth_paths(), "hbm", "the rung the bytes cross", bandwidth_path_titles()),
            chips(1, "chips moving their share in parallel"),
            integer("hops", "count", 0, 1e4, 1, "ICI hops to the destination (ici only)", Scale::linear),
            integer("links", "count", 1, 64, 1, "ICI links the sender stripes over (ici only; at most the chip's ici_links)",

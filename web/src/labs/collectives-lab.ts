@@ -20,7 +20,7 @@ export class CollectivesLab extends LabElement {
     { path: 'op', label: 'the collective' },
     { path: 'bytes', label: 'array size V (the full gathered array, or the unreduced buffer)' },
     ...Array.from({ length: AXES }, (_, i) => ({ path: `axes.${i}`, key: `axis${i}`, label: `mesh axis ${'XYZ'[i]} size (empty: not used; all empty: the engine's default group)` })),
-    { path: 'wraparound', schema: { type: 'choice', choices: [AUTO, 'on', 'off'], default: AUTO }, label: 'ICI: axes wrap around into rings (auto: where the chip\'s torus does for these axis lengths)' },
+    { path: 'wraparound', schema: { type: 'choice', choices: [AUTO, 'on', 'off'], default: AUTO }, choiceLabels: { [AUTO]: "as the chip's torus does", on: 'on: every axis a ring', off: 'off: every axis an open line' }, label: 'ICI: axes wrap around into rings (auto: where the chip\'s torus does for these axis lengths)' },
     { path: 'bidirectional', label: 'ICI: links carry data both ways' },
     { path: 'fabric', label: 'network (auto: from the chip)' },
     { path: 'nodes', label: 'GPU nodes in the group (InfiniBand fat tree)' },
@@ -41,7 +41,10 @@ export class CollectivesLab extends LabElement {
   /** the fabric choice gets an "auto" entry: the engine's default for the chip */
   protected buildControl(s: ControlSpec): Control {
     const c = super.buildControl(s);
-    if (c.path === 'fabric') c.schema = { ...c.schema, choices: [AUTO, ...(c.schema.choices ?? [])], default: AUTO };
+    if (c.path === 'fabric') {
+      c.schema = { ...c.schema, choices: [AUTO, ...(c.schema.choices ?? [])], default: AUTO };
+      c.choiceLabels = { [AUTO]: 'from the chip', ...c.choiceLabels };
+    }
     return c;
   }
 

@@ -155,7 +155,7 @@ export abstract class LabElement extends LitElement {
     const picked = found.type === 'model' ? modelPicker(found, this.engine!) : null;
     const base = picked?.schema ?? found;
     const schema = s.schema ? { ...base, ...s.schema } : base;
-    return { choiceLabels: picked?.choiceLabels ?? formatLabels(schema, this.engine!), ...s, key: s.key ?? s.path.split('.').pop()!, schema, id: `${this.uid}-${s.path.replace(/\W/g, '-')}` };
+    return { choiceLabels: picked?.choiceLabels ?? choiceTitles(base), ...s, key: s.key ?? s.path.split('.').pop()!, schema, id: `${this.uid}-${s.path.replace(/\W/g, '-')}` };
   }
 
   private parseStateAttr(json: string): URLSearchParams | null {
@@ -372,6 +372,13 @@ export abstract class LabElement extends LitElement {
       : html`${this.humanLabel(c)}`;
   }
 
+  /** An option of a choice: its name for people; Technical adds the value the engine takes. */
+  private optionText(c: Control, value: string): string {
+    const title = c.choiceLabels?.[value];
+    if (!title) return value;
+    return this.technical && title.toLowerCase() !== value.toLowerCase() ? `${title} (${value})` : title;
+  }
+
   protected renderControl(c: Control): TemplateResult {
     const s = c.schema;
     const err = this.errors.get(c.path);
@@ -381,7 +388,7 @@ export abstract class LabElement extends LitElement {
       return html`<div class="control" data-key=${c.key}>
         <label for=${c.id}>${this.labelText(c)}</label>
         <select id=${c.id} ?disabled=${off} .value=${String(this.values.get(c.path))} @change=${(e: Event) => this.onChoice(c, e)} aria-invalid=${err ? 'true' : 'false'} aria-describedby=${errId}>
-          ${(s.choices ?? []).map((o) => html`<option value=${o} ?selected=${o === this.values.get(c.path)}>${c.choiceLabels?.[o] ?? o}</option>`)}
+          ${(s.choices ?? []).map((o) => html`<option value=${o} ?selected=${o === this.values.get(c.path)}>${this.optionText(c, o)}</option>`)}
         </select>
         <span class="field-error" id=${errId} role="alert">${err ?? ''}</span>
       </div>`;
@@ -489,11 +496,11 @@ export abstract class LabElement extends LitElement {
   }
 }
 
-/** A choice of weight or KV-cache formats shows each format's name from the engine's catalog
- *  (data/formats.json: "GGUF Q4_K_M" for q4_k_m); other choices show their values. */
-function formatLabels(schema: ParamSchema, engine: Engine): Record<string, string> | undefined {
-  const choices = schema.type === 'choice' ? schema.choices ?? [] : [];
-  const names = new Map(engine.formats.map((f) => [f.id, f.name]));
-  if (choices.length === 0 || !choices.every((c) => names.has(c))) return undefined;
-  return Object.fromEntries(choices.map((c) => [c, names.get(c)!]));
+/** A choice's values with the engine's names for people (schema `choice_titles`: "GGUF Q4_K_M"
+ *  for q4_k_m, "tensor parallel (1D)" for tp), by the parameter's own choices
+ *  (a lab may offer a subset). */
+function choiceTitles(schema: ParamSchema): Record<string, string> | undefined {
+  const { choices, choice_titles: titles } = schema;
+  if (!choices || !titles || titles.length !== choices.length) return undefined;
+  return Object.fromEntries(choices.map((c, i) => [c, titles[i]]));
 }
