@@ -5,7 +5,7 @@
 // activations, overhead against usable memory), the training time, the binding limit and the
 // engine's first change that would make it fit. Every number and sentence is the engine's.
 import { html, nothing, type TemplateResult } from 'lit';
-import { LabElement, type Control, type ControlSpec, type OutputSpec } from './framework';
+import { LabElement, type ControlSpec, type OutputSpec } from './framework';
 import { MODEL_PICKER } from './model-picker';
 import type { Result } from '../engine';
 
@@ -49,16 +49,6 @@ export class CanIFineTuneLab extends LabElement {
   constructor() {
     super();
     this.chipOverride = 'rtx-4090';
-  }
-
-  /** The method, adapter-target and optimizer choices read as the engine's titles for them. */
-  protected buildControl(s: ControlSpec): Control {
-    const c = super.buildControl(s);
-    const { choices, choice_titles: titles } = c.schema;
-    if (!c.choiceLabels && choices && titles?.length === choices.length) {
-      c.choiceLabels = Object.fromEntries(choices.map((v, i) => [v, titles[i]]));
-    }
-    return c;
   }
 
   private meter(r: Result): TemplateResult {
