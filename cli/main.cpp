@@ -47,17 +47,36 @@ void print_text(const std::string& result_json) {
   for (const auto& w : r["warnings"]) std::printf("\nwarning: %s\n", w.get<std::string>().c_str());
 }
 
+int report_error(const char* command, const std::string& name, const scalelab::Evaluation& e);
+
 int run_eval(const std::string& name, std::string input, bool text) {
   if (input == "-") input = read_stdin();
   scalelab::Evaluation e = scalelab::evaluate(name, input);
-  if (e.status != scalelab::Status::ok) {
-    std::string where = e.param.empty() ? "" : e.param + ": ";
-    std::fprintf(stderr, "scalelab eval %s: %s%s\n", name.c_str(), where.c_str(), e.message.c_str());
-    std::printf("%s\n", e.json.c_str());
-    return e.status == scalelab::Status::internal ? 3 : 2;
-  }
+  if (e.status != scalelab::Status::ok) return report_error("eval", name, e);
   if (text) print_text(e.json);
   else std::printf("%s\n", e.json.c_str());
+  return 0;
+}
+
+// An error as eval and sweep report it: one line on stderr, the error JSON on stdout.
+int report_error(const char* command, const std::string& name, const scalelab::Evaluation& e) {
+  std::string where = e.param.empty() ? "" : e.param + ": ";
+  std::fprintf(stderr, "scalelab %s %s: %s%s\n", command, name.c_str(), where.c_str(), e.message.c_str());
+  std::printf("%s\n", e.json.c_str());
+  return e.status == scalelab::Status::internal ? 3 : 2;
+}
+
+int run_sweep(const std::string& name, std::string params, std::string spec) {
+  if (params == "-" && spec == "-") {
+    std::fprintf(stderr, "scalelab sweep %s: only one of the parameters and the sweep can come from stdin (-)\n",
+                 name.c_str());
+    return 2;
+  }
+  if (params == "-") params = read_stdin();
+  if (spec == "-") spec = read_stdin();
+  scalelab::Evaluation e = scalelab::sweep(name, params, spec);
+  if (e.status != scalelab::Status::ok) return report_error("sweep", name, e);
+  std::printf("%s\n", e.json.c_str());
   return 0;
 }
 
@@ -80,6 +99,16 @@ int main(int argc, char** argv) {
   eval->add_option("name", name, "calculator name (see `scalelab list`)")->required();
   eval->add_option("json", input, "parameters as a JSON object, or - to read stdin");
   eval->add_flag("--text", text, "print for people, with the derivation");
+
+  auto* sweep = app.add_subcommand(
+      "sweep", "evaluate a calculator, numbers only, over one or two parameters: outputs as arrays");
+  std::string sweep_params = "{}", sweep_spec;
+  sweep->add_option("name", name, "calculator name (see `scalelab list`)")->required();
+  sweep->add_option("params", sweep_params, "base parameters as a JSON object, or - to read stdin")->required();
+  sweep->add_option("sweep", sweep_spec,
+                    "the sweep as JSON, or - to read stdin: {\"x\": {\"param\": \"batch\", \"from\": 1, "
+                    "\"to\": 4096, \"points\": 64}, \"y\": ... (optional), \"outputs\": [...] (optional)}")
+      ->required();
 
   auto* list = app.add_subcommand("list", "calculators and their schemas");
   bool list_json = false;
@@ -111,6 +140,7 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
 
   if (eval->parsed()) return run_eval(name, input, text);
+  if (sweep->parsed()) return run_sweep(name, sweep_params, sweep_spec);
   if (list->parsed()) {
     if (list_json) std::printf("%s\n", scalelab::calculators_json().c_str());
     else print_list();

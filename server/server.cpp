@@ -114,21 +114,23 @@ Reply api_reply(const Request& req, std::string_view path) {
   static const std::string calculators = calculators_json();
   static const std::string chips = chips_json();
   static const std::string models = models_json();
-  static const std::regex eval_route(R"(/api/v1/eval/([A-Za-z0-9_]{1,64}))");
+  static const std::regex eval_route(R"(/api/v1/(eval|sweep)/([A-Za-z0-9_]{1,64}))");
   bool get = req.method() == http::verb::get || req.method() == http::verb::head;
   if (get && path == "/api/v1/calculators") return json_reply(http::status::ok, calculators);
   if (get && path == "/api/v1/chips") return json_reply(http::status::ok, chips);
   if (get && path == "/api/v1/models") return json_reply(http::status::ok, models);
-  if (req.method() == http::verb::post && path.rfind("/api/v1/eval/", 0) == 0) {
+  bool post_eval = path.rfind("/api/v1/eval/", 0) == 0 || path.rfind("/api/v1/sweep/", 0) == 0;
+  if (req.method() == http::verb::post && post_eval) {
     std::match_results<std::string_view::const_iterator> m;
     if (!std::regex_match(path.begin(), path.end(), m, eval_route)) {
       return error_reply(http::status::not_found, "unknown calculator; see GET /api/v1/calculators", Status::unknown_calculator);
     }
-    Evaluation e = evaluate(m[1].str(), req.body());
+    Evaluation e = m[1] == "eval" ? evaluate(m[2].str(), req.body()) : sweep_request(m[2].str(), req.body());
     return json_reply(eval_status(e.status), std::move(e.json));
   }
   if (get) return error_reply(http::status::not_found, "no such API route; see GET /api/v1/calculators");
-  return error_reply(http::status::method_not_allowed, "the API takes GET for catalogs and POST for /api/v1/eval/NAME");
+  return error_reply(http::status::method_not_allowed,
+                     "the API takes GET for catalogs and POST for /api/v1/eval/NAME and /api/v1/sweep/NAME");
 }
 
 Reply route(const StaticSite& site, const Request& req) {

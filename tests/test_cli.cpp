@@ -84,6 +84,40 @@ TEST(Cli, UnknownCalculatorExitsTwo) {
   EXPECT_NE(r.err.find("unknown calculator"), std::string::npos) << r.err;
 }
 
+const char* kDecode = R"({"model": "llama3-70b", "chip": "tpu-v5e", "chips": 16})";
+const char* kBatchSweep = R"({"x": {"param": "batch", "from": 1, "to": 256, "points": 9}, "outputs": ["step_s"]})";
+
+TEST(Cli, SweepPrintsTheEngineJson) {
+  RunResult r = cli({"sweep", "decode", kDecode, kBatchSweep});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, scalelab::sweep("decode", kDecode, kBatchSweep).json + "\n");
+  EXPECT_EQ(json::parse(r.out)["outputs"]["step_s"].size(), 9u);
+}
+
+TEST(Cli, SweepReadsEitherArgumentFromStdin) {
+  std::string expected = scalelab::sweep("decode", kDecode, kBatchSweep).json + "\n";
+  RunResult params = cli({"sweep", "decode", "-", kBatchSweep}, kDecode);
+  EXPECT_EQ(params.exit_code, 0) << params.err;
+  EXPECT_EQ(params.out, expected);
+  RunResult spec = cli({"sweep", "decode", kDecode, "-"}, kBatchSweep);
+  EXPECT_EQ(spec.exit_code, 0) << spec.err;
+  EXPECT_EQ(spec.out, expected);
+  RunResult both = cli({"sweep", "decode", "-", "-"}, kDecode);
+  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_NE(both.err.find("only one"), std::string::npos) << both.err;
+}
+
+TEST(Cli, SweepBadSpecExitsTwoNamingTheField) {
+  const char* spec = R"({"x": {"param": "batch", "from": 1, "to": 9, "points": 5000}})";
+  RunResult r = cli({"sweep", "decode", kDecode, spec});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, scalelab::sweep("decode", kDecode, spec).json + "\n");
+  EXPECT_NE(r.err.find("sweep.x.points: must be a whole number ≥ 1 and ≤ 4096, got 5000"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_EQ(cli({"sweep", "warp_drive", "{}", kBatchSweep}).exit_code, 2);
+  EXPECT_NE(cli({"sweep", "decode", "{}"}).exit_code, 0) << "the sweep is required";
+}
+
 TEST(Cli, UsageErrorsExitNonZero) {
   EXPECT_NE(cli({}).exit_code, 0);
   EXPECT_NE(cli({"eval"}).exit_code, 0);

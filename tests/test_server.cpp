@@ -335,6 +335,30 @@ TEST_F(Server, EvalUnknownCalculatorIs404) {
   }
 }
 
+TEST_F(Server, SweepOkBadInputAndUnknownCalculator) {
+  auto c = client();
+  const std::string params = R"({"model": "llama3-70b", "chip": "tpu-v5e", "chips": 16})";
+  const std::string spec = R"({"x": {"param": "batch", "values": [1, 8, 64]}, "outputs": ["step_s", "bound"]})";
+  auto ok = c.Post("/api/v1/sweep/decode", R"({"params": )" + params + R"(, "sweep": )" + spec + "}", "application/json");
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(ok->status, 200) << ok->body;
+  EXPECT_EQ(ok->body, scalelab::sweep("decode", params, spec).json) << "same bytes as the engine";
+  EXPECT_EQ(ok->get_header_value("Cache-Control"), "no-store");
+  for (const char* bad : {R"({"params": {}, "sweep": {"x": {"param": "bound", "values": [1]}}})", R"({"params": {}})", "{",
+                          R"({"params": {"chips": 0}, "sweep": {"x": {"param": "batch", "values": [1]}}})"}) {
+    auto r = c.Post("/api/v1/sweep/decode", bad, "application/json");
+    ASSERT_TRUE(r) << bad;
+    EXPECT_EQ(r->status, 400) << bad;
+    EXPECT_EQ(r->body, scalelab::sweep_request("decode", bad).json) << bad;
+  }
+  for (const char* path : {"/api/v1/sweep/warp_drive", "/api/v1/sweep/", "/api/v1/sweep/a%20b"}) {
+    auto r = c.Post(path, R"({"sweep": {}})", "application/json");
+    ASSERT_TRUE(r) << path;
+    EXPECT_EQ(r->status, 404) << path;
+    EXPECT_EQ(json::parse(r->body)["error"]["status"], "unknown_calculator") << path;
+  }
+}
+
 TEST_F(Server, BodyOver64KiBIs413) {
   auto c = client();
   std::string big = R"({"bytes": 1e9})" + std::string(scalelab::kMaxInputBytes, ' ');

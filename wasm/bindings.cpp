@@ -9,6 +9,15 @@ std::string evaluate_json(const std::string& name, const std::string& input) {
   return scalelab::evaluate(name, input).json;
 }
 
+// The result without derivation steps ("steps": []): the labs' hot path.
+std::string evaluate_numbers_json(const std::string& name, const std::string& input) {
+  return scalelab::evaluate(name, input, scalelab::EvalOptions{.steps = false}).json;
+}
+
+std::string sweep_json(const std::string& name, const std::string& params, const std::string& spec) {
+  return scalelab::sweep(name, params, spec).json;
+}
+
 std::string format_quantity(double value, const std::string& unit) {
   return scalelab::format_quantity(value, unit);
 }
@@ -21,6 +30,8 @@ std::string output_unit(const std::string& calculator, const std::string& name) 
 
 EMSCRIPTEN_BINDINGS(scalelab) {
   emscripten::function("evaluate", &evaluate_json);
+  emscripten::function("evaluateNumbers", &evaluate_numbers_json);
+  emscripten::function("sweep", &sweep_json);
   emscripten::function("calculators", &scalelab::calculators_json);
   emscripten::function("chips", &scalelab::chips_json);
   emscripten::function("models", &scalelab::models_json);

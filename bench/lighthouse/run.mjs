@@ -61,6 +61,9 @@ try {
   console.log(`Lighthouse ${lhr.lighthouseVersion} on \`${route}\` (${lhr.configSettings.formFactor}, ${lhr.environment?.hostUserAgent?.match(/Chrome\/[\d.]+/)?.[0] ?? 'Chromium'})\n`);
   console.log('| category | score |\n|---|---|');
   for (const c of cats) console.log(`| ${lhr.categories[c].title} | ${Math.round(lhr.categories[c].score * 100)} |`);
+  // the performance metrics behind the score, one line for a table per route
+  const m = (id) => lhr.audits[id]?.displayValue ?? '';
+  console.log(`\nrow: | ${route} | ${Math.round(lhr.categories.performance.score * 100)} | ${m('first-contentful-paint')} | ${m('largest-contentful-paint')} | ${m('total-blocking-time')} | ${m('cumulative-layout-shift')} |`);
   for (const c of ['accessibility', 'seo']) {
     const failing = lhr.categories[c].auditRefs
       .map((r) => lhr.audits[r.id])

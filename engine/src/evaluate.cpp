@@ -1,9 +1,9 @@
 // The JSON entry point: parse, validate, compute, canonicalise, serialise. Never throws.
-#include <cmath>
 #include <exception>
 
 #include "args.hpp"
 #include "calculators/topology.hpp"
+#include "pipeline.hpp"
 #include "catalog.hpp"
 #include "errors.hpp"
 #include "format.hpp"
@@ -14,85 +14,6 @@
 
 namespace scalelab {
 namespace {
-
-// Deeply nested input would only waste the parser's time: refuse it before parsing.
-bool too_deep(std::string_view text) {
-  int depth = 0;
-  bool in_string = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
-      continue;
-    }
-    if (c == '"') in_string = true;
-    else if (c == '{' || c == '[') {
-      if (++depth > kMaxInputDepth) return true;
-    } else if (c == '}' || c == ']') {
-      --depth;
-    }
-  }
-  return false;
-}
-
-// Every number leaves the engine finite and rounded to 15 significant digits; whole numbers
-// print as integers. A non-finite value is an engine bug and is reported as one.
-void canonicalise(json& j, const std::string& calculator, const std::string& where = "") {
-  if (j.is_number_float()) {
-    double v = j.get<double>();
-    if (!std::isfinite(v)) {
-      throw std::logic_error("non-finite result in " + calculator + (where.empty() ? "" : " (" + where + ")"));
-    }
-    if (std::floor(v) != v || std::fabs(v) >= 1e15) v = canonical(v);
-    if (std::floor(v) == v && std::fabs(v) < 1e15) {
-      j = static_cast<std::int64_t>(v);
-    } else {
-      j = v;
-    }
-  } else if (j.is_object()) {
-    for (auto it = j.begin(); it != j.end(); ++it) {
-      canonicalise(it.value(), calculator, it.key() == "value" && j.contains("label") ? j["label"].get<std::string>() : it.key());
-    }
-  } else if (j.is_array()) {
-    for (auto& item : j) canonicalise(item, calculator, where);
-  }
-}
-
-Evaluation error(Status status, const std::string& param, const std::string& message) {
-  Evaluation e;
-  e.status = status;
-  e.param = param;
-  e.message = message;
-  json body = {{"error", {{"status", status_name(status)},
-                          {"param", param.empty() ? json(nullptr) : json(param)},
-                          {"message", message}}}};
-  // The message may quote input that is not valid UTF-8: replace such bytes, never throw.
-  e.json = body.dump(-1, ' ', false, json::error_handler_t::replace);
-  return e;
-}
-
-// The outputs as declared, in declaration order. An output emitted without a declaration, or a
-// declared one left out or null without being nullable, is an engine fault.
-json declared(const Calculator& calc, json emitted) {
-  json out = json::object();
-  for (const Output& o : calc.outputs) {
-    auto it = emitted.find(o.name);
-    bool present = it != emitted.end() && !it->is_null();
-    if (!present && !o.nullable) {
-      throw std::logic_error(calc.name + " left out its output " + o.name + ", which is not nullable");
-    }
-    out[o.name] = present ? std::move(*it) : json(nullptr);
-    if (it != emitted.end()) emitted.erase(it);
-  }
-  if (!emitted.empty()) {
-    std::string names;
-    for (auto it = emitted.begin(); it != emitted.end(); ++it) names += (names.empty() ? "" : ", ") + it.key();
-    throw std::logic_error(calc.name + " emitted undeclared outputs: " + names);
-  }
-  return out;
-}
-
 std::string compute_result(const Calculator& calc, const json& input, const EvalOptions& options) {
   Args args(calc, input);
   Result result;
@@ -129,44 +50,20 @@ Evaluation evaluate(std::string_view name, std::string_view input_json) {
 
 Evaluation evaluate(std::string_view name, std::string_view input_json, const EvalOptions& options) {
   const Calculator* calc = find_calculator(name);
-  if (!calc) {
-    std::string list;
-    for (const Calculator& c : calculators()) list += (list.empty() ? "" : ", ") + c.name;
-    return error(Status::unknown_calculator, "",
-                 "unknown calculator \"" + std::string(name.substr(0, 40)) + "\"; available: " + list);
-  }
-  if (input_json.size() > kMaxInputBytes) {
-    return error(Status::bad_input, "", "the input is larger than 64 KiB");
-  }
-  if (too_deep(input_json)) {
-    return error(Status::bad_input, "", "the input nests deeper than 32 levels");
-  }
+  if (!calc) return unknown_calculator(name);
   json input;
-  try {
-    input = input_json.find_first_not_of(" \t\r\n") == std::string_view::npos ? json::object()
-                                                                            : json::parse(input_json);
-  } catch (const json::parse_error& e) {
-    std::string what = e.what();
-    auto colon = what.find("syntax error");
-    return error(Status::bad_input, "",
-                 "malformed JSON: " + (colon == std::string::npos ? what : what.substr(colon)));
-  } catch (const json::out_of_range&) {
-    return error(Status::bad_input, "", "a number in the input is too large to represent "
-                                        "(beyond ±1.8e308); every parameter has a far smaller maximum");
-  } catch (const std::exception& e) {
-    return error(Status::bad_input, "", std::string("invalid JSON input: ") + e.what());
-  }
+  if (auto refused = parse_input(input_json, input)) return *refused;
   // Past parsing, only an InputError is the caller's doing; anything else is an engine fault.
   try {
     Evaluation ok;
     ok.json = compute_result(*calc, input, options);
     return ok;
   } catch (const InputError& e) {
-    return error(Status::bad_input, e.param, e.what());
+    return error_result(Status::bad_input, e.param, e.what());
   } catch (const std::exception& e) {
-    return error(Status::internal, "", std::string("internal error (an engine fault, not your input): ") + e.what());
+    return error_result(Status::internal, "", std::string("internal error (an engine fault, not your input): ") + e.what());
   } catch (...) {
-    return error(Status::internal, "", "internal error (an engine fault, not your input)");
+    return error_result(Status::internal, "", "internal error (an engine fault, not your input)");
   }
 }
 

@@ -1,5 +1,5 @@
 // A chapter page: steps clicked through, live numbers, check-yourself questions.
-import { getEngine, getPath, isError, type Engine, type Result } from './engine';
+import { getEngine, getPath, isError, type Engine, type Outcome, type Result } from './engine';
 import { chipId, chipParam, DEFAULT_CHIP, progress, saveProgress, setChip, type Progress } from './state';
 import { parseNumber, percent } from './format';
 import { loadKatex, stepsHtml } from './tex';
@@ -171,6 +171,28 @@ function valueText(engine: Engine, r: Result, el: HTMLElement): string {
   if (el.dataset.digits && typeof v === 'number') return `${Number(v.toPrecision(Number(el.dataset.digits)))}${unit ? ' ' + unit : ''}`;
   return engine.format(v, unit);
 }
+/** JSON with every object's keys in order: the same parameters written two ways give one text. */
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (v && typeof v === 'object') {
+    return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(v);
+}
+/** Live numbers evaluated once per distinct calculator and parameters (a chapter shows many
+ *  outputs of one evaluation: chapter 12's 97 live numbers are 52 evaluations). */
+function liveResults(engine: Engine, els: HTMLElement[]): Map<HTMLElement, Outcome> {
+  const byKey = new Map<string, Outcome>();
+  const out = new Map<HTMLElement, Outcome>();
+  for (const el of els) {
+    const params = paramsOf(el);
+    const key = `${el.dataset.calc} ${canonical(params)}`;
+    let r = byKey.get(key);
+    if (!r) { r = engine.evaluate(el.dataset.calc!, params, { steps: false }); byKey.set(key, r); }
+    out.set(el, r);
+  }
+  return out;
+}
 let generation = 0;
 async function refreshLive(article: HTMLElement) {
   const mine = ++generation;
@@ -178,12 +200,14 @@ async function refreshLive(article: HTMLElement) {
   if (mine !== generation) return;
   const chip = engine.chips.find((c) => c.id === chipParam()) ?? (typeof chipParam() === 'object' ? chipParam() as Record<string, unknown> : null);
   document.querySelectorAll<HTMLElement>('.chipname').forEach((el) => { el.textContent = String(chip?.name ?? 'this chip'); });
-  article.querySelectorAll<HTMLElement>('.live').forEach((el) => {
-    const r = engine.evaluate(el.dataset.calc!, paramsOf(el));
-    if (isError(r)) { el.textContent = 'n/a'; el.title = r.error.message; el.classList.add('live-na'); return; }
+  const live = liveResults(engine, [...article.querySelectorAll<HTMLElement>('.live')]);
+  for (const [el, r] of live) {
+    if (isError(r)) { el.textContent = 'n/a'; el.title = r.error.message; el.classList.add('live-na'); continue; }
     el.classList.remove('live-na'); el.removeAttribute('title');
     el.textContent = valueText(engine, r, el);
-  });
+  }
+  // for the tests and the curious: how many evaluations the last refresh of the live numbers made
+  article.dataset.liveEvaluations = String(new Set(live.values()).size);
   // questions: re-render the derivations for the new chip
   const forms = [...article.querySelectorAll<HTMLFormElement>('form.question')];
   if (!forms.length) return;
@@ -217,7 +241,7 @@ function initQuestions(article: HTMLElement) {
       }
       input.removeAttribute('aria-invalid');
       const engine = await getEngine();
-      const r = engine.evaluate(form.dataset.calc!, paramsOf(form));
+      const r = engine.evaluate(form.dataset.calc!, paramsOf(form), { steps: false });
       if (isError(r)) { say('refused', `The engine cannot answer this for the chosen chip: ${r.error.message}`); return; }
       const value = getPath(r.outputs, form.dataset.out!);
       if (typeof value !== 'number' || !Number.isFinite(value)) {

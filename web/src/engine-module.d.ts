@@ -1,6 +1,9 @@
 declare module 'scalelab-engine' {
   export interface EngineModule {
     evaluate(name: string, json: string): string;
+    /** the result without derivation steps ("steps": []) */
+    evaluateNumbers(name: string, json: string): string;
+    sweep(name: string, paramsJson: string, specJson: string): string;
     calculators(): string;
     chips(): string;
     models(): string;

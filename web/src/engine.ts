@@ -14,7 +14,30 @@ export interface Result {
 /** status: the caller's mistake (bad_input, unknown_calculator) or an engine fault (internal). */
 export interface EngineError { error: { status?: 'bad_input' | 'unknown_calculator' | 'internal'; param: string | null; message: string } }
 export type Outcome = Result | EngineError;
-export const isError = (r: Outcome): r is EngineError => 'error' in r;
+export const isError = (r: Outcome | SweepOutcome): r is EngineError => 'error' in r;
+
+/** evaluate's options: steps false is the numbers-only path (the result's steps is []). */
+export interface EvaluateOptions { steps?: boolean }
+
+/** One swept parameter: listed values, or a range (whole-number parameters are rounded to distinct values). */
+export type SweepAxis =
+  | { param: string; values: number[] }
+  | { param: string; from: number; to: number; points: number; scale?: 'log' | 'linear' };
+/** At most 4096 points in all; outputs default to every output that comes out as a number. */
+export interface SweepSpec { x: SweepAxis; y?: SweepAxis; outputs?: string[] }
+/** A point's refusal: what evaluate would have said for its parameters. */
+export interface PointError { status: 'bad_input'; param: string | null; message: string }
+export interface SweepResult {
+  calculator: string;
+  /** the values actually used (after rounding and merging) */
+  x: { param: string; values: number[] };
+  y?: { param: string; values: number[] };
+  /** one entry per point, row-major (x, then y); null where the point is refused or the output is null */
+  outputs: Record<string, (number | string | boolean | null)[]>;
+  errors: (PointError | null)[];
+  warnings: string[];
+}
+export type SweepOutcome = SweepResult | EngineError;
 
 // The schema's shape and each calculator's parameter and output types are generated from the
 // engine's schema at build time (web/build/schema-types.mjs → src/generated/schema.ts).
@@ -43,8 +66,16 @@ export class Engine {
     this.formats = JSON.parse(m.formats());
     this.measurements = JSON.parse(m.measurements());
   }
-  evaluate(name: string, params: unknown): Outcome {
-    const r: Outcome = JSON.parse(this.m.evaluate(name, JSON.stringify(params)));
+  evaluate(name: string, params: unknown, options: EvaluateOptions = {}): Outcome {
+    const input = JSON.stringify(params);
+    const text = options.steps === false ? this.m.evaluateNumbers(name, input) : this.m.evaluate(name, input);
+    return this.reported(name, JSON.parse(text), params);
+  }
+  /** The calculator at every point of one or two swept parameters, numbers only, outputs as arrays. */
+  sweep(name: string, params: unknown, spec: SweepSpec): SweepOutcome {
+    return this.reported(name, JSON.parse(this.m.sweep(name, JSON.stringify(params), JSON.stringify(spec))), params);
+  }
+  private reported<T extends Outcome | SweepOutcome>(name: string, r: T, params: unknown): T {
     if (isError(r) && r.error.status === 'internal') console.error(`engine fault in ${name}:`, r.error.message, params);
     return r;
   }

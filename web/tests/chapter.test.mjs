@@ -80,6 +80,31 @@ test('switching the chip recomputes live numbers', async () => {
   await page.close();
 });
 
+test('a chip change evaluates each distinct live number once (chapter 12: many numbers, fewer evaluations)', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + '/chapters/12-gpus/#all');
+  await page.selectOption('#chip-select', 'tpu-v5p');
+  await page.waitForFunction(() => document.querySelector('.chipname').textContent === 'TPU v5p');
+  await page.waitForFunction(() => document.querySelector('article.chapter').dataset.liveEvaluations);
+  const { count, distinct, evaluations, na } = await page.evaluate(() => {
+    // the same parameters however their keys are ordered; the page's chip added where the number follows it
+    const sorted = (v) => (Array.isArray(v) ? v.map(sorted) : v && typeof v === 'object' ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sorted(v[k])])) : v);
+    const live = [...document.querySelectorAll('article.chapter .live')];
+    const keys = new Set(live.map((el) => {
+      const p = JSON.parse(el.dataset.params || '{}');
+      if (el.dataset.chip !== 'fixed' && !('chip' in p)) p.chip = 'tpu-v5p';
+      return `${el.dataset.calc} ${JSON.stringify(sorted(p))}`;
+    }));
+    return { count: live.length, distinct: keys.size, evaluations: Number(document.querySelector('article.chapter').dataset.liveEvaluations), na: live.filter((el) => /NaN|undefined/.test(el.textContent)).length };
+  });
+  assert.ok(count > distinct, `chapter 12 repeats evaluations (${count} live numbers, ${distinct} distinct)`);
+  assert.equal(evaluations, distinct, `one evaluation per distinct calculator and parameters (${count} live numbers)`);
+  assert.equal(na, 0);
+  assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
+  await page.evaluate(() => localStorage.clear()); // the next tests start on the course's default chip
+  await page.close();
+});
+
 test('check-yourself: accepts a right answer, refuses a wrong one, reveals the derivation', async () => {
   const { page, problems } = await watchedPage(browser.context, server.url);
   await page.goto(server.url + CH + '#all');

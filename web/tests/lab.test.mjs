@@ -2,6 +2,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, launch, watchedPage, axe } from './harness.mjs';
+import { engine, evaluate } from './lab-helpers.mjs';
 
 let server, browser;
 before(async () => { server = await startServer(); browser = await launch(); });
@@ -38,6 +39,33 @@ test('dragging the B slider moves the point and flips the verdict', async () => 
   await page.locator('.lab-steps summary').click();
   await page.waitForSelector('.lab-steps .katex');
   assert.ok(await page.locator('.lab-steps .katex').count() > 3, 'derivation rendered with KaTeX when opened');
+  assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
+  await page.close();
+});
+
+test('the derivation opened after a drag is that of the numbers shown (numbers-only while dragging)', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + LAB);
+  await ready(page);
+  const slider = page.locator('.control[data-key="B"] input[type=range]');
+  const box = await slider.boundingBox();
+  const r0 = await rendered(page);
+  await page.mouse.move(box.x + box.width * 0.5, box.y + box.height / 2);
+  await page.mouse.down();
+  for (let i = 1; i <= 8; i++) await page.mouse.move(box.x + box.width * (0.5 + i * 0.03), box.y + box.height / 2);
+  await page.mouse.up();
+  await settle(page, r0);
+  await page.locator('.lab-steps summary').click();
+  await page.waitForSelector('.lab-steps .katex');
+  const { params, subs, shown } = await page.evaluate(() => {
+    const lab = document.querySelector('sl-roofline-lab');
+    return { params: lab.params(), subs: [...lab.querySelectorAll('.lab-steps .d-sub')].map((e) => e.textContent), shown: lab.querySelector('[data-out="t_lower_s"] dd').textContent };
+  });
+  const full = evaluate('roofline', params); // with steps, in Node, for the lab's current parameters
+  assert.ok(full.steps.length > 3);
+  assert.equal(subs.length, full.steps.length, 'one line per step');
+  full.steps.forEach((st, i) => assert.ok(subs[i].endsWith(`= ${engine.formatQuantity(st.value, st.unit)}`), `step ${i} (${st.label}): ${subs[i]}`));
+  assert.equal(shown, engine.formatQuantity(full.outputs.t_lower_s, 's'), 'the numbers shown are the same evaluation');
   assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
   await page.close();
 });

@@ -29,6 +29,23 @@ struct EvalOptions {
 Evaluation evaluate(std::string_view name, std::string_view input_json);
 Evaluation evaluate(std::string_view name, std::string_view input_json, const EvalOptions& options);
 
+// Evaluates calculator `name`, numbers only, at every point of a sweep over one or two numeric
+// parameters of `params_json` (the base, checked once). `spec_json` is
+//   {"x": AXIS, "y": AXIS (optional), "outputs": ["step_s", ...] (optional)}
+// with AXIS {"param": "batch", "values": [1, 2, 4]} or {"param": "batch", "from": 1, "to": 4096,
+// "points": 2048, "scale": "log" | "linear" (default: the parameter's own scale)}; a nested
+// parameter is named with dots ("matmul.B"); whole-number parameters take rounded, distinct
+// values; at most 4096 points in all. The result is
+//   {"calculator", "x": {"param", "values"}, "y" (if given), "outputs": {name: [...]},
+//    "errors": [null | {"status", "param", "message"}, ...], "warnings": [...]}
+// with one entry per point, row-major (x, then y): a refused point is null in every output
+// and its error says why; the outputs default to every output that comes out as a number.
+// A bad base or spec is one ordinary error. Never throws.
+Evaluation sweep(std::string_view name, std::string_view params_json, std::string_view spec_json);
+// The same, from one JSON object {"params": {...} (default {}), "sweep": {...}}: the body of
+// POST /api/v1/sweep/NAME.
+Evaluation sweep_request(std::string_view name, std::string_view request_json);
+
 // The registry as JSON: every calculator with its schema (units, defaults, ranges, docs).
 std::string calculators_json();
 // The catalogs as JSON, and the schema of a chip or model object.

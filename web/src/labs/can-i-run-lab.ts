@@ -103,7 +103,7 @@ export class CanIRunLab extends LabElement {
     const runs = e.measurements.measurements.filter((m) => m.chip === chip && m.model === model && m.weight_format === format);
     if (runs.length === 0) return nothing;
     const rows = runs.map((m: Measurement) => {
-      const r = e.evaluate('local_inference', { chip, model, weight_format: format, kv_format: m.kv_format, context: m.context, users: 1, measured_tokens_per_s: m.tokens_per_s });
+      const r = e.evaluate('local_inference', { chip, model, weight_format: format, kv_format: m.kv_format, context: m.context, users: 1, measured_tokens_per_s: m.tokens_per_s }, { steps: false });
       return { m, r: isError(r) ? null : r };
     }).filter((x): x is { m: Measurement; r: Result } => x.r !== null);
     const band = e.measurements.band;

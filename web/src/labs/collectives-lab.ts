@@ -183,21 +183,20 @@ export class CollectivesLab extends LabElement {
       return;
     }
     const pts: { bytes: number; t: number; term: string }[] = [];
-    const K = 25;
     let flip: number | null = null, prev: string | null = null;
-    for (let i = 0; i < K; i++) {
-      const b = lo * (hi / lo) ** (i / (K - 1));
-      const e = this.engine!.evaluate('collective', { ...base, bytes: b });
-      if (isError(e)) continue;
-      const o = e.outputs;
+    // the curve: one engine sweep of 25 sizes, evenly spaced on the log axis
+    const s = this.engine!.sweep('collective', { ...base, bytes: V }, { x: { param: 'bytes', from: lo, to: hi, points: 25, scale: 'log' }, outputs: ['t_s', 't_bandwidth_s', 't_latency_s', 'regime'] });
+    (isError(s) ? [] : s.x.values).forEach((b, i) => {
+      if (isError(s) || s.errors[i]) return;
+      const o = Object.fromEntries(Object.entries(s.outputs).map(([k, v]) => [k, v[i]]));
       if ((o.t_s as number) > 0) pts.push({ bytes: b, t: o.t_s as number, term: 'time' });
       if ((o.t_bandwidth_s as number) > 0) pts.push({ bytes: b, t: o.t_bandwidth_s as number, term: 'bandwidth term' });
       if ((o.t_latency_s as number) > 0) pts.push({ bytes: b, t: o.t_latency_s as number, term: 'latency term' });
       if (prev === 'latency' && o.regime === 'bandwidth') flip = b;
       prev = String(o.regime);
-    }
+    });
     this.flip = flip;
-    const width = Math.max(300, Math.min(720, host.clientWidth || 640));
+    const width = this.vizWidth();
     const chart = Plot.plot({
       width, height: Math.round(Math.min(320, width * 0.55)), marginLeft: 70, marginBottom: 42,
       ariaLabel: 'Collective time against array size, log–log: the bandwidth term, the latency term and the time',

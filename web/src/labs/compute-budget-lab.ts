@@ -85,7 +85,7 @@ export class ComputeBudgetLab extends LabElement {
   }
 
   private evalWith(extra: Record<string, unknown>): Result | null {
-    const r = this.engine!.evaluate(this.calculator, { ...this.params(), ...extra });
+    const r = this.engine!.evaluate(this.calculator, { ...this.params(), ...extra }, { steps: false });
     return isError(r) ? null : r;
   }
 
@@ -141,13 +141,13 @@ export class ComputeBudgetLab extends LabElement {
       for (let i = 0; i < K; i++) {
         const N = 10 ** (d0 + ((d1 - d0) * i) / (K - 1));
         const D = budget / (per * N); // the fixed-budget line N·D = budget / per
-        const e = this.engine!.evaluate(this.calculator, { ...base, N, D, curve });
+        const e = this.engine!.evaluate(this.calculator, { ...base, N, D, curve }, { steps: false });
         if (!isError(e)) pts.push({ N, D, loss: e.outputs.loss as number, curve: curve === 'invented' ? 'invented curve (not a measurement)' : 'Chinchilla fit (Hoffmann et al. 2022)' });
       }
     }
     const best = (name: string) => pts.filter((p) => p.curve.startsWith(name)).reduce((a, b) => (b.loss < a.loss ? b : a), { loss: Infinity, N: 0, D: 0, curve: '' });
     const bi = best('invented'), bc = best('Chinchilla');
-    const width = Math.max(300, Math.min(720, host.clientWidth || 640));
+    const width = this.vizWidth();
     const chart = Plot.plot({
       width, height: Math.round(Math.min(320, width * 0.55)), marginLeft: 56, marginBottom: 42,
       ariaLabel: 'Loss against parameter count N along the fixed-budget line (N·D constant), log x axis',
@@ -183,7 +183,7 @@ export class ComputeBudgetLab extends LabElement {
       let best = { N: lo, loss: Infinity };
       for (let i = 0; i <= 28; i++) {
         const N = lo * (hi / lo) ** (i / 28);
-        const e = this.engine!.evaluate(this.calculator, { checkpointing, N, D: budget / (per * N), curve });
+        const e = this.engine!.evaluate(this.calculator, { checkpointing, N, D: budget / (per * N), curve }, { steps: false });
         if (!isError(e) && (e.outputs.loss as number) < best.loss) best = { N, loss: e.outputs.loss as number };
       }
       mins.push(best.N);

@@ -4,7 +4,7 @@
 // and the batch where the weight matmuls flip. The verdict keeps the matmuls and attention
 // apart. Every number is the engine's; this file only chooses which points to draw.
 import { html, nothing } from 'lit';
-import { Plot, logLogFrame } from './plot';
+import { Plot, logLogFrame, moveMarker } from './plot';
 import { LabElement, type ControlSpec, type OutputSpec } from './framework';
 import { MODEL_PICKER } from './model-picker';
 import { MEASURED_CONTROL, measuredLine } from './measured';
@@ -66,19 +66,20 @@ export class DecodeLab extends LabElement {
   private chart: ReturnType<typeof Plot.plot> | null = null;
   private chartKey = '';
 
-  private point(base: O, batch: number): Pt | null {
-    if (this.curve.has(batch)) return this.curve.get(batch)!;
-    const r = this.engine!.evaluate('decode', { ...base, batch });
-    let p: Pt | null = null;
-    if (!isError(r)) {
-      const o = r.outputs;
-      const t = ['t_kv_s', 't_weights_s', 't_math_s', 'step_s'].map((k) => num(o[k]));
-      if (t.every((x) => x !== null)) {
-        p = { batch, t_kv_s: t[0]!, t_weights_s: t[1]!, t_math_s: t[2]!, step_s: t[3]!, t_comm_s: num(o.t_comm_s) ?? 0 };
-      }
+  /** The curve's points at these batches: the ones not cached yet come from one engine sweep. */
+  private points(base: O, batches: number[]): Pt[] {
+    const missing = batches.filter((b) => !this.curve.has(b));
+    if (missing.length) {
+      const s = this.engine!.sweep('decode', base, { x: { param: 'batch', values: missing }, outputs: ['t_kv_s', 't_weights_s', 't_math_s', 'step_s', 't_comm_s'] });
+      const at = (k: string, i: number) => (isError(s) ? null : num(s.outputs[k]?.[i]));
+      (isError(s) ? missing : s.x.values).forEach((batch, i) => {
+        const t = ['t_kv_s', 't_weights_s', 't_math_s', 'step_s'].map((k) => at(k, i));
+        this.curve.set(batch, t.every((x) => x !== null)
+          ? { batch, t_kv_s: t[0]!, t_weights_s: t[1]!, t_math_s: t[2]!, step_s: t[3]!, t_comm_s: at('t_comm_s', i) ?? 0 } : null);
+      });
+      for (const b of missing) if (!this.curve.has(b)) this.curve.set(b, null);
     }
-    this.curve.set(batch, p);
-    return p;
+    return batches.map((b) => this.curve.get(b)).filter((p): p is Pt => p != null);
   }
 
   protected renderVerdict(r: Result) {
@@ -146,7 +147,7 @@ export class DecodeLab extends LabElement {
     const reach = Math.min(top, 2 ** Math.ceil(Math.log2(Math.max(b, flip ?? 1, Math.min(kvx ?? 1, KV_REACH_CAP)) * 4)));
     const xs: number[] = [];
     for (let x = 1; x <= reach; x *= Math.SQRT2) { const i = Math.round(x); if (xs[xs.length - 1] !== i) xs.push(i); }
-    const pts = xs.map((x) => this.point(base, x)).filter((p): p is Pt => p !== null);
+    const pts = this.points(base, xs);
     const f = (v: number, u: string) => this.engine!.format(v, u);
     if (!pts.length) { host.replaceChildren(); this.chart = null; return; }
     // one line per term that can bind, on log axes (a flat weight load and a rising FLOP time
@@ -154,7 +155,7 @@ export class DecodeLab extends LabElement {
     const terms = TERMS.filter((t) => pts.some((p) => p[t.key] > 0));
     const rows = terms.flatMap((t) => pts.filter((p) => p[t.key] > 0).map((p) => ({ x: p.batch, y: p[t.key], term: t.label })));
     const stepNow = num(o.step_s) ?? 0;
-    const width = Math.max(300, Math.min(720, host.clientWidth || 640));
+    const width = this.vizWidth();
     const now = (k: string) => f(num(o[k]) ?? 0, 's');
     const description = `Time per decode step against batch, both axes logarithmic. The weight load stays flat at ${now('t_weights_s')}; the FLOP time${num(o.t_comm_s) ? ', the comms' : ''} and the KV-cache load grow with the batch. ` +
       `${flip !== null ? `The weight matmuls flip from memory-bound to ${String(o.mlp_bound_above_flip)}-bound at batch ${f(flip, 'count')}. ` : ''}` +
@@ -162,14 +163,7 @@ export class DecodeLab extends LabElement {
       `At the chosen batch ${f(b, 'count')} the step takes ${f(stepNow, 's')}: weights ${now('t_weights_s')}, KV ${now('t_kv_s')}, FLOPs ${now('t_math_s')}${num(o.t_comm_s) ? `, comms ${now('t_comm_s')}` : ''}; ${String(o.bound)}-bound.${maxB !== null ? ` Memory holds at most ${f(maxB, 'count')} sequences.` : ''}`;
     // same curve as the last drawing: move the marker only (the plot's own scales place it)
     const chartKey = `${key}|${xs.join(',')}|${width}`;
-    if (this.chart && chartKey === this.chartKey && host.contains(this.chart)) {
-      const x = this.chart.scale('x')!.apply(b), y = this.chart.scale('y')!.apply(stepNow);
-      const dot = this.chart.querySelector('.operating-point circle');
-      dot?.setAttribute('cx', String(x)); dot?.setAttribute('cy', String(y));
-      this.chart.querySelectorAll('.batch-rule line').forEach((l) => { l.setAttribute('x1', String(x)); l.setAttribute('x2', String(x)); });
-      this.chart.querySelector('[aria-description]')?.setAttribute('aria-description', description);
-      return;
-    }
+    if (this.chart && chartKey === this.chartKey && host.contains(this.chart) && moveMarker(this.chart, b, stepNow, description)) return;
     this.chartKey = chartKey;
     const last = xs[xs.length - 1];
     const flipShown = flip !== null && flip >= 1 && flip <= last;

@@ -194,7 +194,7 @@ export abstract class LabElement extends LitElement {
     }
     const attempts = given.size + 1;
     for (let i = 0; i <= attempts; i++) {
-      const r = this.engine!.evaluate(this.calculator, this.params());
+      const r = this.engine!.evaluate(this.calculator, this.params(), { steps: false });
       if (!isError(r)) return;
       const bad = this.controls.find((c) => c.path === r.error.param && given.has(c.path));
       if (!bad) {
@@ -260,15 +260,27 @@ export abstract class LabElement extends LitElement {
     this.frame = requestAnimationFrame(() => { this.frame = 0; this.evaluateNow(); });
   }
 
+  /** Run a scheduled evaluation now instead of on the next frame, and resolve when the lab has
+   *  re-rendered (the latency benchmark times a lab's own work this way, without the frame wait). */
+  flush(): Promise<boolean> {
+    if (this.frame) { cancelAnimationFrame(this.frame); this.frame = 0; this.evaluateNow(); }
+    return this.updateComplete;
+  }
+
+  /** the parameters that gave this.result: the derivation is evaluated from the same ones */
+  private resultParams: Record<string, unknown> = {};
   protected evaluateNow() {
     if (!this.engine) return;
-    const r = this.engine.evaluate(this.calculator, this.params());
+    // numbers only on the hot path: the derivation's steps are asked for when it is open (renderSteps)
+    const params = this.params();
+    const r = this.engine.evaluate(this.calculator, params, { steps: false });
     this.errors.clear();
     if (isError(r)) {
       const param = r.error.param?.replace(/\[(\d+)\]/g, '.$1') ?? null; // "axes[1]" → the control "axes.1"
       this.errors.set(this.controls.some((c) => c.path === param) ? param! : (param === 'chip' ? 'chip' : ''), r.error.message);
     } else {
       this.result = r;
+      this.resultParams = params;
       this.renderStepsSoon(r);
     }
     this.renders++;
@@ -290,7 +302,9 @@ export abstract class LabElement extends LitElement {
   private async renderSteps(r: Result) {
     const katex = await loadKatex();
     if (r !== this.result) return;
-    this.stepsMarkup = stepsHtml(katex, r.steps, (v, u) => this.engine!.format(v, u));
+    // the same parameters as the numbers shown, this time with the steps (the engine is deterministic)
+    const full = this.engine!.evaluate(this.calculator, this.resultParams);
+    this.stepsMarkup = isError(full) ? '' : stepsHtml(katex, full.steps, (v, u) => this.engine!.format(v, u));
     this.requestUpdate();
   }
   private onStepsToggle(e: Event) {
@@ -462,11 +476,37 @@ export abstract class LabElement extends LitElement {
       const host = this.querySelector<HTMLElement>('.lab-viz');
       if (host && host.dataset.renders !== String(this.renders)) {
         host.dataset.renders = String(this.renders);
+        this.watchVizWidth(host);
         this.drawViz(this.result, host);
       }
     }
-    focusableOverflow(this);
+    // only the derivation's formulas can overflow sideways: measured when it changes, not per input
+    if (this.stepsMarkup !== this.overflowChecked) { this.overflowChecked = this.stepsMarkup; focusableOverflow(this); }
     this.dataset.rendered = String(this.renders);
+  }
+  private overflowChecked = '';
+
+  /** The chart box's width, kept by a ResizeObserver: drawViz reads no layout on the hot path
+   *  (a read after Lit's writes would force a layout of the whole page on every input). */
+  private vizBox: HTMLElement | null = null;
+  private vizBoxWidth = 0;
+  private vizObserver: ResizeObserver | null = null;
+  private watchVizWidth(host: HTMLElement) {
+    if (this.vizBox === host) return;
+    this.vizObserver?.disconnect();
+    this.vizBox = host;
+    this.vizBoxWidth = host.clientWidth; // once, when the box first appears
+    this.vizObserver = new ResizeObserver(() => {
+      const w = host.clientWidth; // layout is fresh when a ResizeObserver reports
+      if (w === this.vizBoxWidth) return;
+      this.vizBoxWidth = w;
+      if (this.result) this.drawViz(this.result, host); // a wider or narrower page: redraw for it
+    });
+    this.vizObserver.observe(host);
+  }
+  /** the width a chart is drawn at: the box's, within [min, max] px */
+  protected vizWidth(min = 300, max = 720): number {
+    return Math.max(min, Math.min(max, this.vizBoxWidth || 640));
   }
 
   render() {

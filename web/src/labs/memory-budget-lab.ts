@@ -7,7 +7,7 @@
 // engine's bytes_per_chip for evaluations that keep only that part (the others set to zero), so the
 // lab never applies a sharding rule itself: it only takes differences of engine figures.
 import { html, nothing } from 'lit';
-import { Plot } from './plot';
+import { Plot, reachOf } from './plot';
 import { LabElement, type ControlSpec, type OutputSpec } from './framework';
 import { MODEL_PICKER } from './model-picker';
 import { isError, type Result } from '../engine';
@@ -18,12 +18,6 @@ const PARTS = ['weights', 'gradients', 'optimizer state', 'master weights', 'act
 type Chart = ReturnType<typeof Plot.plot>;
 /** the bar's reach: the next 1, 2 or 5 × 10^k at or above x (presentation: the axis stays put
  *  while the bar grows or shrinks within it) */
-const reachOf = (x: number): number => {
-  if (!(x > 0) || !Number.isFinite(x)) return 1;
-  const e = 10 ** Math.floor(Math.log10(x));
-  return [1, 2, 5, 10].map((m) => m * e).find((v) => v >= x * (1 - 1e-12))!;
-};
-
 interface Comm { strategy: string; result: Result | null; error: string | null; curve: { batch: number; t_math_s: number; t_comm_s: number }[] }
 
 export class MemoryBudgetLab extends LabElement {
@@ -86,10 +80,10 @@ export class MemoryBudgetLab extends LabElement {
       this.stateKey = key;
       const zero = { grad_bytes_per_param: 0, optimizer_bytes_per_param: 0, master_bytes_per_param: 0, batch_tokens: 0 };
       const per = (p: O): number | null => {
-        const x = this.engine!.evaluate('training_memory', { ...base, ...zero, ...p });
+        const x = this.engine!.evaluate('training_memory', { ...base, ...zero, ...p }, { steps: false });
         return isError(x) ? null : num(x.outputs.bytes_per_chip);
       };
-      const noAct = this.engine!.evaluate('training_memory', { ...base, batch_tokens: 0 });
+      const noAct = this.engine!.evaluate('training_memory', { ...base, batch_tokens: 0 }, { steps: false });
       this.stateParts = [per({}), per({ grad_bytes_per_param: base.grad_bytes_per_param }), per({ optimizer_bytes_per_param: base.optimizer_bytes_per_param }),
         per({ master_bytes_per_param: base.master_bytes_per_param }), isError(noAct) ? null : num(noAct.outputs.bytes_per_chip)];
     }
@@ -121,26 +115,32 @@ export class MemoryBudgetLab extends LabElement {
     for (const k of ['chip', 'chip_overrides', 'model', 'model_overrides', 'batch_tokens', 'T', 'weight_dtype', 'activation_dtype']) if (inp[k] !== undefined) q[k] = inp[k];
     for (const k of ['dp', 'fsdp', 'tp', 'pp'] as const) if (d[k] > 1) q[k] = d[k];
     if (num(q.batch_tokens) === 0) delete q.batch_tokens;
-    const c = this.engine!.evaluate('training_comm', q);
+    const c = this.engine!.evaluate('training_comm', q, { steps: false });
     if (isError(c)) return { strategy, result: null, error: `${c.error.param ?? ''}: ${c.error.message}`, curve: [] };
     // the curve over the global batch: powers of two around the batch and the critical batch,
     // evaluated once per setting of everything but the batch (dragging the batch re-uses them)
     const b = num(c.inputs.batch_tokens) ?? 1;
     const crit = num(c.outputs.critical_batch_tokens);
-    const lo = 2 ** Math.floor(Math.log2(Math.max(1, Math.min(b, crit ?? b) / 64))), hi = 2 ** Math.ceil(Math.log2(Math.max(b, crit ?? b) * 64));
+    // (the ends snap to powers of 16, so the chart's axes stay put over most of a drag of the batch)
+    const lo = 16 ** Math.floor(Math.log2(Math.max(1, Math.min(b, crit ?? b) / 64)) / 4), hi = 16 ** Math.ceil(Math.log2(Math.max(b, crit ?? b) * 64) / 4);
     const top = this.findSchema('batch_tokens')?.max ?? hi;
     const key = JSON.stringify({ ...q, batch_tokens: 0 });
     if (key !== this.curveKey) { this.curveKey = key; this.curveCache.clear(); }
-    const curve: Comm['curve'] = [];
-    for (let x = lo; x <= Math.min(hi, top); x *= 2) {
-      if (!this.curveCache.has(x)) {
-        const p = this.engine!.evaluate('training_comm', { ...q, batch_tokens: x });
-        const tm = isError(p) ? null : num(p.outputs.t_math_s), tc = isError(p) ? null : num(p.outputs.t_comm_s);
-        this.curveCache.set(x, tm !== null && tc !== null && tm > 0 && tc > 0 ? { batch: x, t_math_s: tm, t_comm_s: tc } : null);
+    const xs: number[] = [];
+    for (let x = lo; x <= Math.min(hi, top); x *= 2) xs.push(x);
+    // the points not cached yet: one engine sweep of the batch
+    const missing = xs.filter((x) => !this.curveCache.has(x));
+    if (missing.length) {
+      const s = this.engine!.sweep('training_comm', { ...q, batch_tokens: missing[0] }, { x: { param: 'batch_tokens', values: missing }, outputs: ['t_math_s', 't_comm_s'] });
+      if (!isError(s)) {
+        s.x.values.forEach((x, i) => {
+          const tm = num(s.outputs.t_math_s?.[i]), tc = num(s.outputs.t_comm_s?.[i]);
+          this.curveCache.set(x, tm !== null && tc !== null && tm > 0 && tc > 0 ? { batch: x, t_math_s: tm, t_comm_s: tc } : null);
+        });
       }
-      const pt = this.curveCache.get(x);
-      if (pt) curve.push(pt);
+      for (const x of missing) if (!this.curveCache.has(x)) this.curveCache.set(x, null);
     }
+    const curve = xs.map((x) => this.curveCache.get(x)).filter((p): p is Comm['curve'][number] => p != null);
     return { strategy, result: c, error: null, curve };
   }
 
@@ -174,7 +174,7 @@ export class MemoryBudgetLab extends LabElement {
   protected drawViz(r: Result, host: HTMLElement) {
     const f = (v: unknown, u: string) => this.engine!.format(v, u);
     const hbm = num(r.outputs.hbm_bytes);
-    const width = Math.max(300, Math.min(720, host.clientWidth || 640));
+    const width = this.vizWidth();
     const parts = this.parts.filter((p) => p.bytes > 0);
     const barDescription = `Per chip: ${this.parts.map((p) => `${p.part} ${f(p.bytes, 'bytes')}`).join(', ')}; total ${f(r.outputs.bytes_per_chip, 'bytes')}${hbm !== null ? ` against ${f(hbm, 'bytes')} of HBM` : ' (HBM unknown for this chip)'}.`;
     const reach = reachOf(Math.max(parts.reduce((s, p) => s + p.bytes, 0), num(r.outputs.bytes_per_chip) ?? 0, hbm ?? 0));

@@ -3,7 +3,7 @@
 // time is the engine's `transfer` calculator; a rung the chip has no figure for is shown as
 // "not in the catalog" with the engine's message, never as an error.
 import { html, nothing } from 'lit';
-import { Plot } from './plot';
+import { Plot, moveBarsX, type Chart } from './plot';
 import { LabElement, type ControlSpec } from './framework';
 import { isError, type Result } from '../engine';
 
@@ -47,7 +47,7 @@ export class MemoryLadderLab extends LabElement {
     return paths.map((path) => {
       const q: Record<string, unknown> = { ...base, path };
       if (path !== 'ici') { delete q.hops; delete q.links; }
-      const r = this.engine!.evaluate('transfer', q);
+      const r = this.engine!.evaluate('transfer', q, { steps: false });
       const name = NAMES[path] ?? path;
       if (isError(r)) return { path, name, missing: r.error.param === 'chip' ? r.error.message : `${r.error.param}: ${r.error.message}` };
       return { path, name, t: r.outputs.t_s as number, bw: r.outputs.bytes_per_s as number };
@@ -80,25 +80,34 @@ export class MemoryLadderLab extends LabElement {
     const have = this.rungs.filter((x) => x.t !== undefined && x.t > 0);
     const missing = this.rungs.filter((x) => x.missing);
     if (!have.length) { host.replaceChildren(); return; }
-    const lo = Math.min(...have.map((x) => x.t!)) / 10, hi = Math.max(...have.map((x) => x.t!)) * 3;
+    // whole decades around the rungs: dragging the size inside them moves the bars in place
+    const lo = 10 ** Math.floor(Math.log10(Math.min(...have.map((x) => x.t!)) / 10)), hi = 10 ** Math.ceil(Math.log10(Math.max(...have.map((x) => x.t!)) * 3));
     const names = this.rungs.map((x) => x.name);
-    const width = Math.max(320, Math.min(720, host.clientWidth || 640));
+    const width = this.vizWidth(320);
+    const description = this.rungs.map((x) => `${x.name}: ${x.missing ? 'not in the catalog for this chip' : f(x.t!, 's')}`).join('; ') + '.';
+    const chartKey = JSON.stringify([names, have.map((x) => x.path), String(r.inputs.path), lo, hi, width]);
+    const bars = have.map((x) => ({ x1: lo, x2: x.t!, label: f(x.t!, 's') }));
+    if (this.chart && chartKey === this.chartKey && host.contains(this.chart) && moveBarsX(this.chart, bars, 'ml-bar', 'ml-label', description)) return;
+    this.chartKey = chartKey;
     const chart = Plot.plot({
       width, height: 36 * names.length + 50, marginLeft: 210, marginBottom: 40,
       ariaLabel: 'Time to move the tensor over each rung of the memory ladder, one horizontal bar per rung, log time axis',
-      ariaDescription: this.rungs.map((x) => `${x.name}: ${x.missing ? 'not in the catalog for this chip' : f(x.t!, 's')}`).join('; ') + '.',
+      ariaDescription: description,
       style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
       x: { type: 'log', domain: [lo, hi], label: 'Time (log scale) →', tickFormat: (d: number) => f(d, 's'), ticks: 5, grid: true },
       y: { domain: names, label: null },
       marks: [
-        Plot.barX(have, { y: 'name', x1: lo, x2: 't', fill: (d: Rung) => (d.path === r.inputs.path ? 'var(--warn)' : 'var(--roof)'), ariaHidden: 'true' }),
-        Plot.text(have, { y: 'name', x: 't', text: (d: Rung) => f(d.t!, 's'), dx: 4, textAnchor: 'start', fill: 'currentColor', ariaHidden: 'true' }),
+        Plot.barX(have, { y: 'name', x1: lo, x2: 't', fill: (d: Rung) => (d.path === r.inputs.path ? 'var(--warn)' : 'var(--roof)'), ariaHidden: 'true', className: 'ml-bar' }),
+        Plot.text(have, { y: 'name', x: 't', text: (d: Rung) => f(d.t!, 's'), dx: 4, textAnchor: 'start', fill: 'currentColor', ariaHidden: 'true', className: 'ml-label' }),
         Plot.text(missing, { y: 'name', x: lo, text: () => 'not in the catalog', dx: 4, textAnchor: 'start', fill: 'var(--muted)', fontStyle: 'italic', ariaHidden: 'true' }),
       ],
     });
     chart.classList.add('ml-plot');
     host.replaceChildren(chart);
+    this.chart = chart;
   }
+  private chart: Chart | null = null;
+  private chartKey = '';
 }
 
 customElements.define('sl-memory-ladder-lab', MemoryLadderLab);

@@ -100,7 +100,7 @@ export class ModelLab extends LabElement {
     if ((o.params_active as number) < (o.params_total as number)) {
       parts.push(...PARTS.map(([k, label]) => ({ part: label, n: (k === 'params_mlp' ? o.params_mlp_active : o[k]) as number, row: 'active per token' })));
     }
-    const width = Math.max(300, Math.min(720, host.clientWidth || 640));
+    const width = this.vizWidth();
     const bar = Plot.plot({
       width, height: parts.length > 4 ? 150 : 110, marginLeft: 110, marginBottom: 36,
       ariaLabel: 'Parameters by part, stacked horizontal bar',
@@ -116,7 +116,7 @@ export class ModelLab extends LabElement {
     const K = 29;
     for (let i = 0; i < K; i++) {
       const T = Math.round(lo * (hi / lo) ** (i / (K - 1)));
-      const e = this.engine!.evaluate('transformer', { ...base, T });
+      const e = this.engine!.evaluate('transformer', { ...base, T }, { steps: false });
       if (!isError(e)) pts.push({ T, share: e.outputs.attention_flop_fraction as number });
     }
     const share = Plot.plot({

@@ -31,3 +31,46 @@ export function logLogFrame(o: {
     color: { legend: true, ...o.color },
   };
 }
+
+export type Chart = ReturnType<typeof PlotMarks.plot>;
+
+/** The marker of the current setting on a drawn chart moved in place, by the chart's own scales:
+ *  the dot (class operating-point) to (x, y) and the vertical rule (class batch-rule) to x, with
+ *  the chart's description for screen readers. False if the chart cannot place it (then redraw). */
+export function moveMarker(chart: Chart, x: number, y: number, description: string): boolean {
+  const cx = chart.scale('x')?.apply(x), cy = chart.scale('y')?.apply(y);
+  if (typeof cx !== 'number' || typeof cy !== 'number' || !Number.isFinite(cx) || !Number.isFinite(cy)) return false;
+  const dot = chart.querySelector('.operating-point circle');
+  dot?.setAttribute('cx', String(cx)); dot?.setAttribute('cy', String(cy));
+  chart.querySelectorAll('.batch-rule line').forEach((l) => { l.setAttribute('x1', String(cx)); l.setAttribute('x2', String(cx)); });
+  chart.querySelector('[aria-description]')?.setAttribute('aria-description', description);
+  return true;
+}
+
+/** The end of a linear axis that holds x, in 1-2-5 steps: the axis stays put while x moves inside a step. */
+export const reachOf = (x: number): number => {
+  if (!(x > 0) || !Number.isFinite(x)) return 1;
+  const e = 10 ** Math.floor(Math.log10(x));
+  return [1, 2, 5, 10].map((m) => m * e).find((v) => v >= x * (1 - 1e-12))!;
+};
+
+/** Horizontal bars (barX, one rect per bar from x1 to x2) and their value labels (text marks at
+ *  x2) moved in place by the chart's x scale, label words replaced; false if the drawn chart has
+ *  other bars or cannot place them (then redraw). */
+export function moveBarsX(chart: Chart, bars: { x1: number; x2: number; label: string }[], barClass: string, labelClass: string, description: string): boolean {
+  const x = chart.scale('x');
+  const rects = chart.querySelectorAll(`.${barClass} rect`), texts = chart.querySelectorAll(`.${labelClass} text`);
+  if (!x || rects.length !== bars.length || texts.length !== bars.length) return false;
+  const at = bars.map((b) => [x.apply(b.x1), x.apply(b.x2)] as [number, number]);
+  if (!at.every(([a, b]) => Number.isFinite(a) && Number.isFinite(b))) return false;
+  rects.forEach((rect, i) => {
+    rect.setAttribute('x', String(Math.min(...at[i])));
+    rect.setAttribute('width', String(Math.abs(at[i][1] - at[i][0])));
+  });
+  texts.forEach((t, i) => {
+    t.setAttribute('transform', (t.getAttribute('transform') ?? '').replace(/translate\(([^,]+),/, `translate(${at[i][1]},`));
+    t.textContent = bars[i].label;
+  });
+  chart.querySelector('[aria-description]')?.setAttribute('aria-description', description);
+  return true;
+}

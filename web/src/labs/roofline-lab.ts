@@ -58,7 +58,7 @@ export class RooflineLab extends LabElement {
     const key = JSON.stringify(q);
     if (!this.roofCache.has(key)) {
       if (this.roofCache.size > 500) this.roofCache.clear();
-      const r = this.engine!.evaluate('roofline', q);
+      const r = this.engine!.evaluate('roofline', q, { steps: false });
       this.roofCache.set(key, isError(r) ? null : (r.outputs.flops as number) / (r.outputs.t_lower_s as number));
     }
     return this.roofCache.get(key)!;
@@ -74,28 +74,52 @@ export class RooflineLab extends LabElement {
     const point = { x: I, y: (o.flops as number) / (o.t_lower_s as number) };
     const f = (v: number, u: string) => this.engine!.format(v, u);
     const bound = String(o.bound);
-    const width = Math.max(300, Math.min(720, host.clientWidth || 640));
+    const width = this.vizWidth();
+    const dotFill = bound === 'compute' ? 'var(--ok)' : 'var(--warn)';
+    const label = `this matmul: ${f(point.y, 'FLOP/s')}`;
+    const description = `The roof rises with slope one until the critical intensity ${f(Ic, 'FLOPs/byte')}, then stays flat at the chip's peak. This matmul sits at intensity ${f(I, 'FLOPs/byte')} and reaches ${f(point.y, 'FLOP/s')}: ${bound}-bound.`;
+    // same roof, axes and width as the last drawing: move the point and its label only
+    const chartKey = JSON.stringify([roof, lo, hi, width]);
+    if (this.chart && chartKey === this.chartKey && host.contains(this.chart) && this.movePoint(point, dotFill, label, description)) return;
+    this.chartKey = chartKey;
     const chart = Plot.plot({
       width,
       height: Math.round(Math.min(340, width * 0.6)),
       marginLeft: 92,
       marginBottom: 42,
       ariaLabel: 'Roofline plot: attainable FLOP/s against arithmetic intensity, log–log',
-      ariaDescription: `The roof rises with slope one until the critical intensity ${f(Ic, 'FLOPs/byte')}, then stays flat at the chip's peak. This matmul sits at intensity ${f(I, 'FLOPs/byte')} and reaches ${f(point.y, 'FLOP/s')}: ${bound}-bound.`,
+      ariaDescription: description,
       style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
       x: { type: 'log', label: 'Arithmetic intensity (FLOPs/byte) →', domain: [lo, hi], tickFormat: (d: number) => f(d, d >= 1000 ? 'count' : '') },
-      y: { type: 'log', label: '↑ Attainable FLOP/s', tickFormat: (d: number) => f(d, 'FLOP/s'), ticks: 4, grid: true },
+      // the y axis spans the roof alone (the point lies on it), so moving the point keeps the scales
+      y: { type: 'log', domain: roof.length ? [roof[0].y / 4, Math.max(...roof.map((d) => d.y))] : undefined, label: '↑ Attainable FLOP/s', tickFormat: (d: number) => f(d, 'FLOP/s'), ticks: 4, grid: true },
       marks: [
         Plot.areaY(roof, { x: 'x', y: 'y', y1: roof.length ? roof[0].y / 4 : 1, fill: 'var(--roof-fill)', ariaHidden: 'true' }),
         Plot.line(roof, { x: 'x', y: 'y', stroke: 'var(--roof)', strokeWidth: 2.5, ariaHidden: 'true' }),
         Plot.ruleX([Ic], { stroke: 'var(--muted)', strokeDasharray: '4 3', ariaHidden: 'true' }),
         Plot.text([{ x: Ic, y: roof.length ? roof[roof.length - 1].y : 1 }], { x: 'x', y: 'y', text: () => `critical ${f(Ic, '')}`, dy: -8, dx: 4, textAnchor: 'start', fill: 'currentColor', ariaHidden: 'true' }),
-        Plot.dot([point], { x: 'x', y: 'y', r: 7, fill: bound === 'compute' ? 'var(--ok)' : 'var(--warn)', stroke: 'var(--bg)', strokeWidth: 2, ariaHidden: 'true', className: 'operating-point' }),
-        Plot.text([point], { x: 'x', y: 'y', text: () => `this matmul: ${f(point.y, 'FLOP/s')}`, dy: 16, fill: 'currentColor', ariaHidden: 'true' }),
+        Plot.dot([point], { x: 'x', y: 'y', r: 7, fill: dotFill, stroke: 'var(--bg)', strokeWidth: 2, ariaHidden: 'true', className: 'operating-point' }),
+        Plot.text([point], { x: 'x', y: 'y', text: () => label, dy: 16, fill: 'currentColor', ariaHidden: 'true', className: 'operating-label' }),
       ],
     });
     chart.classList.add('roofline-plot');
     host.replaceChildren(chart);
+    this.chart = chart;
+  }
+  private chart: ReturnType<typeof Plot.plot> | null = null;
+  private chartKey = '';
+
+  /** the operating point and its label moved in the drawn chart's own scales; false if it cannot */
+  private movePoint(point: { x: number; y: number }, fill: string, label: string, description: string): boolean {
+    const cx = this.chart!.scale('x')!.apply(point.x), cy = this.chart!.scale('y')!.apply(point.y);
+    const dot = this.chart!.querySelector('.operating-point circle');
+    const text = this.chart!.querySelector('.operating-label text');
+    if (!dot || !text || !Number.isFinite(cx) || !Number.isFinite(cy)) return false;
+    dot.setAttribute('cx', String(cx)); dot.setAttribute('cy', String(cy)); dot.setAttribute('fill', fill);
+    text.setAttribute('transform', `translate(${cx},${cy})`);
+    text.textContent = label;
+    this.chart!.querySelector('[aria-description]')?.setAttribute('aria-description', description);
+    return true;
   }
 }
 

@@ -103,7 +103,7 @@ export class ServingLab extends LabElement {
     const key = JSON.stringify(q);
     if (key !== this.sweepKey) {
       this.sweepKey = key;
-      const r = this.engine.evaluate('serving', q);
+      const r = this.engine.evaluate('serving', q, { steps: false });
       if (isError(r)) {
         const param = (r.error.param ?? '').replace(/\[(\d+)\]/g, '.$1');
         this.sweep = { points: [], error: [param === FROM || param === TO ? param : '', r.error.message] };
@@ -122,7 +122,7 @@ export class ServingLab extends LabElement {
     const dk = JSON.stringify(d);
     if (dk !== this.minKey) {
       this.minKey = dk;
-      const r = this.engine.evaluate('decode', d);
+      const r = this.engine.evaluate('decode', d, { steps: false });
       this.minTopology = isError(r) ? { min_chips: null, error: r.error.message } : { min_chips: num(r.outputs.min_chips), error: null };
     }
   }
@@ -153,21 +153,32 @@ export class ServingLab extends LabElement {
     const o = r.outputs;
     const chosen = { batch: r.inputs.batch as number, chips: r.inputs.chips as number, latency_s: num(o.latency_s) ?? 0, tokens_per_s_per_chip: num(o.tokens_per_s_per_chip) ?? 0, cost_per_million_tokens_usd: num(o.cost_per_million_tokens_usd), fits: o.fits !== false, pareto: pts.find((p) => p.chosen)?.pareto ?? false };
     const frontier = fit.filter((p) => p.pareto).sort((a, b) => a.step_s - b.step_s);
-    const width = Math.max(300, Math.min(720, host.clientWidth || 640));
+    const width = this.vizWidth();
     const rows = [...pts].sort((a, b) => a.chips - b.chips || a.batch - b.batch);
-    const table = html`<details class="lb-points"><summary>Every swept configuration (${pts.length}) as a table</summary><div class="lb-scroll"><table class="lb-table serving-points">
+    // the table is written once per sweep; moving the highlighted batch re-marks its row only
+    const table = () => html`<details class="lb-points"><summary>Every swept configuration (${pts.length}) as a table</summary><div class="lb-scroll"><table class="lb-table serving-points">
       <caption>★ on the Pareto frontier; bold: the chosen configuration</caption>
       <thead><tr><th scope="col">chips</th><th scope="col">batch</th><th scope="col">latency</th><th scope="col">tokens/s per chip</th><th scope="col">cost / M tokens</th><th scope="col">bound</th><th scope="col">fits</th></tr></thead>
-      <tbody>${rows.map((p) => html`<tr class=${p.chosen ? 'chosen' : ''}><td>${p.chips}</td><td>${p.batch}${p.pareto ? ' ★' : ''}</td><td>${f(p.latency_s, 's')}</td><td>${f(p.tokens_per_s_per_chip, 'tokens/s')}</td><td>${f(p.cost_per_million_tokens_usd, 'usd')}</td><td>${p.bound}</td><td>${p.fits ? 'yes' : 'no'}</td></tr>`)}</tbody></table></div></details>`;
+      <tbody>${rows.map((p) => html`<tr class=${p.chosen ? 'chosen' : ''} data-point=${`${p.chips}x${p.batch}`}><td>${p.chips}</td><td>${p.batch}${p.pareto ? ' ★' : ''}</td><td>${f(p.latency_s, 's')}</td><td>${f(p.tokens_per_s_per_chip, 'tokens/s')}</td><td>${f(p.cost_per_million_tokens_usd, 'usd')}</td><td>${p.bound}</td><td>${p.fits ? 'yes' : 'no'}</td></tr>`)}</tbody></table></div></details>`;
+    const markChosen = (box: HTMLElement) => {
+      const want = `${chosen.chips}x${chosen.batch}`;
+      box.querySelectorAll<HTMLElement>('tr.chosen').forEach((tr) => { if (tr.dataset.point !== want) tr.classList.remove('chosen'); });
+      box.querySelector<HTMLElement>(`tr[data-point="${want}"]`)?.classList.add('chosen');
+    };
     const description = `${fit.length} configurations that fit in memory, over ${new Set(pts.map((p) => p.chips)).size} topologies. The Pareto frontier (lower step time, more tokens per chip) has ${frontier.length} points${frontier.length ? `, from ${f(frontier[0].tokens_per_s_per_chip, 'tokens/s')} per chip at ${f(frontier[0].latency_s, 's')} to ${f(frontier[frontier.length - 1].tokens_per_s_per_chip, 'tokens/s')} per chip at ${f(frontier[frontier.length - 1].latency_s, 's')}` : ''}. The chosen point, ${chosen.chips} chips at batch ${chosen.batch}: ${f(chosen.latency_s, 's')} per response, ${f(chosen.tokens_per_s_per_chip, 'tokens/s')} per chip, ${f(chosen.cost_per_million_tokens_usd, 'usd')} per million tokens${chosen.fits ? '' : ' (does not fit)'}. The table below lists every point.`;
     // same sweep as the last drawing: move the highlight ring and re-mark the table row only
+    // (a chosen point that does not fit, or has no time, is not drawn: the ring is hidden)
+    const shown = chosen.fits && chosen.latency_s > 0 && chosen.tokens_per_s_per_chip > 0;
     const ring = this.chart?.querySelector('.operating-point circle');
-    if (this.chart && host.contains(this.chart) && ring && chosen.fits && chosen.latency_s > 0 && chosen.tokens_per_s_per_chip > 0) {
-      ring.setAttribute('cx', String(this.chart.scale('x')!.apply(chosen.tokens_per_s_per_chip)));
-      ring.setAttribute('cy', String(this.chart.scale('y')!.apply(chosen.latency_s)));
+    if (this.chart && host.contains(this.chart) && ring) {
+      if (shown) {
+        ring.setAttribute('cx', String(this.chart.scale('x')!.apply(chosen.tokens_per_s_per_chip)));
+        ring.setAttribute('cy', String(this.chart.scale('y')!.apply(chosen.latency_s)));
+        ring.removeAttribute('visibility');
+      } else ring.setAttribute('visibility', 'hidden');
       this.chart.querySelector('[aria-description]')?.setAttribute('aria-description', description);
       const box = host.querySelector<HTMLElement>('.lb-table-box');
-      if (box) render(table, box);
+      if (box) markChosen(box);
       return;
     }
     host.replaceChildren();
@@ -189,9 +200,11 @@ export class ServingLab extends LabElement {
           Plot.dot(fit.filter((d) => !d.pareto), { x: 'tokens_per_s_per_chip', y: 'latency_s', stroke: (d: SPoint) => `${d.chips} chips`, fill: 'var(--bg)', r: 4, ariaHidden: 'true' }),
           Plot.dot(frontier, { x: 'tokens_per_s_per_chip', y: 'latency_s', fill: (d: SPoint) => `${d.chips} chips`, r: 4.5, ariaHidden: 'true', className: 'pareto-point' }),
           // the chosen point (from the main evaluation): a ring, moved in place while the sweep is unchanged
-          Plot.dot([chosen], { x: 'tokens_per_s_per_chip', y: 'latency_s', r: 9, stroke: 'currentColor', strokeWidth: 2.5, fill: 'none', ariaHidden: 'true', className: 'operating-point', filter: () => chosen.fits && chosen.latency_s > 0 && chosen.tokens_per_s_per_chip > 0 }),
+          // (drawn at the first point and hidden when the chosen one is not shown, so it can move in later)
+          Plot.dot([shown ? chosen : fit[0]], { x: 'tokens_per_s_per_chip', y: 'latency_s', r: 9, stroke: 'currentColor', strokeWidth: 2.5, fill: 'none', ariaHidden: 'true', className: 'operating-point' }),
         ],
       });
+      if (!shown) chart.querySelector('.operating-point circle')?.setAttribute('visibility', 'hidden');
       chart.classList.add('serving-plot');
       host.append(chart);
       this.chart = chart;
@@ -204,7 +217,7 @@ export class ServingLab extends LabElement {
     const box = document.createElement('div');
     box.className = 'lb-table-box';
     host.append(box);
-    render(table, box); // the table is the plot's full text alternative
+    render(table(), box); // the table is the plot's full text alternative
   }
 }
 

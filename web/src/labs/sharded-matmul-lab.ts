@@ -4,7 +4,7 @@
 // equivalent JAX PartitionSpecs. The PartitionSpecs are a translation of the notation the
 // reader typed (which axis names sit on which dimension), not a computation.
 import { html, nothing, type TemplateResult } from 'lit';
-import { Plot } from './plot';
+import { Plot, moveBarsX, reachOf, type Chart } from './plot';
 import { LabElement, type Control, type ControlSpec } from './framework';
 import { isError, type Result } from '../engine';
 
@@ -151,7 +151,7 @@ export class ShardedMatmulLab extends LabElement {
     const dtypeOf = ['activation_dtype', 'weight_dtype', 'output_dtype'];
     return arrays.map((a, i) => {
       const spec = `${a.name}[${a.dims.map((d) => d.dim + (d.axes.length ? '_' + d.axes.join('') : '')).join(', ')}]`;
-      const e = this.engine!.evaluate('sharding', { spec, dims: Object.fromEntries(a.dims.map((d) => [d.dim, dims[d.dim]])), mesh, dtype: r.inputs[dtypeOf[i]] ?? 'bf16' });
+      const e = this.engine!.evaluate('sharding', { spec, dims: Object.fromEntries(a.dims.map((d) => [d.dim, dims[d.dim]])), mesh, dtype: r.inputs[dtypeOf[i]] ?? 'bf16' }, { steps: false });
       const base = { name: a.name, spec, pspec: partitionSpec(a) + (a.unreduced.length ? `  # unreduced over ${a.unreduced.join(', ')}` : '') };
       if (isError(e)) return { ...base, err: e.error.message };
       return { ...base, local: `[${(e.outputs.local_shape as number[]).join(', ')}]`, bytes: this.engine!.format(e.outputs.local_bytes, 'bytes') };
@@ -181,22 +181,32 @@ export class ShardedMatmulLab extends LabElement {
     if (o.valid === false || o.t_math_s == null) { host.replaceChildren(); return; }
     const f = (v: number, u: string) => this.engine!.format(v, u);
     const data = [{ what: 'math', t: o.t_math_s as number }, ...((o.collectives ?? []) as Record<string, unknown>[]).map((c) => ({ what: `${String(c.op)} ${String(c.array ?? '')}`, t: c.t_s as number }))];
-    const width = Math.max(300, Math.min(720, host.clientWidth || 640));
+    const width = this.vizWidth();
+    const description = data.map((d) => `${d.what}: ${f(d.t, 's')}`).join('; ') + `. ${String(o.bound)}-bound.`;
+    // the time axis ends in 1-2-5 steps: while the bars stay below its end they move in place
+    const reach = reachOf(Math.max(...data.map((d) => d.t)) * 1.25); // room for the labels
+    const chartKey = JSON.stringify([data.map((d) => d.what), reach, width]);
+    const bars = data.map((d) => ({ x1: 0, x2: d.t, label: f(d.t, 's') }));
+    if (this.chart && chartKey === this.chartKey && host.contains(this.chart) && moveBarsX(this.chart, bars, 'sm-bar', 'sm-label', description)) return;
+    this.chartKey = chartKey;
     const chart = Plot.plot({
       width, height: 40 * data.length + 50, marginLeft: 150, marginBottom: 40,
       ariaLabel: 'Math time against each collective\u2019s time, horizontal bars',
-      ariaDescription: data.map((d) => `${d.what}: ${f(d.t, 's')}`).join('; ') + `. ${String(o.bound)}-bound.`,
+      ariaDescription: description,
       style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
-      x: { label: 'Time →', tickFormat: (d: number) => f(d, 's'), ticks: 4, grid: true },
+      x: { label: 'Time →', domain: [0, reach], tickFormat: (d: number) => f(d, 's'), ticks: 4, grid: true },
       y: { label: null, domain: data.map((d) => d.what) },
       marks: [
-        Plot.barX(data, { y: 'what', x: 't', fill: (d: { what: string }) => (d.what === 'math' ? 'var(--ok)' : 'var(--warn)'), ariaHidden: 'true' }),
-        Plot.text(data, { y: 'what', x: 't', text: (d: { t: number }) => f(d.t, 's'), dx: 4, textAnchor: 'start', fill: 'currentColor', ariaHidden: 'true' }),
+        Plot.barX(data, { y: 'what', x: 't', fill: (d: { what: string }) => (d.what === 'math' ? 'var(--ok)' : 'var(--warn)'), ariaHidden: 'true', className: 'sm-bar' }),
+        Plot.text(data, { y: 'what', x: 't', text: (d: { t: number }) => f(d.t, 's'), dx: 4, textAnchor: 'start', fill: 'currentColor', ariaHidden: 'true', className: 'sm-label' }),
       ],
     });
     chart.classList.add('sm-plot');
     host.replaceChildren(chart);
+    this.chart = chart;
   }
+  private chart: Chart | null = null;
+  private chartKey = '';
 }
 
 customElements.define('sl-sharded-matmul-lab', ShardedMatmulLab);

@@ -6,7 +6,7 @@
 // binding. Every number is the engine's training_comm; this file only picks which points to draw.
 import { html, nothing } from 'lit';
 // Plot is fetched with the engine (./plot), not a static import: it stays off the first paint.
-import { Plot, logLogFrame } from './plot';
+import { Plot, logLogFrame, moveMarker, type Chart } from './plot';
 import { LabElement, type Control, type ControlSpec, type OutputSpec } from './framework';
 import { MODEL_PICKER } from './model-picker';
 import { isError, type Result } from '../engine';
@@ -71,14 +71,20 @@ export class TrainingCommLab extends LabElement {
     if (experts <= 1 && picker) this.setValue(picker, MOE_FOR_EP);
   }
 
-  private point(base: O, chips: number, x: number): Pt | null {
-    if (this.curve.has(x)) return this.curve.get(x)!;
-    const r = this.engine!.evaluate('training_comm', { ...base, batch_tokens: x * chips });
-    const o = isError(r) ? null : r.outputs;
-    const tm = num(o?.t_math_s), tc = num(o?.t_comm_s);
-    const p = tm !== null && tc !== null ? { x, t_math_s: tm, t_comm_s: tc } : null;
-    this.curve.set(x, p);
-    return p;
+  /** The curve at these tokens per chip: the points not cached yet come from one engine sweep of the global batch. */
+  private points(base: O, chips: number, xs: number[]): Pt[] {
+    const missing = xs.filter((x) => !this.curve.has(x));
+    if (missing.length) {
+      const s = this.engine!.sweep('training_comm', { ...base, batch_tokens: missing[0] * chips }, { x: { param: 'batch_tokens', values: missing.map((x) => x * chips) }, outputs: ['t_math_s', 't_comm_s'] });
+      if (!isError(s)) {
+        s.x.values.forEach((b, i) => {
+          const tm = num(s.outputs.t_math_s?.[i]), tc = num(s.outputs.t_comm_s?.[i]);
+          this.curve.set(b / chips, tm !== null && tc !== null ? { x: b / chips, t_math_s: tm, t_comm_s: tc } : null);
+        });
+      }
+      for (const x of missing) if (!this.curve.has(x)) this.curve.set(x, null);
+    }
+    return xs.map((x) => this.curve.get(x)).filter((p): p is Pt => p != null);
   }
 
   protected renderVerdict(r: Result) {
@@ -125,11 +131,12 @@ export class TrainingCommLab extends LabElement {
     const top = (this.findSchema('batch_tokens')?.max ?? now * chips) / chips;
     // tokens per chip to draw: powers of √2 spanning the current batch and the critical batch,
     // with a margin of 2^5 each side; the ends move in powers of two so a drag re-uses the points
-    const lo = Math.max(1, 2 ** Math.floor(Math.log2(Math.min(now, crit ?? now)) - 5));
-    const hi = Math.min(top, 2 ** Math.ceil(Math.log2(Math.max(now, crit ?? now)) + 5));
+    // (the ends snap to powers of 16, so the axes and the curve stay put over most of a drag)
+    const lo = Math.max(1, 16 ** Math.floor((Math.log2(Math.min(now, crit ?? now)) - 5) / 4));
+    const hi = Math.min(top, 16 ** Math.ceil((Math.log2(Math.max(now, crit ?? now)) + 5) / 4));
     const xs: number[] = [];
     for (let x = lo; x <= hi; x *= Math.SQRT2) { const i = Math.round(x); if (xs[xs.length - 1] !== i) xs.push(i); }
-    const pts = xs.map((x) => this.point(base, chips, x)).filter((p): p is Pt => p !== null);
+    const pts = this.points(base, chips, xs);
     if (!pts.length) { host.replaceChildren(); return; }
     const f = (v: number, u: string) => this.engine!.format(v, u);
     const rows = pts.flatMap((p) => [
@@ -138,10 +145,14 @@ export class TrainingCommLab extends LabElement {
     ]);
     const tNow = Math.max(num(o.t_math_s) ?? 0, num(o.t_comm_s) ?? 0);
     const critShown = crit !== null && crit >= xs[0] && crit <= xs[xs.length - 1];
-    const width = Math.max(300, Math.min(720, host.clientWidth || 640));
+    const width = this.vizWidth();
     const description = `Per-layer time against tokens per chip, both axes logarithmic, for ${STRATEGY[String(o.strategy)]?.name ?? String(o.strategy)}. ` +
       `${crit !== null ? `The communication line crosses the FLOP line at the critical batch, ${f(crit, 'tokens')} per chip; below it the layer is comms-bound. ` : 'The two lines run parallel: the batch does not change which one binds. '}` +
       `At ${f(now, 'tokens')} per chip the FLOPs take ${this.fmt('t_math_s')} and the communication ${this.fmt('t_comm_s')}: ${String(o.bound)}-bound.`;
+    // same curve as the last drawing: move the batch marker only (the plot's own scales place it)
+    const chartKey = JSON.stringify([key, xs, crit, width]);
+    if (this.chart && chartKey === this.chartKey && host.contains(this.chart) && moveMarker(this.chart, now, tNow, description)) return;
+    this.chartKey = chartKey;
     const chart = Plot.plot({
       ...logLogFrame({ width, description, format: f, ariaLabel: 'Per-layer FLOP time and communication time against tokens per chip, from the engine',
         xLabel: 'Tokens per chip →', yLabel: '↑ Time per layer', color: { domain: ['FLOPs (matmuls)', 'communication'], range: ['var(--ok)', 'var(--warn)'] } }),
@@ -157,7 +168,10 @@ export class TrainingCommLab extends LabElement {
     });
     chart.classList.add('training-comm-plot');
     host.replaceChildren(chart);
+    this.chart = chart;
   }
+  private chart: Chart | null = null;
+  private chartKey = '';
 }
 
 customElements.define('sl-training-comm-lab', TrainingCommLab);

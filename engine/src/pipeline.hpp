@@ -1,0 +1,32 @@
+// The steps every JSON entry point shares (evaluate and sweep): refusing oversized or malformed
+// text, writing errors, canonicalising numbers and checking outputs against their declarations.
+#pragma once
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "json.hpp"
+#include "schema.hpp"
+#include "scalelab/engine.hpp"
+
+namespace scalelab {
+
+// An error evaluation: {"error": {"status", "param", "message"}}.
+Evaluation error_result(Status status, const std::string& param, const std::string& message);
+// The unknown_calculator error, listing the calculators there are.
+Evaluation unknown_calculator(std::string_view name);
+
+// Parses `text` (empty or blank: {}) into `out`. Refuses input over 64 KiB, nested deeper than
+// 32 levels, malformed or holding a number beyond double range; the error names `param`
+// ("" for the parameters themselves, "sweep" for a sweep's spec).
+std::optional<Evaluation> parse_input(std::string_view text, json& out, const std::string& param = "");
+
+// Every number leaves the engine finite and rounded to 15 significant digits; whole numbers
+// print as integers. A non-finite value is an engine bug and is thrown as std::logic_error.
+void canonicalise(json& j, const std::string& calculator, const std::string& where = "");
+
+// The outputs as declared, in declaration order. An output emitted without a declaration, or a
+// declared one left out or null without being nullable, is an engine fault (std::logic_error).
+json declared(const Calculator& calc, json emitted);
+
+}  // namespace scalelab

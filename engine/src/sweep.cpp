@@ -1,0 +1,417 @@
+// `sweep`: one calculator over one or two numeric parameters, numbers only, outputs as arrays.
+// The base parameters and the spec are parsed and checked once; each point then sets the swept
+// values in the parsed input and is validated and computed like a numbers-only evaluate.
+#include <algorithm>
+#include <cmath>
+#include <exception>
+#include <optional>
+#include <set>
+
+#include "args.hpp"
+#include "errors.hpp"
+#include "format.hpp"
+#include "pipeline.hpp"
+#include "registry.hpp"
+#include "result.hpp"
+#include "scalelab/engine.hpp"
+#include "scalelab/limits.hpp"
+
+namespace scalelab {
+namespace {
+
+constexpr std::size_t kMaxWarnings = 16;
+
+struct Axis {
+  std::string param;               // as the spec names it: "batch", "matmul.B"
+  std::vector<std::string> path;   // its keys: {"matmul", "B"}
+  std::vector<double> values;
+  std::size_t requested = 0;       // points asked for, before whole-number rounding merged any
+};
+
+[[noreturn]] void refuse(const std::string& where, const std::string& message) {
+  throw InputError(where, message);
+}
+
+std::string type_name(const json& v) {
+  if (v.is_null()) return "null";
+  if (v.is_boolean()) return "a boolean";
+  if (v.is_number()) return "a number";
+  if (v.is_string()) return "a string";
+  if (v.is_array()) return "a list";
+  return "an object";
+}
+
+std::string joined(const std::vector<std::string>& items) {
+  std::string s;
+  for (const auto& item : items) s += (s.empty() ? "" : ", ") + item;
+  return s;
+}
+
+void only_keys(const json& object, const std::vector<std::string>& allowed, const std::string& where) {
+  for (auto it = object.begin(); it != object.end(); ++it) {
+    if (std::find(allowed.begin(), allowed.end(), it.key()) == allowed.end()) {
+      refuse(where + "." + it.key().substr(0, 40), "unknown key; allowed: " + joined(allowed));
+    }
+  }
+}
+
+bool is_numeric(const Param& p) { return p.type == Type::number || p.type == Type::integer; }
+
+// The fields a dotted path may step into below a parameter.
+const std::vector<Param>* fields_below(const Param& p) {
+  if (p.type == Type::object) return &p.fields;
+  if (p.type == Type::overrides) return p.overrides_of == "chip" ? &chip_fields() : &model_fields();
+  return nullptr;
+}
+
+// Numeric parameters of a calculator as a sweep may name them (nested objects as "matmul.B").
+void numeric_names(const std::vector<Param>& params, const std::string& prefix, std::vector<std::string>& out) {
+  for (const Param& p : params) {
+    if (is_numeric(p)) out.push_back(prefix + p.name);
+    else if (p.type == Type::object) numeric_names(p.fields, prefix + p.name + ".", out);
+  }
+}
+
+std::vector<std::string> split_path(const std::string& dotted) {
+  std::vector<std::string> keys;
+  size_t start = 0;
+  for (size_t dot; (dot = dotted.find('.', start)) != std::string::npos; start = dot + 1) {
+    keys.push_back(dotted.substr(start, dot - start));
+  }
+  keys.push_back(dotted.substr(start));
+  return keys;
+}
+
+// The schema of the parameter a sweep names; refuses names that are unknown or not numeric.
+const Param& swept_param(const Calculator& calc, const std::string& name, const std::string& where) {
+  std::vector<std::string> numeric;
+  numeric_names(calc.params, "", numeric);
+  std::string hint = "; numeric parameters of " + calc.name + ": " + joined(numeric);
+  const std::vector<Param>* fields = &calc.params;
+  const Param* found = nullptr;
+  for (const std::string& key : split_path(name)) {
+    if (!fields) refuse(where, name.substr(0, 80) + " is not a parameter of " + calc.name + hint);
+    auto it = std::find_if(fields->begin(), fields->end(), [&](const Param& p) { return p.name == key; });
+    if (it == fields->end()) refuse(where, calc.name + " has no parameter \"" + name.substr(0, 80) + "\"" + hint);
+    found = &*it;
+    fields = fields_below(*found);
+  }
+  if (!is_numeric(*found)) {
+    std::string what = found->type == Type::choice || found->type == Type::boolean ? "a choice" : "not a number";
+    refuse(where, name + " is " + what + ", and only numeric parameters can be swept" + hint);
+  }
+  return *found;
+}
+
+double number_at(const json& axis, const std::string& key, const std::string& where) {
+  const json& v = axis[key];
+  if (!v.is_number()) refuse(where + "." + key, "must be a number, got " + type_name(v));
+  return v.get<double>();
+}
+
+std::size_t points_of(const json& axis, const std::string& where) {
+  if (!axis.contains("points")) refuse(where + ".points", "is required with from and to: a whole number ≥ 1 and ≤ 4096");
+  const json& v = axis["points"];
+  double n = v.is_number() ? v.get<double>() : 0;
+  if (!v.is_number() || std::floor(n) != n || n < 1 || n > kMaxSweepPoints) {
+    refuse(where + ".points", "must be a whole number ≥ 1 and ≤ 4096, got " +
+                                  (v.is_number() ? plain(n) : type_name(v)));
+  }
+  return static_cast<std::size_t>(n);
+}
+
+// from, to, points and scale → values; integers rounded, repeats dropped.
+std::vector<double> range_values(const json& axis, const Param& p, const std::string& where) {
+  for (const char* key : {"from", "to"}) {
+    if (!axis.contains(key)) refuse(where + "." + key, "is required unless values are given: the range's ends");
+  }
+  double from = number_at(axis, "from", where), to = number_at(axis, "to", where);
+  std::size_t points = points_of(axis, where);
+  std::string scale = p.scale == Scale::log ? "log" : "linear";
+  if (axis.contains("scale")) {
+    const json& s = axis["scale"];
+    if (!s.is_string() || (s != "log" && s != "linear")) {
+      refuse(where + ".scale", "must be log or linear, got " + (s.is_string() ? "\"" + s.get<std::string>().substr(0, 40) + "\"" : type_name(s)));
+    }
+    scale = s.get<std::string>();
+  }
+  if (from > to) refuse(where + ".to", "must be ≥ from (" + plain(from) + "), got " + plain(to));
+  if (from == to && points > 1) refuse(where + ".to", "must be > from (" + plain(from) + ") for more than one point");
+  if (scale == "log" && from <= 0) refuse(where + ".from", "must be > 0 on a log scale, got " + plain(from));
+  std::vector<double> values;
+  for (std::size_t i = 0; i < points; ++i) {
+    double t = points == 1 ? 0 : static_cast<double>(i) / static_cast<double>(points - 1);
+    double v = scale == "log" ? std::exp(std::log(from) + t * (std::log(to) - std::log(from))) : from + t * (to - from);
+    if (i == 0) v = from;
+    if (i + 1 == points && points > 1) v = to;
+    v = p.type == Type::integer ? std::round(v) : canonical(v);
+    if (values.empty() || values.back() != v) values.push_back(v);
+  }
+  return values;
+}
+
+std::vector<double> listed_values(const json& list, const std::string& where) {
+  if (!list.is_array() || list.empty() || list.size() > kMaxSweepPoints) {
+    refuse(where, "must be a list of 1 to 4096 numbers, got " +
+                      (list.is_array() ? std::to_string(list.size()) + " items" : type_name(list)));
+  }
+  std::vector<double> values;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    if (!list[i].is_number()) refuse(where + "[" + std::to_string(i) + "]", "must be a number, got " + type_name(list[i]));
+    values.push_back(list[i].get<double>());
+  }
+  return values;
+}
+
+Axis read_axis(const Calculator& calc, const json& spec, const std::string& key) {
+  std::string where = "sweep." + key;
+  const json& axis = spec[key];
+  const char* shape = "an axis {\"param\", \"values\": [...]} or {\"param\", \"from\", \"to\", \"points\", \"scale\"}";
+  if (!axis.is_object()) refuse(where, std::string("must be ") + shape + ", got " + type_name(axis));
+  only_keys(axis, {"param", "values", "from", "to", "points", "scale"}, where);
+  if (!axis.contains("param") || !axis["param"].is_string()) {
+    refuse(where + ".param", "is required: the name of a numeric parameter of " + calc.name);
+  }
+  Axis out;
+  out.param = axis["param"].get<std::string>();
+  out.path = split_path(out.param);
+  const Param& p = swept_param(calc, out.param, where + ".param");
+  bool range = axis.contains("from") || axis.contains("to") || axis.contains("points") || axis.contains("scale");
+  if (axis.contains("values") && range) refuse(where, "give either values or from, to and points, not both");
+  if (axis.contains("values")) {
+    out.values = listed_values(axis["values"], where + ".values");
+    out.requested = out.values.size();
+  } else if (range) {
+    out.values = range_values(axis, p, where);
+    out.requested = points_of(axis, where);
+  } else {
+    refuse(where, std::string("needs values or from, to and points: ") + shape);
+  }
+  return out;
+}
+
+struct Spec {
+  Axis x;
+  std::optional<Axis> y;
+  std::vector<std::string> outputs;  // empty: every output that comes out numeric
+};
+
+std::vector<std::string> requested_outputs(const Calculator& calc, const json& list) {
+  std::vector<std::string> names;
+  for (const Output& o : calc.outputs) names.push_back(o.name);
+  if (!list.is_array() || list.empty()) {
+    refuse("sweep.outputs", "must be a non-empty list of output names of " + calc.name + ": " + joined(names));
+  }
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    std::string where = "sweep.outputs[" + std::to_string(i) + "]";
+    if (!list[i].is_string()) refuse(where, "must be an output name, got " + type_name(list[i]));
+    std::string name = list[i].get<std::string>();
+    if (std::find(names.begin(), names.end(), name) == names.end()) {
+      refuse(where, calc.name + " has no output \"" + name.substr(0, 80) + "\"; outputs: " + joined(names));
+    }
+    if (std::find(out.begin(), out.end(), name) != out.end()) refuse(where, name + " is listed twice");
+    out.push_back(name);
+  }
+  return out;
+}
+
+Spec read_spec(const Calculator& calc, const json& spec) {
+  if (!spec.is_object()) refuse("sweep", "must be an object {\"x\": axis, \"y\": axis (optional), \"outputs\": [...] (optional)}, got " + type_name(spec));
+  only_keys(spec, {"x", "y", "outputs"}, "sweep");
+  if (!spec.contains("x")) refuse("sweep.x", "is required: the axis to sweep");
+  Spec out{read_axis(calc, spec, "x"), std::nullopt, {}};
+  if (spec.contains("y")) {
+    out.y = read_axis(calc, spec, "y");
+    if (out.y->param == out.x.param) refuse("sweep.y.param", out.x.param + " is already swept along x");
+  }
+  std::size_t total = out.x.requested * (out.y ? out.y->requested : 1);
+  if (total > kMaxSweepPoints) {
+    refuse("sweep", std::to_string(out.x.requested) + " × " + std::to_string(out.y->requested) + " = " +
+                        std::to_string(total) + " points; a sweep takes 1 to 4096 points in all");
+  }
+  if (spec.contains("outputs")) out.outputs = requested_outputs(calc, spec["outputs"]);
+  return out;
+}
+
+// Writes `value` at the axis's path in `input`, making the objects on the way.
+void set_at(json& input, const Axis& axis, double value) {
+  json* at = &input;
+  for (std::size_t i = 0; i + 1 < axis.path.size(); ++i) {
+    json& next = (*at)[axis.path[i]];
+    if (!next.is_object()) next = json::object();
+    at = &next;
+  }
+  (*at)[axis.path.back()] = value;
+}
+
+// A base that the schema refuses is the sweep's error, unless the refusal is about a swept
+// parameter (each point gives that its own value, and each point is checked on its own).
+void check_base(const Calculator& calc, json base, const Spec& spec) {
+  set_at(base, spec.x, spec.x.values.front());
+  if (spec.y) set_at(base, *spec.y, spec.y->values.front());
+  try {
+    Args args(calc, base);
+  } catch (const InputError& e) {
+    bool about_axis = e.param == spec.x.param || (spec.y && e.param == spec.y->param);
+    if (!about_axis) throw;
+  }
+}
+
+// One point: the outputs as a numbers-only evaluate gives them (canonical, declared).
+json point_outputs(const Calculator& calc, const json& input, json& warnings) {
+  Args args(calc, input);
+  Result result;
+  result.record_steps = false;
+  calc.compute(args, result);
+  canonicalise(result.outputs, calc.name);
+  for (auto& w : result.warnings) warnings.push_back(std::move(w));
+  return declared(calc, std::move(result.outputs));
+}
+
+class Collector {
+ public:
+  Collector(const Calculator& calc, const Spec& spec) : calc_(calc), spec_(spec) {}
+
+  void add(json outputs) { rows_.push_back(std::move(outputs)); errors_.push_back(nullptr); }
+  void refused(const InputError& e) {
+    rows_.push_back(nullptr);
+    errors_.push_back({{"status", status_name(Status::bad_input)},
+                       {"param", e.param.empty() ? json(nullptr) : json(e.param)},
+                       {"message", e.what()}});
+  }
+  void warn(json& warnings) {
+    for (auto& w : warnings) {
+      std::string text = w.get<std::string>();
+      if (seen_.insert(text).second) {
+        if (warnings_.size() < kMaxWarnings) warnings_.push_back(text);
+        else ++more_warnings_;
+      }
+    }
+  }
+
+  json result() const {
+    json out = json::object();
+    out["calculator"] = calc_.name;
+    out["x"] = axis_json(spec_.x);
+    if (spec_.y) out["y"] = axis_json(*spec_.y);
+    json outputs = json::object();
+    for (const std::string& name : output_names()) {
+      json column = json::array();
+      for (const json& row : rows_) column.push_back(row.is_null() ? json(nullptr) : row.at(name));
+      outputs[name] = std::move(column);
+    }
+    out["outputs"] = std::move(outputs);
+    out["errors"] = errors_;
+    json warnings = warnings_;
+    if (more_warnings_ > 0) {
+      warnings.push_back("… and " + std::to_string(more_warnings_) + " more distinct warnings at other points");
+    }
+    out["warnings"] = std::move(warnings);
+    return out;
+  }
+
+ private:
+  static json axis_json(const Axis& axis) {
+    json values = json::array();
+    for (double v : axis.values) {
+      json n = v;
+      canonicalise(n, "sweep");
+      values.push_back(n);
+    }
+    return {{"param", axis.param}, {"values", values}};
+  }
+
+  // As asked, or every declared output that is a number wherever it is not null.
+  std::vector<std::string> output_names() const {
+    if (!spec_.outputs.empty()) return spec_.outputs;
+    std::vector<std::string> names;
+    for (const Output& o : calc_.outputs) {
+      bool any_number = false, all_numbers = true;
+      for (const json& row : rows_) {
+        if (row.is_null() || row.at(o.name).is_null()) continue;
+        any_number = any_number || row.at(o.name).is_number();
+        all_numbers = all_numbers && row.at(o.name).is_number();
+      }
+      if (any_number && all_numbers) names.push_back(o.name);
+    }
+    return names;
+  }
+
+  const Calculator& calc_;
+  const Spec& spec_;
+  std::vector<json> rows_;
+  json errors_ = json::array();
+  json warnings_ = json::array();
+  std::set<std::string> seen_;
+  std::size_t more_warnings_ = 0;
+};
+
+std::string run_sweep(const Calculator& calc, const json& base, const json& spec_json) {
+  if (!base.is_object()) {
+    refuse("", "the parameters must be a JSON object, got " + type_name(base));
+  }
+  Spec spec = read_spec(calc, spec_json);
+  check_base(calc, base, spec);
+  Collector collect(calc, spec);
+  json input = base;
+  std::size_t ny = spec.y ? spec.y->values.size() : 1;
+  for (double xv : spec.x.values) {
+    set_at(input, spec.x, xv);
+    for (std::size_t iy = 0; iy < ny; ++iy) {
+      if (spec.y) set_at(input, *spec.y, spec.y->values[iy]);
+      json warnings = json::array();
+      try {
+        collect.add(point_outputs(calc, input, warnings));
+        collect.warn(warnings);
+      } catch (const InputError& e) {
+        collect.refused(e);
+      }
+    }
+  }
+  return collect.result().dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+// As in evaluate: an InputError is the caller's doing; anything else is an engine fault.
+Evaluation sweep_parsed(const Calculator& calc, const json& base, const json& spec) {
+  try {
+    Evaluation ok;
+    ok.json = run_sweep(calc, base, spec);
+    return ok;
+  } catch (const InputError& e) {
+    return error_result(Status::bad_input, e.param, e.what());
+  } catch (const std::exception& e) {
+    return error_result(Status::internal, "", std::string("internal error (an engine fault, not your input): ") + e.what());
+  } catch (...) {
+    return error_result(Status::internal, "", "internal error (an engine fault, not your input)");
+  }
+}
+
+}  // namespace
+
+Evaluation sweep(std::string_view name, std::string_view params_json, std::string_view spec_json) {
+  const Calculator* calc = find_calculator(name);
+  if (!calc) return unknown_calculator(name);
+  json base, spec;
+  if (auto refused = parse_input(params_json, base)) return *refused;
+  if (auto refused = parse_input(spec_json, spec, "sweep")) return *refused;
+  return sweep_parsed(*calc, base, spec);
+}
+
+Evaluation sweep_request(std::string_view name, std::string_view request_json) {
+  const Calculator* calc = find_calculator(name);
+  if (!calc) return unknown_calculator(name);
+  json request;
+  if (auto refused = parse_input(request_json, request)) return *refused;
+  const char* shape = "the request must be a JSON object {\"params\": {...}, \"sweep\": {...}}";
+  if (!request.is_object()) return error_result(Status::bad_input, "", std::string(shape) + ", got " + type_name(request));
+  for (auto it = request.begin(); it != request.end(); ++it) {
+    if (it.key() != "params" && it.key() != "sweep") {
+      return error_result(Status::bad_input, it.key().substr(0, 40), std::string("unknown key; ") + shape);
+    }
+  }
+  if (!request.contains("sweep")) return error_result(Status::bad_input, "sweep", std::string("is required: ") + shape);
+  return sweep_parsed(*calc, request.value("params", json::object()), request["sweep"]);
+}
+
+}  // namespace scalelab

@@ -1,0 +1,261 @@
+// Sweeps: every point of a sweep is the numbers-only evaluation of the same parameters; refused
+// points are a null and the evaluation's own message; the spec's limits are refusals naming the
+// field.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "scalelab/engine.hpp"
+#include "support/test_support.hpp"
+
+namespace {
+
+using scalelab::testing::json;
+
+json sweep_ok(const std::string& calc, const json& params, const json& spec) {
+  scalelab::Evaluation e = scalelab::sweep(calc, params.dump(), spec.dump());
+  EXPECT_EQ(e.status, scalelab::Status::ok) << calc << " " << spec.dump() << ": " << e.message;
+  return json::parse(e.json);
+}
+
+scalelab::Evaluation sweep_refused(const std::string& calc, const json& params, const std::string& spec) {
+  scalelab::Evaluation e = scalelab::sweep(calc, params.dump(), spec);
+  EXPECT_EQ(e.status, scalelab::Status::bad_input) << spec << " → " << e.json;
+  return e;
+}
+
+// `params` with the value of each swept (possibly dotted) parameter set.
+json with_values(json params, const std::vector<std::pair<std::string, json>>& set) {
+  for (const auto& [dotted, value] : set) {
+    json* at = &params;
+    size_t start = 0;
+    for (size_t dot; (dot = dotted.find('.', start)) != std::string::npos; start = dot + 1) {
+      at = &(*at)[dotted.substr(start, dot - start)];
+    }
+    (*at)[dotted.substr(start)] = value;
+  }
+  return params;
+}
+
+// Each point of `result` equals a numbers-only evaluate of its parameters, output by output;
+// each refused point carries that evaluation's message.
+void expect_points_match(const std::string& calc, const json& params, const json& result) {
+  const json& xs = result["x"]["values"];
+  json ys = result.contains("y") ? result["y"]["values"] : json::array({nullptr});
+  ASSERT_GT(result["outputs"].size(), 0u) << result.dump();
+  size_t i = 0;
+  for (const json& xv : xs) {
+    for (const json& yv : ys) {
+      std::vector<std::pair<std::string, json>> set = {{result["x"]["param"], xv}};
+      if (!yv.is_null()) set.emplace_back(result["y"]["param"], yv);
+      json input = with_values(params, set);
+      scalelab::Evaluation e = scalelab::evaluate(calc, input.dump(), scalelab::EvalOptions{.steps = false});
+      const json& error = result["errors"][i];
+      if (e.status == scalelab::Status::ok) {
+        EXPECT_TRUE(error.is_null()) << calc << " point " << i << ": " << error.dump();
+        json outputs = json::parse(e.json)["outputs"];
+        for (auto it = result["outputs"].begin(); it != result["outputs"].end(); ++it) {
+          EXPECT_EQ(it.value()[i], outputs[it.key()]) << calc << " " << input.dump() << " output " << it.key();
+        }
+      } else {
+        ASSERT_EQ(e.status, scalelab::Status::bad_input) << e.json;
+        EXPECT_EQ(error["message"], e.message) << calc << " point " << i;
+        EXPECT_EQ(error["status"], "bad_input");
+        for (auto it = result["outputs"].begin(); it != result["outputs"].end(); ++it) {
+          EXPECT_TRUE(it.value()[i].is_null()) << it.key();
+        }
+      }
+      ++i;
+    }
+  }
+  EXPECT_EQ(result["errors"].size(), i);
+}
+
+// The first book case of every calculator, swept over a numeric parameter the case gives:
+// half, the same, double (and a value out of range, so that one point is refused).
+TEST(Sweep, EveryPointEqualsANumbersOnlyEvaluate) {
+  std::map<std::string, json> first;
+  for (const auto& c : scalelab::testing::cases()) first.emplace(c.calculator, c.raw["params"]);
+  json schema = json::parse(scalelab::calculators_json());
+  int swept = 0;
+  for (const json& calc : schema["calculators"]) {
+    std::string name = calc["name"];
+    if (!first.count(name)) continue;
+    const json& params = first[name];
+    for (const json& p : calc["params"]) {
+      if ((p["type"] != "number" && p["type"] != "integer") || !params.contains(p["name"])) continue;
+      double v = params[p["name"].get<std::string>()].get<double>();
+      bool integer = p["type"] == "integer";
+      json values = json::array();
+      for (double f : {0.5, 1.0, 2.0}) values.push_back(integer ? std::round(v * f) : v * f);
+      values.push_back(-1e30);  // below every minimum
+      json spec = {{"x", {{"param", p["name"]}, {"values", values}}}};
+      json result = sweep_ok(name, params, spec);
+      expect_points_match(name, params, result);
+      EXPECT_FALSE(result["errors"][3].is_null()) << name << " " << p["name"];
+      ++swept;
+      break;
+    }
+  }
+  EXPECT_GE(swept, 10);
+}
+
+TEST(Sweep, DecodeOverARangeOfBatches) {
+  json params = {{"model", "llama3-70b"}, {"chip", "tpu-v5e"}, {"chips", 16}};
+  json spec = {{"x", {{"param", "batch"}, {"from", 1}, {"to", 4096}, {"points", 2048}, {"scale", "log"}}}};
+  json r = sweep_ok("decode", params, spec);
+  const json& xs = r["x"]["values"];
+  // Whole batches, distinct, increasing, from 1 to 4096: fewer than 2048 of them at the low end.
+  EXPECT_EQ(xs.front(), 1);
+  EXPECT_EQ(xs.back(), 4096);
+  EXPECT_LT(xs.size(), 2048u);
+  for (size_t i = 1; i < xs.size(); ++i) {
+    ASSERT_TRUE(xs[i].is_number_integer());
+    EXPECT_GT(xs[i].get<double>(), xs[i - 1].get<double>());
+  }
+  EXPECT_EQ(r["outputs"]["step_s"].size(), xs.size());
+  EXPECT_FALSE(r["outputs"].contains("bound")) << "a verdict is not a numeric output";
+  expect_points_match("decode", params, r);
+}
+
+TEST(Sweep, ServingOverBatchAndChipsInTwoDimensions) {
+  json params = {{"model", "llama3-70b"}, {"chip", "tpu-v5e"}, {"prompt_tokens", 1024}, {"decode_tokens", 256}};
+  json spec = {{"x", {{"param", "batch"}, {"values", {1, 16, 256}}}},
+               {"y", {{"param", "chips"}, {"values", {8, 16, 32, 3}}}},
+               {"outputs", {"step_s", "cost_per_million_tokens_usd", "bound"}}};
+  json r = sweep_ok("serving", params, spec);
+  EXPECT_EQ(r["y"]["param"], "chips");
+  ASSERT_EQ(r["outputs"]["step_s"].size(), 12u);
+  EXPECT_EQ(r["outputs"].size(), 3u);
+  EXPECT_TRUE(r["outputs"]["bound"][0].is_string());
+  expect_points_match("serving", params, r);
+}
+
+TEST(Sweep, RooflineOverANestedMatmulDimension) {
+  json params = {{"chip", "tpu-v5e"}, {"matmul", {{"B", 512}, {"D", 8192}, {"F", 32768}}}};
+  json spec = {{"x", {{"param", "matmul.B"}, {"from", 1}, {"to", 65536}, {"points", 17}}}};
+  json r = sweep_ok("roofline", params, spec);
+  EXPECT_EQ(r["x"]["values"].size(), 17u);
+  expect_points_match("roofline", params, r);
+}
+
+TEST(Sweep, CollectiveAndPrefillAndTransformer) {
+  json collective = {{"chip", "tpu-v5e"}, {"op", "all_gather"}, {"axes", {16}}};
+  expect_points_match("collective", collective,
+                      sweep_ok("collective", collective,
+                               {{"x", {{"param", "bytes"}, {"from", 1e3}, {"to", 1e10}, {"points", 50}}}}));
+  json prefill = {{"model", "llama3-8b"}, {"chip", "h100"}, {"chips", 1}};
+  expect_points_match("prefill", prefill,
+                      sweep_ok("prefill", prefill, {{"x", {{"param", "tokens"}, {"from", 1}, {"to", 1e6}, {"points", 40}}}}));
+  json transformer = {{"model", "llama3-8b"}};
+  expect_points_match("transformer", transformer,
+                      sweep_ok("transformer", transformer,
+                               {{"x", {{"param", "T"}, {"values", {128, 4096, 131072}}}},
+                                {"y", {{"param", "B"}, {"from", 1}, {"to", 64}, {"points", 7}}}}));
+}
+
+TEST(Sweep, LinearRangesOfRealsAreCanonicalAndEndExactly) {
+  json params = {{"chip", "tpu-v5e"}, {"flops", 1e12}};
+  json r = sweep_ok("roofline", params,
+                    {{"x", {{"param", "bytes"}, {"from", 1e8}, {"to", 1e9}, {"points", 10}, {"scale", "linear"}}}});
+  ASSERT_EQ(r["x"]["values"].size(), 10u);
+  EXPECT_EQ(r["x"]["values"][0], 100000000);
+  EXPECT_EQ(r["x"]["values"][1], 200000000);
+  EXPECT_EQ(r["x"]["values"][9], 1000000000);
+  expect_points_match("roofline", params, r);
+}
+
+TEST(Sweep, ARefusedPointIsANullAndItsMessage) {
+  json params = {{"model", "llama3-70b"}, {"chip", "tpu-v5e"}};
+  json r = sweep_ok("decode", params, {{"x", {{"param", "batch"}, {"values", {8, 0, 1.5, 16}}}}, {"outputs", {"step_s"}}});
+  EXPECT_TRUE(r["errors"][0].is_null());
+  EXPECT_EQ(r["errors"][1]["param"], "batch");
+  EXPECT_NE(r["errors"][1]["message"].get<std::string>().find("≥ 1"), std::string::npos) << r["errors"][1];
+  EXPECT_NE(r["errors"][2]["message"].get<std::string>().find("whole number"), std::string::npos) << r["errors"][2];
+  EXPECT_TRUE(r["outputs"]["step_s"][1].is_null());
+  EXPECT_TRUE(r["outputs"]["step_s"][3].is_number());
+  expect_points_match("decode", params, r);
+}
+
+TEST(Sweep, ABadBaseIsOneErrorButABadSweptValueInTheBaseIsNot) {
+  scalelab::Evaluation bad = scalelab::sweep("decode", R"({"chips": 0})", R"({"x": {"param": "batch", "values": [1]}})");
+  EXPECT_EQ(bad.status, scalelab::Status::bad_input);
+  EXPECT_EQ(bad.param, "chips");
+  scalelab::Evaluation swept = scalelab::sweep("decode", R"({"batch": 0})", R"({"x": {"param": "batch", "values": [1, 2]}})");
+  EXPECT_EQ(swept.status, scalelab::Status::ok) << swept.json;
+}
+
+TEST(Sweep, SpecRefusalsNameTheFieldAndTheAllowedRange) {
+  json base = json::object();
+  struct Row { std::string spec, param, contains; };
+  std::vector<Row> rows = {
+      {R"([1])", "sweep", "must be an object"},
+      {R"({)", "sweep", "malformed JSON"},
+      {R"({})", "sweep.x", "is required"},
+      {R"({"x": {"param": "batch", "values": [1]}, "z": 1})", "sweep.z", "allowed: x, y, outputs"},
+      {R"({"x": 3})", "sweep.x", "must be an axis"},
+      {R"({"x": {"values": [1]}})", "sweep.x.param", "is required"},
+      {R"({"x": {"param": "warp", "values": [1]}})", "sweep.x.param", "no parameter \"warp\""},
+      {R"({"x": {"param": "weight_dtype", "values": [1]}})", "sweep.x.param", "is a choice"},
+      {R"({"x": {"param": "model", "values": [1]}})", "sweep.x.param", "only numeric parameters"},
+      {R"({"x": {"param": "batch"}})", "sweep.x", "needs values or from, to and points"},
+      {R"({"x": {"param": "batch", "values": [1], "from": 1}})", "sweep.x", "not both"},
+      {R"({"x": {"param": "batch", "values": []}})", "sweep.x.values", "1 to 4096 numbers"},
+      {R"({"x": {"param": "batch", "values": [1, "2"]}})", "sweep.x.values[1]", "must be a number"},
+      {R"({"x": {"param": "batch", "values": [NaN]}})", "sweep", "malformed JSON"},
+      {R"({"x": {"param": "batch", "values": [1e999]}})", "sweep", "too large"},
+      {R"({"x": {"param": "batch", "from": 1, "to": 9}})", "sweep.x.points", "≤ 4096"},
+      {R"({"x": {"param": "batch", "from": 1, "to": 9, "points": 0}})", "sweep.x.points", "≥ 1 and ≤ 4096, got 0"},
+      {R"({"x": {"param": "batch", "from": 1, "to": 9, "points": 4097}})", "sweep.x.points", "≤ 4096, got 4097"},
+      {R"({"x": {"param": "batch", "from": 1, "to": 9, "points": 2.5}})", "sweep.x.points", "whole number"},
+      {R"({"x": {"param": "batch", "from": 9, "to": 1, "points": 3}})", "sweep.x.to", "≥ from (9)"},
+      {R"({"x": {"param": "batch", "from": 4, "to": 4, "points": 3}})", "sweep.x.to", "> from (4)"},
+      {R"({"x": {"param": "batch", "from": "1", "to": 9, "points": 3}})", "sweep.x.from", "must be a number"},
+      {R"({"x": {"param": "batch", "to": 9, "points": 3}})", "sweep.x.from", "is required"},
+      {R"({"x": {"param": "batch", "from": 0, "to": 9, "points": 3, "scale": "log"}})", "sweep.x.from", "> 0 on a log scale"},
+      {R"({"x": {"param": "batch", "from": 1, "to": 9, "points": 3, "scale": "cubic"}})", "sweep.x.scale", "log or linear"},
+      {R"({"x": {"param": "batch", "from": 1, "to": 9, "points": 3, "step": 1}})", "sweep.x.step", "unknown key"},
+      {R"({"x": {"param": "batch", "from": 1, "to": 9000, "points": 100}, "y": {"param": "context", "from": 1, "to": 9000, "points": 41}})",
+       "sweep", "100 × 41 = 4100 points; a sweep takes 1 to 4096"},
+      {R"({"x": {"param": "batch", "values": [1]}, "y": {"param": "batch", "values": [2]}})", "sweep.y.param", "already swept"},
+      {R"({"x": {"param": "batch", "values": [1]}, "outputs": []})", "sweep.outputs", "non-empty list"},
+      {R"({"x": {"param": "batch", "values": [1]}, "outputs": ["warp"]})", "sweep.outputs[0]", "no output \"warp\""},
+      {R"({"x": {"param": "batch", "values": [1]}, "outputs": [3]})", "sweep.outputs[0]", "output name"},
+      {R"({"x": {"param": "batch", "values": [1]}, "outputs": ["step_s", "step_s"]})", "sweep.outputs[1]", "twice"},
+  };
+  for (const Row& row : rows) {
+    scalelab::Evaluation e = sweep_refused("decode", base, row.spec);
+    EXPECT_EQ(e.param, row.param) << row.spec << " → " << e.message;
+    EXPECT_NE(e.message.find(row.contains), std::string::npos) << row.spec << " → " << e.message;
+    json body = json::parse(e.json);
+    EXPECT_EQ(body["error"]["status"], "bad_input");
+  }
+}
+
+TEST(Sweep, FourThousandNinetySixPointsAreAllowed) {
+  json r = sweep_ok("roofline", {{"chip", "tpu-v5e"}, {"flops", 1e12}},
+                    {{"x", {{"param", "bytes"}, {"from", 1e6}, {"to", 1e12}, {"points", 64}}},
+                     {"y", {{"param", "flops"}, {"from", 1e9}, {"to", 1e15}, {"points", 64}}},
+                     {"outputs", {"t_lower_s"}}});
+  EXPECT_EQ(r["outputs"]["t_lower_s"].size(), 4096u);
+}
+
+TEST(Sweep, UnknownCalculatorAndTheRequestForm) {
+  EXPECT_EQ(scalelab::sweep("warp_drive", "{}", "{}").status, scalelab::Status::unknown_calculator);
+  scalelab::Evaluation e = scalelab::sweep_request(
+      "decode", R"({"params": {"chip": "h100", "model": "llama3-8b", "chips": 1}, "sweep": {"x": {"param": "batch", "values": [1, 2]}}})");
+  ASSERT_EQ(e.status, scalelab::Status::ok) << e.json;
+  scalelab::Evaluation same = scalelab::sweep("decode", R"({"chip": "h100", "model": "llama3-8b", "chips": 1})",
+                                              R"({"x": {"param": "batch", "values": [1, 2]}})");
+  EXPECT_EQ(e.json, same.json);
+  EXPECT_EQ(scalelab::sweep_request("decode", R"({"params": {}})").param, "sweep");
+  EXPECT_EQ(scalelab::sweep_request("decode", R"({"sweep": {}, "extra": 1})").param, "extra");
+  EXPECT_EQ(scalelab::sweep_request("decode", R"([])").status, scalelab::Status::bad_input);
+  EXPECT_EQ(scalelab::sweep_request("decode", R"({"params": 3, "sweep": {"x": {"param": "batch", "values": [1]}}})").status,
+            scalelab::Status::bad_input);
+}
+
+}  // namespace
