@@ -108,6 +108,11 @@ const Table& labels() {
       {"usable_memory_share", "usable share of memory"}, {"system_ram_bytes", "system RAM"},
       {"system_ram_bytes_per_s", "system RAM bandwidth"}, {"offload", "how spilled weights are used"},
       {"measured_tokens_per_s", "measured tokens per second"}, {"ssd_bytes_per_s", "SSD bandwidth"},
+      // finetune
+      {"method", "training method"}, {"lora_rank", "LoRA rank"}, {"lora_targets", "matrices with adapters"},
+      {"quant_format", "QLoRA weight format"}, {"finetune:tokens", "tokens trained"},
+      {"sequence_length", "sequence length"}, {"micro_batch", "micro-batch (sequences)"},
+      {"activation_checkpointing", "activation checkpointing"}, {"optimizer", "optimizer"},
       // chip fields added with the local devices and the topology facts
       {"chip:flops_per_s.fp16", "fp16 FLOP/s"}, {"chip:wrap_axis_multiple", "axis length that wraps"},
       {"chip:wrap_whole_cubes", "wraps only in whole cubes"}, {"chip:beyond_pod", "network beyond the pod"},

@@ -35,6 +35,7 @@ const std::vector<Calculator>& calculators() {
       make_training_run(),
       make_compute_budget(),
       make_local_inference(),
+      make_finetune(),
   });
   return table;
 }

@@ -39,6 +39,9 @@ export const LABS = [
   { name: 'can-i-run', element: 'sl-can-i-run-lab', calc: 'local_inference', chapter: 7,
     title: 'Can I run it?',
     summary: 'Your own GPU, Mac or CPU: does the model fit in this format and context, where the rest spills (RAM, SSD), the tokens per second and first-token bounds, and the first change to try.' },
+  { name: 'can-i-fine-tune', element: 'sl-can-i-fine-tune-lab', calc: 'finetune', chapter: 5,
+    title: 'Can I fine-tune it?',
+    summary: 'Full fine-tuning, LoRA, QLoRA or a small model from scratch on your own card: weights, adapters, gradients, optimizer state and activations against its memory, the days a token budget takes, and the first change that would make it fit.' },
   // issue 6: not an engine calculator (calc: null); its own module, web/src/matmul/.
   { name: 'matmul', element: 'sl-matmul-experiment', calc: null, chapter: 0,
     title: 'CPU vs WebGPU matmul',

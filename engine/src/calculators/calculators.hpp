@@ -19,5 +19,6 @@ Calculator make_training_comm();
 Calculator make_training_run();
 Calculator make_compute_budget();
 Calculator make_local_inference();
+Calculator make_finetune();
 
 }  // namespace scalelab

@@ -15,6 +15,7 @@ void compute(const Args& args, Result& r) {
   warn_ignored_inputs(args, r);
   DecodeFigures f = decode_step(setup, args.num("batch"), chips, args.num("context"), r.log());
   output_decode(f, r);
+  output_measured(args, f, f.tokens_per_s, r);
 }
 
 }  // namespace

@@ -495,6 +495,52 @@ void output_decode(const DecodeFigures& f, Result& r) {
   out_opt(r, "kv_crossover_batch", f.kv_crossover_batch);
 }
 
+namespace {
+
+std::string measured_verdict(double share) {
+  if (share > 1) {
+    return "Faster than the bound: the run cannot match these inputs (a smaller weight format, a shorter context "
+           "or more sequences per step than entered would explain it), or the device beats its catalog figures.";
+  }
+  if (share >= 0.8) {
+    return "Close to the bound: what is left is mostly the gaps between kernel launches and attention kernels "
+           "that read the KV cache a little below peak bandwidth.";
+  }
+  if (share >= 0.5) {
+    return "A usual share for a tuned runtime: launch gaps between the many small kernels of a decode step, "
+           "attention kernels below peak bandwidth and unpacking quantized weights take the rest.";
+  }
+  return "Far below the bound: framework overhead (Python, scheduling, many small kernels), dequantisation that "
+         "is not fused into the matmul, or a batch too small to hide launch latency usually explain a gap this "
+         "large.";
+}
+
+}  // namespace
+
+void output_measured(const Args& args, const DecodeFigures& d, double bound_tokens_per_s, Result& r) {
+  if (!args.given("measured_tokens_per_s")) {
+    for (const char* name : {"measured_share_of_bound", "achieved_bytes_per_s", "achieved_flops_per_s",
+                             "measured_verdict"}) {
+      r.out_null(name);
+    }
+    return;
+  }
+  Expr share = r.step("Share of the bound you measured", "s",
+                      r.sym("\\text{measured}", args.num("measured_tokens_per_s")) /
+                          r.sym("\\text{bound}", bound_tokens_per_s),
+                      "ratio");
+  Expr step = r.sym("T_{step}", d.step_s);
+  r.out("measured_share_of_bound", share);
+  r.out("achieved_bytes_per_s", r.step("Bandwidth the decode steps then reach", "",
+                                       share * r.sym("\\text{bytes}_{step}", d.total_bytes) / step, "bytes/s"));
+  r.out("achieved_flops_per_s", r.step("FLOP/s the decode steps then reach", "",
+                                       share * r.sym("\\text{FLOPs}_{step}", d.flops) / step, "FLOP/s"));
+  r.out("measured_verdict", measured_verdict(share.value()));
+  if (share.value() > 1) {
+    r.warn("The measured speed is above the bound: check that the model, formats, batch and context match the run.");
+  }
+}
+
 std::vector<Param> served_model_params() {
   using namespace params;
   return {model("llama3-70b"),
@@ -528,6 +574,11 @@ std::vector<Param> decode_params(bool context_defaults_to_request) {
              {"tensor parallel (1D)", "2D weight-stationary"}),
       integer("axes_tp", "axes", 1, 3, 1, "mesh axes the model-parallel dimension spans (the book's M_Y)",
               Scale::linear),
+      measured_tokens_per_s(context_defaults_to_request
+                                ? "your measured generation throughput (all sequences): gives the share of the "
+                                  "throughput bound it reaches and the bandwidth that implies"
+                                : "your measured decode speed (all sequences of the batch): gives the share of the "
+                                  "bound it reaches and the bandwidth that implies"),
   };
   list.insert(list.end(), more.begin(), more.end());
   return list;

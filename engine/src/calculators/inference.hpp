@@ -99,6 +99,11 @@ void check_slice_topology(const InferenceSetup& s, double chips, Result& r);
 void check_axes_tp(const InferenceSetup& s, double chips, const std::string& param);
 
 
+// The reader's measured tokens/s (measured_tokens_per_s, when given) against the bound
+// `bound_tokens_per_s`: its share, the bandwidth and FLOP/s the decode steps of `d` would then
+// run at, and a sentence on what usually explains the gap. Nulls without a measurement.
+void output_measured(const Args& args, const DecodeFigures& d, double bound_tokens_per_s, Result& r);
+
 // Parameters shared by the inference calculators (schemas: unit, default, range, doc).
 std::vector<Param> served_model_params();
 std::vector<Param> decode_params(bool context_defaults_to_request);

@@ -9,6 +9,7 @@
 #include "../params.hpp"
 #include "calculators.hpp"
 #include "common.hpp"
+#include "local_device.hpp"
 #include "model_math.hpp"
 
 namespace scalelab {
@@ -37,14 +38,9 @@ std::string times(double a, double b) { return tex(a) + " \\times " + tex(b); }
 
 bool is_discrete(const Chip& c) { return c.kind != ChipKind::unified_memory && c.kind != ChipKind::cpu; }
 
-// The arithmetic rate: "dequantize" runs 16-bit matmuls (bf16, else fp16, else fp32 where the
-// device has no 16-bit rate); "native" runs the format's own low-precision rate.
-struct Rate {
-  std::string dtype;
-  double flops_per_s = 0;
-};
-
-Rate arithmetic_rate(const Chip& chip, const Format& weights, const std::string& mode) {
+// The arithmetic rate: "dequantize" runs 16-bit matmuls (sixteen_bit_rate); "native" runs the
+// format's own low-precision rate.
+MatmulRate arithmetic_rate(const Chip& chip, const Format& weights, const std::string& mode) {
   if (mode == "native") {
     if (!weights.native_rate) {
       throw InputError("arithmetic", "\"native\" needs a format the hardware multiplies directly; " +
@@ -59,11 +55,7 @@ Rate arithmetic_rate(const Chip& chip, const Format& weights, const std::string&
     }
     return {*weights.native_rate, *rate};
   }
-  for (const char* dtype : {"bf16", "fp16", "fp32"}) {
-    if (auto rate = chip.flops_if(dtype)) return {dtype, *rate};
-  }
-  throw InputError("chip", chip.name() + " has no 16- or 32-bit FLOP/s rate (flops_per_s bf16, fp16 "
-                                         "or fp32); give one with chip_overrides");
+  return sixteen_bit_rate(chip);
 }
 
 // Share of the weights one decode step reads: all of a dense model; for an MoE, the
@@ -96,10 +88,6 @@ struct Memory {
   bool fits = false;
 };
 
-double usable_share(const Args& args, const Chip& chip) {
-  if (args.given("usable_memory_share")) return args.num("usable_memory_share");
-  return chip.gpu_memory_share.value_or(1.0);
-}
 
 Memory memory(const Args& args, const Model& m, const Format& w, const Format& kv, double params,
               Result& r) {
@@ -305,7 +293,7 @@ void compute(const Args& args, Result& r) {
       }
     }
   }
-  Rate rate = arithmetic_rate(chip, w, args.str("arithmetic"));
+  MatmulRate rate = arithmetic_rate(chip, w, args.str("arithmetic"));
   WeightRead wr = weight_read(m, users, r);
   Memory mem = memory(args, m, w, kv, wr.params_total, r);
   std::vector<Tier> tiers = make_tiers(args, mem);
@@ -436,9 +424,7 @@ std::vector<Param> local_params() {
              "logs show compute buffers of 0.1-0.7 GiB for 7-14B models at 4k context (e.g. "
              "ggml-org/llama.cpp#6122: 672 MiB at n_ctx 4096, n_ubatch 512) plus a CUDA context of "
              "about 0.3-0.5 GiB", Scale::linear),
-      number("usable_memory_share", "ratio", 0.01, 1, nullptr,
-             "share of the device memory the model may use, at least 1 % (default: the chip's gpu_memory_share "
-             "for unified memory, e.g. 0.75 on a 128 GB Mac; else 1)", Scale::linear),
+      usable_memory_share_param("the model"),
       positive("system_ram_bytes", "bytes", 1e15, 64 * kGiB,
                "system RAM that takes what the GPU cannot hold (default 64 GiB; discrete GPUs only)"),
       number("system_ram_bytes_per_s", "bytes/s", 1e6, 1e13, 89.6e9,
@@ -448,9 +434,8 @@ std::vector<Param> local_params() {
              "spilled layers: cpu (the CPU computes them from RAM, as llama.cpp's --n-gpu-layers does) or "
              "stream (the GPU pulls them over PCIe every step)",
              {"the CPU computes the spilled layers", "the GPU streams them over PCIe"}),
-      positive("measured_tokens_per_s", "tokens/s", 1e9, nullptr,
-               "your own measured decode speed (all users): gives the share of the bound it reaches and "
-               "the memory bandwidth that implies"),
+      measured_tokens_per_s("your own measured decode speed (all users): gives the share of the bound it reaches and "
+                            "the memory bandwidth that implies"),
       number("ssd_bytes_per_s", "bytes/s", 1e6, 1e12, 7.45e9,
              "SSD read bandwidth, at least 1 MB/s, for weights paged from disk (default 7.45 GB/s: Samsung 990 PRO PCIe 4.0 "
                "NVMe data sheet, sequential read 7450 MB/s)"),

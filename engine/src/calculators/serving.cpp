@@ -217,6 +217,7 @@ void compute(const Args& args, Result& r) {
   warn_ignored_inputs(args, r);
   ServingFigures f = serve(setup, q, args.num("batch"), chips, r.log());
   output_serving(q, f, r);
+  output_measured(args, f.decode, f.throughput_tokens_per_s, r);
   if (!q.price_per_hour_usd) {
     r.warn(args.chip().name() +
            " has no catalog price: give price_per_hour_usd for the cost per million tokens.");

@@ -7,6 +7,7 @@ import { html, nothing } from 'lit';
 import { Plot, logLogFrame, moveMarker } from './plot';
 import { LabElement, type ControlSpec, type OutputSpec } from './framework';
 import { MODEL_PICKER } from './model-picker';
+import { MEASURED_CONTROL, measuredLine } from './measured';
 import { isError, type Result } from '../engine';
 
 type O = Record<string, unknown>;
@@ -37,6 +38,7 @@ export class DecodeLab extends LabElement {
     { path: 'kv_dtype' },
     { path: 'compute_dtype' },
     { path: 'sharding' },
+    MEASURED_CONTROL,
   ];
   readonly hint = 'Try this: drag the batch up from 1 and watch the weight matmuls flip at the marked batch; then raise the context to 8192 and watch the KV reads take over.';
   readonly outputSpecs: OutputSpec[] = [
@@ -92,7 +94,8 @@ export class DecodeLab extends LabElement {
         : num(o.max_batch) === 0 ? html`<strong class="lb-nofit">The weights alone do not fit</strong> on ${r.inputs.chips === 1 ? 'one chip' : `these ${this.engine!.format(r.inputs.chips, 'count')} chips`}: they need at least ${this.fmt('min_chips')}, so no batch fits.`
         : html`<strong class="lb-nofit">This batch does not fit</strong>: memory holds ${this.fmt('max_batch')} of this context.`}</p>
       ${this.matmulVerdict(r)}
-      ${this.attentionVerdict(r)}`;
+      ${this.attentionVerdict(r)}
+      ${measuredLine(this.engine!, r, 'tokens_per_s')}`;
   }
 
   /** the weight matmuls: their bound, and the batch where it flips */

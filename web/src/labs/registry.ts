@@ -14,6 +14,7 @@ export const LAB_MODULES: Record<string, () => Promise<unknown>> = {
   'sl-decode-lab': () => import('./decode-lab'),
   'sl-serving-lab': () => import('./serving-lab'),
   'sl-can-i-run-lab': () => import('./can-i-run-lab'),
+  'sl-can-i-fine-tune-lab': () => import('./can-i-fine-tune-lab'),
   'sl-training-comm-lab': () => import('./training-comm-lab'),
   'sl-matmul-experiment': () => import('../matmul/matmul-experiment'),
   'sl-tryit': () => import('../tryit'), // not a lab: the Try-it block beside one, loaded the same way

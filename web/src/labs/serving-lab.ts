@@ -8,6 +8,7 @@ import { html, nothing, render } from 'lit';
 import { Plot } from './plot';
 import { LabElement, type Control, type ControlSpec, type OutputSpec } from './framework';
 import { MODEL_PICKER } from './model-picker';
+import { MEASURED_CONTROL, measuredLine } from './measured';
 import { isError, type Result } from '../engine';
 
 type O = Record<string, unknown>;
@@ -30,6 +31,7 @@ export class ServingLab extends LabElement {
     { path: 'kv_dtype' },
     { path: 'price_per_hour_usd', label: 'price per chip-hour (empty: the chip’s catalog price)' },
     { path: 'disaggregated', label: 'prefill on separate servers' },
+    MEASURED_CONTROL,
   ];
   readonly hint = 'Try this: drag the highlighted batch up and watch the cost per token fall while each response takes longer.';
   readonly outputSpecs: OutputSpec[] = [
@@ -140,7 +142,8 @@ export class ServingLab extends LabElement {
       each response takes ${this.fmt('latency_s')} (first token after ${this.fmt('time_to_first_token_s')}), ${this.fmt('tokens_per_s_per_chip')} per chip,
       ${num(o.cost_per_million_tokens_usd) !== null ? html`${this.fmt('cost_per_million_tokens_usd')} per million tokens` : html`cost unknown (this chip has no price: type one)`}.
       ${o.fits === false ? html`<strong>It does not fit in memory</strong> (at most ${this.fmt('max_batch')}).` : chosen ? (chosen.pareto ? html`It is on the Pareto frontier.` : html`It is <em>not</em> on the Pareto frontier: another point is both faster and cheaper per chip.`) : nothing}
-      ${m.error ? html`<span class="lb-msg">${m.error}</span>` : m.min_chips !== null ? html`The smallest topology that holds the weights: ${f(m.min_chips, 'count')} chips.` : nothing}</p>`;
+      ${m.error ? html`<span class="lb-msg">${m.error}</span>` : m.min_chips !== null ? html`The smallest topology that holds the weights: ${f(m.min_chips, 'count')} chips.` : nothing}</p>
+      ${measuredLine(this.engine!, r, 'throughput_tokens_per_s')}`;
   }
 
   protected drawViz(r: Result, host: HTMLElement) {

@@ -1,0 +1,449 @@
+// `finetune` (ch 4–6 applied to one device): can this device train this model? Full
+// fine-tuning, LoRA, QLoRA or pre-training from scratch: the bytes of weights, adapters,
+// gradients, optimizer state and activations against the device's usable memory; the FLOPs of
+// a token budget and the time they take at an MFU; and the first change that would make it fit.
+#include <algorithm>
+#include <cmath>
+
+#include "calculators.hpp"
+#include "common.hpp"
+#include "local_device.hpp"
+#include "model_math.hpp"
+
+namespace scalelab {
+namespace {
+
+// Bytes per value of what training keeps (mixed precision, as in training.md: bf16 weights and
+// activations, fp32 Adam moments; the fp32 master copy is the mixed-precision recipe of
+// Micikevicius et al., "Mixed Precision Training", ICLR 2018).
+constexpr double kBf16Bytes = 2, kFp32Bytes = 4;
+// bitsandbytes 8-bit Adam (Dettmers et al., "8-bit Optimizers via Block-wise Quantization",
+// ICLR 2022): each moment is 8 bits plus one fp32 absmax per block of 2048 values.
+constexpr double kAdam8bitMomentBytes = 1 + 4.0 / 2048;
+// The book's rough count of [tokens, D]-sized tensors one layer saves without checkpointing
+// (transformers.md, "Gradient checkpointing": 2 · 20 · B · T · D · L bytes in bf16).
+constexpr double kSavedTensorsPerLayer = 20;
+constexpr double kGiB = 1073741824.0;
+
+enum class Method { full, lora, qlora, pretrain };
+
+Method parse_method(const std::string& s) {
+  if (s == "full") return Method::full;
+  if (s == "qlora") return Method::qlora;
+  if (s == "pretrain") return Method::pretrain;
+  return Method::lora;
+}
+
+std::string method_name(Method m) {
+  switch (m) {
+    case Method::full: return "full";
+    case Method::lora: return "lora";
+    case Method::qlora: return "qlora";
+    case Method::pretrain: return "pretrain";
+  }
+  return "lora";
+}
+
+std::string method_title(Method m) {
+  switch (m) {
+    case Method::full: return "full fine-tuning";
+    case Method::lora: return "LoRA";
+    case Method::qlora: return "QLoRA";
+    case Method::pretrain: return "pre-training";
+  }
+  return "LoRA";
+}
+
+bool uses_adapters(Method m) { return m == Method::lora || m == Method::qlora; }
+
+// One configuration: what the memory and the suggestion vary.
+struct Setup {
+  Method method = Method::lora;
+  bool checkpointing = true;
+  double micro_batch = 1;
+};
+
+// Everything read once from the arguments.
+struct Inputs {
+  const Model* model = nullptr;
+  ParamCounts counts;
+  double rank = 16, seq = 2048, tokens = 0, mfu = 0.4, overhead = 0, usable = 0;
+  std::string targets, quant_format, quant_name;
+  double quant_bits = 4;
+  bool method_is_qlora = false;
+  double moment_bytes = kFp32Bytes;
+  MatmulRate rate;
+};
+
+// LoRA adds A [d_in, r] and B [r, d_out] beside each targeted matrix: r (d_in + d_out) values.
+// Per layer: q and o are [D, N H], k and v [D, K H], each MLP matrix [D, F] (per expert for MoE).
+struct Adapters {
+  Expr total = 0;
+  double active = 0;
+};
+
+Adapters adapter_params(const Model& m, const std::string& targets, double rank, const Steps& log) {
+  Expr r = log.sym("r", rank), D = log.sym("D", m.D), L = log.sym("L", m.L);
+  Expr NH = log.sym("N H", m.N * m.H), KH = log.sym("K H", m.K * m.H);
+  Expr attention = targets == "qv" ? (D + NH) + (D + KH) : 2 * (D + NH) + 2 * (D + KH);
+  double mats = mlp_matrices(m);
+  if (targets != "attention_mlp") {
+    Expr total = log.step("Adapter parameters, r (d_in + d_out) per targeted matrix", "P_{LoRA}", L * r * attention,
+                          "params");
+    return {total, total.value()};
+  }
+  if (!m.is_moe()) {
+    Expr total = log.step("Adapter parameters, r (d_in + d_out) per targeted matrix", "P_{LoRA}",
+                          L * r * (attention + mats * (D + log.sym("F", m.F))), "params");
+    return {total, total.value()};
+  }
+  Expr L_moe = log.sym("L_{MoE}", m.L - m.dense_layers), L_dense = log.sym("L_{dense}", m.dense_layers);
+  Expr per_expert = mats * r * (D + log.sym("F_{exp}", m.F_expert));
+  Expr dense_mlp = L_dense * mats * r * (D + log.sym("F", m.F));
+  Expr total = log.step("Adapter parameters, r (d_in + d_out) per targeted matrix, every expert", "P_{LoRA}",
+                        L * r * attention + dense_mlp + L_moe * log.sym("E + E_{shared}", m.E + m.shared_experts) * per_expert,
+                        "params");
+  double active = (L * r * attention + dense_mlp).value() +
+                  (m.L - m.dense_layers) * (m.k + m.shared_experts) * per_expert.value();
+  return {total, active};
+}
+
+struct Footprint {
+  double adapters = 0, adapters_active = 0, trainable = 0, bytes_per_trainable = 0;
+  double weights = 0, adapter_bytes = 0, grads = 0, master = 0, optimizer = 0;
+  double activations = 0, logits = 0, needed = 0, margin = 0;
+  double per_sequence = 0;  // activation and logit bytes one more sequence of the micro-batch adds
+  bool fits() const { return margin >= 0; }
+};
+
+Expr frozen_weight_bytes(const Inputs& in, Method method, const Steps& log) {
+  const ParamCounts& c = in.counts;
+  if (method != Method::qlora) {
+    return log.step("Weights (bf16)", "\\text{bytes}_W", log.sym("P", c.total()) * log.sym("b_w", kBf16Bytes), "bytes");
+  }
+  Expr linear = log.sym("P_{lin}", c.attention + c.mlp), rest = log.sym("P_{emb+norm}", c.embedding + c.norm);
+  return log.step("Weights (projections in " + in.quant_name + ", embeddings and norms in bf16)", "\\text{bytes}_W",
+                  linear * log.sym("b_q", in.quant_bits) / 8 + rest * log.sym("b_w", kBf16Bytes), "bytes");
+}
+
+Expr activation_bytes(const Inputs& in, const Setup& s, const Steps& log) {
+  const Model& m = *in.model;
+  Expr b_a = log.sym("b_a", kBf16Bytes), tokens = log.sym("B", s.micro_batch) * log.sym("T", in.seq);
+  Expr D = log.sym("D", m.D), L = log.sym("L", m.L), c = Expr(kSavedTensorsPerLayer);
+  if (!s.checkpointing) {
+    return log.step("Saved activations (20 [B T, D] tensors per layer)", "A", c * b_a * tokens * D * L, "bytes");
+  }
+  return log.step("Saved activations (each layer's input, and one layer recomputed in full)", "A",
+                  b_a * tokens * D * (L + c), "bytes");
+}
+
+Footprint footprint(const Inputs& in, const Setup& s, const Steps& log) {
+  Footprint f;
+  bool lora = uses_adapters(s.method);
+  Expr P = log.sym("P", in.counts.total());
+  Expr trainable = P;
+  if (lora) {
+    Adapters a = adapter_params(*in.model, in.targets, in.rank, log);
+    f.adapters_active = a.active;
+    trainable = a.total;
+  }
+  f.trainable = trainable.value();
+  f.adapters = lora ? f.trainable : 0;
+  Expr b_w = log.sym("b_w", kBf16Bytes), b_g = log.sym("b_g", kBf16Bytes), b_master = log.sym("b_{master}", kFp32Bytes);
+  Expr b_opt = log.sym("b_m", in.moment_bytes) + log.sym("b_v", in.moment_bytes);
+  f.bytes_per_trainable = log.step("Bytes per trained parameter (weight, gradient, fp32 master, two Adam moments)",
+                                   "b_{train}", b_w + b_g + b_master + b_opt, "bytes").value();
+  f.weights = frozen_weight_bytes(in, s.method, log).value();
+  Expr N = log.sym(lora ? "P_{LoRA}" : "P", f.trainable);
+  if (lora) f.adapter_bytes = log.step("Adapter weights (bf16)", "", N * b_w, "bytes").value();
+  f.grads = log.step("Gradients (bf16)", "", N * b_g, "bytes").value();
+  f.master = log.step("fp32 master weights", "", N * b_master, "bytes").value();
+  f.optimizer = log.step("Optimizer state (Adam m and v)", "", N * b_opt, "bytes").value();
+  f.activations = activation_bytes(in, s, log).value();
+  Expr tokens = log.sym("B", s.micro_batch) * log.sym("T", in.seq);
+  f.logits = log.step("Logits for the loss (fp32)", "", tokens * log.sym("V", in.model->V) * kFp32Bytes, "bytes").value();
+  f.per_sequence = (f.activations + f.logits) / s.micro_batch;
+  Expr parts = log.sym("\\text{bytes}_W", f.weights);
+  if (lora) parts = parts + log.sym("\\text{adapters}", f.adapter_bytes);
+  parts = parts + log.sym("\\text{grads}", f.grads) + log.sym("\\text{master}", f.master) +
+          log.sym("\\text{opt}", f.optimizer) + log.sym("A", f.activations) + log.sym("\\text{logits}", f.logits) +
+          log.sym("\\text{overhead}", in.overhead);
+  Expr needed = log.step("Memory needed", "\\text{needed}", parts, "bytes");
+  f.needed = needed.value();
+  f.margin = in.usable - f.needed;
+  return f;
+}
+
+// The largest micro-batch whose activations still fit beside everything else (0: not even one).
+double max_micro_batch(const Inputs& in, const Footprint& f, double micro_batch) {
+  double fixed = f.needed - f.per_sequence * micro_batch;
+  return std::max(0.0, std::floor((in.usable - fixed) / f.per_sequence));
+}
+
+struct Suggestion {
+  std::string kind = "none", text;
+  std::optional<std::string> method;
+  std::optional<bool> checkpointing;
+  std::optional<double> micro_batch;
+};
+
+std::string gb(double bytes) { return format_quantity(bytes, "bytes"); }
+
+std::vector<Method> lighter_methods(Method m) {
+  if (m == Method::full) return {Method::lora, Method::qlora};
+  if (m == Method::lora) return {Method::qlora};
+  return {};
+}
+
+// Single changes first, in the order that changes the result least: checkpointing (same
+// numbers, more compute), a smaller micro-batch (same updates with gradient accumulation), then
+// a lighter method; then all of them together; else more memory.
+Suggestion suggest_fit(const Inputs& in, const Setup& s, const Footprint& f) {
+  Suggestion out;
+  auto fits = [&](const Setup& t) { return footprint(in, t, Steps()).fits(); };
+  if (!s.checkpointing && fits({s.method, true, s.micro_batch})) {
+    out.kind = "checkpointing";
+    out.checkpointing = true;
+    out.text = "Turn activation checkpointing on: keeping only each layer's input (and recomputing one layer at a "
+               "time) makes it fit, for about a third more compute.";
+    return out;
+  }
+  double best = max_micro_batch(in, f, s.micro_batch);
+  if (s.micro_batch > 1 && best >= 1) {
+    out.kind = "micro_batch";
+    out.micro_batch = best;
+    out.text = "A smaller micro-batch fits: " + plain(best) + " sequences per step (accumulate gradients over "
+               "several steps to keep the same batch).";
+    return out;
+  }
+  for (Method m : lighter_methods(s.method)) {
+    if (fits({m, s.checkpointing, s.micro_batch})) {
+      out.kind = "method";
+      out.method = method_name(m);
+      out.text = method_title(m) + " instead of " + method_title(s.method) + " fits: " +
+                 (m == Method::qlora ? "the frozen weights stored in " + in.quant_name + " take about a quarter "
+                                       "of their bf16 bytes."
+                                     : "only the small adapters carry gradients and optimizer state.");
+      return out;
+    }
+  }
+  std::vector<Method> lighter = lighter_methods(s.method);
+  Setup all{lighter.empty() ? s.method : lighter.back(), true, 1};
+  Footprint lightest = footprint(in, all, Steps());
+  if (lightest.fits() && (all.method != s.method || all.checkpointing != s.checkpointing || s.micro_batch > 1)) {
+    out.kind = "combined";
+    out.method = method_name(all.method);
+    out.checkpointing = true;
+    out.micro_batch = 1;
+    out.text = "No single change fits; " + method_title(all.method) + " with checkpointing on and one sequence per "
+               "micro-batch does (" + gb(lightest.needed) + " of " + gb(in.usable) + ").";
+    return out;
+  }
+  out.kind = "more_memory";
+  out.text = "Even " + method_title(all.method) + " with checkpointing and one sequence per micro-batch needs " +
+             gb(lightest.needed) + ", more than the " + gb(in.usable) + " usable here: it needs a device with more "
+             "memory, or the model sharded over several.";
+  return out;
+}
+
+Suggestion suggest_when_fits(const Inputs& in, const Setup& s, const Footprint& f) {
+  Suggestion out;
+  double best = max_micro_batch(in, f, s.micro_batch);
+  out.text = "It fits with " + gb(f.margin) + " to spare; up to " + plain(best) + " sequences per micro-batch would "
+             "fit, which usually raises the achieved MFU.";
+  return out;
+}
+
+struct Times {
+  double flops = 0, t_s = 0, tokens_per_s = 0;
+};
+
+// FLOPs of the token budget: the forward pass and the backward pass's activation gradients run
+// through every weight (2 P T each); only trained weights get weight gradients (2 P_train T);
+// checkpointing repeats the forward pass (2 P T): 6 P T for full training, 8 P T with
+// checkpointing (transformers.md), and about 4 P T for LoRA.
+Times time_steps(const Inputs& in, const Setup& s, const Footprint& f, Result& r) {
+  bool lora = uses_adapters(s.method);
+  double active = in.counts.active() + (lora ? f.adapters_active : 0);
+  double trained = lora ? f.adapters_active : in.counts.active();
+  Expr P = r.sym(lora ? "(P_{act} + P_{LoRA})" : "P_{act}", active), T = r.sym("T_{train}", in.tokens);
+  Expr P_train = r.sym(lora ? "P_{LoRA}" : "P_{act}", trained);
+  Expr passes = r.step("Forward and activation-gradient FLOPs", "F_{fb}", (Expr(2) + Expr(2)) * P * T, "FLOPs");
+  Expr weight_grads = r.step("Weight-gradient FLOPs (trained weights only)", "F_{wg}", 2 * P_train * T, "FLOPs");
+  Expr total = passes + weight_grads;
+  if (s.checkpointing) {
+    Expr recompute = r.step("Recomputed forward pass (checkpointing)", "F_{re}", 2 * P * T, "FLOPs");
+    total = total + recompute;
+  }
+  Times t;
+  t.flops = r.step("Training FLOPs", "F", total, "FLOPs").value();
+  Expr rate = r.step("Achieved FLOP/s (" + in.rate.dtype + " peak times MFU)", "R",
+                     r.sym("C", in.rate.flops_per_s) * r.sym("\\text{MFU}", in.mfu), "FLOP/s");
+  Expr time = r.step("Training time", "t", r.sym("F", t.flops) / rate, "s");
+  t.t_s = time.value();
+  t.tokens_per_s = r.step("Tokens per second", "", T / time, "tokens/s").value();
+  return t;
+}
+
+Inputs read_inputs(const Args& args, Method method, Result& r) {
+  Inputs in;
+  const Chip& chip = args.chip();
+  in.model = &args.model();
+  const Model& m = *in.model;
+  if (m.is_mla()) {
+    throw InputError("model", m.name + " uses latent (MLA) attention, whose projections this calculator does not "
+                                       "model; choose a model with grouped-query attention");
+  }
+  in.counts = count_params(m);
+  in.rank = args.num("lora_rank");
+  in.targets = args.str("lora_targets");
+  for (const char* p : {"lora_rank", "lora_targets"}) {
+    if (!uses_adapters(method) && args.given(p)) {
+      r.warn(std::string(p) + " is ignored: it applies to lora and qlora, and " + method_title(method) +
+             " trains every weight.");
+    }
+  }
+  if (uses_adapters(method) && in.rank > m.D) {
+    throw InputError("lora_rank", "must be at most the model width D = " + plain(m.D) + " (a larger rank adds "
+                                  "nothing a full update could not), got " + plain(in.rank));
+  }
+  in.method_is_qlora = method == Method::qlora;
+  in.quant_format = args.str("quant_format");
+  if (method != Method::qlora && args.given("quant_format")) {
+    r.warn("quant_format is ignored: it applies to qlora; " + method_title(method) + " keeps the weights in bf16.");
+  }
+  const json& format = *find_format(in.quant_format);
+  in.quant_bits = format["bits"].get<double>();
+  in.quant_name = format.value("name", in.quant_format);
+  in.seq = args.num("sequence_length");
+  in.tokens = args.num("tokens");
+  in.mfu = args.num("mfu");
+  in.overhead = args.num("overhead_bytes");
+  in.moment_bytes = args.str("optimizer") == "adam_8bit" ? kAdam8bitMomentBytes : kFp32Bytes;
+  double capacity = chip.need(&Chip::hbm_bytes, "the training state must fit in the device's memory");
+  in.usable = r.step("Usable device memory", "M",
+                     r.sym("\\text{capacity}", capacity) * r.sym("\\text{share}", usable_share(args, chip)), "bytes")
+                  .value();
+  in.rate = sixteen_bit_rate(chip);
+  return in;
+}
+
+void output_memory(const Inputs& in, const Footprint& f, Result& r) {
+  r.out("params", in.counts.total());
+  r.out("params_active", in.counts.active());
+  r.out("adapter_params", f.adapters);
+  r.out("trainable_params", f.trainable);
+  r.out("bytes_per_trainable_param", f.bytes_per_trainable);
+  r.out("weight_bits", in.method_is_qlora ? in.quant_bits : 16.0);
+  r.out("weights_bytes", f.weights);
+  r.out("adapter_bytes", f.adapter_bytes);
+  r.out("grads_bytes", f.grads);
+  r.out("master_bytes", f.master);
+  r.out("optimizer_bytes", f.optimizer);
+  r.out("activations_bytes", f.activations);
+  r.out("logits_bytes", f.logits);
+  r.out("overhead_bytes", in.overhead);
+  r.out("needed_bytes", f.needed);
+  r.out("usable_bytes", in.usable);
+  r.out("margin_bytes", f.margin);
+  r.out("free_bytes", f.fits() ? f.margin : 0);
+  r.out("shortfall_bytes", f.fits() ? 0 : -f.margin);
+  r.out("fits", f.fits());
+}
+
+// The largest of the memory terms, by id.
+std::string largest_term(const Inputs& in, const Footprint& f) {
+  std::vector<std::pair<std::string, double>> terms = {
+      {"weights", f.weights},       {"adapters", f.adapter_bytes},       {"gradients", f.grads},
+      {"optimizer", f.optimizer + f.master}, {"activations", f.activations + f.logits}, {"overhead", in.overhead}};
+  return std::max_element(terms.begin(), terms.end(), [](auto& a, auto& b) { return a.second < b.second; })->first;
+}
+
+void compute(const Args& args, Result& r) {
+  Setup s{parse_method(args.str("method")), args.flag("activation_checkpointing"), args.num("micro_batch")};
+  Inputs in = read_inputs(args, s.method, r);
+  Footprint f = footprint(in, s, r.log());
+  if (f.fits()) {
+    r.step("Free memory", "", r.sym("M", in.usable) - r.sym("\\text{needed}", f.needed), "bytes");
+  } else {
+    r.step("Shortfall (does not fit)", "", r.sym("\\text{needed}", f.needed) - r.sym("M", in.usable), "bytes");
+    r.warn("Does not fit: " + gb(f.needed) + " needed, " + gb(in.usable) + " usable on " + args.chip().name() +
+           " (" + gb(-f.margin) + " short).");
+  }
+  Times t = time_steps(in, s, f, r);
+  Suggestion sug = f.fits() ? suggest_when_fits(in, s, f) : suggest_fit(in, s, f);
+
+  r.out("method", method_name(s.method));
+  output_memory(in, f, r);
+  r.out("largest_memory_term", largest_term(in, f));
+  r.out("limit", f.fits() ? "compute" : "memory");
+  double best = max_micro_batch(in, f, s.micro_batch);
+  if (best >= 1) r.out("max_micro_batch", best);
+  else r.out_null("max_micro_batch");
+  r.out("micro_steps", std::ceil(in.tokens / (s.micro_batch * in.seq)));
+  r.out("total_flops", t.flops);
+  r.out("compute_dtype", in.rate.dtype);
+  r.out("flops_per_s", in.rate.flops_per_s);
+  r.out("mfu", in.mfu);
+  r.out("t_s", t.t_s);
+  r.out("hours", t.t_s / 3600);
+  r.out("days", t.t_s / 86400);
+  r.out("tokens_per_s", t.tokens_per_s);
+  r.out("suggestion_kind", sug.kind);
+  r.out("suggestion", sug.text);
+  if (sug.method) r.out("suggested_method", *sug.method);
+  else r.out_null("suggested_method");
+  if (sug.checkpointing) r.out("suggested_checkpointing", *sug.checkpointing);
+  else r.out_null("suggested_checkpointing");
+  out_opt(r, "suggested_micro_batch", sug.micro_batch);
+}
+
+std::vector<Param> finetune_params() {
+  using namespace params;
+  return {
+      params::chip("rtx-4090"),
+      chip_overrides(),
+      params::model("llama3.1-8b"),
+      model_overrides(),
+      choice("method", {"full", "lora", "qlora", "pretrain"}, "lora",
+             "what is trained: full (every weight, from a checkpoint), lora (low-rank adapters beside frozen bf16 "
+             "weights), qlora (adapters beside frozen 4-bit weights) or pretrain (every weight, from scratch)",
+             {"full fine-tune", "LoRA", "QLoRA", "pre-train from scratch"}),
+      integer("lora_rank", "count", 1, 65536, 16, "rank r of each LoRA adapter (lora and qlora)", Scale::log),
+      choice("lora_targets", {"attention_mlp", "attention", "qv"}, "attention_mlp",
+             "matrices that get an adapter: every attention and MLP projection, the four attention projections, "
+             "or only the query and value projections (the LoRA paper's choice)",
+             {"attention and MLP", "attention (q, k, v, o)", "query and value"}),
+      weight_format("quant_format", "format of the frozen weights under qlora (default nf4, the QLoRA paper's)", "nf4"),
+      integer("tokens", "tokens", 1, 1e15, 1e8, "tokens trained (the token budget)"),
+      integer("sequence_length", "tokens", 1, 1e7, 2048, "tokens per sequence"),
+      integer("micro_batch", "sequences", 1, 1e6, 1, "sequences per forward and backward pass"),
+      utilisation("mfu", 0.4, "model FLOPs utilisation of the device's 16-bit peak"),
+      boolean("activation_checkpointing", true,
+              "keep only each layer's input and recompute the rest in the backward pass"),
+      choice("optimizer", {"adam", "adam_8bit"}, "adam",
+             "optimizer state: adam (two fp32 moments, 8 bytes per trained parameter) or adam_8bit (bitsandbytes "
+             "block-wise 8-bit moments, about 2 bytes)",
+             {"Adam, fp32 moments", "Adam, 8-bit moments"}),
+      number("overhead_bytes", "bytes", 0, 1e13, kGiB,
+             "runtime overhead on the device beside the training state: CUDA context and library workspaces "
+             "(about 0.3-0.5 GiB, as for local_inference) and allocator slack; default 1 GiB",
+             Scale::linear),
+      usable_memory_share_param("training"),
+  };
+}
+
+}  // namespace
+
+Calculator make_finetune() {
+  return {"finetune",
+          "Fine-tuning and small pre-training on one device",
+          {4, 5, 6},
+          "Full fine-tuning, LoRA, QLoRA or pre-training on one device: weights, adapters, gradients, optimizer "
+          "state and activations against usable memory (fits, or short by how much), the FLOPs and time of a "
+          "token budget at an MFU, and the first change that would make it fit.",
+          finetune_params(),
+          compute};
+}
+
+}  // namespace scalelab

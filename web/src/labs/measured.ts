@@ -1,0 +1,24 @@
+// "I measured ___ tokens/s": the control spec and the verdict line shared by the decode and
+// serving labs. The share of the bound, the bandwidth it implies and the sentence on what
+// usually explains the gap are the engine's outputs (measured_share_of_bound,
+// achieved_bytes_per_s, measured_verdict); this only lays them out.
+import { html, nothing, type TemplateResult } from 'lit';
+import type { ControlSpec } from './framework';
+import type { Engine, Result } from '../engine';
+
+export const MEASURED_CONTROL: ControlSpec = {
+  path: 'measured_tokens_per_s',
+  label: 'I measured ___ tokens/s (optional: your own run, all sequences together)',
+};
+
+/** The reader's measurement against the bound `boundOutput`, or nothing without one. */
+export function measuredLine(engine: Engine, r: Result, boundOutput: string): TemplateResult | typeof nothing {
+  const o = r.outputs;
+  const share = o.measured_share_of_bound;
+  if (typeof share !== 'number' || !Number.isFinite(share)) return nothing;
+  const f = (v: unknown, unit: string) => engine.format(v, unit);
+  return html`<p class="lab-measured" data-share=${share}>Your ${f(r.inputs.measured_tokens_per_s, 'tokens/s')} is
+    <strong>${f(share * 100, 'count')} %</strong> of the ${f(o[boundOutput], 'tokens/s')} bound: the steps then read
+    ${f(o.achieved_bytes_per_s, 'bytes/s')} and compute ${f(o.achieved_flops_per_s, 'FLOP/s')}.
+    ${String(o.measured_verdict)}</p>`;
+}
