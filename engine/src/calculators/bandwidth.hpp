@@ -15,7 +15,7 @@ inline const std::vector<std::string>& bandwidth_paths() {
 inline const std::vector<std::string>& bandwidth_path_titles() {
   static const std::vector<std::string> titles = {
       "HBM (off-chip memory)", "VMEM (on-chip vector memory)", "ICI (chip-to-chip links)",
-      "PCIe (to the host)", "DCN (between pods)", "NVLink (inside a GPU node)", "InfiniBand (between GPU nodes)"};
+      "PCIe (to the host)", "DCN (between pods)", "NVLink (inside a GPU node)", "InfiniBand (between nodes)"};
   return titles;
 }
 

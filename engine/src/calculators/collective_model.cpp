@@ -262,7 +262,7 @@ const std::vector<std::string>& fabric_names() {
 
 const std::vector<std::string>& fabric_titles() {
   static const std::vector<std::string> titles = {"ICI torus (TPU)", "NVLink node (GPU)",
-                                                  "InfiniBand fat tree (GPU nodes)", "DCN (between pods)"};
+                                                  "InfiniBand fat tree", "DCN (between pods)"};
   return titles;
 }
 

@@ -150,7 +150,7 @@ Calculator make_compute_budget() {
            integer("L", "tokens", 1, 1e8, 4096, "context length"),
            integer("window", "tokens", 1, 1e8, nullptr, "sliding-window size"),
            choice("curve", {"invented", "chinchilla"}, "invented", "loss curve",
-                  {"invented for teaching (not measured)", "Chinchilla fit (Hoffmann et al. 2022)"}),
+                  {"invented (not measured)", "Chinchilla fit (2022)"}),
            constants},
           compute};
 }

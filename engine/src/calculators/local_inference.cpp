@@ -415,7 +415,7 @@ std::vector<Param> local_params() {
       choice("arithmetic", {"dequantize", "native"}, "dequantize",
              "matmul rate: dequantize (unpack to 16-bit, the device's bf16/fp16 rate) or native (the "
              "format's own rate: int8 for q8_0, fp8, fp4 for mxfp4/nvfp4)",
-             {"dequantize to 16-bit, then multiply", "native rate of the format"}),
+             {"dequantize to 16-bit", "the format's native rate"}),
       integer("context", "tokens", 0, 1e7, 8192, "tokens of context per user held in the KV cache"),
       integer("users", "sequences", 1, 1e4, 1, "concurrent users (sequences decoded together)"),
       integer("prompt_tokens", "tokens", 1, 1e7, nullptr, "prompt length for time to first token (default: context)"),
@@ -433,7 +433,7 @@ std::vector<Param> local_params() {
       choice("offload", {"cpu", "stream"}, "cpu",
              "spilled layers: cpu (the CPU computes them from RAM, as llama.cpp's --n-gpu-layers does) or "
              "stream (the GPU pulls them over PCIe every step)",
-             {"the CPU computes the spilled layers", "the GPU streams them over PCIe"}),
+             {"CPU computes them", "GPU streams them (PCIe)"}),
       measured_tokens_per_s("your own measured decode speed (all users): gives the share of the bound it reaches and "
                             "the memory bandwidth that implies"),
       number("ssd_bytes_per_s", "bytes/s", 1e6, 1e12, 7.45e9,

@@ -527,7 +527,7 @@ Calculator make_sharded_matmul() {
            dtype("compute_dtype", "dtype of the arithmetic: picks the FLOP/s rate"),
            choice("strategy", {"gather_first", "reduce_after"}, "gather_first",
                   "case 2: AllGather the sharded input first, or multiply the local slices and reduce C after",
-                  {"AllGather the input first", "multiply, then reduce the output"})},
+                  {"AllGather the input first", "multiply, then reduce C"})},
           compute};
 }
 

@@ -30,8 +30,8 @@ inline std::vector<Param> training_memory_params() {
              Scale::linear),
       choice("checkpointing", {"none", "block", "big_matmuls", "mlp_outputs", "custom"}, "none",
              "what the forward pass saves for the backward pass",
-             {"none (keep every activation)", "block (keep each layer's input)",
-              "big matmuls (keep their outputs)", "MLP outputs", "custom count per layer"}),
+             {"none: keep everything", "block: layer inputs", "big matmuls' outputs", "MLP outputs",
+              "custom count per layer"}),
       number("checkpoints_per_layer", "count", 0, 1e4, nullptr,
              "[tokens, D]-sized tensors saved per layer (checkpointing custom)", Scale::linear),
   };

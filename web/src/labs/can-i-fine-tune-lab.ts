@@ -4,12 +4,12 @@
 // calculator; the lab shows its memory meter (weights, adapters, gradients, optimizer state,
 // activations, overhead against usable memory), the training time, the binding limit and the
 // engine's first change that would make it fit. Every number and sentence is the engine's.
-import { html, nothing, type TemplateResult } from 'lit';
+import { html, type TemplateResult } from 'lit';
 import { LabElement, type ControlSpec, type OutputSpec } from './framework';
 import { MODEL_PICKER } from './model-picker';
+import { memoryMeter, num } from './memory-meter';
 import type { Result } from '../engine';
 
-const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
 
 export class CanIFineTuneLab extends LabElement {
   readonly calculator = 'finetune';
@@ -53,28 +53,14 @@ export class CanIFineTuneLab extends LabElement {
 
   private meter(r: Result): TemplateResult {
     const o = r.outputs;
-    const f = (v: unknown) => this.engine!.format(num(v), 'bytes');
-    const usable = num(o.usable_bytes), needed = num(o.needed_bytes);
-    const scale = Math.max(usable, needed) || 1;
-    const parts = [
+    return memoryMeter(r, [
       { key: 'weights', label: 'weights', bytes: num(o.weights_bytes) },
       { key: 'adapters', label: 'adapters', bytes: num(o.adapter_bytes) },
       { key: 'grads', label: 'gradients', bytes: num(o.grads_bytes) },
       { key: 'optimizer', label: 'optimizer and master copy', bytes: num(o.optimizer_bytes) + num(o.master_bytes) },
       { key: 'activations', label: 'activations and logits', bytes: num(o.activations_bytes) + num(o.logits_bytes) },
       { key: 'overhead', label: 'overhead', bytes: num(o.overhead_bytes) },
-    ].filter((p) => p.bytes > 0);
-    const free = Math.max(0, num(o.margin_bytes));
-    const pct = (b: number) => `${(100 * b / scale).toFixed(2)}%`;
-    const text = `${parts.map((p) => `${p.label} ${f(p.bytes)}`).join(', ')}; ${o.fits ? `free ${f(free)}` : `${f(-num(o.margin_bytes))} more than the ${f(usable)} usable`}`;
-    return html`<div class="cir-meter cift-meter" role="img" aria-label=${`Memory: ${text}`}>
-      <div class="cir-bar">
-        ${parts.map((p) => html`<span class="cir-part cift-${p.key}" data-part=${p.key} style=${`width:${pct(p.bytes)}`} title=${`${p.label}: ${f(p.bytes)}`}></span>`)}
-        ${free > 0 ? html`<span class="cir-part cir-free" style=${`width:${pct(free)}`} title=${`free: ${f(free)}`}></span>` : nothing}
-        <span class="cir-limit" style=${`left:${pct(usable)}`} aria-hidden="true"></span>
-      </div>
-      <p class="cir-legend">${parts.map((p) => html`<span class="cift-key"><span class=${`cift-swatch cift-${p.key}`} aria-hidden="true"></span>${p.label} ${f(p.bytes)}</span> `)}${o.fits ? html`<span class="cift-key"><span class="cift-swatch cir-free" aria-hidden="true"></span>free ${f(free)}</span>` : html`<strong class="cift-short">${f(-num(o.margin_bytes))} more than the ${f(usable)} usable</strong>`}</p>
-    </div>`;
+    ], (v) => this.engine!.format(v, 'bytes'));
   }
 
   protected renderVerdict(r: Result) {

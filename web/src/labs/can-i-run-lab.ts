@@ -7,12 +7,12 @@
 import { html, nothing, type TemplateResult } from 'lit';
 import { LabElement, type ControlSpec, type OutputSpec } from './framework';
 import { MODEL_PICKER } from './model-picker';
+import { memoryMeter, num } from './memory-meter';
 import { isError, type Measurement, type Result } from '../engine';
 
 interface Tier { tier: string; label: string; capacity_bytes: number | null; bytes_per_s: number; stored_bytes: number; stored_share: number; read_bytes: number; t_s: number }
 
 let tiersCounter = 0;
-const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
 
 export class CanIRunLab extends LabElement {
   readonly calculator = 'local_inference';
@@ -24,7 +24,7 @@ export class CanIRunLab extends LabElement {
     { path: 'users', label: 'concurrent users' },
     { path: 'arithmetic', label: 'matmul arithmetic' },
     { path: 'offload', label: 'layers that do not fit' },
-    { path: 'measured_tokens_per_s', label: 'I measured ___ tokens/s (optional: your own decode speed, all users)' },
+    { path: 'measured_tokens_per_s', label: 'I measured: your own decode speed, all users together, if you ran it' },
   ];
   readonly outputSpecs: OutputSpec[] = [
     { name: 'tokens_per_s', label: 'Tokens/s (all users, bound)' },
@@ -51,25 +51,11 @@ export class CanIRunLab extends LabElement {
 
   private meter(r: Result): TemplateResult {
     const o = r.outputs;
-    const f = (v: unknown) => this.engine!.format(num(v), 'bytes');
-    const usable = num(o.usable_bytes), needed = num(o.needed_bytes);
-    const scale = Math.max(usable, needed) || 1;
-    const parts = [
+    return memoryMeter(r, [
       { key: 'weights', label: 'weights', bytes: num(o.weight_bytes) },
       { key: 'kv', label: 'KV cache', bytes: num(o.kv_bytes) },
       { key: 'overhead', label: 'overhead', bytes: num(o.overhead_bytes) },
-    ];
-    const free = Math.max(0, num(o.margin_bytes));
-    const pct = (b: number) => `${(100 * b / scale).toFixed(2)}%`;
-    const text = `${parts.map((p) => `${p.label} ${f(p.bytes)}`).join(', ')}; ${o.fits ? `free ${f(free)}` : `${f(-num(o.margin_bytes))} more than the ${f(usable)} usable`}`;
-    return html`<div class="cir-meter" role="img" aria-label=${`Memory: ${text}`}>
-      <div class="cir-bar">
-        ${parts.map((p) => html`<span class="cir-part cir-${p.key}" style=${`width:${pct(p.bytes)}`} title=${`${p.label}: ${f(p.bytes)}`}></span>`)}
-        ${free > 0 ? html`<span class="cir-part cir-free" style=${`width:${pct(free)}`} title=${`free: ${f(free)}`}></span>` : nothing}
-        <span class="cir-limit" style=${`left:${pct(usable)}`} aria-hidden="true"></span>
-      </div>
-      <p class="cir-legend">${text}.</p>
-    </div>`;
+    ], (v) => this.engine!.format(v, 'bytes'));
   }
 
   private tiers(r: Result): TemplateResult | typeof nothing {

@@ -8,7 +8,7 @@ import type { Engine, Result } from '../engine';
 
 export const MEASURED_CONTROL: ControlSpec = {
   path: 'measured_tokens_per_s',
-  label: 'I measured ___ tokens/s (optional: your own run, all sequences together)',
+  label: 'I measured: your own run, all sequences together, if you ran it',
 };
 
 /** The reader's measurement against the bound `boundOutput`, or nothing without one. */
