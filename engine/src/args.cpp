@@ -8,7 +8,6 @@
 #include "format.hpp"
 
 namespace scalelab {
-namespace {
 
 std::string type_name(const json& v) {
   if (v.is_null()) return "null";
@@ -18,6 +17,8 @@ std::string type_name(const json& v) {
   if (v.is_array()) return "a list";
   return "an object";
 }
+
+namespace {
 
 std::string range_text(const Param& p) {
   std::string lo = (p.min_exclusive ? "> " : "≥ ") + plain(p.min);

@@ -12,6 +12,9 @@
 
 namespace scalelab {
 
+// What a JSON value is, in words, for messages: "a number", "a list", "null".
+std::string type_name(const json& v);
+
 class Args {
  public:
   Args(const Calculator& calc, const json& input);

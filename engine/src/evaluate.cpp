@@ -55,17 +55,7 @@ Evaluation evaluate(std::string_view name, std::string_view input_json, const Ev
   json input;
   if (auto refused = parse_input(input_json, input)) return *refused;
   // Past parsing, only an InputError is the caller's doing; anything else is an engine fault.
-  try {
-    Evaluation ok;
-    ok.json = compute_result(*calc, input, options);
-    return ok;
-  } catch (const InputError& e) {
-    return error_result(Status::bad_input, e.param, e.what());
-  } catch (const std::exception& e) {
-    return error_result(Status::internal, "", std::string("internal error (an engine fault, not your input): ") + e.what());
-  } catch (...) {
-    return error_result(Status::internal, "", "internal error (an engine fault, not your input)");
-  }
+  return guarded([&] { return compute_result(*calc, input, options); });
 }
 
 std::string calculators_json() {

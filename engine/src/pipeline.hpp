@@ -5,6 +5,9 @@
 #include <string>
 #include <string_view>
 
+#include <exception>
+
+#include "errors.hpp"
 #include "json.hpp"
 #include "schema.hpp"
 #include "scalelab/engine.hpp"
@@ -13,6 +16,24 @@ namespace scalelab {
 
 // An error evaluation: {"error": {"status", "param", "message"}}.
 Evaluation error_result(Status status, const std::string& param, const std::string& message);
+
+// Runs `make` (it returns a result's JSON text) and says what went wrong the one way every front
+// reports it: a refused input is bad_input naming its parameter; anything else thrown is an
+// engine fault, internal, never blamed on the input.
+template <class Make>
+Evaluation guarded(Make&& make) {
+  try {
+    Evaluation ok;
+    ok.json = make();
+    return ok;
+  } catch (const InputError& e) {
+    return error_result(Status::bad_input, e.param, e.what());
+  } catch (const std::exception& e) {
+    return error_result(Status::internal, "", std::string("internal error (an engine fault, not your input): ") + e.what());
+  } catch (...) {
+    return error_result(Status::internal, "", "internal error (an engine fault, not your input)");
+  }
+}
 // The unknown_calculator error, listing the calculators there are.
 Evaluation unknown_calculator(std::string_view name);
 

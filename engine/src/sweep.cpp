@@ -33,15 +33,6 @@ struct Axis {
   throw InputError(where, message);
 }
 
-std::string type_name(const json& v) {
-  if (v.is_null()) return "null";
-  if (v.is_boolean()) return "a boolean";
-  if (v.is_number()) return "a number";
-  if (v.is_string()) return "a string";
-  if (v.is_array()) return "a list";
-  return "an object";
-}
-
 std::string joined(const std::vector<std::string>& items) {
   std::string s;
   for (const auto& item : items) s += (s.empty() ? "" : ", ") + item;
@@ -388,17 +379,7 @@ std::string run_sweep(const Calculator& calc, const json& base, const json& spec
 
 // As in evaluate: an InputError is the caller's doing; anything else is an engine fault.
 Evaluation sweep_parsed(const Calculator& calc, const json& base, const json& spec) {
-  try {
-    Evaluation ok;
-    ok.json = run_sweep(calc, base, spec);
-    return ok;
-  } catch (const InputError& e) {
-    return error_result(Status::bad_input, e.param, e.what());
-  } catch (const std::exception& e) {
-    return error_result(Status::internal, "", std::string("internal error (an engine fault, not your input): ") + e.what());
-  } catch (...) {
-    return error_result(Status::internal, "", "internal error (an engine fault, not your input)");
-  }
+  return guarded([&] { return run_sweep(calc, base, spec); });
 }
 
 }  // namespace
