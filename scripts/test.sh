@@ -118,6 +118,9 @@ step "ctest (asan+ubsan)" asan_ctest
 step "fuzz (libFuzzer)" fuzz
 step "node (native vs wasm)" \
   node --test --test-reporter=tap tests/node/*.test.mjs
+if has_npm_script check; then
+  step "types (tsc in web/)" npm --prefix web run check
+fi
 if has_npm_script test; then
   step "browser (npm test in web/)" npm --prefix web test
 else

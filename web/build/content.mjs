@@ -401,7 +401,7 @@ function readChapter(file) {
 // ---------------------------------------------------------------- page shell
 const CREDIT = 'Based on <a href="https://jax-ml.github.io/scaling-book/"><cite>How to Scale Your Model</cite></a> by Austin et al., Google DeepMind, 2025';
 function chipOptions(selected = DEFAULT_CHIP) {
-  return groupChips(chips).map((g) => `<optgroup label="${esc(g.title)}">${g.chips.map((c) =>
+  return groupChips(chips, schema.chip_fields).map((g) => `<optgroup label="${esc(g.title)}">${g.chips.map((c) =>
     `<option value="${esc(c.id)}"${c.id === selected ? ' selected' : ''}>${esc(c.name)}</option>`).join('')}</optgroup>`).join('') +
     '<option value="custom">Custom chip…</option><option value="measure">Measure this device…</option>';
 }

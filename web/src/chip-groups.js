@@ -1,24 +1,19 @@
-// The chip selectors' groups: one per chip `kind` of the catalog (data/chips.json), in this order,
-// with the title the reader sees. Used by the page build (build/content.mjs) and the labs.
-export const CHIP_GROUPS = [
-  { kind: 'tpu', title: 'TPUs' },
-  { kind: 'datacenter-gpu', title: 'Datacenter GPUs' },
-  { kind: 'workstation-gpu', title: 'Workstation GPUs' },
-  { kind: 'consumer-gpu', title: 'Consumer GPUs' },
-  { kind: 'unified-memory', title: 'Unified memory (Apple, AMD, DGX Spark)' },
-  { kind: 'cpu', title: 'CPUs' },
-];
+// The chip selectors' groups: one per chip kind, in the order and with the titles of the engine's
+// chip schema (the `kind` field's choices and choice_titles), so that a kind is named in one place.
+// Used by the page build (build/content.mjs) and the labs.
 
-// The catalog's older kind "gpu" means a datacenter GPU (engine/src/catalog.hpp).
-const ALIASES = { gpu: 'datacenter-gpu' };
+/** The groups the schema's chip fields define: [{ kind, title }], titles starting with a capital. */
+export function chipGroups(chipFields) {
+  const kind = chipFields.find((f) => f.name === 'kind');
+  if (!kind?.choices) throw new Error('the engine schema has no chip field "kind" with choices');
+  const titles = kind.choice_titles ?? kind.choices;
+  return kind.choices.map((k, i) => ({ kind: k, title: titles[i].charAt(0).toUpperCase() + titles[i].slice(1) }));
+}
 
-/** The chips in groups, in the order above; a chip of an unknown kind falls into a last group "Other chips". */
-export function groupChips(chips) {
-  const groups = CHIP_GROUPS.map((g) => ({ ...g, chips: [] }));
+/** The chips in groups, in the schema's order; a chip of a kind the schema does not list falls into a last group "Other chips". */
+export function groupChips(chips, chipFields) {
+  const groups = chipGroups(chipFields).map((g) => ({ ...g, chips: [] }));
   const other = { kind: 'other', title: 'Other chips', chips: [] };
-  for (const c of chips) {
-    const kind = ALIASES[c.kind] ?? c.kind;
-    (groups.find((g) => g.kind === kind) ?? other).chips.push(c);
-  }
+  for (const c of chips) (groups.find((g) => g.kind === c.kind) ?? other).chips.push(c);
   return [...groups, other].filter((g) => g.chips.length > 0);
 }

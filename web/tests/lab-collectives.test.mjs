@@ -1,7 +1,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, launch, watchedPage, axe } from './harness.mjs';
-import { engine, evaluate, clean, expectedQuantity as expected, storeCustomChip as customChip, forgetCustom, esc, waitText, labHelpers } from './lab-helpers.mjs';
+import { engine, evaluate, clean, expectedQuantity as expected, storeCustomChip as customChip, forgetCustom, esc, waitText, labHelpers, choiceTitle } from './lab-helpers.mjs';
 
 const TAG = 'sl-collectives-lab';
 const LAB = '/labs/collectives/';
@@ -11,6 +11,8 @@ after(async () => { await browser?.close(); await server?.stop(); });
 const { ready, out, field, change, waitOut, allChips, roundTrip, chapterAxe } = labHelpers({ element: TAG, session: () => ({ server, browser }) });
 
 const C = (params, o = 't_s') => expected('collective', params, o);
+// The fabric reads as the engine titles it (schema choice_titles), never as its id.
+const fabricTitle = (id) => choiceTitle('collective', 'fabric', id);
 
 test('op, size and axes drive the time; the regime flips as the array shrinks; the ring steps', async () => {
   const { page, problems } = await watchedPage(browser.context, server.url);
@@ -62,7 +64,8 @@ test('GPU: NVLink vs fat-tree levels; URL round trip; every chip and a custom on
   await page.waitForFunction(() => location.search.includes('chip=h100') && location.search.includes('nodes=4'));
   await roundTrip(page, `${TAG} .lab-outputs`);
   await change(page, () => page.selectOption(`${TAG} .control[data-key="chip"] select`, 'tpu-v5p'));
-  await waitOut(page, 'fabric', 'ici');
+  await waitOut(page, 'fabric', fabricTitle('ici'));
+  assert.match(await page.locator(`${TAG} .verdict`).innerText(), new RegExp(`devices on the ${esc(fabricTitle('ici'))} takes`), 'the verdict names the fabric in words');
   await allChips(page);
   const custom = await customChip(page, 'tpu-v5e', { ici_link_bytes_per_s: 9e10 });
   await page.goto(server.url + LAB);

@@ -13,6 +13,12 @@ export const engine = await require(path.join(WASM, 'engine.cjs'))({ wasmBinary:
 export const CHIPS = JSON.parse(engine.chips());
 export const MODELS = JSON.parse(engine.models());
 export const evaluate = (calc, params) => JSON.parse(engine.evaluate(calc, JSON.stringify(params)));
+const SCHEMA = JSON.parse(engine.calculators());
+/** A choice value as the engine titles it for people (schema choice_titles): the words a lab shows. */
+export function choiceTitle(calc, param, id) {
+  const p = SCHEMA.calculators.find((c) => c.name === calc).params.find((x) => x.name === param);
+  return p.choice_titles[p.choices.indexOf(id)];
+}
 
 /** what watchedPage reports for a page with no console messages, errors or third-party requests */
 export const clean = { console: [], errors: [], thirdParty: [] };

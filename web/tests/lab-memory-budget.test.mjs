@@ -3,11 +3,13 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, launch, watchedPage, axe } from './harness.mjs';
-import { engine, MODELS, evaluate, expected, customChip, labHelpers } from './lab-helpers.mjs';
+import { engine, MODELS, evaluate, expected, customChip, labHelpers, choiceTitle, esc } from './lab-helpers.mjs';
 
 const EL = 'sl-memory-budget-lab';
 const CALC = 'training_memory';
 const LAB = '/labs/memory-budget/';
+// The comm verdict names the strategy and the fabric in the engine's words (schema choice_titles).
+const over = (strategy, ...fabrics) => new RegExp(`with ${esc(choiceTitle('training_comm', 'strategy', strategy))} over the (${fabrics.map((f) => esc(choiceTitle('training_comm', 'fabric', f))).join('|')})`);
 let server, browser;
 before(async () => { server = await startServer(); browser = await launch(); });
 after(async () => { await browser?.close(); await server?.stop(); });
@@ -43,7 +45,7 @@ test('loads with the engine numbers, the bar against HBM and the comm roofline; 
   let p = { ...base, chips: 8960, tp: 4 };
   assert.equal(await out(page, 'bytes_per_chip'), expected(CALC, p, 'bytes_per_chip'));
   c = commFor(p, 'fsdp_tp');
-  assert.match(await verdict(), /fsdp_tp over ici/);
+  assert.match(await verdict(), over('fsdp_tp', 'ici'));
   assert.ok((await verdict()).includes(engine.formatQuantity(c.outputs.critical_batch_tokens, 'tokens')), await verdict());
   // rematerialisation policy
   await choose(page, 'checkpointing', 'block');
@@ -61,7 +63,7 @@ test('loads with the engine numbers, the bar against HBM and the comm roofline; 
   p = { chip: 'tpu-v5p', chips: 8960, dp: 8960, checkpointing: 'block', optimizer_bytes_per_param: 12 };
   assert.equal(await out(page, 'bytes_per_chip'), expected(CALC, p, 'bytes_per_chip'));
   assert.match(await page.locator(`${EL} .lab-verdict`).innerText(), /Does not fit/);
-  assert.match(await verdict(), /dp over ici/);
+  assert.match(await verdict(), over('dp', 'ici'));
   await page.waitForFunction(() => /dp=8960/.test(location.search) && /checkpointing=block/.test(location.search));
   await noNaN(page);
   assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
@@ -88,7 +90,7 @@ test('every catalog chip (GPUs without a pod size are asked for chips), the glob
   await choose(page, 'weight_dtype', 'fp8');
   await page.waitForFunction(() => location.search.includes('chip=h100') && location.search.includes('weight_dtype=fp8') && location.search.includes('chips=512'));
   assert.equal(await out(page, 'bytes_per_chip'), expected(CALC, { chip: 'h100', chips: 512, weight_dtype: 'fp8' }, 'bytes_per_chip'));
-  assert.match(await page.locator(`${EL} .comm-verdict`).innerText(), /fsdp over (ib_fat_tree|nvlink)/);
+  assert.match(await page.locator(`${EL} .comm-verdict`).innerText(), over('fsdp', 'ib_fat_tree', 'nvlink'));
   const text = await page.locator(`${EL} .lab-outputs`).innerText();
   const { page: p2 } = await watchedPage(browser.context, server.url);
   await p2.goto(page.url());

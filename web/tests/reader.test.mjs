@@ -178,6 +178,27 @@ test('labs: Plain shows human labels, Technical the parameter names and the deri
   await page.close();
 });
 
+test('labs: a control label never says its unit twice ("global batch (tokens) (tokens)")', async () => {
+  const { page } = await watchedPage(browser.context, server.url);
+  const escRe = (t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  let units = 0;
+  for (const lab of LAB_ROUTES) {
+    await page.goto(`${server.url}/labs/${lab}/`);
+    await page.waitForFunction(() => Number(document.querySelector('[data-lab]')?.dataset.rendered) > 0);
+    const labels = await page.$$eval('.lab-controls label', (ls) => ls.map((l) => ({
+      text: l.textContent.replace(/\s+/g, ' ').trim(), unit: l.querySelector('.unit')?.textContent.trim().replace(/^\((.*)\)$/, '$1') ?? null })));
+    units += labels.filter((l) => l.unit).length;
+    for (const { text, unit } of labels) {
+      if (!unit) continue;
+      const note = text.lastIndexOf(`(${unit})`);
+      const rest = text.slice(0, note) + text.slice(note + unit.length + 2);
+      assert.ok(!new RegExp(`(^|[^\\w/])${escRe(unit)}($|[^\\w/])`).test(rest), `${lab}: "${text}" says ${unit} twice`);
+    }
+  }
+  assert.ok(units > 10, `the labs show units where a label does not name them (${units})`);
+  await page.close();
+});
+
 test('labs: every option of every choice reads as words in Plain, with the value in Technical', async () => {
   const { page } = await watchedPage(browser.context, server.url);
   const options = () => page.$$eval('.lab-controls select option', (os) => os.filter((o) => o.value !== '').map((o) => [o.value, o.textContent.trim()]));

@@ -18,11 +18,11 @@ export class CollectivesLab extends LabElement {
   readonly calculator = 'collective';
   readonly controlSpecs: ControlSpec[] = [
     { path: 'op', label: 'the collective' },
-    { path: 'bytes', label: 'array size V (the full gathered array, or the unreduced buffer)' },
+    { path: 'bytes', label: 'array size V: the full gathered array, or the unreduced buffer' },
     ...Array.from({ length: AXES }, (_, i) => ({ path: `axes.${i}`, key: `axis${i}`, label: `mesh axis ${'XYZ'[i]} size (empty: not used; all empty: the engine's default group)` })),
-    { path: 'wraparound', schema: { type: 'choice', choices: [AUTO, 'on', 'off'], default: AUTO }, choiceLabels: { [AUTO]: "as the chip's torus does", on: 'on: every axis a ring', off: 'off: every axis an open line' }, label: 'ICI: axes wrap around into rings (auto: where the chip\'s torus does for these axis lengths)' },
+    { path: 'wraparound', schema: { type: 'choice', choices: [AUTO, 'on', 'off'], default: AUTO }, choiceLabels: { [AUTO]: "as the chip's torus does", on: 'on: every axis a ring', off: 'off: every axis an open line' }, label: 'ICI: axes wrap around into rings' },
     { path: 'bidirectional', label: 'ICI: links carry data both ways' },
-    { path: 'fabric', label: 'network (auto: from the chip)' },
+    { path: 'fabric', label: 'network' },
     { path: 'nodes', label: 'GPU nodes in the group (InfiniBand fat tree)' },
     { path: 'sharp', label: 'GPU: in-network reduction (SHARP)' },
   ];
@@ -88,7 +88,7 @@ export class CollectivesLab extends LabElement {
     const lat = o.regime === 'latency';
     const f = (v: unknown, u: string) => this.engine!.format(v, u);
     return html`<p class="verdict verdict-${lat ? 'memory' : 'compute'}" data-regime=${String(o.regime)}><strong>${lat ? 'Latency-bound' : 'Bandwidth-bound'}</strong>:
-      ${String(r.inputs.op).replace('_', ' ')} of <strong class="coll-size">${f(r.inputs.bytes, 'bytes')}</strong> over ${Array.isArray(o.axes) ? (o.axes as number[]).join(' × ') : '—'} devices (${String(o.fabric)})
+      ${this.choiceText('op', r.inputs.op)} of <strong class="coll-size">${f(r.inputs.bytes, 'bytes')}</strong> over ${Array.isArray(o.axes) ? (o.axes as number[]).join(' × ') : '—'} devices on the ${this.choiceText('fabric', o.fabric)}
       takes <strong>${this.fmt('t_s')}</strong>: ${lat ? html`the hop latencies (${this.fmt('t_latency_s')}) outweigh the bandwidth term (${this.fmt('t_bandwidth_s')})`
         : html`the bandwidth term (${this.fmt('t_bandwidth_s')}) outweighs the hop latencies (${this.fmt('t_latency_s')})`} over ${this.fmt('hops')} hops.
       ${o.bottleneck ? html`The slowest level is <strong>${String(o.bottleneck)}</strong>.` : nothing}</p>`;
@@ -100,7 +100,7 @@ export class CollectivesLab extends LabElement {
       ['bytes_per_link', 'Bytes per link'], ['effective_bytes_per_s', 'Effective bandwidth'], ['fabric', 'Fabric'], ['bottleneck', 'Bottleneck level']];
     const levels = (r.outputs.levels ?? []) as Record<string, unknown>[];
     const f = (v: unknown, u: string) => this.engine!.format(v, u);
-    return html`<dl class="lab-outputs">${rows.filter(([n]) => r.outputs[n] != null).map(([n, l]) => html`<div data-out=${n}><dt>${l}</dt><dd>${this.fmt(n)}</dd></div>`)}</dl>
+    return html`<dl class="lab-outputs">${rows.filter(([n]) => r.outputs[n] != null).map(([n, l]) => html`<div data-out=${n}><dt>${l}</dt><dd>${n === 'fabric' ? this.choiceText('fabric', r.outputs.fabric) : this.fmt(n)}</dd></div>`)}</dl>
       ${levels.length ? html`<table class="co-levels"><caption>GPU fabric levels the group crosses (the slowest one sets the time)</caption>
         <thead><tr><th scope="col">level</th><th scope="col">degree</th><th scope="col">GPUs</th><th scope="col">uplink</th><th scope="col">effective</th><th scope="col">time</th></tr></thead>
         <tbody>${levels.map((l) => html`<tr data-level=${String(l.level)} class=${l.level === r.outputs.bottleneck ? 'bottleneck' : ''}><th scope="row">${String(l.level)}</th>

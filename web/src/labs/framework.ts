@@ -379,6 +379,15 @@ export abstract class LabElement extends LitElement {
   protected humanLabel(c: Control): string {
     return c.label ?? c.schema.label ?? humanise(c.key);
   }
+  /** The unit written after a control's label, unless the label already names it
+   *  ("global batch (tokens)", "gradient bytes per parameter"): a unit is never said twice. */
+  private unitNote(c: Control): string | null {
+    const unit = c.schema.unit;
+    if (!unit || unit === 'count') return null;
+    const label = this.technical ? (c.label ?? c.schema.doc ?? '') : this.humanLabel(c);
+    const word = new RegExp(`(^|[^\\w/])${unit.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}($|[^\\w/])`);
+    return word.test(label) ? null : unit;
+  }
   /** Plain: the human label. Technical: the parameter's name and its doc line. */
   private labelText(c: Control): TemplateResult {
     return this.technical
@@ -391,6 +400,14 @@ export abstract class LabElement extends LitElement {
     const title = c.choiceLabels?.[value];
     if (!title) return value;
     return this.technical && title.toLowerCase() !== value.toLowerCase() ? `${title} (${value})` : title;
+  }
+
+  /** A choice value as the reader reads it: the engine's title for it (schema choice_titles),
+   *  e.g. an output that echoes a choice, fabric "ici" → "ICI torus (TPU)". `param` is a parameter
+   *  of `calculator` (default: this lab's); a value the schema does not list stays as it is. */
+  protected choiceText(param: string, value: unknown, calculator = this.calculator): string {
+    const p = this.engine?.calculator(calculator)?.params.find((x) => x.name === param);
+    return (p && choiceTitles(p)?.[String(value)]) ?? String(value);
   }
 
   protected renderControl(c: Control): TemplateResult {
@@ -424,7 +441,7 @@ export abstract class LabElement extends LitElement {
     }
     const v = this.values.get(c.path);
     return html`<div class="control numeric" data-key=${c.key}>
-      <label for=${c.id}>${this.labelText(c)}${s.unit && s.unit !== 'count' ? html` <span class="unit">(${s.unit})</span>` : nothing}</label>
+      <label for=${c.id}>${this.labelText(c)}${this.unitNote(c) ? html` <span class="unit">(${this.unitNote(c)})</span>` : nothing}</label>
       <div class="c-inputs">
         <input type="range" min="0" max="1000" step="1" ?disabled=${off} .value=${String(this.toSlider(s, err ? this.result?.inputs ? getPath(this.result.inputs, c.path) : s.default : v))}
           aria-label=${`${this.humanLabel(c)} slider (${s.scale === 'log' ? 'log scale' : 'linear'}, ${fieldText(s.min)} to ${fieldText(s.max)})`}
@@ -449,7 +466,7 @@ export abstract class LabElement extends LitElement {
       <label for=${`${this.uid}-chip`}>${this.technical ? html`<span class="c-name">chip</span> the chip (this lab only)` : 'Chip (this lab only)'}</label>
       <select id=${`${this.uid}-chip`} @change=${(e: Event) => this.onChip(e)} aria-invalid=${err ? 'true' : 'false'} aria-describedby=${`${this.uid}-chip-err`}>
         <option value="" ?selected=${!this.chipOverride}>Same as the page: ${globalName}</option>
-        ${groupChips(this.engine.chips).map((g) => html`<optgroup label=${g.title}>${g.chips.map((c) => html`<option value=${c.id} ?selected=${this.chipOverride === c.id}>${c.name}</option>`)}</optgroup>`)}
+        ${groupChips(this.engine.chips, this.engine.schema.chip_fields).map((g) => html`<optgroup label=${g.title}>${g.chips.map((c) => html`<option value=${c.id} ?selected=${this.chipOverride === c.id}>${c.name}</option>`)}</optgroup>`)}
         ${custom ? html`<option value="custom" ?selected=${this.chipOverride === 'custom'}>Custom: ${String(custom.name ?? 'chip')}</option>` : nothing}
       </select>
       <span class="field-error" id=${`${this.uid}-chip-err`} role="alert">${err ?? ''}</span>

@@ -155,7 +155,7 @@ export class MemoryBudgetLab extends LabElement {
         : fits === false ? html`<strong>Does not fit</strong>: ${this.fmt('bytes_per_chip')} per chip against ${this.fmt('hbm_bytes')} HBM; perfectly sharded it needs at least ${this.fmt('min_chips')}.`
         : html`<strong>Unknown fit</strong>: ${this.fmt('bytes_per_chip')} per chip, and this chip has no HBM figure (see the warning; give one with a custom chip).`}
       ${d ? html`Layout: dp ${d.dp} × fsdp ${d.fsdp} × tp ${d.tp} × pp ${d.pp} = ${this.fmt('chips')}.` : nothing}</p>
-      ${c ? html`<p class="verdict verdict-${String(c.bound)} comm-verdict"><strong>${String(c.bound) === 'compute' ? 'Compute-bound' : 'Comms-bound'}</strong> (${this.comm.strategy} over ${String(c.fabric)}):
+      ${c ? html`<p class="verdict verdict-${String(c.bound)} comm-verdict"><strong>${String(c.bound) === 'compute' ? 'Compute-bound' : 'Comms-bound'}</strong>: with ${this.choiceText('strategy', this.comm.strategy, 'training_comm')} over the ${this.choiceText('fabric', c.fabric, 'training_comm')},
         per layer the math takes ${f(c.t_math_s, 's')}, communication ${f(c.t_comm_s, 's')}.
         ${num(c.critical_batch_tokens) !== null ? html`Critical batch ${f(c.critical_batch_tokens, 'tokens')} (${f(c.critical_tokens_per_chip, 'tokens')} per chip).` : html`This strategy's communication does not shrink with the batch: no critical batch.`}</p>`
         : html`<p class="lb-msg comm-verdict">${this.comm.error}</p>`}`;
@@ -211,7 +211,7 @@ export class MemoryBudgetLab extends LabElement {
       const o = c.result.outputs;
       const rows = c.curve.flatMap((p) => [{ x: p.batch, y: p.t_math_s, what: 'math per layer' }, { x: p.batch, y: p.t_comm_s, what: 'communication per layer' }]);
       const here = b !== null ? [{ x: b, y: num(o.t_math_s) }, { x: b, y: num(o.t_comm_s) }].filter((p): p is { x: number; y: number } => p.y !== null && p.y > 0) : [];
-      const description = `For ${c.strategy} over ${String(o.fabric)}, math time per layer grows with the batch; ${crit !== null ? `communication ${c.strategy === 'tp' || c.strategy === 'pp' ? 'grows too' : 'stays flat'}, and they cross at the critical batch ${f(crit, 'tokens')}` : 'communication grows with it, so there is no critical batch'}. At the chosen batch ${f(b, 'tokens')}: math ${f(o.t_math_s, 's')}, communication ${f(o.t_comm_s, 's')}, ${String(o.bound)}-bound.`;
+      const description = `For ${this.choiceText('strategy', c.strategy, 'training_comm')} over the ${this.choiceText('fabric', o.fabric, 'training_comm')}, math time per layer grows with the batch; ${crit !== null ? `communication ${c.strategy === 'tp' || c.strategy === 'pp' ? 'grows too' : 'stays flat'}, and they cross at the critical batch ${f(crit, 'tokens')}` : 'communication grows with it, so there is no critical batch'}. At the chosen batch ${f(b, 'tokens')}: math ${f(o.t_math_s, 's')}, communication ${f(o.t_comm_s, 's')}, ${String(o.bound)}-bound.`;
       // the scales span the curve alone (fixed while only the batch moves along it)
       const ys = rows.map((p) => p.y);
       const commKey = JSON.stringify([this.curveKey, c.curve.map((p) => p.batch), crit, here.length, width]);
@@ -222,7 +222,7 @@ export class MemoryBudgetLab extends LabElement {
           height: Math.round(Math.min(320, width * 0.55)),
           marginLeft: 80,
           marginBottom: 42,
-          ariaLabel: `Communication against compute per layer over the global batch, ${c.strategy}`,
+          ariaLabel: `Communication against compute per layer over the global batch, ${this.choiceText('strategy', c.strategy, 'training_comm')}`,
           ariaDescription: description,
           style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
           x: { type: 'log', domain: [c.curve[0].batch, c.curve[c.curve.length - 1].batch], label: 'Global batch (tokens) →', tickFormat: (d: number) => f(d, 'count') },

@@ -71,7 +71,7 @@ export class MemoryLadderLab extends LabElement {
       <tbody>${this.rungs.map((x) => html`<tr data-rung=${x.path}><th scope="row">${x.name}</th>
         ${x.missing ? html`<td colspan="2" class="na">not in the catalog for this chip (${x.missing})</td>`
           : html`<td>${f(x.t, 's')}</td><td>${f(x.bw, 'bytes/s')}</td>`}</tr>`)}</tbody></table>
-      <dl class="lab-outputs"><div data-out="t_s"><dt>Time on the ${String(r.inputs.path)} rung</dt><dd>${this.fmt('t_s')}</dd></div>
+      <dl class="lab-outputs"><div data-out="t_s"><dt>Time on the ${this.choiceText('path', r.inputs.path)} rung</dt><dd>${this.fmt('t_s')}</dd></div>
       <div data-out="t_latency_s"><dt>of which latency</dt><dd>${this.fmt('t_latency_s')}</dd></div></dl>`;
   }
 
