@@ -125,7 +125,14 @@ export abstract class LabElement extends LitElement {
     const state = fromUrl ?? fromAttr;
     if (state && [...state.keys()].length) this.applyState(state);
     await nextTask();
+    this.renderInNewTask = true;
     this.evaluateNow();
+  }
+  /** the first numbers' render (every control, the chip list) in a task after their evaluation */
+  private renderInNewTask = false;
+  protected override async scheduleUpdate() {
+    if (this.renderInNewTask) { this.renderInNewTask = false; await nextTask(); }
+    super.scheduleUpdate();
   }
 
   /** A bound the engine's schema declares for a parameter path: the web repeats no range. */
