@@ -50,6 +50,7 @@ const context = await chromium.launchPersistentContext(dir, {
   args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
 });
 const ms = (us) => (us / 1000).toFixed(0);
+const summary = []; // per run: total blocking time and the longest task, µs
 try {
   for (let run = 1; run <= runs; run++) {
     const page = await context.newPage();
@@ -85,6 +86,7 @@ try {
       .sort((a, b) => a.ts - b.ts);
     const long = tasks.filter((t) => t.dur > 50000);
     const tbt = long.reduce((s, t) => s + t.dur - 50000, 0);
+    summary.push({ tbt, longest: Math.max(0, ...tasks.map((t) => t.dur)) });
 
     // the profile's samples with their stacks (trace clock and profile clock are both µs of the same monotonic clock)
     const byId = new Map(profile.nodes.map((n) => [n.id, n]));
@@ -134,6 +136,8 @@ try {
     console.log('wasm trace events off the main thread: ' + (sumBy(wasmEvents.filter((e) => !wasmOnMain.includes(e))).slice(0, 6).map(([n, us]) => `${n} ${ms(us)} ms`).join(', ') || 'none') + '.');
     await page.close();
   }
+  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
+  console.log(`\nsummary: ${route}, ${runs} run(s), CPU ${cpu}x: total blocking time ${summary.map((r) => ms(r.tbt)).join(', ')} ms (median ${ms(median(summary.map((r) => r.tbt)))} ms); longest task ${summary.map((r) => ms(r.longest)).join(', ')} ms (median ${ms(median(summary.map((r) => r.longest)))} ms); load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
 } finally {
   await context.close();
   fs.rmSync(dir, { recursive: true, force: true });
