@@ -508,7 +508,9 @@ export abstract class LabElement extends LitElement {
   private vizObserver: ResizeObserver | null = null;
   private firstChartPending = false;
   /** A new chart box: the observer's first report (after the page's layout) gives its width, and
-   *  the chart is drawn in a task of its own after that, once the numbers are on screen. */
+   *  the chart is drawn in a task of its own after that, once the numbers are on screen. A box that
+   *  is not laid out (a lab in a chapter step not shown yet) reports when it is shown: its chart,
+   *  and its data-rendered, come then. */
   private drawFirstChart(host: HTMLElement) {
     this.vizObserver?.disconnect();
     this.vizBox = host;
