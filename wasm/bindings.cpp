@@ -22,6 +22,8 @@ std::string format_quantity(double value, const std::string& unit) {
   return scalelab::format_quantity(value, unit);
 }
 
+std::string calculator_schema(const std::string& name) { return scalelab::calculator_json(name); }
+
 std::string output_unit(const std::string& calculator, const std::string& name) {
   return scalelab::output_unit(calculator, name);
 }
@@ -33,6 +35,7 @@ EMSCRIPTEN_BINDINGS(scalelab) {
   emscripten::function("evaluateNumbers", &evaluate_numbers_json);
   emscripten::function("sweep", &sweep_json);
   emscripten::function("calculators", &scalelab::calculators_json);
+  emscripten::function("calculator", &calculator_schema);
   emscripten::function("chips", &scalelab::chips_json);
   emscripten::function("models", &scalelab::models_json);
   emscripten::function("formats", &scalelab::formats_json);

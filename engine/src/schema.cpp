@@ -1,5 +1,8 @@
 #include "schema.hpp"
 
+#include "registry.hpp"
+#include "scalelab/engine.hpp"
+
 namespace scalelab {
 namespace {
 
@@ -73,6 +76,11 @@ json calculator_schema_json(const Calculator& c) {
   for (const Output& o : c.outputs) outputs.push_back(output_schema_json(o));
   return {{"name", c.name}, {"title", c.title}, {"chapters", c.chapters}, {"doc", c.doc},
           {"params", params}, {"outputs", outputs}};
+}
+
+std::string calculator_json(std::string_view name) {
+  const Calculator* c = find_calculator(name);
+  return c ? calculator_schema_json(*c).dump() : "null";
 }
 
 }  // namespace scalelab

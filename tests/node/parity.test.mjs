@@ -17,6 +17,19 @@ test('schemas and catalogs are byte-identical', () => {
   assert.equal(engine.models() + '\n', cli(['models']).stdout);
 });
 
+test('calculator(name): the entry calculators() lists for it, in the same bytes; "null" for an unknown name', () => {
+  const all = engine.calculators();
+  const listed = JSON.parse(all).calculators;
+  assert.ok(listed.length > 0);
+  for (const c of listed) {
+    const one = engine.calculator(c.name);
+    assert.deepEqual(JSON.parse(one), c, c.name);
+    assert.ok(all.includes(one), `${c.name}: not the bytes calculators() lists`);
+  }
+  assert.equal(engine.calculator('no-such-calculator'), 'null');
+  assert.equal(engine.calculator(''), 'null');
+});
+
 for (const c of cases()) {
   test(`case ${c.id}`, (t) => {
     const inNative = native.has(c.calculator);

@@ -5,6 +5,8 @@ declare module 'scalelab-engine' {
     evaluateNumbers(name: string, json: string): string;
     sweep(name: string, paramsJson: string, specJson: string): string;
     calculators(): string;
+    /** one calculator's schema (its entry in calculators()), "null" for an unknown name */
+    calculator(name: string): string;
     chips(): string;
     models(): string;
     formats(): string;

@@ -51,21 +51,25 @@ export interface Measurement {
 }
 export interface MeasurementCatalog { about: string; band: { min: number; max: number; why: string }; measurements: Measurement[] }
 export class Engine {
-  readonly schema: Schema;
-  readonly chips: Chip[];
-  /** the model catalog (data/models.json), for labs that pick a model */
-  readonly models: Chip[];
-  /** weight and KV-cache formats (data/formats.json): id, display name, bits per value, source */
-  readonly formats: EngineFormat[];
-  /** published decode speeds (data/measurements.json): the band measured/bound should lie in, and the runs */
-  readonly measurements: MeasurementCatalog;
-  constructor(private readonly m: EngineModule) {
-    this.schema = JSON.parse(m.calculators());
-    this.chips = JSON.parse(m.chips());
-    this.models = JSON.parse(m.models());
-    this.formats = JSON.parse(m.formats());
-    this.measurements = JSON.parse(m.measurements());
+  // The schema and the catalogs are parsed on first use, once per page: building the schema of
+  // every calculator and parsing it is most of an engine start's work (BENCHMARKS.md, "Where a
+  // lab's first load goes"), and a page asks only for what it shows.
+  private parsed = new Map<string, unknown>();
+  private once<T>(name: 'calculators' | 'chips' | 'models' | 'formats' | 'measurements'): T {
+    if (!this.parsed.has(name)) this.parsed.set(name, JSON.parse(this.m[name]()));
+    return this.parsed.get(name) as T;
   }
+  /** every calculator's schema (units, defaults, ranges, docs) */
+  get schema(): Schema { return this.once('calculators'); }
+  /** the chip catalog (data/chips.json) */
+  get chips(): Chip[] { return this.once('chips'); }
+  /** the model catalog (data/models.json), for labs that pick a model */
+  get models(): Chip[] { return this.once('models'); }
+  /** weight and KV-cache formats (data/formats.json): id, display name, bits per value, source */
+  get formats(): EngineFormat[] { return this.once('formats'); }
+  /** published decode speeds (data/measurements.json): the band measured/bound should lie in, and the runs */
+  get measurements(): MeasurementCatalog { return this.once('measurements'); }
+  constructor(private readonly m: EngineModule) {}
   evaluate(name: string, params: unknown, options: EvaluateOptions = {}): Outcome {
     const input = JSON.stringify(params);
     const text = options.steps === false ? this.m.evaluateNumbers(name, input) : this.m.evaluate(name, input);
@@ -79,9 +83,16 @@ export class Engine {
     if (isError(r) && r.error.status === 'internal') console.error(`engine fault in ${name}:`, r.error.message, params);
     return r;
   }
+  /** One calculator's schema: from the whole schema where that is parsed already, else the
+   *  engine builds this one alone (a lab needs only its own). */
   calculator(name: string): CalculatorSchema | undefined {
-    return this.schema.calculators.find((c) => c.name === name);
+    if (!this.schemas.has(name)) {
+      const all = this.parsed.get('calculators') as Schema | undefined;
+      this.schemas.set(name, all ? all.calculators.find((c) => c.name === name) : JSON.parse(this.m.calculator(name)) ?? undefined);
+    }
+    return this.schemas.get(name);
   }
+  private schemas = new Map<string, CalculatorSchema | undefined>();
   format(value: unknown, unit: string): string {
     if (typeof value === 'string') return value;
     if (typeof value === 'boolean') return value ? 'yes' : 'no';

@@ -71,7 +71,8 @@ export async function waitText(page, sel, re) {
  * session: () => ({ server, browser }) of the test file (only needed for roundTrip and chapterAxe).
  */
 export function labHelpers({ element: EL, calculator: CALC, session } = {}) {
-  const ready = (page) => page.waitForSelector(`${EL} .lab-verdict .verdict`);
+  // the lab's first result on screen, chart included: data-rendered is set once the first chart is drawn
+  const ready = (page) => page.waitForSelector(`${EL}[data-rendered] .lab-verdict .verdict`);
   const rendered = (page) => page.locator(EL).getAttribute('data-rendered');
   const settle = (page, b) => page.waitForFunction(([el, b]) => document.querySelector(el).dataset.rendered !== b, [EL, b]);
   const out = (page, name) => page.locator(`${EL} [data-out="${name}"] dd`).innerText();

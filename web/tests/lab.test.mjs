@@ -8,7 +8,7 @@ let server, browser;
 before(async () => { server = await startServer(); browser = await launch(); });
 after(async () => { await browser?.close(); await server?.stop(); });
 const LAB = '/labs/roofline/';
-const ready = (page) => page.waitForSelector('sl-roofline-lab .lab-verdict .verdict');
+const ready = (page) => page.waitForSelector('sl-roofline-lab[data-rendered] .lab-verdict .verdict'); // chart included
 const point = (page) => page.locator('sl-roofline-lab .operating-point circle').first().evaluate((c) => `${c.getAttribute('cx')},${c.getAttribute('cy')}`);
 const rendered = (page) => page.locator('sl-roofline-lab').first().getAttribute('data-rendered');
 async function settle(page, before) {

@@ -48,6 +48,9 @@ Evaluation sweep_request(std::string_view name, std::string_view request_json);
 
 // The registry as JSON: every calculator with its schema (units, defaults, ranges, docs).
 std::string calculators_json();
+// One calculator's schema, the entry calculators_json lists for it; "null" for an unknown name.
+// A page that shows one calculator asks for this instead of building every schema.
+std::string calculator_json(std::string_view name);
 // The catalogs as JSON, and the schema of a chip or model object.
 std::string chips_json();
 std::string models_json();

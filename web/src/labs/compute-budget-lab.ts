@@ -43,14 +43,19 @@ export class ComputeBudgetLab extends LabElement {
   ];
   readonly hint = 'Try this: drag N up with the budget fixed and watch D shrink while the weight memory grows; then load the MoE example.';
   protected readonly hasViz = true;
-  private sizes: { b: number; r: Result | null }[] = [];
+  private sizes: { b: number; bytes: unknown }[] = [];
   private sizesFor: Result | null = null;
   /** keep N·D fixed when N or D moves */
   private fixedBudget = true;
+  /** the product N·D that a drag along the fixed budget keeps: taken when N or D first moves, so
+   *  that rounding the one that follows to readable digits does not drift the budget input by input
+   *  (a drifting budget redrew the curves); let go when anything else changes */
+  private product: number | null = null;
 
   protected applyExtraState(key: string, value: string): boolean {
     if (key !== 'budget') return false;
     this.fixedBudget = value !== 'free';
+    this.product = null;
     return true;
   }
   stateQuery(): string {
@@ -59,17 +64,18 @@ export class ComputeBudgetLab extends LabElement {
   }
 
   protected controlChanged(c: Control, previous: unknown) {
-    if (!this.fixedBudget || (c.path !== 'N' && c.path !== 'D')) return;
+    if (!this.fixedBudget || (c.path !== 'N' && c.path !== 'D')) { this.product = null; return; }
     const other = this.controls.find((x) => x.path === (c.path === 'N' ? 'D' : 'N'))!;
     const now = this.values.get(c.path), o = this.values.get(other.path);
-    if (typeof now !== 'number' || typeof previous !== 'number' || typeof o !== 'number' || now <= 0) return;
-    // the product stays: other' = other · previous / now (rounded to readable digits)
-    this.setValue(other, Number(((o * previous) / now).toPrecision(4)));
+    if (typeof now !== 'number' || typeof previous !== 'number' || typeof o !== 'number' || now <= 0) { this.product = null; return; }
+    // the product stays: other' = (other · previous) / now, rounded to readable digits
+    this.product ??= o * previous;
+    this.setValue(other, Number((this.product / now).toPrecision(4)));
   }
 
   protected renderExtraControls(): TemplateResult {
     return html`<div class="control check" data-key="budget">
-      <input type="checkbox" id="cb-fixed" .checked=${this.fixedBudget} @change=${(e: Event) => { this.fixedBudget = (e.target as HTMLInputElement).checked; this.schedule(); }}>
+      <input type="checkbox" id="cb-fixed" .checked=${this.fixedBudget} @change=${(e: Event) => { this.fixedBudget = (e.target as HTMLInputElement).checked; this.product = null; this.schedule(); }}>
       <label for="cb-fixed">Keep the budget fixed: moving N moves D the other way (and back)</label>
     </div>
     <div class="control" data-key="moe-example">
@@ -81,25 +87,27 @@ export class ComputeBudgetLab extends LabElement {
       const c = this.controls.find((x) => x.path === k)!;
       this.setValue(c, v);
     }
+    this.product = null;
     this.schedule();
   }
 
-  private evalWith(extra: Record<string, unknown>): Result | null {
-    const r = this.engine!.evaluate(this.calculator, { ...this.params(), ...extra }, { steps: false });
-    return isError(r) ? null : r;
+  /** the weight memory at each byte size the chapter compares: one engine sweep */
+  private weightBytesBySize(): { b: number; bytes: unknown }[] {
+    const s = this.engine!.sweep(this.calculator, this.params(), { x: { param: 'bytes_per_param', values: BYTE_SIZES }, outputs: ['weight_bytes'] });
+    return BYTE_SIZES.map((b, i) => ({ b, bytes: isError(s) ? null : s.outputs.weight_bytes[i] }));
   }
 
   protected renderVerdict(r: Result) {
     const o = r.outputs;
     const f = (v: unknown, u: string) => this.engine!.format(v, u);
-    if (this.sizesFor !== r) { this.sizes = BYTE_SIZES.map((b) => ({ b, r: this.evalWith({ bytes_per_param: b }) })); this.sizesFor = r; }
+    if (this.sizesFor !== r) { this.sizes = this.weightBytesBySize(); this.sizesFor = r; }
     const sizes = this.sizes;
     return html`<p class="verdict">A budget of <strong>${this.fmt('train_flops')}</strong>
       (${f(o.flops_per_param_per_token, '')} × N × D)
       ${o.t_s == null ? html`— this chip has no bf16 rate in the catalog, so no time` : html`takes <strong>${this.fmt('t_s')}</strong> at this chip's peak`}.
       The weights fill ${this.fmt('weight_bytes')}${o.weight_read_s == null ? nothing : html` and take ${this.fmt('weight_read_s')} to read once`}.</p>
       <p class="cb-sizes" data-out="weight_bytes_by_size">Weight memory at
-        ${sizes.map((s, i) => html`${i ? ', ' : ''}${s.b} byte${s.b > 1 ? 's' : ''}/param: <strong>${s.r ? f(s.r.outputs.weight_bytes, 'bytes') : '—'}</strong>`)}.</p>`;
+        ${sizes.map((s, i) => html`${i ? ', ' : ''}${s.b} byte${s.b > 1 ? 's' : ''}/param: <strong>${f(s.bytes, 'bytes')}</strong>`)}.</p>`;
   }
 
   protected renderOutputs(r: Result) {
@@ -124,8 +132,11 @@ export class ComputeBudgetLab extends LabElement {
     // to the decade of the current N; a drag inside it keeps the curves and moves the marker
     const bkey = JSON.stringify([budget.toPrecision(3), per, r.inputs.checkpointing]); // D follows N rounded to 4 digits
     if (bkey !== this.optKey) { this.opt = this.optima(budget, per, r.inputs.checkpointing); this.optKey = bkey; }
-    const d0 = Math.min(Math.floor(Math.log10(this.opt[0])) - 3, Math.floor(Math.log10(Nc)));
-    const d1 = Math.max(Math.ceil(Math.log10(this.opt[1])) + 3, Math.ceil(Math.log10(Nc)));
+    // on the same budget the range only widens: an N that left it and came back redraws nothing
+    const drawn = this.range?.bkey === bkey ? this.range : null;
+    const d0 = Math.min(Math.floor(Math.log10(this.opt[0])) - 3, Math.floor(Math.log10(Nc)), drawn?.d0 ?? Infinity);
+    const d1 = Math.max(Math.ceil(Math.log10(this.opt[1])) + 3, Math.ceil(Math.log10(Nc)), drawn?.d1 ?? -Infinity);
+    this.range = { bkey, d0, d1 };
     const key = JSON.stringify([bkey, d0, d1]);
     const describe = (bi: number, bc: number) => `At this budget (${f(budget, 'FLOPs')}) the invented curve is lowest near N = ${f(bi, 'count')}, the Chinchilla fit near N = ${f(bc, 'count')}. This configuration, N = ${f(Nc, 'count')}, gives loss ${f(here.loss, '')} on the ${String(o.curve)} curve. The invented curve's constants are made up for teaching.`;
     if (key === this.curveKey && this.chart && host.contains(this.chart) && this.moveMarker(here)) {
@@ -172,6 +183,7 @@ export class ComputeBudgetLab extends LabElement {
     this.curveKey = key;
   }
 
+  private range: { bkey: string; d0: number; d1: number } | null = null;
   private optKey = '';
   private opt: [number, number] = [1, 1];
   /** the smallest and largest N at which the two curves bottom out on this budget line (coarse scan) */

@@ -109,9 +109,14 @@ export abstract class LabElement extends LitElement {
   protected renderExtraControls(): TemplateResult | typeof nothing { return nothing; }
 
   // ------------------------------------------------------------ setup
+  // The first load is cut into tasks (engine start; schema and controls; first numbers and
+  // Lit's first render; first chart), none of them long enough to hold up a reader's input
+  // for long: in one task they blocked the page for ~1 s on a slow phone (BENCHMARKS.md).
   private async start() {
-    [this.engine] = await Promise.all([getEngine(), this.hasViz ? loadPlot() : null]);
-    const calc = this.engine.calculator(this.calculator);
+    const [engine] = await Promise.all([getEngine(), this.hasViz ? loadPlot() : null]);
+    await nextTask();
+    this.engine = engine;
+    const calc = engine.calculator(this.calculator);
     if (!calc) { this.notice = [`This lab needs the engine's "${this.calculator}" calculator, which this build lacks.`]; this.requestUpdate(); return; }
     this.controls = this.controlSpecs.map((s) => this.buildControl(s));
     this.resetToDefaults();
@@ -119,7 +124,15 @@ export abstract class LabElement extends LitElement {
     const fromAttr = this.dataset.state ? this.parseStateAttr(this.dataset.state) : null;
     const state = fromUrl ?? fromAttr;
     if (state && [...state.keys()].length) this.applyState(state);
+    await nextTask();
+    this.renderInNewTask = true;
     this.evaluateNow();
+  }
+  /** the first numbers' render (every control, the chip list) in a task after their evaluation */
+  private renderInNewTask = false;
+  protected override async scheduleUpdate() {
+    if (this.renderInNewTask) { this.renderInNewTask = false; await nextTask(); }
+    super.scheduleUpdate();
   }
 
   /** A bound the engine's schema declares for a parameter path: the web repeats no range. */
@@ -489,35 +502,49 @@ export abstract class LabElement extends LitElement {
   }
 
   protected updated() {
-    if (this.result && this.hasViz) {
-      const host = this.querySelector<HTMLElement>('.lab-viz');
-      if (host && host.dataset.renders !== String(this.renders)) {
-        host.dataset.renders = String(this.renders);
-        this.watchVizWidth(host);
-        this.drawViz(this.result, host);
-      }
-    }
     // only the derivation's formulas can overflow sideways: measured when it changes, not per input
     if (this.stepsMarkup !== this.overflowChecked) { this.overflowChecked = this.stepsMarkup; focusableOverflow(this); }
+    if (this.result && this.hasViz) {
+      const host = this.querySelector<HTMLElement>('.lab-viz');
+      if (host && host !== this.vizBox) this.drawFirstChart(host);
+      if (this.firstChartPending) return; // data-rendered is set once the chart is drawn
+      if (host && host.dataset.renders !== String(this.renders)) this.drawChart(host);
+    }
     this.dataset.rendered = String(this.renders);
   }
   private overflowChecked = '';
+  private drawChart(host: HTMLElement) {
+    host.dataset.renders = String(this.renders);
+    this.drawViz(this.result!, host);
+  }
 
-  /** The chart box's width, kept by a ResizeObserver: drawViz reads no layout on the hot path
-   *  (a read after Lit's writes would force a layout of the whole page on every input). */
+  /** The chart box's width, kept by a ResizeObserver: drawViz reads no layout (a read after Lit's
+   *  writes would force a layout of the whole page, on every input and at the first chart). */
   private vizBox: HTMLElement | null = null;
   private vizBoxWidth = 0;
   private vizObserver: ResizeObserver | null = null;
-  private watchVizWidth(host: HTMLElement) {
-    if (this.vizBox === host) return;
+  private firstChartPending = false;
+  /** A new chart box: the observer's first report (after the page's layout) gives its width, and
+   *  the chart is drawn in a task of its own after that, once the numbers are on screen. A box that
+   *  is not laid out (a lab in a chapter step not shown yet) reports when it is shown: its chart,
+   *  and its data-rendered, come then. */
+  private drawFirstChart(host: HTMLElement) {
     this.vizObserver?.disconnect();
     this.vizBox = host;
-    this.vizBoxWidth = host.clientWidth; // once, when the box first appears
+    this.firstChartPending = true;
+    let reported = false;
     this.vizObserver = new ResizeObserver(() => {
       const w = host.clientWidth; // layout is fresh when a ResizeObserver reports
-      if (w === this.vizBoxWidth) return;
+      if (reported && w === this.vizBoxWidth) return;
       this.vizBoxWidth = w;
-      if (this.result) this.drawViz(this.result, host); // a wider or narrower page: redraw for it
+      if (reported) { if (this.result && !this.firstChartPending) this.drawChart(host); return; } // a wider or narrower page: redraw for it
+      reported = true;
+      void nextTask().then(() => {
+        if (this.vizBox !== host) return;
+        this.firstChartPending = false;
+        if (this.result) this.drawChart(host);
+        this.dataset.rendered = String(this.renders);
+      });
     });
     this.vizObserver.observe(host);
   }
@@ -551,6 +578,14 @@ export abstract class LabElement extends LitElement {
       ${this.hasAttribute('data-url-state') ? nothing : html`<p class="lab-link"><a href=${`/labs/${this.dataset.lab ?? this.calculator}/${q ? '?' + q : ''}`}>Open this lab on its own page</a> (the settings come along)</p>`}
     </div>`;
   }
+}
+
+/** Resolve in a new task (scheduler.yield where the browser has it), so that the work after it
+ *  is not part of the task before: the page can paint and answer input in between. */
+export function nextTask(): Promise<void> {
+  const s = (globalThis as { scheduler?: { yield?: () => Promise<void> } }).scheduler;
+  if (s?.yield) return s.yield();
+  return new Promise((resolve) => setTimeout(resolve, 0));
 }
 
 /** A choice's values with the engine's names for people (schema `choice_titles`: "GGUF Q4_K_M"
