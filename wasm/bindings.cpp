@@ -23,6 +23,7 @@ std::string format_quantity(double value, const std::string& unit) {
 }
 
 std::string calculator_schema(const std::string& name) { return scalelab::calculator_json(name); }
+std::string object_fields(const std::string& kind) { return scalelab::object_fields_json(kind); }
 
 std::string output_unit(const std::string& calculator, const std::string& name) {
   return scalelab::output_unit(calculator, name);
@@ -36,6 +37,7 @@ EMSCRIPTEN_BINDINGS(scalelab) {
   emscripten::function("sweep", &sweep_json);
   emscripten::function("calculators", &scalelab::calculators_json);
   emscripten::function("calculator", &calculator_schema);
+  emscripten::function("objectFields", &object_fields);
   emscripten::function("chips", &scalelab::chips_json);
   emscripten::function("models", &scalelab::models_json);
   emscripten::function("formats", &scalelab::formats_json);

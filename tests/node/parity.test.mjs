@@ -30,6 +30,18 @@ test('calculator(name): the entry calculators() lists for it, in the same bytes;
   assert.equal(engine.calculator(''), 'null');
 });
 
+test('objectFields(kind): the chip_fields and model_fields calculators() lists, in the same bytes; "null" for another kind', () => {
+  const all = engine.calculators();
+  const schema = JSON.parse(all);
+  for (const kind of ['chip', 'model']) {
+    const one = engine.objectFields(kind);
+    assert.deepEqual(JSON.parse(one), schema[`${kind}_fields`], kind);
+    assert.ok(JSON.parse(one).length > 3, `${kind}: has fields`);
+    assert.ok(all.includes(`"${kind}_fields":${one}`), `${kind}: not the bytes calculators() lists`);
+  }
+  for (const kind of ['', 'chips', 'decode']) assert.equal(engine.objectFields(kind), 'null');
+});
+
 for (const c of cases()) {
   test(`case ${c.id}`, (t) => {
     const inNative = native.has(c.calculator);

@@ -7,6 +7,8 @@ declare module 'scalelab-engine' {
     calculators(): string;
     /** one calculator's schema (its entry in calculators()), "null" for an unknown name */
     calculator(name: string): string;
+    /** the schema of a chip ("chip") or model ("model") object: calculators()'s chip_fields / model_fields */
+    objectFields(kind: string): string;
     chips(): string;
     models(): string;
     formats(): string;

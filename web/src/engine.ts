@@ -1,7 +1,7 @@
 // The one engine (C++ → WebAssembly), loaded once on first use. Every number on the page
 // comes through here; the web code holds no formula and no range.
 import type { EngineModule } from 'scalelab-engine';
-import type { CalculatorSchema, OutputSchema, Schema } from './generated/schema';
+import type { CalculatorSchema, OutputSchema, ParamSchema, Schema } from './generated/schema';
 
 export interface Step { label: string; formula: string; substituted: string; value: number; unit: string }
 export interface Result {
@@ -93,6 +93,16 @@ export class Engine {
     return this.schemas.get(name);
   }
   private schemas = new Map<string, CalculatorSchema | undefined>();
+  /** The fields of a chip or model object (the custom chip, chip_overrides, model_overrides):
+   *  from the whole schema where that is parsed already, else built alone. */
+  objectFields(kind: 'chip' | 'model'): ParamSchema[] {
+    if (!this.fields.has(kind)) {
+      const all = this.parsed.get('calculators') as Schema | undefined;
+      this.fields.set(kind, all ? all[`${kind}_fields`] : JSON.parse(this.m.objectFields(kind)));
+    }
+    return this.fields.get(kind)!;
+  }
+  private fields = new Map<string, ParamSchema[]>();
   format(value: unknown, unit: string): string {
     if (typeof value === 'string') return value;
     if (typeof value === 'boolean') return value ? 'yes' : 'no';

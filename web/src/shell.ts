@@ -130,7 +130,7 @@ async function openCustomChip(select: HTMLSelectElement, previous: string) {
   const engine = await getEngine();
   const baseId = previous === 'custom' ? DEFAULT_CHIP : previous;
   const start = (customChip() ?? engine.chips.find((c) => c.id === baseId) ?? engine.chips[0]) as Record<string, unknown>;
-  const fields = chipFormFields(engine.schema.chip_fields);
+  const fields = chipFormFields(engine.objectFields('chip'));
   dialog.innerHTML = `<form method="dialog" class="custom-chip-form" novalidate>
 <h2 id="custom-chip-title">Custom chip</h2>
 <p class="hint">Start from a catalog chip and change what you like. Leave a field empty if the chip lacks it. The engine checks every value.</p>

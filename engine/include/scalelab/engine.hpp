@@ -51,6 +51,9 @@ std::string calculators_json();
 // One calculator's schema, the entry calculators_json lists for it; "null" for an unknown name.
 // A page that shows one calculator asks for this instead of building every schema.
 std::string calculator_json(std::string_view name);
+// The schema of a chip or a model object (`kind` "chip" or "model"), as calculators_json lists it
+// under chip_fields / model_fields; "null" for any other kind.
+std::string object_fields_json(std::string_view kind);
 // The catalogs as JSON, and the schema of a chip or model object.
 std::string chips_json();
 std::string models_json();

@@ -154,7 +154,7 @@ export abstract class LabElement extends LitElement {
         const def = d == null ? null : Array.isArray(d) ? d[Number(r)] : d[r];
         p = { ...p.fields[0], name: r, default: def ?? null };
       } else if (p && p.type === 'overrides') {
-        const fields = (p as ParamSchema & { overrides_of?: string }).overrides_of === 'model' ? this.engine!.schema.model_fields : this.engine!.schema.chip_fields;
+        const fields = (p as ParamSchema & { overrides_of?: string }).overrides_of === 'model' ? this.engine!.objectFields('model') : this.engine!.objectFields('chip');
         p = fields.find((x) => x.name === r);
       } else p = p?.fields?.find((x) => x.name === r);
     }
@@ -479,7 +479,7 @@ export abstract class LabElement extends LitElement {
       <label for=${`${this.uid}-chip`}>${this.technical ? html`<span class="c-name">chip</span> the chip (this lab only)` : 'Chip (this lab only)'}</label>
       <select id=${`${this.uid}-chip`} @change=${(e: Event) => this.onChip(e)} aria-invalid=${err ? 'true' : 'false'} aria-describedby=${`${this.uid}-chip-err`}>
         <option value="" ?selected=${!this.chipOverride}>Same as the page: ${globalName}</option>
-        ${groupChips(this.engine.chips, this.engine.schema.chip_fields).map((g) => html`<optgroup label=${g.title}>${g.chips.map((c) => html`<option value=${c.id} ?selected=${this.chipOverride === c.id}>${c.name}</option>`)}</optgroup>`)}
+        ${groupChips(this.engine.chips, this.engine.objectFields('chip')).map((g) => html`<optgroup label=${g.title}>${g.chips.map((c) => html`<option value=${c.id} ?selected=${this.chipOverride === c.id}>${c.name}</option>`)}</optgroup>`)}
         ${custom ? html`<option value="custom" ?selected=${this.chipOverride === 'custom'}>Custom: ${String(custom.name ?? 'chip')}</option>` : nothing}
       </select>
       <span class="field-error" id=${`${this.uid}-chip-err`} role="alert">${err ?? ''}</span>
