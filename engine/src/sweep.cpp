@@ -253,12 +253,19 @@ void check_base(const Calculator& calc, json base, const Spec& spec) {
 // One point: the outputs as a numbers-only evaluate gives them (canonical, declared).
 json point_outputs(const Calculator& calc, const json& input, json& warnings) {
   Args args(calc, input);
-  Result result;
+  Result result(calc.outputs);
   result.record_steps = false;
   calc.compute(args, result);
-  canonicalise(result.outputs, calc.name);
+  result.outputs.check(calc.name);
+  json row = json::object();
+  auto& members = row.get_ref<json::object_t&>();
+  for (std::size_t i = 0; i < result.outputs.size(); ++i) {
+    json value = result.outputs.at(i);
+    canonicalise(value, calc.name, calc.outputs[i].name);
+    members.emplace_back(calc.outputs[i].name, std::move(value));
+  }
   for (auto& w : result.warnings) warnings.push_back(std::move(w));
-  return declared(calc, std::move(result.outputs));
+  return row;
 }
 
 class Collector {
@@ -316,7 +323,7 @@ class Collector {
     return {{"param", axis.param}, {"values", values}};
   }
 
-  // Every row holds the declared outputs in declaration order (declared() writes them so), so
+  // Every row holds the declared outputs in declaration order (point_outputs writes them so), so
   // an output is read by its position rather than searched for by name.
   std::size_t declared_index(const std::string& name) const {
     auto it = std::find_if(calc_.outputs.begin(), calc_.outputs.end(), [&](const Output& o) { return o.name == name; });
