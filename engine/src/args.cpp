@@ -3,6 +3,7 @@
 #include <cmath>
 #include <algorithm>
 #include <cctype>
+#include <utility>
 
 #include "errors.hpp"
 #include "format.hpp"
@@ -199,16 +200,31 @@ Args::Args(const Calculator& calc, const json& input) {
   for (auto it = input.begin(); it != input.end(); ++it) given_.push_back(it.key());
   values_ = validate_object(calc.params, input, "", true);
   if (values_.contains("chip")) {
-    json overrides = values_.value("chip_overrides", json());
-    chip_ = shared_chip(values_["chip"], overrides);
+    resolve_chip();
   } else if (values_.contains("chip_overrides")) {
     throw InputError("chip_overrides", "needs a chip to override");
   }
   if (values_.contains("model")) {
-    json overrides = values_.value("model_overrides", json());
-    model_ = shared_model(values_["model"], overrides);
+    resolve_model();
   } else if (values_.contains("model_overrides")) {
     throw InputError("model_overrides", "needs a model to override");
+  }
+}
+
+void Args::resolve_chip() { chip_ = shared_chip(values_["chip"], values_.value("chip_overrides", json())); }
+void Args::resolve_model() { model_ = shared_model(values_["model"], values_.value("model_overrides", json())); }
+
+void Args::set_number(const Param& p, const std::vector<std::string>& path, const std::string& dotted, double value) {
+  json checked = validate_value(p, json(value), dotted);
+  json* at = &values_;
+  for (const std::string& key : path) at = &at->at(key);
+  json previous = std::exchange(*at, std::move(checked));
+  try {
+    if (path.front() == "chip_overrides") resolve_chip();
+    if (path.front() == "model_overrides") resolve_model();
+  } catch (...) {
+    *at = std::move(previous);
+    throw;
   }
 }
 

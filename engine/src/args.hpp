@@ -35,11 +35,21 @@ class Args {
   bool has_model() const { return model_ != nullptr; }
   double dtype(const std::string& name) const { return dtype_bytes(str(name)); }
 
+  // Sets the numeric parameter at `path` ({"batch"}, {"matmul", "B"}, {"chip_overrides",
+  // "hbm_bytes"}), which these Args already hold, to `value`: validated against `p` as the
+  // constructor validates it (the same message, naming `dotted`), and the chip or model resolved
+  // again when the path is inside its overrides. A sweep point changes its swept values this way
+  // instead of validating every parameter again. On a refusal nothing has changed.
+  void set_number(const Param& p, const std::vector<std::string>& path, const std::string& dotted, double value);
+
  private:
   json values_;
   std::vector<std::string> given_;  // the keys the caller gave
   std::shared_ptr<const Chip> chip_;   // a catalog chip without overrides is shared, resolved once
   std::shared_ptr<const Model> model_;
+
+  void resolve_chip();
+  void resolve_model();
 };
 
 // Validates one value against its Param; `path` names it in errors ("matmul.B").
