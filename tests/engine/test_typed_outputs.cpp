@@ -5,7 +5,12 @@
 // left out, non-finite) stay engine faults.
 #include <gtest/gtest.h>
 
+#include <array>
+#include <charconv>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <random>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -13,6 +18,7 @@
 
 #include "args.hpp"
 #include "errors.hpp"
+#include "format.hpp"
 #include "json_text.hpp"
 #include "pipeline.hpp"
 #include "registry.hpp"
@@ -146,6 +152,57 @@ TEST(TypedOutputs, UndeclaredLeftOutOrNonFiniteOutputsAreEngineFaults) {
   scalelab::Outputs infinite(declared);
   infinite.set("t_s", json(std::numeric_limits<double>::infinity()));
   EXPECT_EQ(fault(infinite), "non-finite result in test (t_s)");
+}
+
+// canonical() rounds by exact arithmetic where it can; the reference here is the rounding it
+// replaced: the value printed to 15 significant digits and read back.
+double rounded_exactly(double value) {
+  std::array<char, 64> buf{};
+  auto written = std::to_chars(buf.data(), buf.data() + buf.size(), value, std::chars_format::general, 15);
+  double rounded = value;
+  std::from_chars(buf.data(), written.ptr, rounded);
+  return rounded;
+}
+
+bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+// Random finite doubles of every exponent and of every decade results use, doubles read from
+// 16-digit decimals ending in 5 (the halfway points of 15-digit rounding) and their neighbours,
+// and exact halves, where a rounding by arithmetic could go the wrong way.
+TEST(TypedOutputs, CanonicalRoundsTo15DigitsAsPrintingAndReadingBackDoes) {
+  std::mt19937_64 random(12);
+  int mismatches = 0;
+  auto check = [&](double v) {
+    if (!std::isfinite(v) || v == 0 || std::fabs(v) > 1e300) return;
+    if (!same_bits(scalelab::canonical(v), rounded_exactly(v)) && ++mismatches <= 5) {
+      ADD_FAILURE() << "canonical(" << std::hexfloat << v << ") differs";
+    }
+  };
+  for (int i = 0; i < 200000; ++i) {
+    std::uint64_t bits = random();
+    double v;
+    std::memcpy(&v, &bits, sizeof v);
+    check(v);
+  }
+  std::uniform_int_distribution<std::int64_t> mantissa(100000000000000, 999999999999999);
+  std::uniform_int_distribution<int> exponent(-30, 30);
+  for (int i = 0; i < 100000; ++i) {
+    std::string text = std::to_string(mantissa(random)) + "5e" + std::to_string(exponent(random));
+    double v = std::strtod(text.c_str(), nullptr);
+    for (double w : {v, std::nextafter(v, 0.0), std::nextafter(v, 1e308), -v}) check(w);
+  }
+  std::uniform_real_distribution<double> unit(0, 1);
+  for (int i = 0; i < 100000; ++i) check(unit(random) * std::pow(10.0, exponent(random)) / 3.0);
+  // Every magnitude results hold, spread evenly over the decades from 1e-9 to 1e16.
+  std::uniform_real_distribution<double> decades(-9, 16);
+  for (int i = 0; i < 300000; ++i) check(std::pow(10.0, decades(random)));
+  // Exact halves at the 16th digit (a 14-digit integer and a quarter): ties, which round to even.
+  std::uniform_int_distribution<std::int64_t> fourteen(10000000000000, 99999999999999);
+  for (int i = 0; i < 50000; ++i) {
+    double k = static_cast<double>(fourteen(random));
+    for (double w : {k + 0.25, k + 0.75, (k + 0.25) / 1024, (k + 0.75) * 1e-6}) check(w);
+  }
+  EXPECT_EQ(mismatches, 0);
 }
 
 }  // namespace
