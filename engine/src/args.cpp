@@ -211,8 +211,37 @@ Args::Args(const Calculator& calc, const json& input) {
   }
 }
 
-void Args::resolve_chip() { chip_ = shared_chip(values_["chip"], values_.value("chip_overrides", json())); }
-void Args::resolve_model() { model_ = shared_model(values_["model"], values_.value("model_overrides", json())); }
+namespace {
+
+// The last chip (or model) this thread resolved, with what it was resolved from. A lab asks again
+// and again with the same chip object or overrides, and resolving them builds and parses the
+// merged object anew; a catalog id without overrides is shared by the catalog itself.
+template <typename T>
+struct LastResolved {
+  json value, overrides;
+  std::shared_ptr<const T> resolved;
+};
+
+template <typename T, typename Resolve>
+std::shared_ptr<const T> resolved_as_last_time(LastResolved<T>& last, const json& value, const json& overrides,
+                                               Resolve resolve) {
+  if (last.resolved && last.value == value && last.overrides == overrides) return last.resolved;
+  std::shared_ptr<const T> resolved = resolve(value, overrides);
+  last = {value, overrides, resolved};
+  return resolved;
+}
+
+}  // namespace
+
+void Args::resolve_chip() {
+  thread_local LastResolved<Chip> last;
+  chip_ = resolved_as_last_time(last, values_["chip"], values_.value("chip_overrides", json()), shared_chip);
+}
+
+void Args::resolve_model() {
+  thread_local LastResolved<Model> last;
+  model_ = resolved_as_last_time(last, values_["model"], values_.value("model_overrides", json()), shared_model);
+}
 
 void Args::set_number(const Param& p, const std::vector<std::string>& path, const std::string& dotted, double value) {
   json checked = validate_value(p, json(value), dotted);
