@@ -7,12 +7,12 @@
 namespace scalelab {
 namespace {
 
-// Printable ASCII other than '"' and '\\': written as it is by dump, so by us too.
+// Printable ASCII other than '"' and '\\': written as it is by dump, so by us too. Nearly every
+// string is, so every byte is looked at without an early exit (the loop vectorises).
 bool plain_ascii(const std::string& s) {
-  for (unsigned char c : s) {
-    if (c < 0x20 || c > 0x7e || c == '"' || c == '\\') return false;
-  }
-  return true;
+  unsigned char special = 0;
+  for (unsigned char c : s) special |= static_cast<unsigned char>((c < 0x20) | (c > 0x7e) | (c == '"') | (c == '\\'));
+  return special == 0;
 }
 
 template <typename Integer>
