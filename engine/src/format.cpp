@@ -228,6 +228,11 @@ std::string plain(double value) {
     split_exponent(value, 6, mantissa, exponent);
     return mantissa + "e" + std::to_string(exponent);
   }
+  // A whole number under a million (a batch, a chip count, a context) is its digits, as "%.10g"
+  // prints it; only -0 keeps its sign there.
+  if (std::floor(value) == value && !(value == 0 && std::signbit(value))) {
+    return std::to_string(static_cast<std::int64_t>(value));
+  }
   return printf_g(value, 10);
 }
 

@@ -9,6 +9,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <random>
 #include <limits>
@@ -203,6 +204,22 @@ TEST(TypedOutputs, CanonicalRoundsTo15DigitsAsPrintingAndReadingBackDoes) {
     for (double w : {k + 0.25, k + 0.75, (k + 0.25) / 1024, (k + 0.75) * 1e-6}) check(w);
   }
   EXPECT_EQ(mismatches, 0);
+}
+
+// plain() writes a whole number under a million as its digits; the reference is "%.10g".
+TEST(TypedOutputs, PlainWritesWholeNumbersAsPrintfDoes) {
+  for (double v : {0.0, -0.0, 1.0, -1.0, 7.0, 32.0, 4096.0, 131072.0, 999999.0, -999999.0, 0.5, 1e-4, 12.25}) {
+    std::array<char, 64> buf{};
+    std::snprintf(buf.data(), buf.size(), "%.10g", v);
+    EXPECT_EQ(scalelab::plain(v), std::string(buf.data())) << v;
+  }
+  for (int n = -2000; n <= 2000000; n += 7) {
+    double v = n;
+    if (std::fabs(v) >= 1e6) continue;
+    std::array<char, 64> buf{};
+    std::snprintf(buf.data(), buf.size(), "%.10g", v);
+    ASSERT_EQ(scalelab::plain(v), std::string(buf.data())) << v;
+  }
 }
 
 }  // namespace
