@@ -257,35 +257,30 @@ void Args::set_number(const Param& p, const std::vector<std::string>& path, cons
   }
 }
 
-bool Args::has(const std::string& name) const { return values_.contains(name); }
-bool Args::given(const std::string& name) const {
+bool Args::has(std::string_view name) const { return values_.contains(name); }
+bool Args::given(std::string_view name) const {
   return std::find(given_.begin(), given_.end(), name) != given_.end();
 }
 
-double Args::num(const std::string& name) const {
-  if (!values_.contains(name)) throw InputError(name, "is required");
-  return values_.at(name).get<double>();
+const json& Args::value_of(std::string_view name) const {
+  auto it = values_.find(name);
+  if (it == values_.end()) throw InputError(std::string(name), "is required");
+  return *it;
 }
 
-std::optional<double> Args::num_if(const std::string& name) const {
-  if (!values_.contains(name)) return std::nullopt;
-  return values_.at(name).get<double>();
+double Args::num(std::string_view name) const { return value_of(name).get<double>(); }
+
+std::optional<double> Args::num_if(std::string_view name) const {
+  auto it = values_.find(name);
+  if (it == values_.end()) return std::nullopt;
+  return it->get<double>();
 }
 
-std::string Args::str(const std::string& name) const {
-  if (!values_.contains(name)) throw InputError(name, "is required");
-  return values_.at(name).get<std::string>();
-}
+const std::string& Args::str(std::string_view name) const { return value_of(name).get_ref<const std::string&>(); }
 
-bool Args::flag(const std::string& name) const {
-  if (!values_.contains(name)) throw InputError(name, "is required");
-  return values_.at(name).get<bool>();
-}
+bool Args::flag(std::string_view name) const { return value_of(name).get<bool>(); }
 
-const json& Args::raw(const std::string& name) const {
-  if (!values_.contains(name)) throw InputError(name, "is required");
-  return values_.at(name);
-}
+const json& Args::raw(std::string_view name) const { return value_of(name); }
 
 const Chip& Args::chip() const {
   if (!chip_) throw InputError("chip", "is required: a catalog id or a chip object");

@@ -4,6 +4,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "catalog.hpp"
@@ -22,18 +23,19 @@ class Args {
   const json& values() const { return values_; }
   // The validated values, moved out (the last use of these Args).
   json take_values() && { return std::move(values_); }
-  bool has(const std::string& name) const;    // given, or has a default
-  bool given(const std::string& name) const;  // given by the caller
-  double num(const std::string& name) const;
-  std::optional<double> num_if(const std::string& name) const;
-  std::string str(const std::string& name) const;
-  bool flag(const std::string& name) const;
-  const json& raw(const std::string& name) const;
+  // Looked up by a name the calculator spells out: a string_view, so that a literal builds no string.
+  bool has(std::string_view name) const;    // given, or has a default
+  bool given(std::string_view name) const;  // given by the caller
+  double num(std::string_view name) const;
+  std::optional<double> num_if(std::string_view name) const;
+  const std::string& str(std::string_view name) const;
+  bool flag(std::string_view name) const;
+  const json& raw(std::string_view name) const;
   const Chip& chip() const;
   const Model& model() const;
   bool has_chip() const { return chip_ != nullptr; }
   bool has_model() const { return model_ != nullptr; }
-  double dtype(const std::string& name) const { return dtype_bytes(str(name)); }
+  double dtype(std::string_view name) const { return dtype_bytes(str(name)); }
 
   // Sets the numeric parameter at `path` ({"batch"}, {"matmul", "B"}, {"chip_overrides",
   // "hbm_bytes"}), which these Args already hold, to `value`: validated against `p` as the
@@ -48,6 +50,7 @@ class Args {
   std::shared_ptr<const Chip> chip_;   // a catalog chip without overrides is shared, resolved once
   std::shared_ptr<const Model> model_;
 
+  const json& value_of(std::string_view name) const;  // InputError "is required" when absent
   void resolve_chip();
   void resolve_model();
 };
