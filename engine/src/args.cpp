@@ -3,7 +3,6 @@
 #include <cmath>
 #include <algorithm>
 #include <cctype>
-#include <utility>
 
 #include "errors.hpp"
 #include "format.hpp"
@@ -247,14 +246,12 @@ void Args::set_number(const Param& p, const std::vector<std::string>& path, cons
   json checked = validate_value(p, json(value), dotted);
   json* at = &values_;
   for (const std::string& key : path) at = &at->at(key);
-  json previous = std::exchange(*at, std::move(checked));
-  try {
-    if (path.front() == "chip_overrides") resolve_chip();
-    if (path.front() == "model_overrides") resolve_model();
-  } catch (...) {
-    *at = std::move(previous);
-    throw;
-  }
+  *at = std::move(checked);
+}
+
+void Args::resolve_again() {
+  if (chip_) resolve_chip();
+  if (model_) resolve_model();
 }
 
 bool Args::has(std::string_view name) const { return values_.contains(name); }

@@ -39,10 +39,13 @@ class Args {
 
   // Sets the numeric parameter at `path` ({"batch"}, {"matmul", "B"}, {"chip_overrides",
   // "hbm_bytes"}), which these Args already hold, to `value`: validated against `p` as the
-  // constructor validates it (the same message, naming `dotted`), and the chip or model resolved
-  // again when the path is inside its overrides. A sweep point changes its swept values this way
-  // instead of validating every parameter again. On a refusal nothing has changed.
+  // constructor validates it (the same message, naming `dotted`); on a refusal nothing changes.
+  // A sweep point changes its swept values this way instead of validating every parameter again.
+  // After a change inside the chip's or model's overrides, call resolve_again.
   void set_number(const Param& p, const std::vector<std::string>& path, const std::string& dotted, double value);
+  // Resolves the chip and the model from the values now held, as the constructor does after
+  // validating every parameter.
+  void resolve_again();
 
  private:
   json values_;

@@ -260,7 +260,10 @@ std::vector<const Axis*> in_schema_order(const Spec& spec) {
 class PointArgs {
  public:
   PointArgs(const Calculator& calc, const json& base, const Spec& spec)
-      : calc_(calc), spec_(spec), input_(base), axes_(in_schema_order(spec)) {
+      : calc_(calc), spec_(spec), input_(base), axes_(in_schema_order(spec)),
+        in_overrides_(std::any_of(axes_.begin(), axes_.end(), [](const Axis* a) {
+          return a->path.front() == "chip_overrides" || a->path.front() == "model_overrides";
+        })) {
     set_all(spec.x.values.front(), spec.y ? spec.y->values.front() : 0);
     try {
       args_.emplace(calc, input_);
@@ -276,7 +279,9 @@ class PointArgs {
       args_.emplace(calc_, input_);
       return *args_;
     }
+    // As the constructor: every swept value validated first, then the chip and model resolved.
     for (const Axis* axis : axes_) args_->set_number(*axis->schema, axis->path, axis->param, value_of(*axis, x, y));
+    if (in_overrides_) args_->resolve_again();
     return *args_;
   }
 
@@ -293,6 +298,7 @@ class PointArgs {
   const Spec& spec_;
   json input_;
   std::vector<const Axis*> axes_;
+  bool in_overrides_;  // an axis inside the chip's or model's overrides: resolve them per point
   std::optional<Args> args_;
 };
 

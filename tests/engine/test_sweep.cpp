@@ -203,6 +203,16 @@ TEST(Sweep, OverrideAxesAndRefusedPointsMatchPointByPointEvaluates) {
   EXPECT_FALSE(both["errors"][2].is_null()) << "both values refused";
   expect_points_match("serving", serving, both);
 
+  // Resolving the model refuses K = 3 (it must divide N); validation refuses batch 0 before any
+  // model is resolved, so where both are wrong the batch is named, as a full validation names it.
+  json heads = {{"model", "llama3-70b"}, {"chip", "tpu-v5e"}, {"chips", 16}};
+  json kv_heads = sweep_ok("decode", heads,
+                           {{"x", {{"param", "model_overrides.K"}, {"values", {8, 3}}}},
+                            {"y", {{"param", "batch"}, {"values", {0, 8}}}}});
+  EXPECT_EQ(kv_heads["errors"][2]["param"], "batch");
+  EXPECT_EQ(kv_heads["errors"][3]["param"], "model.K");
+  expect_points_match("decode", heads, kv_heads);
+
   json refused_base = {{"model", "llama3-70b"}, {"chip", "tpu-v5e"}, {"batch", 0}};
   json later = sweep_ok("decode", refused_base, {{"x", {{"param", "batch"}, {"values", {0, -1, 8, 0, 16}}}}});
   EXPECT_TRUE(later["errors"][2].is_null());
