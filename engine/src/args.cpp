@@ -199,48 +199,85 @@ Args::Args(const Calculator& calc, const json& input) {
   for (auto it = input.begin(); it != input.end(); ++it) given_.push_back(it.key());
   values_ = validate_object(calc.params, input, "", true);
   if (values_.contains("chip")) {
-    json overrides = values_.value("chip_overrides", json());
-    chip_ = shared_chip(values_["chip"], overrides);
+    resolve_chip();
   } else if (values_.contains("chip_overrides")) {
     throw InputError("chip_overrides", "needs a chip to override");
   }
   if (values_.contains("model")) {
-    json overrides = values_.value("model_overrides", json());
-    model_ = shared_model(values_["model"], overrides);
+    resolve_model();
   } else if (values_.contains("model_overrides")) {
     throw InputError("model_overrides", "needs a model to override");
   }
 }
 
-bool Args::has(const std::string& name) const { return values_.contains(name); }
-bool Args::given(const std::string& name) const {
+namespace {
+
+// The last chip (or model) this thread resolved, with what it was resolved from. A lab asks again
+// and again with the same chip object or overrides, and resolving them builds and parses the
+// merged object anew; a catalog id without overrides is shared by the catalog itself.
+template <typename T>
+struct LastResolved {
+  json value, overrides;
+  std::shared_ptr<const T> resolved;
+};
+
+template <typename T, typename Resolve>
+std::shared_ptr<const T> resolved_as_last_time(LastResolved<T>& last, const json& value, const json& overrides,
+                                               Resolve resolve) {
+  if (last.resolved && last.value == value && last.overrides == overrides) return last.resolved;
+  std::shared_ptr<const T> resolved = resolve(value, overrides);
+  last = {value, overrides, resolved};
+  return resolved;
+}
+
+}  // namespace
+
+void Args::resolve_chip() {
+  thread_local LastResolved<Chip> last;
+  chip_ = resolved_as_last_time(last, values_["chip"], values_.value("chip_overrides", json()), shared_chip);
+}
+
+void Args::resolve_model() {
+  thread_local LastResolved<Model> last;
+  model_ = resolved_as_last_time(last, values_["model"], values_.value("model_overrides", json()), shared_model);
+}
+
+void Args::set_number(const Param& p, const std::vector<std::string>& path, const std::string& dotted, double value) {
+  json checked = validate_value(p, json(value), dotted);
+  json* at = &values_;
+  for (const std::string& key : path) at = &at->at(key);
+  *at = std::move(checked);
+}
+
+void Args::resolve_again() {
+  if (chip_) resolve_chip();
+  if (model_) resolve_model();
+}
+
+bool Args::has(std::string_view name) const { return values_.contains(name); }
+bool Args::given(std::string_view name) const {
   return std::find(given_.begin(), given_.end(), name) != given_.end();
 }
 
-double Args::num(const std::string& name) const {
-  if (!values_.contains(name)) throw InputError(name, "is required");
-  return values_.at(name).get<double>();
+const json& Args::value_of(std::string_view name) const {
+  auto it = values_.find(name);
+  if (it == values_.end()) throw InputError(std::string(name), "is required");
+  return *it;
 }
 
-std::optional<double> Args::num_if(const std::string& name) const {
-  if (!values_.contains(name)) return std::nullopt;
-  return values_.at(name).get<double>();
+double Args::num(std::string_view name) const { return value_of(name).get<double>(); }
+
+std::optional<double> Args::num_if(std::string_view name) const {
+  auto it = values_.find(name);
+  if (it == values_.end()) return std::nullopt;
+  return it->get<double>();
 }
 
-std::string Args::str(const std::string& name) const {
-  if (!values_.contains(name)) throw InputError(name, "is required");
-  return values_.at(name).get<std::string>();
-}
+const std::string& Args::str(std::string_view name) const { return value_of(name).get_ref<const std::string&>(); }
 
-bool Args::flag(const std::string& name) const {
-  if (!values_.contains(name)) throw InputError(name, "is required");
-  return values_.at(name).get<bool>();
-}
+bool Args::flag(std::string_view name) const { return value_of(name).get<bool>(); }
 
-const json& Args::raw(const std::string& name) const {
-  if (!values_.contains(name)) throw InputError(name, "is required");
-  return values_.at(name);
-}
+const json& Args::raw(std::string_view name) const { return value_of(name); }
 
 const Chip& Args::chip() const {
   if (!chip_) throw InputError("chip", "is required: a catalog id or a chip object");

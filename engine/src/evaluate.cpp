@@ -15,22 +15,32 @@
 
 namespace scalelab {
 namespace {
+// {"calculator", "inputs", extra fields, "outputs", "steps", "warnings"}, written as text.
 std::string compute_result(const Calculator& calc, const json& input, const EvalOptions& options) {
   Args args(calc, input);
-  Result result;
+  Result result(calc.outputs);
   result.record_steps = options.steps;
   calc.compute(args, result);
-  json out = json::object();
-  out["calculator"] = calc.name;
-  out["inputs"] = std::move(args).take_values();  // as given (already validated), not rounded
-  canonicalise(result.extra, calc.name);
-  for (auto it = result.extra.begin(); it != result.extra.end(); ++it) out[it.key()] = it.value();
-  canonicalise(result.outputs, calc.name);
-  canonicalise(result.steps, calc.name);
-  out["outputs"] = declared(calc, std::move(result.outputs));
-  out["steps"] = std::move(result.steps);
-  out["warnings"] = std::move(result.warnings);
-  return to_text(out);
+  std::string out;
+  out.reserve(options.steps ? 16384 : 2048);
+  out += "{\"calculator\":";
+  append_string(calc.name, out);
+  out += ",\"inputs\":";
+  append_text(args.values(), out);  // as given (already validated), not rounded
+  for (auto it = result.extra.begin(); it != result.extra.end(); ++it) {
+    out += ',';
+    append_string(it.key(), out);
+    out += ':';
+    append_canonical(it.value(), out, calc.name, it.key());
+  }
+  out += ",\"outputs\":";
+  append_outputs(result.outputs, out, calc.name);
+  out += ",\"steps\":";
+  append_canonical(result.steps, out, calc.name);
+  out += ",\"warnings\":";
+  append_text(result.warnings, out);
+  out += '}';
+  return out;
 }
 
 }  // namespace

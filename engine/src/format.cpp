@@ -5,9 +5,12 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace scalelab {
 namespace {
@@ -163,11 +166,13 @@ std::string with_prefix(double value, std::string_view unit) {
 
 }  // namespace
 
-double canonical(double value) {
-  if (!std::isfinite(value) || value == 0) return value == 0 ? 0.0 : value;
+namespace {
+
+// The exact rounding: the value printed to 15 significant digits and read back. Natively with
+// to_chars and from_chars (the same correctly rounded digits as "%.15g" and strtod, without
+// printf's cost); Emscripten's libc++ has no floating-point from_chars, and takes printf/strtod.
+double rounded_by_printing(double value) {
 #if defined(__cpp_lib_to_chars) && __cpp_lib_to_chars >= 201611L
-  // The same correctly rounded digits as "%.15g" and strtod, without printf's cost (native builds;
-  // Emscripten's libc++ has no floating-point from_chars, and takes the line below).
   std::array<char, 64> buf{};
   auto written = std::to_chars(buf.data(), buf.data() + buf.size(), value, std::chars_format::general, 15);
   double rounded = value;
@@ -178,12 +183,55 @@ double canonical(double value) {
 #endif
 }
 
+// Powers of ten a double holds exactly.
+constexpr std::array<double, 23> kExactPowersOfTen = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                                     1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                                     1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+// The same rounding by arithmetic, for magnitudes from 1e-8 to 1e14 (nearly every number a
+// result holds): scaled by an exact power of ten P into [1e14, 1e15], the value's 15 significant
+// digits are the nearest integer m to |value| × P. That product is rounded, but fma gives its
+// exact error, which decides a product that lands on a half; an exact half rounds to even, as
+// printing does. m / P is then the correctly rounded double of m × 10^-j, as reading m × 10^-j
+// back gives it (both are exact doubles, and IEEE division rounds correctly). nullopt outside.
+std::optional<double> rounded_by_scaling(double value) {
+  double magnitude = std::fabs(value);
+  if (!(magnitude >= 1e-8 && magnitude < 1e14)) return std::nullopt;
+  int j = 14 - static_cast<int>(std::floor(std::log10(magnitude)));
+  double product = magnitude * kExactPowersOfTen[static_cast<std::size_t>(j)];
+  if (product >= 1e15) --j;
+  else if (product < 1e14) ++j;
+  if (j < 0 || j >= static_cast<int>(kExactPowersOfTen.size())) return std::nullopt;
+  double power = kExactPowersOfTen[static_cast<std::size_t>(j)];
+  product = magnitude * power;
+  if (product < 1e14 || product > 1e15) return std::nullopt;
+  double error = std::fma(magnitude, power, -product);  // magnitude × power = product + error, exactly
+  double whole = std::floor(product);
+  double fraction = product - whole;                     // exact
+  bool up = fraction > 0.5 || (fraction == 0.5 && (error > 0 || (error == 0 && std::fmod(whole, 2) != 0)));
+  double digits = up ? whole + 1 : whole;
+  return std::copysign(digits / power, value);
+}
+
+}  // namespace
+
+double canonical(double value) {
+  if (!std::isfinite(value) || value == 0) return value == 0 ? 0.0 : value;
+  if (std::optional<double> rounded = rounded_by_scaling(value)) return *rounded;
+  return rounded_by_printing(value);
+}
+
 std::string plain(double value) {
   std::string mantissa;
   int exponent = 0;
   if (std::fabs(value) >= 1e6 || (value != 0 && std::fabs(value) < 1e-4)) {
     split_exponent(value, 6, mantissa, exponent);
     return mantissa + "e" + std::to_string(exponent);
+  }
+  // A whole number under a million (a batch, a chip count, a context) is its digits, as "%.10g"
+  // prints it; only -0 keeps its sign there.
+  if (std::floor(value) == value && !(value == 0 && std::signbit(value))) {
+    return std::to_string(static_cast<std::int64_t>(value));
   }
   return printf_g(value, 10);
 }

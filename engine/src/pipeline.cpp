@@ -1,11 +1,10 @@
 #include "pipeline.hpp"
 
-#include <algorithm>
 #include <cmath>
 #include <stdexcept>
-#include <vector>
 
 #include "format.hpp"
+#include "json_text.hpp"
 #include "registry.hpp"
 #include "scalelab/limits.hpp"
 
@@ -79,87 +78,83 @@ std::optional<Evaluation> parse_input(std::string_view text, json& out, const st
   }
 }
 
+CanonicalNumber canonical_number(double v, const std::string& calculator, const std::string& where) {
+  if (!std::isfinite(v)) {
+    throw std::logic_error("non-finite result in " + calculator + (where.empty() ? "" : " (" + where + ")"));
+  }
+  if (std::floor(v) != v || std::fabs(v) >= 1e15) v = canonical(v);
+  return {v, std::floor(v) == v && std::fabs(v) < 1e15};
+}
+
+namespace {
+
+// A step's value is named by its label in the fault message; anything else by its key.
+const std::string* step_label(const json& object) {
+  auto label = object.find("label");
+  return label != object.end() && label->is_string() ? &label->get_ref<const std::string&>() : nullptr;
+}
+
+const std::string& member_name(const std::string* label, const std::string& key) {
+  return label && key == "value" ? *label : key;
+}
+
+}  // namespace
+
 void canonicalise(json& j, const std::string& calculator, const std::string& where) {
   if (j.is_number_float()) {
-    double v = j.get<double>();
-    if (!std::isfinite(v)) {
-      throw std::logic_error("non-finite result in " + calculator + (where.empty() ? "" : " (" + where + ")"));
-    }
-    if (std::floor(v) != v || std::fabs(v) >= 1e15) v = canonical(v);
-    if (std::floor(v) == v && std::fabs(v) < 1e15) {
-      j = static_cast<std::int64_t>(v);
-    } else {
-      j = v;
-    }
+    CanonicalNumber n = canonical_number(j.get<double>(), calculator, where);
+    if (n.whole) j = static_cast<std::int64_t>(n.value);
+    else j = n.value;
   } else if (j.is_object()) {
-    // A step's value is named by its label in the fault message; anything else by its key.
-    auto label = j.find("label");
-    bool step = label != j.end() && label->is_string();
-    for (auto it = j.begin(); it != j.end(); ++it) {
-      bool named_by_label = step && it.key() == "value";
-      canonicalise(it.value(), calculator, named_by_label ? label->get_ref<const std::string&>() : it.key());
-    }
+    const std::string* label = step_label(j);
+    for (auto it = j.begin(); it != j.end(); ++it) canonicalise(it.value(), calculator, member_name(label, it.key()));
   } else if (j.is_array()) {
     for (auto& item : j) canonicalise(item, calculator, where);
   }
 }
 
-namespace {
-
-// The emitted value (moved out), or null where the output may be null; otherwise a fault.
-json present_or_null(const Calculator& calc, const Output& o, json* value) {
-  bool present = value && !value->is_null();
-  if (!present && !o.nullable) {
-    throw std::logic_error(calc.name + " left out its output " + o.name + ", which is not nullable");
-  }
-  return present ? std::move(*value) : json(nullptr);
-}
-
-// The same, when some name was emitted twice (the last value counts) or not declared at all.
-json declared_slowly(const Calculator& calc, json emitted) {
-  auto& given = emitted.get_ref<json::object_t&>();
-  std::string undeclared;
-  for (const auto& member : given) {
-    const std::string& key = member.first;
-    bool known = std::any_of(calc.outputs.begin(), calc.outputs.end(), [&](const Output& o) { return o.name == key; });
-    if (!known) undeclared += (undeclared.empty() ? "" : ", ") + key;
-  }
-  if (!undeclared.empty()) throw std::logic_error(calc.name + " emitted undeclared outputs: " + undeclared);
-  json out = json::object();
-  auto& members = out.get_ref<json::object_t&>();
-  for (const Output& o : calc.outputs) {
-    auto last = std::find_if(given.rbegin(), given.rend(), [&](const auto& member) { return member.first == o.name; });
-    members.emplace_back(o.name, present_or_null(calc, o, last == given.rend() ? nullptr : &last->second));
-  }
-  return out;
-}
-
-}  // namespace
-
-json declared(const Calculator& calc, json emitted) {
-  auto& given = emitted.get_ref<json::object_t&>();
-  // Calculators emit mostly in declaration order: look from after the last match, then wrap.
-  std::vector<json*> found(calc.outputs.size(), nullptr);
-  std::size_t cursor = 0, matched = 0;
-  for (std::size_t i = 0; i < calc.outputs.size(); ++i) {
-    for (std::size_t k = 0; k < given.size() && !found[i]; ++k) {
-      std::size_t at = (cursor + k) % given.size();
-      auto& entry = *(given.begin() + static_cast<std::ptrdiff_t>(at));
-      if (entry.first == calc.outputs[i].name) {
-        found[i] = &entry.second;
-        cursor = at + 1;
-      }
+void append_canonical(const json& j, std::string& out, const std::string& calculator, const std::string& where) {
+  if (j.is_number_float()) {
+    CanonicalNumber n = canonical_number(j.get<double>(), calculator, where);
+    if (n.whole) append_integer(static_cast<std::int64_t>(n.value), out);
+    else append_double(n.value, out);
+  } else if (j.is_object()) {
+    const std::string* label = step_label(j);
+    out += '{';
+    bool first = true;
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      if (!first) out += ',';
+      first = false;
+      append_string(it.key(), out);
+      out += ':';
+      append_canonical(it.value(), out, calculator, member_name(label, it.key()));
     }
-    matched += found[i] ? 1 : 0;
+    out += '}';
+  } else if (j.is_array()) {
+    out += '[';
+    bool first = true;
+    for (const json& item : j) {
+      if (!first) out += ',';
+      first = false;
+      append_canonical(item, out, calculator, where);
+    }
+    out += ']';
+  } else {
+    append_text(j, out);
   }
-  if (matched != given.size()) return declared_slowly(calc, std::move(emitted));
-  json out = json::object();
-  auto& members = out.get_ref<json::object_t&>();
-  members.reserve(calc.outputs.size());
-  for (std::size_t i = 0; i < calc.outputs.size(); ++i) {
-    members.emplace_back(calc.outputs[i].name, present_or_null(calc, calc.outputs[i], found[i]));
+}
+
+void append_outputs(const Outputs& outputs, std::string& out, const std::string& calculator) {
+  outputs.check(calculator);
+  out += '{';
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    if (i > 0) out += ',';
+    const std::string& name = outputs.declared()[i].name;
+    append_string(name, out);
+    out += ':';
+    append_canonical(outputs.at(i), out, calculator, name);
   }
-  return out;
+  out += '}';
 }
 
 }  // namespace scalelab

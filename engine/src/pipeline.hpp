@@ -9,6 +9,7 @@
 
 #include "errors.hpp"
 #include "json.hpp"
+#include "result.hpp"
 #include "schema.hpp"
 #include "scalelab/engine.hpp"
 
@@ -43,11 +44,22 @@ Evaluation unknown_calculator(std::string_view name);
 std::optional<Evaluation> parse_input(std::string_view text, json& out, const std::string& param = "");
 
 // Every number leaves the engine finite and rounded to 15 significant digits; whole numbers
-// print as integers. A non-finite value is an engine bug and is thrown as std::logic_error.
-void canonicalise(json& j, const std::string& calculator, const std::string& where = "");
+// print as integers. A non-finite value is an engine bug and is thrown as std::logic_error
+// naming the calculator and `where` (an output's name, a step's label).
+struct CanonicalNumber {
+  double value;
+  bool whole;  // written as an integer
+};
+CanonicalNumber canonical_number(double v, const std::string& calculator, const std::string& where);
 
-// The outputs as declared, in declaration order. An output emitted without a declaration, or a
-// declared one left out or null without being nullable, is an engine fault (std::logic_error).
-json declared(const Calculator& calc, json emitted);
+// Rewrites every number in `j` as canonical_number leaves it (whole numbers become integers).
+void canonicalise(json& j, const std::string& calculator, const std::string& where = "");
+// Appends `j` as text, every number canonical: the bytes to_text(canonicalise(copy of j)) gives,
+// without the copy.
+void append_canonical(const json& j, std::string& out, const std::string& calculator,
+                      const std::string& where = "");
+// Appends the outputs as a JSON object in declaration order, each value canonical and null where
+// none was set; checks them first (Outputs::check).
+void append_outputs(const Outputs& outputs, std::string& out, const std::string& calculator);
 
 }  // namespace scalelab

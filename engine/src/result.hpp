@@ -1,11 +1,15 @@
 // What a calculator produces: named outputs, the derivation steps, warnings.
 #pragma once
+#include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <vector>
 
 #include "expr.hpp"
 #include "json.hpp"
+#include "schema.hpp"
 
 namespace scalelab {
 
@@ -43,22 +47,57 @@ class Steps {
   std::string prefix_;
 };
 
+// The outputs of one evaluation, held by their position among the calculator's declared outputs
+// (no key strings, no object to search, reorder or free per call). A value is kept as a json
+// that holds a number, null, or one of the few structured outputs (a shape, a verdict, a list).
+// Numbers are canonicalised where they are written (pipeline.hpp), not here.
+class Outputs {
+ public:
+  explicit Outputs(const std::vector<Output>& declared);
+
+  // Sets output `name`; a second set of the same name replaces the first. Calculators emit
+  // mostly in declaration order, so the search starts after the last output set.
+  void set(std::string_view name, json value) { slot(name) = std::move(value); }
+  // The value set for `name`, or nullptr when it was not (or is not declared).
+  const json* find(std::string_view name) const;
+
+  const std::vector<Output>& declared() const { return *declared_; }
+  std::size_t size() const { return values_.size(); }
+  // The value at declared position `i`: null when it was not set.
+  const json& at(std::size_t i) const { return values_[i]; }
+  bool is_set(std::size_t i) const { return set_[i] != 0; }
+  // An output emitted without a declaration, or a declared one left out or null without being
+  // nullable, is an engine fault: std::logic_error naming `calculator`.
+  void check(const std::string& calculator) const;
+
+ private:
+  json& slot(std::string_view name);
+  std::optional<std::size_t> position(std::string_view name) const;
+
+  const std::vector<Output>* declared_;
+  std::vector<json> values_;
+  std::vector<unsigned char> set_;
+  std::size_t cursor_ = 0;
+  std::vector<std::string> undeclared_;  // reported by check(), in the order emitted
+  json discarded_;                       // where an undeclared output's value goes
+};
+
 struct Result {
-  json outputs = json::object();
+  explicit Result(const std::vector<Output>& declared) : outputs(declared) {}
+
+  Outputs outputs;
   json steps = json::array();
   json warnings = json::array();
   json extra = json::object();  // top-level fields beside "outputs" (e.g. the resolved chip)
   bool record_steps = true;     // false: numbers-only evaluation
 
-  // Appended without looking for an earlier value of the same name (a search per output made
-  // building the outputs quadratic); declared() keeps the last value of a name written twice.
   template <typename T>
     requires(!std::is_same_v<std::remove_cvref_t<T>, Expr>)
-  void out(const std::string& name, T&& value) {
-    outputs.get_ref<json::object_t&>().emplace_back(name, std::forward<T>(value));
+  void out(std::string_view name, T&& value) {
+    outputs.set(name, json(std::forward<T>(value)));
   }
-  void out(const std::string& name, const Expr& value) { out(name, value.value()); }
-  void out_null(const std::string& name) { out(name, nullptr); }
+  void out(std::string_view name, const Expr& value) { outputs.set(name, json(value.value())); }
+  void out_null(std::string_view name) { outputs.set(name, json(nullptr)); }
   // This result's step sink (numbers-only when record_steps is false).
   Steps log() { return Steps(record_steps ? &steps : nullptr, &warnings); }
   Expr sym(std::string_view tex, double value) { return log().sym(tex, value); }

@@ -1,6 +1,7 @@
 // `sweep`: one calculator over one or two numeric parameters, numbers only, outputs as arrays.
-// The base parameters and the spec are parsed and checked once; each point then sets the swept
-// values in the parsed input and is validated and computed like a numbers-only evaluate.
+// The base parameters and the spec are parsed and checked once; each point then changes only the
+// swept values (validated as a numbers-only evaluate validates them) and is computed like one.
+// Columns are collected as numbers and written straight to text.
 #include <algorithm>
 #include <cmath>
 #include <exception>
@@ -27,6 +28,8 @@ struct Axis {
   std::vector<std::string> path;   // its keys: {"matmul", "B"}
   std::vector<double> values;
   std::size_t requested = 0;       // points asked for, before whole-number rounding merged any
+  const Param* schema = nullptr;   // the parameter's declaration, for validating each value
+  std::vector<std::size_t> order;  // where it stands among the parameters, field by field
 };
 
 [[noreturn]] void refuse(const std::string& where, const std::string& message) {
@@ -75,7 +78,9 @@ std::vector<std::string> split_path(const std::string& dotted) {
 }
 
 // The schema of the parameter a sweep names; refuses names that are unknown or not numeric.
-const Param& swept_param(const Calculator& calc, const std::string& name, const std::string& where) {
+// `order` receives its position in the schema, one index per key.
+const Param& swept_param(const Calculator& calc, const std::string& name, const std::string& where,
+                         std::vector<std::size_t>& order) {
   std::vector<std::string> numeric;
   numeric_names(calc.params, "", numeric);
   std::string hint = "; numeric parameters of " + calc.name + ": " + joined(numeric);
@@ -85,6 +90,7 @@ const Param& swept_param(const Calculator& calc, const std::string& name, const 
     if (!fields) refuse(where, name.substr(0, 80) + " is not a parameter of " + calc.name + hint);
     auto it = std::find_if(fields->begin(), fields->end(), [&](const Param& p) { return p.name == key; });
     if (it == fields->end()) refuse(where, calc.name + " has no parameter \"" + name.substr(0, 80) + "\"" + hint);
+    order.push_back(static_cast<std::size_t>(it - fields->begin()));
     found = &*it;
     fields = fields_below(*found);
   }
@@ -167,7 +173,8 @@ Axis read_axis(const Calculator& calc, const json& spec, const std::string& key)
   Axis out;
   out.param = axis["param"].get<std::string>();
   out.path = split_path(out.param);
-  const Param& p = swept_param(calc, out.param, where + ".param");
+  const Param& p = swept_param(calc, out.param, where + ".param", out.order);
+  out.schema = &p;
   bool range = axis.contains("from") || axis.contains("to") || axis.contains("points") || axis.contains("scale");
   if (axis.contains("values") && range) refuse(where, "give either values or from, to and points, not both");
   if (axis.contains("values")) {
@@ -237,44 +244,130 @@ void set_at(json& input, const Axis& axis, double value) {
   (*at)[axis.path.back()] = value;
 }
 
-// A base that the schema refuses is the sweep's error, unless the refusal is about a swept
-// parameter (each point gives that its own value, and each point is checked on its own).
-void check_base(const Calculator& calc, json base, const Spec& spec) {
-  set_at(base, spec.x, spec.x.values.front());
-  if (spec.y) set_at(base, *spec.y, spec.y->values.front());
-  try {
-    Args args(calc, base);
-  } catch (const InputError& e) {
-    bool about_axis = e.param == spec.x.param || (spec.y && e.param == spec.y->param);
-    if (!about_axis) throw;
-  }
+// The swept axes in schema order: the order in which a full validation meets them, so a point
+// whose values are both refused names the same one a numbers-only evaluate would.
+std::vector<const Axis*> in_schema_order(const Spec& spec) {
+  std::vector<const Axis*> axes = {&spec.x};
+  if (spec.y) axes.push_back(&*spec.y);
+  std::sort(axes.begin(), axes.end(), [](const Axis* a, const Axis* b) { return a->order < b->order; });
+  return axes;
 }
 
-// One point: the outputs as a numbers-only evaluate gives them (canonical, declared).
-json point_outputs(const Calculator& calc, const json& input, json& warnings) {
-  Args args(calc, input);
-  Result result;
-  result.record_steps = false;
-  calc.compute(args, result);
-  canonicalise(result.outputs, calc.name);
-  for (auto& w : result.warnings) warnings.push_back(std::move(w));
-  return declared(calc, std::move(result.outputs));
-}
+// The validated parameters of each point. The base is validated once, with the first point's
+// values; each later point changes only the swept values (Args::set_number). A base refused for
+// a swept parameter's own value is not the sweep's error: its points are validated in full until
+// one is accepted. A base refused for anything else is the sweep's error.
+class PointArgs {
+ public:
+  PointArgs(const Calculator& calc, const json& base, const Spec& spec)
+      : calc_(calc), spec_(spec), input_(base), axes_(in_schema_order(spec)),
+        in_overrides_(std::any_of(axes_.begin(), axes_.end(), [](const Axis* a) {
+          return a->path.front() == "chip_overrides" || a->path.front() == "model_overrides";
+        })) {
+    set_all(spec.x.values.front(), spec.y ? spec.y->values.front() : 0);
+    try {
+      args_.emplace(calc, input_);
+    } catch (const InputError& e) {
+      if (!about_an_axis(e)) throw;
+    }
+  }
+
+  // The Args of the point (x, y), or the InputError that refuses it.
+  const Args& at(double x, double y) {
+    if (!args_) {
+      set_all(x, y);
+      args_.emplace(calc_, input_);
+      return *args_;
+    }
+    // As the constructor: every swept value validated first, then the chip and model resolved.
+    for (const Axis* axis : axes_) args_->set_number(*axis->schema, axis->path, axis->param, value_of(*axis, x, y));
+    if (in_overrides_) args_->resolve_again();
+    return *args_;
+  }
+
+ private:
+  double value_of(const Axis& axis, double x, double y) const { return &axis == &spec_.x ? x : y; }
+  void set_all(double x, double y) {
+    for (const Axis* axis : axes_) set_at(input_, *axis, value_of(*axis, x, y));
+  }
+  bool about_an_axis(const InputError& e) const {
+    return std::any_of(axes_.begin(), axes_.end(), [&](const Axis* a) { return e.param == a->param; });
+  }
+
+  const Calculator& calc_;
+  const Spec& spec_;
+  json input_;
+  std::vector<const Axis*> axes_;
+  bool in_overrides_;  // an axis inside the chip's or model's overrides: resolve them per point
+  std::optional<Args> args_;
+};
+
+// One output over the points: floats kept as their canonical doubles, anything else (integers,
+// words, lists) as its canonical json; null where the output or the whole point is null.
+class Column {
+ public:
+  void add_null() { kinds_.push_back(Kind::null); }
+  void add(const json& value, const std::string& calculator, const std::string& name) {
+    if (value.is_null()) {
+      add_null();
+    } else if (value.is_number_float()) {
+      CanonicalNumber n = canonical_number(value.get<double>(), calculator, name);
+      kinds_.push_back(n.whole ? Kind::whole : Kind::real);
+      numbers_.push_back(n.value);
+      any_number_ = true;
+    } else {
+      json copy = value;
+      canonicalise(copy, calculator, name);
+      any_number_ = any_number_ || copy.is_number();
+      all_numbers_ = all_numbers_ && copy.is_number();
+      kinds_.push_back(Kind::other);
+      others_.push_back(std::move(copy));
+    }
+  }
+  // A number wherever it is not null (and somewhere not null): swept when no outputs are asked for.
+  bool numeric() const { return any_number_ && all_numbers_; }
+
+  void write(std::string& out) const {
+    out += '[';
+    std::size_t number = 0, other = 0;
+    for (std::size_t i = 0; i < kinds_.size(); ++i) {
+      if (i > 0) out += ',';
+      switch (kinds_[i]) {
+        case Kind::null: out += "null"; break;
+        case Kind::whole: append_integer(static_cast<std::int64_t>(numbers_[number++]), out); break;
+        case Kind::real: append_double(numbers_[number++], out); break;
+        case Kind::other: append_text(others_[other++], out); break;
+      }
+    }
+    out += ']';
+  }
+
+ private:
+  enum class Kind : unsigned char { null, whole, real, other };
+  std::vector<Kind> kinds_;
+  std::vector<double> numbers_;
+  std::vector<json> others_;
+  bool any_number_ = false, all_numbers_ = true;
+};
 
 class Collector {
  public:
-  Collector(const Calculator& calc, const Spec& spec) : calc_(calc), spec_(spec) {}
+  Collector(const Calculator& calc, const Spec& spec) : calc_(calc), spec_(spec), columns_(calc.outputs.size()) {}
 
-  void add(json outputs) { rows_.push_back(std::move(outputs)); errors_.push_back(nullptr); }
+  void add(const Outputs& outputs) {
+    outputs.check(calc_.name);
+    for (std::size_t i = 0; i < columns_.size(); ++i) columns_[i].add(outputs.at(i), calc_.name, calc_.outputs[i].name);
+    errors_.push_back(nullptr);
+  }
   void refused(const InputError& e) {
-    rows_.push_back(nullptr);
+    for (Column& column : columns_) column.add_null();
     errors_.push_back({{"status", status_name(Status::bad_input)},
                        {"param", e.param.empty() ? json(nullptr) : json(e.param)},
                        {"message", e.what()}});
   }
-  void warn(json& warnings) {
-    for (auto& w : warnings) {
-      std::string text = w.get<std::string>();
+  void warn(const json& warnings) {
+    for (const json& w : warnings) {
+      const std::string& text = w.get_ref<const std::string&>();
       if (seen_.insert(text).second) {
         if (warnings_.size() < kMaxWarnings) warnings_.push_back(text);
         else ++more_warnings_;
@@ -282,73 +375,76 @@ class Collector {
     }
   }
 
-  json result() const {
-    json out = json::object();
-    out["calculator"] = calc_.name;
-    out["x"] = axis_json(spec_.x);
-    if (spec_.y) out["y"] = axis_json(*spec_.y);
-    json outputs = json::object();
-    for (const std::string& name : output_names()) {
-      std::size_t at = declared_index(name);
-      json column = json::array();
-      column.get_ref<json::array_t&>().reserve(rows_.size());
-      for (const json& row : rows_) column.push_back(row.is_null() ? json(nullptr) : value_at(row, at));
-      outputs[name] = std::move(column);
+  // {"calculator", "x", "y" (2-D only), "outputs": {name: [one value per point]}, "errors", "warnings"}
+  std::string text() const {
+    std::string out;
+    out.reserve(64 + columns_.size() * errors_.size() * 12);
+    out += "{\"calculator\":";
+    append_string(calc_.name, out);
+    out += ",\"x\":";
+    write_axis(spec_.x, out);
+    if (spec_.y) {
+      out += ",\"y\":";
+      write_axis(*spec_.y, out);
     }
-    out["outputs"] = std::move(outputs);
-    out["errors"] = errors_;
+    out += ",\"outputs\":{";
+    bool first = true;
+    for (std::size_t at : written_outputs()) {
+      if (!first) out += ',';
+      first = false;
+      append_string(calc_.outputs[at].name, out);
+      out += ':';
+      columns_[at].write(out);
+    }
+    out += "},\"errors\":";
+    append_text(errors_, out);
+    out += ",\"warnings\":";
     json warnings = warnings_;
     if (more_warnings_ > 0) {
       warnings.push_back("… and " + std::to_string(more_warnings_) + " more distinct warnings at other points");
     }
-    out["warnings"] = std::move(warnings);
+    append_text(warnings, out);
+    out += '}';
     return out;
   }
 
  private:
-  static json axis_json(const Axis& axis) {
-    json values = json::array();
-    for (double v : axis.values) {
-      json n = v;
-      canonicalise(n, "sweep");
-      values.push_back(n);
+  static void write_axis(const Axis& axis, std::string& out) {
+    out += "{\"param\":";
+    append_string(axis.param, out);
+    out += ",\"values\":[";
+    for (std::size_t i = 0; i < axis.values.size(); ++i) {
+      if (i > 0) out += ',';
+      CanonicalNumber n = canonical_number(axis.values[i], "sweep", "");
+      if (n.whole) append_integer(static_cast<std::int64_t>(n.value), out);
+      else append_double(n.value, out);
     }
-    return {{"param", axis.param}, {"values", values}};
+    out += "]}";
   }
 
-  // Every row holds the declared outputs in declaration order (declared() writes them so), so
-  // an output is read by its position rather than searched for by name.
+  // As asked, or every declared output that is a number wherever it is not null; by position.
+  std::vector<std::size_t> written_outputs() const {
+    std::vector<std::size_t> out;
+    if (!spec_.outputs.empty()) {
+      for (const std::string& name : spec_.outputs) out.push_back(declared_index(name));
+      return out;
+    }
+    for (std::size_t at = 0; at < columns_.size(); ++at) {
+      if (columns_[at].numeric()) out.push_back(at);
+    }
+    return out;
+  }
   std::size_t declared_index(const std::string& name) const {
     auto it = std::find_if(calc_.outputs.begin(), calc_.outputs.end(), [&](const Output& o) { return o.name == name; });
     return static_cast<std::size_t>(it - calc_.outputs.begin());
   }
-  static const json& value_at(const json& row, std::size_t at) {
-    const auto& members = row.get_ref<const json::object_t&>();
-    return (members.begin() + static_cast<std::ptrdiff_t>(at))->second;
-  }
-
-  // As asked, or every declared output that is a number wherever it is not null.
-  std::vector<std::string> output_names() const {
-    if (!spec_.outputs.empty()) return spec_.outputs;
-    std::vector<std::string> names;
-    for (std::size_t at = 0; at < calc_.outputs.size(); ++at) {
-      bool any_number = false, all_numbers = true;
-      for (const json& row : rows_) {
-        if (row.is_null() || value_at(row, at).is_null()) continue;
-        any_number = any_number || value_at(row, at).is_number();
-        all_numbers = all_numbers && value_at(row, at).is_number();
-      }
-      if (any_number && all_numbers) names.push_back(calc_.outputs[at].name);
-    }
-    return names;
-  }
 
   const Calculator& calc_;
   const Spec& spec_;
-  std::vector<json> rows_;
+  std::vector<Column> columns_;
   json errors_ = json::array();
   json warnings_ = json::array();
-  std::set<std::string> seen_;
+  std::set<std::string, std::less<>> seen_;
   std::size_t more_warnings_ = 0;
 };
 
@@ -357,24 +453,24 @@ std::string run_sweep(const Calculator& calc, const json& base, const json& spec
     refuse("", "the parameters must be a JSON object, got " + type_name(base));
   }
   Spec spec = read_spec(calc, spec_json);
-  check_base(calc, base, spec);
+  PointArgs points(calc, base, spec);
   Collector collect(calc, spec);
-  json input = base;
-  std::size_t ny = spec.y ? spec.y->values.size() : 1;
-  for (double xv : spec.x.values) {
-    set_at(input, spec.x, xv);
-    for (std::size_t iy = 0; iy < ny; ++iy) {
-      if (spec.y) set_at(input, *spec.y, spec.y->values[iy]);
-      json warnings = json::array();
+  const std::vector<double> no_y = {0};
+  const std::vector<double>& ys = spec.y ? spec.y->values : no_y;
+  for (double x : spec.x.values) {
+    for (double y : ys) {
       try {
-        collect.add(point_outputs(calc, input, warnings));
-        collect.warn(warnings);
+        Result result(calc.outputs);
+        result.record_steps = false;
+        calc.compute(points.at(x, y), result);
+        collect.add(result.outputs);
+        collect.warn(result.warnings);
       } catch (const InputError& e) {
         collect.refused(e);
       }
     }
   }
-  return to_text(collect.result());
+  return collect.text();
 }
 
 // As in evaluate: an InputError is the caller's doing; anything else is an engine fault.

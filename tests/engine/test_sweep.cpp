@@ -180,6 +180,46 @@ TEST(Sweep, ARefusedPointIsANullAndItsMessage) {
   expect_points_match("decode", params, r);
 }
 
+// A sweep validates its base once and then only the swept values: the columns must still be
+// what point-by-point numbers-only evaluates give, where the axis is inside the chip or model
+// overrides (the chip or model is resolved again), where both values of a point are refused
+// (the same one is named), and where the base's own value of the axis is refused.
+TEST(Sweep, OverrideAxesAndRefusedPointsMatchPointByPointEvaluates) {
+  json decode = {{"model", "llama2-13b"}, {"chip", "tpu-v5e"}, {"chip_overrides", {{"hbm_bytes", 17179869184}}}, {"chips", 8}};
+  json r = sweep_ok("decode", decode, {{"x", {{"param", "chip_overrides.hbm_bytes"}, {"values", {8e9, 16e9, -1, 32e9}}}}});
+  EXPECT_EQ(r["errors"][2]["param"], "chip_overrides.hbm_bytes");
+  expect_points_match("decode", decode, r);
+
+  json no_overrides = {{"model", "llama3-70b"}, {"chip", "tpu-v5e"}, {"chips", 16}};
+  expect_points_match("decode", no_overrides,
+                      sweep_ok("decode", no_overrides,
+                               {{"x", {{"param", "chip_overrides.hbm_bytes_per_s"}, {"from", 1e11}, {"to", 1e13}, {"points", 9}}},
+                                {"y", {{"param", "batch"}, {"values", {1, 0, 64}}}}}));
+
+  json serving = {{"model", "llama3-70b"}, {"chip", "tpu-v5e"}, {"chips", 16}};
+  json both = sweep_ok("serving", serving,
+                       {{"x", {{"param", "model_overrides.L"}, {"values", {40, 0, 80}}}},
+                        {"y", {{"param", "batch"}, {"values", {0, 8}}}}});
+  EXPECT_FALSE(both["errors"][2].is_null()) << "both values refused";
+  expect_points_match("serving", serving, both);
+
+  // Resolving the model refuses K = 3 (it must divide N); validation refuses batch 0 before any
+  // model is resolved, so where both are wrong the batch is named, as a full validation names it.
+  json heads = {{"model", "llama3-70b"}, {"chip", "tpu-v5e"}, {"chips", 16}};
+  json kv_heads = sweep_ok("decode", heads,
+                           {{"x", {{"param", "model_overrides.K"}, {"values", {8, 3}}}},
+                            {"y", {{"param", "batch"}, {"values", {0, 8}}}}});
+  EXPECT_EQ(kv_heads["errors"][2]["param"], "batch");
+  EXPECT_EQ(kv_heads["errors"][3]["param"], "model.K");
+  expect_points_match("decode", heads, kv_heads);
+
+  json refused_base = {{"model", "llama3-70b"}, {"chip", "tpu-v5e"}, {"batch", 0}};
+  json later = sweep_ok("decode", refused_base, {{"x", {{"param", "batch"}, {"values", {0, -1, 8, 0, 16}}}}});
+  EXPECT_TRUE(later["errors"][2].is_null());
+  EXPECT_FALSE(later["errors"][3].is_null());
+  expect_points_match("decode", refused_base, later);
+}
+
 TEST(Sweep, ABadBaseIsOneErrorButABadSweptValueInTheBaseIsNot) {
   scalelab::Evaluation bad = scalelab::sweep("decode", R"({"chips": 0})", R"({"x": {"param": "batch", "values": [1]}})");
   EXPECT_EQ(bad.status, scalelab::Status::bad_input);

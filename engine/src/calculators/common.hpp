@@ -2,6 +2,7 @@
 #pragma once
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "../args.hpp"
 #include "../errors.hpp"
@@ -11,7 +12,7 @@
 namespace scalelab {
 
 // Output `value` when present, else null (an output whose inputs the chip lacks).
-inline void out_opt(Result& r, const std::string& name, std::optional<double> value) {
+inline void out_opt(Result& r, std::string_view name, std::optional<double> value) {
   if (value) r.out(name, *value);
   else r.out_null(name);
 }

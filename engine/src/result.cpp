@@ -1,0 +1,51 @@
+#include "result.hpp"
+
+#include <stdexcept>
+
+namespace scalelab {
+
+Outputs::Outputs(const std::vector<Output>& declared)
+    : declared_(&declared), values_(declared.size()), set_(declared.size(), 0) {}
+
+std::optional<std::size_t> Outputs::position(std::string_view name) const {
+  const std::size_t n = declared_->size();
+  for (std::size_t k = 0; k < n; ++k) {
+    std::size_t at = (cursor_ + k) % n;
+    if ((*declared_)[at].name == name) return at;
+  }
+  return std::nullopt;
+}
+
+json& Outputs::slot(std::string_view name) {
+  std::optional<std::size_t> at = position(name);
+  if (!at) {
+    undeclared_.emplace_back(name);
+    return discarded_;
+  }
+  cursor_ = *at + 1;
+  set_[*at] = 1;
+  return values_[*at];
+}
+
+const json* Outputs::find(std::string_view name) const {
+  for (std::size_t i = 0; i < values_.size(); ++i) {
+    if ((*declared_)[i].name == name) return set_[i] ? &values_[i] : nullptr;
+  }
+  return nullptr;
+}
+
+void Outputs::check(const std::string& calculator) const {
+  if (!undeclared_.empty()) {
+    std::string names;
+    for (const std::string& name : undeclared_) names += (names.empty() ? "" : ", ") + name;
+    throw std::logic_error(calculator + " emitted undeclared outputs: " + names);
+  }
+  for (std::size_t i = 0; i < values_.size(); ++i) {
+    const Output& o = (*declared_)[i];
+    if (!o.nullable && values_[i].is_null()) {
+      throw std::logic_error(calculator + " left out its output " + o.name + ", which is not nullable");
+    }
+  }
+}
+
+}  // namespace scalelab

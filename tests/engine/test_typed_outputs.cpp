@@ -1,0 +1,225 @@
+// Outputs are kept by declared position and canonicalised where they are written. The text must
+// be what the earlier path gave: each value canonicalised as a json (canonicalise) and dumped by
+// nlohmann. Checked for every output and every step of every book case and every calculator's
+// defaults, with and without steps, by computing both ways here; and the faults (undeclared,
+// left out, non-finite) stay engine faults.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "args.hpp"
+#include "errors.hpp"
+#include "format.hpp"
+#include "json_text.hpp"
+#include "pipeline.hpp"
+#include "registry.hpp"
+#include "result.hpp"
+#include "scalelab/engine.hpp"
+#include "support/test_support.hpp"
+
+namespace {
+
+using scalelab::json;
+
+std::string dumped(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+// The earlier path: canonicalise a copy, then dump it.
+std::string canonicalised_then_dumped(const json& value, const std::string& calculator) {
+  json copy = value;
+  scalelab::canonicalise(copy, calculator);
+  return dumped(copy);
+}
+
+std::string written(const json& value, const std::string& calculator) {
+  std::string out;
+  scalelab::append_canonical(value, out, calculator);
+  return out;
+}
+
+struct Evaluated {
+  std::string where, calculator, input;
+};
+
+std::vector<Evaluated> runs() {
+  std::vector<Evaluated> out;
+  for (const std::string& c : scalelab::testing::registered_calculators()) out.push_back({"defaults", c, "{}"});
+  for (const auto& c : scalelab::testing::cases()) out.push_back({"case " + c.id, c.calculator, c.raw["params"].dump()});
+  return out;
+}
+
+// Compares one run's outputs and steps, computed directly, with the earlier path's text; and the
+// evaluate() text's outputs with the same values in declaration order. False when refused.
+bool check_run(const Evaluated& run, bool steps) {
+  const scalelab::Calculator& calc = *scalelab::find_calculator(run.calculator);
+  json input = json::parse(run.input);
+  scalelab::Result result(calc.outputs);
+  result.record_steps = steps;
+  try {
+    scalelab::Args args(calc, input);
+    calc.compute(args, result);
+  } catch (const scalelab::InputError&) {
+    return false;
+  }
+  json evaluated = json::parse(scalelab::evaluate(run.calculator, run.input, scalelab::EvalOptions{.steps = steps}).json);
+  const json& outputs = evaluated["outputs"];
+  EXPECT_EQ(outputs.size(), calc.outputs.size()) << run.where;
+  std::size_t i = 0;
+  for (auto it = outputs.begin(); it != outputs.end() && i < calc.outputs.size(); ++it, ++i) {
+    const std::string& name = calc.outputs[i].name;
+    EXPECT_EQ(it.key(), name) << run.where << ": outputs out of declaration order";
+    std::string earlier = canonicalised_then_dumped(result.outputs.at(i), calc.name);
+    EXPECT_EQ(written(result.outputs.at(i), calc.name), earlier) << run.where << ": " << name;
+    EXPECT_EQ(dumped(it.value()), earlier) << run.where << ": " << name;
+  }
+  EXPECT_EQ(written(result.steps, calc.name), canonicalised_then_dumped(result.steps, calc.name)) << run.where;
+  EXPECT_EQ(dumped(evaluated["steps"]), canonicalised_then_dumped(result.steps, calc.name)) << run.where;
+  return true;
+}
+
+TEST(TypedOutputs, EveryOutputAndStepIsWrittenAsCanonicaliseThenDumpWroteIt) {
+  int checked = 0;
+  for (const Evaluated& run : runs()) {
+    for (bool steps : {true, false}) checked += check_run(run, steps) ? 1 : 0;
+  }
+  EXPECT_GT(checked, 200);
+}
+
+TEST(TypedOutputs, NumbersOnlyOutputsAreTheOutputsWithSteps) {
+  for (const Evaluated& run : runs()) {
+    auto with = scalelab::evaluate(run.calculator, run.input, scalelab::EvalOptions{.steps = true});
+    auto without = scalelab::evaluate(run.calculator, run.input, scalelab::EvalOptions{.steps = false});
+    ASSERT_EQ(with.status, without.status) << run.where;
+    if (with.status != scalelab::Status::ok) continue;
+    json a = json::parse(with.json), b = json::parse(without.json);
+    EXPECT_EQ(dumped(a["outputs"]), dumped(b["outputs"])) << run.where;
+    EXPECT_EQ(dumped(a["warnings"]), dumped(b["warnings"])) << run.where;
+    EXPECT_EQ(b["steps"], json::array()) << run.where;
+  }
+}
+
+std::vector<scalelab::Output> two_outputs() {
+  return {{"t_s", "s", "time", "a time", false}, {"note", "", "note", "may be null", true}};
+}
+
+std::string written_outputs(const scalelab::Outputs& outputs) {
+  std::string out;
+  scalelab::append_outputs(outputs, out, "test");
+  return out;
+}
+
+TEST(TypedOutputs, SetInAnyOrderTheLastValueCountsAndNullWhereLeftOut) {
+  auto declared = two_outputs();
+  scalelab::Outputs outputs(declared);
+  outputs.set("note", json("first"));
+  outputs.set("t_s", json(0.1 + 0.2));
+  outputs.set("note", json("second"));
+  json expected = {{"t_s", 0.3}, {"note", "second"}};
+  EXPECT_EQ(written_outputs(outputs), dumped(expected));
+  scalelab::Outputs partial(declared);
+  partial.set("t_s", json(3.0));
+  EXPECT_EQ(written_outputs(partial), R"({"t_s":3,"note":null})");
+  ASSERT_NE(partial.find("t_s"), nullptr);
+  EXPECT_EQ(partial.find("note"), nullptr);
+}
+
+std::string fault(const scalelab::Outputs& outputs) {
+  try {
+    written_outputs(outputs);
+  } catch (const std::logic_error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(TypedOutputs, UndeclaredLeftOutOrNonFiniteOutputsAreEngineFaults) {
+  auto declared = two_outputs();
+  scalelab::Outputs undeclared(declared);
+  undeclared.set("t_s", json(1.0));
+  undeclared.set("warp", json(2.0));
+  EXPECT_EQ(fault(undeclared), "test emitted undeclared outputs: warp");
+  scalelab::Outputs left_out(declared);
+  left_out.set("note", json("n"));
+  EXPECT_EQ(fault(left_out), "test left out its output t_s, which is not nullable");
+  scalelab::Outputs infinite(declared);
+  infinite.set("t_s", json(std::numeric_limits<double>::infinity()));
+  EXPECT_EQ(fault(infinite), "non-finite result in test (t_s)");
+}
+
+// canonical() rounds by exact arithmetic where it can; the reference here is the rounding it
+// replaced: the value printed to 15 significant digits and read back.
+double rounded_exactly(double value) {
+  std::array<char, 64> buf{};
+  auto written = std::to_chars(buf.data(), buf.data() + buf.size(), value, std::chars_format::general, 15);
+  double rounded = value;
+  std::from_chars(buf.data(), written.ptr, rounded);
+  return rounded;
+}
+
+bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+// Random finite doubles of every exponent and of every decade results use, doubles read from
+// 16-digit decimals ending in 5 (the halfway points of 15-digit rounding) and their neighbours,
+// and exact halves, where a rounding by arithmetic could go the wrong way.
+TEST(TypedOutputs, CanonicalRoundsTo15DigitsAsPrintingAndReadingBackDoes) {
+  std::mt19937_64 random(12);
+  int mismatches = 0;
+  auto check = [&](double v) {
+    if (!std::isfinite(v) || v == 0 || std::fabs(v) > 1e300) return;
+    if (!same_bits(scalelab::canonical(v), rounded_exactly(v)) && ++mismatches <= 5) {
+      ADD_FAILURE() << "canonical(" << std::hexfloat << v << ") differs";
+    }
+  };
+  for (int i = 0; i < 200000; ++i) {
+    std::uint64_t bits = random();
+    double v;
+    std::memcpy(&v, &bits, sizeof v);
+    check(v);
+  }
+  std::uniform_int_distribution<std::int64_t> mantissa(100000000000000, 999999999999999);
+  std::uniform_int_distribution<int> exponent(-30, 30);
+  for (int i = 0; i < 100000; ++i) {
+    std::string text = std::to_string(mantissa(random)) + "5e" + std::to_string(exponent(random));
+    double v = std::strtod(text.c_str(), nullptr);
+    for (double w : {v, std::nextafter(v, 0.0), std::nextafter(v, 1e308), -v}) check(w);
+  }
+  std::uniform_real_distribution<double> unit(0, 1);
+  for (int i = 0; i < 100000; ++i) check(unit(random) * std::pow(10.0, exponent(random)) / 3.0);
+  // Every magnitude results hold, spread evenly over the decades from 1e-9 to 1e16.
+  std::uniform_real_distribution<double> decades(-9, 16);
+  for (int i = 0; i < 300000; ++i) check(std::pow(10.0, decades(random)));
+  // Exact halves at the 16th digit (a 14-digit integer and a quarter): ties, which round to even.
+  std::uniform_int_distribution<std::int64_t> fourteen(10000000000000, 99999999999999);
+  for (int i = 0; i < 50000; ++i) {
+    double k = static_cast<double>(fourteen(random));
+    for (double w : {k + 0.25, k + 0.75, (k + 0.25) / 1024, (k + 0.75) * 1e-6}) check(w);
+  }
+  EXPECT_EQ(mismatches, 0);
+}
+
+// plain() writes a whole number under a million as its digits; the reference is "%.10g".
+TEST(TypedOutputs, PlainWritesWholeNumbersAsPrintfDoes) {
+  for (double v : {0.0, -0.0, 1.0, -1.0, 7.0, 32.0, 4096.0, 131072.0, 999999.0, -999999.0, 0.5, 1e-4, 12.25}) {
+    std::array<char, 64> buf{};
+    std::snprintf(buf.data(), buf.size(), "%.10g", v);
+    EXPECT_EQ(scalelab::plain(v), std::string(buf.data())) << v;
+  }
+  for (int n = -2000; n <= 2000000; n += 7) {
+    double v = n;
+    if (std::fabs(v) >= 1e6) continue;
+    std::array<char, 64> buf{};
+    std::snprintf(buf.data(), buf.size(), "%.10g", v);
+    ASSERT_EQ(scalelab::plain(v), std::string(buf.data())) << v;
+  }
+}
+
+}  // namespace
