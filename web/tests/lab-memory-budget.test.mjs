@@ -13,7 +13,7 @@ const over = (strategy, ...fabrics) => new RegExp(`with ${esc(choiceTitle('train
 let server, browser;
 before(async () => { server = await startServer(); browser = await launch(); });
 after(async () => { await browser?.close(); await server?.stop(); });
-const { ready, rendered, settle, out, field, fieldError, modelSelect, type, choose, noNaN, everyChip } = labHelpers({ element: EL, calculator: CALC });
+const { ready, rendered, settle, change, out, field, fieldError, modelSelect, type, choose, noNaN, everyChip } = labHelpers({ element: EL, calculator: CALC });
 
 /** what the lab asks training_comm for these training_memory params (strategy from the degrees) */
 function commFor(params, strategy) {
@@ -98,10 +98,11 @@ test('every catalog chip (GPUs without a pod size are asked for chips), the glob
   assert.equal(await p2.locator(`${EL} .lab-outputs`).innerText(), text, 'same state from the URL');
   // the global chip drives the lab when the lab has none of its own
   await p2.selectOption(`${EL} .control[data-key="chip"] select`, '');
-  const r = await p2.locator(EL).getAttribute('data-rendered');
   await p2.selectOption('#chip-select', 'tpu-v6e');
-  await p2.waitForFunction(([el, b]) => document.querySelector(el).dataset.rendered !== b, [EL, r]);
-  assert.equal(await p2.locator(`${EL} [data-out="hbm_bytes"] dd`).innerText(), expected(CALC, { chip: 'tpu-v6e', chips: 512 }, 'hbm_bytes'));
+  // wait for the v6e figure itself: the render of the first change may come before the second's
+  const hbm = `${EL} [data-out="hbm_bytes"] dd`, want = expected(CALC, { chip: 'tpu-v6e', chips: 512 }, 'hbm_bytes');
+  await p2.waitForFunction(([sel, w]) => document.querySelector(sel)?.textContent.trim() === w, [hbm, want]);
+  assert.equal(await p2.locator(hbm).innerText(), want);
   await p2.selectOption('#chip-select', 'tpu-v5e');
   assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
   await p2.close();
@@ -246,9 +247,9 @@ test('the batch slider moves the bar and the operating points in place; drawn af
   assert.equal(m0.dots.length, 2, 'math and communication at the batch');
   const slider = page.locator(`${EL} .control[data-key="batch_tokens"] input[type=range]`);
   await slider.focus();
-  const r = await rendered(page);
-  for (let i = 0; i < 10; i++) await page.keyboard.press('ArrowRight');
-  await settle(page, r);
+  // one render per press, so the figures read below belong to the last press (ten presses at
+  // once may be drawn in several renders, and the first of them would satisfy a single wait)
+  for (let i = 0; i < 10; i++) await change(page, () => page.keyboard.press('ArrowRight'));
   await page.waitForFunction((el) => document.querySelector(el).querySelector('.lab-viz').dataset.renders === document.querySelector(el).dataset.rendered, EL);
   const b = Number(await field(page, 'batch_tokens').inputValue());
   assert.ok(b > 2 ** 22 && b < 2 ** 23, `the batch stays within the curve's powers of two: ${b}`);

@@ -78,10 +78,11 @@ test('every catalog chip (a message where the chip lacks a pod size or price), U
   await ready(p2);
   assert.equal(await p2.locator(`${EL} .lab-outputs`).innerText(), text, 'same state from the URL');
   await p2.selectOption(`${EL} .control[data-key="chip"] select`, '');
-  const r = await p2.locator(EL).getAttribute('data-rendered');
   await p2.selectOption('#chip-select', 'h100');
-  await p2.waitForFunction(([el, b]) => document.querySelector(el).dataset.rendered !== b, [EL, r]);
-  assert.equal(await p2.locator(`${EL} [data-out="days"] dd`).innerText(), want({ chip: 'h100', chips: 1024, compute_dtype: 'fp8' }, 'days'));
+  // wait for the H100 figure itself: the render of the first change may come before the second's
+  const days = `${EL} [data-out="days"] dd`, h100 = want({ chip: 'h100', chips: 1024, compute_dtype: 'fp8' }, 'days');
+  await p2.waitForFunction(([sel, w]) => document.querySelector(sel)?.textContent.trim() === w, [days, h100]);
+  assert.equal(await p2.locator(days).innerText(), h100);
   await p2.selectOption('#chip-select', 'tpu-v5e');
   assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
   await p2.close();
