@@ -23,31 +23,8 @@ void write_integer(Integer n, std::string& out) {
 }
 
 void write(const json& j, std::string& out) {
+  if (append_container(j, out, [&](const json& member, const std::string*) { write(member, out); })) return;
   switch (j.type()) {
-    case json::value_t::object: {
-      out += '{';
-      bool first = true;
-      for (auto it = j.begin(); it != j.end(); ++it) {
-        if (!first) out += ',';
-        first = false;
-        append_string(it.key(), out);
-        out += ':';
-        write(it.value(), out);
-      }
-      out += '}';
-      return;
-    }
-    case json::value_t::array: {
-      out += '[';
-      bool first = true;
-      for (const json& item : j) {
-        if (!first) out += ',';
-        first = false;
-        write(item, out);
-      }
-      out += ']';
-      return;
-    }
     case json::value_t::string: append_string(j.get_ref<const std::string&>(), out); return;
     case json::value_t::boolean: out += j.get<bool>() ? "true" : "false"; return;
     case json::value_t::number_integer: write_integer(j.get<std::int64_t>(), out); return;

@@ -19,4 +19,27 @@ void append_string(const std::string& s, std::string& out);
 void append_integer(std::int64_t n, std::string& out);
 void append_double(double x, std::string& out);
 
+// An object or an array written member by member, as dump writes them: `value(member, key)`
+// writes each value, `key` being null for an array's items. False (and nothing written) for
+// anything else.
+template <class WriteValue>
+bool append_container(const json& j, std::string& out, WriteValue&& value) {
+  if (!j.is_object() && !j.is_array()) return false;
+  out += j.is_object() ? '{' : '[';
+  bool first = true;
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    if (!first) out += ',';
+    first = false;
+    if (j.is_object()) {
+      append_string(it.key(), out);
+      out += ':';
+      value(it.value(), &it.key());
+    } else {
+      value(it.value(), nullptr);
+    }
+  }
+  out += j.is_object() ? '}' : ']';
+  return true;
+}
+
 }  // namespace scalelab

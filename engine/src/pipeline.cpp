@@ -118,30 +118,14 @@ void append_canonical(const json& j, std::string& out, const std::string& calcul
     CanonicalNumber n = canonical_number(j.get<double>(), calculator, where);
     if (n.whole) append_integer(static_cast<std::int64_t>(n.value), out);
     else append_double(n.value, out);
-  } else if (j.is_object()) {
-    const std::string* label = step_label(j);
-    out += '{';
-    bool first = true;
-    for (auto it = j.begin(); it != j.end(); ++it) {
-      if (!first) out += ',';
-      first = false;
-      append_string(it.key(), out);
-      out += ':';
-      append_canonical(it.value(), out, calculator, member_name(label, it.key()));
-    }
-    out += '}';
-  } else if (j.is_array()) {
-    out += '[';
-    bool first = true;
-    for (const json& item : j) {
-      if (!first) out += ',';
-      first = false;
-      append_canonical(item, out, calculator, where);
-    }
-    out += ']';
-  } else {
-    append_text(j, out);
+    return;
   }
+  // A step's value is named by its label in a fault message; anything else by its key.
+  const std::string* label = j.is_object() ? step_label(j) : nullptr;
+  bool container = append_container(j, out, [&](const json& member, const std::string* key) {
+    append_canonical(member, out, calculator, key ? member_name(label, *key) : where);
+  });
+  if (!container) append_text(j, out);
 }
 
 void append_outputs(const Outputs& outputs, std::string& out, const std::string& calculator) {

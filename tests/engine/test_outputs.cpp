@@ -38,17 +38,8 @@ std::string mismatch(const json& declared, const json& outputs) {
   return problems;
 }
 
-struct Evaluated {
-  std::string where, calculator, input;
-};
-
-std::vector<Evaluated> runs() {
-  std::vector<Evaluated> out;
-  for (const std::string& c : scalelab::testing::registered_calculators()) out.push_back({"defaults", c, "{}"});
-  for (const auto& c : scalelab::testing::cases()) out.push_back({"case " + c.id, c.calculator, c.raw["params"].dump()});
-  for (const auto& b : scalelab::testing::bad_inputs()) out.push_back({"bad input " + b.id, b.calculator, b.input});
-  return out;
-}
+using scalelab::testing::Evaluated;
+std::vector<Evaluated> runs() { return scalelab::testing::evaluations(/*with_bad_inputs=*/true); }
 
 TEST(DeclaredOutputs, EveryResultMatchesItsDeclarationBothWays) {
   auto declared = declarations();

@@ -46,16 +46,8 @@ std::string written(const json& value, const std::string& calculator) {
   return out;
 }
 
-struct Evaluated {
-  std::string where, calculator, input;
-};
-
-std::vector<Evaluated> runs() {
-  std::vector<Evaluated> out;
-  for (const std::string& c : scalelab::testing::registered_calculators()) out.push_back({"defaults", c, "{}"});
-  for (const auto& c : scalelab::testing::cases()) out.push_back({"case " + c.id, c.calculator, c.raw["params"].dump()});
-  return out;
-}
+using scalelab::testing::Evaluated;
+std::vector<Evaluated> runs() { return scalelab::testing::evaluations(/*with_bad_inputs=*/false); }
 
 // Compares one run's outputs and steps, computed directly, with the earlier path's text; and the
 // evaluate() text's outputs with the same values in declaration order. False when refused.

@@ -88,6 +88,16 @@ const std::set<std::string>& registered_calculators() {
   return names;
 }
 
+std::vector<Evaluated> evaluations(bool with_bad_inputs) {
+  std::vector<Evaluated> out;
+  for (const std::string& c : registered_calculators()) out.push_back({"defaults", c, "{}"});
+  for (const auto& c : cases()) out.push_back({"case " + c.id, c.calculator, c.raw["params"].dump()});
+  if (with_bad_inputs) {
+    for (const auto& b : bad_inputs()) out.push_back({"bad input " + b.id, b.calculator, b.input});
+  }
+  return out;
+}
+
 namespace {
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });

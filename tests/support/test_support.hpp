@@ -38,6 +38,14 @@ const std::vector<BadInput>& bad_inputs();
 // Names of the calculators the engine registers now.
 const std::set<std::string>& registered_calculators();
 
+// One evaluation a test runs over everything: `where` names it in messages.
+struct Evaluated {
+  std::string where, calculator, input;
+};
+// Every registered calculator on its defaults, then every case's params; with
+// `with_bad_inputs`, every input of tests/bad_inputs.json after them.
+std::vector<Evaluated> evaluations(bool with_bad_inputs);
+
 // FORMAT.md comparison: returns "" when `actual` matches `expected`, else what differs.
 std::string compare(const json& expected, const json& actual, double rel_tol, const std::string& path);
 
