@@ -395,12 +395,12 @@ export abstract class LabElement extends LitElement {
   /** The unit written after a control's label, unless the label already names it
    *  ("global batch (tokens)", "gradient bytes per parameter"): a unit is never said twice. */
   private unitNote(c: Control): string | null {
-    const unit = c.schema.unit;
-    if (!unit || unit === 'count') return null;
-    const label = this.technical ? (c.label ?? c.schema.doc ?? '') : this.humanLabel(c);
-    const word = new RegExp(`(^|[^\\w/])${unit.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}($|[^\\w/])`);
-    return word.test(label) ? null : unit;
+    const key = `${c.path}|${this.technical}`;
+    if (!this.unitNotes.has(key)) this.unitNotes.set(key, unitUnlessNamed(c.schema.unit, this.technical ? (c.label ?? c.schema.doc ?? '') : this.humanLabel(c)));
+    return this.unitNotes.get(key)!;
   }
+  /** per control and mode, worked out once: a label and its unit do not change as the reader drags */
+  private unitNotes = new Map<string, string | null>();
   /** Plain: the human label. Technical: the parameter's name and its doc line. */
   private labelText(c: Control): TemplateResult {
     return this.technical
@@ -452,9 +452,9 @@ export abstract class LabElement extends LitElement {
         <span class="field-error" id=${errId} role="alert">${err ?? ''}</span>
       </div>`;
     }
-    const v = this.values.get(c.path);
+    const v = this.values.get(c.path), unit = this.unitNote(c);
     return html`<div class="control numeric" data-key=${c.key}>
-      <label for=${c.id}>${this.labelText(c)}${this.unitNote(c) ? html` <span class="unit">(${this.unitNote(c)})</span>` : nothing}</label>
+      <label for=${c.id}>${this.labelText(c)}${unit ? html` <span class="unit">(${unit})</span>` : nothing}</label>
       <div class="c-inputs">
         <input type="range" min="0" max="1000" step="1" ?disabled=${off} .value=${String(this.toSlider(s, err ? this.result?.inputs ? getPath(this.result.inputs, c.path) : s.default : v))}
           aria-label=${`${this.humanLabel(c)} slider (${s.scale === 'log' ? 'log scale' : 'linear'}, ${fieldText(s.min)} to ${fieldText(s.max)})`}
@@ -586,6 +586,13 @@ export function nextTask(): Promise<void> {
   const s = (globalThis as { scheduler?: { yield?: () => Promise<void> } }).scheduler;
   if (s?.yield) return s.yield();
   return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
+/** `unit`, unless `label` already names it as a word ("global batch (tokens)"); none for counts. */
+function unitUnlessNamed(unit: string | undefined, label: string): string | null {
+  if (!unit || unit === 'count') return null;
+  const word = new RegExp(`(^|[^\\w/])${unit.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}($|[^\\w/])`);
+  return word.test(label) ? null : unit;
 }
 
 /** A choice's values with the engine's names for people (schema `choice_titles`: "GGUF Q4_K_M"
