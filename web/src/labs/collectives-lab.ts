@@ -3,7 +3,7 @@
 // as the array shrinks (a plot of engine evaluations), a ring animating hop by hop, and on
 // GPUs the NVLink / leaf / spine levels. Every number is the engine's `collective`.
 import { html, nothing, render, svg, type TemplateResult } from 'lit';
-import { Plot } from './plot';
+import { Plot, decadeTicks } from './plot';
 import { LabElement, type Control, type ControlSpec } from './framework';
 import { isError, type Result } from '../engine';
 
@@ -203,7 +203,7 @@ export class CollectivesLab extends LabElement {
       ariaDescription: describe(),
       style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
       color: { legend: true, domain: ['time', 'bandwidth term', 'latency term'], range: ['currentColor', 'var(--roof)', 'var(--warn)'] },
-      x: { type: 'log', domain: [lo, hi], label: 'Array size V (bytes) →', tickFormat: (d: number) => f(d, 'bytes'), ticks: 5 },
+      x: { type: 'log', domain: [lo, hi], label: 'Array size V (bytes) →', tickFormat: (d: number) => f(d, 'bytes'), ticks: decadeTicks(lo, hi, width - 90) },
       y: { type: 'log', label: '↑ Time', tickFormat: (d: number) => f(d, 's'), ticks: 4, grid: true },
       marks: [
         Plot.line(pts.filter((d) => d.term !== 'time'), { x: 'bytes', y: 't', stroke: 'term', strokeWidth: 1.5, strokeDasharray: '5 3', ariaHidden: 'true' }),

@@ -3,7 +3,7 @@
 // time is the engine's `transfer` calculator; a rung the chip has no figure for is shown as
 // "not in the catalog" with the engine's message, never as an error.
 import { html, nothing } from 'lit';
-import { Plot, moveBarsX, type Chart } from './plot';
+import { Plot, decadeTicks, moveBarsX, type Chart } from './plot';
 import { LabElement, type ControlSpec } from './framework';
 import { isError, type Result } from '../engine';
 
@@ -61,7 +61,7 @@ export class MemoryLadderLab extends LabElement {
     const fast = have.reduce((a, b) => (b.t! < a.t! ? b : a)), slow = have.reduce((a, b) => (b.t! > a.t! ? b : a));
     const f = (v: unknown, u: string) => this.engine!.format(v, u);
     return html`<p class="verdict">Moving ${f(r.inputs.bytes, 'bytes')}: fastest over <strong>${fast.name}</strong> (${f(fast.t, 's')}),
-      slowest over <strong>${slow.name}</strong> (${f(slow.t, 's')})${fast.t! > 0 ? html`, <span class="ratio">${(slow.t! / fast.t!).toPrecision(3)}×</span> longer` : nothing}.</p>`;
+      slowest over <strong>${slow.name}</strong> (${f(slow.t, 's')})${fast.t! > 0 ? html`, <span class="ratio">${f(slow.t! / fast.t!, '')}×</span> longer` : nothing}.</p>`;
   }
 
   protected renderOutputs(r: Result) {
@@ -90,11 +90,11 @@ export class MemoryLadderLab extends LabElement {
     if (this.chart && chartKey === this.chartKey && host.contains(this.chart) && moveBarsX(this.chart, bars, 'ml-bar', 'ml-label', description)) return;
     this.chartKey = chartKey;
     const chart = Plot.plot({
-      width, height: 36 * names.length + 50, marginLeft: 210, marginBottom: 40,
+      width, height: 36 * names.length + 50, marginLeft: 210, marginRight: 64, marginBottom: 40, // room for the time beside the longest bar
       ariaLabel: 'Time to move the tensor over each rung of the memory ladder, one horizontal bar per rung, log time axis',
       ariaDescription: description,
       style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
-      x: { type: 'log', domain: [lo, hi], label: 'Time (log scale) →', tickFormat: (d: number) => f(d, 's'), ticks: 5, grid: true },
+      x: { type: 'log', domain: [lo, hi], label: 'Time (log scale) →', tickFormat: (d: number) => f(d, 's'), ticks: decadeTicks(lo, hi, width - 274), grid: true },
       y: { domain: names, label: null },
       marks: [
         Plot.barX(have, { y: 'name', x1: lo, x2: 't', fill: (d: Rung) => (d.path === r.inputs.path ? 'var(--warn)' : 'var(--roof)'), ariaHidden: 'true', className: 'ml-bar' }),

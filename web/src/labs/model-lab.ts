@@ -2,7 +2,7 @@
 // sequence grows, and the KV cache (chapter 4). Pick a catalog model or override its dims
 // (GQA heads, MoE experts, MLA latent cache). Every number is the engine's `transformer`.
 import { html, nothing, type TemplateResult } from 'lit';
-import { Plot } from './plot';
+import { Plot, decadeTicks } from './plot';
 import { LabElement, type Control, type ControlSpec } from './framework';
 import { MODEL_PICKER } from './model-picker';
 import { isError, type Result } from '../engine';
@@ -64,7 +64,7 @@ export class ModelLab extends LabElement {
   protected renderVerdict(r: Result) {
     const o = r.outputs;
     const moe = (o.params_active as number) < (o.params_total as number);
-    return html`<p class="verdict"><strong>${this.fmt('params_total')}</strong> parameters${moe ? html` (<strong>${this.fmt('params_active')}</strong> active per token)` : nothing};
+    return html`<p class="verdict"><strong>${this.fmt('params_total')}</strong>${moe ? html` (<strong>${this.fmt('params_active')}</strong> active per token)` : nothing};
       ${this.fmt('flops_fwd_per_token')} per token forward, ${this.fmt('train_flops_per_token')} to train.
       At T = ${this.engine!.format(r.inputs.T, 'tokens')}, attention is <strong>${(100 * (o.attention_flop_fraction as number)).toPrecision(3)}%</strong> of the training FLOPs;
       the KV cache holds ${this.fmt('kv_bytes_per_token')} per token, ${this.fmt('kv_bytes_per_sequence')} per sequence.</p>`;
@@ -107,7 +107,7 @@ export class ModelLab extends LabElement {
       ariaDescription: PARTS.map(([k, l]) => `${l}: ${f(o[k] as number, 'count')}`).join('; ') + '.',
       style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
       color: { legend: true, domain: PARTS.map((p) => p[1]), range: ['var(--muted)', 'var(--warn)', 'var(--roof)', 'var(--ok)'] },
-      x: { label: 'Parameters →', tickFormat: (d: number) => f(d, 'count'), ticks: 5 },
+      x: { label: 'Parameters →', tickFormat: (d: number) => f(d, 'count'), ticks: Math.max(2, Math.floor((width - 130) / 64)) },
       y: { label: null },
       marks: [Plot.barX(parts, Plot.stackX({ y: 'row', x: 'n', fill: 'part', ariaHidden: 'true' }))],
     });
@@ -120,11 +120,11 @@ export class ModelLab extends LabElement {
       if (!isError(e)) pts.push({ T, share: e.outputs.attention_flop_fraction as number });
     }
     const share = Plot.plot({
-      width, height: Math.round(Math.min(300, width * 0.5)), marginLeft: 56, marginBottom: 42,
+      width, height: Math.round(Math.min(300, width * 0.5)), marginLeft: 56, marginRight: 40, marginBottom: 42,
       ariaLabel: 'Attention share of training FLOPs against sequence length T, log T axis',
       ariaDescription: describe(pts),
       style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
-      x: { type: 'log', label: 'Sequence length T →', domain: [lo, hi], tickFormat: (d: number) => f(d, 'tokens'), ticks: 5 },
+      x: { type: 'log', label: 'Sequence length T →', domain: [lo, hi], tickFormat: (d: number) => f(d, 'tokens'), ticks: decadeTicks(lo, hi, width - 96) },
       y: { label: '↑ Attention share of training FLOPs', domain: [0, 1], tickFormat: (d: number) => `${Math.round(d * 100)}%`, grid: true },
       marks: [
         Plot.line(pts, { x: 'T', y: 'share', stroke: 'var(--roof)', strokeWidth: 2.5, ariaHidden: 'true' }),
