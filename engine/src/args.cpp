@@ -31,11 +31,35 @@ std::string joined(const std::vector<std::string>& items) {
   return s;
 }
 
-[[noreturn]] void fail(const std::string& path, const std::string& message) {
-  throw InputError(path, message);
+// Where a value sits in the input ("matmul.B", "dims[2]"), spelled out only for a message: a
+// valid input builds no path string at all.
+class Path {
+ public:
+  explicit Path(std::string_view text) : key_(text) {}
+  Path(const Path& parent, std::string_view key) : parent_(&parent), key_(key) {}
+  Path(const Path& parent, std::size_t index) : parent_(&parent), index_(index), is_index_(true) {}
+
+  std::string text() const {
+    if (!parent_) return std::string(key_);
+    std::string above = parent_->text();
+    if (is_index_) return above + "[" + std::to_string(index_) + "]";
+    return above.empty() ? std::string(key_) : above + "." + std::string(key_);
+  }
+
+ private:
+  const Path* parent_ = nullptr;
+  std::string_view key_;
+  std::size_t index_ = 0;
+  bool is_index_ = false;
+};
+
+[[noreturn]] void fail(const Path& path, const std::string& message) {
+  throw InputError(path.text(), message);
 }
 
-json validate_number(const Param& p, const json& v, const std::string& path, bool integer) {
+json validated(const Param& p, json&& v, const Path& path);
+
+void check_number(const Param& p, const json& v, const Path& path, bool integer) {
   if (!v.is_number()) {
     fail(path, std::string("must be ") + (integer ? "an integer" : "a number") + " " +
                    range_text(p) + ", got " + type_name(v));
@@ -47,30 +71,40 @@ json validate_number(const Param& p, const json& v, const std::string& path, boo
   }
   bool low = p.min_exclusive ? x <= p.min : x < p.min;
   if (low || x > p.max) fail(path, "must be " + range_text(p) + ", got " + plain(x));
-  return v;
 }
 
-json validate_object(const std::vector<Param>& fields, const json& v, const std::string& path,
-                     bool fill_defaults) {
+// The object's fields in schema order, each validated and moved out of `v` (nothing is copied
+// but the defaults). `given`, when not null, receives which fields the caller gave.
+json validated_object(const std::vector<Param>& fields, json&& v, const Path& path, bool fill_defaults,
+                      std::vector<bool>* given = nullptr) {
   if (!v.is_object()) fail(path, "must be an object, got " + type_name(v));
-  for (auto it = v.begin(); it != v.end(); ++it) {
-    bool known = std::any_of(fields.begin(), fields.end(), [&](const Param& f) { return f.name == it.key(); });
-    if (!known) {
+  // Where each field stands among the given members (npos: not given), found in one pass that
+  // also refuses an unknown key.
+  constexpr std::size_t absent = static_cast<std::size_t>(-1);
+  std::vector<std::size_t> at(fields.size(), absent);
+  auto& given_members = v.get_ref<json::object_t&>();
+  for (std::size_t m = 0; m < given_members.size(); ++m) {
+    const std::string& key = (given_members.begin() + static_cast<std::ptrdiff_t>(m))->first;
+    auto field = std::find_if(fields.begin(), fields.end(), [&](const Param& f) { return f.name == key; });
+    if (field == fields.end()) {
       std::vector<std::string> names;
       for (const Param& f : fields) names.push_back(f.name);
-      fail(path.empty() ? it.key() : path + "." + it.key(), "unknown parameter; allowed: " + joined(names));
+      fail(Path(path, key), "unknown parameter; allowed: " + joined(names));
     }
+    at[static_cast<std::size_t>(field - fields.begin())] = m;
   }
+  if (given) given->assign(fields.size(), false);
   // Field names are unique, so each is appended without the object's search for an existing key.
   json out = json::object();
   auto& members = out.get_ref<json::object_t&>();
-  auto sub = [&](const Param& f) { return path.empty() ? f.name : path + "." + f.name; };
-  for (const Param& f : fields) {
-    auto given = v.find(f.name);
-    if (given != v.end()) {
-      members.emplace_back(f.name, validate_value(f, *given, sub(f)));
+  if (fill_defaults) members.reserve(fields.size());  // a partial object (overrides) names few
+  for (std::size_t i = 0; i < fields.size(); ++i) {
+    const Param& f = fields[i];
+    if (at[i] != absent) {
+      if (given) (*given)[i] = true;
+      members.emplace_back(f.name, validated(f, std::move((given_members.begin() + static_cast<std::ptrdiff_t>(at[i]))->second), Path(path, f.name)));
     } else if (f.required) {
-      fail(sub(f), "is required" + (f.doc.empty() ? std::string() : " (" + f.doc + ")"));
+      fail(Path(path, f.name), "is required" + (f.doc.empty() ? std::string() : " (" + f.doc + ")"));
     } else if (fill_defaults && !f.default_value.is_null()) {
       members.emplace_back(f.name, f.default_value);
     }
@@ -86,118 +120,124 @@ bool is_name(const std::string& key) {
   });
 }
 
-json validate_map(const Param& p, const json& v, const std::string& path) {
+// Maps and lists keep their keys and order: each value is validated in place.
+json validated_map(const Param& p, json&& v, const Path& path) {
   if (!v.is_object()) fail(path, "must be an object of name → value, got " + type_name(v));
   if (v.empty()) fail(path, "must name at least one entry");
   if (v.size() > 26) fail(path, "may name at most 26 entries");
-  json out = json::object();
   for (auto it = v.begin(); it != v.end(); ++it) {
     if (!is_name(it.key())) {
       fail(path, "names must be letters and digits starting with a letter, got \"" +
                      it.key().substr(0, 40) + "\"");
     }
-    out[it.key()] = validate_value(p.fields.at(0), it.value(), path + "." + it.key());
+    it.value() = validated(p.fields.at(0), std::move(it.value()), Path(path, it.key()));
   }
-  return out;
+  return std::move(v);
 }
 
-json validate_list(const Param& p, const json& v, const std::string& path) {
+json validated_list(const Param& p, json&& v, const Path& path) {
   if (!v.is_array()) fail(path, "must be a list, got " + type_name(v));
   if (v.size() < p.min || v.size() > p.max) {
     fail(path, "must hold between " + plain(p.min) + " and " + plain(p.max) + " items, got " +
                    std::to_string(v.size()));
   }
-  json out = json::array();
-  for (size_t i = 0; i < v.size(); ++i) {
-    out.push_back(validate_value(p.fields.at(0), v[i], path + "[" + std::to_string(i) + "]"));
-  }
-  return out;
+  for (size_t i = 0; i < v.size(); ++i) v[i] = validated(p.fields.at(0), std::move(v[i]), Path(path, i));
+  return std::move(v);
 }
 
-json validate_overrides(const Param& p, const json& v, const std::string& path) {
+json validated_overrides(const Param& p, json&& v, const Path& path) {
   const auto& fields = p.overrides_of == "chip" ? chip_fields() : model_fields();
   if (!v.is_object()) fail(path, "must be an object of " + p.overrides_of + " fields");
-  return validate_object(fields, v, path, false);
+  return validated_object(fields, std::move(v), path, false);
 }
 
-}  // namespace
+void check_choice(const Param& p, const json& v, const Path& path) {
+  if (!v.is_string() || std::find(p.choices.begin(), p.choices.end(), v.get_ref<const std::string&>()) == p.choices.end()) {
+    std::string got = v.is_string() ? "\"" + v.get<std::string>().substr(0, 40) + "\"" : type_name(v);
+    fail(path, "must be one of " + joined(p.choices) + ", got " + got);
+  }
+}
 
-json validate_value(const Param& p, const json& v, const std::string& path) {
+void check_text(const json& v, const Path& path) {
+  if (!v.is_string()) fail(path, "must be a string, got " + type_name(v));
+  if (v.get_ref<const std::string&>().empty()) fail(path, "must not be empty");
+  if (v.get_ref<const std::string&>().size() > 1000) fail(path, "must be at most 1000 characters");
+}
+
+// A catalog entry (chip or model) named by its id: `what` is "chip" or "model".
+void check_catalog_id(const json& catalog, const char* what, const json& v, const Path& path) {
+  for (const auto& entry : catalog) {
+    if (entry["id"] == v) return;
+  }
+  std::vector<std::string> ids;
+  for (const auto& entry : catalog) ids.push_back(entry["id"].get<std::string>());
+  fail(path, std::string("unknown ") + what + " \"" + v.get<std::string>().substr(0, 40) + "\"; catalog: " +
+                 joined(ids) + ", or a " + what + " object");
+}
+
+bool is_bool_or_list(const json& v) {
+  if (v.is_boolean()) return true;
+  return v.is_array() && v.size() <= 16 &&
+         std::all_of(v.begin(), v.end(), [](const json& b) { return b.is_boolean(); });
+}
+
+json validated(const Param& p, json&& v, const Path& path) {
   switch (p.type) {
     case Type::number:
-      return validate_number(p, v, path, false);
     case Type::integer:
-      return validate_number(p, v, path, true);
+      check_number(p, v, path, p.type == Type::integer);
+      return std::move(v);
     case Type::boolean:
       if (!v.is_boolean()) fail(path, "must be true or false, got " + type_name(v));
-      return v;
-    case Type::choice: {
-      if (!v.is_string() || std::find(p.choices.begin(), p.choices.end(),
-                                       v.get<std::string>()) == p.choices.end()) {
-        std::string got = v.is_string() ? "\"" + v.get<std::string>().substr(0, 40) + "\""
-                                        : type_name(v);
-        fail(path, "must be one of " + joined(p.choices) + ", got " + got);
-      }
-      return v;
-    }
+      return std::move(v);
+    case Type::choice:
+      check_choice(p, v, path);
+      return std::move(v);
     case Type::text:
-      if (!v.is_string()) fail(path, "must be a string, got " + type_name(v));
-      if (v.get<std::string>().empty()) fail(path, "must not be empty");
-      if (v.get<std::string>().size() > 1000) fail(path, "must be at most 1000 characters");
-      return v;
-    case Type::chip: {
+      check_text(v, path);
+      return std::move(v);
+    case Type::chip:
       if (v.is_string()) {
-        for (const auto& c : chip_catalog()) {
-          if (c["id"] == v) return v;
-        }
-        std::vector<std::string> ids;
-        for (const auto& c : chip_catalog()) ids.push_back(c["id"].get<std::string>());
-        fail(path, "unknown chip \"" + v.get<std::string>().substr(0, 40) + "\"; catalog: " +
-                       joined(ids) + ", or a chip object");
+        check_catalog_id(chip_catalog(), "chip", v, path);
+        return std::move(v);
       }
       if (!v.is_object()) fail(path, "must be a catalog id or a chip object, got " + type_name(v));
-      return validate_object(chip_fields(), v, path, false);
-    }
-    case Type::model: {
+      return validated_object(chip_fields(), std::move(v), path, false);
+    case Type::model:
       if (v.is_string()) {
-        for (const auto& m : model_catalog()) {
-          if (m["id"] == v) return v;
-        }
-        std::vector<std::string> ids;
-        for (const auto& m : model_catalog()) ids.push_back(m["id"].get<std::string>());
-        fail(path, "unknown model \"" + v.get<std::string>().substr(0, 40) + "\"; catalog: " +
-                       joined(ids) + ", or a model object");
+        check_catalog_id(model_catalog(), "model", v, path);
+        return std::move(v);
       }
-      if (!v.is_object()) {
-        fail(path, "must be a catalog id or a model object, got " + type_name(v));
-      }
-      return validate_object(model_fields(), v, path, false);
-    }
+      if (!v.is_object()) fail(path, "must be a catalog id or a model object, got " + type_name(v));
+      return validated_object(model_fields(), std::move(v), path, false);
     case Type::object:
-      return validate_object(p.fields, v, path, true);
+      return validated_object(p.fields, std::move(v), path, true);
     case Type::map:
-      return validate_map(p, v, path);
+      return validated_map(p, std::move(v), path);
     case Type::list:
-      return validate_list(p, v, path);
+      return validated_list(p, std::move(v), path);
     case Type::bool_or_list:
-      if (v.is_boolean()) return v;
-      if (v.is_array() && v.size() <= 16 &&
-          std::all_of(v.begin(), v.end(), [](const json& b) { return b.is_boolean(); })) {
-        return v;
-      }
-      fail(path, "must be true, false, or a list of booleans (one per axis)");
+      if (!is_bool_or_list(v)) fail(path, "must be true, false, or a list of booleans (one per axis)");
+      return std::move(v);
     case Type::overrides:
-      return validate_overrides(p, v, path);
+      return validated_overrides(p, std::move(v), path);
   }
   fail(path, "has an unsupported type");
 }
 
-Args::Args(const Calculator& calc, const json& input) {
+}  // namespace
+
+json validate_value(const Param& p, const json& value, const std::string& path) {
+  return validated(p, json(value), Path(path));
+}
+
+Args::Args(const Calculator& calc, const json& input) : Args(calc, json(input)) {}
+
+Args::Args(const Calculator& calc, json&& input) : params_(&calc.params) {
   if (!input.is_object()) {
     throw InputError("", "the input must be a JSON object of parameters, got " + type_name(input));
   }
-  for (auto it = input.begin(); it != input.end(); ++it) given_.push_back(it.key());
-  values_ = validate_object(calc.params, input, "", true);
+  values_ = validated_object(calc.params, std::move(input), Path(""), true, &given_);
   if (values_.contains("chip")) {
     resolve_chip();
   } else if (values_.contains("chip_overrides")) {
@@ -243,7 +283,7 @@ void Args::resolve_model() {
 }
 
 void Args::set_number(const Param& p, const std::vector<std::string>& path, const std::string& dotted, double value) {
-  json checked = validate_value(p, json(value), dotted);
+  json checked = validated(p, json(value), Path(dotted));
   json* at = &values_;
   for (const std::string& key : path) at = &at->at(key);
   *at = std::move(checked);
@@ -256,7 +296,10 @@ void Args::resolve_again() {
 
 bool Args::has(std::string_view name) const { return values_.contains(name); }
 bool Args::given(std::string_view name) const {
-  return std::find(given_.begin(), given_.end(), name) != given_.end();
+  for (std::size_t i = 0; i < params_->size(); ++i) {
+    if ((*params_)[i].name == name) return given_[i];
+  }
+  return false;
 }
 
 const json& Args::value_of(std::string_view name) const {

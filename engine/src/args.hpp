@@ -18,7 +18,9 @@ std::string type_name(const json& v);
 
 class Args {
  public:
+  // Validates `input`; the rvalue form moves its values into these Args instead of copying them.
   Args(const Calculator& calc, const json& input);
+  Args(const Calculator& calc, json&& input);
 
   const json& values() const { return values_; }
   // The validated values, moved out (the last use of these Args).
@@ -48,8 +50,9 @@ class Args {
   void resolve_again();
 
  private:
+  const std::vector<Param>* params_;  // the calculator's parameters, in schema order
   json values_;
-  std::vector<std::string> given_;  // the keys the caller gave
+  std::vector<bool> given_;  // by position in *params_: given by the caller
   std::shared_ptr<const Chip> chip_;   // a catalog chip without overrides is shared, resolved once
   std::shared_ptr<const Model> model_;
 

@@ -16,8 +16,8 @@
 namespace scalelab {
 namespace {
 // {"calculator", "inputs", extra fields, "outputs", "steps", "warnings"}, written as text.
-std::string compute_result(const Calculator& calc, const json& input, const EvalOptions& options) {
-  Args args(calc, input);
+std::string compute_result(const Calculator& calc, json&& input, const EvalOptions& options) {
+  Args args(calc, std::move(input));
   Result result(calc.outputs);
   result.record_steps = options.steps;
   calc.compute(args, result);
@@ -65,7 +65,7 @@ Evaluation evaluate(std::string_view name, std::string_view input_json, const Ev
   json input;
   if (auto refused = parse_input(input_json, input)) return *refused;
   // Past parsing, only an InputError is the caller's doing; anything else is an engine fault.
-  return guarded([&] { return compute_result(*calc, input, options); });
+  return guarded([&] { return compute_result(*calc, std::move(input), options); });
 }
 
 namespace {
