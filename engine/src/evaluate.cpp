@@ -38,7 +38,7 @@ std::string compute_result(const Calculator& calc, json&& input, const EvalOptio
   out += ",\"steps\":";
   append_canonical(result.steps, out, calc.name);
   out += ",\"warnings\":";
-  append_text(result.warnings, out);
+  append_warnings(result.warnings, out);
   out += '}';
   return out;
 }

@@ -141,4 +141,13 @@ void append_outputs(const Outputs& outputs, std::string& out, const std::string&
   out += '}';
 }
 
+void append_warnings(const Warnings& warnings, std::string& out) {
+  out += '[';
+  for (std::size_t i = 0; i < warnings.size(); ++i) {
+    if (i > 0) out += ',';
+    append_string(warnings[i].text(), out);
+  }
+  out += ']';
+}
+
 }  // namespace scalelab

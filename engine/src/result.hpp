@@ -1,5 +1,6 @@
 // What a calculator produces: named outputs, the derivation steps, warnings.
 #pragma once
+#include <array>
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -13,6 +14,32 @@
 
 namespace scalelab {
 
+// A warning: its text, or its kind (the function that writes the text, a pure function of the
+// numbers) and its numbers, so that the text is made only when the result is written and a sweep
+// that meets the same kind and numbers at many points makes it once.
+class Warning {
+ public:
+  static constexpr std::size_t kMaxNumbers = 10;
+  using Numbers = std::array<double, kMaxNumbers>;
+  using Text = std::string (*)(const Numbers&);
+
+  Warning(std::string text) : text_(std::move(text)) {}  // NOLINT: a warning given as its text
+  Warning(const char* text) : text_(text) {}             // NOLINT
+  Warning(Text make, const Numbers& numbers) : make_(make), numbers_(numbers) {}
+
+  std::string text() const { return make_ ? make_(numbers_) : text_; }
+  // Made from a kind and numbers (a sweep tells these apart by kind and numbers, bit for bit).
+  bool has_kind() const { return make_ != nullptr; }
+  Text kind() const { return make_; }
+  const Numbers& numbers() const { return numbers_; }
+
+ private:
+  Text make_ = nullptr;
+  Numbers numbers_{};
+  std::string text_;
+};
+using Warnings = std::vector<Warning>;
+
 // The one step sink. Each step is one Expr: its formula, substituted formula and value all come
 // from it. A sink without an array is numbers-only: it records nothing and hands out bare
 // Exprs, so no TeX is ever built (the labs' hot path, and sweep points inside a calculator).
@@ -20,7 +47,7 @@ class Steps {
  public:
   Steps() = default;  // numbers-only, and warnings dropped (sweep points)
   // `sink` null: numbers-only. `warnings` null: warnings dropped.
-  Steps(json* sink, json* warnings) : sink_(sink), warnings_(warnings) {}
+  Steps(json* sink, Warnings* warnings) : sink_(sink), warnings_(warnings) {}
 
   bool on() const { return sink_ != nullptr; }
   // A named input of a formula: `tex` when steps are on, a bare value otherwise.
@@ -37,13 +64,13 @@ class Steps {
   // The same sink, each label prefixed (e.g. "AllGather A: ").
   Steps prefixed(std::string_view prefix) const;
   // A warning about this configuration (kept in numbers-only mode too).
-  void warn(const std::string& message) const {
-    if (warnings_) warnings_->push_back(message);
+  void warn(Warning warning) const {
+    if (warnings_) warnings_->push_back(std::move(warning));
   }
 
  private:
   json* sink_ = nullptr;
-  json* warnings_ = nullptr;
+  Warnings* warnings_ = nullptr;
   std::string prefix_;
 };
 
@@ -87,7 +114,7 @@ struct Result {
 
   Outputs outputs;
   json steps = json::array();
-  json warnings = json::array();
+  Warnings warnings;
   json extra = json::object();  // top-level fields beside "outputs" (e.g. the resolved chip)
   bool record_steps = true;     // false: numbers-only evaluation
 
@@ -109,7 +136,7 @@ struct Result {
               double value, const std::string& unit) {
     return log().record_text(label, formula, substituted, value, unit);
   }
-  void warn(const std::string& message) { warnings.push_back(message); }
+  void warn(Warning warning) { warnings.push_back(std::move(warning)); }
 };
 
 }  // namespace scalelab

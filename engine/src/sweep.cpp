@@ -3,7 +3,10 @@
 // swept values (validated as a numbers-only evaluate validates them) and is computed like one.
 // Columns are collected as numbers and written straight to text.
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <exception>
 #include <optional>
 #include <set>
@@ -31,6 +34,13 @@ struct Axis {
   const Param* schema = nullptr;   // the parameter's declaration, for validating each value
   std::vector<std::size_t> order;  // where it stands among the parameters, field by field
 };
+
+// A double's bits, to tell values apart exactly (Emscripten's libc++ has no std::bit_cast).
+std::uint64_t bits_of(double x) {
+  std::uint64_t bits;
+  std::memcpy(&bits, &x, sizeof bits);
+  return bits;
+}
 
 [[noreturn]] void refuse(const std::string& where, const std::string& message) {
   throw InputError(where, message);
@@ -365,11 +375,15 @@ class Collector {
                        {"param", e.param.empty() ? json(nullptr) : json(e.param)},
                        {"message", e.what()}});
   }
-  void warn(const json& warnings) {
-    for (const json& w : warnings) {
-      const std::string& text = w.get_ref<const std::string&>();
+  // Distinct warnings by their text, the first kMaxWarnings kept. A warning made from a kind and
+  // numbers already met is skipped before its text is made: the same kind and numbers make the
+  // same text.
+  void warn(const Warnings& warnings) {
+    for (const Warning& w : warnings) {
+      if (w.has_kind() && !met_.insert(key_of(w)).second) continue;
+      std::string text = w.text();
       if (seen_.insert(text).second) {
-        if (warnings_.size() < kMaxWarnings) warnings_.push_back(text);
+        if (warnings_.size() < kMaxWarnings) warnings_.push_back(std::move(text));
         else ++more_warnings_;
       }
     }
@@ -443,7 +457,15 @@ class Collector {
   const Spec& spec_;
   std::vector<Column> columns_;
   json errors_ = json::array();
+  using WarningKey = std::pair<Warning::Text, std::array<std::uint64_t, Warning::kMaxNumbers>>;
+  static WarningKey key_of(const Warning& w) {
+    WarningKey key{w.kind(), {}};
+    for (std::size_t i = 0; i < Warning::kMaxNumbers; ++i) key.second[i] = bits_of(w.numbers()[i]);
+    return key;
+  }
+
   json warnings_ = json::array();
+  std::set<WarningKey> met_;  // the kinds and numbers (bit for bit) of the warnings met so far
   std::set<std::string, std::less<>> seen_;
   std::size_t more_warnings_ = 0;
 };

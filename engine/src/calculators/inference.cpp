@@ -126,6 +126,15 @@ void mlp_comm(const InferenceSetup& s, DecodeFigures& f, const ParallelFabric& f
                         2 * log.sym("L", d.L) * mlp, "s").value();
 }
 
+// The warnings a sweep meets at many points are kept as their numbers (Warning); these write
+// their text from them when it is written.
+std::string latency_bound_warning(const Warning::Numbers& n) {
+  return "The model-parallel collectives are latency-bound: each moves " + plain(canonical(n[0])) +
+         " bytes, under " + plain(canonical(n[1])) +
+         " bytes, so the per-hop latency, not bandwidth, sets their time (the comms time "
+         "shown is a bandwidth lower bound).";
+}
+
 void comm_latency(DecodeFigures& f, const ParallelFabric& fabric, const Steps& log) {
   if (f.chips == 1 || !fabric.hop_latency_s) return;
   double threshold = log.step("Latency-bound below (whole activation buffer)", "V_{lat}",
@@ -134,12 +143,7 @@ void comm_latency(DecodeFigures& f, const ParallelFabric& fabric, const Steps& l
                               "bytes").value();
   f.comm_latency_bound_below_bytes = threshold;
   f.comm_regime = *f.activation_bytes < threshold ? "latency" : "bandwidth";
-  if (*f.comm_regime == "latency") {
-    log.warn("The model-parallel collectives are latency-bound: each moves " +
-             plain(canonical(*f.activation_bytes)) + " bytes, under " + plain(canonical(threshold)) +
-             " bytes, so the per-hop latency, not bandwidth, sets their time (the comms time "
-             "shown is a bandwidth lower bound).");
-  }
+  if (*f.comm_regime == "latency") log.warn(Warning(latency_bound_warning, {*f.activation_bytes, threshold}));
 }
 
 void decode_comm(const InferenceSetup& s, DecodeFigures& f, const Steps& log) {
@@ -179,27 +183,39 @@ void decode_step_time(DecodeFigures& f, const Steps& log) {
   f.tokens_per_s_per_chip = log.step("Tokens per second per chip", "", per_s / log.sym("n", f.chips), "tokens/s").value();
 }
 
+// numbers: weight bytes, chips, slice HBM bytes, min chips, free HBM bytes (negative).
+std::string weights_exceed_hbm_warning(const Warning::Numbers& n) {
+  return "The weights alone (" + plain(canonical(n[0])) + " bytes) exceed the HBM of " + chips_text(n[1]) +
+         " (" + plain(canonical(n[2])) + " bytes): they need at least " + plain(n[3]) +
+         " chips. HBM falls short by " + plain(canonical(-n[4])) + " bytes (free_hbm_bytes is negative) and nothing fits.";
+}
+
+// numbers: batch, total bytes, slice HBM bytes, chips, min chips for the batch, min slice chips,
+// whether there is a max batch (1 or 0), the max batch, context, KV bytes per sequence.
+std::string does_not_fit_warning(const Warning::Numbers& n) {
+  bool has_max = n[6] != 0;
+  double max_batch = n[7], context = n[8];
+  std::string most = has_max ? "at most " + plain(max_batch) + " sequences of " + plain(context) + " tokens fit"
+                             : "the KV caches do not fit";
+  if (has_max && max_batch == 0) {
+    most = "not even one sequence of " + plain(context) + " tokens fits (its KV cache is " +
+           plain(canonical(n[9])) + " bytes)";
+  }
+  return "Does not fit: weights + KV for batch " + plain(n[0]) + " need " + plain(canonical(n[1])) +
+         " bytes, more than the " + plain(canonical(n[2])) + " bytes of HBM on " + chips_text(n[3]) + "; " + most +
+         ". This batch needs " + plain(n[4]) + " chips (a " + plain(n[5]) +
+         "-chip slice). The times are what the step would take if it fit.";
+}
+
 void decode_fit_warnings(const DecodeFigures& f, double free_raw, const Steps& log) {
   if (free_raw <= 0) {
-    log.warn("The weights alone (" + plain(canonical(f.weight_bytes)) + " bytes) exceed the HBM of " +
-             chips_text(f.chips) + " (" + plain(canonical(f.slice_hbm_bytes)) +
-             " bytes): they need at least " + plain(f.min_chips) + " chips. HBM falls short by " +
-             plain(canonical(-free_raw)) + " bytes (free_hbm_bytes is negative) and nothing fits.");
+    log.warn(Warning(weights_exceed_hbm_warning, {f.weight_bytes, f.chips, f.slice_hbm_bytes, f.min_chips, free_raw}));
     return;
   }
   if (f.fits) return;
-  std::string most =
-      f.max_batch ? "at most " + plain(*f.max_batch) + " sequences of " + plain(f.context) + " tokens fit"
-                  : "the KV caches do not fit";
-  if (f.max_batch && *f.max_batch == 0) {
-    most = "not even one sequence of " + plain(f.context) + " tokens fits (its KV cache is " +
-           plain(canonical(f.kv_bytes_per_sequence)) + " bytes)";
-  }
-  log.warn("Does not fit: weights + KV for batch " + plain(f.batch) + " need " +
-           plain(canonical(f.total_bytes)) + " bytes, more than the " + plain(canonical(f.slice_hbm_bytes)) +
-           " bytes of HBM on " + chips_text(f.chips) + "; " + most + ". This batch needs " +
-           plain(f.min_chips_for_batch) + " chips (a " + plain(f.min_slice_chips) +
-           "-chip slice). The times are what the step would take if it fit.");
+  log.warn(Warning(does_not_fit_warning, {f.batch, f.total_bytes, f.slice_hbm_bytes, f.chips, f.min_chips_for_batch,
+                                          f.min_slice_chips, f.max_batch ? 1.0 : 0.0, f.max_batch.value_or(0),
+                                          f.context, f.kv_bytes_per_sequence}));
 }
 
 void decode_fit(const InferenceSetup& s, DecodeFigures& f, const Steps& log) {
