@@ -287,15 +287,28 @@ void Args::set_number(const Param& p, const std::vector<std::string>& path, cons
   json* at = &values_;
   for (const std::string& key : path) at = &at->at(key);
   *at = std::move(checked);
+  forget_kept_reading(path.front());
 }
 
 void Args::resolve_again() {
   if (chip_) resolve_chip();
   if (model_) resolve_model();
+  forget_kept_reading("chip");
+  forget_kept_reading("model");
 }
 
-bool Args::has(std::string_view name) const { return values_.contains(name); }
+void Args::forget_kept_reading(std::string_view name) {
+  std::erase_if(kept_, [&](const Kept& k) {
+    return std::any_of(k.read.begin(), k.read.end(), [&](const std::string& r) { return r == name || r == "*"; });
+  });
+}
+
+bool Args::has(std::string_view name) const {
+  note_read(name);
+  return values_.contains(name);
+}
 bool Args::given(std::string_view name) const {
+  note_read(name);
   for (std::size_t i = 0; i < params_->size(); ++i) {
     if ((*params_)[i].name == name) return given_[i];
   }
@@ -303,6 +316,7 @@ bool Args::given(std::string_view name) const {
 }
 
 const json& Args::value_of(std::string_view name) const {
+  note_read(name);
   auto it = values_.find(name);
   if (it == values_.end()) throw InputError(std::string(name), "is required");
   return *it;
@@ -311,6 +325,7 @@ const json& Args::value_of(std::string_view name) const {
 double Args::num(std::string_view name) const { return value_of(name).get<double>(); }
 
 std::optional<double> Args::num_if(std::string_view name) const {
+  note_read(name);
   auto it = values_.find(name);
   if (it == values_.end()) return std::nullopt;
   return it->get<double>();
@@ -323,11 +338,15 @@ bool Args::flag(std::string_view name) const { return value_of(name).get<bool>()
 const json& Args::raw(std::string_view name) const { return value_of(name); }
 
 const Chip& Args::chip() const {
+  note_read("chip");
+  note_read("chip_overrides");
   if (!chip_) throw InputError("chip", "is required: a catalog id or a chip object");
   return *chip_;
 }
 
 const Model& Args::model() const {
+  note_read("model");
+  note_read("model_overrides");
   if (!model_) throw InputError("model", "is required: a catalog id or a model object");
   return *model_;
 }

@@ -22,7 +22,10 @@ class Args {
   Args(const Calculator& calc, const json& input);
   Args(const Calculator& calc, json&& input);
 
-  const json& values() const { return values_; }
+  const json& values() const {
+    note_read("*");
+    return values_;
+  }
   // The validated values, moved out (the last use of these Args).
   json take_values() && { return std::move(values_); }
   // Looked up by a name the calculator spells out: a string_view, so that a literal builds no string.
@@ -35,8 +38,16 @@ class Args {
   const json& raw(std::string_view name) const;
   const Chip& chip() const;
   const Model& model() const;
-  bool has_chip() const { return chip_ != nullptr; }
-  bool has_model() const { return model_ != nullptr; }
+  bool has_chip() const {
+    note_read("chip");
+    note_read("chip_overrides");
+    return chip_ != nullptr;
+  }
+  bool has_model() const {
+    note_read("model");
+    note_read("model_overrides");
+    return model_ != nullptr;
+  }
   double dtype(std::string_view name) const { return dtype_bytes(str(name)); }
 
   // Sets the numeric parameter at `path` ({"batch"}, {"matmul", "B"}, {"chip_overrides",
@@ -49,12 +60,63 @@ class Args {
   // validating every parameter.
   void resolve_again();
 
+  // What a calculator works out from its inputs before the figures a sweep varies (a shared
+  // setup), kept under `tag` (the address of a static of the caller's): `make` runs on the first
+  // call and again only after set_number changed a parameter it read through these Args, so a
+  // sweep over the batch or the context builds the setup once. The reference holds until then.
+  template <class T, class Make>
+  const T& kept(const void* tag, Make&& make) const {
+    for (const Kept& k : kept_) {
+      if (k.tag != tag) continue;
+      if (reads_) reads_->insert(reads_->end(), k.read.begin(), k.read.end());
+      return *static_cast<const T*>(k.value.get());
+    }
+    std::vector<std::string> read;
+    Reading reading(*this, tracking_ ? &read : nullptr);
+    auto value = std::make_shared<const T>(make());
+    kept_.push_back({tag, value, std::move(read)});
+    return *value;
+  }
+  // From now on (a sweep's points), note which parameters each kept setup reads.
+  void track_reads() { tracking_ = true; }
+
  private:
   const std::vector<Param>* params_;  // the calculator's parameters, in schema order
   json values_;
   std::vector<bool> given_;  // by position in *params_: given by the caller
   std::shared_ptr<const Chip> chip_;   // a catalog chip without overrides is shared, resolved once
   std::shared_ptr<const Model> model_;
+
+  struct Kept {
+    const void* tag;
+    std::shared_ptr<const void> value;
+    std::vector<std::string> read;  // top-level parameter names; "*" for all of them
+  };
+  mutable std::vector<Kept> kept_;
+  mutable std::vector<std::string>* reads_ = nullptr;  // where the setup being made notes its reads
+  bool tracking_ = false;
+  // Notes the setup's reads while it is made, and hands them on to a setup that is making it.
+  class Reading {
+   public:
+    Reading(const Args& args, std::vector<std::string>* read) : args_(args), outer_(args.reads_) {
+      if (read) args_.reads_ = read;
+    }
+    ~Reading() {
+      std::vector<std::string>* read = args_.reads_;
+      args_.reads_ = outer_;
+      if (outer_ && read && read != outer_) outer_->insert(outer_->end(), read->begin(), read->end());
+    }
+    Reading(const Reading&) = delete;
+    Reading& operator=(const Reading&) = delete;
+
+   private:
+    const Args& args_;
+    std::vector<std::string>* outer_;
+  };
+  void note_read(std::string_view name) const {
+    if (reads_) reads_->emplace_back(name);
+  }
+  void forget_kept_reading(std::string_view name);
 
   const json& value_of(std::string_view name) const;  // InputError "is required" when absent
   void resolve_chip();

@@ -277,6 +277,7 @@ class PointArgs {
     set_all(spec.x.values.front(), spec.y ? spec.y->values.front() : 0);
     try {
       args_.emplace(calc, input_);
+      args_->track_reads();
     } catch (const InputError& e) {
       if (!about_an_axis(e)) throw;
     }
@@ -287,6 +288,7 @@ class PointArgs {
     if (!args_) {
       set_all(x, y);
       args_.emplace(calc_, input_);
+      args_->track_reads();
       return *args_;
     }
     // As the constructor: every swept value validated first, then the chip and model resolved.

@@ -8,7 +8,7 @@ namespace scalelab {
 namespace {
 
 void compute(const Args& args, Result& r) {
-  InferenceSetup setup = inference_setup(args);
+  const InferenceSetup& setup = inference_setup(args);
   double chips = args.num("chips");
   check_axes_tp(setup, chips, "axes_tp");
   check_slice_topology(setup, chips, r);

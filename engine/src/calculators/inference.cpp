@@ -350,7 +350,9 @@ std::optional<ParallelFabric> model_parallel_fabric(const Chip& chip, double chi
   return std::nullopt;
 }
 
-InferenceSetup inference_setup(const Args& args) {
+namespace {
+
+InferenceSetup read_inference_setup(const Args& args) {
   InferenceSetup s;
   s.chip = &args.chip();
   s.w = args.dtype("weight_dtype");
@@ -368,6 +370,13 @@ InferenceSetup inference_setup(const Args& args) {
                      "not a bare params count");
   }
   return s;
+}
+
+}  // namespace
+
+const InferenceSetup& inference_setup(const Args& args) {
+  static const char tag = 0;
+  return args.kept<InferenceSetup>(&tag, [&] { return read_inference_setup(args); });
 }
 
 void warn_ignored_inputs(const Args& args, Result& r) {

@@ -48,7 +48,9 @@ struct InferenceSetup {
   double axes_tp = 1;
 };
 
-InferenceSetup inference_setup(const Args& args);
+// Built once per Args and kept (Args::kept): a sweep over the batch, the chips or the context
+// builds it once.
+const InferenceSetup& inference_setup(const Args& args);
 std::optional<ParallelFabric> model_parallel_fabric(const Chip& chip, double chips);
 
 struct PrefillFigures {

@@ -9,7 +9,7 @@ namespace scalelab {
 namespace {
 
 void compute(const Args& args, Result& r) {
-  InferenceSetup setup = inference_setup(args);
+  const InferenceSetup& setup = inference_setup(args);
   PrefillFigures f = prefill_step(setup, args.num("tokens"), args.num("chips"), args.num("mfu"), r.log());
   output_prefill(f, r);
   if (f.bound == "memory") {

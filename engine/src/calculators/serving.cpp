@@ -209,7 +209,7 @@ void run_sweep(const Args& args, const InferenceSetup& s, const Request& q, Resu
 }
 
 void compute(const Args& args, Result& r) {
-  InferenceSetup setup = inference_setup(args);
+  const InferenceSetup& setup = inference_setup(args);
   Request q = read_request(args);
   double chips = args.num("chips");
   check_axes_tp(setup, chips, "axes_tp");
