@@ -3,16 +3,44 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 
 namespace scalelab {
 namespace {
 
 // Printable ASCII other than '"' and '\\': written as it is by dump, so by us too. Nearly every
-// string is, so every byte is looked at without an early exit (the loop vectorises).
+// string is. Eight bytes at a time: a byte below 0x20, above 0x7e, or equal to '"' or '\\' sets
+// its high bit in `special` (the exact SWAR tests for a byte less than n ≤ 128, more than
+// n < 128, and zero after an xor); the last eight bytes overlap the chunk before them, and a
+// string under eight bytes is padded with 'a'.
 bool plain_ascii(const std::string& s) {
-  unsigned char special = 0;
-  for (unsigned char c : s) special |= static_cast<unsigned char>((c < 0x20) | (c > 0x7e) | (c == '"') | (c == '\\'));
-  return special == 0;
+  constexpr std::uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+  auto special = [&](std::uint64_t x) {
+    std::uint64_t below_space = (x - ones * 0x20) & ~x;
+    std::uint64_t above_tilde = (x + ones * (127 - 0x7e)) | x;
+    std::uint64_t quote = x ^ (ones * '"'), backslash = x ^ (ones * '\\');
+    std::uint64_t is_quote = (quote - ones) & ~quote, is_backslash = (backslash - ones) & ~backslash;
+    return (below_space | above_tilde | is_quote | is_backslash) & highs;
+  };
+  const char* p = s.data();
+  const std::size_t n = s.size();
+  auto load = [&](std::size_t at) {
+    std::uint64_t x;
+    std::memcpy(&x, p + at, 8);
+    return x;
+  };
+  std::uint64_t found = 0;
+  if (n >= 8) {
+    for (std::size_t i = 0; i + 8 < n; i += 8) found |= special(load(i));
+    found |= special(load(n - 8));  // the last eight bytes, overlapping the chunk before
+  } else {
+    char padded[8] = {'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a'};
+    for (std::size_t i = 0; i < n; ++i) padded[i] = p[i];
+    std::uint64_t x;
+    std::memcpy(&x, padded, 8);
+    found = special(x);
+  }
+  return found == 0;
 }
 
 template <typename Integer>

@@ -49,3 +49,25 @@ TEST(JsonText, StringsAndNumbersThatNeedCare) {
 }
 
 }  // namespace
+
+namespace {
+
+// The plain-ASCII check reads eight bytes at a time: every byte value at every position of
+// strings 1 to 19 bytes long (the others 'a' or '~', the edges of the plain range) is written as
+// dump writes it.
+TEST(JsonText, EveryByteAtEveryPositionIsWrittenAsDumpWritesIt) {
+  for (std::size_t length = 1; length <= 19; ++length) {
+    for (char fill : {'a', '~', ' '}) {
+      for (std::size_t at = 0; at < length; ++at) {
+        for (int byte = 0; byte < 256; ++byte) {
+          std::string s(length, fill);
+          s[at] = static_cast<char>(byte);
+          json j = s;
+          ASSERT_EQ(scalelab::to_text(j), dumped(j)) << "length " << length << ", byte " << byte << " at " << at;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
