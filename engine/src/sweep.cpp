@@ -315,7 +315,9 @@ class PointArgs {
 };
 
 // One output over the points: floats kept as their canonical doubles, anything else (integers,
-// words, lists) as its canonical json; null where the output or the whole point is null.
+// words, lists) as its canonical json; null where the output or the whole point is null. Many
+// outputs do not change along a swept axis: a value bit for bit the same as the one before is
+// canonicalised and written once (both are pure functions of it), its text copied after that.
 class Column {
  public:
   void add_null() { kinds_.push_back(Kind::null); }
@@ -323,9 +325,14 @@ class Column {
     if (value.is_null()) {
       add_null();
     } else if (value.is_number_float()) {
-      CanonicalNumber n = canonical_number(value.get<double>(), calculator, name);
-      kinds_.push_back(n.whole ? Kind::whole : Kind::real);
-      numbers_.push_back(n.value);
+      double raw = value.get<double>();
+      if (!has_last_ || bits_of(raw) != bits_of(last_raw_)) {
+        last_ = canonical_number(raw, calculator, name);
+        last_raw_ = raw;
+        has_last_ = true;
+      }
+      kinds_.push_back(last_.whole ? Kind::whole : Kind::real);
+      numbers_.push_back(last_.value);
       any_number_ = true;
     } else {
       json copy = value;
@@ -342,13 +349,31 @@ class Column {
   void write(std::string& out) const {
     out += '[';
     std::size_t number = 0, other = 0;
+    // The last number written: its kind, its bits and where its text stands in `out`.
+    Kind last_kind = Kind::null;
+    std::uint64_t last_bits = 0;
+    std::size_t last_at = 0, last_size = 0;
     for (std::size_t i = 0; i < kinds_.size(); ++i) {
       if (i > 0) out += ',';
-      switch (kinds_[i]) {
-        case Kind::null: out += "null"; break;
-        case Kind::whole: append_integer(static_cast<std::int64_t>(numbers_[number++]), out); break;
-        case Kind::real: append_double(numbers_[number++], out); break;
-        case Kind::other: append_text(others_[other++], out); break;
+      Kind kind = kinds_[i];
+      if (kind == Kind::null) {
+        out += "null";
+      } else if (kind == Kind::other) {
+        append_text(others_[other++], out);
+      } else {
+        double x = numbers_[number++];
+        std::uint64_t bits = bits_of(x);
+        if (kind == last_kind && bits == last_bits) {
+          out.append(out, last_at, last_size);
+        } else {
+          std::size_t at = out.size();
+          if (kind == Kind::whole) append_integer(static_cast<std::int64_t>(x), out);
+          else append_double(x, out);
+          last_kind = kind;
+          last_bits = bits;
+          last_at = at;
+          last_size = out.size() - at;
+        }
       }
     }
     out += ']';
@@ -360,6 +385,9 @@ class Column {
   std::vector<double> numbers_;
   std::vector<json> others_;
   bool any_number_ = false, all_numbers_ = true;
+  bool has_last_ = false;  // the last float added, and what canonical_number made of it
+  double last_raw_ = 0;
+  CanonicalNumber last_{0, true};
 };
 
 class Collector {
