@@ -1,5 +1,6 @@
 #include "result.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace scalelab {
@@ -32,6 +33,14 @@ const json* Outputs::find(std::string_view name) const {
     if ((*declared_)[i].name == name) return set_[i] ? &values_[i] : nullptr;
   }
   return nullptr;
+}
+
+void Outputs::clear() {
+  for (json& value : values_) value = nullptr;
+  std::fill(set_.begin(), set_.end(), 0);
+  cursor_ = 0;
+  undeclared_.clear();
+  discarded_ = nullptr;
 }
 
 void Outputs::check(const std::string& calculator) const {

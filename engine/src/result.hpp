@@ -96,6 +96,8 @@ class Outputs {
   // An output emitted without a declaration, or a declared one left out or null without being
   // nullable, is an engine fault: std::logic_error naming `calculator`.
   void check(const std::string& calculator) const;
+  // Back to nothing set, as constructed (a sweep reuses one Outputs point after point).
+  void clear();
 
  private:
   json& slot(std::string_view name);
@@ -125,6 +127,14 @@ struct Result {
   }
   void out(std::string_view name, const Expr& value) { outputs.set(name, json(value.value())); }
   void out_null(std::string_view name) { outputs.set(name, json(nullptr)); }
+  // Back to an empty result for the same calculator, as constructed (record_steps kept): a sweep
+  // reuses one Result point after point instead of allocating it again.
+  void clear() {
+    outputs.clear();
+    if (!steps.empty()) steps = json::array();
+    warnings.clear();
+    if (!extra.empty()) extra = json::object();
+  }
   // This result's step sink (numbers-only when record_steps is false).
   Steps log() { return Steps(record_steps ? &steps : nullptr, &warnings); }
   Expr sym(std::string_view tex, double value) { return log().sym(tex, value); }

@@ -509,11 +509,12 @@ std::string run_sweep(const Calculator& calc, const json& base, const json& spec
   Collector collect(calc, spec);
   const std::vector<double> no_y = {0};
   const std::vector<double>& ys = spec.y ? spec.y->values : no_y;
+  Result result(calc.outputs);  // one for every point, cleared before each
+  result.record_steps = false;
   for (double x : spec.x.values) {
     for (double y : ys) {
       try {
-        Result result(calc.outputs);
-        result.record_steps = false;
+        result.clear();
         calc.compute(points.at(x, y), result);
         collect.add(result.outputs);
         collect.warn(result.warnings);

@@ -195,16 +195,39 @@ std::string weights_exceed_hbm_warning(const Warning::Numbers& n) {
 std::string does_not_fit_warning(const Warning::Numbers& n) {
   bool has_max = n[6] != 0;
   double max_batch = n[7], context = n[8];
-  std::string most = has_max ? "at most " + plain(max_batch) + " sequences of " + plain(context) + " tokens fit"
-                             : "the KV caches do not fit";
+  // Appended piece by piece into one string: a sweep past the HBM writes one at every point.
+  std::string t;
+  t.reserve(320);
+  t += "Does not fit: weights + KV for batch ";
+  t += plain(n[0]);
+  t += " need ";
+  t += plain(canonical(n[1]));
+  t += " bytes, more than the ";
+  t += plain(canonical(n[2]));
+  t += " bytes of HBM on ";
+  t += chips_text(n[3]);
+  t += "; ";
   if (has_max && max_batch == 0) {
-    most = "not even one sequence of " + plain(context) + " tokens fits (its KV cache is " +
-           plain(canonical(n[9])) + " bytes)";
+    t += "not even one sequence of ";
+    t += plain(context);
+    t += " tokens fits (its KV cache is ";
+    t += plain(canonical(n[9]));
+    t += " bytes)";
+  } else if (has_max) {
+    t += "at most ";
+    t += plain(max_batch);
+    t += " sequences of ";
+    t += plain(context);
+    t += " tokens fit";
+  } else {
+    t += "the KV caches do not fit";
   }
-  return "Does not fit: weights + KV for batch " + plain(n[0]) + " need " + plain(canonical(n[1])) +
-         " bytes, more than the " + plain(canonical(n[2])) + " bytes of HBM on " + chips_text(n[3]) + "; " + most +
-         ". This batch needs " + plain(n[4]) + " chips (a " + plain(n[5]) +
-         "-chip slice). The times are what the step would take if it fit.";
+  t += ". This batch needs ";
+  t += plain(n[4]);
+  t += " chips (a ";
+  t += plain(n[5]);
+  t += "-chip slice). The times are what the step would take if it fit.";
+  return t;
 }
 
 void decode_fit_warnings(const DecodeFigures& f, double free_raw, const Steps& log) {
