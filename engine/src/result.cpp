@@ -10,9 +10,13 @@ Outputs::Outputs(const std::vector<Output>& declared)
 
 std::optional<std::size_t> Outputs::position(std::string_view name) const {
   const std::size_t n = declared_->size();
-  for (std::size_t k = 0; k < n; ++k) {
-    std::size_t at = (cursor_ + k) % n;
-    if ((*declared_)[at].name == name) return at;
+  // From the cursor to the end, then from the start: no division per step.
+  auto is_named = [&](std::size_t at) { return std::string_view((*declared_)[at].name) == name; };
+  for (std::size_t at = cursor_; at < n; ++at) {
+    if (is_named(at)) return at;
+  }
+  for (std::size_t at = 0; at < cursor_ && at < n; ++at) {
+    if (is_named(at)) return at;
   }
   return std::nullopt;
 }
