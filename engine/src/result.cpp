@@ -40,7 +40,6 @@ const json* Outputs::find(std::string_view name) const {
 }
 
 void Outputs::clear() {
-  for (json& value : values_) value = nullptr;
   std::fill(set_.begin(), set_.end(), 0);
   cursor_ = 0;
   undeclared_.clear();
@@ -55,7 +54,7 @@ void Outputs::check(const std::string& calculator) const {
   }
   for (std::size_t i = 0; i < values_.size(); ++i) {
     const Output& o = (*declared_)[i];
-    if (!o.nullable && values_[i].is_null()) {
+    if (!o.nullable && at(i).is_null()) {
       throw std::logic_error(calculator + " left out its output " + o.name + ", which is not nullable");
     }
   }

@@ -85,18 +85,26 @@ class Outputs {
   // Sets output `name`; a second set of the same name replaces the first. Calculators emit
   // mostly in declaration order, so the search starts after the last output set.
   void set(std::string_view name, json value) { slot(name) = std::move(value); }
+  // The same for a number: written into the slot's number when it holds one already (a sweep's
+  // outputs, point after point), without a json made and destroyed per output.
+  void set_number(std::string_view name, double value) {
+    json& at = slot(name);
+    if (at.is_number_float()) at.get_ref<json::number_float_t&>() = value;
+    else at = value;
+  }
   // The value set for `name`, or nullptr when it was not (or is not declared).
   const json* find(std::string_view name) const;
 
   const std::vector<Output>& declared() const { return *declared_; }
   std::size_t size() const { return values_.size(); }
   // The value at declared position `i`: null when it was not set.
-  const json& at(std::size_t i) const { return values_[i]; }
+  const json& at(std::size_t i) const { return set_[i] ? values_[i] : unset_; }
   bool is_set(std::size_t i) const { return set_[i] != 0; }
   // An output emitted without a declaration, or a declared one left out or null without being
   // nullable, is an engine fault: std::logic_error naming `calculator`.
   void check(const std::string& calculator) const;
-  // Back to nothing set, as constructed (a sweep reuses one Outputs point after point).
+  // Back to nothing set, as constructed (a sweep reuses one Outputs point after point). The
+  // values stay in their slots, unread (at() and check() go by what is set), to be overwritten.
   void clear();
 
  private:
@@ -109,6 +117,7 @@ class Outputs {
   std::size_t cursor_ = 0;
   std::vector<std::string> undeclared_;  // reported by check(), in the order emitted
   json discarded_;                       // where an undeclared output's value goes
+  static inline const json unset_;       // what an output not set reads as (null)
 };
 
 struct Result {
@@ -121,11 +130,12 @@ struct Result {
   bool record_steps = true;     // false: numbers-only evaluation
 
   template <typename T>
-    requires(!std::is_same_v<std::remove_cvref_t<T>, Expr>)
+    requires(!std::is_same_v<std::remove_cvref_t<T>, Expr> && !std::is_same_v<std::remove_cvref_t<T>, double>)
   void out(std::string_view name, T&& value) {
     outputs.set(name, json(std::forward<T>(value)));
   }
-  void out(std::string_view name, const Expr& value) { outputs.set(name, json(value.value())); }
+  void out(std::string_view name, double value) { outputs.set_number(name, value); }
+  void out(std::string_view name, const Expr& value) { outputs.set_number(name, value.value()); }
   void out_null(std::string_view name) { outputs.set(name, json(nullptr)); }
   // Back to an empty result for the same calculator, as constructed (record_steps kept): a sweep
   // reuses one Result point after point instead of allocating it again.
