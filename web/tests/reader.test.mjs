@@ -46,7 +46,7 @@ for (const key of CHAPTERS) {
     const { page, problems } = await watchedPage(browser.context, server.url);
     await page.setViewportSize({ width: 1280, height: 900 });
     await page.goto(`${server.url}/chapters/${key}/`);
-    await page.waitForSelector('.stepper:not([hidden])');
+    await page.waitForSelector('html.js-steps');
 
     // the title and the goals are in view on open, the page not scrolled past them
     assert.equal(await page.evaluate(() => window.scrollY), 0, 'opens at the top');
@@ -73,7 +73,7 @@ for (const key of CHAPTERS) {
     await page.goto('about:blank');
     await page.evaluate(() => 0);
     await page.goto(`${server.url}/chapters/${key}/`);
-    await page.waitForSelector('.stepper:not([hidden])');
+    await page.waitForSelector('html.js-steps');
     await page.keyboard.press('Tab');
     assert.equal(await page.evaluate(() => document.activeElement?.className || document.activeElement?.outerHTML.slice(0, 120)), 'skip', 'the first Tab stop is "Skip to content"');
     await page.keyboard.press('Enter');
@@ -141,7 +141,7 @@ test('chapter 12 switches the chip to the H100 on entry, says so, and switches b
   await page.waitForFunction(() => [...document.querySelectorAll('.chipname')].every((e) => e.textContent === 'TPU v5p'));
   // once the reader went back, coming in again does not switch
   await page.reload();
-  await page.waitForSelector('.stepper:not([hidden])');
+  await page.waitForSelector('html.js-steps');
   assert.equal(await page.evaluate(() => localStorage.getItem('scalelab.chip')), 'tpu-v5p');
   assert.equal(await page.locator('.chapter-chip button.chip-back').count(), 0);
   await page.evaluate(() => localStorage.clear());
