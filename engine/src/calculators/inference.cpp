@@ -136,8 +136,8 @@ void comm_latency(DecodeFigures& f, const ParallelFabric& fabric, const Steps& l
   f.comm_regime = *f.activation_bytes < threshold ? "latency" : "bandwidth";
   if (*f.comm_regime == "latency") {
     log.warn("The model-parallel collectives are latency-bound: each moves " +
-             plain(canonical(*f.activation_bytes)) + " bytes, under " + plain(canonical(threshold)) +
-             " bytes, so the per-hop latency, not bandwidth, sets their time (the comms time "
+             format_quantity(*f.activation_bytes, "bytes") + ", under " + format_quantity(threshold, "bytes") +
+             ", so the per-hop latency, not bandwidth, sets their time (the comms time "
              "shown is a bandwidth lower bound).");
   }
 }
@@ -181,24 +181,25 @@ void decode_step_time(DecodeFigures& f, const Steps& log) {
 
 void decode_fit_warnings(const DecodeFigures& f, double free_raw, const Steps& log) {
   if (free_raw <= 0) {
-    log.warn("The weights alone (" + plain(canonical(f.weight_bytes)) + " bytes) exceed the HBM of " +
-             chips_text(f.chips) + " (" + plain(canonical(f.slice_hbm_bytes)) +
-             " bytes): they need at least " + plain(f.min_chips) + " chips. HBM falls short by " +
-             plain(canonical(-free_raw)) + " bytes (free_hbm_bytes is negative) and nothing fits.");
+    log.warn("The weights alone (" + format_quantity(f.weight_bytes, "bytes") + ") exceed the HBM of " +
+             chips_text(f.chips) + " (" + format_quantity(f.slice_hbm_bytes, "bytes") +
+             "): they need at least " + format_quantity(f.min_chips, "chips") + ". HBM falls short by " +
+             format_quantity(-free_raw, "bytes") + " (free_hbm_bytes is negative) and nothing fits.");
     return;
   }
   if (f.fits) return;
   std::string most =
-      f.max_batch ? "at most " + plain(*f.max_batch) + " sequences of " + plain(f.context) + " tokens fit"
+      f.max_batch ? "at most " + format_quantity(*f.max_batch, *f.max_batch == 1 ? "sequence" : "sequences") + " of " +
+                        format_quantity(f.context, "tokens") + (*f.max_batch == 1 ? " fits" : " fit")
                   : "the KV caches do not fit";
   if (f.max_batch && *f.max_batch == 0) {
-    most = "not even one sequence of " + plain(f.context) + " tokens fits (its KV cache is " +
-           plain(canonical(f.kv_bytes_per_sequence)) + " bytes)";
+    most = "not even one sequence of " + format_quantity(f.context, "tokens") + " fits (its KV cache is " +
+           format_quantity(f.kv_bytes_per_sequence, "bytes") + ")";
   }
-  log.warn("Does not fit: weights + KV for batch " + plain(f.batch) + " need " +
-           plain(canonical(f.total_bytes)) + " bytes, more than the " + plain(canonical(f.slice_hbm_bytes)) +
-           " bytes of HBM on " + chips_text(f.chips) + "; " + most + ". This batch needs " +
-           plain(f.min_chips_for_batch) + " chips (a " + plain(f.min_slice_chips) +
+  log.warn("Does not fit: weights + KV for batch " + format_quantity(f.batch, "count") + " need " +
+           format_quantity(f.total_bytes, "bytes") + ", more than the " + format_quantity(f.slice_hbm_bytes, "bytes") +
+           " of HBM on " + chips_text(f.chips) + "; " + most + ". This batch needs " +
+           format_quantity(f.min_chips_for_batch, "chips") + " (a " + plain(f.min_slice_chips) +
            "-chip slice). The times are what the step would take if it fit.");
 }
 
