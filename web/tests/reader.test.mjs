@@ -178,7 +178,7 @@ test('labs: Plain shows human labels, Technical the parameter names and the deri
   await page.close();
 });
 
-test('labs: a control label never says its unit twice ("global batch (tokens) (tokens)")', async () => {
+test('labs: a control label never says its unit twice ("global batch (tokens) (tokens)") nor as an id ("(usd)")', async () => {
   const { page } = await watchedPage(browser.context, server.url);
   const escRe = (t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   let units = 0;
@@ -193,6 +193,7 @@ test('labs: a control label never says its unit twice ("global batch (tokens) (t
       const note = text.lastIndexOf(`(${unit})`);
       const rest = text.slice(0, note) + text.slice(note + unit.length + 2);
       assert.ok(!new RegExp(`(^|[^\\w/])${escRe(unit)}($|[^\\w/])`).test(rest), `${lab}: "${text}" says ${unit} twice`);
+      assert.notEqual(unit.toLowerCase(), 'usd', `${lab}: "${text}" shows the schema's unit id, not words`);
     }
   }
   assert.ok(units > 10, `the labs show units where a label does not name them (${units})`);
