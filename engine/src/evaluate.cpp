@@ -95,7 +95,7 @@ std::string output_unit(std::string_view calculator, std::string_view output) {
   if (!calc) return "";
   std::string_view top = output.substr(0, output.find_first_of(".["));
   for (const Output& o : calc->outputs) {
-    if (o.name == top) return o.unit;
+    if (o.name == top) return std::string(o.unit);
   }
   return "";
 }
