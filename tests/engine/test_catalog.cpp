@@ -33,6 +33,38 @@ TEST(Catalog, EmbeddedCatalogsEqualTheDataFiles) {
   EXPECT_EQ(models(), models_file);
 }
 
+// The entries an evaluation parses one at a time are the catalog's own: the same ids in the same
+// order, each text parsing to the catalog's object.
+void expect_entries_are_the_catalog(const std::vector<scalelab::CatalogEntry>& entries, const json& catalog) {
+  ASSERT_EQ(entries.size(), catalog.size());
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    EXPECT_EQ(entries[i].id, catalog[i].at("id").get<std::string>());
+    EXPECT_EQ(json::parse(entries[i].text), catalog[i]) << entries[i].id;
+    EXPECT_EQ(scalelab::find_entry(entries, entries[i].id), &entries[i]);
+  }
+  EXPECT_EQ(scalelab::find_entry(entries, "no-such-entry"), nullptr);
+}
+
+TEST(Catalog, EntriesAreFoundWithoutParsingAndEqualTheCatalog) {
+  expect_entries_are_the_catalog(scalelab::chip_entries(), scalelab::chip_catalog());
+  expect_entries_are_the_catalog(scalelab::model_entries(), scalelab::model_catalog());
+}
+
+TEST(Catalog, EntryScanReadsStringsAndNestingAsJsonDoes) {
+  const std::string text = R"([
+    {"name": "a } ] \" {", "sources": {"id": "nested, not the entry's"}, "id": "first", "list": [{"id": 1}]},
+    {"id": "se\u0063ond", "notes": "\\"},
+    {"id": 3, "name": "no string id"}
+  ])";
+  std::vector<scalelab::CatalogEntry> entries = scalelab::scan_catalog_entries(text);
+  json catalog = json::parse(text);
+  ASSERT_EQ(entries.size(), 3u);
+  EXPECT_EQ(entries[0].id, "first");
+  EXPECT_EQ(entries[1].id, "second");
+  EXPECT_EQ(entries[2].id, "");
+  for (std::size_t i = 0; i < entries.size(); ++i) EXPECT_EQ(json::parse(entries[i].text), catalog[i]);
+}
+
 TEST(Catalog, ContractIdsExist) {
   std::set<std::string> chip_ids, model_ids;
   for (const auto& c : chips()) chip_ids.insert(c.at("id").get<std::string>());
