@@ -78,7 +78,7 @@ json fields_schema(const std::vector<Param>& fields) {
 
 std::string calculators_json() {
   json list = json::array();
-  for (const Calculator& c : calculators()) list.push_back(calculator_schema_json(c));
+  for (const Calculator* c : calculators()) list.push_back(calculator_schema_json(*c));
   return json{{"version", 1}, {"calculators", list}, {"chip_fields", fields_schema(chip_fields())},
               {"model_fields", fields_schema(model_fields())}}
       .dump();

@@ -49,7 +49,7 @@ Evaluation error_result(Status status, const std::string& param, const std::stri
 
 Evaluation unknown_calculator(std::string_view name) {
   std::string list;
-  for (const Calculator& c : calculators()) list += (list.empty() ? "" : ", ") + c.name;
+  for (std::string_view c : calculator_names()) list += (list.empty() ? "" : ", ") + std::string(c);
   return error_result(Status::unknown_calculator, "",
                       "unknown calculator \"" + std::string(name.substr(0, 40)) + "\"; available: " + list);
 }

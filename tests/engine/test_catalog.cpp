@@ -7,6 +7,7 @@
 #include <string>
 
 #include "catalog.hpp"  // engine/src: white-box access to model resolution
+#include "registry.hpp"
 #include "scalelab/engine.hpp"
 #include "support/test_support.hpp"
 
@@ -210,6 +211,21 @@ TEST(Catalog, SchemaListingIsComplete) {
     EXPECT_NO_THROW(json::parse(e.json)) << name;
   }
   for (const char* spine : {"chip", "roofline", "transfer"}) EXPECT_TRUE(names.count(spine)) << spine;
+}
+
+// The registry builds a calculator when it is first asked for, by name, and lists every one.
+TEST(Registry, EachCalculatorIsBuiltOnceAndFoundByItsName) {
+  std::vector<const scalelab::Calculator*> found;
+  for (std::string_view name : scalelab::calculator_names()) {
+    const scalelab::Calculator* c = scalelab::find_calculator(name);
+    ASSERT_NE(c, nullptr) << name;
+    EXPECT_EQ(c->name, name);
+    EXPECT_FALSE(c->outputs.empty()) << name;
+    EXPECT_EQ(scalelab::find_calculator(name), c) << name << " was built twice";
+    found.push_back(c);
+  }
+  EXPECT_EQ(scalelab::calculators(), found);
+  EXPECT_EQ(scalelab::find_calculator("no_such_calculator"), nullptr);
 }
 
 }  // namespace
