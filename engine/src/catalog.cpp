@@ -191,18 +191,12 @@ class EntryScanner {
  public:
   std::vector<CatalogEntry> scan(std::string_view array) {
     for (std::size_t i = 0; i < array.size(); ++i) {
-      const char c = array[i];
-      if (in_string_) {
-        if (escaped_) escaped_ = false;
-        else if (c == '\\') escaped_ = true;
-        else if (c == '"') {
-          in_string_ = false;
+      switch (array[i]) {
+        case '"':
+          token_ = i;
+          i = string_end(array, i);
           string_token(array.substr(token_, i + 1 - token_));
-        }
-        continue;
-      }
-      switch (c) {
-        case '"': in_string_ = true, token_ = i; break;
+          break;
         case '{': case '[':
           if (depth_++ == 1) entries_.push_back({"", {}}), start_ = i;
           id_next_ = false;
@@ -225,6 +219,17 @@ class EntryScanner {
     id_next_ = false;
     last_token_ = token;
   }
+  // The position of the quote that closes the string opened at `open` (one not escaped, i.e.
+  // after an even run of backslashes); the text's end if none.
+  static std::size_t string_end(std::string_view text, std::size_t open) {
+    for (std::size_t quote = text.find('"', open + 1); quote != std::string_view::npos;
+         quote = text.find('"', quote + 1)) {
+      std::size_t backslashes = 0;
+      while (text[quote - 1 - backslashes] == '\\') ++backslashes;
+      if (backslashes % 2 == 0) return quote;
+    }
+    return text.size() - 1;
+  }
   static std::string unquoted(std::string_view token) {
     if (token.find('\\') == std::string_view::npos) return std::string(token.substr(1, token.size() - 2));
     return json::parse(token).get<std::string>();  // escapes: nlohmann's rules
@@ -233,7 +238,7 @@ class EntryScanner {
   std::vector<CatalogEntry> entries_;
   std::size_t start_ = 0, token_ = 0;
   int depth_ = 0;
-  bool in_string_ = false, escaped_ = false, id_next_ = false;
+  bool id_next_ = false;
   std::string_view last_token_;
 };
 
