@@ -20,25 +20,20 @@ extern const char* const kMeasurementsJson;  // generated from data/measurements
 
 namespace {
 
-Param number(std::string name, std::string unit, double min, double max, std::string doc) {
-  return params::number(std::move(name), std::move(unit), min, max, nullptr, std::move(doc));
+Param number(std::string_view name, std::string_view unit, double min, double max, std::string_view doc) {
+  return params::number(name, unit, min, max, nullptr, doc);
 }
 
-Param count(std::string name, double min, double max, std::string doc) {
-  return params::integer(std::move(name), "count", min, max, nullptr, std::move(doc));
+Param count(std::string_view name, double min, double max, std::string_view doc) {
+  return params::integer(name, "count", min, max, nullptr, doc);
 }
 
-Param text(std::string name, std::string doc) {
-  return params::text(std::move(name), nullptr, std::move(doc));
-}
+Param text(std::string_view name, std::string_view doc) { return params::text(name, nullptr, doc); }
 
-Param anything(std::string name, std::string doc) {
-  return params::map(std::move(name), text("value", ""), std::move(doc));
-}
+Param anything(std::string_view name, std::string_view doc) { return params::map(name, text("value", ""), doc); }
 
-Param int_list(std::string name, double max_len, double max_value, std::string doc) {
-  return params::list(std::move(name), count("item", 1, max_value, ""), 1, max_len, nullptr,
-                      std::move(doc));
+Param int_list(std::string_view name, double max_len, double max_value, std::string_view doc) {
+  return params::list(name, count("item", 1, max_value, ""), 1, max_len, nullptr, doc);
 }
 
 // `topology` as `scalelab chips` lists it: derived from the chip's own fields, accepted in a
