@@ -68,28 +68,6 @@ Evaluation evaluate(std::string_view name, std::string_view input_json, const Ev
   return guarded([&] { return compute_result(*calc, input, options); });
 }
 
-namespace {
-json fields_schema(const std::vector<Param>& fields) {
-  json out = json::array();
-  for (const Param& p : fields) out.push_back(param_schema_json(p));
-  return out;
-}
-}  // namespace
-
-std::string calculators_json() {
-  json list = json::array();
-  for (const Calculator* c : calculators()) list.push_back(calculator_schema_json(*c));
-  return json{{"version", 1}, {"calculators", list}, {"chip_fields", fields_schema(chip_fields())},
-              {"model_fields", fields_schema(model_fields())}}
-      .dump();
-}
-
-std::string object_fields_json(std::string_view kind) {
-  if (kind == "chip") return fields_schema(chip_fields()).dump();
-  if (kind == "model") return fields_schema(model_fields()).dump();
-  return "null";
-}
-
 std::string output_unit(std::string_view calculator, std::string_view output) {
   const Calculator* calc = find_calculator(calculator);
   if (!calc) return "";

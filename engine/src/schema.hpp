@@ -74,8 +74,7 @@ struct Calculator {
   std::vector<Output> outputs = {};  // filled by the registry from outputs.cpp
 };
 
-json param_schema_json(const Param& p);
-json output_schema_json(const Output& o);
-json calculator_schema_json(const Calculator& c);
+// The schemas as JSON text are the engine's calculators_json, calculator_json and
+// object_fields_json (scalelab/engine.hpp), written in schema.cpp.
 
 }  // namespace scalelab
