@@ -6,17 +6,13 @@
 #include <map>
 #include <memory>
 
+#include "catalog_data.hpp"
 #include "errors.hpp"
 #include "format.hpp"
 #include "labels.hpp"
 #include "params.hpp"
 
 namespace scalelab {
-
-extern const char* const kChipsJson;   // generated from data/chips.json
-extern const char* const kModelsJson;  // generated from data/models.json
-extern const char* const kFormatsJson; // generated from data/formats.json
-extern const char* const kMeasurementsJson;  // generated from data/measurements.json
 
 namespace {
 
@@ -243,12 +239,12 @@ json entry_json(const std::vector<CatalogEntry>& entries, const std::string& id,
   throw InputError(what, std::string("unknown ") + what + " \"" + id.substr(0, 40) + "\"");
 }
 
-// The `field` ("id" or "name") of every format of data/formats.json that serves `use`.
-std::vector<std::string> format_fields_for(const std::string& use, const char* field) {
+// The id (or the name, for people) of every format of data/formats.json that serves weights (or
+// the KV cache), from the table the build generates: no JSON parsed.
+std::vector<std::string> format_column(bool FormatRow::*serves, const char* FormatRow::*column) {
   std::vector<std::string> out;
-  for (const auto& f : format_catalog()) {
-    const json& uses = f["uses"];
-    if (std::find(uses.begin(), uses.end(), use) != uses.end()) out.push_back(f[field]);
+  for (std::size_t i = 0; i < kFormatRowCount; ++i) {
+    if (kFormatRows[i].*serves) out.emplace_back(kFormatRows[i].*column);
   }
   return out;
 }
@@ -317,22 +313,22 @@ double format_bits(const std::string& id) {
 }
 
 const std::vector<std::string>& weight_format_names() {
-  static const std::vector<std::string> names = format_fields_for("weights", "id");
+  static const std::vector<std::string> names = format_column(&FormatRow::weights, &FormatRow::id);
   return names;
 }
 
 const std::vector<std::string>& weight_format_titles() {
-  static const std::vector<std::string> titles = format_fields_for("weights", "name");
+  static const std::vector<std::string> titles = format_column(&FormatRow::weights, &FormatRow::name);
   return titles;
 }
 
 const std::vector<std::string>& kv_format_names() {
-  static const std::vector<std::string> names = format_fields_for("kv", "id");
+  static const std::vector<std::string> names = format_column(&FormatRow::kv, &FormatRow::id);
   return names;
 }
 
 const std::vector<std::string>& kv_format_titles() {
-  static const std::vector<std::string> titles = format_fields_for("kv", "name");
+  static const std::vector<std::string> titles = format_column(&FormatRow::kv, &FormatRow::name);
   return titles;
 }
 

@@ -2,6 +2,7 @@
 // (flops_per_s per dtype), and the schema listing is complete.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 #include <string>
@@ -64,6 +65,28 @@ TEST(Catalog, EntryScanReadsStringsAndNestingAsJsonDoes) {
   EXPECT_EQ(entries[1].id, "second");
   EXPECT_EQ(entries[2].id, "");
   for (std::size_t i = 0; i < entries.size(); ++i) EXPECT_EQ(json::parse(entries[i].text), catalog[i]);
+}
+
+// The formats' choices come from a table the build generates from data/formats.json: the same
+// ids and names, in the same order, as the catalog gives for each use.
+TEST(Catalog, FormatChoicesAreTheCatalogsFormats) {
+  std::vector<std::string> weight_ids, weight_names, kv_ids, kv_names;
+  for (const json& f : scalelab::format_catalog()) {
+    const json& uses = f.at("uses");
+    if (std::find(uses.begin(), uses.end(), "weights") != uses.end()) {
+      weight_ids.push_back(f.at("id"));
+      weight_names.push_back(f.at("name"));
+    }
+    if (std::find(uses.begin(), uses.end(), "kv") != uses.end()) {
+      kv_ids.push_back(f.at("id"));
+      kv_names.push_back(f.at("name"));
+    }
+  }
+  EXPECT_FALSE(weight_ids.empty());
+  EXPECT_EQ(scalelab::weight_format_names(), weight_ids);
+  EXPECT_EQ(scalelab::weight_format_titles(), weight_names);
+  EXPECT_EQ(scalelab::kv_format_names(), kv_ids);
+  EXPECT_EQ(scalelab::kv_format_titles(), kv_names);
 }
 
 TEST(Catalog, ContractIdsExist) {
