@@ -147,11 +147,9 @@ json validate_value(const Param& p, const json& v, const std::string& path) {
       return v;
     case Type::chip: {
       if (v.is_string()) {
-        for (const auto& c : chip_catalog()) {
-          if (c["id"] == v) return v;
-        }
+        if (find_entry(chip_entries(), v.get_ref<const std::string&>())) return v;
         std::vector<std::string> ids;
-        for (const auto& c : chip_catalog()) ids.push_back(c["id"].get<std::string>());
+        for (const CatalogEntry& c : chip_entries()) ids.push_back(c.id);
         fail(path, "unknown chip \"" + v.get<std::string>().substr(0, 40) + "\"; catalog: " +
                        joined(ids) + ", or a chip object");
       }
@@ -160,11 +158,9 @@ json validate_value(const Param& p, const json& v, const std::string& path) {
     }
     case Type::model: {
       if (v.is_string()) {
-        for (const auto& m : model_catalog()) {
-          if (m["id"] == v) return v;
-        }
+        if (find_entry(model_entries(), v.get_ref<const std::string&>())) return v;
         std::vector<std::string> ids;
-        for (const auto& m : model_catalog()) ids.push_back(m["id"].get<std::string>());
+        for (const CatalogEntry& m : model_entries()) ids.push_back(m.id);
         fail(path, "unknown model \"" + v.get<std::string>().substr(0, 40) + "\"; catalog: " +
                        joined(ids) + ", or a model object");
       }

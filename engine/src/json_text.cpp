@@ -9,7 +9,7 @@ namespace {
 
 // Printable ASCII other than '"' and '\\': written as it is by dump, so by us too. Nearly every
 // string is, so every byte is looked at without an early exit (the loop vectorises).
-bool plain_ascii(const std::string& s) {
+bool plain_ascii(std::string_view s) {
   unsigned char special = 0;
   for (unsigned char c : s) special |= static_cast<unsigned char>((c < 0x20) | (c > 0x7e) | (c == '"') | (c == '\\'));
   return special == 0;
@@ -37,14 +37,14 @@ void write(const json& j, std::string& out) {
 
 }  // namespace
 
-void append_string(const std::string& s, std::string& out) {
+void append_string(std::string_view s, std::string& out) {
   if (plain_ascii(s)) {
     out += '"';
     out += s;
     out += '"';
   } else {
     // Escapes, UTF-8 and its replacement of invalid bytes: nlohmann's own rules.
-    out += json(s).dump(-1, ' ', false, json::error_handler_t::replace);
+    out += json(std::string(s)).dump(-1, ' ', false, json::error_handler_t::replace);
   }
 }
 
