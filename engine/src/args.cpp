@@ -3,7 +3,6 @@
 #include <cmath>
 #include <algorithm>
 #include <cctype>
-#include <set>
 
 #include "errors.hpp"
 #include "format.hpp"
@@ -165,26 +164,6 @@ void check_text(const json& v, const Path& path) {
   if (v.get_ref<const std::string&>().size() > 1000) fail(path, "must be at most 1000 characters");
 }
 
-// A catalog's ids, read once: checking an id is then a look-up, not a walk over the catalog.
-using CatalogIds = std::set<std::string, std::less<>>;
-CatalogIds ids_of(const json& catalog) {
-  CatalogIds ids;
-  for (const auto& entry : catalog) {
-    if (entry.contains("id") && entry["id"].is_string()) ids.insert(entry["id"].get<std::string>());
-  }
-  return ids;
-}
-
-// A catalog entry (chip or model) named by its id: `what` is "chip" or "model".
-void check_catalog_id(const json& catalog, const CatalogIds& known, const char* what, const json& v,
-                      const Path& path) {
-  if (known.count(v.get_ref<const std::string&>())) return;
-  std::vector<std::string> ids;
-  for (const auto& entry : catalog) ids.push_back(entry["id"].get<std::string>());
-  fail(path, std::string("unknown ") + what + " \"" + v.get<std::string>().substr(0, 40) + "\"; catalog: " +
-                 joined(ids) + ", or a " + what + " object");
-}
-
 bool is_bool_or_list(const json& v) {
   if (v.is_boolean()) return true;
   return v.is_array() && v.size() <= 16 &&
@@ -208,17 +187,21 @@ json validated(const Param& p, json&& v, const Path& path) {
       return std::move(v);
     case Type::chip:
       if (v.is_string()) {
-        static const CatalogIds chip_ids = ids_of(chip_catalog());
-        check_catalog_id(chip_catalog(), chip_ids, "chip", v, path);
-        return std::move(v);
+        if (find_entry(chip_entries(), v.get_ref<const std::string&>())) return std::move(v);
+        std::vector<std::string> ids;
+        for (const CatalogEntry& c : chip_entries()) ids.push_back(c.id);
+        fail(path, "unknown chip \"" + v.get<std::string>().substr(0, 40) + "\"; catalog: " +
+                       joined(ids) + ", or a chip object");
       }
       if (!v.is_object()) fail(path, "must be a catalog id or a chip object, got " + type_name(v));
       return validated_object(chip_fields(), std::move(v), path, false);
     case Type::model:
       if (v.is_string()) {
-        static const CatalogIds model_ids = ids_of(model_catalog());
-        check_catalog_id(model_catalog(), model_ids, "model", v, path);
-        return std::move(v);
+        if (find_entry(model_entries(), v.get_ref<const std::string&>())) return std::move(v);
+        std::vector<std::string> ids;
+        for (const CatalogEntry& m : model_entries()) ids.push_back(m.id);
+        fail(path, "unknown model \"" + v.get<std::string>().substr(0, 40) + "\"; catalog: " +
+                       joined(ids) + ", or a model object");
       }
       if (!v.is_object()) fail(path, "must be a catalog id or a model object, got " + type_name(v));
       return validated_object(model_fields(), std::move(v), path, false);

@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 
+#include "catalog_data.hpp"
 #include "errors.hpp"
 #include "format.hpp"
 #include "labels.hpp"
@@ -13,32 +14,22 @@
 
 namespace scalelab {
 
-extern const char* const kChipsJson;   // generated from data/chips.json
-extern const char* const kModelsJson;  // generated from data/models.json
-extern const char* const kFormatsJson; // generated from data/formats.json
-extern const char* const kMeasurementsJson;  // generated from data/measurements.json
-
 namespace {
 
-Param number(std::string name, std::string unit, double min, double max, std::string doc) {
-  return params::number(std::move(name), std::move(unit), min, max, nullptr, std::move(doc));
+Param number(std::string_view name, std::string_view unit, double min, double max, std::string_view doc) {
+  return params::number(name, unit, min, max, nullptr, doc);
 }
 
-Param count(std::string name, double min, double max, std::string doc) {
-  return params::integer(std::move(name), "count", min, max, nullptr, std::move(doc));
+Param count(std::string_view name, double min, double max, std::string_view doc) {
+  return params::integer(name, "count", min, max, nullptr, doc);
 }
 
-Param text(std::string name, std::string doc) {
-  return params::text(std::move(name), nullptr, std::move(doc));
-}
+Param text(std::string_view name, std::string_view doc) { return params::text(name, nullptr, doc); }
 
-Param anything(std::string name, std::string doc) {
-  return params::map(std::move(name), text("value", ""), std::move(doc));
-}
+Param anything(std::string_view name, std::string_view doc) { return params::map(name, text("value", ""), doc); }
 
-Param int_list(std::string name, double max_len, double max_value, std::string doc) {
-  return params::list(std::move(name), count("item", 1, max_value, ""), 1, max_len, nullptr,
-                      std::move(doc));
+Param int_list(std::string_view name, double max_len, double max_value, std::string_view doc) {
+  return params::list(name, count("item", 1, max_value, ""), 1, max_len, nullptr, doc);
 }
 
 // `topology` as `scalelab chips` lists it: derived from the chip's own fields, accepted in a
@@ -184,12 +175,76 @@ std::vector<Param> make_model_fields() {
 
 json parse_catalog(const char* text) { return json::parse(text); }
 
-// The `field` ("id" or "name") of every format of data/formats.json that serves `use`.
-std::vector<std::string> format_fields_for(const std::string& use, const char* field) {
+// One pass over a catalog's JSON text (an array of objects), aware of strings and nesting: where
+// each entry's object begins and ends, and its "id". No tree is built and no number is read, so
+// that one entry can be parsed alone.
+class EntryScanner {
+ public:
+  std::vector<CatalogEntry> scan(std::string_view array) {
+    for (std::size_t i = 0; i < array.size(); ++i) {
+      switch (array[i]) {
+        case '"':
+          token_ = i;
+          i = string_end(array, i);
+          string_token(array.substr(token_, i + 1 - token_));
+          break;
+        case '{': case '[':
+          if (depth_++ == 1) entries_.push_back({"", {}}), start_ = i;
+          id_next_ = false;
+          break;
+        case '}': case ']':
+          if (--depth_ == 1) entries_.back().text = array.substr(start_, i + 1 - start_);
+          break;
+        case ':': if (depth_ == 2) id_next_ = last_token_ == "\"id\""; break;
+        case ',': id_next_ = false; break;
+        default: break;
+      }
+    }
+    return std::move(entries_);
+  }
+
+ private:
+  void string_token(std::string_view token) {
+    if (depth_ != 2) return;
+    if (id_next_) entries_.back().id = unquoted(token);
+    id_next_ = false;
+    last_token_ = token;
+  }
+  // The position of the quote that closes the string opened at `open` (one not escaped, i.e.
+  // after an even run of backslashes); the text's end if none.
+  static std::size_t string_end(std::string_view text, std::size_t open) {
+    for (std::size_t quote = text.find('"', open + 1); quote != std::string_view::npos;
+         quote = text.find('"', quote + 1)) {
+      std::size_t backslashes = 0;
+      while (text[quote - 1 - backslashes] == '\\') ++backslashes;
+      if (backslashes % 2 == 0) return quote;
+    }
+    return text.size() - 1;
+  }
+  static std::string unquoted(std::string_view token) {
+    if (token.find('\\') == std::string_view::npos) return std::string(token.substr(1, token.size() - 2));
+    return json::parse(token).get<std::string>();  // escapes: nlohmann's rules
+  }
+
+  std::vector<CatalogEntry> entries_;
+  std::size_t start_ = 0, token_ = 0;
+  int depth_ = 0;
+  bool id_next_ = false;
+  std::string_view last_token_;
+};
+
+// The object of catalog entry `id` of `what` ("chip", "model"), parsed from its text alone.
+json entry_json(const std::vector<CatalogEntry>& entries, const std::string& id, const char* what) {
+  if (const CatalogEntry* entry = find_entry(entries, id)) return json::parse(entry->text);
+  throw InputError(what, std::string("unknown ") + what + " \"" + id.substr(0, 40) + "\"");
+}
+
+// The id (or the name, for people) of every format of data/formats.json that serves weights (or
+// the KV cache), from the table the build generates: no JSON parsed.
+std::vector<std::string> format_column(bool FormatRow::*serves, const char* FormatRow::*column) {
   std::vector<std::string> out;
-  for (const auto& f : format_catalog()) {
-    const json& uses = f["uses"];
-    if (std::find(uses.begin(), uses.end(), use) != uses.end()) out.push_back(f[field]);
+  for (std::size_t i = 0; i < kFormatRowCount; ++i) {
+    if (kFormatRows[i].*serves) out.emplace_back(kFormatRows[i].*column);
   }
   return out;
 }
@@ -218,6 +273,27 @@ const json& model_catalog() {
   return catalog;
 }
 
+const std::vector<CatalogEntry>& chip_entries() {
+  static const std::vector<CatalogEntry> entries = scan_catalog_entries(kChipsJson);
+  return entries;
+}
+
+const std::vector<CatalogEntry>& model_entries() {
+  static const std::vector<CatalogEntry> entries = scan_catalog_entries(kModelsJson);
+  return entries;
+}
+
+std::vector<CatalogEntry> scan_catalog_entries(std::string_view array_text) {
+  return EntryScanner().scan(array_text);
+}
+
+const CatalogEntry* find_entry(const std::vector<CatalogEntry>& entries, std::string_view id) {
+  for (const CatalogEntry& entry : entries) {
+    if (entry.id == id) return &entry;
+  }
+  return nullptr;
+}
+
 const json& format_catalog() {
   static const json catalog = parse_catalog(kFormatsJson);
   return catalog;
@@ -237,22 +313,22 @@ double format_bits(const std::string& id) {
 }
 
 const std::vector<std::string>& weight_format_names() {
-  static const std::vector<std::string> names = format_fields_for("weights", "id");
+  static const std::vector<std::string> names = format_column(&FormatRow::weights, &FormatRow::id);
   return names;
 }
 
 const std::vector<std::string>& weight_format_titles() {
-  static const std::vector<std::string> titles = format_fields_for("weights", "name");
+  static const std::vector<std::string> titles = format_column(&FormatRow::weights, &FormatRow::name);
   return titles;
 }
 
 const std::vector<std::string>& kv_format_names() {
-  static const std::vector<std::string> names = format_fields_for("kv", "id");
+  static const std::vector<std::string> names = format_column(&FormatRow::kv, &FormatRow::id);
   return names;
 }
 
 const std::vector<std::string>& kv_format_titles() {
-  static const std::vector<std::string> titles = format_fields_for("kv", "name");
+  static const std::vector<std::string> titles = format_column(&FormatRow::kv, &FormatRow::name);
   return titles;
 }
 
@@ -475,7 +551,7 @@ double Chip::flops(const std::string& dtype, const std::string& param) const {
 }
 
 Chip resolve_chip(const json& value, const json& overrides) {
-  json chip = value.is_string() ? *find_by_id(chip_catalog(), value) : value;
+  json chip = value.is_string() ? entry_json(chip_entries(), value.get<std::string>(), "chip") : value;
   if (!value.is_string() && !chip.contains("id")) chip["id"] = "custom";
   if (overrides.is_object()) {
     for (auto it = overrides.begin(); it != overrides.end(); ++it) {
@@ -499,44 +575,47 @@ Chip resolve_chip(const json& value, const json& overrides) {
 
 namespace {
 
-// Every entry of a catalog resolved once, by id. An entry that does not resolve is left out, so
-// that asking for it resolves it again and reports why.
-template <typename T, typename Resolve>
-std::map<std::string, std::shared_ptr<const T>> resolved_catalog(const json& catalog, Resolve resolve) {
-  std::map<std::string, std::shared_ptr<const T>> table;
-  for (const auto& entry : catalog) {
-    try {
-      table.emplace(entry["id"].get<std::string>(), std::make_shared<const T>(resolve(entry["id"], json())));
-    } catch (const std::exception&) {
-    }
-  }
-  return table;
-}
-
+// The catalog's entries, each resolved (without overrides) at the first evaluation that asks for
+// it and shared from then on. One table per thread (thread_local below: no lock, and no
+// std::mutex with its system_error messages in the WebAssembly module). An entry that does not
+// resolve is left empty, so that asking for it again resolves it again and reports why.
 template <typename T>
-std::shared_ptr<const T> find_resolved(const std::map<std::string, std::shared_ptr<const T>>& table, const json& value,
-                                       const json& overrides) {
-  if (!value.is_string() || overrides.is_object()) return nullptr;
-  auto it = table.find(value.get_ref<const std::string&>());
-  return it == table.end() ? nullptr : it->second;
-}
+class ResolvedEntries {
+ public:
+  explicit ResolvedEntries(const std::vector<CatalogEntry>& entries)
+      : entries_(entries), resolved_(entries.size()) {}
+
+  template <typename Resolve>
+  std::shared_ptr<const T> find(const json& value, const json& overrides, Resolve resolve) {
+    if (!value.is_string() || overrides.is_object()) return nullptr;
+    const CatalogEntry* entry = find_entry(entries_, value.get_ref<const std::string&>());
+    if (!entry) return nullptr;
+    std::shared_ptr<const T>& slot = resolved_[static_cast<std::size_t>(entry - entries_.data())];
+    if (!slot) slot = std::make_shared<const T>(resolve(value, json()));
+    return slot;
+  }
+
+ private:
+  const std::vector<CatalogEntry>& entries_;
+  std::vector<std::shared_ptr<const T>> resolved_;
+};
 
 }  // namespace
 
 std::shared_ptr<const Chip> shared_chip(const json& value, const json& overrides) {
-  static const auto table = resolved_catalog<Chip>(chip_catalog(), resolve_chip);
-  if (auto chip = find_resolved(table, value, overrides)) return chip;
+  thread_local ResolvedEntries<Chip> catalog(chip_entries());
+  if (auto chip = catalog.find(value, overrides, resolve_chip)) return chip;
   return std::make_shared<const Chip>(resolve_chip(value, overrides));
 }
 
 std::shared_ptr<const Model> shared_model(const json& value, const json& overrides) {
-  static const auto table = resolved_catalog<Model>(model_catalog(), resolve_model);
-  if (auto model = find_resolved(table, value, overrides)) return model;
+  thread_local ResolvedEntries<Model> catalog(model_entries());
+  if (auto model = catalog.find(value, overrides, resolve_model)) return model;
   return std::make_shared<const Model>(resolve_model(value, overrides));
 }
 
 Model resolve_model(const json& value, const json& overrides) {
-  json m = value.is_string() ? *find_by_id(model_catalog(), value) : value;
+  json m = value.is_string() ? entry_json(model_entries(), value.get<std::string>(), "model") : value;
   if (overrides.is_object()) {
     for (auto it = overrides.begin(); it != overrides.end(); ++it) m[it.key()] = it.value();
   }

@@ -4,6 +4,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "json.hpp"
@@ -11,6 +12,7 @@
 
 namespace scalelab {
 
+// The whole catalogs, parsed at first use (listings, `scalelab chips`, GET /api/v1/chips).
 const json& chip_catalog();
 const json& model_catalog();
 const json& format_catalog();  // weight and KV-cache formats (data/formats.json)
@@ -18,6 +20,21 @@ const json& format_catalog();  // weight and KV-cache formats (data/formats.json
 const json& measurement_catalog();
 const std::vector<Param>& chip_fields();
 const std::vector<Param>& model_fields();
+
+// One entry of a catalog as data/*.json has it: its id and the JSON text of its object. The
+// entries are found by a scan of the embedded text, without parsing it, so that an evaluation
+// on one catalog chip (model) parses that entry alone.
+struct CatalogEntry {
+  std::string id;
+  std::string_view text;
+};
+const std::vector<CatalogEntry>& chip_entries();   // in catalog order
+const std::vector<CatalogEntry>& model_entries();  // in catalog order
+// The entries of a catalog's JSON text (an array of objects), found by one pass over its
+// characters; an entry without a string "id" has an empty id.
+std::vector<CatalogEntry> scan_catalog_entries(std::string_view array_text);
+// The entry of `id`, or nullptr.
+const CatalogEntry* find_entry(const std::vector<CatalogEntry>& entries, std::string_view id);
 
 // The element types: one row each, name (as the API spells it), title, bytes per element
 // (fractional for packed formats: int4 is 0.5). A plain table rather than an enum, so that
@@ -120,8 +137,9 @@ struct Model {
 // `value` is the validated "chip" input (id or object); `overrides` may be null.
 Chip resolve_chip(const json& value, const json& overrides);
 Model resolve_model(const json& value, const json& overrides);
-// The same, shared: a catalog id without overrides gives the one chip (model) resolved from the
-// catalog at first use (immutable, so safe to share between threads); anything else a new one.
+// The same, shared: a catalog id without overrides gives the chip (model) resolved from its
+// catalog entry alone, the first time this thread asks for it (immutable, so safe to hand to
+// other threads); anything else a new one.
 std::shared_ptr<const Chip> shared_chip(const json& value, const json& overrides);
 std::shared_ptr<const Model> shared_model(const json& value, const json& overrides);
 

@@ -13,7 +13,7 @@ namespace {
 // its high bit in `special` (the exact SWAR tests for a byte less than n ≤ 128, more than
 // n < 128, and zero after an xor); the last eight bytes overlap the chunk before them, and a
 // string under eight bytes is padded with 'a'.
-bool plain_ascii(const std::string& s) {
+bool plain_ascii(std::string_view s) {
   constexpr std::uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
   auto special = [&](std::uint64_t x) {
     std::uint64_t below_space = (x - ones * 0x20) & ~x;
@@ -65,14 +65,14 @@ void write(const json& j, std::string& out) {
 
 }  // namespace
 
-void append_string(const std::string& s, std::string& out) {
+void append_string(std::string_view s, std::string& out) {
   if (plain_ascii(s)) {
     out += '"';
     out += s;
     out += '"';
   } else {
     // Escapes, UTF-8 and its replacement of invalid bytes: nlohmann's own rules.
-    out += json(s).dump(-1, ' ', false, json::error_handler_t::replace);
+    out += json(std::string(s)).dump(-1, ' ', false, json::error_handler_t::replace);
   }
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "json.hpp"
 
@@ -14,7 +15,7 @@ std::string to_text(const json& value);
 // The same, appended to `out`, for results written piece by piece.
 void append_text(const json& value, std::string& out);
 // One string (a key or a value) with its quotes, escaped as dump escapes it.
-void append_string(const std::string& s, std::string& out);
+void append_string(std::string_view s, std::string& out);
 // A number as dump writes an integer or a double.
 void append_integer(std::int64_t n, std::string& out);
 void append_double(double x, std::string& out);

@@ -13,7 +13,7 @@ namespace scalelab {
 
 // The label of parameter `path` ("matmul.B") in `scope` (a calculator name, "chip" for chip
 // fields, "model" for model fields); "" when the table has none.
-std::string param_label(std::string_view scope, std::string_view path);
+std::string_view param_label(std::string_view scope, std::string_view path);
 
 // Sets the label of every parameter in `params` (and of their fields), recursively.
 void label_params(std::vector<Param>& params, std::string_view scope, const std::string& prefix = "");

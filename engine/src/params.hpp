@@ -1,6 +1,7 @@
-// Builders for parameter schemas, shared by the catalogs and every calculator.
+// Builders for parameter schemas, shared by the catalogs and every calculator (params.cpp).
 #pragma once
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "catalog.hpp"
@@ -13,155 +14,41 @@ namespace scalelab::params {
 // physical array is refused, while the book's 2^30-element vectors are far inside.
 inline constexpr double kMaxDimensionSize = 1e15;
 
-inline Param number(std::string name, std::string unit, double min, double max, json def,
-                    std::string doc, Scale scale = Scale::log) {
-  Param p;
-  p.name = std::move(name);
-  p.type = Type::number;
-  p.unit = std::move(unit);
-  p.min = min;
-  p.max = max;
-  p.default_value = std::move(def);
-  p.scale = scale;
-  p.doc = std::move(doc);
-  return p;
-}
+Param number(std::string_view name, std::string_view unit, double min, double max, json def, std::string_view doc, Scale scale = Scale::log);
 
-inline Param positive(std::string name, std::string unit, double max, json def, std::string doc,
-                      Scale scale = Scale::log) {
-  Param p = number(std::move(name), std::move(unit), 0, max, std::move(def), std::move(doc), scale);
-  p.min_exclusive = true;
-  return p;
-}
+Param positive(std::string_view name, std::string_view unit, double max, json def, std::string_view doc, Scale scale = Scale::log);
 
-inline Param integer(std::string name, std::string unit, double min, double max, json def,
-                     std::string doc, Scale scale = Scale::log) {
-  Param p = number(std::move(name), std::move(unit), min, max, std::move(def), std::move(doc), scale);
-  p.type = Type::integer;
-  return p;
-}
+Param integer(std::string_view name, std::string_view unit, double min, double max, json def, std::string_view doc, Scale scale = Scale::log);
 
-inline Param boolean(std::string name, json def, std::string doc) {
-  Param p;
-  p.name = std::move(name);
-  p.type = Type::boolean;
-  p.default_value = std::move(def);
-  p.scale = Scale::choice;
-  p.doc = std::move(doc);
-  return p;
-}
+Param boolean(std::string_view name, json def, std::string_view doc);
 
-inline Param choice(std::string name, std::vector<std::string> choices, json def, std::string doc,
-                    std::vector<std::string> titles = {}) {
-  Param p;
-  p.name = std::move(name);
-  p.type = Type::choice;
-  p.choices = std::move(choices);
-  p.choice_titles = std::move(titles);
-  p.default_value = std::move(def);
-  p.scale = Scale::choice;
-  p.doc = std::move(doc);
-  return p;
-}
+Param choice(std::string_view name, std::vector<std::string> choices, json def, std::string_view doc, std::vector<std::string> titles = {});
 
-inline Param text(std::string name, json def, std::string doc) {
-  Param p;
-  p.name = std::move(name);
-  p.type = Type::text;
-  p.default_value = std::move(def);
-  p.doc = std::move(doc);
-  return p;
-}
+Param text(std::string_view name, json def, std::string_view doc);
 
-inline Param dtype(std::string name, std::string doc, json def = "bf16") {
-  return choice(std::move(name), dtype_names(), std::move(def), std::move(doc), dtype_titles());
-}
+Param dtype(std::string_view name, std::string_view doc, json def = "bf16");
 
 // A weight or KV-cache format: a plain dtype or a quantized format of data/formats.json.
-inline Param weight_format(std::string name, std::string doc, json def = "bf16") {
-  return choice(std::move(name), weight_format_names(), std::move(def), std::move(doc),
-                weight_format_titles());
-}
+Param weight_format(std::string_view name, std::string_view doc, json def = "bf16");
 
-inline Param kv_format(std::string name, std::string doc, json def = "bf16") {
-  return choice(std::move(name), kv_format_names(), std::move(def), std::move(doc),
-                kv_format_titles());
-}
+Param kv_format(std::string_view name, std::string_view doc, json def = "bf16");
 
-inline Param chip(json def = nullptr) {
-  Param p;
-  p.name = "chip";
-  p.type = Type::chip;
-  p.default_value = std::move(def);
-  p.scale = Scale::choice;
-  p.doc = "catalog id (scalelab chips) or a chip object";
-  return p;
-}
+Param chip(json def = nullptr);
 
-inline Param chip_overrides() {
-  Param p;
-  p.name = "chip_overrides";
-  p.type = Type::overrides;
-  p.overrides_of = "chip";
-  p.doc = "chip fields to replace for this call (flops_per_s merges per dtype)";
-  return p;
-}
+Param chip_overrides();
 
-inline Param model(json def = nullptr) {
-  Param p;
-  p.name = "model";
-  p.type = Type::model;
-  p.default_value = std::move(def);
-  p.scale = Scale::choice;
-  p.doc = "catalog id (scalelab models) or a model object {L, D, F, N, K, H, V, …}";
-  return p;
-}
+Param model(json def = nullptr);
 
-inline Param model_overrides() {
-  Param p;
-  p.name = "model_overrides";
-  p.type = Type::overrides;
-  p.overrides_of = "model";
-  p.doc = "model fields to replace for this call";
-  return p;
-}
+Param model_overrides();
 
-inline Param object(std::string name, std::vector<Param> fields, std::string doc) {
-  Param p;
-  p.name = std::move(name);
-  p.type = Type::object;
-  p.fields = std::move(fields);
-  p.doc = std::move(doc);
-  return p;
-}
+Param object(std::string_view name, std::vector<Param> fields, std::string_view doc);
 
 // Free keys (dimension or mesh-axis names) → values of `value`.
-inline Param map(std::string name, Param value, std::string doc) {
-  Param p;
-  p.name = std::move(name);
-  p.type = Type::map;
-  p.fields = {std::move(value)};
-  p.doc = std::move(doc);
-  return p;
-}
+Param map(std::string_view name, Param value, std::string_view doc);
 
-inline Param list(std::string name, Param item, double min_len, double max_len, json def,
-                  std::string doc) {
-  Param p;
-  p.name = std::move(name);
-  p.type = Type::list;
-  p.fields = {std::move(item)};
-  p.min = min_len;
-  p.max = max_len;
-  p.default_value = std::move(def);
-  p.doc = std::move(doc);
-  return p;
-}
+Param list(std::string_view name, Param item, double min_len, double max_len, json def, std::string_view doc);
 
-inline Param required(Param p) {
-  p.required = true;
-  return p;
-}
+Param required(Param p);
 
 }  // namespace scalelab::params
 
@@ -175,45 +62,28 @@ inline constexpr double kMaxBatch = 1e6;
 inline constexpr double kMaxBatchTokens = 1e12;
 inline constexpr double kMaxParams = 1e16;
 
-inline Param chips(json def, std::string doc) {
-  return integer("chips", "chips", 1, kMaxChips, std::move(def), std::move(doc));
-}
+Param chips(json def, std::string_view doc);
 
-inline Param batch(json def, std::string doc) {
-  return integer("batch", "sequences", 1, kMaxBatch, std::move(def), std::move(doc));
-}
+Param batch(json def, std::string_view doc);
 
 // Global batch in tokens. `zero_means_no_activations` admits 0 for the memory calculators,
 // where it asks for the training state alone (weights, gradients, optimizer), no activations.
-inline Param batch_tokens(json def, std::string doc, bool zero_means_no_activations = false) {
-  double min = zero_means_no_activations ? 0 : 1;
-  if (zero_means_no_activations) doc += " (0: the state alone, no activations)";
-  return integer("batch_tokens", "tokens", min, kMaxBatchTokens, std::move(def), std::move(doc));
-}
+Param batch_tokens(json def, std::string_view doc, bool zero_means_no_activations = false);
 
 // A parameter count. At least 1: a model has whole parameters, and a count below one would
 // only push every per-parameter time towards zero and every rate towards overflow.
-inline Param param_count(std::string name, json def, std::string doc) {
-  return number(std::move(name), "params", 1, kMaxParams, std::move(def), std::move(doc) + " (1 to 1e16)");
-}
+Param param_count(std::string_view name, json def, std::string_view doc);
 
 // A FLOP utilisation. At least 0.001: a run below 0.1% of peak is not using the accelerator,
 // and smaller values only stretch times past any meaningful horizon.
-inline Param utilisation(std::string name, json def, std::string doc) {
-  return number(std::move(name), "ratio", 1e-3, 1, std::move(def), std::move(doc) + " (0.001 to 1)",
-                Scale::linear);
-}
+Param utilisation(std::string_view name, json def, std::string_view doc);
 
 // A rate (FLOP/s, bytes/s) given instead of a chip's. At least 1 per second: below that no
 // device computes or moves anything, and times divided by it would overflow.
-inline Param rate(std::string name, std::string unit, double max, std::string doc) {
-  return number(std::move(name), std::move(unit), 1, max, nullptr, std::move(doc) + " (at least 1 per second)");
-}
+Param rate(std::string_view name, std::string_view unit, double max, std::string_view doc);
 
 // A decode speed the reader measured (all sequences together). Above zero; at most 1e9
 // tokens/s, a thousand times beyond the fastest published serving systems.
-inline Param measured_tokens_per_s(std::string doc) {
-  return positive("measured_tokens_per_s", "tokens/s", 1e9, nullptr, std::move(doc));
-}
+Param measured_tokens_per_s(std::string_view doc);
 
 }  // namespace scalelab::params

@@ -49,7 +49,7 @@ Evaluation error_result(Status status, const std::string& param, const std::stri
 
 Evaluation unknown_calculator(std::string_view name) {
   std::string list;
-  for (const Calculator& c : calculators()) list += (list.empty() ? "" : ", ") + c.name;
+  for (std::string_view c : calculator_names()) list += (list.empty() ? "" : ", ") + std::string(c);
   return error_result(Status::unknown_calculator, "",
                       "unknown calculator \"" + std::string(name.substr(0, 40)) + "\"; available: " + list);
 }
@@ -78,9 +78,9 @@ std::optional<Evaluation> parse_input(std::string_view text, json& out, const st
   }
 }
 
-CanonicalNumber canonical_number(double v, const std::string& calculator, const std::string& where) {
+CanonicalNumber canonical_number(double v, const std::string& calculator, std::string_view where) {
   if (!std::isfinite(v)) {
-    throw std::logic_error("non-finite result in " + calculator + (where.empty() ? "" : " (" + where + ")"));
+    throw std::logic_error("non-finite result in " + calculator + (where.empty() ? "" : " (" + std::string(where) + ")"));
   }
   if (std::floor(v) != v || std::fabs(v) >= 1e15) v = canonical(v);
   return {v, std::floor(v) == v && std::fabs(v) < 1e15};
@@ -94,13 +94,13 @@ const std::string* step_label(const json& object) {
   return label != object.end() && label->is_string() ? &label->get_ref<const std::string&>() : nullptr;
 }
 
-const std::string& member_name(const std::string* label, const std::string& key) {
-  return label && key == "value" ? *label : key;
+std::string_view member_name(const std::string* label, const std::string& key) {
+  return label && key == "value" ? std::string_view(*label) : std::string_view(key);
 }
 
 }  // namespace
 
-void canonicalise(json& j, const std::string& calculator, const std::string& where) {
+void canonicalise(json& j, const std::string& calculator, std::string_view where) {
   if (j.is_number_float()) {
     CanonicalNumber n = canonical_number(j.get<double>(), calculator, where);
     if (n.whole) j = static_cast<std::int64_t>(n.value);
@@ -113,7 +113,7 @@ void canonicalise(json& j, const std::string& calculator, const std::string& whe
   }
 }
 
-void append_canonical(const json& j, std::string& out, const std::string& calculator, const std::string& where) {
+void append_canonical(const json& j, std::string& out, const std::string& calculator, std::string_view where) {
   if (j.is_number_float()) {
     CanonicalNumber n = canonical_number(j.get<double>(), calculator, where);
     if (n.whole) append_integer(static_cast<std::int64_t>(n.value), out);
@@ -133,7 +133,7 @@ void append_outputs(const Outputs& outputs, std::string& out, const std::string&
   out += '{';
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     if (i > 0) out += ',';
-    const std::string& name = outputs.declared()[i].name;
+    std::string_view name = outputs.declared()[i].name;
     append_string(name, out);
     out += ':';
     append_canonical(outputs.at(i), out, calculator, name);

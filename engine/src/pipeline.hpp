@@ -50,14 +50,14 @@ struct CanonicalNumber {
   double value;
   bool whole;  // written as an integer
 };
-CanonicalNumber canonical_number(double v, const std::string& calculator, const std::string& where);
+CanonicalNumber canonical_number(double v, const std::string& calculator, std::string_view where);
 
 // Rewrites every number in `j` as canonical_number leaves it (whole numbers become integers).
-void canonicalise(json& j, const std::string& calculator, const std::string& where = "");
+void canonicalise(json& j, const std::string& calculator, std::string_view where = "");
 // Appends `j` as text, every number canonical: the bytes to_text(canonicalise(copy of j)) gives,
 // without the copy.
 void append_canonical(const json& j, std::string& out, const std::string& calculator,
-                      const std::string& where = "");
+                      std::string_view where = "");
 // Appends the outputs as a JSON object in declaration order, each value canonical and null where
 // none was set; checks them first (Outputs::check).
 void append_outputs(const Outputs& outputs, std::string& out, const std::string& calculator);

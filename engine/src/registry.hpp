@@ -6,7 +6,11 @@
 
 namespace scalelab {
 
-const std::vector<Calculator>& calculators();
+// Every calculator, each built (parameters, labels, declared outputs) at first use.
+const std::vector<const Calculator*>& calculators();
+// Calculator `name`, built at first use without building the others; nullptr when unknown.
 const Calculator* find_calculator(std::string_view name);
+// The registered names, in the registry's order; builds nothing.
+std::vector<std::string_view> calculator_names();
 
 }  // namespace scalelab

@@ -55,7 +55,7 @@ void Outputs::check(const std::string& calculator) const {
   for (std::size_t i = 0; i < values_.size(); ++i) {
     const Output& o = (*declared_)[i];
     if (!o.nullable && at(i).is_null()) {
-      throw std::logic_error(calculator + " left out its output " + o.name + ", which is not nullable");
+      throw std::logic_error(calculator + " left out its output " + std::string(o.name) + ", which is not nullable");
     }
   }
 }

@@ -1,5 +1,7 @@
 #include "schema.hpp"
 
+#include "catalog.hpp"
+#include "json_text.hpp"
 #include "registry.hpp"
 #include "scalelab/engine.hpp"
 
@@ -35,52 +37,156 @@ const char* scale_name(Scale s) {
 
 }  // namespace
 
-json param_schema_json(const Param& p) {
-  json j = json::object();
-  j["name"] = p.name;
-  j["label"] = p.label;
-  j["type"] = type_name(p.type);
-  j["unit"] = p.unit;
-  j["default"] = p.default_value;
-  if (p.type == Type::number || p.type == Type::integer) {
-    j["min"] = p.min;
-    j["max"] = p.max;
-    j["min_exclusive"] = p.min_exclusive;
-  }
-  if (p.type == Type::list) {
-    j["min_items"] = p.min;
-    j["max_items"] = p.max;
-  }
-  j["scale"] = scale_name(p.scale);
-  if (!p.choices.empty()) j["choices"] = p.choices;
-  if (!p.choice_titles.empty()) j["choice_titles"] = p.choice_titles;
-  j["doc"] = p.doc;
-  j["required"] = p.required;
-  if (!p.overrides_of.empty()) j["overrides_of"] = p.overrides_of;
-  if (!p.fields.empty()) {
-    json fields = json::array();
-    for (const Param& f : p.fields) fields.push_back(param_schema_json(f));
-    j["fields"] = fields;
-  }
-  return j;
-}
+namespace {
 
-json output_schema_json(const Output& o) {
-  return {{"name", o.name}, {"unit", o.unit}, {"label", o.label}, {"doc", o.doc}, {"nullable", o.nullable}};
-}
+// Schemas are written as text, key by key, in the order (and with the bytes) json::dump gave the
+// json objects they were built as before: no tree to build, dump and free on a lab's first call.
+class SchemaWriter {
+ public:
+  explicit SchemaWriter(std::string& out) : out_(out) {}
 
-json calculator_schema_json(const Calculator& c) {
-  json params = json::array();
-  for (const Param& p : c.params) params.push_back(param_schema_json(p));
-  json outputs = json::array();
-  for (const Output& o : c.outputs) outputs.push_back(output_schema_json(o));
-  return {{"name", c.name}, {"title", c.title}, {"chapters", c.chapters}, {"doc", c.doc},
-          {"params", params}, {"outputs", outputs}};
+  void param(const Param& p) {
+    open('{');
+    text("name", p.name);
+    text("label", p.label);
+    text("type", type_name(p.type));
+    text("unit", p.unit);
+    key("default");
+    append_text(p.default_value, out_);
+    if (p.type == Type::number || p.type == Type::integer) {
+      number("min", p.min);
+      number("max", p.max);
+      boolean("min_exclusive", p.min_exclusive);
+    }
+    if (p.type == Type::list) {
+      number("min_items", p.min);
+      number("max_items", p.max);
+    }
+    text("scale", scale_name(p.scale));
+    if (!p.choices.empty()) strings("choices", p.choices);
+    if (!p.choice_titles.empty()) strings("choice_titles", p.choice_titles);
+    text("doc", p.doc);
+    boolean("required", p.required);
+    if (!p.overrides_of.empty()) text("overrides_of", p.overrides_of);
+    if (!p.fields.empty()) {
+      key("fields");
+      params(p.fields);
+    }
+    close('}');
+  }
+
+  void params(const std::vector<Param>& list) {
+    open('[');
+    for (const Param& p : list) item(), param(p);
+    close(']');
+  }
+
+  void output(const Output& o) {
+    open('{');
+    text("name", o.name);
+    text("unit", o.unit);
+    text("label", o.label);
+    text("doc", o.doc);
+    boolean("nullable", o.nullable);
+    close('}');
+  }
+
+  void calculator(const Calculator& c) {
+    open('{');
+    text("name", c.name);
+    text("title", c.title);
+    key("chapters");
+    open('[');
+    for (int chapter : c.chapters) item(), append_integer(chapter, out_);
+    close(']');
+    text("doc", c.doc);
+    key("params");
+    params(c.params);
+    key("outputs");
+    open('[');
+    for (const Output& o : c.outputs) item(), output(o);
+    close(']');
+    close('}');
+  }
+
+  // An object or array opened; its members or items follow, and then its close.
+  void open(char bracket) {
+    out_ += bracket;
+    first_ = true;
+  }
+  void close(char bracket) {
+    out_ += bracket;
+    first_ = false;
+  }
+  // The next item of the array being written: a comma before all but the first.
+  void item() {
+    if (!first_) out_ += ',';
+    first_ = false;
+  }
+  // The next member of the object being written: its "key":, the value to follow.
+  void key(std::string_view name) {
+    item();
+    append_string(name, out_);
+    out_ += ':';
+  }
+
+ private:
+  void text(std::string_view name, std::string_view value) {
+    key(name);
+    append_string(value, out_);
+  }
+  void number(std::string_view name, double value) {
+    key(name);
+    append_double(value, out_);
+  }
+  void boolean(std::string_view name, bool value) {
+    key(name);
+    out_ += value ? "true" : "false";
+  }
+  void strings(std::string_view name, const std::vector<std::string>& list) {
+    key(name);
+    open('[');
+    for (const std::string& s : list) item(), append_string(s, out_);
+    close(']');
+  }
+
+  std::string& out_;
+  bool first_ = true;
+};
+
+}  // namespace
+
+std::string calculators_json() {
+  std::string out;
+  SchemaWriter write(out);
+  write.open('{');
+  write.key("version");
+  out += '1';
+  write.key("calculators");
+  write.open('[');
+  for (const Calculator* c : calculators()) write.item(), write.calculator(*c);
+  write.close(']');
+  write.key("chip_fields");
+  write.params(chip_fields());
+  write.key("model_fields");
+  write.params(model_fields());
+  write.close('}');
+  return out;
 }
 
 std::string calculator_json(std::string_view name) {
   const Calculator* c = find_calculator(name);
-  return c ? calculator_schema_json(*c).dump() : "null";
+  if (!c) return "null";
+  std::string out;
+  SchemaWriter(out).calculator(*c);
+  return out;
+}
+
+std::string object_fields_json(std::string_view kind) {
+  if (kind != "chip" && kind != "model") return "null";
+  std::string out;
+  SchemaWriter(out).params(kind == "chip" ? chip_fields() : model_fields());
+  return out;
 }
 
 }  // namespace scalelab

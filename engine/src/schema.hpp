@@ -5,6 +5,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "json.hpp"
@@ -50,12 +51,14 @@ struct Param {
 // One output of a calculator. Results are written from these declarations: an output the
 // calculator emits without declaring it, or leaves out (or null) when it is not nullable,
 // is an engine fault.
+// Constant data (outputs.cpp): the text lives in the module's data, not in strings built at
+// first use.
 struct Output {
-  std::string name;
-  std::string unit;    // "s", "bytes", "FLOP/s", "tokens", "ratio", "" for words, verdicts and objects
-  std::string label;   // for people: "time to first token"
-  std::string doc;     // one line: what it is
-  bool nullable = false;  // null where the inputs or the chip leave it undefined
+  std::string_view name;
+  std::string_view unit;   // "s", "bytes", "FLOP/s", "tokens", "ratio", "" for words, verdicts and objects
+  std::string_view label;  // for people: "time to first token"
+  std::string_view doc;    // one line: what it is
+  bool nullable = false;   // null where the inputs or the chip leave it undefined
 };
 
 struct Result;
@@ -71,8 +74,7 @@ struct Calculator {
   std::vector<Output> outputs = {};  // filled by the registry from outputs.cpp
 };
 
-json param_schema_json(const Param& p);
-json output_schema_json(const Output& o);
-json calculator_schema_json(const Calculator& c);
+// The schemas as JSON text are the engine's calculators_json, calculator_json and
+// object_fields_json (scalelab/engine.hpp), written in schema.cpp.
 
 }  // namespace scalelab

@@ -207,7 +207,7 @@ struct Spec {
 
 std::vector<std::string> requested_outputs(const Calculator& calc, const json& list) {
   std::vector<std::string> names;
-  for (const Output& o : calc.outputs) names.push_back(o.name);
+  for (const Output& o : calc.outputs) names.emplace_back(o.name);
   if (!list.is_array() || list.empty()) {
     refuse("sweep.outputs", "must be a non-empty list of output names of " + calc.name + ": " + joined(names));
   }
@@ -321,7 +321,7 @@ class PointArgs {
 class Column {
  public:
   void add_null() { kinds_.push_back(Kind::null); }
-  void add(const json& value, const std::string& calculator, const std::string& name) {
+  void add(const json& value, const std::string& calculator, std::string_view name) {
     if (value.is_null()) {
       add_null();
     } else if (value.is_number_float()) {

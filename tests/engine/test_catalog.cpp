@@ -2,11 +2,13 @@
 // (flops_per_s per dtype), and the schema listing is complete.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 #include <string>
 
 #include "catalog.hpp"  // engine/src: white-box access to model resolution
+#include "registry.hpp"
 #include "scalelab/engine.hpp"
 #include "support/test_support.hpp"
 
@@ -31,6 +33,60 @@ TEST(Catalog, EmbeddedCatalogsEqualTheDataFiles) {
   for (auto& c : listed) c.erase("topology");  // added by the engine from the chip's own fields
   EXPECT_EQ(listed, chips_file) << "rebuild: the engine embeds data/chips.json at build time";
   EXPECT_EQ(models(), models_file);
+}
+
+// The entries an evaluation parses one at a time are the catalog's own: the same ids in the same
+// order, each text parsing to the catalog's object.
+void expect_entries_are_the_catalog(const std::vector<scalelab::CatalogEntry>& entries, const json& catalog) {
+  ASSERT_EQ(entries.size(), catalog.size());
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    EXPECT_EQ(entries[i].id, catalog[i].at("id").get<std::string>());
+    EXPECT_EQ(json::parse(entries[i].text), catalog[i]) << entries[i].id;
+    EXPECT_EQ(scalelab::find_entry(entries, entries[i].id), &entries[i]);
+  }
+  EXPECT_EQ(scalelab::find_entry(entries, "no-such-entry"), nullptr);
+}
+
+TEST(Catalog, EntriesAreFoundWithoutParsingAndEqualTheCatalog) {
+  expect_entries_are_the_catalog(scalelab::chip_entries(), scalelab::chip_catalog());
+  expect_entries_are_the_catalog(scalelab::model_entries(), scalelab::model_catalog());
+}
+
+TEST(Catalog, EntryScanReadsStringsAndNestingAsJsonDoes) {
+  const std::string text = R"([
+    {"name": "a } ] \" {", "sources": {"id": "nested, not the entry's"}, "id": "first", "list": [{"id": 1}]},
+    {"id": "se\u0063ond", "notes": "\\"},
+    {"id": 3, "name": "no string id"}
+  ])";
+  std::vector<scalelab::CatalogEntry> entries = scalelab::scan_catalog_entries(text);
+  json catalog = json::parse(text);
+  ASSERT_EQ(entries.size(), 3u);
+  EXPECT_EQ(entries[0].id, "first");
+  EXPECT_EQ(entries[1].id, "second");
+  EXPECT_EQ(entries[2].id, "");
+  for (std::size_t i = 0; i < entries.size(); ++i) EXPECT_EQ(json::parse(entries[i].text), catalog[i]);
+}
+
+// The formats' choices come from a table the build generates from data/formats.json: the same
+// ids and names, in the same order, as the catalog gives for each use.
+TEST(Catalog, FormatChoicesAreTheCatalogsFormats) {
+  std::vector<std::string> weight_ids, weight_names, kv_ids, kv_names;
+  for (const json& f : scalelab::format_catalog()) {
+    const json& uses = f.at("uses");
+    if (std::find(uses.begin(), uses.end(), "weights") != uses.end()) {
+      weight_ids.push_back(f.at("id"));
+      weight_names.push_back(f.at("name"));
+    }
+    if (std::find(uses.begin(), uses.end(), "kv") != uses.end()) {
+      kv_ids.push_back(f.at("id"));
+      kv_names.push_back(f.at("name"));
+    }
+  }
+  EXPECT_FALSE(weight_ids.empty());
+  EXPECT_EQ(scalelab::weight_format_names(), weight_ids);
+  EXPECT_EQ(scalelab::weight_format_titles(), weight_names);
+  EXPECT_EQ(scalelab::kv_format_names(), kv_ids);
+  EXPECT_EQ(scalelab::kv_format_titles(), kv_names);
 }
 
 TEST(Catalog, ContractIdsExist) {
@@ -178,6 +234,21 @@ TEST(Catalog, SchemaListingIsComplete) {
     EXPECT_NO_THROW(json::parse(e.json)) << name;
   }
   for (const char* spine : {"chip", "roofline", "transfer"}) EXPECT_TRUE(names.count(spine)) << spine;
+}
+
+// The registry builds a calculator when it is first asked for, by name, and lists every one.
+TEST(Registry, EachCalculatorIsBuiltOnceAndFoundByItsName) {
+  std::vector<const scalelab::Calculator*> found;
+  for (std::string_view name : scalelab::calculator_names()) {
+    const scalelab::Calculator* c = scalelab::find_calculator(name);
+    ASSERT_NE(c, nullptr) << name;
+    EXPECT_EQ(c->name, name);
+    EXPECT_FALSE(c->outputs.empty()) << name;
+    EXPECT_EQ(scalelab::find_calculator(name), c) << name << " was built twice";
+    found.push_back(c);
+  }
+  EXPECT_EQ(scalelab::calculators(), found);
+  EXPECT_EQ(scalelab::find_calculator("no_such_calculator"), nullptr);
 }
 
 }  // namespace

@@ -67,7 +67,7 @@ bool check_run(const Evaluated& run, bool steps) {
   EXPECT_EQ(outputs.size(), calc.outputs.size()) << run.where;
   std::size_t i = 0;
   for (auto it = outputs.begin(); it != outputs.end() && i < calc.outputs.size(); ++it, ++i) {
-    const std::string& name = calc.outputs[i].name;
+    std::string_view name = calc.outputs[i].name;
     EXPECT_EQ(it.key(), name) << run.where << ": outputs out of declaration order";
     std::string earlier = canonicalised_then_dumped(result.outputs.at(i), calc.name);
     EXPECT_EQ(written(result.outputs.at(i), calc.name), earlier) << run.where << ": " << name;

@@ -9,7 +9,7 @@
 //   - the phases over the whole load: wasm compile and instantiate, engine catalogs parsed,
 //     first evaluation, Lit's first render, first chart, other script, style/layout/paint.
 // Needs `npm run build` and the server binary (build/scalelab or $SCALELAB_BIN).
-//   node web/bench/first-load-trace.mjs [--route /labs/decode/] [--cpu 4] [--runs 1] [--trace out.json]
+//   node web/bench/first-load-trace.mjs [--route /labs/decode/] [--ready SELECTOR] [--cpu 4] [--runs 1] [--trace out.json]
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -21,6 +21,8 @@ const route = arg('--route', '/labs/decode/');
 const cpu = Number(arg('--cpu', '4'));
 const runs = Number(arg('--runs', '1'));
 const traceOut = arg('--trace', null);
+// what "loaded" means: a lab's first result, or (--ready SELECTOR, e.g. on a chapter) that element
+const ready = arg('--ready', null);
 
 // A sample's phase: the innermost function on its stack that names one (order matters).
 // Names are those of the built bundle's functions that survive minification (class methods,
@@ -71,7 +73,8 @@ try {
     });
     await cdp.send('Profiler.start');
     await page.goto(server.url + route);
-    await page.waitForFunction(() => { const l = document.querySelector('[data-rendered]'); return l && Number(l.dataset.rendered) > 0 && l.querySelector('.lab-verdict'); }, null, { timeout: 120000 });
+    if (ready) await page.waitForSelector(ready, { state: 'attached', timeout: 120000 });
+    else await page.waitForFunction(() => { const l = document.querySelector('[data-rendered]'); return l && Number(l.dataset.rendered) > 0 && l.querySelector('.lab-verdict'); }, null, { timeout: 120000 });
     await page.waitForTimeout(1500);
     const { profile } = await cdp.send('Profiler.stop');
     await cdp.send('Tracing.end');

@@ -416,6 +416,7 @@ function page({ title, description, body, original, kind, depth, chip }) {
 <meta name="description" content="${esc(description || 'An interactive course on How to Scale Your Model.')}">
 <link rel="icon" href="data:,">
 <script type="module" src="${up}../src/main.ts"></script>
+<noscript><style>.stepper { display: none !important; }</style></noscript>
 </head>
 <body>
 <a class="skip" href="#main">Skip to content</a>
@@ -485,9 +486,9 @@ for (const { entry, r } of rendered) {
   ${goals}
   ${chipNote}
 </header>
-<nav class="stepper" aria-label="Chapter steps" hidden>
+<nav class="stepper" aria-label="Chapter steps">
   <button type="button" class="prev">← Previous</button>
-  <span class="step-status" aria-live="polite"></span>
+  <span class="step-status" aria-live="polite">Step 1 of ${r.stepTitles.length}</span>
   <button type="button" class="next">Next →</button>
   <label class="show-all"><input type="checkbox"> Show all</label>
   <div class="step-progress" aria-hidden="true"><div></div></div>

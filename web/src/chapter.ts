@@ -62,7 +62,6 @@ function initStepper(article: HTMLElement) {
   const saved: Progress = progress(key) ?? { step: 1, visited: [], total: n, done: false };
   saved.total = n;
   let current = 1;
-  nav.hidden = false;
   document.documentElement.classList.add('js-steps');
 
   const fromHash = (): number | 'all' | null => {

@@ -1,7 +1,7 @@
 // Chapter 1: steps, keys, URLs, show all, live numbers, questions, accessibility.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launch, watchedPage, axe } from './harness.mjs';
+import { startServer, launch, watchedPage, axe, pageWithoutScripts } from './harness.mjs';
 
 let server, browser;
 before(async () => { server = await startServer(); browser = await launch(); });
@@ -159,4 +159,33 @@ test('Plain mode folds technical blocks; Technical shows them; axe on step 1', a
   assert.deepEqual(await axe(page), []);
   assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
   await page.close();
+});
+
+test('nothing on a chapter moves when its script starts (every chapter, phone width); no stepper without JavaScript', async () => {
+  const keys = (await (await fetch(server.url + '/')).text()).match(/\/chapters\/\d\d-[a-z-]+\//g);
+  assert.ok(new Set(keys).size >= 13, `the home page links every chapter: ${keys}`);
+  const LANDMARKS = ['.chapter-head', '.stepper', '.step-list', '.steps'];
+  const tops = (page) => page.evaluate((sels) => sels.map((s) => Math.round(document.querySelector(s).getBoundingClientRect().top)), LANDMARKS);
+  const page = await browser.context.newPage();
+  await page.setViewportSize({ width: 375, height: 800 });
+  for (const route of new Set(keys)) {
+    let release;
+    const held = new Promise((r) => { release = r; });
+    await page.route(/\.js$/, async (r) => { await held; await r.continue(); });
+    await page.goto(server.url + route, { waitUntil: 'commit' });
+    await page.waitForSelector('footer', { state: 'attached' });
+    const before = await tops(page);
+    release();
+    await page.waitForSelector('html.js-steps');
+    await page.evaluate(() => window.scrollTo(0, 0));
+    assert.deepEqual(await tops(page), before, `${route}: tops of ${LANDMARKS.join(', ')} before and after the script`);
+    await page.unroute(/\.js$/);
+  }
+  await page.close();
+  const { page: still, close } = await pageWithoutScripts();
+  try {
+    await still.goto(server.url + CH);
+    assert.equal(await still.locator('.stepper').isVisible(), false, 'without a script the stepper, which could not step, is not shown');
+    assert.equal(await still.locator('.step-list').isVisible(), true);
+  } finally { await close(); }
 });

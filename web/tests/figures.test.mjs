@@ -5,7 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
-import { startServer, launch, watchedPage } from './harness.mjs';
+import { startServer, launch, watchedPage, pageWithoutScripts } from './harness.mjs';
 import { engine, evaluate, MODELS, clean } from './lab-helpers.mjs';
 
 const require = createRequire(import.meta.url);
@@ -130,15 +130,14 @@ test('dragging the roofline point changes its intensity; switching the chip redr
 });
 
 test('without JavaScript each figure is a caption saying what it shows', async () => {
-  const ctx = await browser.context.browser()?.newContext({ javaScriptEnabled: false }) ?? null;
-  const page = ctx ? await ctx.newPage() : await browser.context.newPage();
-  if (!ctx) await page.route('**/*.js', (r) => r.abort());
-  for (const ch of new Set(FIGURES.map((f) => f.ch))) {
-    await page.goto(`${server.url}/chapters/${ch}/`);
-    const texts = await page.locator('.sl-figure-host .fig-fallback').allInnerTexts();
-    assert.ok(texts.length >= 1 && texts.every((t) => /^Figure: .{40,}/.test(t)), `${ch}: ${texts.join(' | ')}`);
-  }
-  await (ctx ? ctx.close() : page.close());
+  const { page, close } = await pageWithoutScripts();
+  try {
+    for (const ch of new Set(FIGURES.map((f) => f.ch))) {
+      await page.goto(`${server.url}/chapters/${ch}/`);
+      const texts = await page.locator('.sl-figure-host .fig-fallback').allInnerTexts();
+      assert.ok(texts.length >= 1 && texts.every((t) => /^Figure: .{40,}/.test(t)), `${ch}: ${texts.join(' | ')}`);
+    }
+  } finally { await close(); }
 });
 
 test('a figure refuses a bad setting with a note naming it, and shows an engine refusal in place', async () => {

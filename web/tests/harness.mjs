@@ -33,14 +33,24 @@ export async function startServer() {
   return { url, stop: () => new Promise((r) => { proc.once('exit', r); proc.kill('SIGTERM'); setTimeout(() => { proc.kill('SIGKILL'); r(); }, 3000); }) };
 }
 
+const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
+
 export async function launch() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scalelab-chromium-'));
   const context = await chromium.launchPersistentContext(dir, {
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+    args: CHROMIUM_ARGS,
   });
   return { context, close: async () => { await context.close(); fs.rmSync(dir, { recursive: true, force: true }); } };
+}
+
+/** A page of a browser with JavaScript turned off (a context of its own: the persistent context
+ * of launch() cannot make one), for what a reader without scripts sees. */
+export async function pageWithoutScripts() {
+  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
+  const page = await (await browser.newContext({ javaScriptEnabled: false })).newPage();
+  return { page, close: () => browser.close() };
 }
 
 /** A page that records console errors, page errors and requests to other origins. */

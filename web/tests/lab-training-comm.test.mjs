@@ -25,6 +25,7 @@ test('opens compute-bound; dragging the batch below the engine\u2019s critical b
   assert.ok(!at.error, JSON.stringify(at.error));
   assert.equal(at.outputs.bound, 'compute', 'the preset opens compute-bound on the default chip');
   assert.equal(await verdict(page), 'compute');
+  assert.match(await page.locator(`${EL} .lab-verdict .verdict`).innerText(), new RegExp(`per layer in the ${at.outputs.pass} pass`), 'the verdict says which pass its times are for');
   for (const k of ['t_math_s', 't_comm_s', 'tokens_per_chip', 'critical_tokens_per_chip', 'critical_batch_tokens']) {
     assert.equal(await out(page, k), expected('training_comm', base, k), k);
   }

@@ -46,7 +46,7 @@ for (const key of CHAPTERS) {
     const { page, problems } = await watchedPage(browser.context, server.url);
     await page.setViewportSize({ width: 1280, height: 900 });
     await page.goto(`${server.url}/chapters/${key}/`);
-    await page.waitForSelector('.stepper:not([hidden])');
+    await page.waitForSelector('html.js-steps');
 
     // the title and the goals are in view on open, the page not scrolled past them
     assert.equal(await page.evaluate(() => window.scrollY), 0, 'opens at the top');
@@ -73,7 +73,7 @@ for (const key of CHAPTERS) {
     await page.goto('about:blank');
     await page.evaluate(() => 0);
     await page.goto(`${server.url}/chapters/${key}/`);
-    await page.waitForSelector('.stepper:not([hidden])');
+    await page.waitForSelector('html.js-steps');
     await page.keyboard.press('Tab');
     assert.equal(await page.evaluate(() => document.activeElement?.className || document.activeElement?.outerHTML.slice(0, 120)), 'skip', 'the first Tab stop is "Skip to content"');
     await page.keyboard.press('Enter');
@@ -141,7 +141,7 @@ test('chapter 12 switches the chip to the H100 on entry, says so, and switches b
   await page.waitForFunction(() => [...document.querySelectorAll('.chipname')].every((e) => e.textContent === 'TPU v5p'));
   // once the reader went back, coming in again does not switch
   await page.reload();
-  await page.waitForSelector('.stepper:not([hidden])');
+  await page.waitForSelector('html.js-steps');
   assert.equal(await page.evaluate(() => localStorage.getItem('scalelab.chip')), 'tpu-v5p');
   assert.equal(await page.locator('.chapter-chip button.chip-back').count(), 0);
   await page.evaluate(() => localStorage.clear());
@@ -178,7 +178,7 @@ test('labs: Plain shows human labels, Technical the parameter names and the deri
   await page.close();
 });
 
-test('labs: a control label never says its unit twice ("global batch (tokens) (tokens)")', async () => {
+test('labs: a control label never says its unit twice ("global batch (tokens) (tokens)") nor as an id ("(usd)")', async () => {
   const { page } = await watchedPage(browser.context, server.url);
   const escRe = (t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   let units = 0;
@@ -193,6 +193,7 @@ test('labs: a control label never says its unit twice ("global batch (tokens) (t
       const note = text.lastIndexOf(`(${unit})`);
       const rest = text.slice(0, note) + text.slice(note + unit.length + 2);
       assert.ok(!new RegExp(`(^|[^\\w/])${escRe(unit)}($|[^\\w/])`).test(rest), `${lab}: "${text}" says ${unit} twice`);
+      assert.notEqual(unit.toLowerCase(), 'usd', `${lab}: "${text}" shows the schema's unit id, not words`);
     }
   }
   assert.ok(units > 10, `the labs show units where a label does not name them (${units})`);

@@ -129,9 +129,9 @@ void mlp_comm(const InferenceSetup& s, DecodeFigures& f, const ParallelFabric& f
 // The warnings a sweep meets at many points are kept as their numbers (Warning); these write
 // their text from them when it is written.
 std::string latency_bound_warning(const Warning::Numbers& n) {
-  return "The model-parallel collectives are latency-bound: each moves " + plain(canonical(n[0])) +
-         " bytes, under " + plain(canonical(n[1])) +
-         " bytes, so the per-hop latency, not bandwidth, sets their time (the comms time "
+  return "The model-parallel collectives are latency-bound: each moves " + format_quantity(n[0], "bytes") +
+         ", under " + format_quantity(n[1], "bytes") +
+         ", so the per-hop latency, not bandwidth, sets their time (the comms time "
          "shown is a bandwidth lower bound).";
 }
 
@@ -185,9 +185,9 @@ void decode_step_time(DecodeFigures& f, const Steps& log) {
 
 // numbers: weight bytes, chips, slice HBM bytes, min chips, free HBM bytes (negative).
 std::string weights_exceed_hbm_warning(const Warning::Numbers& n) {
-  return "The weights alone (" + plain(canonical(n[0])) + " bytes) exceed the HBM of " + chips_text(n[1]) +
-         " (" + plain(canonical(n[2])) + " bytes): they need at least " + plain(n[3]) +
-         " chips. HBM falls short by " + plain(canonical(-n[4])) + " bytes (free_hbm_bytes is negative) and nothing fits.";
+  return "The weights alone (" + format_quantity(n[0], "bytes") + ") exceed the HBM of " + chips_text(n[1]) + " (" +
+         format_quantity(n[2], "bytes") + "): they need at least " + format_quantity(n[3], "chips") +
+         ". HBM falls short by " + format_quantity(-n[4], "bytes") + " (free_hbm_bytes is negative) and nothing fits.";
 }
 
 // numbers: batch, total bytes, slice HBM bytes, chips, min chips for the batch, min slice chips,
@@ -199,32 +199,32 @@ std::string does_not_fit_warning(const Warning::Numbers& n) {
   std::string t;
   t.reserve(320);
   t += "Does not fit: weights + KV for batch ";
-  t += plain(n[0]);
+  t += format_quantity(n[0], "count");
   t += " need ";
-  t += plain(canonical(n[1]));
-  t += " bytes, more than the ";
-  t += plain(canonical(n[2]));
-  t += " bytes of HBM on ";
+  t += format_quantity(n[1], "bytes");
+  t += ", more than the ";
+  t += format_quantity(n[2], "bytes");
+  t += " of HBM on ";
   t += chips_text(n[3]);
   t += "; ";
   if (has_max && max_batch == 0) {
     t += "not even one sequence of ";
-    t += plain(context);
-    t += " tokens fits (its KV cache is ";
-    t += plain(canonical(n[9]));
-    t += " bytes)";
+    t += format_quantity(context, "tokens");
+    t += " fits (its KV cache is ";
+    t += format_quantity(n[9], "bytes");
+    t += ")";
   } else if (has_max) {
     t += "at most ";
-    t += plain(max_batch);
-    t += " sequences of ";
-    t += plain(context);
-    t += " tokens fit";
+    t += format_quantity(max_batch, max_batch == 1 ? "sequence" : "sequences");
+    t += " of ";
+    t += format_quantity(context, "tokens");
+    t += max_batch == 1 ? " fits" : " fit";
   } else {
     t += "the KV caches do not fit";
   }
   t += ". This batch needs ";
-  t += plain(n[4]);
-  t += " chips (a ";
+  t += format_quantity(n[4], "chips");
+  t += " (a ";
   t += plain(n[5]);
   t += "-chip slice). The times are what the step would take if it fit.";
   return t;

@@ -218,7 +218,7 @@ Suggestion suggest_fit(const Args& args, const Memory& mem, const Format& w, dou
   if (per_context_token > 0 && room >= per_context_token) {
     s.kind = "shorter_context";
     s.context = std::floor(room / per_context_token);
-    s.text = "A shorter context fits: at most " + plain(*s.context) + " tokens per user leave room for the KV cache.";
+    s.text = "A shorter context fits: at most " + format_quantity(*s.context, "tokens") + " per user leave room for the KV cache.";
     return s;
   }
   for (const Format& f : smaller_formats(w)) {
@@ -228,14 +228,14 @@ Suggestion suggest_fit(const Args& args, const Memory& mem, const Format& w, dou
       s.format = f.id;
       s.context = std::floor(room_f / per_context_token);
       s.text = "Neither a smaller format nor a shorter context fits alone; " + f.name + " (" + plain(f.bits) +
-               " bits per weight) with at most " + plain(*s.context) + " tokens per user does.";
+               " bits per weight) with at most " + format_quantity(*s.context, "tokens") + " per user does.";
       return s;
     }
   }
   s.kind = "more_devices";
   s.devices = std::ceil(mem.needed / mem.usable);
-  s.text = "No format or context fits one device: " + gb(mem.needed) + " needs " + plain(*s.devices) +
-           " devices of " + gb(mem.usable) + " usable each (or a device with more memory).";
+  s.text = "No format or context fits one device: " + gb(mem.needed) + " needs " + format_quantity(*s.devices, "devices") +
+           " of " + gb(mem.usable) + " usable each (or a device with more memory).";
   return s;
 }
 
@@ -255,8 +255,8 @@ Suggestion suggest_speed(const Format& w, const WeightRead& wr, const Memory& me
     s.kind = "smaller_format";
     s.format = f.id;
     s.text = "The step is bound by memory reads: " + f.name + " (" + plain(f.bits) +
-             " bits per weight) would read fewer bytes, about " + plain(canonical(std::round(tokens * 10) / 10)) +
-             " tokens/s in all.";
+             " bits per weight) would read fewer bytes, about " + format_quantity(tokens, "tokens/s") +
+             " in all.";
     return s;
   }
   s.text = "Already the smallest weight format.";

@@ -186,8 +186,8 @@ void compute(const Args& args, Result& r) {
   r.out("crossover_batch", crossover);
   double off = std::fabs(crossover - critical) / crossover;
   if (off > 0.1) {
-    r.warn("B is not ≪ D, F: the B ≈ intensity shortcut (" + plain(canonical(critical)) +
-           ") is off from the exact crossover (" + plain(canonical(crossover)) + ") by " +
+    r.warn("B is not ≪ D, F: the B ≈ intensity shortcut (" + format_quantity(critical, "tokens") +
+           ") is off from the exact crossover (" + format_quantity(crossover, "tokens") + ") by " +
            std::to_string(static_cast<int>(std::round(off * 100))) + "%.");
   }
 }

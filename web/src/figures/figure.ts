@@ -67,14 +67,15 @@ export abstract class FigureElement extends LitElement {
     if (typeof c !== 'string') return c as Chip;
     return this.engine!.chips.find((x) => x.id === c) ?? this.engine!.chips.find((x) => x.id === DEFAULT_CHIP)!;
   }
-  /** Evaluate; an engine refusal (unless quiet) becomes the figure's visible problem and null. Cached per call. */
+  /** Evaluate, numbers only (a figure never shows a derivation); an engine refusal (unless quiet) becomes the
+   * figure's visible problem and null. Cached per call. */
   private cache = new Map<string, Outcome>();
   protected evaluate(calc: string, params: Record<string, unknown>, quiet = false): Result | null {
     const key = calc + JSON.stringify(params);
     let r = this.cache.get(key);
     if (!r) {
       if (this.cache.size > 400) this.cache.clear();
-      r = this.engine!.evaluate(calc, params);
+      r = this.engine!.evaluate(calc, params, { steps: false });
       this.cache.set(key, r);
     }
     if (isError(r)) { if (quiet) return null; this.problem ||= `${calc}: ${r.error.param ?? ''} ${r.error.message}`; return null; }

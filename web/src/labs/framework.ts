@@ -592,8 +592,11 @@ export function nextTask(): Promise<void> {
 function unitUnlessNamed(unit: string | undefined, label: string): string | null {
   if (!unit || unit === 'count') return null;
   const word = new RegExp(`(^|[^\\w/])${unit.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}($|[^\\w/])`);
-  return word.test(label) ? null : unit;
+  return word.test(label) ? null : UNIT_WORDS[unit] ?? unit;
 }
+
+/** Unit ids that are not words for people (the engine's schema says "usd" for a price). */
+const UNIT_WORDS: Record<string, string> = { usd: 'US dollars' };
 
 /** A choice's values with the engine's names for people (schema `choice_titles`: "GGUF Q4_K_M"
  *  for q4_k_m, "tensor parallel (1D)" for tp), by the parameter's own choices

@@ -91,9 +91,10 @@ export class TrainingCommLab extends LabElement {
     const o = r.outputs;
     const bound = String(o.bound);
     const s = STRATEGY[String(o.strategy)] ?? { name: String(o.strategy), sends: 'the collectives' };
+    const perLayer = `per layer in the ${String(o.pass)} pass`; // the pass the engine's per-layer figures describe
     const lead = bound === 'compute'
-      ? html`the matmuls (${this.fmt('t_math_s')} per layer) outlast ${s.sends} (${this.fmt('t_comm_s')}), so the network hides under the FLOPs.`
-      : html`${s.sends} (${this.fmt('t_comm_s')} per layer) outlast the matmuls (${this.fmt('t_math_s')}), so the chips wait on the network.`;
+      ? html`the matmuls (${this.fmt('t_math_s')} ${perLayer}) outlast ${s.sends} (${this.fmt('t_comm_s')}), so the network hides under the FLOPs.`
+      : html`${s.sends} (${this.fmt('t_comm_s')} ${perLayer}) outlast the matmuls (${this.fmt('t_math_s')}), so the chips wait on the network.`;
     return html`<p class="verdict verdict-${bound}" data-bound=${bound}><strong>${cap(bound)}-bound</strong> ${s.name} at ${this.fmt('tokens_per_chip')} per chip: ${lead}</p>
       ${this.criticalVerdict(r, bound)}`;
   }
