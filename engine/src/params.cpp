@@ -5,16 +5,41 @@
 
 namespace scalelab::params {
 
-Param number(std::string_view name, std::string_view unit, double min, double max, json def, std::string_view doc, Scale scale) {
+namespace {
+
+// A parameter's name, type and one-line doc; the builders below add the rest.
+Param described(std::string_view name, Type type, std::string_view doc) {
   Param p;
   p.name = name;
-  p.type = Type::number;
+  p.type = type;
+  p.doc = doc;
+  return p;
+}
+
+// A parameter that takes one of a set of values (a choice, true or false, a catalog id or object).
+Param one_of(std::string_view name, Type type, json def, std::string_view doc) {
+  Param p = described(name, type, doc);
+  p.default_value = std::move(def);
+  p.scale = Scale::choice;
+  return p;
+}
+
+// Fields of a chip or a model to replace for one call.
+Param overrides_of(std::string_view of, std::string_view doc) {
+  Param p = described(std::string(of) + "_overrides", Type::overrides, doc);
+  p.overrides_of = of;
+  return p;
+}
+
+}  // namespace
+
+Param number(std::string_view name, std::string_view unit, double min, double max, json def, std::string_view doc, Scale scale) {
+  Param p = described(name, Type::number, doc);
   p.unit = unit;
   p.min = min;
   p.max = max;
   p.default_value = std::move(def);
   p.scale = scale;
-  p.doc = doc;
   return p;
 }
 
@@ -31,33 +56,19 @@ Param integer(std::string_view name, std::string_view unit, double min, double m
 }
 
 Param boolean(std::string_view name, json def, std::string_view doc) {
-  Param p;
-  p.name = name;
-  p.type = Type::boolean;
-  p.default_value = std::move(def);
-  p.scale = Scale::choice;
-  p.doc = doc;
-  return p;
+  return one_of(name, Type::boolean, std::move(def), doc);
 }
 
 Param choice(std::string_view name, std::vector<std::string> choices, json def, std::string_view doc, std::vector<std::string> titles) {
-  Param p;
-  p.name = name;
-  p.type = Type::choice;
+  Param p = one_of(name, Type::choice, std::move(def), doc);
   p.choices = std::move(choices);
   p.choice_titles = std::move(titles);
-  p.default_value = std::move(def);
-  p.scale = Scale::choice;
-  p.doc = doc;
   return p;
 }
 
 Param text(std::string_view name, json def, std::string_view doc) {
-  Param p;
-  p.name = name;
-  p.type = Type::text;
+  Param p = described(name, Type::text, doc);
   p.default_value = std::move(def);
-  p.doc = doc;
   return p;
 }
 
@@ -76,70 +87,38 @@ Param kv_format(std::string_view name, std::string_view doc, json def) {
 }
 
 Param chip(json def) {
-  Param p;
-  p.name = "chip";
-  p.type = Type::chip;
-  p.default_value = std::move(def);
-  p.scale = Scale::choice;
-  p.doc = "catalog id (scalelab chips) or a chip object";
-  return p;
+  return one_of("chip", Type::chip, std::move(def), "catalog id (scalelab chips) or a chip object");
 }
 
 Param chip_overrides() {
-  Param p;
-  p.name = "chip_overrides";
-  p.type = Type::overrides;
-  p.overrides_of = "chip";
-  p.doc = "chip fields to replace for this call (flops_per_s merges per dtype)";
-  return p;
+  return overrides_of("chip", "chip fields to replace for this call (flops_per_s merges per dtype)");
 }
 
 Param model(json def) {
-  Param p;
-  p.name = "model";
-  p.type = Type::model;
-  p.default_value = std::move(def);
-  p.scale = Scale::choice;
-  p.doc = "catalog id (scalelab models) or a model object {L, D, F, N, K, H, V, …}";
-  return p;
+  return one_of("model", Type::model, std::move(def),
+                "catalog id (scalelab models) or a model object {L, D, F, N, K, H, V, …}");
 }
 
-Param model_overrides() {
-  Param p;
-  p.name = "model_overrides";
-  p.type = Type::overrides;
-  p.overrides_of = "model";
-  p.doc = "model fields to replace for this call";
-  return p;
-}
+Param model_overrides() { return overrides_of("model", "model fields to replace for this call"); }
 
 Param object(std::string_view name, std::vector<Param> fields, std::string_view doc) {
-  Param p;
-  p.name = name;
-  p.type = Type::object;
+  Param p = described(name, Type::object, doc);
   p.fields = std::move(fields);
-  p.doc = doc;
   return p;
 }
 
 Param map(std::string_view name, Param value, std::string_view doc) {
-  Param p;
-  p.name = name;
-  p.type = Type::map;
+  Param p = described(name, Type::map, doc);
   p.fields = {std::move(value)};
-  p.doc = doc;
   return p;
 }
 
 Param list(std::string_view name, Param item, double min_len, double max_len, json def, std::string_view doc) {
-  Param p;
-  p.name = name;
-  p.type = Type::list;
+  Param p = described(name, Type::list, doc);
   p.fields = {std::move(item)};
   p.min = min_len;
   p.max = max_len;
   p.default_value = std::move(def);
-  p.doc = doc;
   return p;
 }
 
