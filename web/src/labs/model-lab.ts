@@ -2,7 +2,7 @@
 // sequence grows, and the KV cache (chapter 4). Pick a catalog model or override its dims
 // (GQA heads, MoE experts, MLA latent cache). Every number is the engine's `transformer`.
 import { html, nothing, type TemplateResult } from 'lit';
-import { Plot, decadeTicks } from './plot';
+import { Plot, decadeTicks, tickRoom } from './plot';
 import { LabElement, type Control, type ControlSpec } from './framework';
 import { MODEL_PICKER } from './model-picker';
 import { isError, type Result } from '../engine';
@@ -107,7 +107,7 @@ export class ModelLab extends LabElement {
       ariaDescription: PARTS.map(([k, l]) => `${l}: ${f(o[k] as number, 'count')}`).join('; ') + '.',
       style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
       color: { legend: true, domain: PARTS.map((p) => p[1]), range: ['var(--muted)', 'var(--warn)', 'var(--roof)', 'var(--ok)'] },
-      x: { label: 'Parameters →', tickFormat: (d: number) => f(d, 'count'), ticks: Math.max(2, Math.floor((width - 130) / 64)) },
+      x: { label: 'Parameters →', tickFormat: (d: number) => f(d, 'count'), ticks: tickRoom(width - 130, 2) },
       y: { label: null },
       marks: [Plot.barX(parts, Plot.stackX({ y: 'row', x: 'n', fill: 'part', ariaHidden: 'true' }))],
     });

@@ -32,11 +32,17 @@ export function logLogFrame(o: {
   };
 }
 
+/** How many tick labels fit side by side on an axis plotWidth wide (about 64 px each: "100 MB"
+ *  beside "1 GB" on a phone); at least `least`. */
+export function tickRoom(plotWidth: number, least = 1): number {
+  return Math.max(least, Math.floor(plotWidth / 64));
+}
+
 /** Whole decades from lo to hi as a log axis's ticks, every second or third one when the chart is
- *  too narrow for all their labels (about 64 px each: "100 MB" beside "1 GB" on a phone). */
+ *  too narrow for all their labels (tickRoom). */
 export function decadeTicks(lo: number, hi: number, plotWidth: number): number[] {
   const first = Math.ceil(Math.log10(lo) - 1e-9), last = Math.floor(Math.log10(hi) + 1e-9);
-  const room = Math.max(1, Math.floor(plotWidth / 64));
+  const room = tickRoom(plotWidth);
   const stride = Math.max(1, Math.ceil((last - first + 1) / room));
   const ticks: number[] = [];
   for (let k = first; k <= last; k += stride) ticks.push(10 ** k);
