@@ -203,7 +203,7 @@ export class CollectivesLab extends LabElement {
       ariaDescription: describe(),
       style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
       color: { legend: true, domain: ['time', 'bandwidth term', 'latency term'], range: ['currentColor', 'var(--roof)', 'var(--warn)'] },
-      x: { type: 'log', domain: [lo, hi], label: 'Array size V (bytes) →', tickFormat: (d: number) => f(d, 'bytes'), ticks: decadeTicks(lo, hi, width - 90) },
+      x: { type: 'log', domain: [lo, hi], label: 'Array size V (bytes) →', tickFormat: (d: number) => f(d, 'bytes'), ticks: decadeTicks(lo, hi, width - 90, (d) => f(d, 'bytes')) },
       y: { type: 'log', label: '↑ Time', tickFormat: (d: number) => f(d, 's'), ticks: 4, grid: true },
       marks: [
         Plot.line(pts.filter((d) => d.term !== 'time'), { x: 'bytes', y: 't', stroke: 'term', strokeWidth: 1.5, strokeDasharray: '5 3', ariaHidden: 'true' }),

@@ -165,7 +165,7 @@ export class ComputeBudgetLab extends LabElement {
       ariaDescription: describe(bi.N, bc.N),
       style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
       color: { legend: true, domain: ['invented curve (not a measurement)', 'Chinchilla fit (Hoffmann et al. 2022)'], range: ['var(--warn)', 'var(--roof)'] },
-      x: { type: 'log', label: 'Parameters N (D = budget ÷ (6 or 8 · N)) →', tickFormat: (d: number) => f(d, 'count'), ticks: decadeTicks(10 ** d0, 10 ** d1, width - 76) },
+      x: { type: 'log', label: 'Parameters N (D = budget ÷ (6 or 8 · N)) →', tickFormat: (d: number) => f(d, 'count'), ticks: decadeTicks(10 ** d0, 10 ** d1, width - 76, (d) => f(d, 'count')) },
       y: { label: '↑ Loss', grid: true },
       marks: [
         Plot.line(pts, { x: 'N', y: 'loss', stroke: 'curve', strokeWidth: 2, ariaHidden: 'true' }),

@@ -124,7 +124,7 @@ export class ModelLab extends LabElement {
       ariaLabel: 'Attention share of training FLOPs against sequence length T, log T axis',
       ariaDescription: describe(pts),
       style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
-      x: { type: 'log', label: 'Sequence length T →', domain: [lo, hi], tickFormat: (d: number) => f(d, 'tokens'), ticks: decadeTicks(lo, hi, width - 96) },
+      x: { type: 'log', label: 'Sequence length T →', domain: [lo, hi], tickFormat: (d: number) => f(d, 'tokens'), ticks: decadeTicks(lo, hi, width - 96, (d) => f(d, 'tokens')) },
       y: { label: '↑ Attention share of training FLOPs', domain: [0, 1], tickFormat: (d: number) => `${Math.round(d * 100)}%`, grid: true },
       marks: [
         Plot.line(pts, { x: 'T', y: 'share', stroke: 'var(--roof)', strokeWidth: 2.5, ariaHidden: 'true' }),

@@ -32,17 +32,21 @@ export function logLogFrame(o: {
   };
 }
 
-/** How many tick labels fit side by side on an axis plotWidth wide (about 64 px each: "100 MB"
- *  beside "1 GB" on a phone); at least `least`. */
-export function tickRoom(plotWidth: number, least = 1): number {
-  return Math.max(least, Math.floor(plotWidth / 64));
+/** How many tick labels fit side by side on an axis plotWidth wide, each labelPx wide (64 px
+ *  holds "100 MB" beside "1 GB" on a phone); at least `least`. */
+export function tickRoom(plotWidth: number, least = 1, labelPx = 64): number {
+  return Math.max(least, Math.floor(plotWidth / labelPx));
 }
 
 /** Whole decades from lo to hi as a log axis's ticks, every second or third one when the chart is
- *  too narrow for all their labels (tickRoom). */
-export function decadeTicks(lo: number, hi: number, plotWidth: number): number[] {
+ *  too narrow for all their labels. With the axis's tick format, the room a label needs is measured
+ *  from its longest text ("100,000 tokens" needs more than "1 GB"), at about 7 px a character in the
+ *  charts' 12 px type. */
+export function decadeTicks(lo: number, hi: number, plotWidth: number, format?: (d: number) => string): number[] {
   const first = Math.ceil(Math.log10(lo) - 1e-9), last = Math.floor(Math.log10(hi) + 1e-9);
-  const room = tickRoom(plotWidth);
+  let labelPx = 64;
+  if (format) for (let k = first; k <= last; k++) labelPx = Math.max(labelPx, 7 * format(10 ** k).length + 14);
+  const room = tickRoom(plotWidth, 1, labelPx);
   const stride = Math.max(1, Math.ceil((last - first + 1) / room));
   const ticks: number[] = [];
   for (let k = first; k <= last; k += stride) ticks.push(10 ** k);
