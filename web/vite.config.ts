@@ -17,7 +17,14 @@ export default defineConfig({
   root: site,
   base: '/',
   publicDir: false,
-  resolve: { alias: { 'scalelab-engine': resolve(wasmDir, 'engine.js'), 'scalelab-matmul': resolve(wasmDir, 'matmul.js') } },
+  resolve: {
+    alias: [
+      // the engine's .wasm as a URL (`scalelab-engine-wasm?url`): the page compiles it once (src/engine.ts)
+      { find: /^scalelab-engine-wasm\?url$/, replacement: `${resolve(wasmDir, 'engine.wasm')}?url` },
+      { find: /^scalelab-engine$/, replacement: resolve(wasmDir, 'engine.js') },
+      { find: /^scalelab-matmul$/, replacement: resolve(wasmDir, 'matmul.js') },
+    ],
+  },
   build: {
     outDir: resolve(__dirname, 'dist'),
     emptyOutDir: true,

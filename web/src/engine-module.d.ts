@@ -16,6 +16,13 @@ declare module 'scalelab-engine' {
     formatQuantity(value: number, unit: string): string;
     outputUnit(calculator: string, output: string): string;
   }
-  const createEngine: (opts?: { locateFile?: (p: string) => string; wasmBinary?: ArrayBuffer }) => Promise<EngineModule>;
+  /** Emscripten's hook: instantiate the module yourself (here: from a module compiled once) and hand the instance back. */
+  type InstantiateWasm = (imports: WebAssembly.Imports, done: (instance: WebAssembly.Instance, module: WebAssembly.Module) => void) => object;
+  const createEngine: (opts?: { locateFile?: (p: string) => string; wasmBinary?: ArrayBuffer; instantiateWasm?: InstantiateWasm }) => Promise<EngineModule>;
   export default createEngine;
+}
+declare module 'scalelab-engine-wasm?url' {
+  /** the URL of the engine's .wasm in the build (the file the glue itself would fetch) */
+  const url: string;
+  export default url;
 }
