@@ -17,14 +17,20 @@ const ROOT = path.resolve(HERE, '..', '..');
 const args = process.argv.slice(2);
 const jsonAt = args.indexOf('--json');
 const jsonOut = jsonAt >= 0 ? args.splice(jsonAt, 2)[1] : null;
+// --dist DIR: serve another build (a copy of an older web/dist), for a run-by-run comparison
+const distAt = args.indexOf('--dist');
+const distArg = distAt >= 0 ? path.resolve(args.splice(distAt, 2)[1]) : null;
+// --devtools: throttle the real run (Lighthouse's --throttling-method=devtools) instead of simulating it
+const devtoolsAt = args.indexOf('--devtools');
+const throttling = devtoolsAt >= 0 ? (args.splice(devtoolsAt, 1), ['--throttling-method=devtools']) : [];
 const route = args[0] || '/chapters/01-rooflines/';
 const CHROME_FLAGS = '--headless --no-sandbox --disable-gpu --disable-background-networking --disable-component-update --disable-sync --no-first-run';
 
 function serve() {
   const bin = path.resolve(ROOT, process.env.SCALELAB_BIN || 'build/scalelab');
-  const dist = path.join(ROOT, 'web', 'dist');
+  const dist = distArg ?? path.join(ROOT, 'web', 'dist');
   if (!fs.existsSync(bin)) throw new Error(`no server binary at ${path.relative(ROOT, bin)}: cmake --build build -j2`);
-  if (!fs.existsSync(path.join(dist, 'index.html'))) throw new Error('web/dist is not built: npm --prefix web run build');
+  if (!fs.existsSync(path.join(dist, 'index.html'))) throw new Error(`${path.relative(ROOT, dist)} is not built: npm --prefix web run build`);
   const proc = spawn(bin, ['serve', '--port', '0', '--root', dist], { stdio: ['ignore', 'pipe', 'pipe'] });
   return new Promise((resolve, reject) => {
     let out = '';
@@ -52,7 +58,7 @@ try {
   const url = server.url + route;
   await new Promise((resolve, reject) => execFile(lighthouseBin, [
     url, '--quiet', '--output=json', `--output-path=${report}`, `--chrome-flags=${CHROME_FLAGS}`,
-    '--only-categories=performance,accessibility,best-practices,seo',
+    '--only-categories=performance,accessibility,best-practices,seo', ...throttling,
   ], { env: { ...process.env, CHROME_PATH: process.env.CHROME_PATH || '/usr/bin/chromium' }, maxBuffer: 1 << 26 },
   (err, stdout, stderr) => (err ? reject(new Error(`lighthouse failed: ${err.message}\n${stderr}`)) : resolve())));
   const lhr = JSON.parse(fs.readFileSync(report, 'utf8'));
