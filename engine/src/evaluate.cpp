@@ -36,7 +36,7 @@ std::string compute_result(const Calculator& calc, json&& input, const EvalOptio
   out += ",\"outputs\":";
   append_outputs(result.outputs, out, calc.name);
   out += ",\"steps\":";
-  append_canonical(result.steps, out, calc.name);
+  append_steps(result.steps, out, calc.name);
   out += ",\"warnings\":";
   append_warnings(result.warnings, out);
   out += '}';

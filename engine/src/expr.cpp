@@ -23,64 +23,109 @@ using Op = Expr::Op;
 // Binding strength of what a node renders as: sums bind loosest, atoms tightest.
 enum Precedence { kSum = 1, kProduct = 2, kUnary = 3, kPower = 4, kAtom = 5 };
 
-struct Rendered {
-  std::string text;
-  int precedence = kAtom;
-  bool number = false;  // a bare number (decides × versus juxtaposition)
-};
-
-Rendered render(const Expr::Node& n, bool substitute);
-
-std::string wrapped(const Rendered& r, bool parens) { return parens ? "(" + r.text + ")" : r.text; }
-
-Rendered number(double v) { return {tex(v), v < 0 ? kUnary : kAtom, true}; }
-
-std::string list(const Expr::Node& n, bool substitute) {
-  std::string out;
-  for (const NodePtr& a : n.args) out += (out.empty() ? "" : ", ") + render(*a, substitute).text;
-  return out;
+// A node's precedence as rendered (a symbol renders as its number when substituted).
+int precedence(const Expr::Node& n, bool substitute) {
+  switch (n.op) {
+    case Op::number: return n.value < 0 ? kUnary : kAtom;
+    case Op::symbol: return substitute && n.value < 0 ? kUnary : kAtom;
+    case Op::add:
+    case Op::sub: return kSum;
+    case Op::mul:
+    case Op::div: return kProduct;
+    case Op::pow: return kPower;
+    case Op::neg: return kUnary;
+    default: return kAtom;
+  }
 }
 
-Rendered render(const Expr::Node& n, bool substitute) {
-  auto arg = [&](size_t i) { return render(*n.args[i], substitute); };
+// Renders as a bare number (decides × versus juxtaposition).
+bool renders_number(const Expr::Node& n, bool substitute) {
+  return n.op == Op::number || (n.op == Op::symbol && substitute);
+}
+
+// Appends the TeX of `n` to `out`: the symbols, or their numbers when `substitute`.
+void render(const Expr::Node& n, bool substitute, std::string& out);
+
+void render_wrapped(const Expr::Node& n, bool substitute, bool parens, std::string& out) {
+  if (parens) out += '(';
+  render(n, substitute, out);
+  if (parens) out += ')';
+}
+
+void render_list(const Expr::Node& n, bool substitute, std::string& out) {
+  const std::size_t start = out.size();
+  for (const NodePtr& a : n.args) {
+    if (out.size() != start) out += ", ";
+    render(*a, substitute, out);
+  }
+}
+
+void render_enclosed(const Expr::Node& n, bool substitute, const char* open, const char* close,
+                     std::string& out) {
+  out += open;
+  render(*n.args[0], substitute, out);
+  out += close;
+}
+
+void render(const Expr::Node& n, bool substitute, std::string& out) {
+  auto arg = [&](std::size_t i) -> const Expr::Node& { return *n.args[i]; };
+  auto prec = [&](std::size_t i) { return precedence(arg(i), substitute); };
   switch (n.op) {
-    case Op::number: return number(n.value);
-    case Op::symbol: return substitute ? number(n.value) : Rendered{n.symbol, kAtom, false};
+    case Op::number: out += tex(n.value); return;
+    case Op::symbol:
+      if (substitute) out += tex(n.value);
+      else out += n.symbol;
+      return;
     case Op::add:
     case Op::sub: {
-      Rendered a = arg(0), b = arg(1);
-      bool parens = b.precedence == kUnary || (n.op == Op::sub && b.precedence == kSum);
-      return {a.text + (n.op == Op::add ? " + " : " - ") + wrapped(b, parens), kSum};
+      render(arg(0), substitute, out);
+      out += n.op == Op::add ? " + " : " - ";
+      bool parens = prec(1) == kUnary || (n.op == Op::sub && prec(1) == kSum);
+      render_wrapped(arg(1), substitute, parens, out);
+      return;
     }
     case Op::mul: {
-      Rendered a = arg(0), b = arg(1);
-      bool b_parens = b.precedence == kSum || b.precedence == kUnary;
+      render_wrapped(arg(0), substitute, prec(0) == kSum, out);
+      bool b_parens = prec(1) == kSum || prec(1) == kUnary;
       // Symbols multiply by juxtaposition (2 B D F); numbers, as substituted, by ×.
-      bool juxtapose = !substitute && !b.number && !b_parens;
-      std::string sep = juxtapose ? " " : " \\times ";
-      return {wrapped(a, a.precedence == kSum) + sep + wrapped(b, b_parens), kProduct};
+      bool juxtapose = !substitute && !renders_number(arg(1), substitute) && !b_parens;
+      out += juxtapose ? " " : " \\times ";
+      render_wrapped(arg(1), substitute, b_parens, out);
+      return;
     }
-    case Op::div: {
-      Rendered a = arg(0), b = arg(1);
-      return {wrapped(a, a.precedence == kSum) + " / " + wrapped(b, b.precedence <= kUnary), kProduct};
-    }
-    case Op::frac: return {"\\frac{" + arg(0).text + "}{" + arg(1).text + "}", kAtom};
-    case Op::pow: {
-      Rendered a = arg(0), b = arg(1);
-      return {wrapped(a, a.precedence < kAtom) + "^{" + b.text + "}", kPower};
-    }
-    case Op::neg: {
-      Rendered a = arg(0);
-      return {"-" + wrapped(a, a.precedence <= kUnary), kUnary};
-    }
-    case Op::min: return {"\\min(" + list(n, substitute) + ")", kAtom};
-    case Op::max: return {"\\max(" + list(n, substitute) + ")", kAtom};
-    case Op::ceil: return {"\\lceil " + arg(0).text + " \\rceil", kAtom};
-    case Op::floor: return {"\\lfloor " + arg(0).text + " \\rfloor", kAtom};
-    case Op::sqrt: return {"\\sqrt{" + arg(0).text + "}", kAtom};
-    case Op::log2: return {"\\log_2(" + arg(0).text + ")", kAtom};
+    case Op::div:
+      render_wrapped(arg(0), substitute, prec(0) == kSum, out);
+      out += " / ";
+      render_wrapped(arg(1), substitute, prec(1) <= kUnary, out);
+      return;
+    case Op::frac:
+      out += "\\frac{";
+      render(arg(0), substitute, out);
+      out += "}{";
+      render(arg(1), substitute, out);
+      out += '}';
+      return;
+    case Op::pow:
+      render_wrapped(arg(0), substitute, prec(0) < kAtom, out);
+      out += "^{";
+      render(arg(1), substitute, out);
+      out += '}';
+      return;
+    case Op::neg:
+      out += '-';
+      render_wrapped(arg(0), substitute, prec(0) <= kUnary, out);
+      return;
+    case Op::min:
+    case Op::max:
+      out += n.op == Op::min ? "\\min(" : "\\max(";
+      render_list(n, substitute, out);
+      out += ')';
+      return;
+    case Op::ceil: render_enclosed(n, substitute, "\\lceil ", " \\rceil", out); return;
+    case Op::floor: render_enclosed(n, substitute, "\\lfloor ", " \\rfloor", out); return;
+    case Op::sqrt: render_enclosed(n, substitute, "\\sqrt{", "}", out); return;
+    case Op::log2: render_enclosed(n, substitute, "\\log_2(", ")", out); return;
   }
-  return {};
 }
 
 }  // namespace
@@ -124,14 +169,12 @@ Expr Expr::extremum(Op op, std::initializer_list<const Expr*> args) {
   return combine(op, v, args);
 }
 
-std::string Expr::tex() const {
-  auto n = tree();
-  return n ? render(*n, false).text : std::string();
+void Expr::append_tex(std::string& out) const {
+  if (auto n = tree()) render(*n, false, out);
 }
 
-std::string Expr::substituted() const {
-  auto n = tree();
-  return n ? render(*n, true).text : std::string();
+void Expr::append_substituted(std::string& out) const {
+  if (auto n = tree()) render(*n, true, out);
 }
 
 Expr operator+(const Expr& a, const Expr& b) { return Expr::combine(Expr::Op::add, a.value_ + b.value_, {&a, &b}); }

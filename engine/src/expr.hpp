@@ -30,8 +30,10 @@ class Expr {
 
   double value() const { return value_; }
   bool has_tex() const { return node_ != nullptr || literal_; }
-  std::string tex() const;          // symbolic: "2 B D F"
-  std::string substituted() const;  // numbers: "2 \times 512 \times 8192 \times 32768"
+  // Appended to `out`: the symbolic TeX, "2 B D F", and the substituted one,
+  // "2 \times 512 \times 8192 \times 32768" (nothing for a bare Expr).
+  void append_tex(std::string& out) const;
+  void append_substituted(std::string& out) const;
 
   friend Expr operator+(const Expr& a, const Expr& b);
   friend Expr operator-(const Expr& a, const Expr& b);

@@ -49,8 +49,14 @@ std::string fixed4(double value) {
   double magnitude = std::fabs(value);
   int decimals = std::max(0, 3 - static_cast<int>(std::floor(std::log10(magnitude))));
   std::array<char, 64> buf{};
+#if defined(__cpp_lib_to_chars) && __cpp_lib_to_chars >= 201611L
+  // printf's "%.*f" digits, as the standard defines to_chars with a precision (see printf_like).
+  auto written = std::to_chars(buf.data(), buf.data() + buf.size() - 1, value, std::chars_format::fixed, decimals);
+  std::string s(buf.data(), written.ptr);
+#else
   std::snprintf(buf.data(), buf.size(), "%.*f", decimals, value);
   std::string s = buf.data();
+#endif
   if (s.find('.') != std::string::npos) {
     while (s.back() == '0') s.pop_back();
     if (s.back() == '.') s.pop_back();
@@ -240,7 +246,8 @@ std::string tex(double value) {
   if (value == 0) return "0";
   double magnitude = std::fabs(value);
   if (magnitude >= 1e-3 && magnitude < 1e6) {
-    if (std::floor(value) == value) return printf_g(value, 7);
+    // A whole number under a million: its digits, as "%.7g" prints it (six digits at most).
+    if (std::floor(value) == value) return std::to_string(static_cast<std::int64_t>(value));
     return fixed4(value);
   }
   std::string mantissa;

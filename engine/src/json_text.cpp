@@ -63,6 +63,45 @@ void write(const json& j, std::string& out) {
   }
 }
 
+// No byte at or above 0x80: a string that dump escapes byte by byte, without UTF-8 to check.
+bool seven_bit(std::string_view s) {
+  for (char c : s) {
+    if (static_cast<unsigned char>(c) >= 0x80) return false;
+  }
+  return true;
+}
+
+// Seven-bit text escaped as dump escapes it (ensure_ascii off): the named escapes, \u00xx (lower
+// case) for the other control characters, everything else (DEL included) as it is. The TeX of
+// the derivation steps (backslashes) goes this way.
+void append_escaped_seven_bit(std::string_view s, std::string& out) {
+  static constexpr char hex[] = "0123456789abcdef";
+  out += '"';
+  std::size_t run = 0;  // start of the bytes not yet copied
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c != '"' && c != '\\') continue;
+    out.append(s.data() + run, i - run);
+    run = i + 1;
+    out += '\\';
+    switch (c) {
+      case '"': out += '"'; break;
+      case '\\': out += '\\'; break;
+      case '\b': out += 'b'; break;
+      case '\t': out += 't'; break;
+      case '\n': out += 'n'; break;
+      case '\f': out += 'f'; break;
+      case '\r': out += 'r'; break;
+      default:
+        out += "u00";
+        out += hex[c >> 4];
+        out += hex[c & 0xf];
+    }
+  }
+  out.append(s.data() + run, s.size() - run);
+  out += '"';
+}
+
 }  // namespace
 
 void append_string(std::string_view s, std::string& out) {
@@ -70,8 +109,10 @@ void append_string(std::string_view s, std::string& out) {
     out += '"';
     out += s;
     out += '"';
+  } else if (seven_bit(s)) {
+    append_escaped_seven_bit(s, out);
   } else {
-    // Escapes, UTF-8 and its replacement of invalid bytes: nlohmann's own rules.
+    // UTF-8 and its replacement of invalid bytes: nlohmann's own rules.
     out += json(std::string(s)).dump(-1, ' ', false, json::error_handler_t::replace);
   }
 }
