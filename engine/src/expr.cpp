@@ -1,6 +1,7 @@
 #include "expr.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -9,10 +10,12 @@
 namespace scalelab {
 
 struct Expr::Node {
+  static constexpr std::size_t kMaxArgs = 4;  // max() of four terms
   Op op = Op::number;
   double value = 0;
   std::string symbol;  // Op::symbol only
-  std::vector<std::shared_ptr<const Node>> args;
+  std::array<std::shared_ptr<const Node>, kMaxArgs> args{};
+  std::size_t count = 0;  // of args
 };
 
 namespace {
@@ -54,9 +57,9 @@ void render_wrapped(const Expr::Node& n, bool substitute, bool parens, std::stri
 
 void render_list(const Expr::Node& n, bool substitute, std::string& out) {
   const std::size_t start = out.size();
-  for (const NodePtr& a : n.args) {
+  for (std::size_t i = 0; i < n.count; ++i) {
     if (out.size() != start) out += ", ";
-    render(*a, substitute, out);
+    render(*n.args[i], substitute, out);
   }
 }
 
@@ -71,9 +74,9 @@ void render(const Expr::Node& n, bool substitute, std::string& out) {
   auto arg = [&](std::size_t i) -> const Expr::Node& { return *n.args[i]; };
   auto prec = [&](std::size_t i) { return precedence(arg(i), substitute); };
   switch (n.op) {
-    case Op::number: out += tex(n.value); return;
+    case Op::number: append_tex(n.value, out); return;
     case Op::symbol:
-      if (substitute) out += tex(n.value);
+      if (substitute) append_tex(n.value, out);
       else out += n.symbol;
       return;
     case Op::add:
@@ -141,13 +144,21 @@ Expr Expr::bare(double value) {
 Expr Expr::symbol(std::string tex, double value) {
   Expr e;
   e.value_ = value;
-  e.node_ = std::make_shared<const Node>(Node{Op::symbol, value, std::move(tex), {}});
+  auto n = std::make_shared<Node>();
+  n->op = Op::symbol;
+  n->value = value;
+  n->symbol = std::move(tex);
+  e.node_ = std::move(n);
   return e;
 }
 
 std::shared_ptr<const Expr::Node> Expr::tree() const {
   if (node_) return node_;
-  if (literal_) return std::make_shared<const Node>(Node{Op::number, value_, {}, {}});
+  if (literal_) {
+    auto n = std::make_shared<Node>();
+    n->value = value_;
+    return n;
+  }
   return nullptr;
 }
 
@@ -157,9 +168,11 @@ Expr Expr::combine(Op op, double value, std::initializer_list<const Expr*> args)
   for (const Expr* a : args) {
     if (!a->has_tex()) return e;  // anything bare makes the whole bare
   }
-  Node n{op, value, {}, {}};
-  for (const Expr* a : args) n.args.push_back(a->tree());
-  e.node_ = std::make_shared<const Node>(std::move(n));
+  auto n = std::make_shared<Node>();
+  n->op = op;
+  n->value = value;
+  for (const Expr* a : args) n->args[n->count++] = a->tree();
+  e.node_ = std::move(n);
   return e;
 }
 

@@ -63,43 +63,55 @@ void write(const json& j, std::string& out) {
   }
 }
 
-// No byte at or above 0x80: a string that dump escapes byte by byte, without UTF-8 to check.
-bool seven_bit(std::string_view s) {
-  for (char c : s) {
-    if (static_cast<unsigned char>(c) >= 0x80) return false;
-  }
-  return true;
-}
+// How dump writes each byte of a seven-bit string (ensure_ascii off): 0 as it is, 'u' as
+// \u00xx (lower case hex: the control characters without a short escape), else a backslash and
+// that letter. DEL is written as it is.
+constexpr std::array<char, 128> kEscape = [] {
+  std::array<char, 128> e{};
+  for (int c = 0; c < 0x20; ++c) e[c] = 'u';
+  e['\b'] = 'b';
+  e['\t'] = 't';
+  e['\n'] = 'n';
+  e['\f'] = 'f';
+  e['\r'] = 'r';
+  e['"'] = '"';
+  e['\\'] = '\\';
+  return e;
+}();
 
-// Seven-bit text escaped as dump escapes it (ensure_ascii off): the named escapes, \u00xx (lower
-// case) for the other control characters, everything else (DEL included) as it is. The TeX of
-// the derivation steps (backslashes) goes this way.
-void append_escaped_seven_bit(std::string_view s, std::string& out) {
+// `s` escaped as dump escapes it, with its quotes, if no byte of it is at or above 0x80 (false
+// and `out` as it was otherwise: UTF-8 is nlohmann's to check). The TeX of the derivation steps
+// (backslashes) goes this way.
+bool append_escaped_seven_bit(std::string_view s, std::string& out) {
   static constexpr char hex[] = "0123456789abcdef";
-  out += '"';
-  std::size_t run = 0;  // start of the bytes not yet copied
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c != '"' && c != '\\') continue;
-    out.append(s.data() + run, i - run);
-    run = i + 1;
-    out += '\\';
-    switch (c) {
-      case '"': out += '"'; break;
-      case '\\': out += '\\'; break;
-      case '\b': out += 'b'; break;
-      case '\t': out += 't'; break;
-      case '\n': out += 'n'; break;
-      case '\f': out += 'f'; break;
-      case '\r': out += 'r'; break;
-      default:
-        out += "u00";
-        out += hex[c >> 4];
-        out += hex[c & 0xf];
+  const std::size_t before = out.size();
+  out.resize(before + 2 + 6 * s.size());  // the most it can take: every byte as \u00xx
+  char* w = out.data() + before;
+  *w++ = '"';
+  for (char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c >= 0x80) {
+      out.resize(before);
+      return false;
+    }
+    const char e = kEscape[c];
+    if (e == 0) {
+      *w++ = ch;
+    } else if (e != 'u') {
+      *w++ = '\\';
+      *w++ = e;
+    } else {
+      *w++ = '\\';
+      *w++ = 'u';
+      *w++ = '0';
+      *w++ = '0';
+      *w++ = hex[c >> 4];
+      *w++ = hex[c & 0xf];
     }
   }
-  out.append(s.data() + run, s.size() - run);
-  out += '"';
+  *w++ = '"';
+  out.resize(static_cast<std::size_t>(w - out.data()));
+  return true;
 }
 
 }  // namespace
@@ -109,9 +121,7 @@ void append_string(std::string_view s, std::string& out) {
     out += '"';
     out += s;
     out += '"';
-  } else if (seven_bit(s)) {
-    append_escaped_seven_bit(s, out);
-  } else {
+  } else if (!append_escaped_seven_bit(s, out)) {
     // UTF-8 and its replacement of invalid bytes: nlohmann's own rules.
     out += json(std::string(s)).dump(-1, ' ', false, json::error_handler_t::replace);
   }

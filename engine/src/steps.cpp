@@ -1,5 +1,7 @@
 #include "result.hpp"
 
+#include <string>
+
 namespace scalelab {
 namespace {
 
@@ -28,12 +30,18 @@ Expr Steps::step(std::string_view label, std::string_view lhs, const Expr& expr,
     relation = " \\approx ";
   }
   Step& s = new_step(*sink_, prefix_, label, expr.value(), unit);
+  // Rendered into one scratch buffer that keeps its room, then copied once at its size.
+  thread_local std::string scratch;
+  scratch.clear();
   if (!lhs.empty()) {
-    s.formula += lhs;
-    s.formula += relation;
+    scratch += lhs;
+    scratch += relation;
   }
-  expr.append_tex(s.formula);
-  expr.append_substituted(s.substituted);
+  expr.append_tex(scratch);
+  s.formula = scratch;
+  scratch.clear();
+  expr.append_substituted(scratch);
+  s.substituted = scratch;
   return lhs.empty() ? expr : Expr::symbol(std::string(lhs), expr.value());
 }
 
