@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "format.hpp"
 
@@ -14,13 +15,53 @@ struct Expr::Node {
   Op op = Op::number;
   double value = 0;
   std::string symbol;  // Op::symbol only
-  std::array<std::shared_ptr<const Node>, kMaxArgs> args{};
+  std::array<const Node*, kMaxArgs> args{};  // each holds a reference
   std::size_t count = 0;  // of args
+  mutable std::size_t refs = 1;
 };
 
 namespace {
 
-using NodePtr = std::shared_ptr<const Expr::Node>;
+// Nodes whose count dropped to zero, kept for the next ones (their symbol keeps its room).
+struct NodePool {
+  static constexpr std::size_t kKept = 4096;
+  std::vector<Expr::Node*> free;
+  ~NodePool() {
+    for (Expr::Node* n : free) delete n;
+  }
+};
+thread_local NodePool pool;
+
+Expr::Node* new_node(Expr::Op op, double value) {
+  Expr::Node* n;
+  if (pool.free.empty()) {
+    n = new Expr::Node();
+  } else {
+    n = pool.free.back();
+    pool.free.pop_back();
+    n->symbol.clear();
+    n->count = 0;
+    n->refs = 1;
+  }
+  n->op = op;
+  n->value = value;
+  return n;
+}
+
+}  // namespace
+
+void Expr::retain(const Node* node) { ++node->refs; }
+
+void Expr::release(const Node* node) {
+  if (--node->refs != 0) return;
+  for (std::size_t i = 0; i < node->count; ++i) release(node->args[i]);
+  auto* n = const_cast<Node*>(node);  // the last reference: the node is ours to reuse
+  if (pool.free.size() < NodePool::kKept) pool.free.push_back(n);
+  else delete n;
+}
+
+namespace {
+
 using Op = Expr::Op;
 
 // Binding strength of what a node renders as: sums bind loosest, atoms tightest.
@@ -144,21 +185,18 @@ Expr Expr::bare(double value) {
 Expr Expr::symbol(std::string tex, double value) {
   Expr e;
   e.value_ = value;
-  auto n = std::make_shared<Node>();
-  n->op = Op::symbol;
-  n->value = value;
+  Node* n = new_node(Op::symbol, value);
   n->symbol = std::move(tex);
-  e.node_ = std::move(n);
+  e.node_ = n;
   return e;
 }
 
-std::shared_ptr<const Expr::Node> Expr::tree() const {
-  if (node_) return node_;
-  if (literal_) {
-    auto n = std::make_shared<Node>();
-    n->value = value_;
-    return n;
+const Expr::Node* Expr::tree() const {
+  if (node_) {
+    retain(node_);
+    return node_;
   }
+  if (literal_) return new_node(Op::number, value_);
   return nullptr;
 }
 
@@ -168,11 +206,9 @@ Expr Expr::combine(Op op, double value, std::initializer_list<const Expr*> args)
   for (const Expr* a : args) {
     if (!a->has_tex()) return e;  // anything bare makes the whole bare
   }
-  auto n = std::make_shared<Node>();
-  n->op = op;
-  n->value = value;
+  Node* n = new_node(op, value);
   for (const Expr* a : args) n->args[n->count++] = a->tree();
-  e.node_ = std::move(n);
+  e.node_ = n;
   return e;
 }
 
@@ -182,12 +218,15 @@ Expr Expr::extremum(Op op, std::initializer_list<const Expr*> args) {
   return combine(op, v, args);
 }
 
+// A literal renders as its number, a bare Expr as nothing.
 void Expr::append_tex(std::string& out) const {
-  if (auto n = tree()) render(*n, false, out);
+  if (node_) render(*node_, false, out);
+  else if (literal_) scalelab::append_tex(value_, out);
 }
 
 void Expr::append_substituted(std::string& out) const {
-  if (auto n = tree()) render(*n, true, out);
+  if (node_) render(*node_, true, out);
+  else if (literal_) scalelab::append_tex(value_, out);
 }
 
 Expr operator+(const Expr& a, const Expr& b) { return Expr::combine(Expr::Op::add, a.value_ + b.value_, {&a, &b}); }
