@@ -20,6 +20,7 @@ std::string compute_result(const Calculator& calc, json&& input, const EvalOptio
   Args args(calc, std::move(input));
   Result result(calc.outputs);
   result.record_steps = options.steps;
+  if (options.steps) result.steps.reserve(64);  // most derivations have fewer steps
   calc.compute(args, result);
   std::string out;
   out.reserve(options.steps ? 16384 : 2048);
@@ -36,7 +37,7 @@ std::string compute_result(const Calculator& calc, json&& input, const EvalOptio
   out += ",\"outputs\":";
   append_outputs(result.outputs, out, calc.name);
   out += ",\"steps\":";
-  append_canonical(result.steps, out, calc.name);
+  append_steps(result.steps, out, calc.name);
   out += ",\"warnings\":";
   append_warnings(result.warnings, out);
   out += '}';

@@ -1,86 +1,175 @@
 #include "expr.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "format.hpp"
 
 namespace scalelab {
 
 struct Expr::Node {
+  static constexpr std::size_t kMaxArgs = 4;  // max() of four terms
   Op op = Op::number;
   double value = 0;
   std::string symbol;  // Op::symbol only
-  std::vector<std::shared_ptr<const Node>> args;
+  std::array<const Node*, kMaxArgs> args{};  // each holds a reference
+  std::size_t count = 0;  // of args
+  mutable std::size_t refs = 1;
 };
 
 namespace {
 
-using NodePtr = std::shared_ptr<const Expr::Node>;
+// Nodes whose count dropped to zero, kept for the next ones (their symbol keeps its room).
+struct NodePool {
+  static constexpr std::size_t kKept = 4096;
+  std::vector<Expr::Node*> free;
+  ~NodePool() {
+    for (Expr::Node* n : free) delete n;
+  }
+};
+thread_local NodePool pool;
+
+Expr::Node* new_node(Expr::Op op, double value) {
+  Expr::Node* n;
+  if (pool.free.empty()) {
+    n = new Expr::Node();
+  } else {
+    n = pool.free.back();
+    pool.free.pop_back();
+    n->symbol.clear();
+    n->count = 0;
+    n->refs = 1;
+  }
+  n->op = op;
+  n->value = value;
+  return n;
+}
+
+}  // namespace
+
+void Expr::retain(const Node* node) { ++node->refs; }
+
+void Expr::release(const Node* node) {
+  if (--node->refs != 0) return;
+  for (std::size_t i = 0; i < node->count; ++i) release(node->args[i]);
+  auto* n = const_cast<Node*>(node);  // the last reference: the node is ours to reuse
+  if (pool.free.size() < NodePool::kKept) pool.free.push_back(n);
+  else delete n;
+}
+
+namespace {
+
 using Op = Expr::Op;
 
 // Binding strength of what a node renders as: sums bind loosest, atoms tightest.
 enum Precedence { kSum = 1, kProduct = 2, kUnary = 3, kPower = 4, kAtom = 5 };
 
-struct Rendered {
-  std::string text;
-  int precedence = kAtom;
-  bool number = false;  // a bare number (decides × versus juxtaposition)
-};
-
-Rendered render(const Expr::Node& n, bool substitute);
-
-std::string wrapped(const Rendered& r, bool parens) { return parens ? "(" + r.text + ")" : r.text; }
-
-Rendered number(double v) { return {tex(v), v < 0 ? kUnary : kAtom, true}; }
-
-std::string list(const Expr::Node& n, bool substitute) {
-  std::string out;
-  for (const NodePtr& a : n.args) out += (out.empty() ? "" : ", ") + render(*a, substitute).text;
-  return out;
+// A node's precedence as rendered (a symbol renders as its number when substituted).
+int precedence(const Expr::Node& n, bool substitute) {
+  switch (n.op) {
+    case Op::number: return n.value < 0 ? kUnary : kAtom;
+    case Op::symbol: return substitute && n.value < 0 ? kUnary : kAtom;
+    case Op::add:
+    case Op::sub: return kSum;
+    case Op::mul:
+    case Op::div: return kProduct;
+    case Op::pow: return kPower;
+    case Op::neg: return kUnary;
+    default: return kAtom;
+  }
 }
 
-Rendered render(const Expr::Node& n, bool substitute) {
-  auto arg = [&](size_t i) { return render(*n.args[i], substitute); };
+// Renders as a bare number (decides × versus juxtaposition).
+bool renders_number(const Expr::Node& n, bool substitute) {
+  return n.op == Op::number || (n.op == Op::symbol && substitute);
+}
+
+// Appends the TeX of `n` to `out`: the symbols, or their numbers when `substitute`.
+void render(const Expr::Node& n, bool substitute, std::string& out);
+
+void render_wrapped(const Expr::Node& n, bool substitute, bool parens, std::string& out) {
+  if (parens) out += '(';
+  render(n, substitute, out);
+  if (parens) out += ')';
+}
+
+void render_list(const Expr::Node& n, bool substitute, std::string& out) {
+  const std::size_t start = out.size();
+  for (std::size_t i = 0; i < n.count; ++i) {
+    if (out.size() != start) out += ", ";
+    render(*n.args[i], substitute, out);
+  }
+}
+
+void render_enclosed(const Expr::Node& n, bool substitute, const char* open, const char* close,
+                     std::string& out) {
+  out += open;
+  render(*n.args[0], substitute, out);
+  out += close;
+}
+
+void render(const Expr::Node& n, bool substitute, std::string& out) {
+  auto arg = [&](std::size_t i) -> const Expr::Node& { return *n.args[i]; };
+  auto prec = [&](std::size_t i) { return precedence(arg(i), substitute); };
   switch (n.op) {
-    case Op::number: return number(n.value);
-    case Op::symbol: return substitute ? number(n.value) : Rendered{n.symbol, kAtom, false};
+    case Op::number: append_tex(n.value, out); return;
+    case Op::symbol:
+      if (substitute) append_tex(n.value, out);
+      else out += n.symbol;
+      return;
     case Op::add:
     case Op::sub: {
-      Rendered a = arg(0), b = arg(1);
-      bool parens = b.precedence == kUnary || (n.op == Op::sub && b.precedence == kSum);
-      return {a.text + (n.op == Op::add ? " + " : " - ") + wrapped(b, parens), kSum};
+      render(arg(0), substitute, out);
+      out += n.op == Op::add ? " + " : " - ";
+      bool parens = prec(1) == kUnary || (n.op == Op::sub && prec(1) == kSum);
+      render_wrapped(arg(1), substitute, parens, out);
+      return;
     }
     case Op::mul: {
-      Rendered a = arg(0), b = arg(1);
-      bool b_parens = b.precedence == kSum || b.precedence == kUnary;
+      render_wrapped(arg(0), substitute, prec(0) == kSum, out);
+      bool b_parens = prec(1) == kSum || prec(1) == kUnary;
       // Symbols multiply by juxtaposition (2 B D F); numbers, as substituted, by ×.
-      bool juxtapose = !substitute && !b.number && !b_parens;
-      std::string sep = juxtapose ? " " : " \\times ";
-      return {wrapped(a, a.precedence == kSum) + sep + wrapped(b, b_parens), kProduct};
+      bool juxtapose = !substitute && !renders_number(arg(1), substitute) && !b_parens;
+      out += juxtapose ? " " : " \\times ";
+      render_wrapped(arg(1), substitute, b_parens, out);
+      return;
     }
-    case Op::div: {
-      Rendered a = arg(0), b = arg(1);
-      return {wrapped(a, a.precedence == kSum) + " / " + wrapped(b, b.precedence <= kUnary), kProduct};
-    }
-    case Op::frac: return {"\\frac{" + arg(0).text + "}{" + arg(1).text + "}", kAtom};
-    case Op::pow: {
-      Rendered a = arg(0), b = arg(1);
-      return {wrapped(a, a.precedence < kAtom) + "^{" + b.text + "}", kPower};
-    }
-    case Op::neg: {
-      Rendered a = arg(0);
-      return {"-" + wrapped(a, a.precedence <= kUnary), kUnary};
-    }
-    case Op::min: return {"\\min(" + list(n, substitute) + ")", kAtom};
-    case Op::max: return {"\\max(" + list(n, substitute) + ")", kAtom};
-    case Op::ceil: return {"\\lceil " + arg(0).text + " \\rceil", kAtom};
-    case Op::floor: return {"\\lfloor " + arg(0).text + " \\rfloor", kAtom};
-    case Op::sqrt: return {"\\sqrt{" + arg(0).text + "}", kAtom};
-    case Op::log2: return {"\\log_2(" + arg(0).text + ")", kAtom};
+    case Op::div:
+      render_wrapped(arg(0), substitute, prec(0) == kSum, out);
+      out += " / ";
+      render_wrapped(arg(1), substitute, prec(1) <= kUnary, out);
+      return;
+    case Op::frac:
+      out += "\\frac{";
+      render(arg(0), substitute, out);
+      out += "}{";
+      render(arg(1), substitute, out);
+      out += '}';
+      return;
+    case Op::pow:
+      render_wrapped(arg(0), substitute, prec(0) < kAtom, out);
+      out += "^{";
+      render(arg(1), substitute, out);
+      out += '}';
+      return;
+    case Op::neg:
+      out += '-';
+      render_wrapped(arg(0), substitute, prec(0) <= kUnary, out);
+      return;
+    case Op::min:
+    case Op::max:
+      out += n.op == Op::min ? "\\min(" : "\\max(";
+      render_list(n, substitute, out);
+      out += ')';
+      return;
+    case Op::ceil: render_enclosed(n, substitute, "\\lceil ", " \\rceil", out); return;
+    case Op::floor: render_enclosed(n, substitute, "\\lfloor ", " \\rfloor", out); return;
+    case Op::sqrt: render_enclosed(n, substitute, "\\sqrt{", "}", out); return;
+    case Op::log2: render_enclosed(n, substitute, "\\log_2(", ")", out); return;
   }
-  return {};
 }
 
 }  // namespace
@@ -96,13 +185,18 @@ Expr Expr::bare(double value) {
 Expr Expr::symbol(std::string tex, double value) {
   Expr e;
   e.value_ = value;
-  e.node_ = std::make_shared<const Node>(Node{Op::symbol, value, std::move(tex), {}});
+  Node* n = new_node(Op::symbol, value);
+  n->symbol = std::move(tex);
+  e.node_ = n;
   return e;
 }
 
-std::shared_ptr<const Expr::Node> Expr::tree() const {
-  if (node_) return node_;
-  if (literal_) return std::make_shared<const Node>(Node{Op::number, value_, {}, {}});
+const Expr::Node* Expr::tree() const {
+  if (node_) {
+    retain(node_);
+    return node_;
+  }
+  if (literal_) return new_node(Op::number, value_);
   return nullptr;
 }
 
@@ -112,9 +206,9 @@ Expr Expr::combine(Op op, double value, std::initializer_list<const Expr*> args)
   for (const Expr* a : args) {
     if (!a->has_tex()) return e;  // anything bare makes the whole bare
   }
-  Node n{op, value, {}, {}};
-  for (const Expr* a : args) n.args.push_back(a->tree());
-  e.node_ = std::make_shared<const Node>(std::move(n));
+  Node* n = new_node(op, value);
+  for (const Expr* a : args) n->args[n->count++] = a->tree();
+  e.node_ = n;
   return e;
 }
 
@@ -124,14 +218,15 @@ Expr Expr::extremum(Op op, std::initializer_list<const Expr*> args) {
   return combine(op, v, args);
 }
 
-std::string Expr::tex() const {
-  auto n = tree();
-  return n ? render(*n, false).text : std::string();
+// A literal renders as its number, a bare Expr as nothing.
+void Expr::append_tex(std::string& out) const {
+  if (node_) render(*node_, false, out);
+  else if (literal_) scalelab::append_tex(value_, out);
 }
 
-std::string Expr::substituted() const {
-  auto n = tree();
-  return n ? render(*n, true).text : std::string();
+void Expr::append_substituted(std::string& out) const {
+  if (node_) render(*node_, true, out);
+  else if (literal_) scalelab::append_tex(value_, out);
 }
 
 Expr operator+(const Expr& a, const Expr& b) { return Expr::combine(Expr::Op::add, a.value_ + b.value_, {&a, &b}); }

@@ -8,7 +8,6 @@
 // steps writes the same code and pays only for the arithmetic.
 #pragma once
 #include <initializer_list>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -23,6 +22,34 @@ class Expr {
   Expr(double literal);  // NOLINT(google-explicit-constructor)
   Expr(int literal) : Expr(static_cast<double>(literal)) {}  // NOLINT(google-explicit-constructor)
 
+  Expr(const Expr& other) noexcept : value_(other.value_), literal_(other.literal_), node_(other.node_) {
+    if (node_) retain(node_);
+  }
+  Expr(Expr&& other) noexcept : value_(other.value_), literal_(other.literal_), node_(other.node_) {
+    other.node_ = nullptr;
+  }
+  Expr& operator=(const Expr& other) noexcept {
+    if (other.node_) retain(other.node_);
+    if (node_) release(node_);
+    value_ = other.value_;
+    literal_ = other.literal_;
+    node_ = other.node_;
+    return *this;
+  }
+  Expr& operator=(Expr&& other) noexcept {
+    if (this != &other) {
+      if (node_) release(node_);
+      value_ = other.value_;
+      literal_ = other.literal_;
+      node_ = other.node_;
+      other.node_ = nullptr;
+    }
+    return *this;
+  }
+  ~Expr() {
+    if (node_) release(node_);
+  }
+
   // A value without a formula (numbers-only mode).
   static Expr bare(double value);
   // A named quantity: `tex` in the formula, its value in the substitution.
@@ -30,8 +57,10 @@ class Expr {
 
   double value() const { return value_; }
   bool has_tex() const { return node_ != nullptr || literal_; }
-  std::string tex() const;          // symbolic: "2 B D F"
-  std::string substituted() const;  // numbers: "2 \times 512 \times 8192 \times 32768"
+  // Appended to `out`: the symbolic TeX, "2 B D F", and the substituted one,
+  // "2 \times 512 \times 8192 \times 32768" (nothing for a bare Expr).
+  void append_tex(std::string& out) const;
+  void append_substituted(std::string& out) const;
 
   friend Expr operator+(const Expr& a, const Expr& b);
   friend Expr operator-(const Expr& a, const Expr& b);
@@ -58,11 +87,15 @@ class Expr {
   Expr() = default;
   static Expr combine(Op op, double value, std::initializer_list<const Expr*> args);
   static Expr extremum(Op op, std::initializer_list<const Expr*> args);
-  std::shared_ptr<const Node> tree() const;  // the literal's node made on demand
+  const Node* tree() const;  // a new reference to the tree (the literal's node made on demand)
+  // Nodes are counted by hand (not shared_ptr: no atomic counts, as an Expr never leaves the
+  // evaluation's thread) and reused from a per-thread pool once their count drops to zero.
+  static void retain(const Node* node);
+  static void release(const Node* node);
 
   double value_ = 0;
   bool literal_ = false;
-  std::shared_ptr<const Node> node_;
+  const Node* node_ = nullptr;
 };
 
 }  // namespace scalelab

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -18,16 +19,21 @@ namespace {
 // printf's "%.*g" / "%.*e". Where the library has floating-point to_chars (native builds), that:
 // the standard defines its output with a precision as printf's, and it is several times faster.
 // Emscripten's libc++ lacks it, so WebAssembly keeps snprintf; the digits are the same.
-std::string printf_like(double value, int precision, bool scientific) {
-  std::array<char, 64> buf{};
+// The same into `buf` (64 bytes): its length.
+std::size_t printf_like_into(double value, int precision, bool scientific, std::array<char, 64>& buf) {
 #if defined(__cpp_lib_to_chars) && __cpp_lib_to_chars >= 201611L
   auto format = scientific ? std::chars_format::scientific : std::chars_format::general;
   auto written = std::to_chars(buf.data(), buf.data() + buf.size() - 1, value, format, precision);
-  return std::string(buf.data(), written.ptr);
+  return static_cast<std::size_t>(written.ptr - buf.data());
 #else
   std::snprintf(buf.data(), buf.size(), scientific ? "%.*e" : "%.*g", precision, value);
-  return buf.data();
+  return std::strlen(buf.data());
 #endif
+}
+
+std::string printf_like(double value, int precision, bool scientific) {
+  std::array<char, 64> buf{};
+  return std::string(buf.data(), printf_like_into(value, precision, scientific, buf));
 }
 
 std::string printf_g(double value, int digits) { return printf_like(value, digits, false); }
@@ -49,8 +55,14 @@ std::string fixed4(double value) {
   double magnitude = std::fabs(value);
   int decimals = std::max(0, 3 - static_cast<int>(std::floor(std::log10(magnitude))));
   std::array<char, 64> buf{};
+#if defined(__cpp_lib_to_chars) && __cpp_lib_to_chars >= 201611L
+  // printf's "%.*f" digits, as the standard defines to_chars with a precision (see printf_like).
+  auto written = std::to_chars(buf.data(), buf.data() + buf.size() - 1, value, std::chars_format::fixed, decimals);
+  std::string s(buf.data(), written.ptr);
+#else
   std::snprintf(buf.data(), buf.size(), "%.*f", decimals, value);
   std::string s = buf.data();
+#endif
   if (s.find('.') != std::string::npos) {
     while (s.back() == '0') s.pop_back();
     if (s.back() == '.') s.pop_back();
@@ -236,20 +248,46 @@ std::string plain(double value) {
   return printf_g(value, 10);
 }
 
-std::string tex(double value) {
-  if (value == 0) return "0";
+void append_tex(double value, std::string& out) {
+  if (value == 0) {
+    out += '0';
+    return;
+  }
   double magnitude = std::fabs(value);
   if (magnitude >= 1e-3 && magnitude < 1e6) {
-    if (std::floor(value) == value) return printf_g(value, 7);
-    return fixed4(value);
+    // A whole number under a million: its digits, as "%.7g" prints it (six digits at most).
+    if (std::floor(value) == value) out += std::to_string(static_cast<std::int64_t>(value));
+    else out += fixed4(value);
+    return;
   }
-  std::string mantissa;
-  int exponent = 0;
-  split_exponent(value, 4, mantissa, exponent);
+  // split_exponent(value, 4, ...), in place: "1.970e+14" -> mantissa "1.97", exponent 14.
+  std::array<char, 64> buf{};
+  std::string_view s(buf.data(), printf_like_into(value, 3, true, buf));
+  std::size_t e = s.find('e');
+  std::string_view mantissa = s.substr(0, e);
+  int exponent = std::atoi(buf.data() + (e == std::string_view::npos ? 0 : e + 1));
+  if (mantissa.find('.') != std::string_view::npos) {
+    while (mantissa.back() == '0') mantissa.remove_suffix(1);
+    if (mantissa.back() == '.') mantissa.remove_suffix(1);
+  }
   // Braced, so that a formula may raise it to a power: {4.59\times10^{14}}^2.
-  if (mantissa == "1") return "{10^{" + std::to_string(exponent) + "}}";
-  if (mantissa == "-1") return "{-10^{" + std::to_string(exponent) + "}}";
-  return "{" + mantissa + "\\times10^{" + std::to_string(exponent) + "}}";
+  if (mantissa == "1") {
+    out += "{10^{";
+  } else if (mantissa == "-1") {
+    out += "{-10^{";
+  } else {
+    out += '{';
+    out += mantissa;
+    out += "\\times10^{";
+  }
+  out += std::to_string(exponent);
+  out += "}}";
+}
+
+std::string tex(double value) {
+  std::string out;
+  append_tex(value, out);
+  return out;
 }
 
 std::string tex_text(const std::string& words) {

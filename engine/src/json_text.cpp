@@ -63,6 +63,57 @@ void write(const json& j, std::string& out) {
   }
 }
 
+// How dump writes each byte of a seven-bit string (ensure_ascii off): 0 as it is, 'u' as
+// \u00xx (lower case hex: the control characters without a short escape), else a backslash and
+// that letter. DEL is written as it is.
+constexpr std::array<char, 128> kEscape = [] {
+  std::array<char, 128> e{};
+  for (int c = 0; c < 0x20; ++c) e[c] = 'u';
+  e['\b'] = 'b';
+  e['\t'] = 't';
+  e['\n'] = 'n';
+  e['\f'] = 'f';
+  e['\r'] = 'r';
+  e['"'] = '"';
+  e['\\'] = '\\';
+  return e;
+}();
+
+// `s` escaped as dump escapes it, with its quotes, if no byte of it is at or above 0x80 (false
+// and `out` as it was otherwise: UTF-8 is nlohmann's to check). The TeX of the derivation steps
+// (backslashes) goes this way.
+bool append_escaped_seven_bit(std::string_view s, std::string& out) {
+  static constexpr char hex[] = "0123456789abcdef";
+  const std::size_t before = out.size();
+  out.resize(before + 2 + 6 * s.size());  // the most it can take: every byte as \u00xx
+  char* w = out.data() + before;
+  *w++ = '"';
+  for (char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c >= 0x80) {
+      out.resize(before);
+      return false;
+    }
+    const char e = kEscape[c];
+    if (e == 0) {
+      *w++ = ch;
+    } else if (e != 'u') {
+      *w++ = '\\';
+      *w++ = e;
+    } else {
+      *w++ = '\\';
+      *w++ = 'u';
+      *w++ = '0';
+      *w++ = '0';
+      *w++ = hex[c >> 4];
+      *w++ = hex[c & 0xf];
+    }
+  }
+  *w++ = '"';
+  out.resize(static_cast<std::size_t>(w - out.data()));
+  return true;
+}
+
 }  // namespace
 
 void append_string(std::string_view s, std::string& out) {
@@ -70,8 +121,8 @@ void append_string(std::string_view s, std::string& out) {
     out += '"';
     out += s;
     out += '"';
-  } else {
-    // Escapes, UTF-8 and its replacement of invalid bytes: nlohmann's own rules.
+  } else if (!append_escaped_seven_bit(s, out)) {
+    // UTF-8 and its replacement of invalid bytes: nlohmann's own rules.
     out += json(std::string(s)).dump(-1, ' ', false, json::error_handler_t::replace);
   }
 }

@@ -88,6 +88,12 @@ CanonicalNumber canonical_number(double v, const std::string& calculator, std::s
 
 namespace {
 
+void append_canonical_number(double v, std::string& out, const std::string& calculator, std::string_view where) {
+  CanonicalNumber n = canonical_number(v, calculator, where);
+  if (n.whole) append_integer(static_cast<std::int64_t>(n.value), out);
+  else append_double(n.value, out);
+}
+
 // A step's value is named by its label in the fault message; anything else by its key.
 const std::string* step_label(const json& object) {
   auto label = object.find("label");
@@ -115,9 +121,7 @@ void canonicalise(json& j, const std::string& calculator, std::string_view where
 
 void append_canonical(const json& j, std::string& out, const std::string& calculator, std::string_view where) {
   if (j.is_number_float()) {
-    CanonicalNumber n = canonical_number(j.get<double>(), calculator, where);
-    if (n.whole) append_integer(static_cast<std::int64_t>(n.value), out);
-    else append_double(n.value, out);
+    append_canonical_number(j.get<double>(), out, calculator, where);
     return;
   }
   // A step's value is named by its label in a fault message; anything else by its key.
@@ -139,6 +143,25 @@ void append_outputs(const Outputs& outputs, std::string& out, const std::string&
     append_canonical(outputs.at(i), out, calculator, name);
   }
   out += '}';
+}
+
+void append_steps(const StepList& steps, std::string& out, const std::string& calculator) {
+  out += '[';
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const Step& s = steps[i];
+    out += i > 0 ? ",{\"label\":" : "{\"label\":";
+    append_string(s.label, out);
+    out += ",\"formula\":";
+    append_string(s.formula, out);
+    out += ",\"substituted\":";
+    append_string(s.substituted, out);
+    out += ",\"value\":";
+    append_canonical_number(s.value, out, calculator, s.label);
+    out += ",\"unit\":";
+    append_string(s.unit, out);
+    out += '}';
+  }
+  out += ']';
 }
 
 void append_warnings(const Warnings& warnings, std::string& out) {

@@ -61,6 +61,9 @@ void append_canonical(const json& j, std::string& out, const std::string& calcul
 // Appends the outputs as a JSON object in declaration order, each value canonical and null where
 // none was set; checks them first (Outputs::check).
 void append_outputs(const Outputs& outputs, std::string& out, const std::string& calculator);
+// Appends the steps as a JSON list of {"label", "formula", "substituted", "value", "unit"}, each
+// value canonical (a non-finite one named by its step's label).
+void append_steps(const StepList& steps, std::string& out, const std::string& calculator);
 // Appends the warnings as a JSON list of their texts, each made here.
 void append_warnings(const Warnings& warnings, std::string& out);
 

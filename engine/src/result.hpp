@@ -40,6 +40,16 @@ class Warning {
 };
 using Warnings = std::vector<Warning>;
 
+// One derivation step as the result lists it: {"label", "formula", "substituted", "value", "unit"}.
+struct Step {
+  std::string label;
+  std::string formula;      // symbolic TeX, "t = b / W"
+  std::string substituted;  // the same with numbers
+  double value = 0;
+  std::string unit;
+};
+using StepList = std::vector<Step>;
+
 // The one step sink. Each step is one Expr: its formula, substituted formula and value all come
 // from it. A sink without an array is numbers-only: it records nothing and hands out bare
 // Exprs, so no TeX is ever built (the labs' hot path, and sweep points inside a calculator).
@@ -47,7 +57,7 @@ class Steps {
  public:
   Steps() = default;  // numbers-only, and warnings dropped (sweep points)
   // `sink` null: numbers-only. `warnings` null: warnings dropped.
-  Steps(json* sink, Warnings* warnings) : sink_(sink), warnings_(warnings) {}
+  Steps(StepList* sink, Warnings* warnings) : sink_(sink), warnings_(warnings) {}
 
   bool on() const { return sink_ != nullptr; }
   // A named input of a formula: `tex` when steps are on, a bare value otherwise.
@@ -69,7 +79,7 @@ class Steps {
   }
 
  private:
-  json* sink_ = nullptr;
+  StepList* sink_ = nullptr;
   Warnings* warnings_ = nullptr;
   std::string prefix_;
 };
@@ -124,7 +134,7 @@ struct Result {
   explicit Result(const std::vector<Output>& declared) : outputs(declared) {}
 
   Outputs outputs;
-  json steps = json::array();
+  StepList steps;
   Warnings warnings;
   json extra = json::object();  // top-level fields beside "outputs" (e.g. the resolved chip)
   bool record_steps = true;     // false: numbers-only evaluation
@@ -141,7 +151,7 @@ struct Result {
   // reuses one Result point after point instead of allocating it again.
   void clear() {
     outputs.clear();
-    if (!steps.empty()) steps = json::array();
+    steps.clear();
     warnings.clear();
     if (!extra.empty()) extra = json::object();
   }

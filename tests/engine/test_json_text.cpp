@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <limits>
+#include <random>
 #include <string>
 
 #include "json_text.hpp"
@@ -67,6 +68,20 @@ TEST(JsonText, EveryByteAtEveryPositionIsWrittenAsDumpWritesIt) {
         }
       }
     }
+  }
+}
+
+// Seven-bit strings that need escaping (the TeX of the steps: backslashes, and any control
+// character, several in one string) are escaped without nlohmann, so random ones are checked.
+TEST(JsonText, RandomSevenBitStringsAreWrittenAsDumpWritesThem) {
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<int> length(0, 40), byte(0, 127), pick(0, 3);
+  const std::string common = "\\\"{} ^_tex";
+  for (int n = 0; n < 100000; ++n) {
+    std::string s(static_cast<std::size_t>(length(rng)), ' ');
+    for (char& c : s) c = pick(rng) == 0 ? static_cast<char>(byte(rng)) : common[static_cast<std::size_t>(byte(rng)) % common.size()];
+    json j = s;
+    ASSERT_EQ(scalelab::to_text(j), dumped(j)) << n;
   }
 }
 
