@@ -169,3 +169,22 @@ test('a figure refuses a bad setting with a note naming it, and shows an engine 
   assert.equal(await kv.locator('svg').count(), 0, 'no drawing from a refused setting');
   assert.deepEqual(problems, clean);
 });
+
+// Each figure names the calculators it evaluates (FigureElement.calculators), for the engine's
+// warm-up: the list must be exactly the calculators of its evaluate calls, read from its source.
+test('every figure declares the calculators it evaluates', () => {
+  const dir = new URL('../src/figures/', import.meta.url);
+  let figures = 0;
+  for (const file of fs.readdirSync(dir).filter((f) => f.endsWith('.ts') && f !== 'figure.ts')) {
+    const classes = fs.readFileSync(new URL(file, dir), 'utf8').split(/^(?=export class )/m).slice(1);
+    for (const text of classes) {
+      const name = /^export class (\w+)/.exec(text)[1];
+      const used = [...new Set([...text.matchAll(/this\.evaluate\('([a-z_]+)'/g)].map((m) => m[1]))].sort();
+      const declared = /static override readonly calculators = \[([^\]]*)\]/.exec(text)?.[1].match(/[a-z_]+/g) ?? [];
+      assert.deepEqual([...declared].sort(), used, `${file} ${name}`);
+      assert.doesNotMatch(text, /this\.evaluate\((?!')/, `${file} ${name}: evaluate's calculator is a literal name`);
+      figures += used.length > 0;
+    }
+  }
+  assert.ok(figures >= 14, `${figures} figures evaluate`);
+});

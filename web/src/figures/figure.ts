@@ -27,6 +27,9 @@ export interface Drawing {
 let figureCounter = 0;
 
 export abstract class FigureElement extends LitElement {
+  /** The calculators this figure evaluates: the engine's warm-up compiles their first calls off the
+   *  main thread (engine.ts). figures.test.mjs checks each list against the figure's evaluate calls. */
+  static readonly calculators: readonly string[] = [];
   protected engine: Engine | null = null;
   protected state: Record<string, unknown> = {};
   protected problem = '';
@@ -41,7 +44,7 @@ export abstract class FigureElement extends LitElement {
       this.started = true;
       this.state = this.parseState();
       this.textContent = ''; // drop the no-JavaScript caption before Lit renders here
-      void getEngine().then((e) => { this.engine = e; this.requestUpdate(); });
+      void getEngine((this.constructor as typeof FigureElement).calculators).then((e) => { this.engine = e; this.requestUpdate(); });
     }
     super.connectedCallback();
     window.addEventListener('sl-chip-change', this.onChip);
@@ -61,11 +64,12 @@ export abstract class FigureElement extends LitElement {
   protected chip(): string | Record<string, unknown> {
     return typeof this.state.chip === 'string' ? this.state.chip : chipParam() ?? DEFAULT_CHIP;
   }
-  /** The catalog entry of the chip (the custom chip object itself when one is chosen). */
-  protected chipEntry(): Chip {
+  /** The chip's name and kind: from the catalog's index, or the custom chip object itself when one is chosen. */
+  protected chipEntry(): { name: string; kind?: string } {
     const c = this.chip();
     if (typeof c !== 'string') return c as Chip;
-    return this.engine!.chips.find((x) => x.id === c) ?? this.engine!.chips.find((x) => x.id === DEFAULT_CHIP)!;
+    const index = this.engine!.chipIndex;
+    return index.find((x) => x.id === c) ?? index.find((x) => x.id === DEFAULT_CHIP)!;
   }
   /** Evaluate, numbers only (a figure never shows a derivation); an engine refusal (unless quiet) becomes the
    * figure's visible problem and null. Cached per call. */

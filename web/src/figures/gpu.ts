@@ -11,6 +11,7 @@ const RUNGS = [
   { bw: 'ib', name: 'InfiniBand' }, { bw: 'dcn', name: 'DCN' },
 ];
 export class RegimesFigure extends FigureElement {
+  static override readonly calculators = ['roofline'];
   protected draw(): Drawing | null {
     // the critical intensity of each rung this chip has, from the engine's roofline
     const rungs = RUNGS.map((g) => {
@@ -52,15 +53,16 @@ export class RegimesFigure extends FigureElement {
 // ---------------------------------------------------------------- ch 12: SM, NVLink node, fat tree
 const LEVELS = ['one GPU and its SMs', 'an NVLink node', 'the InfiniBand fat tree'];
 export class GpuFigure extends FigureElement {
+  static override readonly calculators = ['chip'];
   /** the page's chip if it is a GPU, else the H100 the chapter uses */
   protected chip() {
     const c = super.chip();
-    const entry = typeof c === 'string' ? this.engine!.chips.find((x) => x.id === c) : c;
+    const entry = typeof c === 'string' ? this.engine!.chipIndex.find((x) => x.id === c) : c;
     return entry && (entry.kind === 'datacenter-gpu' || entry.kind === 'gpu') ? c : 'h100'; // NVLink-node GPUs ('gpu' is the old name)
   }
   protected chipEntry() {
     const c = this.chip();
-    return typeof c === 'string' ? this.engine!.chips.find((x) => x.id === c)! : super.chipEntry();
+    return typeof c === 'string' ? this.engine!.chipIndex.find((x) => x.id === c)! : super.chipEntry();
   }
   protected draw(): Drawing | null {
     const r = this.evaluate('chip', { chip: this.chip() });

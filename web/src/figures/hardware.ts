@@ -7,6 +7,7 @@ const num = (o: Out, k: string) => o[k] as number;
 
 // ---------------------------------------------------------------- ch 1: the roofline
 export class RooflineFigure extends FigureElement {
+  static override readonly calculators = ['chip', 'roofline'];
   private readonly W = 400; private readonly H = 250;
   private readonly box = { x0: 74, x1: 384, y0: 18, y1: 208 };
   private domain(ic: number): [number, number] {
@@ -87,6 +88,7 @@ export class RooflineFigure extends FigureElement {
 
 // ---------------------------------------------------------------- ch 2: a systolic array
 export class SystolicFigure extends FigureElement {
+  static override readonly calculators = ['chip'];
   private readonly n = 4; // the corner of the array drawn: the real array is far larger
   protected draw(): Drawing | null {
     const chip = this.evaluate('chip', { chip: this.chip() });
@@ -128,6 +130,7 @@ export class SystolicFigure extends FigureElement {
 
 // ---------------------------------------------------------------- ch 2: the pod torus
 export class TorusFigure extends FigureElement {
+  static override readonly calculators = ['chip', 'collective'];
   protected draw(): Drawing | null {
     const chip = this.evaluate('chip', { chip: this.chip() });
     if (!chip) return null;
@@ -187,6 +190,7 @@ export class TorusFigure extends FigureElement {
 
 // ---------------------------------------------------------------- ch 3: a ring AllGather on every axis
 export class RingFigure extends FigureElement {
+  static override readonly calculators = ['collective'];
   protected draw(): Drawing | null {
     const nx = this.pick('X', 'X chips', [2, 4, 8], 4), ny = this.pick('Y', 'Y chips', [2, 4, 8], 4);
     const V = Number(this.state.bytes ?? 2 ** 27);

@@ -8,6 +8,7 @@ const num = (o: Out, k: string) => o[k] as number;
 
 // ---------------------------------------------------------------- ch 7: KV cache beside the weights
 export class KvCacheFigure extends FigureElement {
+  static override readonly calculators = ['decode'];
   protected draw(): Drawing | null {
     const batch = Number(this.state.batch ?? 32), context = Number(this.state.context ?? 8192);
     const r = this.evaluate('decode', { chip: this.chip(), batch, context });
@@ -54,6 +55,7 @@ export class KvCacheFigure extends FigureElement {
 
 // ---------------------------------------------------------------- ch 8: the latency/throughput frontier
 export class ServingFigure extends FigureElement {
+  static override readonly calculators = ['serving'];
   protected draw(): Drawing | null {
     const batches = pow2(1, 512);
     const pts = batches.map((b) => ({ b, r: this.evaluate('serving', { chip: this.chip(), batch: b }, true) }))
@@ -94,6 +96,7 @@ const NOTES = [
   'The step ends with the last operation: its length is what the roofline predicts, the larger of compute and communication per layer, times the layers.',
 ];
 export class TraceFigure extends FigureElement {
+  static override readonly calculators = ['collective', 'roofline', 'sharding'];
   protected draw(): Drawing | null {
     const chips = 8, layers = 4;
     const tokens = Number(this.state.tokens ?? 2048);
@@ -165,6 +168,7 @@ const SPECS = [
 /** the mesh axes named in one dimension of a spec in the book's notation: "I_XY" → ["X", "Y"] */
 const axesOf = (dim: string) => (dim.split('_')[1] ?? '').split('');
 export class PartitionFigure extends FigureElement {
+  static override readonly calculators = ['sharding'];
   protected draw(): Drawing | null {
     const sp = SPECS.find((s) => s.spec === this.pick('spec', 'PartitionSpec', SPECS.map((x) => x.spec), SPECS[0].spec))!;
     const mesh = { X: this.pick('X', 'x device count', [1, 2, 4], 2), Y: this.pick('Y', 'y device count', [1, 2, 4], 4) };

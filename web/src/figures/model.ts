@@ -7,6 +7,7 @@ type Out = Record<string, unknown>;
 const num = (o: Out, k: string) => o[k] as number;
 // ---------------------------------------------------------------- ch 4: a Transformer layer
 export class TransformerFigure extends FigureElement {
+  static override readonly calculators = ['transformer'];
   protected draw(): Drawing | null {
     const models = this.engine!.models;
     const id = this.pick('model', 'model', models.map((x) => x.id), String(this.engine!.calculator('transformer')?.params.find((p) => p.name === 'model')?.default ?? models[0].id));
@@ -60,6 +61,7 @@ const STRATEGIES = [
   { id: 'pp', text: 'Pipeline parallelism (PP)', weights: 'layers', batch: 'full', note: 'each chip holds a run of whole layers; microbatches flow from chip to chip' },
 ] as const;
 export class ParallelismFigure extends FigureElement {
+  static override readonly calculators = ['training_memory'];
   protected draw(): Drawing | null {
     const chips = 8;
     const st = STRATEGIES.find((x) => x.id === this.pick('strategy', 'parallelism', STRATEGIES.map((s) => s.id), 'dp'))!;
@@ -103,6 +105,7 @@ export class ParallelismFigure extends FigureElement {
 
 // ---------------------------------------------------------------- ch 5: a pipeline schedule
 export class PipelineFigure extends FigureElement {
+  static override readonly calculators = ['training_comm'];
   protected draw(): Drawing | null {
     const counts = Array.from({ length: 32 }, (_, i) => i + 1);
     const P = this.pick('stages', 'stage count', [2, 4, 8], 4);
@@ -145,6 +148,7 @@ export class PipelineFigure extends FigureElement {
 
 // ---------------------------------------------------------------- ch 6: the LLaMA-3 70B training pod
 export class TrainingPodFigure extends FigureElement {
+  static override readonly calculators = ['chip', 'training_run'];
   protected draw(): Drawing | null {
     const chip = typeof this.state.chip === 'string' ? this.state.chip : this.chip();
     const base = this.evaluate('training_run', { chip, model: 'llama3-70b', top_n: 5 });
