@@ -197,8 +197,9 @@ async function refreshLive(article: HTMLElement) {
   const mine = ++generation;
   const engine = await getEngine();
   if (mine !== generation) return;
-  const chip = engine.chips.find((c) => c.id === chipParam()) ?? (typeof chipParam() === 'object' ? chipParam() as Record<string, unknown> : null);
-  document.querySelectorAll<HTMLElement>('.chipname').forEach((el) => { el.textContent = String(chip?.name ?? 'this chip'); });
+  const chip = chipParam();
+  const chipName = typeof chip === 'object' && chip ? String(chip.name ?? '') : engine.chipName(String(chip));
+  document.querySelectorAll<HTMLElement>('.chipname').forEach((el) => { el.textContent = chipName || 'this chip'; });
   const live = liveResults(engine, [...article.querySelectorAll<HTMLElement>('.live')]);
   for (const [el, r] of live) {
     if (isError(r)) { el.textContent = 'n/a'; el.title = r.error.message; el.classList.add('live-na'); continue; }

@@ -2,6 +2,7 @@
 // comes through here; the web code holds no formula and no range.
 import type { EngineModule } from 'scalelab-engine';
 import type { CalculatorSchema, OutputSchema, ParamSchema, Schema } from './generated/schema';
+import { CHIP_INDEX, CHIP_KIND_FIELD, MODEL_INDEX, type CatalogEntry } from './generated/catalog-index';
 
 export interface Step { label: string; formula: string; substituted: string; value: number; unit: string }
 export interface Result {
@@ -42,6 +43,7 @@ export type SweepOutcome = SweepResult | EngineError;
 // The schema's shape and each calculator's parameter and output types are generated from the
 // engine's schema at build time (web/build/schema-types.mjs → src/generated/schema.ts).
 export type { ParamSchema, OutputSchema, CalculatorSchema, Schema, CalculatorName, CalculatorParams, CalculatorOutputs } from './generated/schema';
+export type { CatalogEntry } from './generated/catalog-index';
 export type Chip = Record<string, unknown> & { id: string; name: string };
 
 export interface EngineFormat { id: string; name: string; bits: number; uses: string[]; source: string }
@@ -61,10 +63,20 @@ export class Engine {
   }
   /** every calculator's schema (units, defaults, ranges, docs) */
   get schema(): Schema { return this.once('calculators'); }
-  /** the chip catalog (data/chips.json) */
+  /** the chip catalog (data/chips.json), every field of every chip */
   get chips(): Chip[] { return this.once('chips'); }
-  /** the model catalog (data/models.json), for labs that pick a model */
+  /** the model catalog (data/models.json), every field of every model */
   get models(): Chip[] { return this.once('models'); }
+  /** What a chip picker lists, in the catalog's order (id, name, kind), and the chip schema's
+   *  `kind` field that names its groups: written from this engine's catalog and schema when the
+   *  page was built (web/build/schema-types.mjs), so a picker costs no listing at load. */
+  get chipIndex(): readonly CatalogEntry[] { return CHIP_INDEX; }
+  get chipKindField(): ParamSchema { return CHIP_KIND_FIELD; }
+  /** What a model picker lists, in the catalog's order (id, name). */
+  get modelIndex(): readonly CatalogEntry[] { return MODEL_INDEX; }
+  /** A catalog chip's or model's name, from the index ('' where the id is not in the catalog). */
+  chipName(id: string): string { return CHIP_INDEX.find((c) => c.id === id)?.name ?? ''; }
+  modelName(id: string): string { return MODEL_INDEX.find((m) => m.id === id)?.name ?? ''; }
   /** weight and KV-cache formats (data/formats.json): id, display name, bits per value, source */
   get formats(): EngineFormat[] { return this.once('formats'); }
   /** published decode speeds (data/measurements.json): the band measured/bound should lie in, and the runs */

@@ -93,7 +93,7 @@ export class TryIt extends LitElement {
   private chipName(r: Result): string {
     const c = r.inputs.chip;
     if (typeof c === 'object' && c) return String((c as Record<string, unknown>).name ?? 'your custom chip');
-    return this.engine!.chips.find((x) => x.id === c)?.name ?? 'this setting';
+    return this.engine!.chipName(String(c)) || 'this setting';
   }
 
   /** Re-evaluates the answer (after a check, for the chip in use now) and records it. */

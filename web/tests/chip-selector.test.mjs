@@ -41,6 +41,9 @@ test('a lab chip selector groups by kind; format choices show the catalog names'
   await page.goto(server.url + '/labs/can-i-run/');
   await ready(page);
   assertGrouped(await groupsOf(page, `${EL} .control[data-key="chip"] select`));
+  // the names come from the page's build-time index of the catalog: they must be the engine's
+  const names = await page.$$eval(`${EL} .control[data-key="chip"] select optgroup option`, (os) => os.map((o) => [o.value, o.textContent.trim()]));
+  assert.deepEqual(names, names.map(([id]) => [id, CHIPS.find((c) => c.id === id)?.name]));
   const formats = JSON.parse(engine.formats());
   for (const key of ['weight_format', 'kv_format']) {
     const shown = await page.$$eval(`${EL} .control[data-key="${key}"] select option`, (os) => os.map((o) => [o.value, o.textContent.trim()]));
@@ -51,3 +54,14 @@ test('a lab chip selector groups by kind; format choices show the catalog names'
   assert.deepEqual(problems, clean);
   await page.close();
 });
+
+test('a lab model picker lists the engine model catalog by name, in its order', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + '/labs/decode/');
+  await page.waitForSelector('sl-decode-lab .control[data-key="model"] select option', { state: 'attached' });
+  const shown = await page.$$eval('sl-decode-lab .control[data-key="model"] select option', (os) => os.map((o) => [o.value, o.textContent.trim()]));
+  assert.deepEqual(shown, JSON.parse(engine.models()).map((m) => [m.id, m.name]));
+  assert.deepEqual(problems, clean);
+  await page.close();
+});
+

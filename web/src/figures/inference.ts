@@ -39,7 +39,7 @@ export class KvCacheFigure extends FigureElement {
     } else body.push(t(200, 104, 'even one sequence does not fit beside the weights', 'small', 'middle'));
     body.push(svg`<circle cx=${bx(batch)} cy="116" r="6" class="fig-dot ${o.fits ? 'ok' : 'warn'}"></circle>`);
     body.push(t(200, 146, 'batch (sequences), log scale', 'small muted', 'middle'));
-    const model = this.engine!.models.find((m) => m.id === inp.model)?.name ?? String(inp.model);
+    const model = this.engine!.modelName(String(inp.model)) || String(inp.model);
     return {
       title: `${model} decoding on ${f(inp.chips, 'count')} ${this.chipEntry().name} chips: what fills HBM`,
       viewBox: [400, 154],
@@ -74,7 +74,7 @@ export class ServingFigure extends FigureElement {
       t(56, 30, f(r1, ''), 'small muted', 'end'), t(56, 200, f(r0, ''), 'small muted', 'end'),
       t(64, 14, '↑ tokens/s per chip, log', 'small muted'),
     ];
-    const model = this.engine!.models.find((m) => m.id === cur.inputs.model)?.name ?? String(cur.inputs.model);
+    const model = this.engine!.modelName(String(cur.inputs.model)) || String(cur.inputs.model);
     return {
       title: `Serving ${model} on ${f(cur.inputs.chips, 'count')} ${this.chipEntry().name} chips: latency against throughput`,
       viewBox: [400, 226],

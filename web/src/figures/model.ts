@@ -89,14 +89,14 @@ export class ParallelismFigure extends FigureElement {
     }
     const yEnd = oy + 2 * (chh + 8) + 8;
     const f = (v: unknown, u: string) => this.fmt(v, u);
-    const name = this.engine!.chips.find((c) => c.id === chip)?.name ?? String(chip);
+    const name = this.engine!.chipName(String(chip)) || String(chip);
     return {
       title: 'Four ways to split training over chips',
       viewBox: [400, yEnd - 8],
       readout: [`${st.note[0].toUpperCase()}${st.note.slice(1)}.`, `${f(o.bytes_per_chip, 'bytes')} per chip of ${f(o.hbm_bytes, 'bytes')} HBM: ${o.fits ? 'fits' : 'does not fit'}.`],
       body,
       controls: this.choice('strategy', 'Parallelism', STRATEGIES.map((x) => ({ value: x.id, text: x.text })), st.id),
-      alt: `${st.text} over ${chips} chips: ${st.note}. Training ${this.engine!.models.find((m) => m.id === r.inputs.model)?.name ?? String(r.inputs.model)} this way on the ${name} needs ${f(o.bytes_per_chip, 'bytes')} per chip against ${f(o.hbm_bytes, 'bytes')} of HBM, so it ${o.fits ? 'fits' : 'does not fit'}.`,
+      alt: `${st.text} over ${chips} chips: ${st.note}. Training ${this.engine!.modelName(String(r.inputs.model)) || String(r.inputs.model)} this way on the ${name} needs ${f(o.bytes_per_chip, 'bytes')} per chip against ${f(o.hbm_bytes, 'bytes')} of HBM, so it ${o.fits ? 'fits' : 'does not fit'}.`,
     };
   }
 }
@@ -192,7 +192,7 @@ export class TrainingPodFigure extends FigureElement {
     const f = (v: unknown, u: string) => this.fmt(v, u);
     const o = r.outputs;
     const yEnd = 86 + cell + 4;
-    const name = this.engine!.chips.find((c) => c.id === chip)?.name ?? String(chip);
+    const name = this.engine!.chipName(String(chip)) || String(chip);
     return {
       title: `LLaMA-3 70B on ${f(o.chips, 'count')} ${name} chips: how the pod is split`,
       viewBox: [400, yEnd],

@@ -51,7 +51,7 @@ export class CollectivesLab extends LabElement {
   /** the chip's kind (tpu / gpu) from the catalog or the custom chip object */
   private chipKind(): string {
     const v = this.chipValue();
-    const c = typeof v === 'string' ? this.engine?.chips.find((x) => x.id === v) : (v as Record<string, unknown>);
+    const c = typeof v === 'string' ? this.engine?.chipIndex.find((x) => x.id === v) : (v as Record<string, unknown>);
     return String(c?.kind ?? (c && 'ici_link_bytes_per_s' in c && c.ici_link_bytes_per_s != null ? 'tpu' : 'gpu'));
   }
   private onIci(): boolean {

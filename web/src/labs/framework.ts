@@ -193,7 +193,7 @@ export abstract class LabElement extends LitElement {
     const given = new Map<string, string>();
     for (const [k, v] of state) {
       if (k === 'chip' && this.usesChip) {
-        const known = this.engine!.chips.some((c) => c.id === v) || (v === 'custom' && customChip());
+        const known = this.engine!.chipIndex.some((c) => c.id === v) || (v === 'custom' && customChip());
         if (known) this.chipOverride = v;
         else this.notice.push(`Unknown chip “${v}” in the address; using the chip selector’s.`);
         continue;
@@ -471,7 +471,7 @@ export abstract class LabElement extends LitElement {
     if (!this.usesChip || !this.engine) return nothing;
     const globalName = (() => {
       const g = chipParam();
-      return typeof g === 'string' ? this.engine!.chips.find((c) => c.id === g)?.name ?? g : String(g.name ?? 'custom chip');
+      return typeof g === 'string' ? this.engine!.chipName(g) || g : String(g.name ?? 'custom chip');
     })();
     const err = this.errors.get('chip');
     const custom = customChip();
@@ -479,7 +479,7 @@ export abstract class LabElement extends LitElement {
       <label for=${`${this.uid}-chip`}>${this.technical ? html`<span class="c-name">chip</span> the chip (this lab only)` : 'Chip (this lab only)'}</label>
       <select id=${`${this.uid}-chip`} @change=${(e: Event) => this.onChip(e)} aria-invalid=${err ? 'true' : 'false'} aria-describedby=${`${this.uid}-chip-err`}>
         <option value="" ?selected=${!this.chipOverride}>Same as the page: ${globalName}</option>
-        ${groupChips(this.engine.chips, this.engine.objectFields('chip')).map((g) => html`<optgroup label=${g.title}>${g.chips.map((c) => html`<option value=${c.id} ?selected=${this.chipOverride === c.id}>${c.name}</option>`)}</optgroup>`)}
+        ${groupChips([...this.engine.chipIndex], [this.engine.chipKindField]).map((g) => html`<optgroup label=${g.title}>${g.chips.map((c) => html`<option value=${c.id} ?selected=${this.chipOverride === c.id}>${c.name}</option>`)}</optgroup>`)}
         ${custom ? html`<option value="custom" ?selected=${this.chipOverride === 'custom'}>Custom: ${String(custom.name ?? 'chip')}</option>` : nothing}
       </select>
       <span class="field-error" id=${`${this.uid}-chip-err`} role="alert">${err ?? ''}</span>

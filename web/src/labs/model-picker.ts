@@ -1,6 +1,6 @@
 // The catalog-model picker, shared by every lab with a `model` control (model, memory-budget,
 // training-pod, decode, serving). The engine's schema types the parameter `model` (a catalog id
-// or a model object); a lab offers the engine's catalog (`engine.models`) as a <select> whose
+// or a model object); a lab offers the engine's catalog (`engine.modelIndex`) as a <select> whose
 // options read as the models' names. The value sent to the engine, and kept in the URL as
 // `model=<id>`, is the catalog id; the default is the schema's. The framework builds the control
 // for any parameter of type `model` through modelPicker(); a lab only lists MODEL_PICKER.
@@ -13,7 +13,7 @@ export const MODEL_PICKER: ControlSpec = { path: 'model', label: 'catalog model'
 /** a `model` parameter's schema as a choice over the engine's catalog, with each model's name */
 export function modelPicker(schema: ParamSchema, engine: Engine): { schema: ParamSchema; choiceLabels: Record<string, string> } {
   return {
-    schema: { ...schema, type: 'choice', choices: engine.models.map((m) => m.id) },
-    choiceLabels: Object.fromEntries(engine.models.map((m) => [m.id, m.name ?? m.id])),
+    schema: { ...schema, type: 'choice', choices: engine.modelIndex.map((m) => m.id) },
+    choiceLabels: Object.fromEntries(engine.modelIndex.map((m) => [m.id, m.name])),
   };
 }
