@@ -19,3 +19,9 @@ declare module 'scalelab-engine' {
   const createEngine: (opts?: { locateFile?: (p: string) => string; wasmBinary?: ArrayBuffer }) => Promise<EngineModule>;
   export default createEngine;
 }
+// An engine variant (wasm/variants.json, aliased in vite.config.ts): the same module, fewer calculators.
+declare module 'scalelab-engine-*' {
+  import type createEngine from 'scalelab-engine';
+  const create: typeof createEngine;
+  export default create;
+}

@@ -3,6 +3,7 @@
 import type { EngineModule } from 'scalelab-engine';
 import type { CalculatorSchema, OutputSchema, ParamSchema, Schema } from './generated/schema';
 import { CHIP_INDEX, CHIP_KIND_FIELD, MODEL_INDEX, type CatalogEntry } from './generated/catalog-index';
+import { ENGINE_LOADERS, VARIANT_CALCULATORS } from './generated/engines';
 
 export interface Step { label: string; formula: string; substituted: string; value: number; unit: string }
 export interface Result {
@@ -81,14 +82,25 @@ export class Engine {
   get formats(): EngineFormat[] { return this.once('formats'); }
   /** published decode speeds (data/measurements.json): the band measured/bound should lie in, and the runs */
   get measurements(): MeasurementCatalog { return this.once('measurements'); }
-  constructor(private readonly m: EngineModule) {}
+  /** variant: the engine build this is (wasm/variants.json), 'full' for the one with every calculator */
+  constructor(private readonly m: EngineModule, readonly variant = 'full') {}
+  /** A lab group's engine holds only its labs' calculators: asked for another, it fails loudly
+   *  here (a page that loads the wrong build), never answers as if the calculator were unknown. */
+  private holds(name: string) {
+    const held = VARIANT_CALCULATORS[this.variant];
+    if (held && !held.includes(name)) {
+      throw new Error(`the "${this.variant}" engine has no calculator "${name}" (it holds ${held.join(', ')}): add it to that variant in wasm/variants.json`);
+    }
+  }
   evaluate(name: string, params: unknown, options: EvaluateOptions = {}): Outcome {
+    this.holds(name);
     const input = JSON.stringify(params);
     const text = options.steps === false ? this.m.evaluateNumbers(name, input) : this.m.evaluate(name, input);
     return this.reported(name, JSON.parse(text), params);
   }
   /** The calculator at every point of one or two swept parameters, numbers only, outputs as arrays. */
   sweep(name: string, params: unknown, spec: SweepSpec): SweepOutcome {
+    this.holds(name);
     return this.reported(name, JSON.parse(this.m.sweep(name, JSON.stringify(params), JSON.stringify(spec))), params);
   }
   private reported<T extends Outcome | SweepOutcome>(name: string, r: T, params: unknown): T {
@@ -99,6 +111,7 @@ export class Engine {
    *  engine builds this one alone (a lab needs only its own). */
   calculator(name: string): CalculatorSchema | undefined {
     if (!this.schemas.has(name)) {
+      this.holds(name);
       const all = this.parsed.get('calculators') as Schema | undefined;
       this.schemas.set(name, all ? all.calculators.find((c) => c.name === name) : JSON.parse(this.m.calculator(name)) ?? undefined);
     }
@@ -137,9 +150,15 @@ export function getPath(obj: unknown, dotted: string): unknown {
 }
 
 let loading: Promise<Engine> | null = null;
+/** The engine this page loads: the build its <html data-engine> names (a lab route's lab group,
+ *  wasm/variants.json), else the full engine. */
 export function getEngine(): Promise<Engine> {
   if (!loading) {
-    loading = import('scalelab-engine').then(async ({ default: createEngine }) => new Engine(await createEngine()));
+    const variant = document.documentElement.dataset.engine ?? 'full';
+    const load = ENGINE_LOADERS[variant];
+    loading = load
+      ? load().then(async ({ default: createEngine }) => new Engine(await createEngine(), variant))
+      : Promise.reject(new Error(`this page asks for an engine build "${variant}" that does not exist (wasm/variants.json)`));
   }
   return loading;
 }
