@@ -84,13 +84,20 @@ export class Engine {
   get measurements(): MeasurementCatalog { return this.once('measurements'); }
   /** variant: the engine build this is (wasm/variants.json), 'full' for the one with every calculator */
   constructor(private readonly m: EngineModule, readonly variant = 'full') {}
-  /** A lab group's engine holds only its labs' calculators: asked for another, it fails loudly
-   *  here (a page that loads the wrong build), never answers as if the calculator were unknown. */
-  private holds(name: string) {
+  /** A lab group's engine holds only its labs' calculators. Asked for another (a page that loads
+   *  the wrong build) it fails loudly: evaluate and sweep throw, calculator() reports it and
+   *  answers undefined (a lab then shows that its build lacks the calculator); never an answer
+   *  as if the calculator were unknown. */
+  private lacks(name: string): string | null {
     const held = VARIANT_CALCULATORS[this.variant];
-    if (held && !held.includes(name)) {
-      throw new Error(`the "${this.variant}" engine has no calculator "${name}" (it holds ${held.join(', ')}): add it to that variant in wasm/variants.json`);
-    }
+    if (!held || held.includes(name)) return null;
+    const fault = `the "${this.variant}" engine has no calculator "${name}" (it holds ${held.join(', ')}): add it to that variant in wasm/variants.json`;
+    console.error(fault);
+    return fault;
+  }
+  private holds(name: string) {
+    const fault = this.lacks(name);
+    if (fault) throw new Error(fault);
   }
   evaluate(name: string, params: unknown, options: EvaluateOptions = {}): Outcome {
     this.holds(name);
@@ -110,8 +117,8 @@ export class Engine {
   /** One calculator's schema: from the whole schema where that is parsed already, else the
    *  engine builds this one alone (a lab needs only its own). */
   calculator(name: string): CalculatorSchema | undefined {
+    if (this.lacks(name)) return undefined;
     if (!this.schemas.has(name)) {
-      this.holds(name);
       const all = this.parsed.get('calculators') as Schema | undefined;
       this.schemas.set(name, all ? all.calculators.find((c) => c.name === name) : JSON.parse(this.m.calculator(name)) ?? undefined);
     }
