@@ -1,6 +1,6 @@
 import { defineConfig } from 'vite';
 import { resolve, relative } from 'node:path';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 
 // The pages are generated into .site/ by build/content.mjs; Vite builds them as a
 // multi-page app into dist/. The engine comes from the wasm build (../build-wasm/web).
@@ -12,15 +12,22 @@ function htmlFiles(dir: string): string[] {
   });
 }
 const wasmDir = resolve(__dirname, '..', process.env.SCALELAB_WASM_DIR || 'build-wasm', 'web');
-// The lab groups' engines (../wasm/variants.json): scalelab-engine-<variant> → engine-<variant>.js.
-const variants: { name: string }[] = JSON.parse(readFileSync(resolve(__dirname, '..', 'wasm', 'variants.json'), 'utf8')).variants;
-const variantAliases = Object.fromEntries(variants.map((v) => [`scalelab-engine-${v.name}`, resolve(wasmDir, `engine-${v.name}.js`)]));
 
 export default defineConfig({
   root: site,
   base: '/',
   publicDir: false,
-  resolve: { alias: { ...variantAliases, 'scalelab-engine': resolve(wasmDir, 'engine.js'), 'scalelab-matmul': resolve(wasmDir, 'matmul.js') } },
+  resolve: {
+    alias: [
+      // the engine's .wasm as a URL (`scalelab-engine-wasm?url`): the page compiles it once (src/engine.ts)
+      { find: /^scalelab-engine-wasm\?url$/, replacement: `${resolve(wasmDir, 'engine.wasm')}?url` },
+      // a lab group's engine (../wasm/variants.json) as a URL (`scalelab-engine-<variant>-wasm?url`):
+      // the same glue as the full engine, its own .wasm
+      { find: /^scalelab-engine-([a-z]+)-wasm\?url$/, replacement: `${resolve(wasmDir, 'engine-$1.wasm')}?url` },
+      { find: /^scalelab-engine$/, replacement: resolve(wasmDir, 'engine.js') },
+      { find: /^scalelab-matmul$/, replacement: resolve(wasmDir, 'matmul.js') },
+    ],
+  },
   build: {
     outDir: resolve(__dirname, 'dist'),
     emptyOutDir: true,

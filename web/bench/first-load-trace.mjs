@@ -9,7 +9,8 @@
 //   - the phases over the whole load: wasm compile and instantiate, engine catalogs parsed,
 //     first evaluation, Lit's first render, first chart, other script, style/layout/paint.
 // Needs `npm run build` and the server binary (build/scalelab or $SCALELAB_BIN).
-//   node web/bench/first-load-trace.mjs [--route /labs/decode/] [--ready SELECTOR] [--cpu 4] [--runs 1] [--trace out.json]
+//   node web/bench/first-load-trace.mjs [--route /labs/decode/] [--ready SELECTOR] [--cpu 4] [--runs 1] [--trace out.json] [--dist DIR]
+// --dist serves another build (a copy of an older web/dist, say), for a comparison run by run.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -23,6 +24,7 @@ const runs = Number(arg('--runs', '1'));
 const traceOut = arg('--trace', null);
 // what "loaded" means: a lab's first result, or (--ready SELECTOR, e.g. on a chapter) that element
 const ready = arg('--ready', null);
+const dist = arg('--dist', undefined);
 
 // A sample's phase: the innermost function on its stack that names one (order matters).
 // Names are those of the built bundle's functions that survive minification (class methods,
@@ -44,7 +46,7 @@ const phaseOf = (stack) => {
   return 'other script';
 };
 
-const server = await startServer();
+const server = await startServer(dist && path.resolve(dist));
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scalelab-trace-'));
 const context = await chromium.launchPersistentContext(dir, {
   executablePath: process.env.CHROMIUM || '/usr/bin/chromium', headless: true, serviceWorkers: 'block',
@@ -69,7 +71,7 @@ try {
     const done = new Promise((r) => cdp.once('Tracing.tracingComplete', r));
     await cdp.send('Tracing.start', {
       transferMode: 'ReportEvents',
-      traceConfig: { includedCategories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8', 'v8.execute', 'blink.user_timing', 'loading'] },
+      traceConfig: { includedCategories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8', 'v8.execute', 'v8.wasm', 'disabled-by-default-v8.wasm.detailed', 'blink.user_timing', 'loading'] },
     });
     await cdp.send('Profiler.start');
     await page.goto(server.url + route);

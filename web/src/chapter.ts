@@ -195,12 +195,13 @@ function liveResults(engine: Engine, els: HTMLElement[]): Map<HTMLElement, Outco
 let generation = 0;
 async function refreshLive(article: HTMLElement) {
   const mine = ++generation;
-  const engine = await getEngine();
+  const liveEls = [...article.querySelectorAll<HTMLElement>('.live')];
+  const engine = await getEngine([...new Set(liveEls.map((el) => el.dataset.calc!))]);
   if (mine !== generation) return;
   const chip = chipParam();
   const chipName = typeof chip === 'object' && chip ? String(chip.name ?? '') : engine.chipName(String(chip));
   document.querySelectorAll<HTMLElement>('.chipname').forEach((el) => { el.textContent = chipName || 'this chip'; });
-  const live = liveResults(engine, [...article.querySelectorAll<HTMLElement>('.live')]);
+  const live = liveResults(engine, liveEls);
   for (const [el, r] of live) {
     if (isError(r)) { el.textContent = 'n/a'; el.title = r.error.message; el.classList.add('live-na'); continue; }
     el.classList.remove('live-na'); el.removeAttribute('title');

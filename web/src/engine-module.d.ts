@@ -16,12 +16,18 @@ declare module 'scalelab-engine' {
     formatQuantity(value: number, unit: string): string;
     outputUnit(calculator: string, output: string): string;
   }
-  const createEngine: (opts?: { locateFile?: (p: string) => string; wasmBinary?: ArrayBuffer }) => Promise<EngineModule>;
+  /** Emscripten's hook: instantiate the module yourself (here: from a module compiled once) and hand the instance back. */
+  type InstantiateWasm = (imports: WebAssembly.Imports, done: (instance: WebAssembly.Instance, module: WebAssembly.Module) => void) => object;
+  const createEngine: (opts?: { locateFile?: (p: string) => string; wasmBinary?: ArrayBuffer; instantiateWasm?: InstantiateWasm }) => Promise<EngineModule>;
   export default createEngine;
 }
-// An engine variant (wasm/variants.json, aliased in vite.config.ts): the same module, fewer calculators.
-declare module 'scalelab-engine-*' {
-  import type createEngine from 'scalelab-engine';
-  const create: typeof createEngine;
-  export default create;
+declare module 'scalelab-engine-wasm?url' {
+  /** the URL of the engine's .wasm in the build (the file the glue itself would fetch) */
+  const url: string;
+  export default url;
+}
+// A lab group's engine (wasm/variants.json, aliased in vite.config.ts): the URL of its .wasm.
+declare module 'scalelab-engine-*-wasm?url' {
+  const url: string;
+  export default url;
 }

@@ -3,7 +3,8 @@
 import type { EngineModule } from 'scalelab-engine';
 import type { CalculatorSchema, OutputSchema, ParamSchema, Schema } from './generated/schema';
 import { CHIP_INDEX, CHIP_KIND_FIELD, MODEL_INDEX, type CatalogEntry } from './generated/catalog-index';
-import { ENGINE_LOADERS, VARIANT_CALCULATORS } from './generated/engines';
+import { ENGINE_WASM, VARIANT_CALCULATORS } from './generated/engines';
+import type { WarmUpRequest } from './engine-warmup';
 
 export interface Step { label: string; formula: string; substituted: string; value: number; unit: string }
 export interface Result {
@@ -156,16 +157,60 @@ export function getPath(obj: unknown, dotted: string): unknown {
   return dotted.split('.').reduce<unknown>((o, k) => (o == null ? undefined : (o as Record<string, unknown>)[k]), obj);
 }
 
+// ---------------------------------------------------------------- loading
+// V8 compiles a WebAssembly function on its first call, on the thread that calls it: a lab's
+// first schema, numbers and sweep compiled ~950 of the engine's functions on the main thread,
+// ~240 ms of blocked page at 4x CPU (BENCHMARKS.md, "The engine's first calls off the main
+// thread"). So the page compiles the module once, a short-lived Worker makes the first calls the
+// page is about to make (engine-warmup.ts), and only then does the page instantiate the same
+// module: the compiled code belongs to the module and is shared, so the page's own first calls
+// find it compiled. Without Workers, or should the Worker fail or take longer than
+// WARM_UP_LIMIT_MS, the page goes on without it (the first calls compile on the main thread).
+
+const WARM_UP_LIMIT_MS = 3000;
 let loading: Promise<Engine> | null = null;
-/** The engine this page loads: the build its <html data-engine> names (a lab route's lab group,
- *  wasm/variants.json), else the full engine. */
-export function getEngine(): Promise<Engine> {
-  if (!loading) {
-    const variant = document.documentElement.dataset.engine ?? 'full';
-    const load = ENGINE_LOADERS[variant];
-    loading = load
-      ? load().then(async ({ default: createEngine }) => new Engine(await createEngine(), variant))
-      : Promise.reject(new Error(`this page asks for an engine build "${variant}" that does not exist (wasm/variants.json)`));
-  }
+const toWarm = new Set<string>();
+
+/** The page's one engine. `warm`: the calculators this caller will evaluate first (a lab's own),
+ *  whose first calls the warm-up Worker makes; names given after the module has compiled come too late to help. */
+export function getEngine(warm: readonly string[] = []): Promise<Engine> {
+  for (const name of warm) toWarm.add(name);
+  loading ??= load();
   return loading;
+}
+
+// The build a page loads: the one its <html data-engine> names (a lab route's lab group,
+// wasm/variants.json: the same glue, a .wasm with only that group's calculators), else the full one.
+async function load(): Promise<Engine> {
+  const variant = document.documentElement.dataset.engine ?? 'full';
+  const wasmUrl = ENGINE_WASM[variant];
+  if (!wasmUrl) throw new Error(`this page asks for an engine build "${variant}" that does not exist (wasm/variants.json)`);
+  const [{ default: createEngine }, module] = await Promise.all([import('scalelab-engine'), compileEngine(wasmUrl)]);
+  await warmUp(module, [...toWarm]);
+  return new Engine(await createEngine({
+    instantiateWasm: (imports, done) => { void WebAssembly.instantiate(module, imports).then((i) => done(i, module)); return {}; },
+  }), variant);
+}
+
+/** The engine's module, compiled while it downloads (or from its bytes where the server's type is not application/wasm). */
+function compileEngine(wasmUrl: string): Promise<WebAssembly.Module> {
+  return WebAssembly.compileStreaming(fetch(wasmUrl))
+    .catch(() => fetch(wasmUrl).then((r) => r.arrayBuffer()).then((bytes) => WebAssembly.compile(bytes)));
+}
+
+function warmUp(module: WebAssembly.Module, calculators: string[]): Promise<void> {
+  if (typeof Worker === 'undefined') return Promise.resolve();
+  return new Promise((resolve) => {
+    let worker: Worker | undefined;
+    const done = () => { clearTimeout(timer); worker?.terminate(); resolve(); };
+    const timer = setTimeout(done, WARM_UP_LIMIT_MS);
+    try {
+      worker = new Worker(new URL('./engine-warmup.ts', import.meta.url), { type: 'module', name: 'sl-engine-warmup' });
+      worker.onmessage = done;
+      worker.onerror = done;
+      worker.postMessage({ module, calculators } satisfies WarmUpRequest);
+    } catch {
+      done();
+    }
+  });
 }

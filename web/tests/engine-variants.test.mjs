@@ -58,6 +58,17 @@ test('every lab with a calculator is in exactly one variant, and every variant l
   assert.ok(!VARIANTS.some((v) => v.name === 'full'), '"full" is the full engine, not a variant');
 });
 
+// A page runs every variant's .wasm with the full engine's glue (web/src/engine.ts): the glue the
+// build writes for each variant must be the full engine's, but for the name of its .wasm.
+test('each variant\'s glue is the full engine\'s (the page runs every variant with that glue)', () => {
+  const web = path.resolve(ROOT, process.env.SCALELAB_WASM_DIR || 'build-wasm', 'web');
+  const full = fs.readFileSync(path.join(web, 'engine.js'), 'utf8');
+  for (const v of VARIANTS) {
+    const glue = fs.readFileSync(path.join(web, `engine-${v.name}.js`), 'utf8').replaceAll(`engine-${v.name}.wasm`, 'engine.wasm');
+    assert.ok(glue === full, `build-wasm/web/engine-${v.name}.js differs from engine.js: its .wasm imports or exports something else`);
+  }
+});
+
 test('every variant names calculators the engine has, and holds chip', () => {
   for (const v of VARIANTS) {
     for (const c of v.calculators) assert.ok(CALCULATORS.includes(c), `variant ${v.name}: no calculator "${c}"`);

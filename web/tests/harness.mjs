@@ -12,11 +12,11 @@ const require = createRequire(import.meta.url);
 export const WEB = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const ROOT = path.resolve(WEB, '..');
 
-export async function startServer() {
+/** `scalelab serve` on a free loopback port, serving `dist` (the build in web/dist by default). */
+export async function startServer(dist = path.join(WEB, 'dist')) {
   const bin = path.resolve(ROOT, process.env.SCALELAB_BIN || 'build/scalelab');
-  const dist = path.join(WEB, 'dist');
   if (!fs.existsSync(bin)) throw new Error(`no server binary at ${bin}: build it (cmake --preset release && cmake --build build -j2) or set SCALELAB_BIN`);
-  if (!fs.existsSync(path.join(dist, 'index.html'))) throw new Error('web/dist is not built: run `npm --prefix web run build` first');
+  if (!fs.existsSync(path.join(dist, 'index.html'))) throw new Error(`${path.relative(ROOT, dist)} is not built: run \`npm --prefix web run build\` first`);
   const proc = spawn(bin, ['serve', '--port', '0', '--root', dist], { stdio: ['ignore', 'pipe', 'pipe'] });
   const url = await new Promise((resolve, reject) => {
     let out = '';

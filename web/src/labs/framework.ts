@@ -113,7 +113,7 @@ export abstract class LabElement extends LitElement {
   // Lit's first render; first chart), none of them long enough to hold up a reader's input
   // for long: in one task they blocked the page for ~1 s on a slow phone (BENCHMARKS.md).
   private async start() {
-    const [engine] = await Promise.all([getEngine(), this.hasViz ? loadPlot() : null]);
+    const [engine] = await Promise.all([getEngine([this.calculator]), this.hasViz ? loadPlot() : null]);
     await nextTask();
     this.engine = engine;
     const calc = engine.calculator(this.calculator);

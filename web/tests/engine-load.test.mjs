@@ -1,0 +1,50 @@
+// How the page loads the engine (src/engine.ts): the module is compiled once, a warm-up Worker
+// makes a lab's first calls so that V8 compiles their code off the main thread, and the page
+// instantiates the same module. Counted, not timed: the trace's lazy-compile events by thread.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startServer, launch, watchedPage } from './harness.mjs';
+import { clean } from './lab-helpers.mjs';
+
+let server, browser;
+before(async () => { server = await startServer(); browser = await launch(); });
+after(async () => { await browser?.close(); await server?.stop(); });
+
+const rendered = (page) => page.waitForFunction(() => {
+  const lab = document.querySelector('sl-decode-lab');
+  return lab && Number(lab.dataset.rendered) > 0 && lab.querySelector('.lab-verdict');
+}, null, { timeout: 60000 });
+
+test('a lab\'s first engine calls find their code compiled off the main thread', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + '/404.html').catch(() => {}); // the same origin first: the renderer the trace follows
+  const cdp = await page.context().newCDPSession(page);
+  const events = [];
+  cdp.on('Tracing.dataCollected', (e) => events.push(...e.value));
+  const done = new Promise((r) => cdp.once('Tracing.tracingComplete', r));
+  await cdp.send('Tracing.start', { transferMode: 'ReportEvents', traceConfig: { includedCategories: ['devtools.timeline', 'v8.wasm', 'disabled-by-default-v8.wasm.detailed'] } });
+  await page.goto(server.url + '/labs/decode/');
+  await rendered(page);
+  await cdp.send('Tracing.end');
+  await done;
+  const main = events.find((e) => e.name === 'thread_name' && e.args?.name === 'CrRendererMain' &&
+    events.some((x) => x.pid === e.pid && x.tid === e.tid && x.name === 'ParseHTML'));
+  assert.ok(main, 'the trace has the page\'s main thread');
+  const lazy = events.filter((e) => e.name === 'wasm.CompileLazy');
+  const onMain = lazy.filter((e) => e.pid === main.pid && e.tid === main.tid).length;
+  assert.ok(lazy.length - onMain > 100, `the warm-up Worker compiled the first calls' functions (${lazy.length - onMain} off the main thread)`);
+  assert.ok(onMain <= (lazy.length - onMain) / 10, `at most a tenth compiled on the main thread: ${onMain} of ${lazy.length}`);
+  assert.deepEqual(problems, clean);
+  await page.close();
+});
+
+test('a lab works when the warm-up Worker cannot load', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.route(/engine-warmup-[^/]*\.js$/, (route) => route.abort());
+  await page.goto(server.url + '/labs/decode/');
+  await rendered(page);
+  assert.match(await page.locator('sl-decode-lab .lab-verdict').innerText(), /bound/);
+  assert.deepEqual(problems.errors, []);
+  assert.ok(problems.console.every((m) => /Failed to load resource/.test(m)), problems.console.join('\n'));
+  await page.close();
+});
