@@ -14,11 +14,11 @@ namespace {
 
 struct Entry {
   std::string_view name;  // the name its factory gives it (checked when it is built)
-  Calculator (*make)();
+  Calculator (*make)() = nullptr;
 };
 
 // The registry: one row per calculator, in the order listings show them.
-constexpr Entry kEntries[] = {
+constexpr Entry kAll[] = {
     {"chip", make_chip},
     {"roofline", make_roofline},
     {"transfer", make_transfer},
@@ -36,7 +36,53 @@ constexpr Entry kEntries[] = {
     {"local_inference", make_local_inference},
     {"finetune", make_finetune},
 };
-constexpr std::size_t kCount = std::size(kEntries);
+
+// A build of the engine for some labs (wasm/variants.json) holds only the rows named in
+// SCALELAB_CALCULATORS ("chip,decode,serving"); the rows left out are never referenced, so the
+// linker drops their calculators. Without it, every row.
+#ifdef SCALELAB_CALCULATORS
+constexpr std::string_view kHeldList = SCALELAB_CALCULATORS;
+#else
+constexpr std::string_view kHeldList = "";
+#endif
+
+// Whether `pred` holds for some name of kHeldList.
+template <class Pred>
+constexpr bool some_listed(Pred pred) {
+  for (std::string_view rest = kHeldList; !rest.empty();) {
+    std::size_t comma = rest.find(',');
+    if (pred(rest.substr(0, comma))) return true;
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+  }
+  return false;
+}
+constexpr bool is_row(std::string_view name) {
+  for (const Entry& e : kAll) {
+    if (e.name == name) return true;
+  }
+  return false;
+}
+constexpr bool held(const Entry& e) {
+  return kHeldList.empty() || some_listed([&](std::string_view n) { return n == e.name; });
+}
+// Every name in kHeldList is a row: a misspelt variant fails to compile, never a silent gap.
+static_assert(!some_listed([](std::string_view n) { return !is_row(n); }),
+              "SCALELAB_CALCULATORS names a calculator the registry has no row for");
+
+constexpr std::size_t kCount = [] {
+  std::size_t n = 0;
+  for (const Entry& e : kAll) n += held(e) ? 1 : 0;
+  return n;
+}();
+// The rows this build holds, in the registry's order.
+constexpr std::array<Entry, kCount> kEntries = [] {
+  std::array<Entry, kCount> rows{};
+  std::size_t k = 0;
+  for (const Entry& e : kAll) {
+    if (held(e)) rows[k++] = e;
+  }
+  return rows;
+}();
 
 // The calculator of row `entry` with its parameters' labels and its declared outputs.
 Calculator described(const Entry& entry) {

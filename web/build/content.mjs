@@ -25,6 +25,7 @@ import YAML from 'yaml';
 import katex from 'katex';
 import { CHAPTERS, pad2 } from './chapters.mjs';
 import { LABS } from './labs.mjs';
+import { variantOfLab } from './engine-variants.mjs';
 import { tryitNode } from './tryit.mjs';
 import { figureNode } from './figures.mjs';
 import { groupChips } from '../src/chip-groups.js';
@@ -405,10 +406,11 @@ function chipOptions(selected = DEFAULT_CHIP) {
     `<option value="${esc(c.id)}"${c.id === selected ? ' selected' : ''}>${esc(c.name)}</option>`).join('')}</optgroup>`).join('') +
     '<option value="custom">Custom chip…</option><option value="measure">Measure this device…</option>';
 }
-function page({ title, description, body, original, kind, depth, chip }) {
+// engine: the engine build the page loads (a lab group's, wasm/variants.json); none: the full one.
+function page({ title, description, body, original, kind, depth, chip, engine }) {
   const up = '../'.repeat(depth);
   return `<!doctype html>
-<html lang="en" data-page="${kind}">
+<html lang="en" data-page="${kind}"${engine ? ` data-engine="${esc(engine)}"` : ''}>
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -543,7 +545,8 @@ for (const lab of LABS) {
 <p class="lede">${esc(lab.summary)} The settings live in the address bar, so you can share any configuration as a link.</p>
 <${lab.element} data-lab="${lab.name}" data-url-state><p class="lab-fallback">This lab runs in your browser and needs JavaScript.</p></${lab.element}>
 </section>`;
-  write(`labs/${lab.name}/index.html`, page({ title: `${lab.title} — scalelab`, description: lab.summary, body, original: ch?.original, kind: 'lab', depth: 2 }));
+  const engine = lab.calc ? variantOfLab(lab.name) : undefined; // the matmul experiment loads no engine
+  write(`labs/${lab.name}/index.html`, page({ title: `${lab.title} — scalelab`, description: lab.summary, body, original: ch?.original, kind: 'lab', depth: 2, engine }));
 }
 
 // About (web/content/about.md, one page without steps) and errata (built from the disputed

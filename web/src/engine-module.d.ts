@@ -26,3 +26,8 @@ declare module 'scalelab-engine-wasm?url' {
   const url: string;
   export default url;
 }
+// A lab group's engine (wasm/variants.json, aliased in vite.config.ts): the URL of its .wasm.
+declare module 'scalelab-engine-*-wasm?url' {
+  const url: string;
+  export default url;
+}

@@ -3,7 +3,7 @@
 import type { EngineModule } from 'scalelab-engine';
 import type { CalculatorSchema, OutputSchema, ParamSchema, Schema } from './generated/schema';
 import { CHIP_INDEX, CHIP_KIND_FIELD, MODEL_INDEX, type CatalogEntry } from './generated/catalog-index';
-import wasmUrl from 'scalelab-engine-wasm?url';
+import { ENGINE_WASM, VARIANT_CALCULATORS } from './generated/engines';
 import type { WarmUpRequest } from './engine-warmup';
 
 export interface Step { label: string; formula: string; substituted: string; value: number; unit: string }
@@ -83,14 +83,32 @@ export class Engine {
   get formats(): EngineFormat[] { return this.once('formats'); }
   /** published decode speeds (data/measurements.json): the band measured/bound should lie in, and the runs */
   get measurements(): MeasurementCatalog { return this.once('measurements'); }
-  constructor(private readonly m: EngineModule) {}
+  /** variant: the engine build this is (wasm/variants.json), 'full' for the one with every calculator */
+  constructor(private readonly m: EngineModule, readonly variant = 'full') {}
+  /** A lab group's engine holds only its labs' calculators. Asked for another (a page that loads
+   *  the wrong build) it fails loudly: evaluate and sweep throw, calculator() reports it and
+   *  answers undefined (a lab then shows that its build lacks the calculator); never an answer
+   *  as if the calculator were unknown. */
+  private lacks(name: string): string | null {
+    const held = VARIANT_CALCULATORS[this.variant];
+    if (!held || held.includes(name)) return null;
+    const fault = `the "${this.variant}" engine has no calculator "${name}" (it holds ${held.join(', ')}): add it to that variant in wasm/variants.json`;
+    console.error(fault);
+    return fault;
+  }
+  private holds(name: string) {
+    const fault = this.lacks(name);
+    if (fault) throw new Error(fault);
+  }
   evaluate(name: string, params: unknown, options: EvaluateOptions = {}): Outcome {
+    this.holds(name);
     const input = JSON.stringify(params);
     const text = options.steps === false ? this.m.evaluateNumbers(name, input) : this.m.evaluate(name, input);
     return this.reported(name, JSON.parse(text), params);
   }
   /** The calculator at every point of one or two swept parameters, numbers only, outputs as arrays. */
   sweep(name: string, params: unknown, spec: SweepSpec): SweepOutcome {
+    this.holds(name);
     return this.reported(name, JSON.parse(this.m.sweep(name, JSON.stringify(params), JSON.stringify(spec))), params);
   }
   private reported<T extends Outcome | SweepOutcome>(name: string, r: T, params: unknown): T {
@@ -100,6 +118,7 @@ export class Engine {
   /** One calculator's schema: from the whole schema where that is parsed already, else the
    *  engine builds this one alone (a lab needs only its own). */
   calculator(name: string): CalculatorSchema | undefined {
+    if (this.lacks(name)) return undefined;
     if (!this.schemas.has(name)) {
       const all = this.parsed.get('calculators') as Schema | undefined;
       this.schemas.set(name, all ? all.calculators.find((c) => c.name === name) : JSON.parse(this.m.calculator(name)) ?? undefined);
@@ -160,16 +179,21 @@ export function getEngine(warm: readonly string[] = []): Promise<Engine> {
   return loading;
 }
 
+// The build a page loads: the one its <html data-engine> names (a lab route's lab group,
+// wasm/variants.json: the same glue, a .wasm with only that group's calculators), else the full one.
 async function load(): Promise<Engine> {
-  const [{ default: createEngine }, module] = await Promise.all([import('scalelab-engine'), compileEngine()]);
+  const variant = document.documentElement.dataset.engine ?? 'full';
+  const wasmUrl = ENGINE_WASM[variant];
+  if (!wasmUrl) throw new Error(`this page asks for an engine build "${variant}" that does not exist (wasm/variants.json)`);
+  const [{ default: createEngine }, module] = await Promise.all([import('scalelab-engine'), compileEngine(wasmUrl)]);
   await warmUp(module, [...toWarm]);
   return new Engine(await createEngine({
     instantiateWasm: (imports, done) => { void WebAssembly.instantiate(module, imports).then((i) => done(i, module)); return {}; },
-  }));
+  }), variant);
 }
 
 /** The engine's module, compiled while it downloads (or from its bytes where the server's type is not application/wasm). */
-function compileEngine(): Promise<WebAssembly.Module> {
+function compileEngine(wasmUrl: string): Promise<WebAssembly.Module> {
   return WebAssembly.compileStreaming(fetch(wasmUrl))
     .catch(() => fetch(wasmUrl).then((r) => r.arrayBuffer()).then((bytes) => WebAssembly.compile(bytes)));
 }
