@@ -4,14 +4,16 @@
 // makes the calls a page's first load makes (a calculator's schema, its numbers at the defaults,
 // a one-point sweep, a formatted quantity, the chip fields), so that their code is compiled here,
 // off the page's main thread, before the page instantiates the same module. It answers 'warm'
-// once done; what it computes is thrown away.
-import createEngine from 'scalelab-engine';
+// once done; what it computes is thrown away. It imports the glue the page loaded (engine-glue.ts,
+// from the URL the page sends), not a copy of its own.
+type Glue = typeof import('./engine-glue');
 
-export interface WarmUpRequest { module: WebAssembly.Module; calculators: string[] }
+export interface WarmUpRequest { module: WebAssembly.Module; glueUrl: string; calculators: string[] }
 
 self.onmessage = async (e: MessageEvent<WarmUpRequest>) => {
-  const { module, calculators } = e.data;
+  const { module, glueUrl, calculators } = e.data;
   try {
+    const { default: createEngine } = (await import(/* @vite-ignore */ glueUrl)) as Glue;
     const engine = await createEngine({
       instantiateWasm: (imports, done) => { void WebAssembly.instantiate(module, imports).then((i) => done(i, module)); return {}; },
     });
@@ -23,7 +25,7 @@ self.onmessage = async (e: MessageEvent<WarmUpRequest>) => {
   }
 };
 
-type EngineModule = Awaited<ReturnType<typeof createEngine>>;
+type EngineModule = Awaited<ReturnType<Glue['default']>>;
 function warm(engine: EngineModule, name: string) {
   const schema = JSON.parse(engine.calculator(name)) as { params: { name: string; type: string; default: unknown }[] } | null;
   if (!schema) return;

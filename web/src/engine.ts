@@ -185,8 +185,8 @@ async function load(): Promise<Engine> {
   const variant = document.documentElement.dataset.engine ?? 'full';
   const wasmUrl = ENGINE_WASM[variant];
   if (!wasmUrl) throw new Error(`this page asks for an engine build "${variant}" that does not exist (wasm/variants.json)`);
-  const [{ default: createEngine }, module] = await Promise.all([import('scalelab-engine'), compileEngine(wasmUrl)]);
-  await warmUp(module, [...toWarm]);
+  const [{ default: createEngine, glueUrl }, module] = await Promise.all([import('./engine-glue'), compileEngine(wasmUrl)]);
+  await warmUp(module, glueUrl, [...toWarm]);
   return new Engine(await createEngine({
     instantiateWasm: (imports, done) => { void WebAssembly.instantiate(module, imports).then((i) => done(i, module)); return {}; },
   }), variant);
@@ -198,7 +198,7 @@ function compileEngine(wasmUrl: string): Promise<WebAssembly.Module> {
     .catch(() => fetch(wasmUrl).then((r) => r.arrayBuffer()).then((bytes) => WebAssembly.compile(bytes)));
 }
 
-function warmUp(module: WebAssembly.Module, calculators: string[]): Promise<void> {
+function warmUp(module: WebAssembly.Module, glueUrl: string, calculators: string[]): Promise<void> {
   if (typeof Worker === 'undefined') return Promise.resolve();
   return new Promise((resolve) => {
     let worker: Worker | undefined;
@@ -208,7 +208,7 @@ function warmUp(module: WebAssembly.Module, calculators: string[]): Promise<void
       worker = new Worker(new URL('./engine-warmup.ts', import.meta.url), { type: 'module', name: 'sl-engine-warmup' });
       worker.onmessage = done;
       worker.onerror = done;
-      worker.postMessage({ module, calculators } satisfies WarmUpRequest);
+      worker.postMessage({ module, glueUrl, calculators } satisfies WarmUpRequest);
     } catch {
       done();
     }
