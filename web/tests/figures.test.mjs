@@ -60,6 +60,8 @@ async function openFigure(page, ch, name) {
   await page.reload();
   await host.scrollIntoViewIfNeeded();
   await host.locator('svg.fig-svg[role="img"]').waitFor({ timeout: 20000 });
+  // drawn once the engine is there, which may move it: in view again before a test points at it
+  await host.locator('svg.fig-svg').scrollIntoViewIfNeeded();
   return host;
 }
 const label = (fig) => fig.locator('svg.fig-svg').getAttribute('aria-label');
