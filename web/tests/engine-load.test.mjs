@@ -3,7 +3,7 @@
 // instantiates the same module. Counted, not timed: the trace's lazy-compile events by thread.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launch, watchedPage } from './harness.mjs';
+import { startServer, launch, launchWithoutServiceWorkers, watchedPage } from './harness.mjs';
 import { clean } from './lab-helpers.mjs';
 
 let server, browser;
@@ -39,12 +39,15 @@ test('a lab\'s first engine calls find their code compiled off the main thread',
 });
 
 test('a lab works when the warm-up Worker cannot load', async () => {
-  const { page, problems } = await watchedPage(browser.context, server.url);
-  await page.route(/engine-warmup-[^/]*\.js$/, (route) => route.abort());
+  const plain = await launchWithoutServiceWorkers(); // so that the refused request is not served from the cache
+  const { page, problems } = await watchedPage(plain.context, server.url);
+  let refused = 0;
+  await page.route(/engine-warmup-[^/]*\.js$/, (route) => { refused++; return route.abort(); });
   await page.goto(server.url + '/labs/decode/');
   await rendered(page);
+  assert.ok(refused > 0, 'the page asked for the warm-up Worker\'s script (and was refused it)');
   assert.match(await page.locator('sl-decode-lab .lab-verdict').innerText(), /bound/);
   assert.deepEqual(problems.errors, []);
-  assert.ok(problems.console.every((m) => /Failed to load resource/.test(m)), problems.console.join('\n'));
-  await page.close();
+  assert.ok(problems.console.every((m) => /Failed to load resource|Service Worker registration blocked/.test(m)), problems.console.join('\n'));
+  await plain.close();
 });

@@ -3,21 +3,13 @@
 // showing numbers. Needs web/dist (npm --prefix web run build).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { chromium } from 'playwright-core';
-import { startServer, watchedPage } from './harness.mjs';
+import { startServer, watchedPage, launchWithoutServiceWorkers } from './harness.mjs';
 import { variantOfLab } from '../build/engine-variants.mjs';
 
 // Service workers blocked: page.route cannot rewrite a page the service worker serves from its cache.
-let server, chromiumBrowser, browser;
-before(async () => {
-  server = await startServer();
-  chromiumBrowser = await chromium.launch({
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
-  });
-  browser = { context: await chromiumBrowser.newContext({ serviceWorkers: 'block' }) };
-});
-after(async () => { await chromiumBrowser?.close(); await server?.stop(); });
+let server, browser;
+before(async () => { server = await startServer(); browser = await launchWithoutServiceWorkers(); });
+after(async () => { await browser?.close(); await server?.stop(); });
 
 const wasmOf = (urls) => urls.filter((u) => u.endsWith('.wasm')).map((u) => new URL(u).pathname.split('/').pop());
 

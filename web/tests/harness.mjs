@@ -45,6 +45,13 @@ export async function launch() {
   return { context, close: async () => { await context.close(); fs.rmSync(dir, { recursive: true, force: true }); } };
 }
 
+/** A browser whose context blocks service workers, for tests that rewrite or refuse requests with
+ * page.route (a request the service worker answers from its cache never reaches the route). */
+export async function launchWithoutServiceWorkers() {
+  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
+  return { context: await browser.newContext({ serviceWorkers: 'block' }), close: () => browser.close() };
+}
+
 /** A page of a browser with JavaScript turned off (a context of its own: the persistent context
  * of launch() cannot make one), for what a reader without scripts sees. */
 export async function pageWithoutScripts() {
