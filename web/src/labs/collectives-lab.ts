@@ -3,7 +3,7 @@
 // as the array shrinks (a plot of engine evaluations), a ring animating hop by hop, and on
 // GPUs the NVLink / leaf / spine levels. Every number is the engine's `collective`.
 import { html, nothing, render, svg, type TemplateResult } from 'lit';
-import { Plot, decadeTicks } from './plot';
+import { ChartCache, Plot, decadeTicks, showIn } from './plot';
 import { LabElement, type Control, type ControlSpec } from './framework';
 import { isError, type Result } from '../engine';
 
@@ -13,6 +13,8 @@ const AXES = 3;
 const ICI_ONLY = ['wraparound', 'bidirectional'];
 const GPU_ONLY = ['nodes', 'sharp'];
 const RING_MAX = 16; // nodes drawn in the ring picture
+
+type CoChart = (HTMLElement | SVGSVGElement) & { scale?: (n: string) => { apply: (v: number) => number } | undefined };
 
 export class CollectivesLab extends LabElement {
   readonly calculator = 'collective';
@@ -159,9 +161,11 @@ export class CollectivesLab extends LabElement {
     render(tpl, host);
   }
 
-  private curveKey = '';
-  private chart: (HTMLElement | SVGSVGElement) & { scale?: (n: string) => { apply: (v: number) => number } | undefined } | null = null;
+  // the chart shown and its latency/bandwidth flip; those drawn, by their curve and decades
+  // (dragging back re-uses them)
+  private chart: CoChart | null = null;
   private flip: number | null = null;
+  private charts = new ChartCache<{ chart: CoChart; flip: number | null }>();
 
   protected drawViz(r: Result, host: HTMLElement) {
     this.drawRing();
@@ -177,10 +181,15 @@ export class CollectivesLab extends LabElement {
     const key = JSON.stringify([{ ...base, bytes: null }, d0, d1]);
     const here = { bytes: V, t: r.outputs.t_s as number };
     const describe = () => `${this.flip ? `Below about ${f(this.flip, 'bytes')} the collective is latency-bound; above it, bandwidth-bound.` : 'Over this range the regime does not change.'} This array, ${f(V, 'bytes')}, takes ${f(here.t, 's')} (${String(r.outputs.regime)}-bound).`;
-    if (!(here.t > 0)) { host.replaceChildren(); this.curveKey = ''; return; }
-    if (key === this.curveKey && this.chart && host.contains(this.chart) && this.moveMarker(here)) {
-      (this.chart instanceof SVGSVGElement ? this.chart : this.chart.querySelector('svg'))?.setAttribute('aria-description', describe());
-      return;
+    if (!(here.t > 0)) { host.replaceChildren(); return; }
+    const drawn = this.charts.get(key);
+    if (drawn) {
+      this.chart = drawn.chart;
+      this.flip = drawn.flip;
+      if (this.moveMarker(here)) {
+        (this.chart instanceof SVGSVGElement ? this.chart : this.chart.querySelector('svg'))?.setAttribute('aria-description', describe());
+        return showIn(host, this.chart);
+      }
     }
     const pts: { bytes: number; t: number; term: string }[] = [];
     let flip: number | null = null, prev: string | null = null;
@@ -215,8 +224,8 @@ export class CollectivesLab extends LabElement {
     });
     chart.classList.add('co-plot');
     host.replaceChildren(chart);
-    this.chart = chart as typeof this.chart;
-    this.curveKey = key;
+    this.chart = chart as CoChart;
+    this.charts.put(key, { chart: this.chart, flip });
   }
 
   /** move the current-size marker using the chart's own scales; false if it cannot */

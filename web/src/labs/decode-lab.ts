@@ -4,7 +4,7 @@
 // and the batch where the weight matmuls flip. The verdict keeps the matmuls and attention
 // apart. Every number is the engine's; this file only chooses which points to draw.
 import { html, nothing } from 'lit';
-import { Plot, logLogFrame, moveMarker } from './plot';
+import { ChartCache, Plot, logLogFrame, moveMarker } from './plot';
 import { LabElement, type ControlSpec, type OutputSpec } from './framework';
 import { MODEL_PICKER } from './model-picker';
 import { MEASURED_CONTROL, measuredLine } from './measured';
@@ -63,8 +63,8 @@ export class DecodeLab extends LabElement {
   // curve cache: the step over batch for everything but the batch (dragging batch re-uses it)
   private curveKey = '';
   private curve = new Map<number, Pt | null>();
-  private chart: ReturnType<typeof Plot.plot> | null = null;
-  private chartKey = '';
+  // the charts drawn for this curve, by their reach and width (dragging back re-uses them)
+  private charts = new ChartCache();
 
   /** The curve's points at these batches: the ones not cached yet come from one engine sweep. */
   private points(base: O, batches: number[]): Pt[] {
@@ -135,21 +135,22 @@ export class DecodeLab extends LabElement {
     const base: O = structuredClone(r.inputs);
     delete base.batch;
     const key = JSON.stringify(base);
-    if (key !== this.curveKey) { this.curveKey = key; this.curve.clear(); }
+    if (key !== this.curveKey) { this.curveKey = key; this.curve.clear(); this.charts.clear(); }
     const o = r.outputs;
     const b = num(r.inputs.batch) ?? 1;
     const flip = num(o.mlp_flip_batch);
     const kvx = num(o.kv_crossover_batch);
     const maxB = num(o.max_batch);
     const top = this.findSchema('batch')?.max ?? b;
-    // batches to draw: from 1 past the batch, the flip and the KV crossover; the reach moves in
-    // powers of two only, so dragging the batch usually keeps the same curve
-    const reach = Math.min(top, 2 ** Math.ceil(Math.log2(Math.max(b, flip ?? 1, Math.min(kvx ?? 1, KV_REACH_CAP)) * 4)));
+    // batches to draw: from 1 past the flip and the KV crossover (in powers of two), and past the
+    // batch in powers of 16, so that dragging the batch moves the axis seldom
+    const landmarks = 2 ** Math.ceil(Math.log2(Math.max(flip ?? 1, Math.min(kvx ?? 1, KV_REACH_CAP)) * 4));
+    const reach = Math.min(top, Math.max(landmarks, 16 ** Math.ceil(Math.log2(b * 4) / 4)));
     const xs: number[] = [];
     for (let x = 1; x <= reach; x *= Math.SQRT2) { const i = Math.round(x); if (xs[xs.length - 1] !== i) xs.push(i); }
     const pts = this.points(base, xs);
     const f = (v: number, u: string) => this.engine!.format(v, u);
-    if (!pts.length) { host.replaceChildren(); this.chart = null; return; }
+    if (!pts.length) { host.replaceChildren(); return; }
     // one line per term that can bind, on log axes (a flat weight load and a rising FLOP time
     // cross visibly there); a term that is zero everywhere (no comms on one chip) is not drawn
     const terms = TERMS.filter((t) => pts.some((p) => p[t.key] > 0));
@@ -161,10 +162,13 @@ export class DecodeLab extends LabElement {
       `${flip !== null ? `The weight matmuls flip from memory-bound to ${String(o.mlp_bound_above_flip)}-bound at batch ${f(flip, 'count')}. ` : ''}` +
       `${kvx !== null ? `The KV reads equal the weight reads at batch ${f(kvx, 'count')}. ` : ''}` +
       `At the chosen batch ${f(b, 'count')} the step takes ${f(stepNow, 's')}: weights ${now('t_weights_s')}, KV ${now('t_kv_s')}, FLOPs ${now('t_math_s')}${num(o.t_comm_s) ? `, comms ${now('t_comm_s')}` : ''}; ${String(o.bound)}-bound.${maxB !== null ? ` Memory holds at most ${f(maxB, 'count')} sequences.` : ''}`;
-    // same curve as the last drawing: move the marker only (the plot's own scales place it)
-    const chartKey = `${key}|${xs.join(',')}|${width}`;
-    if (this.chart && chartKey === this.chartKey && host.contains(this.chart) && moveMarker(this.chart, b, stepNow, description)) return;
-    this.chartKey = chartKey;
+    // a chart of this curve already drawn to this reach: move its marker only (its own scales place it)
+    const chartKey = `${reach}|${width}`;
+    const drawn = this.charts.get(chartKey);
+    if (drawn && moveMarker(drawn, b, stepNow, description)) {
+      if (host.firstChild !== drawn || host.childNodes.length !== 1) host.replaceChildren(drawn);
+      return;
+    }
     const last = xs[xs.length - 1];
     const flipShown = flip !== null && flip >= 1 && flip <= last;
     const chart = Plot.plot({
@@ -181,8 +185,7 @@ export class DecodeLab extends LabElement {
       ],
     });
     chart.classList.add('decode-plot');
-    host.replaceChildren(chart);
-    this.chart = chart;
+    host.replaceChildren(this.charts.put(chartKey, chart));
   }
 }
 

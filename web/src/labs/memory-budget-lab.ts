@@ -7,7 +7,7 @@
 // engine's bytes_per_chip for evaluations that keep only that part (the others set to zero), so the
 // lab never applies a sharding rule itself: it only takes differences of engine figures.
 import { html, nothing } from 'lit';
-import { Plot, reachOf } from './plot';
+import { ChartCache, Plot, reachOf } from './plot';
 import { LabElement, type ControlSpec, type OutputSpec } from './framework';
 import { MODEL_PICKER } from './model-picker';
 import { isError, type Result } from '../engine';
@@ -125,7 +125,7 @@ export class MemoryBudgetLab extends LabElement {
     const lo = 16 ** Math.floor(Math.log2(Math.max(1, Math.min(b, crit ?? b) / 64)) / 4), hi = 16 ** Math.ceil(Math.log2(Math.max(b, crit ?? b) * 64) / 4);
     const top = this.findSchema('batch_tokens')?.max ?? hi;
     const key = JSON.stringify({ ...q, batch_tokens: 0 });
-    if (key !== this.curveKey) { this.curveKey = key; this.curveCache.clear(); }
+    if (key !== this.curveKey) { this.curveKey = key; this.curveCache.clear(); this.commCharts.clear(); }
     const xs: number[] = [];
     for (let x = lo; x <= Math.min(hi, top); x *= 2) xs.push(x);
     // the points not cached yet: one engine sweep of the batch
@@ -162,10 +162,12 @@ export class MemoryBudgetLab extends LabElement {
   }
 
   // the drawn charts and what each shows beyond its current point (see drawViz)
+  // (kept by what they show beyond the current point: dragging back to a reach or a curve already
+  // drawn re-uses its chart)
   private bar: Chart | null = null;
-  private barKey = '';
+  private bars = new ChartCache();
   private commChart: Chart | null = null;
-  private commKey = '';
+  private commCharts = new ChartCache();
 
   /** Each chart is drawn again only when what it shows beyond the current point changes, as in
    *  the decode lab: the bar when its parts, the HBM line or its reach change (the reach moves in
@@ -179,7 +181,8 @@ export class MemoryBudgetLab extends LabElement {
     const barDescription = `Per chip: ${this.parts.map((p) => `${p.part} ${f(p.bytes, 'bytes')}`).join(', ')}; total ${f(r.outputs.bytes_per_chip, 'bytes')}${hbm !== null ? ` against ${f(hbm, 'bytes')} of HBM` : ' (HBM unknown for this chip)'}.`;
     const reach = reachOf(Math.max(parts.reduce((s, p) => s + p.bytes, 0), num(r.outputs.bytes_per_chip) ?? 0, hbm ?? 0));
     const barKey = JSON.stringify([parts.map((p) => p.part), hbm, reach, width]);
-    let bar = barKey === this.barKey && this.bar && host.contains(this.bar) && this.moveBar(parts, barDescription) ? this.bar : null;
+    this.bar = this.bars.get(barKey) ?? null;
+    let bar = this.bar && this.moveBar(parts, barDescription) ? this.bar : null;
     if (!bar) {
       bar = Plot.plot({
         width,
@@ -199,8 +202,7 @@ export class MemoryBudgetLab extends LabElement {
         ],
       });
       bar.classList.add('memory-bar');
-      this.bar = bar;
-      this.barKey = barKey;
+      this.bar = this.bars.put(barKey, bar);
     }
 
     let comm: Chart | null = null;
@@ -215,7 +217,8 @@ export class MemoryBudgetLab extends LabElement {
       // the scales span the curve alone (fixed while only the batch moves along it)
       const ys = rows.map((p) => p.y);
       const commKey = JSON.stringify([this.curveKey, c.curve.map((p) => p.batch), crit, here.length, width]);
-      comm = commKey === this.commKey && this.commChart && host.contains(this.commChart) && this.moveDots(here, description) ? this.commChart : null;
+      this.commChart = this.commCharts.get(commKey) ?? null;
+      comm = this.commChart && this.moveDots(here, description) ? this.commChart : null;
       if (!comm) {
         comm = Plot.plot({
           width,
@@ -236,12 +239,10 @@ export class MemoryBudgetLab extends LabElement {
           ],
         });
         comm.classList.add('comm-plot');
-        this.commChart = comm;
-        this.commKey = commKey;
+        this.commChart = this.commCharts.put(commKey, comm);
       }
     } else {
       this.commChart = null;
-      this.commKey = '';
     }
     const want = comm ? [bar, comm] : [bar];
     if (host.children.length !== want.length || want.some((el, i) => host.children[i] !== el)) host.replaceChildren(...want);

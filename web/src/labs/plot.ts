@@ -68,6 +68,34 @@ export function moveMarker(chart: Chart, x: number, y: number, description: stri
   return true;
 }
 
+/** Drawn charts kept by what they show beyond the current point (their key), newest last: dragging
+ *  back to a setting already drawn moves that chart's marks in place instead of drawing it again.
+ *  A few are kept; the oldest is dropped. */
+export class ChartCache<T = Chart> {
+  private readonly charts = new Map<string, T>();
+  constructor(private readonly size = 24) {}
+
+  get(key: string): T | undefined {
+    const chart = this.charts.get(key);
+    if (chart) { this.charts.delete(key); this.charts.set(key, chart); }
+    return chart;
+  }
+
+  put(key: string, chart: T): T {
+    this.charts.delete(key);
+    this.charts.set(key, chart);
+    for (const oldest of this.charts.keys()) { if (this.charts.size <= this.size) break; this.charts.delete(oldest); }
+    return chart;
+  }
+
+  clear(): void { this.charts.clear(); }
+}
+
+/** host's children made these elements, in order, touching the DOM only if they differ */
+export function showIn(host: HTMLElement, ...elements: Element[]): void {
+  if (host.children.length !== elements.length || elements.some((el, i) => host.children[i] !== el)) host.replaceChildren(...elements);
+}
+
 /** The end of a linear axis that holds x, in 1-2-5 steps: the axis stays put while x moves inside a step. */
 export const reachOf = (x: number): number => {
   if (!(x > 0) || !Number.isFinite(x)) return 1;

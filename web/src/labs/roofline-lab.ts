@@ -1,6 +1,6 @@
 // <sl-roofline-lab>: a matmul [B, D] · [D, F] on a chip's roofline (chapter 1).
 import { html, nothing } from 'lit';
-import { Plot } from './plot';
+import { ChartCache, Plot, showIn } from './plot';
 import { LabElement, type ControlSpec, type OutputSpec } from './framework';
 import { isError, type Result } from '../engine';
 
@@ -80,8 +80,8 @@ export class RooflineLab extends LabElement {
     const description = `The roof rises with slope one until the critical intensity ${f(Ic, 'FLOPs/byte')}, then stays flat at the chip's peak. This matmul sits at intensity ${f(I, 'FLOPs/byte')} and reaches ${f(point.y, 'FLOP/s')}: ${bound}-bound.`;
     // same roof, axes and width as the last drawing: move the point and its label only
     const chartKey = JSON.stringify([roof, lo, hi, width]);
-    if (this.chart && chartKey === this.chartKey && host.contains(this.chart) && this.movePoint(point, dotFill, label, description)) return;
-    this.chartKey = chartKey;
+    this.chart = this.charts.get(chartKey) ?? null;
+    if (this.chart && this.movePoint(point, dotFill, label, description)) return showIn(host, this.chart);
     const chart = Plot.plot({
       width,
       height: Math.round(Math.min(340, width * 0.6)),
@@ -104,10 +104,11 @@ export class RooflineLab extends LabElement {
     });
     chart.classList.add('roofline-plot');
     host.replaceChildren(chart);
-    this.chart = chart;
+    this.chart = this.charts.put(chartKey, chart);
   }
+  // the chart shown, and those drawn, by their roof, axes and width (dragging back re-uses them)
   private chart: ReturnType<typeof Plot.plot> | null = null;
-  private chartKey = '';
+  private charts = new ChartCache();
 
   /** the operating point and its label moved in the drawn chart's own scales; false if it cannot */
   private movePoint(point: { x: number; y: number }, fill: string, label: string, description: string): boolean {

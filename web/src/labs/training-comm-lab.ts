@@ -6,7 +6,7 @@
 // binding. Every number is the engine's training_comm; this file only picks which points to draw.
 import { html, nothing } from 'lit';
 // Plot is fetched with the engine (./plot), not a static import: it stays off the first paint.
-import { Plot, logLogFrame, moveMarker, type Chart } from './plot';
+import { ChartCache, Plot, logLogFrame, moveMarker, showIn } from './plot';
 import { LabElement, type Control, type ControlSpec, type OutputSpec } from './framework';
 import { MODEL_PICKER } from './model-picker';
 import { isError, type Result } from '../engine';
@@ -127,7 +127,7 @@ export class TrainingCommLab extends LabElement {
     const base: O = this.params();
     delete base.batch_tokens;
     const key = JSON.stringify(base);
-    if (key !== this.curveKey) { this.curveKey = key; this.curve.clear(); }
+    if (key !== this.curveKey) { this.curveKey = key; this.curve.clear(); this.charts.clear(); }
     const crit = num(o.critical_tokens_per_chip);
     const top = (this.findSchema('batch_tokens')?.max ?? now * chips) / chips;
     // tokens per chip to draw: powers of √2 spanning the current batch and the critical batch,
@@ -152,8 +152,8 @@ export class TrainingCommLab extends LabElement {
       `At ${f(now, 'tokens')} per chip the FLOPs take ${this.fmt('t_math_s')} and the communication ${this.fmt('t_comm_s')}: ${String(o.bound)}-bound.`;
     // same curve as the last drawing: move the batch marker only (the plot's own scales place it)
     const chartKey = JSON.stringify([key, xs, crit, width]);
-    if (this.chart && chartKey === this.chartKey && host.contains(this.chart) && moveMarker(this.chart, now, tNow, description)) return;
-    this.chartKey = chartKey;
+    const drawn = this.charts.get(chartKey);
+    if (drawn && moveMarker(drawn, now, tNow, description)) return showIn(host, drawn);
     const chart = Plot.plot({
       ...logLogFrame({ width, description, format: f, ariaLabel: 'Per-layer FLOP time and communication time against tokens per chip, from the engine',
         xLabel: 'Tokens per chip →', yLabel: '↑ Time per layer', color: { domain: ['FLOPs (matmuls)', 'communication'], range: ['var(--ok)', 'var(--warn)'] } }),
@@ -168,11 +168,10 @@ export class TrainingCommLab extends LabElement {
       ],
     });
     chart.classList.add('training-comm-plot');
-    host.replaceChildren(chart);
-    this.chart = chart;
+    host.replaceChildren(this.charts.put(chartKey, chart));
   }
-  private chart: Chart | null = null;
-  private chartKey = '';
+  // the charts drawn, by their curve, axes and width (dragging back re-uses them)
+  private charts = new ChartCache();
 }
 
 customElements.define('sl-training-comm-lab', TrainingCommLab);
