@@ -85,6 +85,9 @@ try {
     await page.goto(`${server.url}/labs/${lab.name}/${lab.query}`);
     await page.waitForSelector(`${lab.el} .lab-verdict .verdict, ${lab.el} .lab-verdict`);
     await page.waitForFunction((el) => document.querySelector(el)?.dataset.rendered, lab.el);
+    // the chart is drawn once its box nears the viewport, and follows every input after that
+    await page.locator(`${lab.el} .lab-viz`).first().scrollIntoViewIfNeeded().catch(() => {});
+    await page.waitForFunction((el) => { const v = document.querySelector(`${el} .lab-viz`); return !v || v.dataset.renders; }, lab.el);
     lab.key ??= await page.$eval(`${lab.el} .control.numeric`, (c) => c.dataset.key);
     const slider = page.locator(`${lab.el} .control[data-key="${lab.key}"] input[type=range]`);
     await slider.scrollIntoViewIfNeeded();

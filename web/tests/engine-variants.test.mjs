@@ -76,6 +76,17 @@ test('every variant names calculators the engine has, and holds chip', () => {
   }
 });
 
+// A lab names the other calculators its own module evaluates or sweeps (LabElement.alsoEvaluates),
+// for the engine's warm-up: the list must be exactly those, read from its source.
+test('every lab declares the other calculators it evaluates', () => {
+  for (const lab of LABS.filter((l) => l.calc)) {
+    const text = fs.readFileSync(labModule(lab), 'utf8');
+    const called = new Set([...text.matchAll(/\b(?:evaluate|sweep)\(\s*'([a-z_]+)'/g)].map((m) => m[1]).filter((c) => c !== lab.calc));
+    const declared = /readonly alsoEvaluates = \[([^\]]*)\]/.exec(text)?.[1].match(/[a-z_]+/g) ?? [];
+    assert.deepEqual([...declared].sort(), [...called].sort(), `${lab.name}: alsoEvaluates must list the other calculators its module evaluates`);
+  }
+});
+
 test('each lab\'s variant holds every calculator its page can call', () => {
   assert.ok(SHELL.has('chip'), 'the shell checks a custom chip with the chip calculator');
   for (const lab of LABS.filter((l) => l.calc)) {

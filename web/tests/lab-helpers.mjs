@@ -71,8 +71,15 @@ export async function waitText(page, sel, re) {
  * session: () => ({ server, browser }) of the test file (only needed for roundTrip and chapterAxe).
  */
 export function labHelpers({ element: EL, calculator: CALC, session } = {}) {
-  // the lab's first result on screen, chart included: data-rendered is set once the first chart is drawn
+  // the lab's first result on screen: data-rendered is set once the first chart is drawn, or at
+  // once if the chart's box is more than half a screen below the viewport (drawn when scrolled to)
   const ready = (page) => page.waitForSelector(`${EL}[data-rendered] .lab-verdict .verdict`);
+  // the lab's chart scrolled to and drawn for its current result
+  const chartShown = async (page) => {
+    await ready(page);
+    await page.locator(`${EL} .lab-viz`).first().scrollIntoViewIfNeeded();
+    await page.waitForFunction((el) => document.querySelector(`${el} .lab-viz`)?.dataset.renders === document.querySelector(el).dataset.rendered, EL);
+  };
   const rendered = (page) => page.locator(EL).getAttribute('data-rendered');
   const settle = (page, b) => page.waitForFunction(([el, b]) => document.querySelector(el).dataset.rendered !== b, [EL, b]);
   const out = (page, name) => page.locator(`${EL} [data-out="${name}"] dd`).innerText();
@@ -148,5 +155,5 @@ export function labHelpers({ element: EL, calculator: CALC, session } = {}) {
     await ready(page);
     assert.deepEqual(await axe(page), []);
   }
-  return { ready, rendered, settle, out, field, fieldError, modelSelect, type, choose, noNaN, everyChip, change, waitOut, allChips, roundTrip, chapterAxe };
+  return { ready, chartShown, rendered, settle, out, field, fieldError, modelSelect, type, choose, noNaN, everyChip, change, waitOut, allChips, roundTrip, chapterAxe };
 }

@@ -13,7 +13,7 @@ const over = (strategy, ...fabrics) => new RegExp(`with ${esc(choiceTitle('train
 let server, browser;
 before(async () => { server = await startServer(); browser = await launch(); });
 after(async () => { await browser?.close(); await server?.stop(); });
-const { ready, rendered, settle, change, out, field, fieldError, modelSelect, type, choose, noNaN, everyChip } = labHelpers({ element: EL, calculator: CALC });
+const { ready, chartShown, rendered, settle, change, out, field, fieldError, modelSelect, type, choose, noNaN, everyChip } = labHelpers({ element: EL, calculator: CALC });
 
 /** what the lab asks training_comm for these training_memory params (strategy from the degrees) */
 function commFor(params, strategy) {
@@ -266,7 +266,7 @@ test('the batch slider moves the bar and the operating points in place; drawn af
   const { page: p2 } = await watchedPage(browser.context, server.url);
   await p2.setViewportSize(page.viewportSize());
   await p2.goto(page.url());
-  await ready(p2);
+  await chartShown(p2);
   const fresh = await marks(p2);
   const close = (a, e) => a.length === e.length && a.every((xy, i) => xy.every((v, j) => Math.abs(v - e[i][j]) < 1e-6));
   assert.ok(close(m1.bar, fresh.bar), `bar ${JSON.stringify(m1.bar)} vs ${JSON.stringify(fresh.bar)}`);

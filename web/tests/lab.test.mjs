@@ -160,3 +160,33 @@ test('lab in chapter 1 and the full page pass axe', async () => {
   assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
   await page.close();
 });
+
+// A chart below the fold is drawn, and Observable Plot fetched, only when its box nears the
+// viewport (Lighthouse's phone screen shows none of a lab's chart): the numbers come first.
+test('on a phone the chart and Plot wait until the reader scrolls towards the chart', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.setViewportSize({ width: 412, height: 823 });
+  const plot = [];
+  page.on('request', (r) => { if (/\/plot-marks-[\w-]+\.js$/.test(r.url())) plot.push(r.url()); });
+  await page.goto(server.url + LAB);
+  await ready(page);
+  assert.match(await page.locator('.lab-verdict').innerText(), /Compute-bound/, 'the numbers are on screen');
+  const top = await page.locator('sl-roofline-lab .lab-viz').evaluate((v) => v.getBoundingClientRect().top);
+  assert.ok(top > 823 * 1.5, `the chart's box starts below the fold and the margin (at ${top} px)`);
+  await page.waitForTimeout(300);
+  assert.equal(await page.locator('sl-roofline-lab svg.roofline-plot').count(), 0, 'no chart drawn yet');
+  assert.deepEqual(plot, [], 'Plot not fetched yet');
+  await page.locator('sl-roofline-lab .lab-viz').scrollIntoViewIfNeeded();
+  await page.waitForSelector('sl-roofline-lab svg.roofline-plot');
+  assert.equal(plot.length, 1, 'Plot fetched once, when the chart neared');
+  // drawn, the chart follows every input, in view or not
+  await page.evaluate(() => window.scrollTo(0, 0));
+  const p0 = await point(page);
+  const r0 = await rendered(page);
+  await page.locator('.control[data-key="B"] input[type=text]').fill('64');
+  await page.locator('.control[data-key="B"] input[type=text]').press('Enter');
+  await settle(page, r0);
+  assert.notEqual(await point(page), p0, 'the operating point moved off screen');
+  assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
+  await page.close();
+});

@@ -97,6 +97,9 @@ export abstract class LabElement extends LitElement {
   protected baseParams(): Record<string, unknown> { return {}; }
   /** the verdict line(s) */
   protected renderVerdict(_r: Result): TemplateResult | typeof nothing { return nothing; }
+  /** the other calculators this lab evaluates (the engine's warm-up makes their first calls off
+   *  the main thread too); engine-variants.test.mjs checks the list against the lab's source */
+  protected readonly alsoEvaluates: readonly string[] = [];
   /** draw into `host` (a chart); called after each successful evaluation */
   protected drawViz(_r: Result, _host: HTMLElement): void {}
   /** whether drawViz is used (a `.lab-viz` box is placed) */
@@ -111,9 +114,10 @@ export abstract class LabElement extends LitElement {
   // ------------------------------------------------------------ setup
   // The first load is cut into tasks (engine start; schema and controls; first numbers and
   // Lit's first render; first chart), none of them long enough to hold up a reader's input
-  // for long: in one task they blocked the page for ~1 s on a slow phone (BENCHMARKS.md).
+  // for long: in one task they blocked the page for ~1 s on a slow phone (BENCHMARKS.md). The
+  // chart, and Observable Plot with it, come when the chart's box nears the viewport.
   private async start() {
-    const [engine] = await Promise.all([getEngine([this.calculator]), this.hasViz ? loadPlot() : null]);
+    const engine = await getEngine([this.calculator, ...this.alsoEvaluates]);
     await nextTask();
     this.engine = engine;
     const calc = engine.calculator(this.calculator);
@@ -507,7 +511,9 @@ export abstract class LabElement extends LitElement {
     if (this.result && this.hasViz) {
       const host = this.querySelector<HTMLElement>('.lab-viz');
       if (host && host !== this.vizBox) this.drawFirstChart(host);
-      if (this.firstChartPending) return; // data-rendered is set once the chart is drawn
+      // data-rendered is set once the chart is drawn, or now if its box is away from the viewport
+      if (this.firstChartPending && this.chartView !== 'far') return;
+      if (this.firstChartPending) { this.dataset.rendered = String(this.renders); return; }
       if (host && host.dataset.renders !== String(this.renders)) this.drawChart(host);
     }
     this.dataset.rendered = String(this.renders);
@@ -523,30 +529,55 @@ export abstract class LabElement extends LitElement {
   private vizBox: HTMLElement | null = null;
   private vizBoxWidth = 0;
   private vizObserver: ResizeObserver | null = null;
+  private viewObserver: IntersectionObserver | null = null;
   private firstChartPending = false;
-  /** A new chart box: the observer's first report (after the page's layout) gives its width, and
-   *  the chart is drawn in a task of its own after that, once the numbers are on screen. A box that
-   *  is not laid out (a lab in a chapter step not shown yet) reports when it is shown: its chart,
-   *  and its data-rendered, come then. */
+  /** where the chart box stands against the viewport until its first chart: not known yet, within
+   *  half a screen of it (`near`), or further (`far`) */
+  private chartView: 'unknown' | 'near' | 'far' = 'unknown';
+  /** A new chart box. The chart is drawn, in a task of its own once the numbers are on screen, when
+   *  both observers have reported: the ResizeObserver (after the page's layout) gives the box's
+   *  width, and the IntersectionObserver says the box is within half a screen below the viewport.
+   *  Observable Plot is loaded then, so a lab whose chart is below the fold (most, on a phone) does
+   *  not fetch, run or draw it before the reader scrolls towards it. A box that is not laid out (a
+   *  lab in a chapter step not shown yet) reports when it is shown. Until then data-rendered says
+   *  the numbers are on screen; once drawn, the chart follows every input, seen or not. */
   private drawFirstChart(host: HTMLElement) {
     this.vizObserver?.disconnect();
+    this.viewObserver?.disconnect();
     this.vizBox = host;
     this.firstChartPending = true;
+    this.chartView = 'unknown';
     let reported = false;
+    const drawWhenReady = () => {
+      if (!reported || this.chartView !== 'near') return;
+      void loadPlot().then(nextTask).then(() => {
+        if (this.vizBox !== host || !this.firstChartPending) return;
+        this.firstChartPending = false;
+        if (this.result) this.drawChart(host);
+        this.dataset.rendered = String(this.renders);
+      });
+    };
     this.vizObserver = new ResizeObserver(() => {
       const w = host.clientWidth; // layout is fresh when a ResizeObserver reports
       if (reported && w === this.vizBoxWidth) return;
       this.vizBoxWidth = w;
       if (reported) { if (this.result && !this.firstChartPending) this.drawChart(host); return; } // a wider or narrower page: redraw for it
       reported = true;
-      void nextTask().then(() => {
-        if (this.vizBox !== host) return;
-        this.firstChartPending = false;
-        if (this.result) this.drawChart(host);
-        this.dataset.rendered = String(this.renders);
-      });
+      drawWhenReady();
     });
+    this.viewObserver = new IntersectionObserver((entries) => {
+      if (this.vizBox !== host) return;
+      if (!entries[entries.length - 1].isIntersecting) {
+        this.chartView = 'far';
+        if (this.firstChartPending && this.result) this.dataset.rendered = String(this.renders);
+        return;
+      }
+      this.chartView = 'near';
+      this.viewObserver?.disconnect();
+      drawWhenReady();
+    }, { rootMargin: '0px 0px 50% 0px' });
     this.vizObserver.observe(host);
+    this.viewObserver.observe(host);
   }
   /** the width a chart is drawn at: the box's, within [min, max] px */
   protected vizWidth(min = 300, max = 720): number {

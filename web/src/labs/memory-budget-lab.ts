@@ -18,10 +18,12 @@ const PARTS = ['weights', 'gradients', 'optimizer state', 'master weights', 'act
 type Chart = ReturnType<typeof Plot.plot>;
 /** the bar's reach: the next 1, 2 or 5 × 10^k at or above x (presentation: the axis stays put
  *  while the bar grows or shrinks within it) */
-interface Comm { strategy: string; result: Result | null; error: string | null; curve: { batch: number; t_math_s: number; t_comm_s: number }[] }
+interface Comm { strategy: string; result: Result | null; error: string | null; query: O | null }
+type CurvePoint = { batch: number; t_math_s: number; t_comm_s: number };
 
 export class MemoryBudgetLab extends LabElement {
   readonly calculator = 'training_memory';
+  protected override readonly alsoEvaluates = ['training_comm'];
   readonly controlSpecs: ControlSpec[] = [
     MODEL_PICKER,
     { path: 'chips', label: 'chips (empty: the product of the degrees, or a pod)' },
@@ -55,15 +57,13 @@ export class MemoryBudgetLab extends LabElement {
     { name: 'recompute_flops', label: 'Recomputed FLOPs per step' },
   ];
   protected readonly hasViz = true;
-  private parts: { part: string; bytes: number }[] = [];
-  private comm: Comm = { strategy: '', result: null, error: null, curve: [] };
+  private comm: Comm = { strategy: '', result: null, error: null, query: null };
   private curveKey = '';
-  private curveCache = new Map<number, Comm['curve'][number] | null>();
+  private curveCache = new Map<number, CurvePoint | null>();
 
   protected evaluateNow() {
     super.evaluateNow();
     if (!this.engine || !this.result) return;
-    this.parts = this.perChipParts(this.result);
     this.comm = this.evalComm(this.result);
   }
 
@@ -109,14 +109,20 @@ export class MemoryBudgetLab extends LabElement {
   private evalComm(r: Result): Comm {
     const d = r.outputs.degrees as Record<string, number> | undefined;
     const strategy = d ? this.strategyFor(d) : null;
-    if (!d || !strategy) return { strategy: '', result: null, error: 'One chip: no parallelism, so nothing to communicate.', curve: [] };
+    if (!d || !strategy) return { strategy: '', result: null, error: 'One chip: no parallelism, so nothing to communicate.', query: null };
     const inp = r.inputs;
     const q: O = { strategy, chips: r.outputs.chips };
     for (const k of ['chip', 'chip_overrides', 'model', 'model_overrides', 'batch_tokens', 'T', 'weight_dtype', 'activation_dtype']) if (inp[k] !== undefined) q[k] = inp[k];
     for (const k of ['dp', 'fsdp', 'tp', 'pp'] as const) if (d[k] > 1) q[k] = d[k];
     if (num(q.batch_tokens) === 0) delete q.batch_tokens;
     const c = this.engine!.evaluate('training_comm', q, { steps: false });
-    if (isError(c)) return { strategy, result: null, error: `${c.error.param ?? ''}: ${c.error.message}`, curve: [] };
+    if (isError(c)) return { strategy, result: null, error: `${c.error.param ?? ''}: ${c.error.message}`, query: null };
+    return { strategy, result: c, error: null, query: q };
+  }
+
+  /** The comm roofline's curve for the chart (computed when it is drawn, not for the numbers). */
+  private commCurve({ result: c, query: q }: Comm): CurvePoint[] {
+    if (!c || !q) return [];
     // the curve over the global batch: powers of two around the batch and the critical batch,
     // evaluated once per setting of everything but the batch (dragging the batch re-uses them)
     const b = num(c.inputs.batch_tokens) ?? 1;
@@ -140,8 +146,7 @@ export class MemoryBudgetLab extends LabElement {
       }
       for (const x of missing) if (!this.curveCache.has(x)) this.curveCache.set(x, null);
     }
-    const curve = xs.map((x) => this.curveCache.get(x)).filter((p): p is Comm['curve'][number] => p != null);
-    return { strategy, result: c, error: null, curve };
+    return xs.map((x) => this.curveCache.get(x)).filter((p): p is CurvePoint => p != null);
   }
 
   protected renderVerdict(r: Result) {
@@ -177,8 +182,10 @@ export class MemoryBudgetLab extends LabElement {
     const f = (v: unknown, u: string) => this.engine!.format(v, u);
     const hbm = num(r.outputs.hbm_bytes);
     const width = this.vizWidth();
-    const parts = this.parts.filter((p) => p.bytes > 0);
-    const barDescription = `Per chip: ${this.parts.map((p) => `${p.part} ${f(p.bytes, 'bytes')}`).join(', ')}; total ${f(r.outputs.bytes_per_chip, 'bytes')}${hbm !== null ? ` against ${f(hbm, 'bytes')} of HBM` : ' (HBM unknown for this chip)'}.`;
+    // the parts and the roofline's curve are the chart's: evaluated when it is drawn
+    const allParts = this.perChipParts(r);
+    const parts = allParts.filter((p) => p.bytes > 0);
+    const barDescription = `Per chip: ${allParts.map((p) => `${p.part} ${f(p.bytes, 'bytes')}`).join(', ')}; total ${f(r.outputs.bytes_per_chip, 'bytes')}${hbm !== null ? ` against ${f(hbm, 'bytes')} of HBM` : ' (HBM unknown for this chip)'}.`;
     const reach = reachOf(Math.max(parts.reduce((s, p) => s + p.bytes, 0), num(r.outputs.bytes_per_chip) ?? 0, hbm ?? 0));
     const barKey = JSON.stringify([parts.map((p) => p.part), hbm, reach, width]);
     this.bar = this.bars.get(barKey) ?? null;
@@ -207,16 +214,17 @@ export class MemoryBudgetLab extends LabElement {
 
     let comm: Chart | null = null;
     const c = this.comm;
-    if (c.result && c.curve.length > 1) {
+    const curve = this.commCurve(c);
+    if (c.result && curve.length > 1) {
       const crit = num(c.result.outputs.critical_batch_tokens);
       const b = num(c.result.inputs.batch_tokens);
       const o = c.result.outputs;
-      const rows = c.curve.flatMap((p) => [{ x: p.batch, y: p.t_math_s, what: 'math per layer' }, { x: p.batch, y: p.t_comm_s, what: 'communication per layer' }]);
+      const rows = curve.flatMap((p) => [{ x: p.batch, y: p.t_math_s, what: 'math per layer' }, { x: p.batch, y: p.t_comm_s, what: 'communication per layer' }]);
       const here = b !== null ? [{ x: b, y: num(o.t_math_s) }, { x: b, y: num(o.t_comm_s) }].filter((p): p is { x: number; y: number } => p.y !== null && p.y > 0) : [];
       const description = `For ${this.choiceText('strategy', c.strategy, 'training_comm')} over the ${this.choiceText('fabric', o.fabric, 'training_comm')}, math time per layer grows with the batch; ${crit !== null ? `communication ${c.strategy === 'tp' || c.strategy === 'pp' ? 'grows too' : 'stays flat'}, and they cross at the critical batch ${f(crit, 'tokens')}` : 'communication grows with it, so there is no critical batch'}. At the chosen batch ${f(b, 'tokens')}: math ${f(o.t_math_s, 's')}, communication ${f(o.t_comm_s, 's')}, ${String(o.bound)}-bound.`;
       // the scales span the curve alone (fixed while only the batch moves along it)
       const ys = rows.map((p) => p.y);
-      const commKey = JSON.stringify([this.curveKey, c.curve.map((p) => p.batch), crit, here.length, width]);
+      const commKey = JSON.stringify([this.curveKey, curve.map((p) => p.batch), crit, here.length, width]);
       this.commChart = this.commCharts.get(commKey) ?? null;
       comm = this.commChart && this.moveDots(here, description) ? this.commChart : null;
       if (!comm) {
@@ -228,7 +236,7 @@ export class MemoryBudgetLab extends LabElement {
           ariaLabel: `Communication against compute per layer over the global batch, ${this.choiceText('strategy', c.strategy, 'training_comm')}`,
           ariaDescription: description,
           style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
-          x: { type: 'log', domain: [c.curve[0].batch, c.curve[c.curve.length - 1].batch], label: 'Global batch (tokens) →', tickFormat: (d: number) => f(d, 'count') },
+          x: { type: 'log', domain: [curve[0].batch, curve[curve.length - 1].batch], label: 'Global batch (tokens) →', tickFormat: (d: number) => f(d, 'count') },
           y: { type: 'log', domain: [Math.min(...ys), Math.max(...ys)], label: '↑ Time per layer', tickFormat: (d: number) => f(d, 's'), grid: true, ticks: 4 },
           color: { legend: true, domain: ['math per layer', 'communication per layer'], range: ['var(--ok)', 'var(--warn)'] },
           marks: [

@@ -19,6 +19,7 @@ const FROM = 'sweep.batch.0', TO = 'sweep.batch.1';
 
 export class ServingLab extends LabElement {
   readonly calculator = 'serving';
+  protected override readonly alsoEvaluates = ['decode'];
   readonly controlSpecs: ControlSpec[] = [
     MODEL_PICKER,
     { path: 'chips', label: 'topology: chips per model replica' },

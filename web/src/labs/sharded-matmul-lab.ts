@@ -53,6 +53,7 @@ const CASES: Record<number, string> = {
 
 export class ShardedMatmulLab extends LabElement {
   readonly calculator = 'sharded_matmul';
+  protected override readonly alsoEvaluates = ['sharding'];
   readonly controlSpecs: ControlSpec[] = [
     { path: 'spec', label: 'the matmul in the book\u2019s notation' },
     { path: 'dims.I' }, { path: 'dims.J' }, { path: 'dims.K' },
