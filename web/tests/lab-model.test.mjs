@@ -8,7 +8,7 @@ const LAB = '/labs/model/';
 let server, browser;
 before(async () => { server = await startServer(); browser = await launch(); });
 after(async () => { await browser?.close(); await server?.stop(); });
-const { ready, out, field, change, waitOut, roundTrip, chapterAxe } = labHelpers({ element: TAG, session: () => ({ server, browser }) });
+const { ready, chartShown, out, field, change, waitOut, roundTrip, chapterAxe } = labHelpers({ element: TAG, session: () => ({ server, browser }) });
 
 const M = (params, o) => expected('transformer', params, o);
 
@@ -17,6 +17,7 @@ test('model, T and dims overrides drive the engine values; the plots are drawn',
   await page.goto(server.url + LAB);
   await ready(page);
   assert.equal(await out(page, 'params_total'), M({}, 'params_total'));
+  await chartShown(page);
   assert.ok(await page.locator(`${TAG} .md-bar`).count() && await page.locator(`${TAG} .md-share`).count(), 'both plots drawn');
   await change(page, () => page.selectOption(`${TAG} .control[data-key="model"] select`, 'mixtral-8x7b'));
   await waitOut(page, 'params_active', M({ model: 'mixtral-8x7b' }, 'params_active'));
