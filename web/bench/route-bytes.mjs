@@ -4,6 +4,8 @@
 // and only on a visit that registers it). A lab route's first view ends when the lab shows its first
 // result (its verdict) and the network is idle; a chapter's when the network is idle.
 // Sizes are those of the precompressed files the server sends (.gz, .br beside each file in dist).
+// A lab route is also opened on a phone's screen (412 × 823, Lighthouse's), where its chart is
+// below the fold and drawn, with Observable Plot, only when the reader scrolls towards it.
 //   node bench/route-bytes.mjs [--out FILE] [--only SUBSTRING] [--files]
 import fs from 'node:fs';
 import path from 'node:path';
@@ -30,8 +32,8 @@ function sizes(urlPath) {
   return { raw, gz: size(f + '.gz') ?? raw, br: size(f + '.br') ?? size(f + '.gz') ?? raw };
 }
 
-async function measure(browser, base, route) {
-  const context = await browser.newContext({ serviceWorkers: 'block', viewport: { width: 1280, height: 900 } });
+async function measure(browser, base, route, viewport = { width: 1280, height: 900 }) {
+  const context = await browser.newContext({ serviceWorkers: 'block', viewport });
   const page = await context.newPage();
   const fetched = new Set();
   page.on('response', (r) => { const u = new URL(r.url()); if (u.origin === base) fetched.add(u.pathname); });
@@ -69,6 +71,7 @@ const rows = [];
 try {
   for (const route of routes) {
     const r = await measure(browser, server.url, route);
+    if (route.startsWith('/labs/')) r.phone = (await measure(browser, server.url, route, { width: 412, height: 823 })).all;
     rows.push(r);
     console.error(route, kb(r.all.gz));
   }
@@ -77,9 +80,9 @@ try {
   await server.stop();
 }
 const lines = [
-  '| route | files | before first paint (gzip) | first view (gzip) | brotli | raw | ≤ 300 KiB |',
-  '|---|---:|---:|---:|---:|---:|:-:|',
-  ...rows.map((r) => `| ${r.route} | ${r.all.n} | ${kb(r.early.gz)} | **${kb(r.all.gz)}** | ${kb(r.all.br)} | ${kb(r.all.raw)} | ${r.all.gz <= BUDGET ? 'yes' : 'no'} |`),
+  '| route | files | before first paint (gzip) | first view (gzip) | brotli | raw | ≤ 300 KiB | first view on a phone (gzip) |',
+  '|---|---:|---:|---:|---:|---:|:-:|---:|',
+  ...rows.map((r) => `| ${r.route} | ${r.all.n} | ${kb(r.early.gz)} | **${kb(r.all.gz)}** | ${kb(r.all.br)} | ${kb(r.all.raw)} | ${r.all.gz <= BUDGET ? 'yes' : 'no'} | ${r.phone ? kb(r.phone.gz) : '—'} |`),
 ];
 if (listFiles) {
   for (const r of rows) {
