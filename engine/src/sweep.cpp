@@ -407,10 +407,18 @@ class Collector {
   }
   // Distinct warnings by their text, the first kMaxWarnings kept. A warning made from a kind and
   // numbers already met is skipped before its text is made: the same kind and numbers make the
-  // same text.
+  // same text. Once kMaxWarnings are kept, a warning made from a kind and numbers not met before
+  // is counted without its text being made (so two sets of numbers that happen to print alike
+  // count as two); a warning given as its text is still told apart by its text.
   void warn(const Warnings& warnings) {
     for (const Warning& w : warnings) {
-      if (w.has_kind() && !met_.insert(key_of(w)).second) continue;
+      if (w.has_kind()) {
+        if (!met_.insert(key_of(w)).second) continue;
+        if (warnings_.size() == kMaxWarnings) {
+          ++more_warnings_;
+          continue;
+        }
+      }
       std::string text = w.text();
       if (seen_.insert(text).second) {
         if (warnings_.size() < kMaxWarnings) warnings_.push_back(std::move(text));

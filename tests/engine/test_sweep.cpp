@@ -3,6 +3,7 @@
 // field.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <string>
@@ -132,6 +133,29 @@ TEST(Sweep, ServingOverBatchAndChipsInTwoDimensions) {
   EXPECT_EQ(r["outputs"].size(), 3u);
   EXPECT_TRUE(r["outputs"]["bound"][0].is_string());
   expect_points_match("serving", params, r);
+}
+
+// The warnings are the first 16 distinct ones the points' own evaluations give, in point order,
+// then "… and N more distinct warnings at other points", N the number of the others. Here each
+// point past the HBM gives its own does-not-fit text (its context is written out in full).
+TEST(Sweep, WarningsAreTheFirstSixteenDistinctOnesAndACountOfTheRest) {
+  json params = {{"model", "llama3-70b"}, {"chip", "tpu-v5e"}, {"chips", 16}, {"batch", 32}};
+  json spec = {{"x", {{"param", "context"}, {"from", 0}, {"to", 131072}, {"points", 300}, {"scale", "linear"}}}};
+  json r = sweep_ok("decode", params, spec);
+  std::vector<std::string> distinct;
+  for (const json& x : r["x"]["values"]) {
+    scalelab::Evaluation e = scalelab::evaluate("decode", with_values(params, {{"context", x}}).dump(),
+                                                scalelab::EvalOptions{.steps = false});
+    json result = json::parse(e.json);
+    for (const json& w : result["warnings"]) {
+      if (std::find(distinct.begin(), distinct.end(), w) == distinct.end()) distinct.push_back(w);
+    }
+  }
+  ASSERT_GT(distinct.size(), 100u);
+  const json& warnings = r["warnings"];
+  ASSERT_EQ(warnings.size(), 17u);
+  for (std::size_t i = 0; i < 16; ++i) EXPECT_EQ(warnings[i], distinct[i]) << i;
+  EXPECT_EQ(warnings[16], "… and " + std::to_string(distinct.size() - 16) + " more distinct warnings at other points");
 }
 
 TEST(Sweep, RooflineOverANestedMatmulDimension) {
