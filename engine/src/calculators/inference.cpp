@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "../outputs.hpp"
 #include "../params.hpp"
 #include "common.hpp"
 #include "model_math.hpp"
@@ -487,60 +488,56 @@ DecodeFigures decode_step(const InferenceSetup& s, double batch, double chips, d
 
 namespace {
 
-void out_text(Result& r, const std::string& name, const std::optional<std::string>& value) {
-  if (value)
-    r.out(name, *value);
-  else
-    r.out_null(name);
-}
+// decode's outputs by their position, found at compile time.
+consteval std::size_t at(std::string_view name) { return output_index(kDecodeOutputs, name); }
 
 }  // namespace
 
 void output_decode(const DecodeFigures& f, Result& r) {
-  out_opt(r, "kv_bytes_per_token", f.kv_bytes_per_token);
-  r.out("weight_bytes", f.weight_bytes);
-  r.out("kv_bytes_per_sequence", f.kv_bytes_per_sequence);
-  r.out("kv_bytes_total", f.kv_bytes_total);
-  r.out("total_bytes", f.total_bytes);
-  r.out("flops", f.flops);
-  r.out("t_weights_s", f.t_weights_s);
-  r.out("t_kv_s", f.t_kv_s);
-  r.out("t_math_s", f.t_math_s);
-  out_opt(r, "t_comm_s", f.t_comm_s);
-  out_opt(r, "mlp_t_comm_s", f.mlp_t_comm_s);
-  r.out("step_s", f.step_s);
-  r.out("tokens_per_s", f.tokens_per_s);
-  r.out("tokens_per_s_per_chip", f.tokens_per_s_per_chip);
-  r.out("bound", f.bound);
-  r.out("mlp_bound", f.mlp_bound);
-  r.out("critical_batch", f.critical_batch);
-  out_opt(r, "max_batch", f.max_batch);
-  r.out("free_hbm_bytes", f.free_hbm_bytes);
-  r.out("fits", f.fits);
-  r.out("min_chips", f.min_chips);
-  r.out("chips_for_weights", f.chips_for_weights);
-  r.out("chips_for_batch", f.chips_for_batch);
-  r.out("min_chips_for_batch", f.min_chips_for_batch);
-  r.out("min_slice_chips", f.min_slice_chips);
-  r.out("slice_hbm_bytes", f.slice_hbm_bytes);
-  r.out("slice_hbm_bytes_per_s", f.slice_hbm_bytes_per_s);
-  r.out("slice_flops_per_s", f.slice_flops_per_s);
-  out_opt(r, "max_model_parallelism", f.max_model_parallelism);
-  out_opt(r, "activation_bytes", f.activation_bytes);
-  out_opt(r, "comm_latency_bound_below_bytes", f.comm_latency_bound_below_bytes);
-  out_text(r, "comm_regime", f.comm_regime);
-  out_opt(r, "matmul_t_math_s", f.matmul_t_math_s);
-  out_opt(r, "matmul_t_weights_s", f.matmul_t_weights_s);
-  out_opt(r, "matmul_t_comm_s", f.matmul_t_comm_s);
-  out_text(r, "matmul_bound", f.matmul_bound);
-  out_opt(r, "ws2d_x", f.ws2d_x);
-  out_opt(r, "ws2d_yz", f.ws2d_yz);
-  out_opt(r, "ws2d_crossover_chips", f.ws2d_crossover_chips);
-  out_opt(r, "attention_intensity", f.attention_intensity);
-  out_text(r, "attention_bound", f.attention_bound);
-  out_opt(r, "mlp_flip_batch", f.mlp_flip_batch);
-  out_text(r, "mlp_bound_above_flip", f.mlp_bound_above_flip);
-  out_opt(r, "kv_crossover_batch", f.kv_crossover_batch);
+  r.out_at(at("kv_bytes_per_token"), f.kv_bytes_per_token);
+  r.out_at(at("weight_bytes"), f.weight_bytes);
+  r.out_at(at("kv_bytes_per_sequence"), f.kv_bytes_per_sequence);
+  r.out_at(at("kv_bytes_total"), f.kv_bytes_total);
+  r.out_at(at("total_bytes"), f.total_bytes);
+  r.out_at(at("flops"), f.flops);
+  r.out_at(at("t_weights_s"), f.t_weights_s);
+  r.out_at(at("t_kv_s"), f.t_kv_s);
+  r.out_at(at("t_math_s"), f.t_math_s);
+  r.out_at(at("t_comm_s"), f.t_comm_s);
+  r.out_at(at("mlp_t_comm_s"), f.mlp_t_comm_s);
+  r.out_at(at("step_s"), f.step_s);
+  r.out_at(at("tokens_per_s"), f.tokens_per_s);
+  r.out_at(at("tokens_per_s_per_chip"), f.tokens_per_s_per_chip);
+  r.out_at(at("bound"), f.bound);
+  r.out_at(at("mlp_bound"), f.mlp_bound);
+  r.out_at(at("critical_batch"), f.critical_batch);
+  r.out_at(at("max_batch"), f.max_batch);
+  r.out_at(at("free_hbm_bytes"), f.free_hbm_bytes);
+  r.out_at(at("fits"), f.fits);
+  r.out_at(at("min_chips"), f.min_chips);
+  r.out_at(at("chips_for_weights"), f.chips_for_weights);
+  r.out_at(at("chips_for_batch"), f.chips_for_batch);
+  r.out_at(at("min_chips_for_batch"), f.min_chips_for_batch);
+  r.out_at(at("min_slice_chips"), f.min_slice_chips);
+  r.out_at(at("slice_hbm_bytes"), f.slice_hbm_bytes);
+  r.out_at(at("slice_hbm_bytes_per_s"), f.slice_hbm_bytes_per_s);
+  r.out_at(at("slice_flops_per_s"), f.slice_flops_per_s);
+  r.out_at(at("max_model_parallelism"), f.max_model_parallelism);
+  r.out_at(at("activation_bytes"), f.activation_bytes);
+  r.out_at(at("comm_latency_bound_below_bytes"), f.comm_latency_bound_below_bytes);
+  r.out_at(at("comm_regime"), f.comm_regime);
+  r.out_at(at("matmul_t_math_s"), f.matmul_t_math_s);
+  r.out_at(at("matmul_t_weights_s"), f.matmul_t_weights_s);
+  r.out_at(at("matmul_t_comm_s"), f.matmul_t_comm_s);
+  r.out_at(at("matmul_bound"), f.matmul_bound);
+  r.out_at(at("ws2d_x"), f.ws2d_x);
+  r.out_at(at("ws2d_yz"), f.ws2d_yz);
+  r.out_at(at("ws2d_crossover_chips"), f.ws2d_crossover_chips);
+  r.out_at(at("attention_intensity"), f.attention_intensity);
+  r.out_at(at("attention_bound"), f.attention_bound);
+  r.out_at(at("mlp_flip_batch"), f.mlp_flip_batch);
+  r.out_at(at("mlp_bound_above_flip"), f.mlp_bound_above_flip);
+  r.out_at(at("kv_crossover_batch"), f.kv_crossover_batch);
 }
 
 namespace {
