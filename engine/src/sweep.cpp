@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 #include <exception>
+#include <limits>
 #include <optional>
 #include <set>
 
@@ -20,6 +21,7 @@
 #include "result.hpp"
 #include "scalelab/engine.hpp"
 #include "scalelab/limits.hpp"
+#include "scalelab/sweep_columns.hpp"
 
 namespace scalelab {
 namespace {
@@ -345,6 +347,22 @@ class Column {
   }
   // A number wherever it is not null (and somewhere not null): swept when no outputs are asked for.
   bool numeric() const { return any_number_ && all_numbers_; }
+  // Nothing but numbers and nulls: the column can go out as doubles.
+  bool numbers_only() const { return all_numbers_; }
+
+  // The column as doubles, one per point, NaN for null: each the number its JSON text reads as
+  // (a whole number as its integer, so -0 reads as 0).
+  void fill(double* out) const {
+    std::size_t number = 0, other = 0;
+    for (std::size_t i = 0; i < kinds_.size(); ++i) {
+      switch (kinds_[i]) {
+        case Kind::null: out[i] = std::numeric_limits<double>::quiet_NaN(); break;
+        case Kind::whole: out[i] = static_cast<double>(static_cast<std::int64_t>(numbers_[number++])); break;
+        case Kind::real: out[i] = numbers_[number++]; break;
+        case Kind::other: out[i] = others_[other++].get<double>(); break;
+      }
+    }
+  }
 
   void write(std::string& out) const {
     out += '[';
@@ -431,6 +449,21 @@ class Collector {
   std::string text() const {
     std::string out;
     out.reserve(64 + columns_.size() * errors_.size() * 12);
+    write(out, nullptr);
+    return out;
+  }
+
+  // The same with each column of numbers and nulls as its position c in `values` (c × points on,
+  // points doubles, NaN for null) in place of its array.
+  std::string header(std::vector<double>& values) const {
+    std::string out;
+    out.reserve(256 + errors_.size() * 5);
+    write(out, &values);
+    return out;
+  }
+
+ private:
+  void write(std::string& out, std::vector<double>* values) const {
     out += "{\"calculator\":";
     append_string(calc_.name, out);
     out += ",\"x\":";
@@ -446,7 +479,14 @@ class Collector {
       first = false;
       append_string(calc_.outputs[at].name, out);
       out += ':';
-      columns_[at].write(out);
+      if (values && columns_[at].numbers_only()) {
+        std::size_t points = errors_.size(), c = values->size() / std::max<std::size_t>(points, 1);
+        append_integer(static_cast<std::int64_t>(c), out);
+        values->resize(values->size() + points);
+        columns_[at].fill(values->data() + c * points);
+      } else {
+        columns_[at].write(out);
+      }
     }
     out += "},\"errors\":";
     append_text(errors_, out);
@@ -457,10 +497,8 @@ class Collector {
     }
     append_text(warnings, out);
     out += '}';
-    return out;
   }
 
- private:
   static void write_axis(const Axis& axis, std::string& out) {
     out += "{\"param\":";
     append_string(axis.param, out);
@@ -508,7 +546,8 @@ class Collector {
   std::size_t more_warnings_ = 0;
 };
 
-std::string run_sweep(const Calculator& calc, const json& base, const json& spec_json) {
+// `values` null: the sweep as JSON text; else its header, the columns of numbers into `values`.
+std::string run_sweep(const Calculator& calc, const json& base, const json& spec_json, std::vector<double>* values) {
   if (!base.is_object()) {
     refuse("", "the parameters must be a JSON object, got " + type_name(base));
   }
@@ -531,23 +570,35 @@ std::string run_sweep(const Calculator& calc, const json& base, const json& spec
       }
     }
   }
-  return collect.text();
+  return values ? collect.header(*values) : collect.text();
 }
 
 // As in evaluate: an InputError is the caller's doing; anything else is an engine fault.
-Evaluation sweep_parsed(const Calculator& calc, const json& base, const json& spec) {
-  return guarded([&] { return run_sweep(calc, base, spec); });
+Evaluation sweep_parsed(const Calculator& calc, const json& base, const json& spec, std::vector<double>* values = nullptr) {
+  return guarded([&] { return run_sweep(calc, base, spec, values); });
 }
 
-}  // namespace
-
-Evaluation sweep(std::string_view name, std::string_view params_json, std::string_view spec_json) {
+Evaluation sweep_into(std::string_view name, std::string_view params_json, std::string_view spec_json,
+                      std::vector<double>* values) {
   const Calculator* calc = find_calculator(name);
   if (!calc) return unknown_calculator(name);
   json base, spec;
   if (auto refused = parse_input(params_json, base)) return *refused;
   if (auto refused = parse_input(spec_json, spec, "sweep")) return *refused;
-  return sweep_parsed(*calc, base, spec);
+  return sweep_parsed(*calc, base, spec, values);
+}
+
+}  // namespace
+
+Evaluation sweep(std::string_view name, std::string_view params_json, std::string_view spec_json) {
+  return sweep_into(name, params_json, spec_json, nullptr);
+}
+
+SweepColumns sweep_columns(std::string_view name, std::string_view params_json, std::string_view spec_json) {
+  SweepColumns out;
+  out.header = sweep_into(name, params_json, spec_json, &out.values);
+  if (out.header.status != Status::ok) out.values.clear();
+  return out;
 }
 
 Evaluation sweep_request(std::string_view name, std::string_view request_json) {
