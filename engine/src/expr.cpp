@@ -176,11 +176,11 @@ void render(const Expr::Node& n, bool substitute, std::string& out) {
 
 Expr::Expr(double literal) : value_(literal), literal_(true) {}
 
-Expr Expr::symbol(std::string tex, double value) {
+Expr Expr::symbol(std::string_view tex, double value) {
   Expr e;
   e.value_ = value;
   Node* n = new_node(Op::symbol, value);
-  n->symbol = std::move(tex);
+  n->symbol.assign(tex);  // a pooled node's string keeps its room
   e.node_ = n;
   return e;
 }

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <initializer_list>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace scalelab {
@@ -62,7 +63,7 @@ class Expr {
     return e;
   }
   // A named quantity: `tex` in the formula, its value in the substitution.
-  static Expr symbol(std::string tex, double value);
+  static Expr symbol(std::string_view tex, double value);
 
   double value() const { return value_; }
   bool has_tex() const { return node_ != nullptr || literal_; }

@@ -63,7 +63,7 @@ class Steps {
   // A named input of a formula: `tex` when steps are on, a bare value otherwise.
   Expr sym(std::string_view tex, double value) const {
     if (!on()) return Expr::bare(value);
-    return Expr::symbol(std::string(tex), value);
+    return Expr::symbol(tex, value);
   }
   // Records "label: lhs = expr" and returns its value named `lhs`, for the steps that follow.
   // An empty lhs records the bare expression (and returns it unnamed). Numbers-only: the value.
@@ -112,18 +112,18 @@ class Outputs {
   // written into the slot's string when it holds one already.
   void set_number_at(std::size_t i, double value) {
     json& at = values_[i];
-    set_[i] = 1;
+    mark(i);
     if (at.is_number_float()) at.get_ref<json::number_float_t&>() = value;
     else at = value;
   }
   void set_text_at(std::size_t i, std::string_view text) {
     json& at = values_[i];
-    set_[i] = 1;
+    mark(i);
     if (at.is_string()) at.get_ref<json::string_t&>().assign(text);
     else at = std::string(text);
   }
   void set_at(std::size_t i, json value) {
-    set_[i] = 1;
+    mark(i);
     values_[i] = std::move(value);
   }
   // The value set for `name`, or nullptr when it was not (or is not declared).
@@ -143,6 +143,10 @@ class Outputs {
 
  private:
   json& slot(std::string_view name);
+  void mark(std::size_t i) {  // set, and the next search by name starts after it
+    set_[i] = 1;
+    cursor_ = i + 1;
+  }
   std::optional<std::size_t> position(std::string_view name) const;
 
   const std::vector<Output>* declared_;

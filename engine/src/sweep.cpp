@@ -322,12 +322,23 @@ class PointArgs {
 // canonicalised and written once (both are pure functions of it), its text copied after that.
 class Column {
  public:
-  void add_null() { kinds_.push_back(Kind::null); }
+  void add_null() {
+    if (kept_) kinds_.push_back(Kind::null);
+  }
+  // A column that cannot be written (not asked for, or not all numbers where no outputs are
+  // asked for) keeps nothing; its values are still checked, a non-finite one an engine fault.
+  void drop() {
+    kept_ = false;
+    kinds_ = {};
+    numbers_ = {};
+    others_ = {};
+  }
   void add(const json& value, const std::string& calculator, std::string_view name) {
+    if (!kept_) return check(value, calculator, name);
     if (value.is_null()) {
       add_null();
     } else if (value.is_number_float()) {
-      double raw = value.get<double>();
+      double raw = value.get_ref<const json::number_float_t&>();
       if (!has_last_ || bits_of(raw) != bits_of(last_raw_)) {
         last_ = canonical_number(raw, calculator, name);
         last_raw_ = raw;
@@ -343,8 +354,10 @@ class Column {
       all_numbers_ = all_numbers_ && copy.is_number();
       kinds_.push_back(Kind::other);
       others_.push_back(std::move(copy));
+      if (!all_numbers_ && !asked_) drop();  // never numeric now, and not asked for
     }
   }
+  void set_asked(bool asked) { asked_ = asked; }
   // A number wherever it is not null (and somewhere not null): swept when no outputs are asked for.
   bool numeric() const { return any_number_ && all_numbers_; }
   // Nothing but numbers and nulls: the column can go out as doubles.
@@ -398,7 +411,19 @@ class Column {
   }
 
  private:
+  // What canonicalising the value would refuse (a non-finite number), without keeping it.
+  static void check(const json& value, const std::string& calculator, std::string_view name) {
+    if (value.is_number_float()) {
+      double raw = value.get_ref<const json::number_float_t&>();
+      if (!std::isfinite(raw)) canonical_number(raw, calculator, name);
+    } else if (value.is_structured()) {
+      json copy = value;
+      canonicalise(copy, calculator, name);
+    }
+  }
+
   enum class Kind : unsigned char { null, whole, real, other };
+  bool kept_ = true, asked_ = false;
   std::vector<Kind> kinds_;
   std::vector<double> numbers_;
   std::vector<json> others_;
@@ -410,7 +435,15 @@ class Column {
 
 class Collector {
  public:
-  Collector(const Calculator& calc, const Spec& spec) : calc_(calc), spec_(spec), columns_(calc.outputs.size()) {}
+  Collector(const Calculator& calc, const Spec& spec) : calc_(calc), spec_(spec), columns_(calc.outputs.size()) {
+    if (spec.outputs.empty()) return;  // each written if it comes out numeric
+    for (Column& column : columns_) column.drop();
+    for (const std::string& name : spec.outputs) {
+      Column& asked = columns_[declared_index(name)];
+      asked = Column();
+      asked.set_asked(true);
+    }
+  }
 
   void add(const Outputs& outputs) {
     outputs.check(calc_.name);
