@@ -123,7 +123,9 @@ if (fastPath) {
   row('decode sweep, 2,048 points', sweeps, nativeSweeps);
   console.log(`  one 2,048-point sweep: ${(1000 / sweeps).toFixed(1)} ms wasm` +
     (nativeSweeps ? `, ${(1000 / nativeSweeps).toFixed(1)} ms native` : ''));
-  // As the course calls it: the columns as doubles, put back together by web/src/sweep-columns.js.
+  // As the course calls it: the columns as doubles, put back together by web/src/sweep-columns.js
+  // (an engine from before sweepColumns has no such row).
+  if (!engine.sweepColumns) process.exit(0);
   const typed = rate(() => sweepFromColumns(engine.sweepColumns('decode', SWEEP_PARAMS, SWEEP_SPEC), engine.sweepValues()), 1);
   const nativeTyped = native?.get('sweep/decode_2048_columns') ? native.get('sweep/decode_2048_columns') / 2048 : null;
   row('the same, columns as doubles', typed, nativeTyped);

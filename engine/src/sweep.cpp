@@ -11,6 +11,7 @@
 #include <limits>
 #include <optional>
 #include <set>
+#include <unordered_set>
 
 #include "args.hpp"
 #include "errors.hpp"
@@ -574,7 +575,16 @@ class Collector {
   }
 
   json warnings_ = json::array();
-  std::set<WarningKey> met_;  // the kinds and numbers (bit for bit) of the warnings met so far
+  struct KeyHash {  // FNV-1a over the kind's address and the numbers' bits
+    std::size_t operator()(const WarningKey& key) const {
+      std::uint64_t h = 1469598103934665603ull;
+      auto mix = [&](std::uint64_t word) { h = (h ^ word) * 1099511628211ull; };
+      mix(reinterpret_cast<std::uintptr_t>(key.first));
+      for (std::uint64_t word : key.second) mix(word);
+      return static_cast<std::size_t>(h);
+    }
+  };
+  std::unordered_set<WarningKey, KeyHash> met_;  // the kinds and numbers (bit for bit) of the warnings met so far
   std::set<std::string, std::less<>> seen_;
   std::size_t more_warnings_ = 0;
 };

@@ -147,7 +147,8 @@ void comm_latency(DecodeFigures& f, const ParallelFabric& fabric, const Steps& l
   if (*f.comm_regime == "latency") log.warn(Warning(latency_bound_warning, {*f.activation_bytes, threshold}));
 }
 
-void decode_comm(const InferenceSetup& s, DecodeFigures& f, const Steps& log) {
+void decode_comm(const InferenceSetup& s, DecodeFigures& f, const std::optional<ParallelFabric>& fabric,
+                 const Steps& log) {
   if (!s.model.dims) return;
   const Model& d = *s.model.dims;
   Expr D = log.sym("D", d.D);
@@ -157,7 +158,6 @@ void decode_comm(const InferenceSetup& s, DecodeFigures& f, const Steps& log) {
                                     2 * log.sym("F", s.model.mlp_width()) * pow(log.sym("M", s.axes_tp), 2) / D,
                                     "chips").value();
   if (s.ws2d) ws2d_split(s, f, log);
-  auto fabric = model_parallel_fabric(*s.chip, f.chips);
   if (!fabric) {
     if (f.chips > 1) {
       log.warn(s.chip->name() +
@@ -243,7 +243,8 @@ void decode_fit_warnings(const DecodeFigures& f, double free_raw, const Steps& l
 }
 
 void decode_fit(const InferenceSetup& s, DecodeFigures& f, const Steps& log) {
-  double hbm_per_chip = s.chip->need(&Chip::hbm_bytes, "the weights and the KV cache must fit in it");
+  static const std::string why = "the weights and the KV cache must fit in it";  // made once, not per point
+  double hbm_per_chip = s.chip->need(&Chip::hbm_bytes, why);
   Expr n = log.sym("n", f.chips), hbm = log.sym("\\text{HBM}", hbm_per_chip);
   Expr slice = log.step("HBM of the slice", "\\text{HBM}_{slice}", n * hbm, "bytes");
   f.slice_hbm_bytes = slice.value();
@@ -273,14 +274,14 @@ void decode_fit(const InferenceSetup& s, DecodeFigures& f, const Steps& log) {
   decode_fit_warnings(f, free.value(), log);
 }
 
-void decode_matmul(const InferenceSetup& s, DecodeFigures& f, const Steps& log) {
+void decode_matmul(const InferenceSetup& s, DecodeFigures& f, const std::optional<ParallelFabric>& fabric,
+                   const Steps& log) {
   if (!s.model.dims) return;
   Expr D = log.sym("D", s.model.dims->D), F = log.sym("F", s.model.mlp_width()), n = log.sym("n", f.chips);
   Expr B = log.sym("B", f.batch), C = log.sym("C", s.C), W = log.sym("W_{hbm}", s.W);
   Expr b_w = log.sym("b_w", s.w), b_a = log.sym("b_a", s.a);
   f.matmul_t_math_s = log.step("One D×F matmul: math", "", 2 * B * D * F / (n * C), "s").value();
   f.matmul_t_weights_s = log.step("One D×F matmul: weight load", "", b_w * D * F / (n * W), "s").value();
-  auto fabric = model_parallel_fabric(*s.chip, f.chips);
   if (fabric) {
     Expr M = log.sym("M", s.axes_tp), W_ici = log.sym("W_{ici}", fabric->bytes_per_s);
     Expr comm = f.chips == 1 ? Expr(0) : log.sym("V", *f.activation_bytes) / (M * W_ici);
@@ -403,11 +404,26 @@ const InferenceSetup& inference_setup(const Args& args) {
   return args.kept<InferenceSetup>(&tag, [&] { return read_inference_setup(args); });
 }
 
+namespace {
+
+// Which given inputs have no effect: a pure function of what was given, kept per Args (a sweep
+// asks once, not at every point).
+struct IgnoredInputs {
+  bool kv_dtype = false, axes_tp = false;
+};
+
+IgnoredInputs ignored_inputs(const Args& args) {
+  return {args.given("kv_bytes_per_token") && args.given("kv_dtype"),
+          args.given("params") && !args.given("model") && args.given("axes_tp")};
+}
+
+}  // namespace
+
 void warn_ignored_inputs(const Args& args, Result& r) {
-  if (args.given("kv_bytes_per_token") && args.given("kv_dtype")) {
-    r.warn("kv_dtype is ignored: kv_bytes_per_token already fixes the KV-cache bytes.");
-  }
-  if (args.given("params") && !args.given("model") && args.given("axes_tp")) {
+  static const char tag = 0;
+  const IgnoredInputs& ignored = args.kept<IgnoredInputs>(&tag, [&] { return ignored_inputs(args); });
+  if (ignored.kv_dtype) r.warn("kv_dtype is ignored: kv_bytes_per_token already fixes the KV-cache bytes.");
+  if (ignored.axes_tp) {
     r.warn("axes_tp is ignored: a bare params count has no dimensions, so no collectives are modelled.");
   }
 }
@@ -475,12 +491,14 @@ DecodeFigures decode_step(const InferenceSetup& s, double batch, double chips, d
   f.context = context;
   decode_bytes(s, f, log);
   decode_times(s, f, log);
-  decode_comm(s, f, log);
+  // The fabric the model-parallel collectives cross, for the comms and the matmul figures.
+  std::optional<ParallelFabric> fabric = model_parallel_fabric(*s.chip, chips);
+  decode_comm(s, f, fabric, log);
   decode_step_time(f, log);
   decode_limits(s, f, log);
   decode_flips(f, log);
   decode_fit(s, f, log);
-  decode_matmul(s, f, log);
+  decode_matmul(s, f, fabric, log);
   decode_attention(s, f, log);
   decode_sharding_warnings(s, f, log);
   return f;
