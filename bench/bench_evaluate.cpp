@@ -14,6 +14,7 @@
 
 #include "bench_inputs.hpp"
 #include "scalelab/engine.hpp"
+#include "scalelab/sweep_columns.hpp"
 
 using scalelab::bench::first_inputs;
 using scalelab::bench::kSweepParams;
@@ -70,6 +71,14 @@ int main(int argc, char** argv) {
       benchmark::DoNotOptimize(e.json.data());
     }
     state.SetItemsProcessed(state.iterations() * 2048);  // points per second
+  })->Unit(benchmark::kMillisecond);
+  // The same sweep with its columns as doubles (sweep_columns.hpp: what the browser calls).
+  benchmark::RegisterBenchmark("sweep/decode_2048_columns", [](benchmark::State& state) {
+    for (auto _ : state) {
+      scalelab::SweepColumns c = scalelab::sweep_columns("decode", kSweepParams, kSweepSpec);
+      benchmark::DoNotOptimize(c.values.data());
+    }
+    state.SetItemsProcessed(state.iterations() * 2048);
   })->Unit(benchmark::kMillisecond);
   // Formatting alone, for scale.
   benchmark::RegisterBenchmark("format_quantity", [](benchmark::State& state) {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Instructions per engine call, counted by callgrind (independent of the machine's load): per
 # numbers-only decode and serving evaluation (first cases of tests/cases) and per point of the
-# 2,048-point decode sweep. Each figure is the difference of two runs (N and 1 calls) divided by
+# 2,048-point decode sweep (as JSON text, and with its columns as doubles). Each figure is the difference of two runs (N and 1 calls) divided by
 # N - 1, so start-up and the first call's catalog parsing drop out.
 #   bash bench/callgrind.sh [build]      (needs valgrind and build/scalelab_instructions)
 set -euo pipefail
@@ -27,3 +27,4 @@ echo "numbers-only serving evaluation: $(per 201 1 serving) instructions"
 echo "decode evaluation with steps: $(per 21 1 decode --steps) instructions"
 echo "serving evaluation with steps: $(per 21 1 serving --steps) instructions"
 echo "2,048-point decode sweep, per point: $(per 3 2048 sweep) instructions"
+echo "the same sweep, columns as doubles (the browser's), per point: $(per 3 2048 sweep-columns) instructions"

@@ -5,10 +5,15 @@
 // served to the page through Playwright's request routing, so neither web/dist nor a server is
 // needed.
 //
-//   node bench/sweep_chromium.mjs [--wasm-dir build-wasm] [--runs 30]
+//   node bench/sweep_chromium.mjs [--wasm-dir build-wasm] [--variant inference] [--runs 30]
 //
 // Prints the median and p95 of one sweep over --runs runs (after 3 warm-up runs), and
-// evaluations/s of single decode evaluations.
+// evaluations/s of single decode evaluations. The sweep is timed three ways, alternately run by
+// run: as the course calls it (engine.ts's sweep: sweepColumns, then sweepValues' doubles put
+// back into the result by web/src/sweep-columns.js, the same module), as the JSON export parsed
+// (what engine.ts did before), and the JSON export alone (its text, not parsed). --variant loads
+// a lab group's engine (build-wasm/web/engine-<variant>.js, wasm/variants.json; /labs/decode/
+// loads "inference") instead of the full one.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -26,6 +31,9 @@ const opt = (name, dflt) => {
 };
 const wasmDir = path.resolve(root, opt('--wasm-dir', process.env.SCALELAB_WASM_DIR || 'build-wasm'), 'web');
 const runs = Number(opt('--runs', '30'));
+const variant = opt('--variant', '');
+const engineFile = variant ? `engine-${variant}.js` : 'engine.js';
+const sweepColumnsFile = path.join(root, 'web', 'src', 'sweep-columns.js');
 // decode's first case in tests/cases (files in name order), as in bench_evaluate.cpp
 const casesDir = path.join(root, 'tests', 'cases');
 const decodeCase = fs.readdirSync(casesDir).filter((f) => f.endsWith('.json')).sort()
@@ -35,8 +43,10 @@ const decodeCase = fs.readdirSync(casesDir).filter((f) => f.endsWith('.json')).s
 const ORIGIN = 'http://bench.invalid';
 const page_html = `<!doctype html><meta charset="utf-8"><title>sweep bench</title>
 <script type="module">
-import createEngine from './engine.js';
+import createEngine from './${engineFile}';
+import { sweepFromColumns } from './sweep-columns.js';
 window.engine = await createEngine();
+window.sweepFromColumns = sweepFromColumns;
 window.ready = true;
 </script>`;
 
@@ -52,7 +62,7 @@ try {
   await context.route(`${ORIGIN}/**`, (route) => {
     const name = new URL(route.request().url()).pathname.slice(1);
     if (name === '' || name === 'index.html') return route.fulfill({ body: page_html, contentType: 'text/html' });
-    const file = path.join(wasmDir, path.basename(name));
+    const file = name === 'sweep-columns.js' ? sweepColumnsFile : path.join(wasmDir, path.basename(name));
     if (!fs.existsSync(file)) return route.fulfill({ status: 404, body: 'not found' });
     return route.fulfill({ body: fs.readFileSync(file), contentType: types[path.extname(file)] ?? 'application/octet-stream' });
   });
@@ -60,18 +70,31 @@ try {
   await page.goto(`${ORIGIN}/`);
   await page.waitForFunction(() => window.ready === true, null, { timeout: 30000 });
   const result = await page.evaluate(({ runs, decode }) => {
-    const params = JSON.stringify({ model: 'llama3-70b', chip: 'tpu-v5e', chips: 16, batch: 32 });
-    const spec = JSON.stringify({ x: { param: 'context', from: 0, to: 131072, points: 2048, scale: 'linear' } });
-    const check = JSON.parse(window.engine.sweep('decode', params, spec));
+    const params = { model: 'llama3-70b', chip: 'tpu-v5e', chips: 16, batch: 32 };
+    const spec = { x: { param: 'context', from: 0, to: 131072, points: 2048, scale: 'linear' } };
+    const m = window.engine;
+    // engine.ts's sweep, as the labs call it (less its variant check and fault report)
+    const typed = () => window.sweepFromColumns(m.sweepColumns('decode', JSON.stringify(params), JSON.stringify(spec)), m.sweepValues());
+    const parsed = () => JSON.parse(m.sweep('decode', JSON.stringify(params), JSON.stringify(spec)));
+    const text = () => m.sweep('decode', JSON.stringify(params), JSON.stringify(spec));
+    // An engine from before sweepColumns (main's, for a comparison): the JSON ways only.
+    const ways = m.sweepColumns ? { typed, parsed, text } : { parsed, text };
+    const check = parsed();
     if (check.error || check.x.values.length !== 2048) throw new Error(`the sweep failed: ${JSON.stringify(check).slice(0, 300)}`);
-    for (let i = 0; i < 3; i++) window.engine.sweep('decode', params, spec);
-    const times = [];
+    if (ways.typed && JSON.stringify(typed()) !== JSON.stringify(check)) throw new Error('the typed sweep differs from the JSON sweep');
+    const times = { typed: [], parsed: [], text: [] };
+    for (let i = 0; i < 3; i++) for (const f of Object.values(ways)) f();
     for (let i = 0; i < runs; i++) {
-      const t0 = performance.now();
-      window.engine.sweep('decode', params, spec);
-      times.push(performance.now() - t0);
+      for (const [name, f] of Object.entries(ways)) {
+        const t0 = performance.now();
+        f();
+        times[name].push(performance.now() - t0);
+      }
     }
-    times.sort((a, b) => a - b);
+    const stats = (t) => {
+      t.sort((a, b) => a - b);
+      return { median: t[Math.floor(t.length / 2)], p95: t[Math.min(t.length - 1, Math.ceil(t.length * 0.95) - 1)] };
+    };
     const rate = (call) => {
       for (let i = 0; i < 200; i++) call();
       const t0 = performance.now();
@@ -81,15 +104,17 @@ try {
     };
     const input = JSON.stringify(decode);
     return {
-      median: times[Math.floor(times.length / 2)],
-      p95: times[Math.min(times.length - 1, Math.ceil(times.length * 0.95) - 1)],
+      typed: ways.typed ? stats(times.typed) : null, parsed: stats(times.parsed), text: stats(times.text),
       numbers: rate(() => window.engine.evaluateNumbers('decode', input)),
       steps: rate(() => window.engine.evaluate('decode', input)),
       agent: navigator.userAgent,
     };
   }, { runs, decode: decodeCase });
-  console.log(`Chromium: ${result.agent.match(/Chrome\/[\d.]+/)?.[0] ?? result.agent}; ${path.relative(root, wasmDir)}/engine.js`);
-  console.log(`decode sweep, 2,048 points: median ${result.median.toFixed(1)} ms, p95 ${result.p95.toFixed(1)} ms (${runs} runs)`);
+  console.log(`Chromium: ${result.agent.match(/Chrome\/[\d.]+/)?.[0] ?? result.agent}; ${path.relative(root, wasmDir)}/${engineFile}; load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  const line = (what, r) => console.log(`decode sweep, 2,048 points, ${what}: median ${r.median.toFixed(1)} ms, p95 ${r.p95.toFixed(1)} ms (${runs} runs)`);
+  if (result.typed) line('as the course calls it (typed columns)', result.typed);
+  line('JSON export, parsed', result.parsed);
+  line('JSON export, its text only', result.text);
   console.log(`decode numbers-only: ${Math.round(result.numbers)} evaluations/s; with steps: ${Math.round(result.steps)}/s`);
 } finally {
   await context.close();

@@ -22,6 +22,7 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { sweepFromColumns } from '../web/src/sweep-columns.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -122,6 +123,14 @@ if (fastPath) {
   row('decode sweep, 2,048 points', sweeps, nativeSweeps);
   console.log(`  one 2,048-point sweep: ${(1000 / sweeps).toFixed(1)} ms wasm` +
     (nativeSweeps ? `, ${(1000 / nativeSweeps).toFixed(1)} ms native` : ''));
+  // As the course calls it: the columns as doubles, put back together by web/src/sweep-columns.js
+  // (an engine from before sweepColumns has no such row).
+  if (!engine.sweepColumns) process.exit(0);
+  const typed = rate(() => sweepFromColumns(engine.sweepColumns('decode', SWEEP_PARAMS, SWEEP_SPEC), engine.sweepValues()), 1);
+  const nativeTyped = native?.get('sweep/decode_2048_columns') ? native.get('sweep/decode_2048_columns') / 2048 : null;
+  row('the same, columns as doubles', typed, nativeTyped);
+  console.log(`  one 2,048-point sweep as the course calls it: ${(1000 / typed).toFixed(1)} ms wasm` +
+    (nativeTyped ? `, ${(1000 / nativeTyped).toFixed(1)} ms native` : ''));
   process.exit(0);
 }
 console.log(`wasm: ${path.relative(root, wasmDir) || '.'}/node/engine.cjs, node ${process.version}, ${seconds}s per calculator`);

@@ -176,17 +176,11 @@ void render(const Expr::Node& n, bool substitute, std::string& out) {
 
 Expr::Expr(double literal) : value_(literal), literal_(true) {}
 
-Expr Expr::bare(double value) {
-  Expr e;
-  e.value_ = value;
-  return e;
-}
-
-Expr Expr::symbol(std::string tex, double value) {
+Expr Expr::symbol(std::string_view tex, double value) {
   Expr e;
   e.value_ = value;
   Node* n = new_node(Op::symbol, value);
-  n->symbol = std::move(tex);
+  n->symbol.assign(tex);  // a pooled node's string keeps its room
   e.node_ = n;
   return e;
 }
@@ -212,12 +206,6 @@ Expr Expr::combine(Op op, double value, std::initializer_list<const Expr*> args)
   return e;
 }
 
-Expr Expr::extremum(Op op, std::initializer_list<const Expr*> args) {
-  double v = (*args.begin())->value_;
-  for (const Expr* a : args) v = op == Op::min ? std::min(v, a->value_) : std::max(v, a->value_);
-  return combine(op, v, args);
-}
-
 // A literal renders as its number, a bare Expr as nothing.
 void Expr::append_tex(std::string& out) const {
   if (node_) render(*node_, false, out);
@@ -229,23 +217,10 @@ void Expr::append_substituted(std::string& out) const {
   else if (literal_) scalelab::append_tex(value_, out);
 }
 
-Expr operator+(const Expr& a, const Expr& b) { return Expr::combine(Expr::Op::add, a.value_ + b.value_, {&a, &b}); }
-Expr operator-(const Expr& a, const Expr& b) { return Expr::combine(Expr::Op::sub, a.value_ - b.value_, {&a, &b}); }
-Expr operator*(const Expr& a, const Expr& b) { return Expr::combine(Expr::Op::mul, a.value_ * b.value_, {&a, &b}); }
-Expr operator/(const Expr& a, const Expr& b) { return Expr::combine(Expr::Op::div, a.value_ / b.value_, {&a, &b}); }
-Expr operator-(const Expr& a) { return Expr::combine(Expr::Op::neg, -a.value_, {&a}); }
-Expr frac(const Expr& a, const Expr& b) { return Expr::combine(Expr::Op::frac, a.value_ / b.value_, {&a, &b}); }
-Expr pow(const Expr& a, const Expr& b) {
-  return Expr::combine(Expr::Op::pow, std::pow(a.value_, b.value_), {&a, &b});
-}
 // Within 1e-9 (relative) of an integer counts as that integer: 3 × (1/3) chips is 1 chip, not 2.
 double snapped(double x) {
   double r = std::round(x);
   return std::fabs(x - r) <= 1e-9 * std::max(1.0, std::fabs(x)) ? r : x;
 }
-Expr ceil(const Expr& a) { return Expr::combine(Expr::Op::ceil, std::ceil(snapped(a.value_)), {&a}); }
-Expr floor(const Expr& a) { return Expr::combine(Expr::Op::floor, std::floor(snapped(a.value_)), {&a}); }
-Expr sqrt(const Expr& a) { return Expr::combine(Expr::Op::sqrt, std::sqrt(a.value_), {&a}); }
-Expr log2(const Expr& a) { return Expr::combine(Expr::Op::log2, std::log2(a.value_), {&a}); }
 
 }  // namespace scalelab

@@ -7,11 +7,17 @@
 // tree. Combining anything with a bare Expr gives a bare Expr, so a calculator that runs without
 // steps writes the same code and pays only for the arithmetic.
 #pragma once
+#include <algorithm>
+#include <cmath>
 #include <initializer_list>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace scalelab {
+
+// x, or the integer within 1e-9 (relative) of it: 3 × (1/3) chips is 1 chip, not 2.
+double snapped(double x);
 
 class Expr {
  public:
@@ -51,9 +57,13 @@ class Expr {
   }
 
   // A value without a formula (numbers-only mode).
-  static Expr bare(double value);
+  static Expr bare(double value) {
+    Expr e;
+    e.value_ = value;
+    return e;
+  }
   // A named quantity: `tex` in the formula, its value in the substitution.
-  static Expr symbol(std::string tex, double value);
+  static Expr symbol(std::string_view tex, double value);
 
   double value() const { return value_; }
   bool has_tex() const { return node_ != nullptr || literal_; }
@@ -62,31 +72,52 @@ class Expr {
   void append_tex(std::string& out) const;
   void append_substituted(std::string& out) const;
 
-  friend Expr operator+(const Expr& a, const Expr& b);
-  friend Expr operator-(const Expr& a, const Expr& b);
-  friend Expr operator*(const Expr& a, const Expr& b);
-  friend Expr operator/(const Expr& a, const Expr& b);
-  friend Expr operator-(const Expr& a);
-  friend Expr frac(const Expr& a, const Expr& b);  // \frac{a}{b}
-  friend Expr pow(const Expr& base, const Expr& exponent);
+  // Each operation is inline arithmetic when an operand is bare (the numbers-only mode: the
+  // result is bare, no node is made and nothing is called); a tree is built out of line.
+  friend Expr operator+(const Expr& a, const Expr& b) { return binary(Op::add, a.value_ + b.value_, a, b); }
+  friend Expr operator-(const Expr& a, const Expr& b) { return binary(Op::sub, a.value_ - b.value_, a, b); }
+  friend Expr operator*(const Expr& a, const Expr& b) { return binary(Op::mul, a.value_ * b.value_, a, b); }
+  friend Expr operator/(const Expr& a, const Expr& b) { return binary(Op::div, a.value_ / b.value_, a, b); }
+  friend Expr operator-(const Expr& a) { return unary(Op::neg, -a.value_, a); }
+  friend Expr frac(const Expr& a, const Expr& b) { return binary(Op::frac, a.value_ / b.value_, a, b); }  // \frac{a}{b}
+  friend Expr pow(const Expr& base, const Expr& exponent) {
+    return binary(Op::pow, std::pow(base.value_, exponent.value_), base, exponent);
+  }
   // min and max of two to four terms (hidden friends: found only when an argument is an Expr,
   // so that std::min on doubles is never captured).
-  friend Expr min(const Expr& a, const Expr& b) { return extremum(Op::min, {&a, &b}); }
+  friend Expr min(const Expr& a, const Expr& b) { return binary(Op::min, std::min(a.value_, b.value_), a, b); }
   friend Expr min(const Expr& a, const Expr& b, const Expr& c) { return extremum(Op::min, {&a, &b, &c}); }
-  friend Expr max(const Expr& a, const Expr& b) { return extremum(Op::max, {&a, &b}); }
+  friend Expr max(const Expr& a, const Expr& b) { return binary(Op::max, std::max(a.value_, b.value_), a, b); }
   friend Expr max(const Expr& a, const Expr& b, const Expr& c) { return extremum(Op::max, {&a, &b, &c}); }
   friend Expr max(const Expr& a, const Expr& b, const Expr& c, const Expr& d) {
     return extremum(Op::max, {&a, &b, &c, &d});
   }
-  friend Expr ceil(const Expr& a);
-  friend Expr floor(const Expr& a);
-  friend Expr sqrt(const Expr& a);
-  friend Expr log2(const Expr& a);
+  // ceil and floor count within 1e-9 (relative) of an integer as that integer (snapped).
+  friend Expr ceil(const Expr& a) { return unary(Op::ceil, std::ceil(snapped(a.value_)), a); }
+  friend Expr floor(const Expr& a) { return unary(Op::floor, std::floor(snapped(a.value_)), a); }
+  friend Expr sqrt(const Expr& a) { return unary(Op::sqrt, std::sqrt(a.value_), a); }
+  friend Expr log2(const Expr& a) { return unary(Op::log2, std::log2(a.value_), a); }
 
  private:
   Expr() = default;
+  static Expr binary(Op op, double value, const Expr& a, const Expr& b) {
+    if (!a.has_tex() || !b.has_tex()) return bare(value);
+    return combine(op, value, {&a, &b});
+  }
+  static Expr unary(Op op, double value, const Expr& a) {
+    if (!a.has_tex()) return bare(value);
+    return combine(op, value, {&a});
+  }
+  static Expr extremum(Op op, std::initializer_list<const Expr*> args) {
+    double v = (*args.begin())->value_;
+    bool bare_arg = false;
+    for (const Expr* a : args) {
+      v = op == Op::min ? std::min(v, a->value_) : std::max(v, a->value_);
+      bare_arg = bare_arg || !a->has_tex();
+    }
+    return bare_arg ? bare(v) : combine(op, v, args);
+  }
   static Expr combine(Op op, double value, std::initializer_list<const Expr*> args);
-  static Expr extremum(Op op, std::initializer_list<const Expr*> args);
   const Node* tree() const;  // a new reference to the tree (the literal's node made on demand)
   // Nodes are counted by hand (not shared_ptr: no atomic counts, as an Expr never leaves the
   // evaluation's thread) and reused from a per-thread pool once their count drops to zero.

@@ -62,11 +62,15 @@ class Steps {
   bool on() const { return sink_ != nullptr; }
   // A named input of a formula: `tex` when steps are on, a bare value otherwise.
   Expr sym(std::string_view tex, double value) const {
-    return on() ? Expr::symbol(std::string(tex), value) : Expr::bare(value);
+    if (!on()) return Expr::bare(value);
+    return Expr::symbol(tex, value);
   }
   // Records "label: lhs = expr" and returns its value named `lhs`, for the steps that follow.
-  // An empty lhs records the bare expression (and returns it unnamed).
-  Expr step(std::string_view label, std::string_view lhs, const Expr& expr, std::string_view unit) const;
+  // An empty lhs records the bare expression (and returns it unnamed). Numbers-only: the value.
+  Expr step(std::string_view label, std::string_view lhs, const Expr& expr, std::string_view unit) const {
+    if (!on()) return Expr::bare(expr.value());
+    return record(label, lhs, expr, unit);
+  }
   // TRANSITIONAL: a step whose formula and substitution are written out by hand, for the
   // calculators not yet built from Expr (see the module note in expr.hpp). Same JSON shape.
   double record_text(std::string_view label, std::string_view formula, std::string_view substituted,
@@ -79,6 +83,8 @@ class Steps {
   }
 
  private:
+  Expr record(std::string_view label, std::string_view lhs, const Expr& expr, std::string_view unit) const;
+
   StepList* sink_ = nullptr;
   Warnings* warnings_ = nullptr;
   std::string prefix_;
@@ -102,6 +108,24 @@ class Outputs {
     if (at.is_number_float()) at.get_ref<json::number_float_t&>() = value;
     else at = value;
   }
+  // The same by declared position (outputs.hpp output_index), no name looked up; a string is
+  // written into the slot's string when it holds one already.
+  void set_number_at(std::size_t i, double value) {
+    json& at = values_[i];
+    mark(i);
+    if (at.is_number_float()) at.get_ref<json::number_float_t&>() = value;
+    else at = value;
+  }
+  void set_text_at(std::size_t i, std::string_view text) {
+    json& at = values_[i];
+    mark(i);
+    if (at.is_string()) at.get_ref<json::string_t&>().assign(text);
+    else at = std::string(text);
+  }
+  void set_at(std::size_t i, json value) {
+    mark(i);
+    values_[i] = std::move(value);
+  }
   // The value set for `name`, or nullptr when it was not (or is not declared).
   const json* find(std::string_view name) const;
 
@@ -119,6 +143,10 @@ class Outputs {
 
  private:
   json& slot(std::string_view name);
+  void mark(std::size_t i) {  // set, and the next search by name starts after it
+    set_[i] = 1;
+    cursor_ = i + 1;
+  }
   std::optional<std::size_t> position(std::string_view name) const;
 
   const std::vector<Output>* declared_;
@@ -147,6 +175,18 @@ struct Result {
   void out(std::string_view name, double value) { outputs.set_number(name, value); }
   void out(std::string_view name, const Expr& value) { outputs.set_number(name, value.value()); }
   void out_null(std::string_view name) { outputs.set(name, json(nullptr)); }
+  // By declared position (outputs.hpp output_index); an empty optional is null.
+  void out_at(std::size_t i, double value) { outputs.set_number_at(i, value); }
+  void out_at(std::size_t i, bool value) { outputs.set_at(i, value); }
+  void out_at(std::size_t i, const std::string& text) { outputs.set_text_at(i, text); }
+  void out_at(std::size_t i, const std::optional<double>& value) {
+    if (value) outputs.set_number_at(i, *value);
+    else outputs.set_at(i, nullptr);
+  }
+  void out_at(std::size_t i, const std::optional<std::string>& text) {
+    if (text) outputs.set_text_at(i, *text);
+    else outputs.set_at(i, nullptr);
+  }
   // Back to an empty result for the same calculator, as constructed (record_steps kept): a sweep
   // reuses one Result point after point instead of allocating it again.
   void clear() {

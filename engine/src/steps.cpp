@@ -19,9 +19,8 @@ Step& new_step(StepList& sink, const std::string& prefix, std::string_view label
 
 }  // namespace
 
-Expr Steps::step(std::string_view label, std::string_view lhs, const Expr& expr,
-                 std::string_view unit) const {
-  if (!on()) return Expr::bare(expr.value());
+Expr Steps::record(std::string_view label, std::string_view lhs, const Expr& expr,
+                   std::string_view unit) const {
   // "B^* \approx" states an approximation; the name is what precedes the relation.
   std::string_view relation = " = ";
   constexpr std::string_view approx = " \\approx";

@@ -8,8 +8,10 @@
 #include <cstdint>
 #include <cstring>
 #include <exception>
+#include <limits>
 #include <optional>
 #include <set>
+#include <unordered_set>
 
 #include "args.hpp"
 #include "errors.hpp"
@@ -20,6 +22,7 @@
 #include "result.hpp"
 #include "scalelab/engine.hpp"
 #include "scalelab/limits.hpp"
+#include "scalelab/sweep_columns.hpp"
 
 namespace scalelab {
 namespace {
@@ -320,12 +323,23 @@ class PointArgs {
 // canonicalised and written once (both are pure functions of it), its text copied after that.
 class Column {
  public:
-  void add_null() { kinds_.push_back(Kind::null); }
+  void add_null() {
+    if (kept_) kinds_.push_back(Kind::null);
+  }
+  // A column that cannot be written (not asked for, or not all numbers where no outputs are
+  // asked for) keeps nothing; its values are still checked, a non-finite one an engine fault.
+  void drop() {
+    kept_ = false;
+    kinds_ = {};
+    numbers_ = {};
+    others_ = {};
+  }
   void add(const json& value, const std::string& calculator, std::string_view name) {
+    if (!kept_) return check(value, calculator, name);
     if (value.is_null()) {
       add_null();
     } else if (value.is_number_float()) {
-      double raw = value.get<double>();
+      double raw = value.get_ref<const json::number_float_t&>();
       if (!has_last_ || bits_of(raw) != bits_of(last_raw_)) {
         last_ = canonical_number(raw, calculator, name);
         last_raw_ = raw;
@@ -341,10 +355,28 @@ class Column {
       all_numbers_ = all_numbers_ && copy.is_number();
       kinds_.push_back(Kind::other);
       others_.push_back(std::move(copy));
+      if (!all_numbers_ && !asked_) drop();  // never numeric now, and not asked for
     }
   }
+  void set_asked(bool asked) { asked_ = asked; }
   // A number wherever it is not null (and somewhere not null): swept when no outputs are asked for.
   bool numeric() const { return any_number_ && all_numbers_; }
+  // Nothing but numbers and nulls: the column can go out as doubles.
+  bool numbers_only() const { return all_numbers_; }
+
+  // The column as doubles, one per point, NaN for null: each the number its JSON text reads as
+  // (a whole number as its integer, so -0 reads as 0).
+  void fill(double* out) const {
+    std::size_t number = 0, other = 0;
+    for (std::size_t i = 0; i < kinds_.size(); ++i) {
+      switch (kinds_[i]) {
+        case Kind::null: out[i] = std::numeric_limits<double>::quiet_NaN(); break;
+        case Kind::whole: out[i] = static_cast<double>(static_cast<std::int64_t>(numbers_[number++])); break;
+        case Kind::real: out[i] = numbers_[number++]; break;
+        case Kind::other: out[i] = others_[other++].get<double>(); break;
+      }
+    }
+  }
 
   void write(std::string& out) const {
     out += '[';
@@ -380,7 +412,19 @@ class Column {
   }
 
  private:
+  // What canonicalising the value would refuse (a non-finite number), without keeping it.
+  static void check(const json& value, const std::string& calculator, std::string_view name) {
+    if (value.is_number_float()) {
+      double raw = value.get_ref<const json::number_float_t&>();
+      if (!std::isfinite(raw)) canonical_number(raw, calculator, name);
+    } else if (value.is_structured()) {
+      json copy = value;
+      canonicalise(copy, calculator, name);
+    }
+  }
+
   enum class Kind : unsigned char { null, whole, real, other };
+  bool kept_ = true, asked_ = false;
   std::vector<Kind> kinds_;
   std::vector<double> numbers_;
   std::vector<json> others_;
@@ -392,7 +436,15 @@ class Column {
 
 class Collector {
  public:
-  Collector(const Calculator& calc, const Spec& spec) : calc_(calc), spec_(spec), columns_(calc.outputs.size()) {}
+  Collector(const Calculator& calc, const Spec& spec) : calc_(calc), spec_(spec), columns_(calc.outputs.size()) {
+    if (spec.outputs.empty()) return;  // each written if it comes out numeric
+    for (Column& column : columns_) column.drop();
+    for (const std::string& name : spec.outputs) {
+      Column& asked = columns_[declared_index(name)];
+      asked = Column();
+      asked.set_asked(true);
+    }
+  }
 
   void add(const Outputs& outputs) {
     outputs.check(calc_.name);
@@ -407,10 +459,18 @@ class Collector {
   }
   // Distinct warnings by their text, the first kMaxWarnings kept. A warning made from a kind and
   // numbers already met is skipped before its text is made: the same kind and numbers make the
-  // same text.
+  // same text. Once kMaxWarnings are kept, a warning made from a kind and numbers not met before
+  // is counted without its text being made (so two sets of numbers that happen to print alike
+  // count as two); a warning given as its text is still told apart by its text.
   void warn(const Warnings& warnings) {
     for (const Warning& w : warnings) {
-      if (w.has_kind() && !met_.insert(key_of(w)).second) continue;
+      if (w.has_kind()) {
+        if (!met_.insert(key_of(w)).second) continue;
+        if (warnings_.size() == kMaxWarnings) {
+          ++more_warnings_;
+          continue;
+        }
+      }
       std::string text = w.text();
       if (seen_.insert(text).second) {
         if (warnings_.size() < kMaxWarnings) warnings_.push_back(std::move(text));
@@ -423,6 +483,21 @@ class Collector {
   std::string text() const {
     std::string out;
     out.reserve(64 + columns_.size() * errors_.size() * 12);
+    write(out, nullptr);
+    return out;
+  }
+
+  // The same with each column of numbers and nulls as its position c in `values` (c × points on,
+  // points doubles, NaN for null) in place of its array.
+  std::string header(std::vector<double>& values) const {
+    std::string out;
+    out.reserve(256 + errors_.size() * 5);
+    write(out, &values);
+    return out;
+  }
+
+ private:
+  void write(std::string& out, std::vector<double>* values) const {
     out += "{\"calculator\":";
     append_string(calc_.name, out);
     out += ",\"x\":";
@@ -438,7 +513,14 @@ class Collector {
       first = false;
       append_string(calc_.outputs[at].name, out);
       out += ':';
-      columns_[at].write(out);
+      if (values && columns_[at].numbers_only()) {
+        std::size_t points = errors_.size(), c = values->size() / std::max<std::size_t>(points, 1);
+        append_integer(static_cast<std::int64_t>(c), out);
+        values->resize(values->size() + points);
+        columns_[at].fill(values->data() + c * points);
+      } else {
+        columns_[at].write(out);
+      }
     }
     out += "},\"errors\":";
     append_text(errors_, out);
@@ -449,10 +531,8 @@ class Collector {
     }
     append_text(warnings, out);
     out += '}';
-    return out;
   }
 
- private:
   static void write_axis(const Axis& axis, std::string& out) {
     out += "{\"param\":";
     append_string(axis.param, out);
@@ -495,12 +575,22 @@ class Collector {
   }
 
   json warnings_ = json::array();
-  std::set<WarningKey> met_;  // the kinds and numbers (bit for bit) of the warnings met so far
+  struct KeyHash {  // FNV-1a over the kind's address and the numbers' bits
+    std::size_t operator()(const WarningKey& key) const {
+      std::uint64_t h = 1469598103934665603ull;
+      auto mix = [&](std::uint64_t word) { h = (h ^ word) * 1099511628211ull; };
+      mix(reinterpret_cast<std::uintptr_t>(key.first));
+      for (std::uint64_t word : key.second) mix(word);
+      return static_cast<std::size_t>(h);
+    }
+  };
+  std::unordered_set<WarningKey, KeyHash> met_;  // the kinds and numbers (bit for bit) of the warnings met so far
   std::set<std::string, std::less<>> seen_;
   std::size_t more_warnings_ = 0;
 };
 
-std::string run_sweep(const Calculator& calc, const json& base, const json& spec_json) {
+// `values` null: the sweep as JSON text; else its header, the columns of numbers into `values`.
+std::string run_sweep(const Calculator& calc, const json& base, const json& spec_json, std::vector<double>* values) {
   if (!base.is_object()) {
     refuse("", "the parameters must be a JSON object, got " + type_name(base));
   }
@@ -523,23 +613,35 @@ std::string run_sweep(const Calculator& calc, const json& base, const json& spec
       }
     }
   }
-  return collect.text();
+  return values ? collect.header(*values) : collect.text();
 }
 
 // As in evaluate: an InputError is the caller's doing; anything else is an engine fault.
-Evaluation sweep_parsed(const Calculator& calc, const json& base, const json& spec) {
-  return guarded([&] { return run_sweep(calc, base, spec); });
+Evaluation sweep_parsed(const Calculator& calc, const json& base, const json& spec, std::vector<double>* values = nullptr) {
+  return guarded([&] { return run_sweep(calc, base, spec, values); });
 }
 
-}  // namespace
-
-Evaluation sweep(std::string_view name, std::string_view params_json, std::string_view spec_json) {
+Evaluation sweep_into(std::string_view name, std::string_view params_json, std::string_view spec_json,
+                      std::vector<double>* values) {
   const Calculator* calc = find_calculator(name);
   if (!calc) return unknown_calculator(name);
   json base, spec;
   if (auto refused = parse_input(params_json, base)) return *refused;
   if (auto refused = parse_input(spec_json, spec, "sweep")) return *refused;
-  return sweep_parsed(*calc, base, spec);
+  return sweep_parsed(*calc, base, spec, values);
+}
+
+}  // namespace
+
+Evaluation sweep(std::string_view name, std::string_view params_json, std::string_view spec_json) {
+  return sweep_into(name, params_json, spec_json, nullptr);
+}
+
+SweepColumns sweep_columns(std::string_view name, std::string_view params_json, std::string_view spec_json) {
+  SweepColumns out;
+  out.header = sweep_into(name, params_json, spec_json, &out.values);
+  if (out.header.status != Status::ok) out.values.clear();
+  return out;
 }
 
 Evaluation sweep_request(std::string_view name, std::string_view request_json) {

@@ -8,6 +8,7 @@
 #include <set>
 #include <string>
 
+#include "outputs.hpp"
 #include "scalelab/engine.hpp"
 #include "support/test_support.hpp"
 
@@ -105,6 +106,16 @@ TEST(DeclaredOutputs, FiguresAChipLacksComeOutNullNotAsAFault) {
     ASSERT_EQ(e.status, scalelab::Status::ok) << calc << ": " << e.json;
     EXPECT_EQ(mismatch(decl[calc], json::parse(e.json)["outputs"]), "") << calc;
   }
+}
+
+// decode sets its outputs by position in kDecodeOutputs: that table must be what a decode
+// result is declared with, in the same order.
+TEST(DeclaredOutputs, DecodePositionsAreItsDeclaredOrder) {
+  std::vector<scalelab::Output> declared = scalelab::declared_outputs("decode");
+  ASSERT_EQ(declared.size(), std::size(scalelab::kDecodeOutputs));
+  for (std::size_t i = 0; i < declared.size(); ++i) EXPECT_EQ(declared[i].name, scalelab::kDecodeOutputs[i].name) << i;
+  static_assert(scalelab::output_index(scalelab::kDecodeOutputs, "kv_bytes_per_token") == 0);
+  static_assert(scalelab::output_index(scalelab::kDecodeOutputs, "step_s") == 11);
 }
 
 }  // namespace

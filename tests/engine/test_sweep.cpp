@@ -3,12 +3,14 @@
 // field.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "scalelab/engine.hpp"
+#include "scalelab/sweep_columns.hpp"
 #include "support/test_support.hpp"
 
 namespace {
@@ -132,6 +134,29 @@ TEST(Sweep, ServingOverBatchAndChipsInTwoDimensions) {
   EXPECT_EQ(r["outputs"].size(), 3u);
   EXPECT_TRUE(r["outputs"]["bound"][0].is_string());
   expect_points_match("serving", params, r);
+}
+
+// The warnings are the first 16 distinct ones the points' own evaluations give, in point order,
+// then "… and N more distinct warnings at other points", N the number of the others. Here each
+// point past the HBM gives its own does-not-fit text (its context is written out in full).
+TEST(Sweep, WarningsAreTheFirstSixteenDistinctOnesAndACountOfTheRest) {
+  json params = {{"model", "llama3-70b"}, {"chip", "tpu-v5e"}, {"chips", 16}, {"batch", 32}};
+  json spec = {{"x", {{"param", "context"}, {"from", 0}, {"to", 131072}, {"points", 300}, {"scale", "linear"}}}};
+  json r = sweep_ok("decode", params, spec);
+  std::vector<std::string> distinct;
+  for (const json& x : r["x"]["values"]) {
+    scalelab::Evaluation e = scalelab::evaluate("decode", with_values(params, {{"context", x}}).dump(),
+                                                scalelab::EvalOptions{.steps = false});
+    json result = json::parse(e.json);
+    for (const json& w : result["warnings"]) {
+      if (std::find(distinct.begin(), distinct.end(), w) == distinct.end()) distinct.push_back(w);
+    }
+  }
+  ASSERT_GT(distinct.size(), 100u);
+  const json& warnings = r["warnings"];
+  ASSERT_EQ(warnings.size(), 17u);
+  for (std::size_t i = 0; i < 16; ++i) EXPECT_EQ(warnings[i], distinct[i]) << i;
+  EXPECT_EQ(warnings[16], "… and " + std::to_string(distinct.size() - 16) + " more distinct warnings at other points");
 }
 
 TEST(Sweep, RooflineOverANestedMatmulDimension) {
@@ -296,6 +321,63 @@ TEST(Sweep, UnknownCalculatorAndTheRequestForm) {
   EXPECT_EQ(scalelab::sweep_request("decode", R"([])").status, scalelab::Status::bad_input);
   EXPECT_EQ(scalelab::sweep_request("decode", R"({"params": 3, "sweep": {"x": {"param": "batch", "values": [1]}}})").status,
             scalelab::Status::bad_input);
+}
+
+// sweep_columns: the header with each column of numbers and nulls as its number, the values as
+// doubles; put back together it is sweep()'s JSON, value for value (NaN where sweep has null),
+// for 1-D and 2-D sweeps, refused points, words among the outputs and a refused spec.
+TEST(Sweep, ColumnsAsDoublesAreTheJsonSweepValueForValue) {
+  struct Row { std::string calc; json params, spec; };
+  std::vector<Row> rows = {
+      {"decode", {{"model", "llama3-70b"}, {"chip", "tpu-v5e"}, {"chips", 16}, {"batch", 32}},
+       {{"x", {{"param", "context"}, {"from", 0}, {"to", 131072}, {"points", 257}, {"scale", "linear"}}}}},
+      {"decode", {{"model", "llama3-70b"}, {"chip", "tpu-v5e"}},
+       {{"x", {{"param", "batch"}, {"values", {8, 0, 1.5, 16}}}}, {"outputs", {"step_s", "bound", "max_batch"}}}},
+      {"serving", {{"model", "llama3-70b"}, {"chip", "tpu-v5e"}},
+       {{"x", {{"param", "batch"}, {"values", {1, 16, 256, 0}}}}, {"y", {{"param", "chips"}, {"values", {8, 16, 32}}}}}},
+      {"roofline", {{"chip", "h100"}, {"matmul", {{"B", 512}, {"D", 8192}, {"F", 8192}}}},
+       {{"x", {{"param", "matmul.B"}, {"from", 1}, {"to", 65536}, {"points", 33}}}}},
+  };
+  for (const Row& row : rows) {
+    json expected = sweep_ok(row.calc, row.params, row.spec);
+    scalelab::SweepColumns columns = scalelab::sweep_columns(row.calc, row.params.dump(), row.spec.dump());
+    ASSERT_EQ(columns.header.status, scalelab::Status::ok) << columns.header.json;
+    json header = json::parse(columns.header.json);
+    std::size_t points = expected["errors"].size(), typed = 0;
+    ASSERT_EQ(header.size(), expected.size());
+    for (auto it = expected.begin(); it != expected.end(); ++it) {
+      if (it.key() != "outputs") {
+        EXPECT_EQ(header[it.key()], it.value()) << row.calc << " " << it.key();
+      }
+    }
+    ASSERT_EQ(header["outputs"].size(), expected["outputs"].size());
+    auto out = header["outputs"].begin();
+    for (auto it = expected["outputs"].begin(); it != expected["outputs"].end(); ++it, ++out) {
+      ASSERT_EQ(out.key(), it.key()) << "the outputs in the same order";
+      if (!out.value().is_number()) {
+        EXPECT_EQ(out.value(), it.value()) << row.calc << " " << it.key();
+        continue;
+      }
+      std::size_t c = out.value().get<std::size_t>();
+      ASSERT_LE((c + 1) * points, columns.values.size());
+      for (std::size_t i = 0; i < points; ++i) {
+        double v = columns.values[c * points + i];
+        const json& want = it.value()[i];
+        if (want.is_null()) {
+          EXPECT_TRUE(std::isnan(v)) << row.calc << " " << it.key() << " at " << i;
+        } else {
+          EXPECT_EQ(v, json::parse(want.dump()).get<double>()) << row.calc << " " << it.key() << " at " << i;
+        }
+      }
+      ++typed;
+    }
+    EXPECT_EQ(columns.values.size(), typed * points) << row.calc;
+    EXPECT_GT(typed, 0u) << row.calc;
+  }
+  scalelab::SweepColumns refused = scalelab::sweep_columns("decode", "{}", R"({"x": {"param": "batch", "from": 1, "to": 9, "points": 5000}})");
+  EXPECT_EQ(refused.header.status, scalelab::Status::bad_input);
+  EXPECT_EQ(refused.header.json, scalelab::sweep("decode", "{}", R"({"x": {"param": "batch", "from": 1, "to": 9, "points": 5000}})").json);
+  EXPECT_TRUE(refused.values.empty());
 }
 
 }  // namespace

@@ -4,6 +4,10 @@ declare module 'scalelab-engine' {
     /** the result without derivation steps ("steps": []) */
     evaluateNumbers(name: string, json: string): string;
     sweep(name: string, paramsJson: string, specJson: string): string;
+    /** sweep's JSON with each output of numbers as a column number into sweepValues() (web/src/sweep-columns.js) */
+    sweepColumns(name: string, paramsJson: string, specJson: string): string;
+    /** the last sweepColumns call's doubles, a view of the module's memory: read it before the next call */
+    sweepValues(): Float64Array;
     calculators(): string;
     /** one calculator's schema (its entry in calculators()), "null" for an unknown name */
     calculator(name: string): string;

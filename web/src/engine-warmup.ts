@@ -31,5 +31,7 @@ function warm(engine: EngineModule, name: string) {
   if (!schema) return;
   engine.evaluateNumbers(name, '{}');
   const swept = schema.params.find((p) => (p.type === 'number' || p.type === 'integer') && typeof p.default === 'number');
-  if (swept) engine.sweep(name, '{}', JSON.stringify({ x: { param: swept.name, values: [swept.default] } }));
+  if (!swept) return;
+  engine.sweepColumns(name, '{}', JSON.stringify({ x: { param: swept.name, values: [swept.default] } }));
+  engine.sweepValues();
 }

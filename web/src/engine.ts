@@ -5,6 +5,7 @@ import type { CalculatorSchema, OutputSchema, ParamSchema, Schema } from './gene
 import { CHIP_INDEX, CHIP_KIND_FIELD, MODEL_INDEX, type CatalogEntry } from './generated/catalog-index';
 import { ENGINE_WASM, VARIANT_CALCULATORS } from './generated/engines';
 import type { WarmUpRequest } from './engine-warmup';
+import { sweepFromColumns } from './sweep-columns.js';
 
 export interface Step { label: string; formula: string; substituted: string; value: number; unit: string }
 export interface Result {
@@ -106,10 +107,13 @@ export class Engine {
     const text = options.steps === false ? this.m.evaluateNumbers(name, input) : this.m.evaluate(name, input);
     return this.reported(name, JSON.parse(text), params);
   }
-  /** The calculator at every point of one or two swept parameters, numbers only, outputs as arrays. */
+  /** The calculator at every point of one or two swept parameters, numbers only, outputs as arrays.
+   *  The columns of numbers come from the engine as doubles, not as JSON text (sweep-columns.js);
+   *  the result is what the engine's JSON sweep gives. */
   sweep(name: string, params: unknown, spec: SweepSpec): SweepOutcome {
     this.holds(name);
-    return this.reported(name, JSON.parse(this.m.sweep(name, JSON.stringify(params), JSON.stringify(spec))), params);
+    const header = this.m.sweepColumns(name, JSON.stringify(params), JSON.stringify(spec));
+    return this.reported(name, sweepFromColumns(header, this.m.sweepValues()) as SweepOutcome, params);
   }
   private reported<T extends Outcome | SweepOutcome>(name: string, r: T, params: unknown): T {
     if (isError(r) && r.error.status === 'internal') console.error(`engine fault in ${name}:`, r.error.message, params);

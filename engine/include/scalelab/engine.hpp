@@ -40,6 +40,10 @@ Evaluation evaluate(std::string_view name, std::string_view input_json, const Ev
 //    "errors": [null | {"status", "param", "message"}, ...], "warnings": [...]}
 // with one entry per point, row-major (x, then y): a refused point is null in every output
 // and its error says why; the outputs default to every output that comes out as a number.
+// "warnings" holds the first 16 distinct warnings in point order and, if there are more,
+// "… and N more distinct warnings at other points". Past the 16th, a warning made from numbers
+// (decode's "does not fit" along the context) is told apart by those numbers without its text
+// being written, so two points whose numbers differ but print alike count twice in N.
 // A bad base or spec is one ordinary error. Never throws.
 Evaluation sweep(std::string_view name, std::string_view params_json, std::string_view spec_json);
 // The same, from one JSON object {"params": {...} (default {}), "sweep": {...}}: the body of

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "../outputs.hpp"
 #include "../params.hpp"
 #include "common.hpp"
 #include "model_math.hpp"
@@ -146,7 +147,8 @@ void comm_latency(DecodeFigures& f, const ParallelFabric& fabric, const Steps& l
   if (*f.comm_regime == "latency") log.warn(Warning(latency_bound_warning, {*f.activation_bytes, threshold}));
 }
 
-void decode_comm(const InferenceSetup& s, DecodeFigures& f, const Steps& log) {
+void decode_comm(const InferenceSetup& s, DecodeFigures& f, const std::optional<ParallelFabric>& fabric,
+                 const Steps& log) {
   if (!s.model.dims) return;
   const Model& d = *s.model.dims;
   Expr D = log.sym("D", d.D);
@@ -156,7 +158,6 @@ void decode_comm(const InferenceSetup& s, DecodeFigures& f, const Steps& log) {
                                     2 * log.sym("F", s.model.mlp_width()) * pow(log.sym("M", s.axes_tp), 2) / D,
                                     "chips").value();
   if (s.ws2d) ws2d_split(s, f, log);
-  auto fabric = model_parallel_fabric(*s.chip, f.chips);
   if (!fabric) {
     if (f.chips > 1) {
       log.warn(s.chip->name() +
@@ -242,7 +243,8 @@ void decode_fit_warnings(const DecodeFigures& f, double free_raw, const Steps& l
 }
 
 void decode_fit(const InferenceSetup& s, DecodeFigures& f, const Steps& log) {
-  double hbm_per_chip = s.chip->need(&Chip::hbm_bytes, "the weights and the KV cache must fit in it");
+  static const std::string why = "the weights and the KV cache must fit in it";  // made once, not per point
+  double hbm_per_chip = s.chip->need(&Chip::hbm_bytes, why);
   Expr n = log.sym("n", f.chips), hbm = log.sym("\\text{HBM}", hbm_per_chip);
   Expr slice = log.step("HBM of the slice", "\\text{HBM}_{slice}", n * hbm, "bytes");
   f.slice_hbm_bytes = slice.value();
@@ -272,14 +274,14 @@ void decode_fit(const InferenceSetup& s, DecodeFigures& f, const Steps& log) {
   decode_fit_warnings(f, free.value(), log);
 }
 
-void decode_matmul(const InferenceSetup& s, DecodeFigures& f, const Steps& log) {
+void decode_matmul(const InferenceSetup& s, DecodeFigures& f, const std::optional<ParallelFabric>& fabric,
+                   const Steps& log) {
   if (!s.model.dims) return;
   Expr D = log.sym("D", s.model.dims->D), F = log.sym("F", s.model.mlp_width()), n = log.sym("n", f.chips);
   Expr B = log.sym("B", f.batch), C = log.sym("C", s.C), W = log.sym("W_{hbm}", s.W);
   Expr b_w = log.sym("b_w", s.w), b_a = log.sym("b_a", s.a);
   f.matmul_t_math_s = log.step("One D×F matmul: math", "", 2 * B * D * F / (n * C), "s").value();
   f.matmul_t_weights_s = log.step("One D×F matmul: weight load", "", b_w * D * F / (n * W), "s").value();
-  auto fabric = model_parallel_fabric(*s.chip, f.chips);
   if (fabric) {
     Expr M = log.sym("M", s.axes_tp), W_ici = log.sym("W_{ici}", fabric->bytes_per_s);
     Expr comm = f.chips == 1 ? Expr(0) : log.sym("V", *f.activation_bytes) / (M * W_ici);
@@ -402,11 +404,26 @@ const InferenceSetup& inference_setup(const Args& args) {
   return args.kept<InferenceSetup>(&tag, [&] { return read_inference_setup(args); });
 }
 
+namespace {
+
+// Which given inputs have no effect: a pure function of what was given, kept per Args (a sweep
+// asks once, not at every point).
+struct IgnoredInputs {
+  bool kv_dtype = false, axes_tp = false;
+};
+
+IgnoredInputs ignored_inputs(const Args& args) {
+  return {args.given("kv_bytes_per_token") && args.given("kv_dtype"),
+          args.given("params") && !args.given("model") && args.given("axes_tp")};
+}
+
+}  // namespace
+
 void warn_ignored_inputs(const Args& args, Result& r) {
-  if (args.given("kv_bytes_per_token") && args.given("kv_dtype")) {
-    r.warn("kv_dtype is ignored: kv_bytes_per_token already fixes the KV-cache bytes.");
-  }
-  if (args.given("params") && !args.given("model") && args.given("axes_tp")) {
+  static const char tag = 0;
+  const IgnoredInputs& ignored = args.kept<IgnoredInputs>(&tag, [&] { return ignored_inputs(args); });
+  if (ignored.kv_dtype) r.warn("kv_dtype is ignored: kv_bytes_per_token already fixes the KV-cache bytes.");
+  if (ignored.axes_tp) {
     r.warn("axes_tp is ignored: a bare params count has no dimensions, so no collectives are modelled.");
   }
 }
@@ -474,12 +491,14 @@ DecodeFigures decode_step(const InferenceSetup& s, double batch, double chips, d
   f.context = context;
   decode_bytes(s, f, log);
   decode_times(s, f, log);
-  decode_comm(s, f, log);
+  // The fabric the model-parallel collectives cross, for the comms and the matmul figures.
+  std::optional<ParallelFabric> fabric = model_parallel_fabric(*s.chip, chips);
+  decode_comm(s, f, fabric, log);
   decode_step_time(f, log);
   decode_limits(s, f, log);
   decode_flips(f, log);
   decode_fit(s, f, log);
-  decode_matmul(s, f, log);
+  decode_matmul(s, f, fabric, log);
   decode_attention(s, f, log);
   decode_sharding_warnings(s, f, log);
   return f;
@@ -487,60 +506,56 @@ DecodeFigures decode_step(const InferenceSetup& s, double batch, double chips, d
 
 namespace {
 
-void out_text(Result& r, const std::string& name, const std::optional<std::string>& value) {
-  if (value)
-    r.out(name, *value);
-  else
-    r.out_null(name);
-}
+// decode's outputs by their position, found at compile time.
+consteval std::size_t at(std::string_view name) { return output_index(kDecodeOutputs, name); }
 
 }  // namespace
 
 void output_decode(const DecodeFigures& f, Result& r) {
-  out_opt(r, "kv_bytes_per_token", f.kv_bytes_per_token);
-  r.out("weight_bytes", f.weight_bytes);
-  r.out("kv_bytes_per_sequence", f.kv_bytes_per_sequence);
-  r.out("kv_bytes_total", f.kv_bytes_total);
-  r.out("total_bytes", f.total_bytes);
-  r.out("flops", f.flops);
-  r.out("t_weights_s", f.t_weights_s);
-  r.out("t_kv_s", f.t_kv_s);
-  r.out("t_math_s", f.t_math_s);
-  out_opt(r, "t_comm_s", f.t_comm_s);
-  out_opt(r, "mlp_t_comm_s", f.mlp_t_comm_s);
-  r.out("step_s", f.step_s);
-  r.out("tokens_per_s", f.tokens_per_s);
-  r.out("tokens_per_s_per_chip", f.tokens_per_s_per_chip);
-  r.out("bound", f.bound);
-  r.out("mlp_bound", f.mlp_bound);
-  r.out("critical_batch", f.critical_batch);
-  out_opt(r, "max_batch", f.max_batch);
-  r.out("free_hbm_bytes", f.free_hbm_bytes);
-  r.out("fits", f.fits);
-  r.out("min_chips", f.min_chips);
-  r.out("chips_for_weights", f.chips_for_weights);
-  r.out("chips_for_batch", f.chips_for_batch);
-  r.out("min_chips_for_batch", f.min_chips_for_batch);
-  r.out("min_slice_chips", f.min_slice_chips);
-  r.out("slice_hbm_bytes", f.slice_hbm_bytes);
-  r.out("slice_hbm_bytes_per_s", f.slice_hbm_bytes_per_s);
-  r.out("slice_flops_per_s", f.slice_flops_per_s);
-  out_opt(r, "max_model_parallelism", f.max_model_parallelism);
-  out_opt(r, "activation_bytes", f.activation_bytes);
-  out_opt(r, "comm_latency_bound_below_bytes", f.comm_latency_bound_below_bytes);
-  out_text(r, "comm_regime", f.comm_regime);
-  out_opt(r, "matmul_t_math_s", f.matmul_t_math_s);
-  out_opt(r, "matmul_t_weights_s", f.matmul_t_weights_s);
-  out_opt(r, "matmul_t_comm_s", f.matmul_t_comm_s);
-  out_text(r, "matmul_bound", f.matmul_bound);
-  out_opt(r, "ws2d_x", f.ws2d_x);
-  out_opt(r, "ws2d_yz", f.ws2d_yz);
-  out_opt(r, "ws2d_crossover_chips", f.ws2d_crossover_chips);
-  out_opt(r, "attention_intensity", f.attention_intensity);
-  out_text(r, "attention_bound", f.attention_bound);
-  out_opt(r, "mlp_flip_batch", f.mlp_flip_batch);
-  out_text(r, "mlp_bound_above_flip", f.mlp_bound_above_flip);
-  out_opt(r, "kv_crossover_batch", f.kv_crossover_batch);
+  r.out_at(at("kv_bytes_per_token"), f.kv_bytes_per_token);
+  r.out_at(at("weight_bytes"), f.weight_bytes);
+  r.out_at(at("kv_bytes_per_sequence"), f.kv_bytes_per_sequence);
+  r.out_at(at("kv_bytes_total"), f.kv_bytes_total);
+  r.out_at(at("total_bytes"), f.total_bytes);
+  r.out_at(at("flops"), f.flops);
+  r.out_at(at("t_weights_s"), f.t_weights_s);
+  r.out_at(at("t_kv_s"), f.t_kv_s);
+  r.out_at(at("t_math_s"), f.t_math_s);
+  r.out_at(at("t_comm_s"), f.t_comm_s);
+  r.out_at(at("mlp_t_comm_s"), f.mlp_t_comm_s);
+  r.out_at(at("step_s"), f.step_s);
+  r.out_at(at("tokens_per_s"), f.tokens_per_s);
+  r.out_at(at("tokens_per_s_per_chip"), f.tokens_per_s_per_chip);
+  r.out_at(at("bound"), f.bound);
+  r.out_at(at("mlp_bound"), f.mlp_bound);
+  r.out_at(at("critical_batch"), f.critical_batch);
+  r.out_at(at("max_batch"), f.max_batch);
+  r.out_at(at("free_hbm_bytes"), f.free_hbm_bytes);
+  r.out_at(at("fits"), f.fits);
+  r.out_at(at("min_chips"), f.min_chips);
+  r.out_at(at("chips_for_weights"), f.chips_for_weights);
+  r.out_at(at("chips_for_batch"), f.chips_for_batch);
+  r.out_at(at("min_chips_for_batch"), f.min_chips_for_batch);
+  r.out_at(at("min_slice_chips"), f.min_slice_chips);
+  r.out_at(at("slice_hbm_bytes"), f.slice_hbm_bytes);
+  r.out_at(at("slice_hbm_bytes_per_s"), f.slice_hbm_bytes_per_s);
+  r.out_at(at("slice_flops_per_s"), f.slice_flops_per_s);
+  r.out_at(at("max_model_parallelism"), f.max_model_parallelism);
+  r.out_at(at("activation_bytes"), f.activation_bytes);
+  r.out_at(at("comm_latency_bound_below_bytes"), f.comm_latency_bound_below_bytes);
+  r.out_at(at("comm_regime"), f.comm_regime);
+  r.out_at(at("matmul_t_math_s"), f.matmul_t_math_s);
+  r.out_at(at("matmul_t_weights_s"), f.matmul_t_weights_s);
+  r.out_at(at("matmul_t_comm_s"), f.matmul_t_comm_s);
+  r.out_at(at("matmul_bound"), f.matmul_bound);
+  r.out_at(at("ws2d_x"), f.ws2d_x);
+  r.out_at(at("ws2d_yz"), f.ws2d_yz);
+  r.out_at(at("ws2d_crossover_chips"), f.ws2d_crossover_chips);
+  r.out_at(at("attention_intensity"), f.attention_intensity);
+  r.out_at(at("attention_bound"), f.attention_bound);
+  r.out_at(at("mlp_flip_batch"), f.mlp_flip_batch);
+  r.out_at(at("mlp_bound_above_flip"), f.mlp_bound_above_flip);
+  r.out_at(at("kv_crossover_batch"), f.kv_crossover_batch);
 }
 
 namespace {
