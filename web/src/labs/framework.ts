@@ -569,7 +569,8 @@ export abstract class LabElement extends LitElement {
       if (this.vizBox !== host) return;
       if (!entries[entries.length - 1].isIntersecting) {
         this.chartView = 'far';
-        if (this.firstChartPending && this.result) this.dataset.rendered = String(this.renders);
+        // updated() marks the numbers rendered (not here: an evaluation may be waiting for its render)
+        if (this.firstChartPending && this.result) this.requestUpdate();
         return;
       }
       this.chartView = 'near';
