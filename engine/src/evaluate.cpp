@@ -20,7 +20,7 @@ std::string compute_result(const Calculator& calc, json&& input, const EvalOptio
   Args args(calc, std::move(input));
   Result result(calc.outputs);
   result.record_steps = options.steps;
-  if (options.steps) result.steps.reserve(64);  // most derivations have fewer steps
+  if (options.steps) result.steps.reserve(8192);  // most derivations write fewer bytes
   calc.compute(args, result);
   std::string out;
   out.reserve(options.steps ? 16384 : 2048);

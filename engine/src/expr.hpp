@@ -9,6 +9,7 @@
 #pragma once
 #include <initializer_list>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace scalelab {
@@ -52,15 +53,16 @@ class Expr {
 
   // A value without a formula (numbers-only mode).
   static Expr bare(double value);
-  // A named quantity: `tex` in the formula, its value in the substitution.
-  static Expr symbol(std::string tex, double value);
+  // A named quantity: `tex` in the formula (kept JSON-escaped), its value in the substitution.
+  static Expr symbol(std::string_view tex, double value);
 
   double value() const { return value_; }
   bool has_tex() const { return node_ != nullptr || literal_; }
-  // Appended to `out`: the symbolic TeX, "2 B D F", and the substituted one,
-  // "2 \times 512 \times 8192 \times 32768" (nothing for a bare Expr).
-  void append_tex(std::string& out) const;
-  void append_substituted(std::string& out) const;
+  // Appended to `out` as they read inside a JSON string (a derivation step is written straight
+  // into the result): the symbolic TeX, "2 B D F", and the substituted one,
+  // "2 \\times 512 \\times 8192" (its backslashes doubled; nothing for a bare Expr).
+  void append_json_tex(std::string& out) const;
+  void append_json_substituted(std::string& out) const;
 
   friend Expr operator+(const Expr& a, const Expr& b);
   friend Expr operator-(const Expr& a, const Expr& b);

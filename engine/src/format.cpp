@@ -50,6 +50,13 @@ void split_exponent(double value, int digits, std::string& mantissa, int& expone
   }
 }
 
+// A whole number's digits, as std::to_string writes it, appended.
+void append_whole(std::int64_t n, std::string& out) {
+  std::array<char, 24> buf{};
+  auto written = std::to_chars(buf.data(), buf.data() + buf.size(), n);
+  out.append(buf.data(), written.ptr);
+}
+
 // 4 significant digits in fixed notation: 0.001395, 240.2, 4096
 std::string fixed4(double value) {
   double magnitude = std::fabs(value);
@@ -248,7 +255,12 @@ std::string plain(double value) {
   return printf_g(value, 10);
 }
 
-void append_tex(double value, std::string& out) {
+namespace {
+
+// append_tex's text, with `times` for its \times (JSON-escaped or not). The digits are printf's
+// ("%.7g" for a whole number under a million, "%.*f" with 4 significant digits, "%.3e"), written
+// into a buffer without a string made per number.
+void append_tex_with(double value, std::string_view times, std::string& out) {
   if (value == 0) {
     out += '0';
     return;
@@ -256,7 +268,7 @@ void append_tex(double value, std::string& out) {
   double magnitude = std::fabs(value);
   if (magnitude >= 1e-3 && magnitude < 1e6) {
     // A whole number under a million: its digits, as "%.7g" prints it (six digits at most).
-    if (std::floor(value) == value) out += std::to_string(static_cast<std::int64_t>(value));
+    if (std::floor(value) == value) append_whole(static_cast<std::int64_t>(value), out);
     else out += fixed4(value);
     return;
   }
@@ -265,7 +277,7 @@ void append_tex(double value, std::string& out) {
   std::string_view s(buf.data(), printf_like_into(value, 3, true, buf));
   std::size_t e = s.find('e');
   std::string_view mantissa = s.substr(0, e);
-  int exponent = std::atoi(buf.data() + (e == std::string_view::npos ? 0 : e + 1));
+  std::string_view exponent = e == std::string_view::npos ? "+0" : s.substr(e + 1);  // "+14", "-05"
   if (mantissa.find('.') != std::string_view::npos) {
     while (mantissa.back() == '0') mantissa.remove_suffix(1);
     if (mantissa.back() == '.') mantissa.remove_suffix(1);
@@ -278,11 +290,22 @@ void append_tex(double value, std::string& out) {
   } else {
     out += '{';
     out += mantissa;
-    out += "\\times10^{";
+    out += times;
+    out += "10^{";
   }
-  out += std::to_string(exponent);
+  // The exponent as std::to_string(atoi) writes it: no '+', no leading zeros.
+  bool negative = exponent.front() == '-';
+  exponent.remove_prefix(1);
+  while (exponent.size() > 1 && exponent.front() == '0') exponent.remove_prefix(1);
+  if (negative) out += '-';
+  out += exponent;
   out += "}}";
 }
+
+}  // namespace
+
+void append_tex(double value, std::string& out) { append_tex_with(value, "\\times", out); }
+void append_json_tex(double value, std::string& out) { append_tex_with(value, "\\\\times", out); }
 
 std::string tex(double value) {
   std::string out;

@@ -79,15 +79,13 @@ constexpr std::array<char, 128> kEscape = [] {
   return e;
 }();
 
-// `s` escaped as dump escapes it, with its quotes, if no byte of it is at or above 0x80 (false
-// and `out` as it was otherwise: UTF-8 is nlohmann's to check). The TeX of the derivation steps
-// (backslashes) goes this way.
+// `s` escaped as dump escapes it, without quotes, if no byte of it is at or above 0x80 (false
+// and `out` as it was otherwise: UTF-8 is nlohmann's to check).
 bool append_escaped_seven_bit(std::string_view s, std::string& out) {
   static constexpr char hex[] = "0123456789abcdef";
   const std::size_t before = out.size();
-  out.resize(before + 2 + 6 * s.size());  // the most it can take: every byte as \u00xx
+  out.resize(before + 6 * s.size());  // the most it can take: every byte as \u00xx
   char* w = out.data() + before;
-  *w++ = '"';
   for (char ch : s) {
     const auto c = static_cast<unsigned char>(ch);
     if (c >= 0x80) {
@@ -109,22 +107,26 @@ bool append_escaped_seven_bit(std::string_view s, std::string& out) {
       *w++ = hex[c & 0xf];
     }
   }
-  *w++ = '"';
   out.resize(static_cast<std::size_t>(w - out.data()));
   return true;
 }
 
 }  // namespace
 
-void append_string(std::string_view s, std::string& out) {
+void append_escaped(std::string_view s, std::string& out) {
   if (plain_ascii(s)) {
-    out += '"';
     out += s;
-    out += '"';
   } else if (!append_escaped_seven_bit(s, out)) {
-    // UTF-8 and its replacement of invalid bytes: nlohmann's own rules.
-    out += json(std::string(s)).dump(-1, ' ', false, json::error_handler_t::replace);
+    // UTF-8 and its replacement of invalid bytes: nlohmann's own rules (its quotes left out).
+    std::string quoted = json(std::string(s)).dump(-1, ' ', false, json::error_handler_t::replace);
+    out.append(quoted, 1, quoted.size() - 2);
   }
+}
+
+void append_string(std::string_view s, std::string& out) {
+  out += '"';
+  append_escaped(s, out);
+  out += '"';
 }
 
 void append_integer(std::int64_t n, std::string& out) { write_integer(n, out); }

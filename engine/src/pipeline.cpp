@@ -146,21 +146,9 @@ void append_outputs(const Outputs& outputs, std::string& out, const std::string&
 }
 
 void append_steps(const StepList& steps, std::string& out, const std::string& calculator) {
+  if (const std::string* label = steps.fault()) canonical_number(NAN, calculator, *label);  // throws, naming the step
   out += '[';
-  for (std::size_t i = 0; i < steps.size(); ++i) {
-    const Step& s = steps[i];
-    out += i > 0 ? ",{\"label\":" : "{\"label\":";
-    append_string(s.label, out);
-    out += ",\"formula\":";
-    append_string(s.formula, out);
-    out += ",\"substituted\":";
-    append_string(s.substituted, out);
-    out += ",\"value\":";
-    append_canonical_number(s.value, out, calculator, s.label);
-    out += ",\"unit\":";
-    append_string(s.unit, out);
-    out += '}';
-  }
+  out += steps.text();
   out += ']';
 }
 
