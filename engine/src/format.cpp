@@ -9,27 +9,145 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
 
+#include <nlohmann/json.hpp>
+
 namespace scalelab {
 namespace {
 
-// printf's "%.*g" / "%.*e". Where the library has floating-point to_chars (native builds), that:
-// the standard defines its output with a precision as printf's, and it is several times faster.
-// Emscripten's libc++ lacks it, so WebAssembly keeps snprintf; the digits are the same.
-// The same into `buf` (64 bytes): its length.
-std::size_t printf_like_into(double value, int precision, bool scientific, std::array<char, 64>& buf) {
+// printf's "%.*g" / "%.*e" / "%.*f", exactly. Where the library has floating-point to_chars
+// (native builds), that: the standard defines its output with a precision as printf's. Emscripten's
+// libc++ lacks it, so WebAssembly takes snprintf; the digits are the same. The length written
+// into `buf` (64 bytes).
+std::size_t printf_exact(double value, int precision, char conversion, std::array<char, 64>& buf) {
 #if defined(__cpp_lib_to_chars) && __cpp_lib_to_chars >= 201611L
-  auto format = scientific ? std::chars_format::scientific : std::chars_format::general;
+  auto format = conversion == 'e' ? std::chars_format::scientific
+                : conversion == 'f' ? std::chars_format::fixed : std::chars_format::general;
   auto written = std::to_chars(buf.data(), buf.data() + buf.size() - 1, value, format, precision);
   return static_cast<std::size_t>(written.ptr - buf.data());
 #else
-  std::snprintf(buf.data(), buf.size(), scientific ? "%.*e" : "%.*g", precision, value);
+  const char* pattern = conversion == 'e' ? "%.*e" : conversion == 'f' ? "%.*f" : "%.*g";
+  std::snprintf(buf.data(), buf.size(), pattern, precision, value);
   return std::strlen(buf.data());
 #endif
 }
+
+// A positive finite value's decimal digits d[0..n) and the exponent of the first: value is about
+// d0.d1d2... × 10^exponent.
+struct Digits {
+  std::array<char, 32> d{};
+  int n = 0;
+  int exponent = 0;
+};
+
+// The shortest digits that read back as `magnitude` (nlohmann's grisu2, which writes every number
+// of a result): within half an ulp of it.
+Digits shortest_digits(double magnitude) {
+  Digits x;
+  int decimal_exponent = 0;
+  nlohmann::detail::dtoa_impl::grisu2(x.d.data(), x.n, decimal_exponent, magnitude);
+  x.exponent = x.n + decimal_exponent - 1;
+  return x;
+}
+
+// Rounds `x` to `keep` significant digits (1 to 12) as printf rounds the value itself. The digits
+// are within half an ulp (about 1e-16 relative) of the value, so they round the same way unless
+// they lie that near a midpoint (...5000 or ...4999 up to the 14th digit): false then, and the
+// caller takes printf_exact.
+bool round_digits(Digits& x, int keep) {
+  auto digit = [&](int i) { return i < x.n ? x.d[static_cast<std::size_t>(i)] : '0'; };
+  auto rest_is = [&](char c) {
+    for (int i = keep + 1; i <= 13; ++i) {
+      if (digit(i) != c) return false;
+    }
+    return true;
+  };
+  const char next = digit(keep);
+  if ((next == '5' && rest_is('0')) || (next == '4' && rest_is('9'))) return false;
+  for (int i = x.n; i < keep; ++i) x.d[static_cast<std::size_t>(i)] = '0';
+  x.n = keep;
+  if (next < '5') return true;
+  int i = keep - 1;
+  while (i >= 0 && x.d[static_cast<std::size_t>(i)] == '9') x.d[static_cast<std::size_t>(i--)] = '0';
+  if (i >= 0) {
+    ++x.d[static_cast<std::size_t>(i)];
+  } else {  // 9.99 -> 10.0: one digit more before the point
+    x.d[0] = '1';
+    ++x.exponent;
+  }
+  return true;
+}
+
+// Writes the digits d[0..count) (past n: zeros) with the point after `before` of them (before ≤ 0:
+// "0." and zeros first); if `strip`, without the fraction's trailing zeros and a bare point.
+char* write_fixed(const Digits& x, int count, int before, bool strip, char* w) {
+  auto digit = [&](int i) { return i >= 0 && i < x.n ? x.d[static_cast<std::size_t>(i)] : '0'; };
+  if (before <= 0) *w++ = '0';
+  for (int i = 0; i < before; ++i) *w++ = digit(i);
+  if (count <= before) return w;
+  *w++ = '.';
+  for (int i = before; i < count; ++i) *w++ = digit(i);
+  if (strip) {
+    while (w[-1] == '0') --w;
+    if (w[-1] == '.') --w;
+  }
+  return w;
+}
+
+char* write_exponent(int exponent, char* w) {  // e+14, e-05: two digits at least
+  *w++ = 'e';
+  *w++ = exponent < 0 ? '-' : '+';
+  const int e = exponent < 0 ? -exponent : exponent;
+  if (e >= 100) *w++ = static_cast<char>('0' + e / 100);
+  *w++ = static_cast<char>('0' + e / 10 % 10);
+  *w++ = static_cast<char>('0' + e % 10);
+  return w;
+}
+
+// printf's "%.*e", "%.*f" or "%.*g" of `value` into `buf` (64 bytes): its length. A finite normal
+// value rounded to at most 12 significant digits is written from its shortest digits, rounded
+// (several times faster than printf_exact natively, and than snprintf in WebAssembly); anything
+// else, and digits too near a midpoint to decide, by printf_exact.
+std::size_t printf_into(double value, int precision, char conversion, std::array<char, 64>& buf) {
+  // Subnormal values hold too few bits for their shortest digits to decide: printf_exact.
+  if (!std::isfinite(value) || std::fabs(value) < std::numeric_limits<double>::min()) {
+    return printf_exact(value, precision, conversion, buf);
+  }
+  Digits x = shortest_digits(std::fabs(value));
+  const int g_digits = precision == 0 ? 1 : precision;
+  const int keep = conversion == 'e' ? precision + 1 : conversion == 'f' ? x.exponent + 1 + precision : g_digits;
+  if (precision > 40 || keep < 1 || keep > 12 || !round_digits(x, keep)) return printf_exact(value, precision, conversion, buf);
+  char* w = buf.data();
+  if (value < 0) *w++ = '-';
+  if (conversion == 'e') {
+    w = write_exponent(x.exponent, write_fixed(x, keep, 1, false, w));
+  } else if (conversion == 'f') {
+    // After a carry (9.99 -> 10.0) the same decimals take one digit more.
+    w = write_fixed(x, x.exponent + 1 + precision, x.exponent + 1, false, w);
+  } else if (x.exponent < -4 || x.exponent >= g_digits) {
+    w = write_exponent(x.exponent, write_fixed(x, keep, 1, true, w));
+  } else {
+    w = write_fixed(x, keep, x.exponent + 1, true, w);
+  }
+  return static_cast<std::size_t>(w - buf.data());
+}
+
+std::size_t printf_like_into(double value, int precision, bool scientific, std::array<char, 64>& buf) {
+  return printf_into(value, precision, scientific ? 'e' : 'g', buf);
+}
+
+}  // namespace
+
+std::string printf_format(double value, int precision, char conversion) {
+  std::array<char, 64> buf{};
+  return std::string(buf.data(), printf_into(value, precision, conversion, buf));
+}
+
+namespace {
 
 std::string printf_like(double value, int precision, bool scientific) {
   std::array<char, 64> buf{};
@@ -62,14 +180,7 @@ std::string fixed4(double value) {
   double magnitude = std::fabs(value);
   int decimals = std::max(0, 3 - static_cast<int>(std::floor(std::log10(magnitude))));
   std::array<char, 64> buf{};
-#if defined(__cpp_lib_to_chars) && __cpp_lib_to_chars >= 201611L
-  // printf's "%.*f" digits, as the standard defines to_chars with a precision (see printf_like).
-  auto written = std::to_chars(buf.data(), buf.data() + buf.size() - 1, value, std::chars_format::fixed, decimals);
-  std::string s(buf.data(), written.ptr);
-#else
-  std::snprintf(buf.data(), buf.size(), "%.*f", decimals, value);
-  std::string s = buf.data();
-#endif
+  std::string s(buf.data(), printf_into(value, decimals, 'f', buf));
   if (s.find('.') != std::string::npos) {
     while (s.back() == '0') s.pop_back();
     if (s.back() == '.') s.pop_back();

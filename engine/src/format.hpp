@@ -17,6 +17,9 @@ void append_json_tex(double value, std::string& out);  // appended as it reads i
 std::string tex_text(const std::string& words);
 // Plain text for a number in a message: 1e+07 -> "1e7", 0.5 -> "0.5", 4096 -> "4096".
 std::string plain(double value);
+// printf's "%.*e", "%.*f" or "%.*g" (conversion 'e', 'f' or 'g') of `value`, exactly: the digits
+// every function here formats with.
+std::string printf_format(double value, int precision, char conversion);
 // Rounds to 15 significant digits, so that results do not depend on the last ulp of libm
 // and are byte-identical between native and WebAssembly builds.
 double canonical(double value);

@@ -1,10 +1,17 @@
 // format_quantity and output_unit (from the declared outputs): the one formatter every front uses.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <limits>
+#include <random>
 #include <string>
 
+#include "format.hpp"
 #include "scalelab/engine.hpp"
 #include "support/test_support.hpp"
 
@@ -167,3 +174,49 @@ TEST(OutputUnit, DeclarationsFollowTheNamingConvention) {
 }
 
 }  // namespace
+
+// printf_format writes most numbers from their shortest digits, rounded: it must give printf's
+// bytes for every value, at every precision the formatting uses and beyond. Random doubles of
+// every exponent, values of the decades results hold, and decimals on and next to the midpoints
+// of each precision (1.2345, 0.00125, 2.5e-5 and their neighbours), where rounding is decided.
+TEST(Format, PrintfFormatIsPrintf) {
+  std::mt19937_64 random(5);
+  int mismatches = 0;
+  auto check = [&](double v) {
+    for (char conversion : {'e', 'f', 'g'}) {
+      for (int precision : {0, 1, 2, 3, 4, 6, 9, 10, 11, 12, 15}) {
+        if (conversion == 'f' && std::fabs(v) > 1e30) continue;
+        std::array<char, 512> buf{};
+        const char pattern[] = {'%', '.', '*', conversion, '\0'};
+        std::snprintf(buf.data(), buf.size(), pattern, precision, v);
+        std::string got = scalelab::printf_format(v, precision, conversion);
+        if (got != buf.data() && ++mismatches <= 10) {
+          ADD_FAILURE() << std::hexfloat << v << std::defaultfloat << " %." << precision << conversion << ": "
+                        << got << " against printf's " << buf.data();
+        }
+      }
+    }
+  };
+  for (int i = 0; i < 30000; ++i) {
+    std::uint64_t bits = random();
+    double v;
+    std::memcpy(&v, &bits, sizeof v);
+    if (std::isfinite(v)) check(v);
+  }
+  std::uniform_real_distribution<double> unit(1, 10);
+  std::uniform_int_distribution<int> decade(-12, 20), digits(1, 13);
+  for (int i = 0; i < 30000; ++i) check(unit(random) * std::pow(10.0, decade(random)) * (i % 2 ? 1 : -1));
+  for (int i = 0; i < 30000; ++i) {
+    std::string mantissa = std::to_string(std::uniform_int_distribution<long long>(1, 999999999999LL)(random));
+    mantissa.resize(static_cast<std::size_t>(std::min<int>(digits(random), static_cast<int>(mantissa.size()))));
+    double v = std::strtod((mantissa + "5e" + std::to_string(decade(random))).c_str(), nullptr);
+    check(v);
+    check(std::nextafter(v, 0.0));
+    check(std::nextafter(v, 1e300));
+  }
+  for (double v : {0.0, -0.0, 9.9995, 9.9994999999, 999.95, 0.00125, 2.5e-5, 1e-3, 0.5, 1.5, 2.5, 1e22, 1e-300, 5e-324,
+                   1.7976931348623157e308, 0.1, 0.3, 123456.5, 0.99999999, 9.5, 99.5}) {
+    check(v);
+  }
+  EXPECT_EQ(mismatches, 0);
+}
