@@ -216,8 +216,13 @@ std::string power_of_ten(double value) {
   return (mantissa == "1" ? "" : mantissa + " × ") + "10" + superscript(exponent);
 }
 
-// The decimal exponent of a value once rounded to 3 significant digits (999.7 -> 3).
+// The decimal exponent of a value once rounded to 3 significant digits (999.7 -> 3): that of its
+// shortest digits rounded, as printf_into rounds them, where they decide it.
 int rounded_exponent(double value) {
+  if (std::isfinite(value) && std::fabs(value) >= std::numeric_limits<double>::min()) {
+    Digits x = shortest_digits(std::fabs(value));
+    if (round_digits(x, 3)) return x.exponent;
+  }
   std::string mantissa;
   int exponent = 0;
   split_exponent(value, 3, mantissa, exponent);
@@ -327,7 +332,9 @@ constexpr std::array<double, 23> kExactPowersOfTen = {1e0,  1e1,  1e2,  1e3,  1e
 std::optional<double> rounded_by_scaling(double value) {
   double magnitude = std::fabs(value);
   if (!(magnitude >= 1e-8 && magnitude < 1e14)) return std::nullopt;
-  int j = 14 - static_cast<int>(std::floor(std::log10(magnitude)));
+  // floor(log10(magnitude)) to within one, from the binary exponent (no log10 call): the test
+  // below moves j by one where the product falls outside [1e14, 1e15).
+  int j = std::min(22, 14 - static_cast<int>(std::floor(std::ilogb(magnitude) * 0.30102999566398120)));
   double product = magnitude * kExactPowersOfTen[static_cast<std::size_t>(j)];
   if (product >= 1e15) --j;
   else if (product < 1e14) ++j;
