@@ -323,31 +323,40 @@ constexpr std::array<double, 23> kExactPowersOfTen = {1e0,  1e1,  1e2,  1e3,  1e
                                                      1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
                                                      1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
-// The same rounding by arithmetic, for magnitudes from 1e-8 to 1e14 (nearly every number a
-// result holds): scaled by an exact power of ten P into [1e14, 1e15], the value's 15 significant
-// digits are the nearest integer m to |value| × P. That product is rounded, but fma gives its
-// exact error, which decides a product that lands on a half; an exact half rounds to even, as
-// printing does. m / P is then the correctly rounded double of m × 10^-j, as reading m × 10^-j
-// back gives it (both are exact doubles, and IEEE division rounds correctly). nullopt outside.
+// The same rounding by arithmetic, for magnitudes from 1e-8 to 1e36 (every number a result holds
+// but the rarest): scaled by an exact power of ten P = 10^j (j from -22 to 22: a product, or a
+// quotient for j < 0) into [1e14, 1e15], the value's 15 significant digits are the nearest integer
+// m to the exactly scaled |value|. The scaling is rounded, but fma gives its exact error (of a
+// product, or the remainder of a quotient), which decides a scaled value that lands on a half; an
+// exact half rounds to even, as printing does. m / 10^j is then the correctly rounded double of
+// m × 10^-j, as reading it back gives it (a division or product of exact doubles rounds
+// correctly). nullopt outside.
 std::optional<double> rounded_by_scaling(double value) {
   double magnitude = std::fabs(value);
-  if (!(magnitude >= 1e-8 && magnitude < 1e14)) return std::nullopt;
-  // floor(log10(magnitude)) to within one, from the binary exponent (no log10 call): the test
-  // below moves j by one where the product falls outside [1e14, 1e15).
-  int j = std::min(22, 14 - static_cast<int>(std::floor(std::ilogb(magnitude) * 0.30102999566398120)));
-  double product = magnitude * kExactPowersOfTen[static_cast<std::size_t>(j)];
+  if (!(magnitude >= 1e-8 && magnitude < 1e36)) return std::nullopt;
+  // floor(log10(magnitude)) to within one, from the binary exponent (no log10 call); j moves by
+  // one below where the scaled value falls outside [1e14, 1e15).
+  const int last = static_cast<int>(kExactPowersOfTen.size()) - 1;
+  int j = std::clamp(14 - static_cast<int>(std::floor(std::ilogb(magnitude) * 0.30102999566398120)), -last, last);
+  auto scaled = [&](int k) {
+    double p = kExactPowersOfTen[static_cast<std::size_t>(k < 0 ? -k : k)];
+    return k < 0 ? magnitude / p : magnitude * p;
+  };
+  double product = scaled(j);
   if (product >= 1e15) --j;
   else if (product < 1e14) ++j;
-  if (j < 0 || j >= static_cast<int>(kExactPowersOfTen.size())) return std::nullopt;
-  double power = kExactPowersOfTen[static_cast<std::size_t>(j)];
-  product = magnitude * power;
+  if (j < -last || j > last) return std::nullopt;
+  const double power = kExactPowersOfTen[static_cast<std::size_t>(j < 0 ? -j : j)];
+  product = scaled(j);
   if (product < 1e14 || product > 1e15) return std::nullopt;
-  double error = std::fma(magnitude, power, -product);  // magnitude × power = product + error, exactly
+  // The exact scaled value is product + error / power (a quotient) or product + error (a product):
+  // only the error's sign is used.
+  double error = j < 0 ? std::fma(-product, power, magnitude) : std::fma(magnitude, power, -product);
   double whole = std::floor(product);
-  double fraction = product - whole;                     // exact
+  double fraction = product - whole;  // exact
   bool up = fraction > 0.5 || (fraction == 0.5 && (error > 0 || (error == 0 && std::fmod(whole, 2) != 0)));
   double digits = up ? whole + 1 : whole;
-  return std::copysign(digits / power, value);
+  return std::copysign(j < 0 ? digits * power : digits / power, value);
 }
 
 }  // namespace
