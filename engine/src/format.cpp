@@ -384,10 +384,33 @@ std::string plain(double value) {
 
 namespace {
 
-// append_tex's text, with `times` for its \times (JSON-escaped or not). The digits are printf's
-// ("%.7g" for a whole number under a million, "%.*f" with 4 significant digits, "%.3e"), written
-// into a buffer without a string made per number.
-void append_tex_with(double value, std::string_view times, std::string& out) {
+// "{1.97\times10^{14}}" from mantissa "1.97" and exponent "+14" (or "14", "-5"): braced, so that
+// a formula may raise it to a power; a mantissa of 1 is left out ("{10^{14}}").
+void append_power_of_ten(std::string_view mantissa, std::string_view exponent, std::string_view times,
+                         std::string& out) {
+  if (mantissa == "1") {
+    out += "{10^{";
+  } else if (mantissa == "-1") {
+    out += "{-10^{";
+  } else {
+    out += '{';
+    out += mantissa;
+    out += times;
+    out += "10^{";
+  }
+  // The exponent as std::to_string(atoi) writes it: no '+', no leading zeros.
+  bool negative = exponent.front() == '-';
+  if (negative || exponent.front() == '+') exponent.remove_prefix(1);
+  while (exponent.size() > 1 && exponent.front() == '0') exponent.remove_prefix(1);
+  if (negative) out += '-';
+  out += exponent;
+  out += "}}";
+}
+
+// append_tex's text, with `times` for its \times (JSON-escaped or not), by printf: "%.7g" for a
+// whole number under a million, "%.*f" with 4 significant digits, "%.3e" (its mantissa's zeros
+// dropped) otherwise.
+void append_tex_printed(double value, std::string_view times, std::string& out) {
   if (value == 0) {
     out += '0';
     return;
@@ -409,24 +432,41 @@ void append_tex_with(double value, std::string_view times, std::string& out) {
     while (mantissa.back() == '0') mantissa.remove_suffix(1);
     if (mantissa.back() == '.') mantissa.remove_suffix(1);
   }
-  // Braced, so that a formula may raise it to a power: {4.59\times10^{14}}^2.
-  if (mantissa == "1") {
-    out += "{10^{";
-  } else if (mantissa == "-1") {
-    out += "{-10^{";
-  } else {
-    out += '{';
-    out += mantissa;
-    out += times;
-    out += "10^{";
+  append_power_of_ten(mantissa, exponent, times, out);
+}
+
+// The same text from the value's shortest digits, rounded once (no printf, no strings made):
+// false, and nothing written, where those digits cannot decide the rounding (round_digits).
+bool append_tex_from_digits(double value, std::string_view times, std::string& out) {
+  const double magnitude = std::fabs(value);
+  if (!std::isfinite(value) || magnitude < std::numeric_limits<double>::min()) return false;
+  if (magnitude >= 1e-3 && magnitude < 1e6 && std::floor(value) == value) {
+    append_whole(static_cast<std::int64_t>(value), out);
+    return true;
   }
-  // The exponent as std::to_string(atoi) writes it: no '+', no leading zeros.
-  bool negative = exponent.front() == '-';
-  exponent.remove_prefix(1);
-  while (exponent.size() > 1 && exponent.front() == '0') exponent.remove_prefix(1);
-  if (negative) out += '-';
-  out += exponent;
-  out += "}}";
+  Digits x = shortest_digits(magnitude);
+  std::array<char, 64> buf{};
+  char* w = buf.data();
+  if (value < 0) *w++ = '-';
+  if (magnitude >= 1e-3 && magnitude < 1e6) {  // fixed4: "%.*f", then its zeros dropped
+    const int decimals = std::max(0, 3 - static_cast<int>(std::floor(std::log10(magnitude))));
+    const int keep = x.exponent + 1 + decimals;
+    if (keep < 1 || keep > 12 || !round_digits(x, keep)) return false;
+    w = write_fixed(x, x.exponent + 1 + decimals, x.exponent + 1, true, w);
+    out.append(buf.data(), w);
+    return true;
+  }
+  if (!round_digits(x, 4)) return false;  // "%.3e"
+  w = write_fixed(x, 4, 1, true, w);
+  std::array<char, 8> e{};
+  auto written = std::to_chars(e.data(), e.data() + e.size(), x.exponent);
+  append_power_of_ten(std::string_view(buf.data(), static_cast<std::size_t>(w - buf.data())),
+                      std::string_view(e.data(), static_cast<std::size_t>(written.ptr - e.data())), times, out);
+  return true;
+}
+
+void append_tex_with(double value, std::string_view times, std::string& out) {
+  if (!append_tex_from_digits(value, times, out)) append_tex_printed(value, times, out);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // format_quantity and output_unit (from the declared outputs): the one formatter every front uses.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -218,5 +219,54 @@ TEST(Format, PrintfFormatIsPrintf) {
                    1.7976931348623157e308, 0.1, 0.3, 123456.5, 0.99999999, 9.5, 99.5}) {
     check(v);
   }
+  EXPECT_EQ(mismatches, 0);
+}
+
+// A number in a substituted formula, by its definition in printf's terms (format.hpp): the engine
+// writes it from the shortest digits where they decide, and must give these bytes everywhere.
+std::string tex_by_printf(double v) {
+  if (v == 0) return "0";
+  std::array<char, 512> buf{};
+  double m = std::fabs(v);
+  if (m >= 1e-3 && m < 1e6) {
+    if (std::floor(v) == v) return std::to_string(static_cast<long long>(v));
+    int decimals = std::max(0, 3 - static_cast<int>(std::floor(std::log10(m))));
+    std::snprintf(buf.data(), buf.size(), "%.*f", decimals, v);
+    std::string s = buf.data();
+    if (s.find('.') != std::string::npos) {
+      while (s.back() == '0') s.pop_back();
+      if (s.back() == '.') s.pop_back();
+    }
+    return s;
+  }
+  std::snprintf(buf.data(), buf.size(), "%.3e", v);
+  std::string s = buf.data();
+  std::string mantissa = s.substr(0, s.find('e'));
+  int exponent = std::atoi(s.c_str() + s.find('e') + 1);
+  while (mantissa.back() == '0') mantissa.pop_back();
+  if (mantissa.back() == '.') mantissa.pop_back();
+  std::string power = "10^{" + std::to_string(exponent) + "}";
+  if (mantissa == "1") return "{" + power + "}";
+  if (mantissa == "-1") return "{-" + power + "}";
+  return "{" + mantissa + "\\times" + power + "}";
+}
+
+TEST(Format, TexNumbersAreTheirPrintfDefinition) {
+  std::mt19937_64 random(9);
+  std::uniform_real_distribution<double> unit(1, 10);
+  std::uniform_int_distribution<int> decade(-20, 25);
+  int mismatches = 0;
+  auto check = [&](double v) {
+    if (scalelab::tex(v) != tex_by_printf(v) && ++mismatches <= 10) {
+      ADD_FAILURE() << std::hexfloat << v << ": " << scalelab::tex(v) << " against " << tex_by_printf(v);
+    }
+  };
+  for (int i = 0; i < 100000; ++i) {
+    double v = unit(random) * std::pow(10.0, decade(random)) * (i % 3 == 0 ? -1 : 1);
+    check(v);
+    check(std::round(v));
+    check(std::nextafter(v, 0.0));
+  }
+  for (double v : {0.0012345, 9.9995e-4, 0.00099995, 999999.5, 999.95, 1e6, 1e-3, 123456.25, 0.5, 1e300, -2.5e-7}) check(v);
   EXPECT_EQ(mismatches, 0);
 }
