@@ -1,8 +1,9 @@
 #include "pipeline.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
-#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "format.hpp"
@@ -146,8 +147,11 @@ struct WrittenKeys {
 };
 
 const std::vector<std::string>& written_keys(const std::vector<Output>& declared) {
-  thread_local std::unordered_map<const std::vector<Output>*, WrittenKeys> cache;
-  WrittenKeys& k = cache[&declared];
+  // A handful of calculators a thread: searched in a list (a map's code costs the WebAssembly
+  // build 2 KB gzip).
+  thread_local std::vector<std::pair<const std::vector<Output>*, WrittenKeys>> cache;
+  auto at = std::find_if(cache.begin(), cache.end(), [&](const auto& c) { return c.first == &declared; });
+  WrittenKeys& k = at != cache.end() ? at->second : cache.emplace_back(&declared, WrittenKeys{}).second;
   bool same = k.names.size() == declared.size();
   for (std::size_t i = 0; same && i < declared.size(); ++i) same = k.names[i].data() == declared[i].name.data() && k.names[i].size() == declared[i].name.size();
   if (!same) {
