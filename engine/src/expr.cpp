@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "format.hpp"
+#include "json_text.hpp"
 
 namespace scalelab {
 
@@ -87,7 +88,8 @@ bool renders_number(const Expr::Node& n, bool substitute) {
   return n.op == Op::number || (n.op == Op::symbol && substitute);
 }
 
-// Appends the TeX of `n` to `out`: the symbols, or their numbers when `substitute`.
+// Appends the TeX of `n` to `out`, JSON-escaped (the literals escaped at compile time, a symbol when
+// it was made): the symbols, or their numbers when `substitute`.
 void render(const Expr::Node& n, bool substitute, std::string& out);
 
 void render_wrapped(const Expr::Node& n, bool substitute, bool parens, std::string& out) {
@@ -104,7 +106,7 @@ void render_list(const Expr::Node& n, bool substitute, std::string& out) {
   }
 }
 
-void render_enclosed(const Expr::Node& n, bool substitute, const char* open, const char* close,
+void render_enclosed(const Expr::Node& n, bool substitute, std::string_view open, std::string_view close,
                      std::string& out) {
   out += open;
   render(*n.args[0], substitute, out);
@@ -115,9 +117,9 @@ void render(const Expr::Node& n, bool substitute, std::string& out) {
   auto arg = [&](std::size_t i) -> const Expr::Node& { return *n.args[i]; };
   auto prec = [&](std::size_t i) { return precedence(arg(i), substitute); };
   switch (n.op) {
-    case Op::number: append_tex(n.value, out); return;
+    case Op::number: append_json_tex(n.value, out); return;
     case Op::symbol:
-      if (substitute) append_tex(n.value, out);
+      if (substitute) append_json_tex(n.value, out);
       else out += n.symbol;
       return;
     case Op::add:
@@ -133,7 +135,7 @@ void render(const Expr::Node& n, bool substitute, std::string& out) {
       bool b_parens = prec(1) == kSum || prec(1) == kUnary;
       // Symbols multiply by juxtaposition (2 B D F); numbers, as substituted, by ×.
       bool juxtapose = !substitute && !renders_number(arg(1), substitute) && !b_parens;
-      out += juxtapose ? " " : " \\times ";
+      out += juxtapose ? escaped<" "> : escaped<" \\times ">;
       render_wrapped(arg(1), substitute, b_parens, out);
       return;
     }
@@ -143,7 +145,7 @@ void render(const Expr::Node& n, bool substitute, std::string& out) {
       render_wrapped(arg(1), substitute, prec(1) <= kUnary, out);
       return;
     case Op::frac:
-      out += "\\frac{";
+      out += escaped<"\\frac{">;
       render(arg(0), substitute, out);
       out += "}{";
       render(arg(1), substitute, out);
@@ -161,14 +163,14 @@ void render(const Expr::Node& n, bool substitute, std::string& out) {
       return;
     case Op::min:
     case Op::max:
-      out += n.op == Op::min ? "\\min(" : "\\max(";
+      out += n.op == Op::min ? escaped<"\\min("> : escaped<"\\max(">;
       render_list(n, substitute, out);
       out += ')';
       return;
-    case Op::ceil: render_enclosed(n, substitute, "\\lceil ", " \\rceil", out); return;
-    case Op::floor: render_enclosed(n, substitute, "\\lfloor ", " \\rfloor", out); return;
-    case Op::sqrt: render_enclosed(n, substitute, "\\sqrt{", "}", out); return;
-    case Op::log2: render_enclosed(n, substitute, "\\log_2(", ")", out); return;
+    case Op::ceil: render_enclosed(n, substitute, escaped<"\\lceil ">, escaped<" \\rceil">, out); return;
+    case Op::floor: render_enclosed(n, substitute, escaped<"\\lfloor ">, escaped<" \\rfloor">, out); return;
+    case Op::sqrt: render_enclosed(n, substitute, escaped<"\\sqrt{">, "}", out); return;
+    case Op::log2: render_enclosed(n, substitute, escaped<"\\log_2(">, ")", out); return;
   }
 }
 
@@ -180,7 +182,7 @@ Expr Expr::symbol(std::string_view tex, double value) {
   Expr e;
   e.value_ = value;
   Node* n = new_node(Op::symbol, value);
-  n->symbol.assign(tex);  // a pooled node's string keeps its room
+  append_escaped(tex, n->symbol);  // a pooled node's string keeps its room; rendered as it reads in a JSON string
   e.node_ = n;
   return e;
 }
@@ -207,14 +209,14 @@ Expr Expr::combine(Op op, double value, std::initializer_list<const Expr*> args)
 }
 
 // A literal renders as its number, a bare Expr as nothing.
-void Expr::append_tex(std::string& out) const {
+void Expr::append_json_tex(std::string& out) const {
   if (node_) render(*node_, false, out);
-  else if (literal_) scalelab::append_tex(value_, out);
+  else if (literal_) scalelab::append_json_tex(value_, out);
 }
 
-void Expr::append_substituted(std::string& out) const {
+void Expr::append_json_substituted(std::string& out) const {
   if (node_) render(*node_, true, out);
-  else if (literal_) scalelab::append_tex(value_, out);
+  else if (literal_) scalelab::append_json_tex(value_, out);
 }
 
 // Within 1e-9 (relative) of an integer counts as that integer: 3 × (1/3) chips is 1 chip, not 2.

@@ -62,15 +62,16 @@ class Expr {
     e.value_ = value;
     return e;
   }
-  // A named quantity: `tex` in the formula, its value in the substitution.
+  // A named quantity: `tex` in the formula (kept JSON-escaped), its value in the substitution.
   static Expr symbol(std::string_view tex, double value);
 
   double value() const { return value_; }
   bool has_tex() const { return node_ != nullptr || literal_; }
-  // Appended to `out`: the symbolic TeX, "2 B D F", and the substituted one,
-  // "2 \times 512 \times 8192 \times 32768" (nothing for a bare Expr).
-  void append_tex(std::string& out) const;
-  void append_substituted(std::string& out) const;
+  // Appended to `out` as they read inside a JSON string (a derivation step is written straight
+  // into the result): the symbolic TeX, "2 B D F", and the substituted one,
+  // "2 \\times 512 \\times 8192" (its backslashes doubled; nothing for a bare Expr).
+  void append_json_tex(std::string& out) const;
+  void append_json_substituted(std::string& out) const;
 
   // Each operation is inline arithmetic when an operand is bare (the numbers-only mode: the
   // result is bare, no node is made and nothing is called); a tree is built out of line.

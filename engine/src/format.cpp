@@ -9,27 +9,145 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
 
+#include <nlohmann/json.hpp>
+
 namespace scalelab {
 namespace {
 
-// printf's "%.*g" / "%.*e". Where the library has floating-point to_chars (native builds), that:
-// the standard defines its output with a precision as printf's, and it is several times faster.
-// Emscripten's libc++ lacks it, so WebAssembly keeps snprintf; the digits are the same.
-// The same into `buf` (64 bytes): its length.
-std::size_t printf_like_into(double value, int precision, bool scientific, std::array<char, 64>& buf) {
+// printf's "%.*g" / "%.*e" / "%.*f", exactly. Where the library has floating-point to_chars
+// (native builds), that: the standard defines its output with a precision as printf's. Emscripten's
+// libc++ lacks it, so WebAssembly takes snprintf; the digits are the same. The length written
+// into `buf` (64 bytes).
+std::size_t printf_exact(double value, int precision, char conversion, std::array<char, 64>& buf) {
 #if defined(__cpp_lib_to_chars) && __cpp_lib_to_chars >= 201611L
-  auto format = scientific ? std::chars_format::scientific : std::chars_format::general;
+  auto format = conversion == 'e' ? std::chars_format::scientific
+                : conversion == 'f' ? std::chars_format::fixed : std::chars_format::general;
   auto written = std::to_chars(buf.data(), buf.data() + buf.size() - 1, value, format, precision);
   return static_cast<std::size_t>(written.ptr - buf.data());
 #else
-  std::snprintf(buf.data(), buf.size(), scientific ? "%.*e" : "%.*g", precision, value);
+  const char* pattern = conversion == 'e' ? "%.*e" : conversion == 'f' ? "%.*f" : "%.*g";
+  std::snprintf(buf.data(), buf.size(), pattern, precision, value);
   return std::strlen(buf.data());
 #endif
 }
+
+// A positive finite value's decimal digits d[0..n) and the exponent of the first: value is about
+// d0.d1d2... × 10^exponent.
+struct Digits {
+  std::array<char, 32> d{};
+  int n = 0;
+  int exponent = 0;
+};
+
+// The shortest digits that read back as `magnitude` (nlohmann's grisu2, which writes every number
+// of a result): within half an ulp of it.
+Digits shortest_digits(double magnitude) {
+  Digits x;
+  int decimal_exponent = 0;
+  nlohmann::detail::dtoa_impl::grisu2(x.d.data(), x.n, decimal_exponent, magnitude);
+  x.exponent = x.n + decimal_exponent - 1;
+  return x;
+}
+
+// Rounds `x` to `keep` significant digits (1 to 12) as printf rounds the value itself. The digits
+// are within half an ulp (about 1e-16 relative) of the value, so they round the same way unless
+// they lie that near a midpoint (...5000 or ...4999 up to the 14th digit): false then, and the
+// caller takes printf_exact.
+bool round_digits(Digits& x, int keep) {
+  auto digit = [&](int i) { return i < x.n ? x.d[static_cast<std::size_t>(i)] : '0'; };
+  auto rest_is = [&](char c) {
+    for (int i = keep + 1; i <= 13; ++i) {
+      if (digit(i) != c) return false;
+    }
+    return true;
+  };
+  const char next = digit(keep);
+  if ((next == '5' && rest_is('0')) || (next == '4' && rest_is('9'))) return false;
+  for (int i = x.n; i < keep; ++i) x.d[static_cast<std::size_t>(i)] = '0';
+  x.n = keep;
+  if (next < '5') return true;
+  int i = keep - 1;
+  while (i >= 0 && x.d[static_cast<std::size_t>(i)] == '9') x.d[static_cast<std::size_t>(i--)] = '0';
+  if (i >= 0) {
+    ++x.d[static_cast<std::size_t>(i)];
+  } else {  // 9.99 -> 10.0: one digit more before the point
+    x.d[0] = '1';
+    ++x.exponent;
+  }
+  return true;
+}
+
+// Writes the digits d[0..count) (past n: zeros) with the point after `before` of them (before ≤ 0:
+// "0." and zeros first); if `strip`, without the fraction's trailing zeros and a bare point.
+char* write_fixed(const Digits& x, int count, int before, bool strip, char* w) {
+  auto digit = [&](int i) { return i >= 0 && i < x.n ? x.d[static_cast<std::size_t>(i)] : '0'; };
+  if (before <= 0) *w++ = '0';
+  for (int i = 0; i < before; ++i) *w++ = digit(i);
+  if (count <= before) return w;
+  *w++ = '.';
+  for (int i = before; i < count; ++i) *w++ = digit(i);
+  if (strip) {
+    while (w[-1] == '0') --w;
+    if (w[-1] == '.') --w;
+  }
+  return w;
+}
+
+char* write_exponent(int exponent, char* w) {  // e+14, e-05: two digits at least
+  *w++ = 'e';
+  *w++ = exponent < 0 ? '-' : '+';
+  const int e = exponent < 0 ? -exponent : exponent;
+  if (e >= 100) *w++ = static_cast<char>('0' + e / 100);
+  *w++ = static_cast<char>('0' + e / 10 % 10);
+  *w++ = static_cast<char>('0' + e % 10);
+  return w;
+}
+
+// printf's "%.*e", "%.*f" or "%.*g" of `value` into `buf` (64 bytes): its length. A finite normal
+// value rounded to at most 12 significant digits is written from its shortest digits, rounded
+// (several times faster than printf_exact natively, and than snprintf in WebAssembly); anything
+// else, and digits too near a midpoint to decide, by printf_exact.
+std::size_t printf_into(double value, int precision, char conversion, std::array<char, 64>& buf) {
+  // Subnormal values hold too few bits for their shortest digits to decide: printf_exact.
+  if (!std::isfinite(value) || std::fabs(value) < std::numeric_limits<double>::min()) {
+    return printf_exact(value, precision, conversion, buf);
+  }
+  Digits x = shortest_digits(std::fabs(value));
+  const int g_digits = precision == 0 ? 1 : precision;
+  const int keep = conversion == 'e' ? precision + 1 : conversion == 'f' ? x.exponent + 1 + precision : g_digits;
+  if (precision > 40 || keep < 1 || keep > 12 || !round_digits(x, keep)) return printf_exact(value, precision, conversion, buf);
+  char* w = buf.data();
+  if (value < 0) *w++ = '-';
+  if (conversion == 'e') {
+    w = write_exponent(x.exponent, write_fixed(x, keep, 1, false, w));
+  } else if (conversion == 'f') {
+    // After a carry (9.99 -> 10.0) the same decimals take one digit more.
+    w = write_fixed(x, x.exponent + 1 + precision, x.exponent + 1, false, w);
+  } else if (x.exponent < -4 || x.exponent >= g_digits) {
+    w = write_exponent(x.exponent, write_fixed(x, keep, 1, true, w));
+  } else {
+    w = write_fixed(x, keep, x.exponent + 1, true, w);
+  }
+  return static_cast<std::size_t>(w - buf.data());
+}
+
+std::size_t printf_like_into(double value, int precision, bool scientific, std::array<char, 64>& buf) {
+  return printf_into(value, precision, scientific ? 'e' : 'g', buf);
+}
+
+}  // namespace
+
+std::string printf_format(double value, int precision, char conversion) {
+  std::array<char, 64> buf{};
+  return std::string(buf.data(), printf_into(value, precision, conversion, buf));
+}
+
+namespace {
 
 std::string printf_like(double value, int precision, bool scientific) {
   std::array<char, 64> buf{};
@@ -50,19 +168,19 @@ void split_exponent(double value, int digits, std::string& mantissa, int& expone
   }
 }
 
+// A whole number's digits, as std::to_string writes it, appended.
+void append_whole(std::int64_t n, std::string& out) {
+  std::array<char, 24> buf{};
+  auto written = std::to_chars(buf.data(), buf.data() + buf.size(), n);
+  out.append(buf.data(), written.ptr);
+}
+
 // 4 significant digits in fixed notation: 0.001395, 240.2, 4096
 std::string fixed4(double value) {
   double magnitude = std::fabs(value);
   int decimals = std::max(0, 3 - static_cast<int>(std::floor(std::log10(magnitude))));
   std::array<char, 64> buf{};
-#if defined(__cpp_lib_to_chars) && __cpp_lib_to_chars >= 201611L
-  // printf's "%.*f" digits, as the standard defines to_chars with a precision (see printf_like).
-  auto written = std::to_chars(buf.data(), buf.data() + buf.size() - 1, value, std::chars_format::fixed, decimals);
-  std::string s(buf.data(), written.ptr);
-#else
-  std::snprintf(buf.data(), buf.size(), "%.*f", decimals, value);
-  std::string s = buf.data();
-#endif
+  std::string s(buf.data(), printf_into(value, decimals, 'f', buf));
   if (s.find('.') != std::string::npos) {
     while (s.back() == '0') s.pop_back();
     if (s.back() == '.') s.pop_back();
@@ -98,8 +216,13 @@ std::string power_of_ten(double value) {
   return (mantissa == "1" ? "" : mantissa + " × ") + "10" + superscript(exponent);
 }
 
-// The decimal exponent of a value once rounded to 3 significant digits (999.7 -> 3).
+// The decimal exponent of a value once rounded to 3 significant digits (999.7 -> 3): that of its
+// shortest digits rounded, as printf_into rounds them, where they decide it.
 int rounded_exponent(double value) {
+  if (std::isfinite(value) && std::fabs(value) >= std::numeric_limits<double>::min()) {
+    Digits x = shortest_digits(std::fabs(value));
+    if (round_digits(x, 3)) return x.exponent;
+  }
   std::string mantissa;
   int exponent = 0;
   split_exponent(value, 3, mantissa, exponent);
@@ -200,29 +323,40 @@ constexpr std::array<double, 23> kExactPowersOfTen = {1e0,  1e1,  1e2,  1e3,  1e
                                                      1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
                                                      1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
-// The same rounding by arithmetic, for magnitudes from 1e-8 to 1e14 (nearly every number a
-// result holds): scaled by an exact power of ten P into [1e14, 1e15], the value's 15 significant
-// digits are the nearest integer m to |value| × P. That product is rounded, but fma gives its
-// exact error, which decides a product that lands on a half; an exact half rounds to even, as
-// printing does. m / P is then the correctly rounded double of m × 10^-j, as reading m × 10^-j
-// back gives it (both are exact doubles, and IEEE division rounds correctly). nullopt outside.
+// The same rounding by arithmetic, for magnitudes from 1e-8 to 1e36 (every number a result holds
+// but the rarest): scaled by an exact power of ten P = 10^j (j from -22 to 22: a product, or a
+// quotient for j < 0) into [1e14, 1e15], the value's 15 significant digits are the nearest integer
+// m to the exactly scaled |value|. The scaling is rounded, but fma gives its exact error (of a
+// product, or the remainder of a quotient), which decides a scaled value that lands on a half; an
+// exact half rounds to even, as printing does. m / 10^j is then the correctly rounded double of
+// m × 10^-j, as reading it back gives it (a division or product of exact doubles rounds
+// correctly). nullopt outside.
 std::optional<double> rounded_by_scaling(double value) {
   double magnitude = std::fabs(value);
-  if (!(magnitude >= 1e-8 && magnitude < 1e14)) return std::nullopt;
-  int j = 14 - static_cast<int>(std::floor(std::log10(magnitude)));
-  double product = magnitude * kExactPowersOfTen[static_cast<std::size_t>(j)];
+  if (!(magnitude >= 1e-8 && magnitude < 1e36)) return std::nullopt;
+  // floor(log10(magnitude)) to within one, from the binary exponent (no log10 call); j moves by
+  // one below where the scaled value falls outside [1e14, 1e15).
+  const int last = static_cast<int>(kExactPowersOfTen.size()) - 1;
+  int j = std::clamp(14 - static_cast<int>(std::floor(std::ilogb(magnitude) * 0.30102999566398120)), -last, last);
+  auto scaled = [&](int k) {
+    double p = kExactPowersOfTen[static_cast<std::size_t>(k < 0 ? -k : k)];
+    return k < 0 ? magnitude / p : magnitude * p;
+  };
+  double product = scaled(j);
   if (product >= 1e15) --j;
   else if (product < 1e14) ++j;
-  if (j < 0 || j >= static_cast<int>(kExactPowersOfTen.size())) return std::nullopt;
-  double power = kExactPowersOfTen[static_cast<std::size_t>(j)];
-  product = magnitude * power;
+  if (j < -last || j > last) return std::nullopt;
+  const double power = kExactPowersOfTen[static_cast<std::size_t>(j < 0 ? -j : j)];
+  product = scaled(j);
   if (product < 1e14 || product > 1e15) return std::nullopt;
-  double error = std::fma(magnitude, power, -product);  // magnitude × power = product + error, exactly
+  // The exact scaled value is product + error / power (a quotient) or product + error (a product):
+  // only the error's sign is used.
+  double error = j < 0 ? std::fma(-product, power, magnitude) : std::fma(magnitude, power, -product);
   double whole = std::floor(product);
-  double fraction = product - whole;                     // exact
+  double fraction = product - whole;  // exact
   bool up = fraction > 0.5 || (fraction == 0.5 && (error > 0 || (error == 0 && std::fmod(whole, 2) != 0)));
   double digits = up ? whole + 1 : whole;
-  return std::copysign(digits / power, value);
+  return std::copysign(j < 0 ? digits * power : digits / power, value);
 }
 
 }  // namespace
@@ -248,7 +382,35 @@ std::string plain(double value) {
   return printf_g(value, 10);
 }
 
-void append_tex(double value, std::string& out) {
+namespace {
+
+// "{1.97\times10^{14}}" from mantissa "1.97" and exponent "+14" (or "14", "-5"): braced, so that
+// a formula may raise it to a power; a mantissa of 1 is left out ("{10^{14}}").
+void append_power_of_ten(std::string_view mantissa, std::string_view exponent, std::string_view times,
+                         std::string& out) {
+  if (mantissa == "1") {
+    out += "{10^{";
+  } else if (mantissa == "-1") {
+    out += "{-10^{";
+  } else {
+    out += '{';
+    out += mantissa;
+    out += times;
+    out += "10^{";
+  }
+  // The exponent as std::to_string(atoi) writes it: no '+', no leading zeros.
+  bool negative = exponent.front() == '-';
+  if (negative || exponent.front() == '+') exponent.remove_prefix(1);
+  while (exponent.size() > 1 && exponent.front() == '0') exponent.remove_prefix(1);
+  if (negative) out += '-';
+  out += exponent;
+  out += "}}";
+}
+
+// append_tex's text, with `times` for its \times (JSON-escaped or not), by printf: "%.7g" for a
+// whole number under a million, "%.*f" with 4 significant digits, "%.3e" (its mantissa's zeros
+// dropped) otherwise.
+void append_tex_printed(double value, std::string_view times, std::string& out) {
   if (value == 0) {
     out += '0';
     return;
@@ -256,7 +418,7 @@ void append_tex(double value, std::string& out) {
   double magnitude = std::fabs(value);
   if (magnitude >= 1e-3 && magnitude < 1e6) {
     // A whole number under a million: its digits, as "%.7g" prints it (six digits at most).
-    if (std::floor(value) == value) out += std::to_string(static_cast<std::int64_t>(value));
+    if (std::floor(value) == value) append_whole(static_cast<std::int64_t>(value), out);
     else out += fixed4(value);
     return;
   }
@@ -265,24 +427,52 @@ void append_tex(double value, std::string& out) {
   std::string_view s(buf.data(), printf_like_into(value, 3, true, buf));
   std::size_t e = s.find('e');
   std::string_view mantissa = s.substr(0, e);
-  int exponent = std::atoi(buf.data() + (e == std::string_view::npos ? 0 : e + 1));
+  std::string_view exponent = e == std::string_view::npos ? "+0" : s.substr(e + 1);  // "+14", "-05"
   if (mantissa.find('.') != std::string_view::npos) {
     while (mantissa.back() == '0') mantissa.remove_suffix(1);
     if (mantissa.back() == '.') mantissa.remove_suffix(1);
   }
-  // Braced, so that a formula may raise it to a power: {4.59\times10^{14}}^2.
-  if (mantissa == "1") {
-    out += "{10^{";
-  } else if (mantissa == "-1") {
-    out += "{-10^{";
-  } else {
-    out += '{';
-    out += mantissa;
-    out += "\\times10^{";
-  }
-  out += std::to_string(exponent);
-  out += "}}";
+  append_power_of_ten(mantissa, exponent, times, out);
 }
+
+// The same text from the value's shortest digits, rounded once (no printf, no strings made):
+// false, and nothing written, where those digits cannot decide the rounding (round_digits).
+bool append_tex_from_digits(double value, std::string_view times, std::string& out) {
+  const double magnitude = std::fabs(value);
+  if (!std::isfinite(value) || magnitude < std::numeric_limits<double>::min()) return false;
+  if (magnitude >= 1e-3 && magnitude < 1e6 && std::floor(value) == value) {
+    append_whole(static_cast<std::int64_t>(value), out);
+    return true;
+  }
+  Digits x = shortest_digits(magnitude);
+  std::array<char, 64> buf{};
+  char* w = buf.data();
+  if (value < 0) *w++ = '-';
+  if (magnitude >= 1e-3 && magnitude < 1e6) {  // fixed4: "%.*f", then its zeros dropped
+    const int decimals = std::max(0, 3 - static_cast<int>(std::floor(std::log10(magnitude))));
+    const int keep = x.exponent + 1 + decimals;
+    if (keep < 1 || keep > 12 || !round_digits(x, keep)) return false;
+    w = write_fixed(x, x.exponent + 1 + decimals, x.exponent + 1, true, w);
+    out.append(buf.data(), w);
+    return true;
+  }
+  if (!round_digits(x, 4)) return false;  // "%.3e"
+  w = write_fixed(x, 4, 1, true, w);
+  std::array<char, 8> e{};
+  auto written = std::to_chars(e.data(), e.data() + e.size(), x.exponent);
+  append_power_of_ten(std::string_view(buf.data(), static_cast<std::size_t>(w - buf.data())),
+                      std::string_view(e.data(), static_cast<std::size_t>(written.ptr - e.data())), times, out);
+  return true;
+}
+
+void append_tex_with(double value, std::string_view times, std::string& out) {
+  if (!append_tex_from_digits(value, times, out)) append_tex_printed(value, times, out);
+}
+
+}  // namespace
+
+void append_tex(double value, std::string& out) { append_tex_with(value, "\\times", out); }
+void append_json_tex(double value, std::string& out) { append_tex_with(value, "\\\\times", out); }
 
 std::string tex(double value) {
   std::string out;

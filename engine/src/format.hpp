@@ -11,11 +11,15 @@ namespace scalelab {
 std::string format_quantity(double value, std::string_view unit);
 // TeX for a number in a substituted formula: 1.97\times10^{14}, 4096, 0.5.
 std::string tex(double value);
-void append_tex(double value, std::string& out);  // the same, appended
+void append_tex(double value, std::string& out);       // the same, appended
+void append_json_tex(double value, std::string& out);  // appended as it reads in a JSON string (\\times)
 // Words inside a TeX formula: \text{big\_matmuls} (escapes TeX's special characters).
 std::string tex_text(const std::string& words);
 // Plain text for a number in a message: 1e+07 -> "1e7", 0.5 -> "0.5", 4096 -> "4096".
 std::string plain(double value);
+// printf's "%.*e", "%.*f" or "%.*g" (conversion 'e', 'f' or 'g') of `value`, exactly: the digits
+// every function here formats with.
+std::string printf_format(double value, int precision, char conversion);
 // Rounds to 15 significant digits, so that results do not depend on the last ulp of libm
 // and are byte-identical between native and WebAssembly builds.
 double canonical(double value);

@@ -79,24 +79,50 @@ constexpr std::array<char, 128> kEscape = [] {
   return e;
 }();
 
-// `s` escaped as dump escapes it, with its quotes, if no byte of it is at or above 0x80 (false
-// and `out` as it was otherwise: UTF-8 is nlohmann's to check). The TeX of the derivation steps
-// (backslashes) goes this way.
-bool append_escaped_seven_bit(std::string_view s, std::string& out) {
+// The length of the well-formed UTF-8 sequence at the start of `s` (a lead byte at or above
+// 0x80), 0 if it is not one: the sequences of the Unicode standard's table 3-7, which are those
+// nlohmann's decoder accepts (no overlong forms, no surrogates, nothing above U+10FFFF).
+std::size_t utf8_sequence(std::string_view s) {
+  auto at = [&](std::size_t i) { return static_cast<unsigned char>(s[i]); };
+  auto tail = [&](std::size_t i, unsigned lo = 0x80, unsigned hi = 0xbf) {
+    return i < s.size() && at(i) >= lo && at(i) <= hi;
+  };
+  const unsigned c = at(0);
+  if (c >= 0xc2 && c <= 0xdf) return tail(1) ? 2 : 0;
+  if (c >= 0xe0 && c <= 0xef) {
+    const unsigned lo = c == 0xe0 ? 0xa0 : 0x80, hi = c == 0xed ? 0x9f : 0xbf;
+    return tail(1, lo, hi) && tail(2) ? 3 : 0;
+  }
+  if (c >= 0xf0 && c <= 0xf4) {
+    const unsigned lo = c == 0xf0 ? 0x90 : 0x80, hi = c == 0xf4 ? 0x8f : 0xbf;
+    return tail(1, lo, hi) && tail(2) && tail(3) ? 4 : 0;
+  }
+  return 0;
+}
+
+// `s` escaped as dump escapes it (ensure_ascii off), without quotes, if it is well-formed UTF-8:
+// seven-bit bytes by the table, each multi-byte sequence copied as it is. False and `out` as it
+// was otherwise (invalid bytes are nlohmann's to replace).
+bool append_escaped_utf8(std::string_view s, std::string& out) {
   static constexpr char hex[] = "0123456789abcdef";
   const std::size_t before = out.size();
-  out.resize(before + 2 + 6 * s.size());  // the most it can take: every byte as \u00xx
+  out.resize(before + 6 * s.size());  // the most it can take: every byte as \u00xx
   char* w = out.data() + before;
-  *w++ = '"';
-  for (char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
     if (c >= 0x80) {
-      out.resize(before);
-      return false;
+      const std::size_t n = utf8_sequence(s.substr(i));
+      if (n == 0) {
+        out.resize(before);
+        return false;
+      }
+      for (std::size_t k = 0; k < n; ++k) *w++ = s[i + k];
+      i += n - 1;
+      continue;
     }
     const char e = kEscape[c];
     if (e == 0) {
-      *w++ = ch;
+      *w++ = s[i];
     } else if (e != 'u') {
       *w++ = '\\';
       *w++ = e;
@@ -109,22 +135,26 @@ bool append_escaped_seven_bit(std::string_view s, std::string& out) {
       *w++ = hex[c & 0xf];
     }
   }
-  *w++ = '"';
   out.resize(static_cast<std::size_t>(w - out.data()));
   return true;
 }
 
 }  // namespace
 
-void append_string(std::string_view s, std::string& out) {
+void append_escaped(std::string_view s, std::string& out) {
   if (plain_ascii(s)) {
-    out += '"';
     out += s;
-    out += '"';
-  } else if (!append_escaped_seven_bit(s, out)) {
-    // UTF-8 and its replacement of invalid bytes: nlohmann's own rules.
-    out += json(std::string(s)).dump(-1, ' ', false, json::error_handler_t::replace);
+  } else if (!append_escaped_utf8(s, out)) {
+    // Invalid UTF-8 and its replacement: nlohmann's own rules (its quotes left out).
+    std::string quoted = json(std::string(s)).dump(-1, ' ', false, json::error_handler_t::replace);
+    out.append(quoted, 1, quoted.size() - 2);
   }
+}
+
+void append_string(std::string_view s, std::string& out) {
+  out += '"';
+  append_escaped(s, out);
+  out += '"';
 }
 
 void append_integer(std::int64_t n, std::string& out) { write_integer(n, out); }

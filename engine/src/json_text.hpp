@@ -16,6 +16,30 @@ std::string to_text(const json& value);
 void append_text(const json& value, std::string& out);
 // One string (a key or a value) with its quotes, escaped as dump escapes it.
 void append_string(std::string_view s, std::string& out);
+// The same without the quotes: a piece of a JSON string. Pieces written one after another read
+// as their concatenation written whole, as long as no piece ends inside a UTF-8 sequence.
+void append_escaped(std::string_view s, std::string& out);
+
+// A string literal as it reads inside a JSON string, escaped at compile time: the TeX \times,
+// given in C++ as escaped<"\\times">, becomes the JSON text \\times (its backslash doubled). The
+// TeX the derivation steps render from such literals so needs no escaping at run time. A literal
+// holding a quote or a control character does not compile (only backslashes are expected).
+template <std::size_t N>
+struct JsonLiteral {
+  consteval JsonLiteral(const char (&s)[N]) {  // NOLINT(google-explicit-constructor)
+    for (std::size_t i = 0; i + 1 < N; ++i) {
+      const char c = s[i];
+      if (c == '"' || static_cast<unsigned char>(c) < 0x20) throw "JsonLiteral: only backslashes are escaped";
+      if (c == '\\') text[size++] = '\\';
+      text[size++] = c;
+    }
+  }
+  char text[2 * N] = {};
+  std::size_t size = 0;
+};
+template <JsonLiteral L>
+inline constexpr std::string_view escaped{L.text, L.size};
+
 // A number as dump writes an integer or a double.
 void append_integer(std::int64_t n, std::string& out);
 void append_double(double x, std::string& out);

@@ -1,7 +1,10 @@
 #include "pipeline.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <utility>
+#include <vector>
 
 #include "format.hpp"
 #include "json_text.hpp"
@@ -132,35 +135,56 @@ void append_canonical(const json& j, std::string& out, const std::string& calcul
   if (!container) append_text(j, out);
 }
 
+namespace {
+
+// Each declared output's key as written, `"name":` (with the comma before it after the first),
+// made once per calculator and thread: the same bytes append_string writes, without escaping the
+// same forty names at every evaluation. Kept with the address of each name, so that another
+// declaration at the same address (a test's) is never given a stale key.
+struct WrittenKeys {
+  std::vector<std::string_view> names;
+  std::vector<std::string> keys;
+};
+
+const std::vector<std::string>& written_keys(const std::vector<Output>& declared) {
+  // A handful of calculators a thread: searched in a list (a map's code costs the WebAssembly
+  // build 2 KB gzip).
+  thread_local std::vector<std::pair<const std::vector<Output>*, WrittenKeys>> cache;
+  auto at = std::find_if(cache.begin(), cache.end(), [&](const auto& c) { return c.first == &declared; });
+  WrittenKeys& k = at != cache.end() ? at->second : cache.emplace_back(&declared, WrittenKeys{}).second;
+  bool same = k.names.size() == declared.size();
+  for (std::size_t i = 0; same && i < declared.size(); ++i) same = k.names[i].data() == declared[i].name.data() && k.names[i].size() == declared[i].name.size();
+  if (!same) {
+    k.names.clear();
+    k.keys.clear();
+    for (std::size_t i = 0; i < declared.size(); ++i) {
+      std::string key = i > 0 ? "," : "";
+      append_string(declared[i].name, key);
+      key += ':';
+      k.names.push_back(declared[i].name);
+      k.keys.push_back(std::move(key));
+    }
+  }
+  return k.keys;
+}
+
+}  // namespace
+
 void append_outputs(const Outputs& outputs, std::string& out, const std::string& calculator) {
   outputs.check(calculator);
+  const std::vector<std::string>& keys = written_keys(outputs.declared());
   out += '{';
   for (std::size_t i = 0; i < outputs.size(); ++i) {
-    if (i > 0) out += ',';
-    std::string_view name = outputs.declared()[i].name;
-    append_string(name, out);
-    out += ':';
-    append_canonical(outputs.at(i), out, calculator, name);
+    out += keys[i];
+    append_canonical(outputs.at(i), out, calculator, outputs.declared()[i].name);
   }
   out += '}';
 }
 
 void append_steps(const StepList& steps, std::string& out, const std::string& calculator) {
+  if (const std::string* label = steps.fault()) canonical_number(NAN, calculator, *label);  // throws, naming the step
   out += '[';
-  for (std::size_t i = 0; i < steps.size(); ++i) {
-    const Step& s = steps[i];
-    out += i > 0 ? ",{\"label\":" : "{\"label\":";
-    append_string(s.label, out);
-    out += ",\"formula\":";
-    append_string(s.formula, out);
-    out += ",\"substituted\":";
-    append_string(s.substituted, out);
-    out += ",\"value\":";
-    append_canonical_number(s.value, out, calculator, s.label);
-    out += ",\"unit\":";
-    append_string(s.unit, out);
-    out += '}';
-  }
+  out += steps.text();
   out += ']';
 }
 

@@ -61,8 +61,8 @@ void append_canonical(const json& j, std::string& out, const std::string& calcul
 // Appends the outputs as a JSON object in declaration order, each value canonical and null where
 // none was set; checks them first (Outputs::check).
 void append_outputs(const Outputs& outputs, std::string& out, const std::string& calculator);
-// Appends the steps as a JSON list of {"label", "formula", "substituted", "value", "unit"}, each
-// value canonical (a non-finite one named by its step's label).
+// Appends the steps as a JSON list of {"label", "formula", "substituted", "value", "unit"} (written
+// as each was recorded); a step whose value was not finite is an engine fault named by its label.
 void append_steps(const StepList& steps, std::string& out, const std::string& calculator);
 // Appends the warnings as a JSON list of their texts, each made here.
 void append_warnings(const Warnings& warnings, std::string& out);

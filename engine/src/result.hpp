@@ -40,15 +40,44 @@ class Warning {
 };
 using Warnings = std::vector<Warning>;
 
-// One derivation step as the result lists it: {"label", "formula", "substituted", "value", "unit"}.
-struct Step {
-  std::string label;
-  std::string formula;      // symbolic TeX, "t = b / W"
-  std::string substituted;  // the same with numbers
-  double value = 0;
-  std::string unit;
+// The derivation steps as the result lists them, each written as text when it is recorded: its
+// {"label", "formula", "substituted", "value", "unit"} object, the strings JSON-escaped (the TeX
+// rendered escaped, see Expr), the value canonical; the objects comma-separated. A value that is
+// not finite is an engine fault: the first such step's label is kept, and append_steps
+// (pipeline.hpp) reports it where the steps are written, after the outputs' own checks.
+class StepList {
+ public:
+  // Appends one step: `formula(out)` and `substituted(out)` append their TeX, JSON-escaped.
+  template <class Formula, class Substituted>
+  void add(std::string_view prefix, std::string_view label, Formula&& formula, Substituted&& substituted,
+           double value, std::string_view unit) {
+    open(prefix, label);
+    formula(text_);
+    text_ += "\",\"substituted\":\"";
+    substituted(text_);
+    close(prefix, label, value, unit);
+  }
+  std::size_t size() const { return count_; }
+  bool empty() const { return count_ == 0; }
+  // The steps' objects, comma-separated, without the list's brackets.
+  const std::string& text() const { return text_; }
+  // The label of the first step whose value is not finite; null when none.
+  const std::string* fault() const { return fault_ ? &*fault_ : nullptr; }
+  void reserve(std::size_t bytes) { text_.reserve(bytes); }
+  void clear() {
+    text_.clear();
+    count_ = 0;
+    fault_.reset();
+  }
+
+ private:
+  void open(std::string_view prefix, std::string_view label);  // up to the formula's TeX
+  void close(std::string_view prefix, std::string_view label, double value, std::string_view unit);
+
+  std::string text_;
+  std::size_t count_ = 0;
+  std::optional<std::string> fault_;
 };
-using StepList = std::vector<Step>;
 
 // The one step sink. Each step is one Expr: its formula, substituted formula and value all come
 // from it. A sink without an array is numbers-only: it records nothing and hands out bare

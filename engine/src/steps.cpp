@@ -1,55 +1,77 @@
-#include "result.hpp"
-
+#include <cmath>
 #include <string>
+
+#include "json_text.hpp"
+#include "pipeline.hpp"
+#include "result.hpp"
 
 namespace scalelab {
 namespace {
 
-// A step appended to `sink`, its label prefixed; the caller writes its formulas in place.
-Step& new_step(StepList& sink, const std::string& prefix, std::string_view label, double value,
-               std::string_view unit) {
-  Step& s = sink.emplace_back();
-  s.label.reserve(prefix.size() + label.size());
-  s.label += prefix;
-  s.label += label;
-  s.value = value;
-  s.unit = unit;
-  return s;
+// A step's label as written: its prefix ("AllGather A: ") and its own words, escaped as one string.
+void append_label(std::string_view prefix, std::string_view label, std::string& out) {
+  if (prefix.empty()) {
+    append_string(label, out);
+    return;
+  }
+  thread_local std::string whole;
+  whole.assign(prefix);
+  whole += label;
+  append_string(whole, out);
 }
 
 }  // namespace
 
+void StepList::open(std::string_view prefix, std::string_view label) {
+  text_ += count_ > 0 ? ",{\"label\":" : "{\"label\":";
+  append_label(prefix, label, text_);
+  text_ += ",\"formula\":\"";
+}
+
+void StepList::close(std::string_view prefix, std::string_view label, double value, std::string_view unit) {
+  text_ += "\",\"value\":";
+  if (std::isfinite(value)) {
+    CanonicalNumber n = canonical_number(value, "", "");
+    if (n.whole) append_integer(static_cast<std::int64_t>(n.value), text_);
+    else append_double(n.value, text_);
+  } else {
+    if (!fault_) fault_ = std::string(prefix) + std::string(label);
+    text_ += "null";  // never written out: append_steps reports the fault instead
+  }
+  text_ += ",\"unit\":";
+  append_string(unit, text_);
+  text_ += '}';
+  ++count_;
+}
+
 Expr Steps::record(std::string_view label, std::string_view lhs, const Expr& expr,
                    std::string_view unit) const {
   // "B^* \approx" states an approximation; the name is what precedes the relation.
-  std::string_view relation = " = ";
+  std::string_view relation = escaped<" = ">;
   constexpr std::string_view approx = " \\approx";
   if (lhs.size() > approx.size() && lhs.substr(lhs.size() - approx.size()) == approx) {
     lhs.remove_suffix(approx.size());
-    relation = " \\approx ";
+    relation = escaped<" \\approx ">;
   }
-  Step& s = new_step(*sink_, prefix_, label, expr.value(), unit);
-  // Rendered into one scratch buffer that keeps its room, then copied once at its size.
-  thread_local std::string scratch;
-  scratch.clear();
-  if (!lhs.empty()) {
-    scratch += lhs;
-    scratch += relation;
-  }
-  expr.append_tex(scratch);
-  s.formula = scratch;
-  scratch.clear();
-  expr.append_substituted(scratch);
-  s.substituted = scratch;
-  return lhs.empty() ? expr : Expr::symbol(std::string(lhs), expr.value());
+  sink_->add(
+      prefix_, label,
+      [&](std::string& out) {
+        if (!lhs.empty()) {
+          append_escaped(lhs, out);
+          out += relation;
+        }
+        expr.append_json_tex(out);
+      },
+      [&](std::string& out) { expr.append_json_substituted(out); }, expr.value(), unit);
+  return lhs.empty() ? expr : Expr::symbol(lhs, expr.value());
 }
 
 double Steps::record_text(std::string_view label, std::string_view formula, std::string_view substituted,
                           double value, std::string_view unit) const {
   if (on()) {
-    Step& s = new_step(*sink_, prefix_, label, value, unit);
-    s.formula = formula;
-    s.substituted = substituted;
+    sink_->add(
+        prefix_, label, [&](std::string& out) { append_escaped(formula, out); },
+        [&](std::string& out) { append_escaped(substituted, out); }, value, unit);
   }
   return value;
 }

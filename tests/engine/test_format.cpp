@@ -1,10 +1,18 @@
 // format_quantity and output_unit (from the declared outputs): the one formatter every front uses.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <limits>
+#include <random>
 #include <string>
 
+#include "format.hpp"
 #include "scalelab/engine.hpp"
 #include "support/test_support.hpp"
 
@@ -167,3 +175,98 @@ TEST(OutputUnit, DeclarationsFollowTheNamingConvention) {
 }
 
 }  // namespace
+
+// printf_format writes most numbers from their shortest digits, rounded: it must give printf's
+// bytes for every value, at every precision the formatting uses and beyond. Random doubles of
+// every exponent, values of the decades results hold, and decimals on and next to the midpoints
+// of each precision (1.2345, 0.00125, 2.5e-5 and their neighbours), where rounding is decided.
+TEST(Format, PrintfFormatIsPrintf) {
+  std::mt19937_64 random(5);
+  int mismatches = 0;
+  auto check = [&](double v) {
+    for (char conversion : {'e', 'f', 'g'}) {
+      for (int precision : {0, 1, 2, 3, 4, 6, 9, 10, 11, 12, 15}) {
+        if (conversion == 'f' && std::fabs(v) > 1e30) continue;
+        std::array<char, 512> buf{};
+        const char pattern[] = {'%', '.', '*', conversion, '\0'};
+        std::snprintf(buf.data(), buf.size(), pattern, precision, v);
+        std::string got = scalelab::printf_format(v, precision, conversion);
+        if (got != buf.data() && ++mismatches <= 10) {
+          ADD_FAILURE() << std::hexfloat << v << std::defaultfloat << " %." << precision << conversion << ": "
+                        << got << " against printf's " << buf.data();
+        }
+      }
+    }
+  };
+  for (int i = 0; i < 30000; ++i) {
+    std::uint64_t bits = random();
+    double v;
+    std::memcpy(&v, &bits, sizeof v);
+    if (std::isfinite(v)) check(v);
+  }
+  std::uniform_real_distribution<double> unit(1, 10);
+  std::uniform_int_distribution<int> decade(-12, 20), digits(1, 13);
+  for (int i = 0; i < 30000; ++i) check(unit(random) * std::pow(10.0, decade(random)) * (i % 2 ? 1 : -1));
+  for (int i = 0; i < 30000; ++i) {
+    std::string mantissa = std::to_string(std::uniform_int_distribution<long long>(1, 999999999999LL)(random));
+    mantissa.resize(static_cast<std::size_t>(std::min<int>(digits(random), static_cast<int>(mantissa.size()))));
+    double v = std::strtod((mantissa + "5e" + std::to_string(decade(random))).c_str(), nullptr);
+    check(v);
+    check(std::nextafter(v, 0.0));
+    check(std::nextafter(v, 1e300));
+  }
+  for (double v : {0.0, -0.0, 9.9995, 9.9994999999, 999.95, 0.00125, 2.5e-5, 1e-3, 0.5, 1.5, 2.5, 1e22, 1e-300, 5e-324,
+                   1.7976931348623157e308, 0.1, 0.3, 123456.5, 0.99999999, 9.5, 99.5}) {
+    check(v);
+  }
+  EXPECT_EQ(mismatches, 0);
+}
+
+// A number in a substituted formula, by its definition in printf's terms (format.hpp): the engine
+// writes it from the shortest digits where they decide, and must give these bytes everywhere.
+std::string tex_by_printf(double v) {
+  if (v == 0) return "0";
+  std::array<char, 512> buf{};
+  double m = std::fabs(v);
+  if (m >= 1e-3 && m < 1e6) {
+    if (std::floor(v) == v) return std::to_string(static_cast<long long>(v));
+    int decimals = std::max(0, 3 - static_cast<int>(std::floor(std::log10(m))));
+    std::snprintf(buf.data(), buf.size(), "%.*f", decimals, v);
+    std::string s = buf.data();
+    if (s.find('.') != std::string::npos) {
+      while (s.back() == '0') s.pop_back();
+      if (s.back() == '.') s.pop_back();
+    }
+    return s;
+  }
+  std::snprintf(buf.data(), buf.size(), "%.3e", v);
+  std::string s = buf.data();
+  std::string mantissa = s.substr(0, s.find('e'));
+  int exponent = std::atoi(s.c_str() + s.find('e') + 1);
+  while (mantissa.back() == '0') mantissa.pop_back();
+  if (mantissa.back() == '.') mantissa.pop_back();
+  std::string power = "10^{" + std::to_string(exponent) + "}";
+  if (mantissa == "1") return "{" + power + "}";
+  if (mantissa == "-1") return "{-" + power + "}";
+  return "{" + mantissa + "\\times" + power + "}";
+}
+
+TEST(Format, TexNumbersAreTheirPrintfDefinition) {
+  std::mt19937_64 random(9);
+  std::uniform_real_distribution<double> unit(1, 10);
+  std::uniform_int_distribution<int> decade(-20, 25);
+  int mismatches = 0;
+  auto check = [&](double v) {
+    if (scalelab::tex(v) != tex_by_printf(v) && ++mismatches <= 10) {
+      ADD_FAILURE() << std::hexfloat << v << ": " << scalelab::tex(v) << " against " << tex_by_printf(v);
+    }
+  };
+  for (int i = 0; i < 100000; ++i) {
+    double v = unit(random) * std::pow(10.0, decade(random)) * (i % 3 == 0 ? -1 : 1);
+    check(v);
+    check(std::round(v));
+    check(std::nextafter(v, 0.0));
+  }
+  for (double v : {0.0012345, 9.9995e-4, 0.00099995, 999999.5, 999.95, 1e6, 1e-3, 123456.25, 0.5, 1e300, -2.5e-7}) check(v);
+  EXPECT_EQ(mismatches, 0);
+}

@@ -6,6 +6,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "json_text.hpp"
 #include "scalelab/engine.hpp"
@@ -86,3 +87,36 @@ TEST(JsonText, RandomSevenBitStringsAreWrittenAsDumpWritesThem) {
 }
 
 }  // namespace
+
+// Well-formed UTF-8 is copied as it is without nlohmann; anything else still goes to nlohmann's
+// replacement. Every pair of bytes, every lead byte with every second byte and the edges of the
+// continuation range after it, and random mixes of valid sequences, stray bytes and escapes.
+TEST(JsonText, Utf8IsWrittenAsDumpWritesIt) {
+  for (int a = 0x80; a < 256; ++a) {
+    for (int b = 0; b < 256; ++b) {
+      for (int c : {0x20, 0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0}) {
+        for (int d : {-1, 0x80, 0xbf, 0xc0, 0x41}) {
+          std::string s = "x\\";
+          s += static_cast<char>(a);
+          s += static_cast<char>(b);
+          s += static_cast<char>(c);
+          if (d >= 0) s += static_cast<char>(d);
+          json j = s;
+          ASSERT_EQ(scalelab::to_text(j), dumped(j)) << std::hex << a << " " << b << " " << c << " " << d;
+        }
+      }
+    }
+  }
+  std::mt19937 rng(11);
+  const std::vector<std::string> pieces = {"a", "\\", "\"", "\n", "\x01", "\x7f", "\xc2\xb5", "\xc3\x97", "\xe2\x89\xa4",
+                                           "\xe2\x80\x94", "\xf0\x9f\x98\x80", "\xed\x9f\xbf", "\xef\xbf\xbd", "\x80",
+                                           "\xc0\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xe2\x89", "\xff"};
+  std::uniform_int_distribution<int> count(0, 12);
+  std::uniform_int_distribution<std::size_t> pick(0, pieces.size() - 1);
+  for (int n = 0; n < 100000; ++n) {
+    std::string s;
+    for (int k = count(rng); k > 0; --k) s += pieces[pick(rng)];
+    json j = s;
+    ASSERT_EQ(scalelab::to_text(j), dumped(j)) << n;
+  }
+}

@@ -1,6 +1,6 @@
 // Outputs are kept by declared position and canonicalised where they are written. The text must
 // be what the earlier path gave: each value canonicalised as a json (canonicalise) and dumped by
-// nlohmann. Checked for every output and every step of every book case and every calculator's
+// nlohmann (the steps, written as text when recorded: what dump writes of them canonicalised). Checked for every output and every step of every book case and every calculator's
 // defaults, with and without steps, by computing both ways here; and the faults (undeclared,
 // left out, non-finite) stay engine faults.
 #include <gtest/gtest.h>
@@ -46,16 +46,6 @@ std::string written(const json& value, const std::string& calculator) {
   return out;
 }
 
-// The steps as the earlier path held them: a json array of step objects.
-json steps_as_json(const scalelab::StepList& steps) {
-  json list = json::array();
-  for (const scalelab::Step& s : steps) {
-    list.push_back({{"label", s.label}, {"formula", s.formula}, {"substituted", s.substituted},
-                    {"value", s.value}, {"unit", s.unit}});
-  }
-  return list;
-}
-
 std::string written_steps(const scalelab::StepList& steps, const std::string& calculator) {
   std::string out;
   scalelab::append_steps(steps, out, calculator);
@@ -89,9 +79,13 @@ bool check_run(const Evaluated& run, bool steps) {
     EXPECT_EQ(written(result.outputs.at(i), calc.name), earlier) << run.where << ": " << name;
     EXPECT_EQ(dumped(it.value()), earlier) << run.where << ": " << name;
   }
-  const std::string earlier_steps = canonicalised_then_dumped(steps_as_json(result.steps), calc.name);
-  EXPECT_EQ(written_steps(result.steps, calc.name), earlier_steps) << run.where;
-  EXPECT_EQ(dumped(evaluated["steps"]), earlier_steps) << run.where;
+  // The steps are written as text when recorded: that text is what dump writes of the same list
+  // with every value canonical (every string escaped as dump escapes it, every number canonical).
+  const std::string steps_text = written_steps(result.steps, calc.name);
+  const json steps_read = json::parse(steps_text);
+  EXPECT_EQ(steps_read.size(), result.steps.size()) << run.where;
+  EXPECT_EQ(steps_text, canonicalised_then_dumped(steps_read, calc.name)) << run.where;
+  EXPECT_EQ(dumped(evaluated["steps"]), steps_text) << run.where;
   return true;
 }
 
@@ -162,6 +156,27 @@ TEST(TypedOutputs, UndeclaredLeftOutOrNonFiniteOutputsAreEngineFaults) {
   scalelab::Outputs infinite(declared);
   infinite.set("t_s", json(std::numeric_limits<double>::infinity()));
   EXPECT_EQ(fault(infinite), "non-finite result in test (t_s)");
+}
+
+// A step's value is written when the step is recorded; a non-finite one is still the engine fault
+// naming the step (its prefixed label), raised where the steps are written, as before.
+TEST(TypedOutputs, ANonFiniteStepIsAnEngineFaultNamingTheStep) {
+  scalelab::StepList list;
+  scalelab::Steps steps(&list, nullptr);
+  steps.record_text("Fine", "a", "1", 1.5, "s");
+  steps.prefixed("Ring: ").record_text("Broken", "b", "0 / 0", std::nan(""), "s");
+  steps.record_text("Also broken", "c", "1 / 0", std::numeric_limits<double>::infinity(), "s");
+  EXPECT_EQ(list.size(), 3u);
+  try {
+    written_steps(list, "test");
+    ADD_FAILURE() << "no fault";
+  } catch (const std::logic_error& e) {
+    EXPECT_STREQ(e.what(), "non-finite result in test (Ring: Broken)");
+  }
+  scalelab::StepList fine;
+  scalelab::Steps(&fine, nullptr).record_text("Quoted \"x\"", "\\frac{a}{b}", "\\frac{1}{2}", 0.5, "s");
+  EXPECT_EQ(written_steps(fine, "test"),
+            R"([{"label":"Quoted \"x\"","formula":"\\frac{a}{b}","substituted":"\\frac{1}{2}","value":0.5,"unit":"s"}])");
 }
 
 // canonical() rounds by exact arithmetic where it can; the reference here is the rounding it
