@@ -234,7 +234,9 @@ test('model picker: labelled, keyboard, the catalog; each model gives the engine
 test('the batch slider moves the bar and the operating points in place; drawn afresh they land the same', async () => {
   const { page, problems } = await watchedPage(browser.context, server.url);
   await page.goto(server.url + LAB + '?chip=tpu-v5p');
-  await ready(page);
+  // the charts drawn and the page's layout settled (a late change of the box's width redraws them)
+  await chartShown(page);
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
   const keep = () => page.evaluate((el) => { for (const c of document.querySelectorAll(`${el} .memory-bar, ${el} .comm-plot`)) c.dataset.kept = '1'; }, EL);
   const kept = () => page.locator(`${EL} [data-kept]`).count();
   const marks = (pg) => pg.evaluate((el) => ({
