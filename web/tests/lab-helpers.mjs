@@ -81,7 +81,13 @@ export function labHelpers({ element: EL, calculator: CALC, session } = {}) {
     await page.waitForFunction((el) => document.querySelector(`${el} .lab-viz`)?.dataset.renders === document.querySelector(el).dataset.rendered, EL);
   };
   const rendered = (page) => page.locator(EL).getAttribute('data-rendered');
-  const settle = (page, b) => page.waitForFunction(([el, b]) => document.querySelector(el).dataset.rendered !== b, [EL, b]);
+  // a new render, and then any evaluation still scheduled run and rendered (lab.flush()), so that
+  // what is read next is the answer to the last input
+  const flushed = (page) => page.evaluate((el) => document.querySelector(el).flush().then(() => true), EL);
+  const settle = async (page, b) => {
+    await page.waitForFunction(([el, b]) => document.querySelector(el).dataset.rendered !== b, [EL, b]);
+    await flushed(page);
+  };
   const out = (page, name) => page.locator(`${EL} [data-out="${name}"] dd`).innerText();
   const field = (page, key) => page.locator(`${EL} .control[data-key="${key}"] input[type=text]`);
   const fieldError = (page, key) => page.locator(`${EL} .control[data-key="${key}"] .field-error`).innerText();
@@ -123,6 +129,7 @@ export function labHelpers({ element: EL, calculator: CALC, session } = {}) {
     const before = await page.locator(EL).getAttribute('data-rendered');
     await fn();
     await page.waitForFunction(([t, b]) => document.querySelector(t).dataset.rendered !== b, [EL, before]);
+    await flushed(page);
   }
   async function waitOut(page, name, text) {
     await page.waitForFunction(([t, n, x]) => document.querySelector(`${t} [data-out="${n}"] dd`)?.textContent.trim() === x, [EL, name, text]);

@@ -553,8 +553,8 @@ export abstract class LabElement extends LitElement {
       void loadPlot().then(nextTask).then(() => {
         if (this.vizBox !== host || !this.firstChartPending) return;
         this.firstChartPending = false;
-        if (this.result) this.drawChart(host);
-        this.dataset.rendered = String(this.renders);
+        // updated() draws it and marks the lab rendered (never in between an evaluation and its render)
+        this.requestUpdate();
       });
     };
     this.vizObserver = new ResizeObserver(() => {
