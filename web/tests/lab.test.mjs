@@ -20,7 +20,7 @@ test('dragging the B slider moves the point and flips the verdict', async () => 
   await page.goto(server.url + LAB);
   await ready(page);
   assert.match(await page.locator('.lab-verdict').innerText(), /Compute-bound/);
-  assert.ok(await page.locator('sl-roofline-lab svg.roofline-plot').count());
+  await page.locator('sl-roofline-lab svg.roofline-plot').waitFor(); // drawn once its box is near the viewport
   const p0 = await point(page);
   const slider = page.locator('.control[data-key="B"] input[type=range]');
   const box = await slider.boundingBox();
