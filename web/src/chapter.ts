@@ -1,5 +1,5 @@
 // A chapter page: steps clicked through, live numbers, check-yourself questions.
-import { getEngine, getPath, isError, type Engine, type Outcome, type Result } from './engine';
+import { engineLoadProblem, getEngine, getPath, isError, type Engine, type Outcome, type Result } from './engine';
 import { chipId, chipParam, DEFAULT_CHIP, progress, saveProgress, setChip, type Progress } from './state';
 import { parseNumber, percent } from './format';
 import { loadKatex, stepsHtml } from './tex';
@@ -192,11 +192,30 @@ function liveResults(engine: Engine, els: HTMLElement[]): Map<HTMLElement, Outco
   }
   return out;
 }
+/** One alert under the chapter's stepper, where the engine could not be loaded. */
+function showLoadProblem(article: HTMLElement, text: string) {
+  let box = article.querySelector<HTMLElement>('.engine-problem');
+  if (!box) {
+    box = document.createElement('p');
+    box.className = 'lab-notice engine-problem';
+    box.setAttribute('role', 'alert');
+    article.querySelector('.stepper')?.after(box);
+  }
+  box.textContent = text;
+}
 let generation = 0;
 async function refreshLive(article: HTMLElement) {
   const mine = ++generation;
   const liveEls = [...article.querySelectorAll<HTMLElement>('.live')];
-  const engine = await getEngine([...new Set(liveEls.map((el) => el.dataset.calc!))]);
+  let engine: Engine;
+  try {
+    engine = await getEngine([...new Set(liveEls.map((el) => el.dataset.calc!))]);
+  } catch (e) {
+    const written = article.dataset.chip ?? DEFAULT_CHIP;
+    const name = document.querySelector<HTMLSelectElement>('#chip-select')?.querySelector<HTMLOptionElement>(`option[value="${CSS.escape(written)}"]`)?.textContent ?? written;
+    showLoadProblem(article, `${engineLoadProblem(e)} The numbers in the text are for the ${name}, the chip this page was written for.`);
+    return;
+  }
   if (mine !== generation) return;
   const chip = chipParam();
   const chipName = typeof chip === 'object' && chip ? String(chip.name ?? '') : engine.chipName(String(chip));
@@ -241,7 +260,8 @@ function initQuestions(article: HTMLElement) {
         return;
       }
       input.removeAttribute('aria-invalid');
-      const engine = await getEngine();
+      let engine: Engine;
+      try { engine = await getEngine(); } catch (err) { say('refused', engineLoadProblem(err)); return; }
       const r = engine.evaluate(form.dataset.calc!, paramsOf(form), { steps: false });
       if (isError(r)) { say('refused', `The engine cannot answer this for the chosen chip: ${r.error.message}`); return; }
       const value = getPath(r.outputs, form.dataset.out!);

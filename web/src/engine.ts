@@ -179,8 +179,15 @@ const toWarm = new Set<string>();
  *  whose first calls the warm-up Worker makes; names given after the module has compiled come too late to help. */
 export function getEngine(warm: readonly string[] = []): Promise<Engine> {
   for (const name of warm) toWarm.add(name);
-  loading ??= load();
+  // a load that failed (the network, the server) is not kept: the next caller tries again
+  loading ??= load().catch((e: unknown) => { loading = null; throw e; });
   return loading;
+}
+
+/** What the reader is told where the engine could not be loaded: the cause, and what to do. */
+export function engineLoadProblem(e: unknown): string {
+  const why = e instanceof Error ? e.message : String(e);
+  return `The engine could not be loaded (${why}), so nothing here can be computed. Check the connection and reload the page.`;
 }
 
 // The build a page loads: the one its <html data-engine> names (a lab route's lab group,

@@ -5,7 +5,7 @@
 // is kept with the chapter's progress (state.ts), so a reload restores it.
 import { LitElement, html, nothing } from 'lit';
 import { unsafeHTML } from 'lit/directives/unsafe-html.js';
-import { getEngine, getPath, isError, type Engine, type Result } from './engine';
+import { engineLoadProblem, getEngine, getPath, isError, type Engine, type Result } from './engine';
 import { chipParam, saveTryit, tryitRecord, type TryitRecord } from './state';
 import { parseNumber, percent } from './format';
 import { loadKatex, stepsHtml } from './tex';
@@ -20,6 +20,8 @@ export class TryIt extends LitElement {
   private lab: HTMLElement | null = null;
   private rec!: TryitRecord;
   private refusal = '';
+  /** why the engine could not be loaded, if it could not: said in place of every other status */
+  private loadProblem = '';
   private shown: Shown | null = null;
   private uid = `tryit${++counter}`;
 
@@ -41,7 +43,8 @@ export class TryIt extends LitElement {
       const saved = key ? tryitRecord(key, this.blockId) : null;
       this.rec = saved && saved.calc === this.calc && saved.out === this.out ? saved
         : { calc: this.calc, out: this.out, text: '', prediction: null, locked: false, operated: false };
-      void getEngine().then((e) => { this.engine = e; this.refresh(); });
+      void getEngine().then((e) => { this.engine = e; this.refresh(); },
+        (e: unknown) => { this.loadProblem = engineLoadProblem(e); this.requestUpdate(); });
     }
     super.connectedCallback();
     this.lab = this.pairedLab();
@@ -154,6 +157,7 @@ export class TryIt extends LitElement {
   // ------------------------------------------------------------ view
   private fmt(v: number) { return this.engine ? this.engine.format(v, this.unit) : String(v); }
   private status(): string {
+    if (this.loadProblem) return this.loadProblem;
     if (this.refusal) return this.refusal;
     const r = this.rec;
     if (!r.locked) return `Write down your prediction and lock it in, then do it in the ${this.lab ? 'lab above' : 'page above'}.`;

@@ -51,3 +51,34 @@ test('a lab works when the warm-up Worker cannot load', async () => {
   assert.ok(problems.console.every((m) => /Failed to load resource|Service Worker registration blocked/.test(m)), problems.console.join('\n'));
   await plain.close();
 });
+
+test('where the engine cannot load, the lab, the figures, a try-it block and the chapter say so (no endless "Loading")', async () => {
+  const plain = await launchWithoutServiceWorkers();
+  const { page, problems } = await watchedPage(plain.context, server.url);
+  let refused = 0;
+  await page.route(/\.wasm(\?|$)/, (route) => { refused++; return route.abort(); });
+  const problem = /The engine could not be loaded \(.+\), so nothing here can be computed\. Check the connection and reload the page\./;
+
+  await page.goto(server.url + '/labs/decode/');
+  await page.locator('sl-decode-lab .lab-notice[role=alert]').waitFor({ timeout: 30000 });
+  assert.match(await page.locator('sl-decode-lab').innerText(), problem);
+  assert.equal(await page.locator('sl-decode-lab .lab-loading').count(), 0, 'the lab no longer says it is loading');
+
+  // chapter 1 on a chip other than the one it was written for: the live numbers cannot follow it
+  await page.evaluate(() => localStorage.setItem('scalelab.chip', 'tpu-v5p'));
+  await page.goto(server.url + '/chapters/01-rooflines/#all');
+  const note = page.locator('article .engine-problem[role=alert]');
+  await note.waitFor({ timeout: 30000 });
+  assert.match(await note.innerText(), problem);
+  assert.match(await note.innerText(), /numbers in the text are for the TPU v5e, the chip this page was written for/);
+  await page.locator('[data-figure="roofline"]').scrollIntoViewIfNeeded(); // its module loads near the viewport
+  const fig = page.locator('[data-figure="roofline"] .fig-problem[role=alert]');
+  await fig.waitFor({ timeout: 30000 });
+  assert.match(await fig.innerText(), problem);
+  const tryit = page.locator('sl-tryit .tryit-status').first();
+  await page.waitForFunction(() => /could not be loaded/.test(document.querySelector('sl-tryit .tryit-status')?.textContent ?? ''), null, { timeout: 30000 });
+  assert.match(await tryit.innerText(), problem, 'the try-it block says the engine is missing');
+  assert.ok(refused > 0, 'the pages asked for the engine (and were refused it)');
+  assert.deepEqual(problems.errors, [], 'no unhandled error on the page');
+  await plain.close();
+});

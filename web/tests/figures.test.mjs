@@ -58,8 +58,18 @@ async function openFigure(page, ch, name) {
   const step = await host.evaluate((e) => e.closest('section.step').id);
   await page.goto(`${server.url}/chapters/${ch}/#${step}`);
   await page.reload();
-  await host.scrollIntoViewIfNeeded();
-  await host.locator('svg.fig-svg[role="img"]').waitFor({ timeout: 20000 });
+  // The figure's module loads once its box nears the viewport (figures/registry.ts); what draws above
+  // it meanwhile (another figure, a lab) can push it out of reach before the observer looks, as a
+  // reader's next scroll would bring it back: scroll to it again until it is drawn.
+  const drawn = host.locator('svg.fig-svg[role="img"]');
+  for (let i = 0; i < 80 && !(await drawn.isVisible()); i++) {
+    await host.scrollIntoViewIfNeeded();
+    await page.waitForTimeout(250);
+  }
+  if (!(await drawn.isVisible())) {
+    const seen = await host.evaluate((e) => ({ text: e.textContent.trim().slice(0, 200), defined: !!customElements.get(e.localName), hidden: !!e.closest('[hidden]'), url: location.href }));
+    assert.fail(`${ch}: the ${name} figure was not drawn within 20 s: ${JSON.stringify(seen)}`);
+  }
   // drawn once the engine is there, which may move it: in view again before a test points at it
   await host.locator('svg.fig-svg').scrollIntoViewIfNeeded();
   return host;

@@ -6,7 +6,7 @@
 // data-rendered (tests wait on it). Light DOM, so the page's CSS variables apply.
 // See README.md in this folder.
 import { LitElement, html, svg, nothing, type TemplateResult, type SVGTemplateResult } from 'lit';
-import { getEngine, isError, type Engine, type Outcome, type Result, type Chip } from '../engine';
+import { engineLoadProblem, getEngine, isError, type Engine, type Outcome, type Result, type Chip } from '../engine';
 import { chipParam, DEFAULT_CHIP } from '../state';
 import './figures.css';
 
@@ -33,6 +33,7 @@ export abstract class FigureElement extends LitElement {
   protected engine: Engine | null = null;
   protected state: Record<string, unknown> = {};
   protected problem = '';
+  private loadProblem = '';
   protected readonly uid = `fig${++figureCounter}`;
   private renders = 0;
   private started = false;
@@ -44,7 +45,9 @@ export abstract class FigureElement extends LitElement {
       this.started = true;
       this.state = this.parseState();
       this.textContent = ''; // drop the no-JavaScript caption before Lit renders here
-      void getEngine((this.constructor as typeof FigureElement).calculators).then((e) => { this.engine = e; this.requestUpdate(); });
+      void getEngine((this.constructor as typeof FigureElement).calculators).then(
+        (e) => { this.engine = e; this.requestUpdate(); },
+        (e: unknown) => { this.loadProblem = engineLoadProblem(e); this.requestUpdate(); });
     }
     super.connectedCallback();
     window.addEventListener('sl-chip-change', this.onChip);
@@ -148,7 +151,9 @@ export abstract class FigureElement extends LitElement {
   protected updated() { this.dataset.rendered = String(this.renders); }
 
   render() {
-    if (!this.engine) return html`<p class="fig-loading">Loading the engine…</p>`;
+    if (!this.engine) {
+      return this.loadProblem ? html`<p class="fig-problem" role="alert">${this.loadProblem}</p>` : html`<p class="fig-loading">Loading the engine…</p>`;
+    }
     this.problem = '';
     this.notes.clear();
     const d = this.draw();

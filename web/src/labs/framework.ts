@@ -5,7 +5,7 @@
 // See README.md in this folder.
 import { LitElement, html, nothing, type TemplateResult } from 'lit';
 import { unsafeHTML } from 'lit/directives/unsafe-html.js';
-import { getEngine, getPath, isError, type Engine, type ParamSchema, type Result } from '../engine';
+import { engineLoadProblem, getEngine, getPath, isError, type Engine, type ParamSchema, type Result } from '../engine';
 import { chipParam, customChip, DEFAULT_CHIP, mode } from '../state';
 import { fieldText, typedValue } from '../format';
 import { groupChips } from '../chip-groups.js';
@@ -65,6 +65,8 @@ export abstract class LabElement extends LitElement {
   protected chipOverride: string | null = null;
   protected result: Result | null = null;
   protected notice: string[] = [];
+  /** why the engine could not be loaded, if it could not */
+  private loadProblem = '';
   protected stepsMarkup = '';
   private frame = 0;
   private urlTimer = 0;
@@ -117,7 +119,14 @@ export abstract class LabElement extends LitElement {
   // for long: in one task they blocked the page for ~1 s on a slow phone (BENCHMARKS.md). The
   // chart, and Observable Plot with it, come when the chart's box nears the viewport.
   private async start() {
-    const engine = await getEngine([this.calculator, ...this.alsoEvaluates]);
+    let engine: Engine;
+    try {
+      engine = await getEngine([this.calculator, ...this.alsoEvaluates]);
+    } catch (e) {
+      this.loadProblem = engineLoadProblem(e);
+      this.requestUpdate();
+      return;
+    }
     await nextTask();
     this.engine = engine;
     const calc = engine.calculator(this.calculator);
@@ -586,7 +595,9 @@ export abstract class LabElement extends LitElement {
   }
 
   render() {
-    if (!this.engine) return html`<p class="lab-loading">Loading the engine…</p>`;
+    if (!this.engine) {
+      return this.loadProblem ? html`<p class="lab-notice" role="alert">${this.loadProblem}</p>` : html`<p class="lab-loading">Loading the engine…</p>`;
+    }
     const r = this.result;
     const general = this.errors.get('');
     const stale = this.errors.size > 0;
