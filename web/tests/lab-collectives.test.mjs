@@ -8,7 +8,7 @@ const LAB = '/labs/collectives/';
 let server, browser;
 before(async () => { server = await startServer(); browser = await launch(); });
 after(async () => { await browser?.close(); await server?.stop(); });
-const { ready, out, field, change, waitOut, allChips, roundTrip, chapterAxe } = labHelpers({ element: TAG, session: () => ({ server, browser }) });
+const { ready, chartShown, out, field, change, waitOut, allChips, roundTrip, chapterAxe } = labHelpers({ element: TAG, session: () => ({ server, browser }) });
 
 const C = (params, o = 't_s') => expected('collective', params, o);
 // The fabric reads as the engine titles it (schema choice_titles), never as its id.
@@ -21,6 +21,7 @@ test('op, size and axes drive the time; the regime flips as the array shrinks; t
   const chip = 'tpu-v5e';
   assert.equal(await out(page, 't_s'), C({ chip }));
   assert.match(await page.locator(`${TAG} .lab-verdict`).innerText(), /Bandwidth-bound/);
+  await chartShown(page); // drawn once its box is near the viewport (framework.ts)
   assert.ok(await page.locator(`${TAG} svg.co-plot, ${TAG} figure.co-plot`).count(), 'crossover plot drawn');
   await change(page, () => page.selectOption(`${TAG} .control[data-key="op"] select`, 'all_reduce'));
   await waitOut(page, 't_s', C({ chip, op: 'all_reduce' }));

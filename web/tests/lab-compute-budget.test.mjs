@@ -10,7 +10,7 @@ const LAB = '/labs/compute-budget/';
 let server, browser;
 before(async () => { server = await startServer(); browser = await launch(); });
 after(async () => { await browser?.close(); await server?.stop(); });
-const { ready, out, field, change, waitOut } = labHelpers({ element: TAG });
+const { ready, chartShown, out, field, change, waitOut } = labHelpers({ element: TAG });
 
 test('N, D, bytes and the curve drive the engine values; the budget stays fixed when N moves', async () => {
   const { page, problems } = await watchedPage(browser.context, server.url);
@@ -19,6 +19,7 @@ test('N, D, bytes and the curve drive the engine values; the budget stays fixed 
   const chip = 'tpu-v5e';
   assert.equal(await out(page, 'train_flops'), expected('compute_budget', { chip }, 'train_flops'));
   assert.equal(await out(page, 't_s'), expected('compute_budget', { chip }, 't_s'));
+  await chartShown(page); // drawn once its box is near the viewport (framework.ts)
   assert.ok(await page.locator(`${TAG} svg.cb-plot, ${TAG} figure.cb-plot`).count(), 'loss plot drawn');
   assert.match(await page.locator(`${TAG} .lab-viz`).innerText(), /invented/i);
   // N doubles: D halves (fixed budget), FLOPs stay, weight memory doubles

@@ -10,7 +10,7 @@ const LAB = '/labs/decode/';
 let server, browser;
 before(async () => { server = await startServer(); browser = await launch(); });
 after(async () => { await browser?.close(); await server?.stop(); });
-const { ready, rendered, settle, out, field, modelSelect, type, choose, noNaN } = labHelpers({ element: EL });
+const { chartShown, ready, rendered, settle, out, field, modelSelect, type, choose, noNaN } = labHelpers({ element: EL });
 /** the parameters the lab sends the engine now (its preset and the reader's changes) */
 const labParams = (page) => page.evaluate((el) => document.querySelector(el).params(), EL);
 
@@ -23,6 +23,7 @@ test('loads with the engine numbers, plot and text alternative; batch and contex
   assert.equal(await out(page, 'step_s'), expected('decode', base, 'step_s'));
   assert.equal(await out(page, 'critical_batch'), expected('decode', base, 'critical_batch'));
   assert.equal(await out(page, 'max_batch'), expected('decode', base, 'max_batch'));
+  await chartShown(page);
   const chart = page.locator(`${EL} .lab-viz svg[aria-label]`).first();
   assert.ok(await chart.count(), 'the plot is drawn');
   assert.match(await page.locator(`${EL} .lab-viz [aria-description]`).first().getAttribute('aria-description'), /flip from memory-bound/);
@@ -271,6 +272,7 @@ test('headline: dragging the batch up from 1 flips the weight matmuls, and the s
   const matmuls = page.locator(`${EL} .lab-verdict [data-part="matmuls"]`);
   const step = page.locator(`${EL} .lab-verdict .verdict`);
   assert.ok((await matmuls.innerText()).includes(expected('decode', preset, 'mlp_flip_batch')), 'the flip batch is named');
+  await chartShown(page);
   assert.ok(await page.locator(`${EL} .lab-viz .flip-batch`).count(), 'the flip batch is marked on the plot');
   const legend = await page.locator(`${EL} .lab-viz`).innerText();
   for (const term of ['weight load', 'KV-cache load', 'FLOPs', 'model-parallel comms', 'step time']) assert.ok(legend.includes(term), term);

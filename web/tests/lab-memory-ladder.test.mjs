@@ -8,7 +8,7 @@ const LAB = '/labs/memory-ladder/';
 let server, browser;
 before(async () => { server = await startServer(); browser = await launch(); });
 after(async () => { await browser?.close(); await server?.stop(); });
-const { ready, field, change, waitOut, allChips, roundTrip, chapterAxe } = labHelpers({ element: TAG, session: () => ({ server, browser }) });
+const { ready, chartShown, field, change, waitOut, allChips, roundTrip, chapterAxe } = labHelpers({ element: TAG, session: () => ({ server, browser }) });
 
 const rung = (page, p) => page.locator(`${TAG} tr[data-rung="${p}"]`).innerText();
 const T = (params) => expected('transfer', params, 't_s');
@@ -21,6 +21,7 @@ test('size and chips move every rung; the chosen rung\'s derivation; missing run
   assert.match(await rung(page, 'hbm'), new RegExp(esc(T({ chip, path: 'hbm' }))));
   assert.match(await rung(page, 'pcie'), new RegExp(esc(T({ chip, path: 'pcie' }))));
   assert.match(await rung(page, 'nvlink'), /not in the catalog/);
+  await chartShown(page); // drawn once its box is near the viewport (framework.ts)
   assert.ok(await page.locator(`${TAG} svg.ml-plot`).count(), 'bar chart drawn');
   await change(page, () => field(page, 'bytes').fill('4e9'));
   await waitText(page, `${TAG} tr[data-rung="hbm"]`, new RegExp(esc(T({ chip, bytes: 4e9, path: 'hbm' }))));

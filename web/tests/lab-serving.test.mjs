@@ -11,7 +11,7 @@ const LAB = '/labs/serving/';
 let server, browser;
 before(async () => { server = await startServer(); browser = await launch(); });
 after(async () => { await browser?.close(); await server?.stop(); });
-const { ready, rendered, settle, out, field, fieldError, modelSelect, type, choose, noNaN, everyChip } = labHelpers({ element: EL, calculator: CALC });
+const { chartShown, ready, rendered, settle, out, field, fieldError, modelSelect, type, choose, noNaN, everyChip } = labHelpers({ element: EL, calculator: CALC });
 
 /** the sweep the lab sends: range ends, powers of two between; topologies ×¼…×4 (the chosen batch is evaluated alone) */
 function sweepParams(p, lo, hi) {
@@ -28,6 +28,7 @@ test('loads with the engine numbers and the Pareto plot; topology, batch and ran
   await ready(page);
   let p = sweepParams({ chip: 'tpu-v5e' }, 1, 1e6);
   for (const o of ['latency_s', 'tokens_per_s_per_chip', 'cost_per_million_tokens_usd', 'time_to_first_token_s']) assert.equal(await out(page, o), expected(CALC, p, o), o);
+  await chartShown(page);
   assert.ok(await page.locator(`${EL} .serving-plot`).count(), 'the Pareto plot');
   assert.ok(await page.locator(`${EL} .operating-point`).count(), 'the chosen point is highlighted');
   const r0 = evaluate(CALC, p);

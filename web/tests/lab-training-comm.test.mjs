@@ -11,7 +11,7 @@ const LAB = '/labs/training-comm/';
 let server, browser;
 before(async () => { server = await startServer(); browser = await launch(); });
 after(async () => { await browser?.close(); await server?.stop(); });
-const { ready, rendered, settle, out, type, choose, noNaN, everyChip } = labHelpers({ element: EL, calculator: 'training_comm' });
+const { chartShown, ready, rendered, settle, out, type, choose, noNaN, everyChip } = labHelpers({ element: EL, calculator: 'training_comm' });
 const labParams = (page) => page.evaluate((el) => document.querySelector(el).params(), EL);
 const verdict = (page) => page.locator(`${EL} .lab-verdict .verdict`).getAttribute('data-bound');
 const plotText = (page) => page.locator(`${EL} .lab-viz [aria-description]`).first().getAttribute('aria-description');
@@ -29,6 +29,7 @@ test('opens compute-bound; dragging the batch below the engine\u2019s critical b
   for (const k of ['t_math_s', 't_comm_s', 'tokens_per_chip', 'critical_tokens_per_chip', 'critical_batch_tokens']) {
     assert.equal(await out(page, k), expected('training_comm', base, k), k);
   }
+  await chartShown(page);
   assert.ok(await page.locator(`${EL} .lab-viz svg[aria-label]`).count(), 'the plot is drawn');
   assert.ok(await page.locator(`${EL} .lab-viz .critical-batch`).count(), 'the critical batch is marked');
   assert.equal(await page.locator(`${EL} .critical`).innerText(), expected('training_comm', base, 'critical_tokens_per_chip'));
