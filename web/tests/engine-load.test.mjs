@@ -3,7 +3,7 @@
 // instantiates the same module. Counted, not timed: the trace's lazy-compile events by thread.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launch, launchWithoutServiceWorkers, watchedPage } from './harness.mjs';
+import { startServer, launch, launchWithoutServiceWorkers, watchedPage, scrollUntilVisible } from './harness.mjs';
 import { clean } from './lab-helpers.mjs';
 
 let server, browser;
@@ -71,9 +71,8 @@ test('where the engine cannot load, the lab, the figures, a try-it block and the
   await note.waitFor({ timeout: 30000 });
   assert.match(await note.innerText(), problem);
   assert.match(await note.innerText(), /numbers in the text are for the TPU v5e, the chip this page was written for/);
-  await page.locator('[data-figure="roofline"]').scrollIntoViewIfNeeded(); // its module loads near the viewport
   const fig = page.locator('[data-figure="roofline"] .fig-problem[role=alert]');
-  await fig.waitFor({ timeout: 30000 });
+  assert.ok(await scrollUntilVisible(page, page.locator('[data-figure="roofline"]'), fig), 'the roofline figure says why it cannot be drawn'); // its module loads near the viewport
   assert.match(await fig.innerText(), problem);
   const tryit = page.locator('sl-tryit .tryit-status').first();
   await page.waitForFunction(() => /could not be loaded/.test(document.querySelector('sl-tryit .tryit-status')?.textContent ?? ''), null, { timeout: 30000 });

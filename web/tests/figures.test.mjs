@@ -5,7 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
-import { startServer, launch, watchedPage, pageWithoutScripts } from './harness.mjs';
+import { startServer, launch, watchedPage, pageWithoutScripts, scrollUntilVisible } from './harness.mjs';
 import { engine, evaluate, MODELS, clean } from './lab-helpers.mjs';
 
 const require = createRequire(import.meta.url);
@@ -58,15 +58,8 @@ async function openFigure(page, ch, name) {
   const step = await host.evaluate((e) => e.closest('section.step').id);
   await page.goto(`${server.url}/chapters/${ch}/#${step}`);
   await page.reload();
-  // The figure's module loads once its box nears the viewport (figures/registry.ts); what draws above
-  // it meanwhile (another figure, a lab) can push it out of reach before the observer looks, as a
-  // reader's next scroll would bring it back: scroll to it again until it is drawn.
-  const drawn = host.locator('svg.fig-svg[role="img"]');
-  for (let i = 0; i < 80 && !(await drawn.isVisible()); i++) {
-    await host.scrollIntoViewIfNeeded();
-    await page.waitForTimeout(250);
-  }
-  if (!(await drawn.isVisible())) {
+  // the figure's module loads once its box nears the viewport (figures/registry.ts)
+  if (!(await scrollUntilVisible(page, host, host.locator('svg.fig-svg[role="img"]')))) {
     const seen = await host.evaluate((e) => ({ text: e.textContent.trim().slice(0, 200), defined: !!customElements.get(e.localName), hidden: !!e.closest('[hidden]'), url: location.href }));
     assert.fail(`${ch}: the ${name} figure was not drawn within 20 s: ${JSON.stringify(seen)}`);
   }

@@ -60,6 +60,17 @@ export async function pageWithoutScripts() {
   return { page, close: () => browser.close() };
 }
 
+/** Scrolls `host` into view until `target` (inside it) is visible, for at most `ms`; returns whether it
+ * came. What loads near the viewport (a figure's module, a lab's chart) can be pushed out of reach by
+ * what draws above it before the observer looks, as a reader's next scroll would bring it back. */
+export async function scrollUntilVisible(page, host, target, ms = 20000) {
+  for (const end = Date.now() + ms; !(await target.isVisible()) && Date.now() < end;) {
+    await host.scrollIntoViewIfNeeded();
+    await page.waitForTimeout(250);
+  }
+  return target.isVisible();
+}
+
 /** A page that records console errors, page errors and requests to other origins. */
 export async function watchedPage(context, base) {
   const page = await context.newPage();
