@@ -190,3 +190,35 @@ test('on a phone the chart and Plot wait until the reader scrolls towards the ch
   assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
   await page.close();
 });
+
+// The point's label and the critical label: inside the plot and apart, from batch 1 to 16,384, on a
+// phone and on a desktop, whether the chart was drawn afresh or its point moved in place.
+test('the roofline chart\u2019s labels stay inside the plot, apart and clear of the point, on a phone and a desktop', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  for (const width of [375, 1280]) {
+    await page.setViewportSize({ width, height: 800 });
+    await page.goto(server.url + LAB);
+    await ready(page);
+    await page.locator('sl-roofline-lab .lab-viz').scrollIntoViewIfNeeded();
+    await page.waitForSelector('sl-roofline-lab svg.roofline-plot');
+    for (const B of [1, 16, 64, 200, 240, 300, 475, 2048, 16384]) {
+      const r0 = await rendered(page);
+      await page.locator('.control[data-key="B"] input[type=text]').fill(String(B));
+      await page.locator('.control[data-key="B"] input[type=text]').press('Enter');
+      await settle(page, r0);
+      await page.waitForFunction(() => document.querySelector('sl-roofline-lab .lab-viz').dataset.renders === document.querySelector('sl-roofline-lab').dataset.rendered);
+      const boxes = await page.evaluate(() => {
+        const chart = document.querySelector('sl-roofline-lab svg.roofline-plot');
+        const box = (el) => { const r = el.getBoundingClientRect(); return { l: r.left, r: r.right, t: r.top, b: r.bottom }; };
+        return { svg: box(chart), point: box(chart.querySelector('.operating-label text')), critical: box(chart.querySelector('.critical-label text')), dot: box(chart.querySelector('.operating-point circle')), axis: box(chart.querySelector('[aria-label="y-axis tick label"]')) };
+      });
+      const at = `at ${width} px, batch ${B}`;
+      assert.ok(boxes.point.l >= boxes.axis.r && boxes.point.r <= boxes.svg.r, `${at}: the point's label is inside the plot (${JSON.stringify(boxes)})`);
+      const apart = (a, b) => a.r <= b.l || b.r <= a.l || a.b <= b.t || b.b <= a.t;
+      assert.ok(apart(boxes.point, boxes.critical), `${at}: the two labels do not overlap (${JSON.stringify(boxes)})`);
+      assert.ok(apart(boxes.dot, boxes.critical), `${at}: the critical label is clear of the point (${JSON.stringify(boxes)})`);
+    }
+  }
+  assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
+  await page.close();
+});

@@ -76,12 +76,14 @@ export class RooflineLab extends LabElement {
     const bound = String(o.bound);
     const width = this.vizWidth();
     const dotFill = bound === 'compute' ? 'var(--ok)' : 'var(--warn)';
-    const label = `this matmul: ${f(point.y, 'FLOP/s')}`;
+    // on a phone's narrow plot the dot says "this matmul" by itself; the number is enough beside it
+    const label = width < 480 ? f(point.y, 'FLOP/s') : `this matmul: ${f(point.y, 'FLOP/s')}`;
     const description = `The roof rises with slope one until the critical intensity ${f(Ic, 'FLOPs/byte')}, then stays flat at the chip's peak. This matmul sits at intensity ${f(I, 'FLOPs/byte')} and reaches ${f(point.y, 'FLOP/s')}: ${bound}-bound.`;
     // same roof, axes and width as the last drawing: move the point and its label only
     const chartKey = JSON.stringify([roof, lo, hi, width]);
     this.chart = this.charts.get(chartKey) ?? null;
     if (this.chart && this.movePoint(point, dotFill, label, description)) return showIn(host, this.chart);
+    const yDomain: [number, number] | undefined = roof.length ? [roof[0].y / 4, Math.max(...roof.map((d) => d.y))] : undefined;
     const chart = Plot.plot({
       width,
       height: Math.round(Math.min(340, width * 0.6)),
@@ -92,17 +94,19 @@ export class RooflineLab extends LabElement {
       style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
       x: { type: 'log', label: 'Arithmetic intensity (FLOPs/byte) →', domain: [lo, hi], tickFormat: (d: number) => f(d, d >= 1000 ? 'count' : '') },
       // the y axis spans the roof alone (the point lies on it), so moving the point keeps the scales
-      y: { type: 'log', domain: roof.length ? [roof[0].y / 4, Math.max(...roof.map((d) => d.y))] : undefined, label: '↑ Attainable FLOP/s', tickFormat: (d: number) => f(d, 'FLOP/s'), ticks: 4, grid: true },
+      y: { type: 'log', domain: yDomain, label: '↑ Attainable FLOP/s', tickFormat: (d: number) => f(d, 'FLOP/s'), ticks: yDomain ? oneAndThree(yDomain) : 4, grid: true },
       marks: [
         Plot.areaY(roof, { x: 'x', y: 'y', y1: roof.length ? roof[0].y / 4 : 1, fill: 'var(--roof-fill)', ariaHidden: 'true' }),
         Plot.line(roof, { x: 'x', y: 'y', stroke: 'var(--roof)', strokeWidth: 2.5, ariaHidden: 'true' }),
         Plot.ruleX([Ic], { stroke: 'var(--muted)', strokeDasharray: '4 3', ariaHidden: 'true' }),
-        Plot.text([{ x: Ic, y: roof.length ? roof[roof.length - 1].y : 1 }], { x: 'x', y: 'y', text: () => `critical ${f(Ic, '')}`, dy: -8, dx: 4, textAnchor: 'start', fill: 'currentColor', ariaHidden: 'true' }),
+        // at the foot of the dashed rule: the point is always on the roof, never down there
+        Plot.text([{ x: Ic, y: yDomain ? yDomain[0] : 1 }], { x: 'x', y: 'y', text: () => `critical ${f(Ic, '')}`, dy: -6, dx: 4, textAnchor: 'start', fill: 'currentColor', ariaHidden: 'true', className: 'critical-label' }),
         Plot.dot([point], { x: 'x', y: 'y', r: 7, fill: dotFill, stroke: 'var(--bg)', strokeWidth: 2, ariaHidden: 'true', className: 'operating-point' }),
         Plot.text([point], { x: 'x', y: 'y', text: () => label, dy: 16, fill: 'currentColor', ariaHidden: 'true', className: 'operating-label' }),
       ],
     });
     chart.classList.add('roofline-plot');
+    this.placeLabel(chart);
     host.replaceChildren(chart);
     this.chart = this.charts.put(chartKey, chart);
   }
@@ -110,6 +114,22 @@ export class RooflineLab extends LabElement {
   private chart: ReturnType<typeof Plot.plot> | null = null;
   private charts = new ChartCache();
 
+  /** the point's label, under the dot, runs to its right where it fits inside the plot, else to its
+   *  left, else from the plot's left edge; its width estimated from its length (no layout read) */
+  private placeLabel(chart: ReturnType<typeof Plot.plot>) {
+    const text = chart.querySelector('.operating-label text');
+    const dot = chart.querySelector('.operating-point circle');
+    if (!text || !dot) return;
+    const [left, right] = chart.scale('x')!.range as [number, number];
+    const cx = Number(dot.getAttribute('cx')), w = (text.textContent ?? '').length * 6.6;
+    let anchor = 'start', dx = -4;
+    if (cx + dx + w > right) {
+      anchor = 'end'; dx = 4;
+      if (cx + dx - w < left) { anchor = 'start'; dx = left - cx; }
+    }
+    text.setAttribute('text-anchor', anchor);
+    text.setAttribute('dx', String(dx));
+  }
   /** the operating point and its label moved in the drawn chart's own scales; false if it cannot */
   private movePoint(point: { x: number; y: number }, fill: string, label: string, description: string): boolean {
     const cx = this.chart!.scale('x')!.apply(point.x), cy = this.chart!.scale('y')!.apply(point.y);
@@ -119,9 +139,17 @@ export class RooflineLab extends LabElement {
     dot.setAttribute('cx', String(cx)); dot.setAttribute('cy', String(cy)); dot.setAttribute('fill', fill);
     text.setAttribute('transform', `translate(${cx},${cy})`);
     text.textContent = label;
+    this.placeLabel(this.chart!);
     this.chart!.querySelector('[aria-description]')?.setAttribute('aria-description', description);
     return true;
   }
 }
 
 customElements.define('sl-roofline-lab', RooflineLab);
+
+/** Log ticks at 1× and 3× each power of ten inside [lo, hi]: few enough to read on a phone. */
+function oneAndThree([lo, hi]: [number, number]): number[] {
+  const ticks: number[] = [];
+  for (let e = Math.floor(Math.log10(lo)); 10 ** e <= hi; e++) for (const k of [1, 3]) if (k * 10 ** e >= lo && k * 10 ** e <= hi) ticks.push(k * 10 ** e);
+  return ticks;
+}
