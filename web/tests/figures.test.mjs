@@ -193,3 +193,34 @@ test('every figure declares the calculators it evaluates', () => {
   }
   assert.ok(figures >= 14, `${figures} figures evaluate`);
 });
+
+// The roofline figure's own labels: the point's value stays inside the drawing and off the ridge and
+// region labels at every slider position, on a phone (larger text) and on a desktop.
+test('the roofline figure\u2019s point label stays inside the drawing and off the other labels at every intensity', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + '/about/');
+  await page.evaluate(() => localStorage.clear());
+  for (const width of [375, 1280]) {
+    await page.setViewportSize({ width, height: 800 });
+    const fig = await openFigure(page, '01-rooflines', 'roofline');
+    const slider = fig.locator('input[type=range]');
+    const last = Number(await slider.getAttribute('max'));
+    for (let i = 0; i <= last; i++) {
+      await slider.evaluate((el, v) => { el.value = String(v); el.dispatchEvent(new Event('input', { bubbles: true })); }, i);
+      await page.waitForFunction(([v]) => document.querySelector('[data-figure="roofline"] input[type=range]').value === String(v), [i]);
+      const clash = await fig.evaluate((host) => {
+        const svg = host.querySelector('svg.fig-svg');
+        const label = svg.querySelector('.point-label');
+        const b = label.getBoundingClientRect(), s = svg.getBoundingClientRect();
+        if (b.left < s.left || b.right > s.right) return `outside the drawing: ${label.textContent}`;
+        for (const other of svg.querySelectorAll('text.fig-text:not(.point-label)')) {
+          const o = other.getBoundingClientRect();
+          if (!(b.right <= o.left || o.right <= b.left || b.bottom <= o.top || o.bottom <= b.top)) return `“${label.textContent}” over “${other.textContent}”`;
+        }
+        return '';
+      });
+      assert.equal(clash, '', `at ${width} px, slider position ${i}`);
+    }
+  }
+  assert.deepEqual(problems, clean);
+});

@@ -9,7 +9,8 @@ const num = (o: Out, k: string) => o[k] as number;
 export class RooflineFigure extends FigureElement {
   static override readonly calculators = ['chip', 'roofline'];
   private readonly W = 400; private readonly H = 250;
-  private readonly box = { x0: 74, x1: 384, y0: 18, y1: 208 };
+  // room left of the plot for the FLOP/s labels and the dot at its edge, right of it for half of "100,000"
+  private readonly box = { x0: 80, x1: 370, y0: 18, y1: 208 };
   private domain(ic: number): [number, number] {
     return [10 ** Math.floor(Math.log10(ic / 100)), 10 ** Math.ceil(Math.log10(ic * 100))];
   }
@@ -28,6 +29,19 @@ export class RooflineFigure extends FigureElement {
     const [lo, hi] = this.domain(num(chip.outputs, 'critical_intensity'));
     const f = Math.min(1, Math.max(0, (x - this.box.x0) / (this.box.x1 - this.box.x0)));
     this.set('I', Number((10 ** (Math.log10(lo) + f * (Math.log10(hi) - Math.log10(lo)))).toPrecision(3)));
+  }
+  /** The point's value under the roof, clear of the line: beside the dot on the slope, below it on
+   *  the flat part (to its right where it fits, else to its left). Where "value (bound)" does not fit,
+   *  the value alone. Widths are estimated at a phone's larger text, ~7 units a character. */
+  private pointLabel(value: string, bound: string, x: number, y: number) {
+    const full = `${value} (${bound})`;
+    const { x0, x1 } = this.box;
+    const toRight = (s: string, from: number) => from + s.length * 7 <= x1;
+    const toLeft = (s: string, from: number) => from - s.length * 7 >= x0;
+    if (bound !== 'compute') return t(x + 12, y + 8, toRight(full, x + 12) ? full : value, 'small bold point-label');
+    const s = toRight(full, x + 9) || toLeft(full, x - 9) ? full : value;
+    const right = toRight(s, x + 9);
+    return t(right ? x + 9 : x - 9, y + 18, s, 'small bold point-label', right ? 'start' : 'end');
   }
   protected firstUpdated() {
     const handler = (e: PointerEvent) => {
@@ -53,7 +67,7 @@ export class RooflineFigure extends FigureElement {
     const pt = this.attainable(I);
     if (!pt || roof.some((p) => !p.a)) return null;
     const peak = roof[2].a!.y;
-    const yLo = roof[0].a!.y / 2, yHi = peak * 3;
+    const yLo = roof[0].a!.y / 4, yHi = peak * 3; // room below the lowest point for its label
     const { x0, x1, y0, y1 } = this.box;
     const X = (v: number) => logX(v, lo, hi, x0, x1);
     const Y = (v: number) => y1 - (logX(v, yLo, yHi, 0, y1 - y0));
@@ -66,15 +80,16 @@ export class RooflineFigure extends FigureElement {
       svg`<polyline points=${pts} class="fig-line roof"></polyline>`,
       ...decades.map((d) => svg`${line(X(d), y1, X(d), y1 + 4)}${t(X(d), y1 + 15, f(d, d >= 1000 ? 'count' : ''), 'small muted', 'middle')}`),
       t((x0 + x1) / 2, y1 + 32, 'arithmetic intensity (FLOPs per byte), log scale', 'small muted', 'middle'),
-      t(x0 - 4, Y(peak) + 3, f(peak, 'FLOP/s'), 'small muted', 'end'),
-      t(x0 - 4, Y(roof[0].a!.y) + 3, f(roof[0].a!.y, 'FLOP/s'), 'small muted', 'end'),
+      t(x0 - 9, Y(peak) + 3, f(peak, 'FLOP/s'), 'small muted', 'end'),
+      t(x0 - 9, Y(roof[0].a!.y) + 3, f(roof[0].a!.y, 'FLOP/s'), 'small muted', 'end'),
       line(X(ic), y0, X(ic), y1, 'dash'),
-      t(X(ic) + 4, y0 + 12, `ridge: ${f(ic, '')} FLOPs/byte`, 'small'),
-      t(x0 + 6, y0 + 26, 'memory-bound: slope 1', 'small muted'),
-      t(x1 - 6, Y(peak) + 14, 'compute-bound: flat at peak', 'small muted', 'end'),
+      // the region labels keep out of the area under the roof, where the point's label goes
+      t(X(ic) + 4, y1 - 5, `ridge: ${f(ic, '')} FLOPs/byte`, 'small'),
+      t(x0 + 6, y0 + 12, 'memory-bound: slope 1', 'small muted'),
+      t(x1 - 6, Y(peak) - 6, 'compute-bound: flat at peak', 'small muted', 'end'),
       line(X(I), Y(pt.y), X(I), y1, 'accent dash'),
       svg`<circle cx=${X(I)} cy=${Y(pt.y)} r="7" class="fig-dot ${pt.bound === 'compute' ? 'ok' : 'warn'} operating-point"></circle>`,
-      t(Math.min(X(I) + 9, x1 - 120), Y(pt.y) - 10, `${f(pt.y, 'FLOP/s')} (${pt.bound})`, 'small bold'),
+      this.pointLabel(f(pt.y, 'FLOP/s'), pt.bound, X(I), Y(pt.y)),
     ];
     return {
       title: `The roofline of the ${this.chipEntry().name}`,
