@@ -224,3 +224,33 @@ test('the roofline figure\u2019s point label stays inside the drawing and off th
   }
   assert.deepEqual(problems, clean);
 });
+
+// Chapter 11's rungs: each "compute-bound above …" stays inside its bar's compute-bound part.
+test('the regimes figure\u2019s rung names and thresholds stay inside their parts of each rung', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + '/about/');
+  await page.evaluate(() => localStorage.clear());
+  for (const width of [375, 1280]) {
+    await page.setViewportSize({ width, height: 800 });
+    const fig = await openFigure(page, '11-conclusions', 'regimes');
+    for (const chip of ['tpu-v5e', 'tpu-v5p', 'h100']) {
+      const before = await label(fig);
+      await page.selectOption('#chip-select', chip);
+      if (chip !== 'tpu-v5e') await changed(fig, before, `switching to ${chip}`);
+      const outside = await fig.evaluate((host) => {
+        const svg = host.querySelector('svg.fig-svg');
+        const inside = (texts, rects) => {
+          const parts = [...svg.querySelectorAll(rects)].map((r) => r.getBoundingClientRect());
+          return [...svg.querySelectorAll(texts)].map((el, k) => {
+            const b = el.getBoundingClientRect(), p = parts[k];
+            return b.left >= p.left - 0.5 && b.right <= p.right + 0.5 ? '' : `“${el.textContent}” leaves its part of the bar`;
+          });
+        };
+        return [...inside('.rung-threshold', 'rect.ok'), ...inside('.rung-name', 'rect.warn')].filter(Boolean);
+      });
+      assert.deepEqual(outside, [], `at ${width} px on ${chip}`);
+    }
+    await page.selectOption('#chip-select', 'tpu-v5e');
+  }
+  assert.deepEqual(problems, clean);
+});

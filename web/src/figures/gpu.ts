@@ -29,8 +29,13 @@ export class RegimesFigure extends FigureElement {
       const y = 14 + k * 26;
       const ok = I >= g.ic;
       body.push(rect(20, y, X(g.ic) - 20, 18, 'warn'), rect(X(g.ic), y, 380 - X(g.ic), 18, 'ok'));
-      body.push(t(24, y + 13, `${g.name}: bound by bytes`, 'small'));
-      body.push(t(376, y + 13, `compute-bound above ${f(g.ic, 'count')}`, `small ${ok ? 'bold' : ''}`, 'end'));
+      const named = `${g.name}: bound by bytes`;
+      body.push(t(24, y + 13, named.length * 7 <= X(g.ic) - 28 ? named : g.name, 'small rung-name'));
+      // inside the compute-bound part of the bar: the words where they fit (at a phone's larger text,
+      // ~7 units a character), else the threshold alone
+      const room = 376 - X(g.ic) - 4, full = `compute-bound above ${f(g.ic, 'count')}`;
+      const words = full.length * 7 <= room ? full : `above ${f(g.ic, 'count')}`.length * 7 <= room ? `above ${f(g.ic, 'count')}` : f(g.ic, 'count');
+      body.push(t(376, y + 13, words, `small ${ok ? 'bold' : ''} rung-threshold`, 'end'));
     });
     const yAxis = 14 + rungs.length * 26 + 6;
     body.push(line(20, yAxis, 380, yAxis));
