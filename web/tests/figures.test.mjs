@@ -254,3 +254,28 @@ test('the regimes figure\u2019s rung names and thresholds stay inside their part
   }
   assert.deepEqual(problems, clean);
 });
+
+// Chapter 4's layer: each block's name and shape stay apart and inside the drawing, for every model.
+test('the transformer figure\u2019s names and shapes stay apart and inside the drawing for every model', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + '/about/');
+  await page.evaluate(() => localStorage.clear());
+  for (const width of [375, 1280]) {
+    await page.setViewportSize({ width, height: 800 });
+    const fig = await openFigure(page, '04-transformer-math', 'transformer');
+    for (const model of MODELS.map((m) => m.id)) {
+      await fig.locator('select').selectOption(model);
+      const clashes = await fig.evaluate((host) => {
+        const svg = host.querySelector('svg.fig-svg'), s = svg.getBoundingClientRect();
+        const names = [...svg.querySelectorAll('.block-name')], shapes = [...svg.querySelectorAll('.block-shape')];
+        return shapes.map((shape, k) => {
+          const a = names[k].getBoundingClientRect(), b = shape.getBoundingClientRect();
+          if (a.right > b.left) return `${names[k].textContent} runs into its shape`;
+          return b.right <= s.right ? '' : `${shape.textContent} leaves the drawing`;
+        }).filter(Boolean);
+      });
+      assert.deepEqual(clashes, [], `at ${width} px, ${model}`);
+    }
+  }
+  assert.deepEqual(problems, clean);
+});

@@ -21,7 +21,8 @@ export class TransformerFigure extends FigureElement {
       { name: 'x', what: 'input activations', shape: `[B, T, D] = [${B}, ${T}, ${d('D')}]`, kind: 'act' },
       { name: 'W_Q', what: 'query projection', shape: `[D, N, H] = [${d('D')}, ${d('N')}, ${d('H')}]`, kind: 'w' },
       { name: 'W_K, W_V', what: 'key and value projections (K heads)', shape: `[D, K, H] = [${d('D')}, ${d('K')}, ${d('H')}] each`, kind: 'w' },
-      { name: 'attention', what: 'scores and weighted values per head', shape: `[B, N, T, T] scores → [B, T, N, H] = [${B}, ${T}, ${d('N')}, ${d('H')}]`, kind: 'act' },
+      // the scores' [B, N, T, T] is said in the step's words: the row holds the shape that leaves it
+      { name: 'attention', what: 'scores [B, N, T, T], then weighted values per head', shape: `[B, T, N, H] = [${B}, ${T}, ${d('N')}, ${d('H')}]`, kind: 'act' },
       { name: 'W_O', what: 'output projection', shape: `[N, H, D] = [${d('N')}, ${d('H')}, ${d('D')}]`, kind: 'w' },
       { name: gated ? 'W_in, W_gate' : 'W_in', what: 'MLP up-projection', shape: `[D, F] = [${d('D')}, ${d('F')}]${gated ? ' each' : ''}`, kind: 'w' },
       { name: 'W_out', what: 'MLP down-projection', shape: `[F, D] = [${d('F')}, ${d('D')}]`, kind: 'w' },
@@ -34,8 +35,8 @@ export class TransformerFigure extends FigureElement {
       const y = oy + i * rowH;
       const on = i === s;
       body.push(rect(ox, y, 376, rowH - 6, on ? 'accent' : b.kind === 'w' ? 'soft' : 'none', on ? 'current' : ''));
-      body.push(t(ox + 8, y + 16, b.name, `bold ${on ? 'on-accent' : ''}`));
-      body.push(t(ox + 100, y + 16, b.shape, `small ${on ? 'on-accent' : ''}`));
+      body.push(t(ox + 8, y + 16, b.name, `bold ${on ? 'on-accent' : ''} block-name`));
+      body.push(t(ox + 122, y + 16, b.shape, `small ${on ? 'on-accent' : ''} block-shape`)); // past "W_in, W_gate" at a phone's text size
       if (i < blocks.length - 1) body.push(line(ox + 40, y + rowH - 6, ox + 40, y + rowH));
     });
     const yEnd = oy + blocks.length * rowH + 12;
