@@ -8,11 +8,14 @@ let server, browser;
 before(async () => { server = await startServer(); browser = await launch(); });
 after(async () => { await browser?.close(); await server?.stop(); });
 const LAB = '/labs/roofline/';
-const ready = (page) => page.waitForSelector('sl-roofline-lab[data-rendered] .lab-verdict .verdict'); // chart included
+const ready = (page) => page.waitForSelector('sl-roofline-lab[data-rendered] .lab-verdict .verdict'); // the numbers (the chart comes when near)
 const point = (page) => page.locator('sl-roofline-lab .operating-point circle').first().evaluate((c) => `${c.getAttribute('cx')},${c.getAttribute('cy')}`);
 const rendered = (page) => page.locator('sl-roofline-lab').first().getAttribute('data-rendered');
+// a new render, and then any evaluation still scheduled run and rendered (as lab-helpers' settle): the
+// render seen may be the chart's own, drawn once Plot has loaded, before the input's evaluation
 async function settle(page, before) {
   await page.waitForFunction((b) => document.querySelector('sl-roofline-lab').dataset.rendered !== b, before);
+  await page.evaluate(() => document.querySelector('sl-roofline-lab').flush());
 }
 
 test('dragging the B slider moves the point and flips the verdict', async () => {

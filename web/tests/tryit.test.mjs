@@ -33,6 +33,7 @@ async function operate(block, fn) {
   await fn(l);
   for (let i = 0; i < 200 && (await l.getAttribute('data-rendered')) === before; i++) await new Promise((r) => setTimeout(r, 25));
   assert.notEqual(await l.getAttribute('data-rendered'), before, 'the lab rendered again');
+  await l.evaluate((el) => el.flush()); // that render may be the chart's own: the input's evaluation rendered too
 }
 
 test('predict, operate the lab, check: the engine value for the lab\u2019s chip; a reload keeps it', async () => {
