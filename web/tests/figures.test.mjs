@@ -194,88 +194,77 @@ test('every figure declares the calculators it evaluates', () => {
   assert.ok(figures >= 14, `${figures} figures evaluate`);
 });
 
+/** Opens a figure at a phone's width (375 px, the larger text) and then a desktop's, calling
+ * check(page, fig, width) on each; the page must stay free of console errors throughout. */
+async function atPhoneAndDesktop(ch, name, check) {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + '/about/');
+  await page.evaluate(() => localStorage.clear());
+  for (const width of [375, 1280]) {
+    await page.setViewportSize({ width, height: 800 });
+    await check(page, await openFigure(page, ch, name), width);
+  }
+  assert.deepEqual(problems, clean);
+}
+
 // The roofline figure's own labels: the point's value stays inside the drawing and off the ridge and
 // region labels at every slider position, on a phone (larger text) and on a desktop.
-test('the roofline figure\u2019s point label stays inside the drawing and off the other labels at every intensity', async () => {
-  const { page, problems } = await watchedPage(browser.context, server.url);
-  await page.goto(server.url + '/about/');
-  await page.evaluate(() => localStorage.clear());
-  for (const width of [375, 1280]) {
-    await page.setViewportSize({ width, height: 800 });
-    const fig = await openFigure(page, '01-rooflines', 'roofline');
-    const slider = fig.locator('input[type=range]');
-    const last = Number(await slider.getAttribute('max'));
-    for (let i = 0; i <= last; i++) {
-      await slider.evaluate((el, v) => { el.value = String(v); el.dispatchEvent(new Event('input', { bubbles: true })); }, i);
-      await page.waitForFunction(([v]) => document.querySelector('[data-figure="roofline"] input[type=range]').value === String(v), [i]);
-      const clash = await fig.evaluate((host) => {
-        const svg = host.querySelector('svg.fig-svg');
-        const label = svg.querySelector('.point-label');
-        const b = label.getBoundingClientRect(), s = svg.getBoundingClientRect();
-        if (b.left < s.left || b.right > s.right) return `outside the drawing: ${label.textContent}`;
-        for (const other of svg.querySelectorAll('text.fig-text:not(.point-label)')) {
-          const o = other.getBoundingClientRect();
-          if (!(b.right <= o.left || o.right <= b.left || b.bottom <= o.top || o.bottom <= b.top)) return `“${label.textContent}” over “${other.textContent}”`;
-        }
-        return '';
-      });
-      assert.equal(clash, '', `at ${width} px, slider position ${i}`);
-    }
+test('the roofline figure\u2019s point label stays inside the drawing and off the other labels at every intensity', () => atPhoneAndDesktop('01-rooflines', 'roofline', async (page, fig, width) => {
+  const slider = fig.locator('input[type=range]');
+  const last = Number(await slider.getAttribute('max'));
+  for (let i = 0; i <= last; i++) {
+    await slider.evaluate((el, v) => { el.value = String(v); el.dispatchEvent(new Event('input', { bubbles: true })); }, i);
+    await page.waitForFunction(([v]) => document.querySelector('[data-figure="roofline"] input[type=range]').value === String(v), [i]);
+    const clash = await fig.evaluate((host) => {
+      const svg = host.querySelector('svg.fig-svg');
+      const label = svg.querySelector('.point-label');
+      const b = label.getBoundingClientRect(), s = svg.getBoundingClientRect();
+      if (b.left < s.left || b.right > s.right) return `outside the drawing: ${label.textContent}`;
+      for (const other of svg.querySelectorAll('text.fig-text:not(.point-label)')) {
+        const o = other.getBoundingClientRect();
+        if (!(b.right <= o.left || o.right <= b.left || b.bottom <= o.top || o.bottom <= b.top)) return `“${label.textContent}” over “${other.textContent}”`;
+      }
+      return '';
+    });
+    assert.equal(clash, '', `at ${width} px, slider position ${i}`);
   }
-  assert.deepEqual(problems, clean);
-});
+}));
 
 // Chapter 11's rungs: each "compute-bound above …" stays inside its bar's compute-bound part.
-test('the regimes figure\u2019s rung names and thresholds stay inside their parts of each rung', async () => {
-  const { page, problems } = await watchedPage(browser.context, server.url);
-  await page.goto(server.url + '/about/');
-  await page.evaluate(() => localStorage.clear());
-  for (const width of [375, 1280]) {
-    await page.setViewportSize({ width, height: 800 });
-    const fig = await openFigure(page, '11-conclusions', 'regimes');
-    for (const chip of ['tpu-v5e', 'tpu-v5p', 'h100']) {
-      const before = await label(fig);
-      await page.selectOption('#chip-select', chip);
-      if (chip !== 'tpu-v5e') await changed(fig, before, `switching to ${chip}`);
-      const outside = await fig.evaluate((host) => {
-        const svg = host.querySelector('svg.fig-svg');
-        const inside = (texts, rects) => {
-          const parts = [...svg.querySelectorAll(rects)].map((r) => r.getBoundingClientRect());
-          return [...svg.querySelectorAll(texts)].map((el, k) => {
-            const b = el.getBoundingClientRect(), p = parts[k];
-            return b.left >= p.left - 0.5 && b.right <= p.right + 0.5 ? '' : `“${el.textContent}” leaves its part of the bar`;
-          });
-        };
-        return [...inside('.rung-threshold', 'rect.ok'), ...inside('.rung-name', 'rect.warn')].filter(Boolean);
-      });
-      assert.deepEqual(outside, [], `at ${width} px on ${chip}`);
-    }
-    await page.selectOption('#chip-select', 'tpu-v5e');
+test('the regimes figure\u2019s rung names and thresholds stay inside their parts of each rung', () => atPhoneAndDesktop('11-conclusions', 'regimes', async (page, fig, width) => {
+  for (const chip of ['tpu-v5e', 'tpu-v5p', 'h100']) {
+    const before = await label(fig);
+    await page.selectOption('#chip-select', chip);
+    if (chip !== 'tpu-v5e') await changed(fig, before, `switching to ${chip}`);
+    const outside = await fig.evaluate((host) => {
+      const svg = host.querySelector('svg.fig-svg');
+      const inside = (texts, rects) => {
+        const parts = [...svg.querySelectorAll(rects)].map((r) => r.getBoundingClientRect());
+        return [...svg.querySelectorAll(texts)].map((el, k) => {
+          const b = el.getBoundingClientRect(), p = parts[k];
+          return b.left >= p.left - 0.5 && b.right <= p.right + 0.5 ? '' : `“${el.textContent}” leaves its part of the bar`;
+        });
+      };
+      return [...inside('.rung-threshold', 'rect.ok'), ...inside('.rung-name', 'rect.warn')].filter(Boolean);
+    });
+    assert.deepEqual(outside, [], `at ${width} px on ${chip}`);
   }
-  assert.deepEqual(problems, clean);
-});
+  await page.selectOption('#chip-select', 'tpu-v5e');
+}));
 
 // Chapter 4's layer: each block's name and shape stay apart and inside the drawing, for every model.
-test('the transformer figure\u2019s names and shapes stay apart and inside the drawing for every model', async () => {
-  const { page, problems } = await watchedPage(browser.context, server.url);
-  await page.goto(server.url + '/about/');
-  await page.evaluate(() => localStorage.clear());
-  for (const width of [375, 1280]) {
-    await page.setViewportSize({ width, height: 800 });
-    const fig = await openFigure(page, '04-transformer-math', 'transformer');
-    for (const model of MODELS.map((m) => m.id)) {
-      await fig.locator('select').selectOption(model);
-      const clashes = await fig.evaluate((host) => {
-        const svg = host.querySelector('svg.fig-svg'), s = svg.getBoundingClientRect();
-        const names = [...svg.querySelectorAll('.block-name')], shapes = [...svg.querySelectorAll('.block-shape')];
-        return shapes.map((shape, k) => {
-          const a = names[k].getBoundingClientRect(), b = shape.getBoundingClientRect();
-          if (a.right > b.left) return `${names[k].textContent} runs into its shape`;
-          return b.right <= s.right ? '' : `${shape.textContent} leaves the drawing`;
-        }).filter(Boolean);
-      });
-      assert.deepEqual(clashes, [], `at ${width} px, ${model}`);
-    }
+test('the transformer figure\u2019s names and shapes stay apart and inside the drawing for every model', () => atPhoneAndDesktop('04-transformer-math', 'transformer', async (page, fig, width) => {
+  for (const model of MODELS.map((m) => m.id)) {
+    await fig.locator('select').selectOption(model);
+    const clashes = await fig.evaluate((host) => {
+      const svg = host.querySelector('svg.fig-svg'), s = svg.getBoundingClientRect();
+      const names = [...svg.querySelectorAll('.block-name')], shapes = [...svg.querySelectorAll('.block-shape')];
+      return shapes.map((shape, k) => {
+        const a = names[k].getBoundingClientRect(), b = shape.getBoundingClientRect();
+        if (a.right > b.left) return `${names[k].textContent} runs into its shape`;
+        return b.right <= s.right ? '' : `${shape.textContent} leaves the drawing`;
+      }).filter(Boolean);
+    });
+    assert.deepEqual(clashes, [], `at ${width} px, ${model}`);
   }
-  assert.deepEqual(problems, clean);
-});
+}));
