@@ -179,6 +179,9 @@ export const rect = (x: number, y: number, w: number, h: number, cls = '', extra
   svg`<rect x=${x} y=${y} width=${Math.max(0, w)} height=${Math.max(0, h)} class="fig-rect ${cls}" data-what=${extra || nothing}></rect>`;
 export const line = (x1: number, y1: number, x2: number, y2: number, cls = '') =>
   svg`<line x1=${x1} y1=${y1} x2=${x2} y2=${y2} class="fig-line ${cls}"></line>`;
+/** A label's width in viewBox units, estimated (no layout read) at a phone's larger figure text
+ *  (figures.css: 11.5–13.5 px): about 7 units a character. For choosing where a label fits. */
+export const textWidth = (s: string) => s.length * 7;
 /** Powers of two from a to b inclusive. */
 export const pow2 = (a: number, b: number) => { const out: number[] = []; for (let v = a; v <= b; v *= 2) out.push(v); return out; };
 /** Log-scale position of v in [lo, hi] mapped to [x0, x1]. */

@@ -1,6 +1,6 @@
 // Figures for chapters 11–12: the roofline regimes on one axis, and a GPU from the SM to the fat tree.
 import { html, svg, type SVGTemplateResult } from 'lit';
-import { FigureElement, t, rect, line, logX, type Drawing } from './figure';
+import { FigureElement, t, rect, line, logX, textWidth, type Drawing } from './figure';
 
 type Out = Record<string, unknown>;
 const num = (o: Out, k: string) => o[k] as number;
@@ -30,11 +30,10 @@ export class RegimesFigure extends FigureElement {
       const ok = I >= g.ic;
       body.push(rect(20, y, X(g.ic) - 20, 18, 'warn'), rect(X(g.ic), y, 380 - X(g.ic), 18, 'ok'));
       const named = `${g.name}: bound by bytes`;
-      body.push(t(24, y + 13, named.length * 7 <= X(g.ic) - 28 ? named : g.name, 'small rung-name'));
-      // inside the compute-bound part of the bar: the words where they fit (at a phone's larger text,
-      // ~7 units a character), else the threshold alone
-      const room = 376 - X(g.ic) - 4, full = `compute-bound above ${f(g.ic, 'count')}`;
-      const words = full.length * 7 <= room ? full : `above ${f(g.ic, 'count')}`.length * 7 <= room ? `above ${f(g.ic, 'count')}` : f(g.ic, 'count');
+      body.push(t(24, y + 13, textWidth(named) <= X(g.ic) - 28 ? named : g.name, 'small rung-name'));
+      // inside the compute-bound part of the bar: the most words that fit, at least the threshold
+      const room = 376 - X(g.ic) - 4, at = f(g.ic, 'count');
+      const words = [`compute-bound above ${at}`, `above ${at}`].find((w) => textWidth(w) <= room) ?? at;
       body.push(t(376, y + 13, words, `small ${ok ? 'bold' : ''} rung-threshold`, 'end'));
     });
     const yAxis = 14 + rungs.length * 26 + 6;

@@ -1,6 +1,6 @@
 // Figures for chapters 1–3: the roofline, a systolic array, the pod torus, a ring AllGather.
 import { html, svg, nothing, type SVGTemplateResult } from 'lit';
-import { FigureElement, t, rect, line, pow2, logX, type Drawing } from './figure';
+import { FigureElement, t, rect, line, pow2, logX, textWidth, type Drawing } from './figure';
 
 type Out = Record<string, unknown>;
 const num = (o: Out, k: string) => o[k] as number;
@@ -32,12 +32,12 @@ export class RooflineFigure extends FigureElement {
   }
   /** The point's value under the roof, clear of the line: beside the dot on the slope, below it on
    *  the flat part (to its right where it fits, else to its left). Where "value (bound)" does not fit,
-   *  the value alone. Widths are estimated at a phone's larger text, ~7 units a character. */
+   *  the value alone. */
   private pointLabel(value: string, bound: string, x: number, y: number) {
     const full = `${value} (${bound})`;
     const { x0, x1 } = this.box;
-    const toRight = (s: string, from: number) => from + s.length * 7 <= x1;
-    const toLeft = (s: string, from: number) => from - s.length * 7 >= x0;
+    const toRight = (s: string, from: number) => from + textWidth(s) <= x1;
+    const toLeft = (s: string, from: number) => from - textWidth(s) >= x0;
     if (bound !== 'compute') return t(x + 12, y + 8, toRight(full, x + 12) ? full : value, 'small bold point-label');
     const s = toRight(full, x + 9) || toLeft(full, x - 9) ? full : value;
     const right = toRight(s, x + 9);

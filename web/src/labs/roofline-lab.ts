@@ -96,7 +96,7 @@ export class RooflineLab extends LabElement {
       // the y axis spans the roof alone (the point lies on it), so moving the point keeps the scales
       y: { type: 'log', domain: yDomain, label: '↑ Attainable FLOP/s', tickFormat: (d: number) => f(d, 'FLOP/s'), ticks: yDomain ? oneAndThree(yDomain) : 4, grid: true },
       marks: [
-        Plot.areaY(roof, { x: 'x', y: 'y', y1: roof.length ? roof[0].y / 4 : 1, fill: 'var(--roof-fill)', ariaHidden: 'true' }),
+        Plot.areaY(roof, { x: 'x', y: 'y', y1: yDomain ? yDomain[0] : 1, fill: 'var(--roof-fill)', ariaHidden: 'true' }),
         Plot.line(roof, { x: 'x', y: 'y', stroke: 'var(--roof)', strokeWidth: 2.5, ariaHidden: 'true' }),
         Plot.ruleX([Ic], { stroke: 'var(--muted)', strokeDasharray: '4 3', ariaHidden: 'true' }),
         // at the foot of the dashed rule: the point is always on the roof, never down there
