@@ -292,38 +292,53 @@ void Args::resolve_again() {
   forget_kept_reading("model");
 }
 
+Args::Kept Args::made_kept(const void* tag, std::shared_ptr<const void> value, std::vector<std::string> read) {
+  std::sort(read.begin(), read.end());
+  read.erase(std::unique(read.begin(), read.end()), read.end());
+  bool all = std::binary_search(read.begin(), read.end(), std::string("*"));
+  return {tag, std::move(value), std::move(read), all};
+}
+
 void Args::forget_kept_reading(std::string_view name) {
   std::erase_if(kept_, [&](const Kept& k) {
-    return std::any_of(k.read.begin(), k.read.end(), [&](const std::string& r) { return r == name || r == "*"; });
+    return k.reads_all || std::any_of(k.read.begin(), k.read.end(), [&](const std::string& r) { return same_name(r, name); });
   });
+}
+
+const json* Args::member(std::string_view name) const {
+  if (!values_.is_object()) return nullptr;
+  for (const auto& [key, value] : values_.get_ref<const json::object_t&>()) {
+    if (same_name(key, name)) return &value;
+  }
+  return nullptr;
 }
 
 bool Args::has(std::string_view name) const {
   note_read(name);
-  return values_.contains(name);
+  return member(name) != nullptr;
 }
 bool Args::given(std::string_view name) const {
   note_read(name);
   for (std::size_t i = 0; i < params_->size(); ++i) {
-    if ((*params_)[i].name == name) return given_[i];
+    if (same_name((*params_)[i].name, name)) return given_[i];
   }
   return false;
 }
 
 const json& Args::value_of(std::string_view name) const {
   note_read(name);
-  auto it = values_.find(name);
-  if (it == values_.end()) throw InputError(std::string(name), "is required");
-  return *it;
+  const json* value = member(name);
+  if (!value) throw InputError(std::string(name), "is required");
+  return *value;
 }
 
 double Args::num(std::string_view name) const { return value_of(name).get<double>(); }
 
 std::optional<double> Args::num_if(std::string_view name) const {
   note_read(name);
-  auto it = values_.find(name);
-  if (it == values_.end()) return std::nullopt;
-  return it->get<double>();
+  const json* value = member(name);
+  if (!value) return std::nullopt;
+  return value->get<double>();
 }
 
 const std::string& Args::str(std::string_view name) const { return value_of(name).get_ref<const std::string&>(); }

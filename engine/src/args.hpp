@@ -74,7 +74,7 @@ class Args {
     std::vector<std::string> read;
     Reading reading(*this, tracking_ ? &read : nullptr);
     auto value = std::make_shared<const T>(make());
-    kept_.push_back({tag, value, std::move(read)});
+    kept_.push_back(made_kept(tag, value, std::move(read)));
     return *value;
   }
   // From now on (a sweep's points), note which parameters each kept setup reads.
@@ -90,8 +90,11 @@ class Args {
   struct Kept {
     const void* tag;
     std::shared_ptr<const void> value;
-    std::vector<std::string> read;  // top-level parameter names; "*" for all of them
+    std::vector<std::string> read;  // the top-level parameter names it read, each once
+    bool reads_all = false;         // it read every parameter (values())
   };
+  // A kept setup whose reads are listed once each ("*": all of them), for forget_kept_reading.
+  static Kept made_kept(const void* tag, std::shared_ptr<const void> value, std::vector<std::string> read);
   mutable std::vector<Kept> kept_;
   mutable std::vector<std::string>* reads_ = nullptr;  // where the setup being made notes its reads
   bool tracking_ = false;
@@ -119,6 +122,7 @@ class Args {
   void forget_kept_reading(std::string_view name);
 
   const json& value_of(std::string_view name) const;  // InputError "is required" when absent
+  const json* member(std::string_view name) const;    // the value of parameter `name`, or null
   void resolve_chip();
   void resolve_model();
 };

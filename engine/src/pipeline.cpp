@@ -176,7 +176,14 @@ void append_outputs(const Outputs& outputs, std::string& out, const std::string&
   out += '{';
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     out += keys[i];
-    append_canonical(outputs.at(i), out, calculator, outputs.declared()[i].name);
+    switch (outputs.kind(i)) {
+      case Outputs::Kind::number:
+        append_canonical_number(outputs.number(i), out, calculator, outputs.declared()[i].name);
+        break;
+      case Outputs::Kind::word: append_string(outputs.word(i), out); break;
+      case Outputs::Kind::other: append_canonical(outputs.other(i), out, calculator, outputs.declared()[i].name); break;
+      default: out += "null";
+    }
   }
   out += '}';
 }

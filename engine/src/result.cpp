@@ -5,19 +5,12 @@
 #include <stdexcept>
 
 namespace scalelab {
-namespace {
-
-// Two names equal: their sizes first, so that nearly every comparison is one test. (libc++'s
-// string_view == goes through compare() and a std::min that the shipped -Oz WebAssembly build
-// keeps as calls: 4 % of a numbers-only decode evaluation there.)
-bool same_name(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size()) == 0;
-}
-
-}  // namespace
 
 Outputs::Outputs(const std::vector<Output>& declared)
-    : declared_(&declared), values_(declared.size()), set_(declared.size(), 0) {}
+    : declared_(&declared), kinds_(declared.size(), Kind::unset), numbers_(declared.size()),
+      words_(declared.size()), values_(declared.size()), required_(declared.size()) {
+  for (std::size_t i = 0; i < declared.size(); ++i) required_[i] = declared[i].nullable ? 0 : 1;
+}
 
 std::optional<std::size_t> Outputs::position(std::string_view name) const {
   const std::size_t n = declared_->size();
@@ -32,29 +25,32 @@ std::optional<std::size_t> Outputs::position(std::string_view name) const {
   return std::nullopt;
 }
 
-json& Outputs::slot(std::string_view name) {
+std::optional<std::size_t> Outputs::found(std::string_view name) {
   std::optional<std::size_t> at = position(name);
-  if (!at) {
-    undeclared_.emplace_back(name);
-    return discarded_;
-  }
-  cursor_ = *at + 1;
-  set_[*at] = 1;
-  return values_[*at];
+  if (!at) undeclared_.emplace_back(name);
+  return at;
 }
 
-const json* Outputs::find(std::string_view name) const {
-  for (std::size_t i = 0; i < values_.size(); ++i) {
-    if (same_name((*declared_)[i].name, name)) return set_[i] ? &values_[i] : nullptr;
+json Outputs::at(std::size_t i) const {
+  switch (kinds_[i]) {
+    case Kind::number: return numbers_[i];
+    case Kind::word: return std::string(words_[i]);
+    case Kind::other: return values_[i];
+    default: return nullptr;
   }
-  return nullptr;
+}
+
+std::optional<json> Outputs::find(std::string_view name) const {
+  for (std::size_t i = 0; i < kinds_.size(); ++i) {
+    if (same_name((*declared_)[i].name, name)) return is_set(i) ? std::optional<json>(at(i)) : std::nullopt;
+  }
+  return std::nullopt;
 }
 
 void Outputs::clear() {
-  std::fill(set_.begin(), set_.end(), 0);
+  std::fill(kinds_.begin(), kinds_.end(), Kind::unset);
   cursor_ = 0;
   undeclared_.clear();
-  discarded_ = nullptr;
 }
 
 void Outputs::check(const std::string& calculator) const {
@@ -63,10 +59,10 @@ void Outputs::check(const std::string& calculator) const {
     for (const std::string& name : undeclared_) names += (names.empty() ? "" : ", ") + name;
     throw std::logic_error(calculator + " emitted undeclared outputs: " + names);
   }
-  for (std::size_t i = 0; i < values_.size(); ++i) {
-    const Output& o = (*declared_)[i];
-    if (!o.nullable && at(i).is_null()) {
-      throw std::logic_error(calculator + " left out its output " + std::string(o.name) + ", which is not nullable");
+  for (std::size_t i = 0; i < kinds_.size(); ++i) {
+    if (required_[i] && (kinds_[i] == Kind::unset || kinds_[i] == Kind::null)) {
+      throw std::logic_error(calculator + " left out its output " + std::string((*declared_)[i].name) +
+                             ", which is not nullable");
     }
   }
 }

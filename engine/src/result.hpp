@@ -119,72 +119,107 @@ class Steps {
   std::string prefix_;
 };
 
+// A verdict such as what binds a step ("memory", "compute", "comms"): made only from a string
+// literal, so that it lives as long as the program and an output can keep its view without a
+// copy (Outputs::set_word_at), and a std::string made at run time cannot become one.
+class Word {
+ public:
+  constexpr Word() = default;  // the empty word, before a verdict is set
+  template <std::size_t N>
+  constexpr Word(const char (&literal)[N]) : view_(literal, N - 1) {}  // NOLINT: "memory" reads as a Word
+  constexpr operator std::string_view() const { return view_; }       // NOLINT
+  friend bool operator==(Word a, std::string_view b) { return a.view_ == b; }
+
+ private:
+  std::string_view view_;
+};
+
 // The outputs of one evaluation, held by their position among the calculator's declared outputs
-// (no key strings, no object to search, reorder or free per call). A value is kept as a json
-// that holds a number, null, or one of the few structured outputs (a shape, a verdict, a list).
-// Numbers are canonicalised where they are written (pipeline.hpp), not here.
+// (no key strings, no object to search, reorder or free per call). A number is kept as a double
+// in its slot (the hot path: no json made, checked or freed per output); anything else (a word, a
+// shape, a verdict, a list) as a json. Numbers are canonicalised where they are written
+// (pipeline.hpp), not here.
 class Outputs {
  public:
+  // What a slot holds: nothing set, null, a number (number(i)), a literal word (word(i)), or
+  // another value (other(i)).
+  enum class Kind : unsigned char { unset, null, number, word, other };
+
   explicit Outputs(const std::vector<Output>& declared);
 
   // Sets output `name`; a second set of the same name replaces the first. Calculators emit
-  // mostly in declaration order, so the search starts after the last output set.
-  void set(std::string_view name, json value) { slot(name) = std::move(value); }
-  // The same for a number: written into the slot's number when it holds one already (a sweep's
-  // outputs, point after point), without a json made and destroyed per output.
+  // mostly in declaration order, so the search starts after the last output set. A json that
+  // holds a float is kept as a number, null as null.
+  void set(std::string_view name, json value) {
+    if (auto at = found(name)) set_at(*at, std::move(value));
+  }
   void set_number(std::string_view name, double value) {
-    json& at = slot(name);
-    if (at.is_number_float()) at.get_ref<json::number_float_t&>() = value;
-    else at = value;
+    if (auto at = found(name)) set_number_at(*at, value);
   }
   // The same by declared position (outputs.hpp output_index), no name looked up; a string is
   // written into the slot's string when it holds one already.
   void set_number_at(std::size_t i, double value) {
-    json& at = values_[i];
-    mark(i);
-    if (at.is_number_float()) at.get_ref<json::number_float_t&>() = value;
-    else at = value;
+    numbers_[i] = value;
+    mark(i, Kind::number);
+  }
+  void set_null_at(std::size_t i) { mark(i, Kind::null); }
+  // A literal word, kept as its view; any other text goes through set_text_at, which copies it.
+  void set_word_at(std::size_t i, Word word) {
+    words_[i] = word;
+    mark(i, Kind::word);
   }
   void set_text_at(std::size_t i, std::string_view text) {
     json& at = values_[i];
-    mark(i);
     if (at.is_string()) at.get_ref<json::string_t&>().assign(text);
     else at = std::string(text);
+    mark(i, Kind::other);
   }
   void set_at(std::size_t i, json value) {
-    mark(i);
+    if (value.is_number_float()) return set_number_at(i, value.get_ref<const json::number_float_t&>());
+    if (value.is_null()) return set_null_at(i);
     values_[i] = std::move(value);
+    mark(i, Kind::other);
   }
-  // The value set for `name`, or nullptr when it was not (or is not declared).
-  const json* find(std::string_view name) const;
 
   const std::vector<Output>& declared() const { return *declared_; }
-  std::size_t size() const { return values_.size(); }
-  // The value at declared position `i`: null when it was not set.
-  const json& at(std::size_t i) const { return set_[i] ? values_[i] : unset_; }
-  bool is_set(std::size_t i) const { return set_[i] != 0; }
+  std::size_t size() const { return kinds_.size(); }
+  Kind kind(std::size_t i) const { return kinds_[i]; }
+  bool is_set(std::size_t i) const { return kinds_[i] != Kind::unset; }
+  // The number at position `i` (kind number) and the other value (kind other).
+  double number(std::size_t i) const { return numbers_[i]; }
+  std::string_view word(std::size_t i) const { return words_[i]; }
+  const json& other(std::size_t i) const { return values_[i]; }
+  // The value at declared position `i` as a json (null when not set): made on each call, for
+  // the few readers off the hot path (a calculator reading back an output, tests).
+  json at(std::size_t i) const;
+  // The value set for `name` as a json, or nothing when it was not set (or is not declared).
+  std::optional<json> find(std::string_view name) const;
+
   // An output emitted without a declaration, or a declared one left out or null without being
   // nullable, is an engine fault: std::logic_error naming `calculator`.
   void check(const std::string& calculator) const;
   // Back to nothing set, as constructed (a sweep reuses one Outputs point after point). The
-  // values stay in their slots, unread (at() and check() go by what is set), to be overwritten.
+  // values stay in their slots, unread (kind() goes by what is set), to be overwritten.
   void clear();
 
  private:
-  json& slot(std::string_view name);
-  void mark(std::size_t i) {  // set, and the next search by name starts after it
-    set_[i] = 1;
+  // The position of `name`, and the next search starts after it; nothing for an undeclared
+  // name, which is noted for check().
+  std::optional<std::size_t> found(std::string_view name);
+  void mark(std::size_t i, Kind kind) {
+    kinds_[i] = kind;
     cursor_ = i + 1;
   }
   std::optional<std::size_t> position(std::string_view name) const;
 
   const std::vector<Output>* declared_;
+  std::vector<Kind> kinds_;
+  std::vector<double> numbers_;
+  std::vector<std::string_view> words_;
   std::vector<json> values_;
-  std::vector<unsigned char> set_;
+  std::vector<unsigned char> required_;  // by position: not nullable
   std::size_t cursor_ = 0;
   std::vector<std::string> undeclared_;  // reported by check(), in the order emitted
-  json discarded_;                       // where an undeclared output's value goes
-  static inline const json unset_;       // what an output not set reads as (null)
 };
 
 struct Result {
@@ -210,11 +245,17 @@ struct Result {
   void out_at(std::size_t i, const std::string& text) { outputs.set_text_at(i, text); }
   void out_at(std::size_t i, const std::optional<double>& value) {
     if (value) outputs.set_number_at(i, *value);
-    else outputs.set_at(i, nullptr);
+    else outputs.set_null_at(i);
+  }
+  // A literal word ("memory"), kept as its view (Outputs::set_word_at); an empty optional is null.
+  void out_at(std::size_t i, Word word) { outputs.set_word_at(i, word); }
+  void out_at(std::size_t i, const std::optional<Word>& word) {
+    if (word) outputs.set_word_at(i, *word);
+    else outputs.set_null_at(i);
   }
   void out_at(std::size_t i, const std::optional<std::string>& text) {
     if (text) outputs.set_text_at(i, *text);
-    else outputs.set_at(i, nullptr);
+    else outputs.set_null_at(i);
   }
   // Back to an empty result for the same calculator, as constructed (record_steps kept): a sweep
   // reuses one Result point after point instead of allocating it again.

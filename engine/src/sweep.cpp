@@ -334,31 +334,41 @@ class Column {
     numbers_ = {};
     others_ = {};
   }
-  void add(const json& value, const std::string& calculator, std::string_view name) {
-    if (!kept_) return check(value, calculator, name);
-    if (value.is_null()) {
-      add_null();
-    } else if (value.is_number_float()) {
-      double raw = value.get_ref<const json::number_float_t&>();
-      if (!has_last_ || bits_of(raw) != bits_of(last_raw_)) {
-        last_ = canonical_number(raw, calculator, name);
-        last_raw_ = raw;
-        has_last_ = true;
-      }
-      kinds_.push_back(last_.whole ? Kind::whole : Kind::real);
-      numbers_.push_back(last_.value);
-      any_number_ = true;
-    } else {
-      json copy = value;
-      canonicalise(copy, calculator, name);
-      any_number_ = any_number_ || copy.is_number();
-      all_numbers_ = all_numbers_ && copy.is_number();
-      kinds_.push_back(Kind::other);
-      others_.push_back(std::move(copy));
-      if (!all_numbers_ && !asked_) drop();  // never numeric now, and not asked for
+  void add_number(double raw, const std::string& calculator, std::string_view name) {
+    if (!kept_) {
+      if (!std::isfinite(raw)) canonical_number(raw, calculator, name);  // the engine fault
+      return;
     }
+    if (!has_last_ || bits_of(raw) != bits_of(last_raw_)) {
+      last_ = canonical_number(raw, calculator, name);
+      last_raw_ = raw;
+      has_last_ = true;
+    }
+    kinds_.push_back(last_.whole ? Kind::whole : Kind::real);
+    numbers_.push_back(last_.value);
+    any_number_ = true;
+  }
+  // A word: never a number, so a column of words is kept only when asked for.
+  void add_word(std::string_view word, const std::string& calculator, std::string_view name) {
+    if (kept_) add_other(json(std::string(word)), calculator, name);
+  }
+  // A value that is not a float (an integer, a word, a list), as its canonical json.
+  void add_other(const json& value, const std::string& calculator, std::string_view name) {
+    if (!kept_) return check(value, calculator, name);
+    json copy = value;
+    canonicalise(copy, calculator, name);
+    any_number_ = any_number_ || copy.is_number();
+    all_numbers_ = all_numbers_ && copy.is_number();
+    kinds_.push_back(Kind::other);
+    others_.push_back(std::move(copy));
+    if (!all_numbers_ && !asked_) drop();  // never numeric now, and not asked for
   }
   void set_asked(bool asked) { asked_ = asked; }
+  void reserve(std::size_t points) {
+    if (!kept_) return;
+    kinds_.reserve(points);
+    numbers_.reserve(points);
+  }
   // A number wherever it is not null (and somewhere not null): swept when no outputs are asked for.
   bool numeric() const { return any_number_ && all_numbers_; }
   // Nothing but numbers and nulls: the column can go out as doubles.
@@ -414,10 +424,7 @@ class Column {
  private:
   // What canonicalising the value would refuse (a non-finite number), without keeping it.
   static void check(const json& value, const std::string& calculator, std::string_view name) {
-    if (value.is_number_float()) {
-      double raw = value.get_ref<const json::number_float_t&>();
-      if (!std::isfinite(raw)) canonical_number(raw, calculator, name);
-    } else if (value.is_structured()) {
+    if (value.is_structured()) {
       json copy = value;
       canonicalise(copy, calculator, name);
     }
@@ -437,18 +444,29 @@ class Column {
 class Collector {
  public:
   Collector(const Calculator& calc, const Spec& spec) : calc_(calc), spec_(spec), columns_(calc.outputs.size()) {
-    if (spec.outputs.empty()) return;  // each written if it comes out numeric
-    for (Column& column : columns_) column.drop();
-    for (const std::string& name : spec.outputs) {
-      Column& asked = columns_[declared_index(name)];
-      asked = Column();
-      asked.set_asked(true);
+    std::size_t points = spec.x.values.size() * (spec.y ? spec.y->values.size() : 1);
+    if (!spec.outputs.empty()) {  // else each written if it comes out numeric
+      for (Column& column : columns_) column.drop();
+      for (const std::string& name : spec.outputs) {
+        Column& asked = columns_[declared_index(name)];
+        asked = Column();
+        asked.set_asked(true);
+      }
     }
+    for (Column& column : columns_) column.reserve(points);
+    errors_.get_ref<json::array_t&>().reserve(points);
   }
 
   void add(const Outputs& outputs) {
     outputs.check(calc_.name);
-    for (std::size_t i = 0; i < columns_.size(); ++i) columns_[i].add(outputs.at(i), calc_.name, calc_.outputs[i].name);
+    for (std::size_t i = 0; i < columns_.size(); ++i) {
+      switch (outputs.kind(i)) {
+        case Outputs::Kind::number: columns_[i].add_number(outputs.number(i), calc_.name, calc_.outputs[i].name); break;
+        case Outputs::Kind::word: columns_[i].add_word(outputs.word(i), calc_.name, calc_.outputs[i].name); break;
+        case Outputs::Kind::other: columns_[i].add_other(outputs.other(i), calc_.name, calc_.outputs[i].name); break;
+        default: columns_[i].add_null();
+      }
+    }
     errors_.push_back(nullptr);
   }
   void refused(const InputError& e) {
@@ -492,6 +510,7 @@ class Collector {
   std::string header(std::vector<double>& values) const {
     std::string out;
     out.reserve(256 + errors_.size() * 5);
+    values.reserve(columns_.size() * errors_.size());
     write(out, &values);
     return out;
   }

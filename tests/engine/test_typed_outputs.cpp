@@ -131,8 +131,14 @@ TEST(TypedOutputs, SetInAnyOrderTheLastValueCountsAndNullWhereLeftOut) {
   scalelab::Outputs partial(declared);
   partial.set("t_s", json(3.0));
   EXPECT_EQ(written_outputs(partial), R"({"t_s":3,"note":null})");
-  ASSERT_NE(partial.find("t_s"), nullptr);
-  EXPECT_EQ(partial.find("note"), nullptr);
+  ASSERT_TRUE(partial.find("t_s").has_value());
+  EXPECT_EQ(*partial.find("t_s"), json(3.0));
+  EXPECT_FALSE(partial.find("note").has_value());
+  EXPECT_EQ(partial.kind(0), scalelab::Outputs::Kind::number);
+  EXPECT_EQ(partial.kind(1), scalelab::Outputs::Kind::unset);
+  partial.set("note", json(nullptr));
+  EXPECT_EQ(partial.kind(1), scalelab::Outputs::Kind::null);
+  EXPECT_EQ(written_outputs(partial), R"({"t_s":3,"note":null})");
 }
 
 std::string fault(const scalelab::Outputs& outputs) {

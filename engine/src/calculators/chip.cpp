@@ -57,7 +57,7 @@ void gpu_units(const Chip& c, Result& r) {
 }
 
 void vector_units(const Chip& c, Result& r) {
-  const json* alus_out = r.outputs.find("vector_alus");
+  std::optional<json> alus_out = r.outputs.find("vector_alus");
   Opt alus = alus_out && alus_out->is_number() ? Opt(alus_out->get<double>()) : Opt();
   Opt vector_rate = opt_mul(alus, c.clock_hz);
   out_opt(r, "vector_flops_per_s", vector_rate);

@@ -46,8 +46,8 @@ ServedModel read_served_model(const Args& args, double kv_dtype_bytes) {
 }
 
 // "memory" | "compute" | "comms": the largest of the three, ties in that order.
-std::string largest_term(double t_weights, double t_math, std::optional<double> t_comm) {
-  std::string bound = "memory";
+Word largest_term(double t_weights, double t_math, std::optional<double> t_comm) {
+  Word bound = "memory";
   double best = t_weights;
   if (t_math > best) {
     bound = "compute";
@@ -143,7 +143,7 @@ void comm_latency(DecodeFigures& f, const ParallelFabric& fabric, const Steps& l
                                   log.sym("t_{hop}", *fabric.hop_latency_s),
                               "bytes").value();
   f.comm_latency_bound_below_bytes = threshold;
-  f.comm_regime = *f.activation_bytes < threshold ? "latency" : "bandwidth";
+  f.comm_regime = *f.activation_bytes < threshold ? Word("latency") : Word("bandwidth");
   if (*f.comm_regime == "latency") log.warn(Warning(latency_bound_warning, {*f.activation_bytes, threshold}));
 }
 
@@ -316,7 +316,7 @@ void decode_flips(DecodeFigures& f, const Steps& log) {
     f.mlp_flip_batch = log.step(comms_first ? "Batch where the comms overtake the weight load (matmuls turn comms-bound)"
                                             : "Batch where the math overtakes the weight load (matmuls turn compute-bound)",
                                 "B_{flip}", T_w * B / T, "sequences").value();
-    f.mlp_bound_above_flip = comms_first ? "comms" : "compute";
+    f.mlp_bound_above_flip = comms_first ? Word("comms") : Word("compute");
   }
   if (f.kv_bytes_per_sequence > 0) {
     f.kv_crossover_batch = log.step("Batch where the KV reads equal the weight reads", "B_{kv}",
@@ -334,7 +334,7 @@ void decode_attention(const InferenceSetup& s, DecodeFigures& f, const Steps& lo
   f.attention_intensity = log.step("Decode attention intensity (fused, per layer)", "",
                                    frac(4 * S * NH, S * kv_layer + 2 * log.sym("b_a", s.a) * NH), "FLOPs/byte")
                               .value();
-  f.attention_bound = *f.attention_intensity >= s.C / s.W ? "compute" : "memory";
+  f.attention_bound = *f.attention_intensity >= s.C / s.W ? Word("compute") : Word("memory");
 }
 
 void decode_sharding_warnings(const InferenceSetup& s, const DecodeFigures& f, const Steps& log) {

@@ -70,7 +70,7 @@ struct DecodeFigures {
   double flops = 0, t_weights_s = 0, t_kv_s = 0, t_math_s = 0;
   std::optional<double> t_comm_s, mlp_t_comm_s;
   double step_s = 0, tokens_per_s = 0, tokens_per_s_per_chip = 0;
-  std::string bound, mlp_bound;
+  Word bound, mlp_bound;
   double critical_batch = 0;
   double slice_hbm_bytes = 0, slice_hbm_bytes_per_s = 0, slice_flops_per_s = 0;
   double free_hbm_bytes = 0, min_chips = 0;
@@ -78,15 +78,15 @@ struct DecodeFigures {
   bool fits = false;
   double chips_for_weights = 0, chips_for_batch = 0, min_chips_for_batch = 0, min_slice_chips = 0;
   std::optional<double> activation_bytes, comm_latency_bound_below_bytes;
-  std::optional<std::string> comm_regime;
+  std::optional<Word> comm_regime;
   std::optional<double> matmul_t_math_s, matmul_t_weights_s, matmul_t_comm_s;
-  std::optional<std::string> matmul_bound;
+  std::optional<Word> matmul_bound;
   std::optional<double> max_model_parallelism, ws2d_x, ws2d_yz, ws2d_crossover_chips;
   std::optional<double> attention_intensity;
-  std::optional<std::string> attention_bound;
+  std::optional<Word> attention_bound;
   // where the weight matmuls stop being memory-bound, and what binds them past it
   std::optional<double> mlp_flip_batch, kv_crossover_batch;
-  std::optional<std::string> mlp_bound_above_flip;
+  std::optional<Word> mlp_bound_above_flip;
 };
 
 // One decode step of `batch` sequences of `context` tokens on `chips` chips.
