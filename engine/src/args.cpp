@@ -293,10 +293,15 @@ void Args::resolve_again() {
 }
 
 Args::Kept Args::made_kept(const void* tag, std::shared_ptr<const void> value, std::vector<std::string> read) {
-  std::sort(read.begin(), read.end());
-  read.erase(std::unique(read.begin(), read.end()), read.end());
-  bool all = std::binary_search(read.begin(), read.end(), std::string("*"));
-  return {tag, std::move(value), std::move(read), all};
+  std::vector<std::string> once;  // a few names, most read many times: a list kept in order
+  bool all = false;
+  for (std::string& name : read) {
+    all = all || name == "*";
+    if (std::none_of(once.begin(), once.end(), [&](const std::string& n) { return same_name(n, name); })) {
+      once.push_back(std::move(name));
+    }
+  }
+  return {tag, std::move(value), std::move(once), all};
 }
 
 void Args::forget_kept_reading(std::string_view name) {

@@ -1,10 +1,22 @@
 #include "result.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <stdexcept>
 
 namespace scalelab {
+
+std::uint64_t warning_hash(Warning::Text kind, const std::array<std::uint64_t, Warning::kMaxNumbers>& bits) {
+  std::uint64_t h = 1469598103934665603ull;
+  auto mix = [&](std::uint64_t word) { h = (h ^ word) * 1099511628211ull; };
+  mix(reinterpret_cast<std::uintptr_t>(kind));
+  for (std::uint64_t word : bits) mix(word);
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  h ^= h >> 33;
+  return h;
+}
 
 Outputs::Outputs(const std::vector<Output>& declared)
     : declared_(&declared), kinds_(declared.size(), Kind::unset), numbers_(declared.size()),

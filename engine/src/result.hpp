@@ -1,6 +1,7 @@
 // What a calculator produces: named outputs, the derivation steps, warnings.
 #pragma once
 #include <array>
+#include <cstdint>
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -39,6 +40,14 @@ class Warning {
   std::string text_;
 };
 using Warnings = std::vector<Warning>;
+
+// A hash of a warning's kind and its numbers' bits (`bits`: each number's, as memcpy gives them),
+// by which a sweep keys the warnings it has met. FNV-1a over the words, then folded (murmur3's
+// finaliser) so that every one of the 64 bits reaches the low 32, all that WebAssembly's size_t
+// keeps: FNV's low bits depend only on the words' low bits, which are zero in most doubles (whole
+// numbers, powers of two). Unfolded, the warnings of a sweep whose numbers differed only in their
+// high bits all hashed alike there, and each new one was compared with every one before it.
+std::uint64_t warning_hash(Warning::Text kind, const std::array<std::uint64_t, Warning::kMaxNumbers>& bits);
 
 // The derivation steps as the result lists them, each written as text when it is recorded: its
 // {"label", "formula", "substituted", "value", "unit"} object, the strings JSON-escaped (the TeX
@@ -163,6 +172,9 @@ class Outputs {
     mark(i, Kind::number);
   }
   void set_null_at(std::size_t i) { mark(i, Kind::null); }
+  void set_null(std::string_view name) {
+    if (auto at = found(name)) set_null_at(*at);
+  }
   // A literal word, kept as its view; any other text goes through set_text_at, which copies it.
   void set_word_at(std::size_t i, Word word) {
     words_[i] = word;
@@ -238,7 +250,7 @@ struct Result {
   }
   void out(std::string_view name, double value) { outputs.set_number(name, value); }
   void out(std::string_view name, const Expr& value) { outputs.set_number(name, value.value()); }
-  void out_null(std::string_view name) { outputs.set(name, json(nullptr)); }
+  void out_null(std::string_view name) { outputs.set_null(name); }
   // By declared position (outputs.hpp output_index); an empty optional is null.
   void out_at(std::size_t i, double value) { outputs.set_number_at(i, value); }
   void out_at(std::size_t i, bool value) { outputs.set_at(i, value); }

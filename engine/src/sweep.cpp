@@ -441,6 +441,8 @@ class Column {
   CanonicalNumber last_{0, true};
 };
 
+using WarningKey = std::pair<Warning::Text, std::array<std::uint64_t, Warning::kMaxNumbers>>;
+
 class Collector {
  public:
   Collector(const Calculator& calc, const Spec& spec) : calc_(calc), spec_(spec), columns_(calc.outputs.size()) {
@@ -586,7 +588,6 @@ class Collector {
   const Spec& spec_;
   std::vector<Column> columns_;
   json errors_ = json::array();
-  using WarningKey = std::pair<Warning::Text, std::array<std::uint64_t, Warning::kMaxNumbers>>;
   static WarningKey key_of(const Warning& w) {
     WarningKey key{w.kind(), {}};
     for (std::size_t i = 0; i < Warning::kMaxNumbers; ++i) key.second[i] = bits_of(w.numbers()[i]);
@@ -594,13 +595,9 @@ class Collector {
   }
 
   json warnings_ = json::array();
-  struct KeyHash {  // FNV-1a over the kind's address and the numbers' bits
+  struct KeyHash {  // warning_hash (result.hpp): its low 32 bits, all WebAssembly's size_t keeps, depend on every bit
     std::size_t operator()(const WarningKey& key) const {
-      std::uint64_t h = 1469598103934665603ull;
-      auto mix = [&](std::uint64_t word) { h = (h ^ word) * 1099511628211ull; };
-      mix(reinterpret_cast<std::uintptr_t>(key.first));
-      for (std::uint64_t word : key.second) mix(word);
-      return static_cast<std::size_t>(h);
+      return static_cast<std::size_t>(warning_hash(key.first, key.second));
     }
   };
   std::unordered_set<WarningKey, KeyHash> met_;  // the kinds and numbers (bit for bit) of the warnings met so far

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstring>
 #include <random>
+#include <set>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -253,3 +254,21 @@ TEST(TypedOutputs, PlainWritesWholeNumbersAsPrintfDoes) {
 }
 
 }  // namespace
+
+std::string some_warning(const scalelab::Warning::Numbers&) { return "w"; }
+
+// A sweep keys the warnings it has met by warning_hash, truncated to size_t: 32 bits in
+// WebAssembly. Numbers that differ only in their high bits (whole numbers, byte counts, powers
+// of two: their low mantissa bits are zero) must still spread over those 32 bits.
+TEST(TypedOutputs, WarningHashSpreadsNumbersThatDifferOnlyInHighBitsOverItsLow32Bits) {
+  std::set<std::uint32_t> low;
+  const int keys = 4096;
+  for (int i = 0; i < keys; ++i) {
+    std::array<std::uint64_t, scalelab::Warning::kMaxNumbers> bits{};
+    double context = 32.0 * i, bytes = 1073741824.0 * (i + 1);
+    std::memcpy(&bits[0], &context, sizeof context);
+    std::memcpy(&bits[1], &bytes, sizeof bytes);
+    low.insert(static_cast<std::uint32_t>(scalelab::warning_hash(some_warning, bits)));
+  }
+  EXPECT_EQ(low.size(), static_cast<std::size_t>(keys));
+}
