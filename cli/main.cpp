@@ -24,7 +24,7 @@ std::string show(const json& value, const std::string& calculator, const std::st
   if (value.is_number()) {
     std::string unit = scalelab::output_unit(calculator, name);
     std::string text = scalelab::format_quantity(value.get<double>(), unit);
-    return text + "   (" + value.dump() + ")";
+    return text + "   (" + (value.is_number_float() ? scalelab::number_text(value.get<double>()) : value.dump()) + ")";
   }
   return value.dump();
 }

@@ -359,11 +359,13 @@ const Chip& Args::chip() const {
   return *chip_;
 }
 
-const Model& Args::model() const {
+const Model& Args::model() const { return *model_handle(); }
+
+std::shared_ptr<const Model> Args::model_handle() const {
   note_read("model");
   note_read("model_overrides");
   if (!model_) throw InputError("model", "is required: a catalog id or a model object");
-  return *model_;
+  return model_;
 }
 
 }  // namespace scalelab

@@ -38,6 +38,9 @@ class Args {
   const json& raw(std::string_view name) const;
   const Chip& chip() const;
   const Model& model() const;
+  // The same model, shared: what a kept setup holds instead of a copy (a model carries its
+  // catalog object, whose copy cost a decode evaluation a twentieth of its time).
+  std::shared_ptr<const Model> model_handle() const;
   bool has_chip() const {
     note_read("chip");
     note_read("chip_overrides");

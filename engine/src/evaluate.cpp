@@ -69,6 +69,12 @@ Evaluation evaluate(std::string_view name, std::string_view input_json, const Ev
   return guarded([&] { return compute_result(*calc, std::move(input), options); });
 }
 
+std::string number_text(double value) {
+  std::string out;
+  append_double(value, out);
+  return out;
+}
+
 std::string output_unit(std::string_view calculator, std::string_view output) {
   const Calculator* calc = find_calculator(calculator);
   if (!calc) return "";

@@ -44,10 +44,17 @@ struct Digits {
   int exponent = 0;
 };
 
-// The shortest digits that read back as `magnitude` (nlohmann's grisu2, which writes every number
-// of a result): within half an ulp of it.
-Digits shortest_digits(double magnitude) {
+// Digits that round as `magnitude` does to 12 or fewer significant digits: its 15 correctly
+// rounded digits (fifteen_digits) where arithmetic finds them, else the shortest that read back
+// as it (nlohmann's grisu2, which writes every number of a result, within half an ulp of it).
+Digits leading_digits(double magnitude) {
   Digits x;
+  if (std::optional<Decimal> fifteen = fifteen_digits(magnitude)) {
+    x.n = write_digits(*fifteen, x.d.data());
+    x.exponent = fifteen->exponent + x.n - 1;
+    while (x.d[static_cast<std::size_t>(x.n - 1)] == '0') --x.n;
+    return x;
+  }
   int decimal_exponent = 0;
   nlohmann::detail::dtoa_impl::grisu2(x.d.data(), x.n, decimal_exponent, magnitude);
   x.exponent = x.n + decimal_exponent - 1;
@@ -55,9 +62,9 @@ Digits shortest_digits(double magnitude) {
 }
 
 // Rounds `x` to `keep` significant digits (1 to 12) as printf rounds the value itself. The digits
-// are within half an ulp (about 1e-16 relative) of the value, so they round the same way unless
-// they lie that near a midpoint (...5000 or ...4999 up to the 14th digit): false then, and the
-// caller takes printf_exact.
+// are the value's own rounded to 15 digits (or within half an ulp of it), so they round the same
+// way unless they lie on or near a midpoint (...5000 or ...4999 up to the 14th digit): false then,
+// and the caller takes printf_exact.
 bool round_digits(Digits& x, int keep) {
   auto digit = [&](int i) { return i < x.n ? x.d[static_cast<std::size_t>(i)] : '0'; };
   auto rest_is = [&](char c) {
@@ -109,15 +116,15 @@ char* write_exponent(int exponent, char* w) {  // e+14, e-05: two digits at leas
 }
 
 // printf's "%.*e", "%.*f" or "%.*g" of `value` into `buf` (64 bytes): its length. A finite normal
-// value rounded to at most 12 significant digits is written from its shortest digits, rounded
+// value rounded to at most 12 significant digits is written from its leading digits, rounded
 // (several times faster than printf_exact natively, and than snprintf in WebAssembly); anything
 // else, and digits too near a midpoint to decide, by printf_exact.
 std::size_t printf_into(double value, int precision, char conversion, std::array<char, 64>& buf) {
-  // Subnormal values hold too few bits for their shortest digits to decide: printf_exact.
+  // Subnormal values hold too few bits for their digits to decide: printf_exact.
   if (!std::isfinite(value) || std::fabs(value) < std::numeric_limits<double>::min()) {
     return printf_exact(value, precision, conversion, buf);
   }
-  Digits x = shortest_digits(std::fabs(value));
+  Digits x = leading_digits(std::fabs(value));
   const int g_digits = precision == 0 ? 1 : precision;
   const int keep = conversion == 'e' ? precision + 1 : conversion == 'f' ? x.exponent + 1 + precision : g_digits;
   if (precision > 40 || keep < 1 || keep > 12 || !round_digits(x, keep)) return printf_exact(value, precision, conversion, buf);
@@ -217,10 +224,10 @@ std::string power_of_ten(double value) {
 }
 
 // The decimal exponent of a value once rounded to 3 significant digits (999.7 -> 3): that of its
-// shortest digits rounded, as printf_into rounds them, where they decide it.
+// leading digits rounded, as printf_into rounds them, where they decide it.
 int rounded_exponent(double value) {
   if (std::isfinite(value) && std::fabs(value) >= std::numeric_limits<double>::min()) {
-    Digits x = shortest_digits(std::fabs(value));
+    Digits x = leading_digits(std::fabs(value));
     if (round_digits(x, 3)) return x.exponent;
   }
   std::string mantissa;
@@ -323,21 +330,24 @@ constexpr std::array<double, 23> kExactPowersOfTen = {1e0,  1e1,  1e2,  1e3,  1e
                                                      1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
                                                      1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
-// The same rounding by arithmetic, for magnitudes from 1e-8 to 1e36 (every number a result holds
-// but the rarest): scaled by an exact power of ten P = 10^j (j from -22 to 22: a product, or a
-// quotient for j < 0) into [1e14, 1e15], the value's 15 significant digits are the nearest integer
-// m to the exactly scaled |value|. The scaling is rounded, but fma gives its exact error (of a
-// product, or the remainder of a quotient), which decides a scaled value that lands on a half; an
-// exact half rounds to even, as printing does. m / 10^j is then the correctly rounded double of
-// m × 10^-j, as reading it back gives it (a division or product of exact doubles rounds
-// correctly). nullopt outside.
-std::optional<double> rounded_by_scaling(double value) {
+}  // namespace
+
+// Scaled by an exact power of ten P = 10^j (j from -22 to 22: a product, or a quotient for j < 0)
+// into [1e14, 1e15], the value's 15 significant digits are the nearest integer m to the exactly
+// scaled |value|. The scaling is rounded, but fma gives its exact error (of a product, or the
+// remainder of a quotient), which decides a scaled value that lands on a half; an exact half
+// rounds to even, as printing does.
+std::optional<Decimal> fifteen_digits(double value) {
   double magnitude = std::fabs(value);
   if (!(magnitude >= 1e-8 && magnitude < 1e36)) return std::nullopt;
-  // floor(log10(magnitude)) to within one, from the binary exponent (no log10 call); j moves by
-  // one below where the scaled value falls outside [1e14, 1e15).
+  // floor(log10(magnitude)) to within one, from the binary exponent e (floor(e log10 2), in
+  // integer arithmetic: no libm call); j moves by one below where the scaled value falls outside
+  // [1e14, 1e15).
+  std::uint64_t bits = 0;
+  std::memcpy(&bits, &magnitude, sizeof bits);  // std::bit_cast, which Emscripten's libc++ lacks
+  const int binary_exponent = static_cast<int>(bits >> 52) - 1023;
   const int last = static_cast<int>(kExactPowersOfTen.size()) - 1;
-  int j = std::clamp(14 - static_cast<int>(std::floor(std::ilogb(magnitude) * 0.30102999566398120)), -last, last);
+  int j = std::clamp(14 - ((binary_exponent * 315653) >> 20), -last, last);
   auto scaled = [&](int k) {
     double p = kExactPowersOfTen[static_cast<std::size_t>(k < 0 ? -k : k)];
     return k < 0 ? magnitude / p : magnitude * p;
@@ -346,24 +356,55 @@ std::optional<double> rounded_by_scaling(double value) {
   if (product >= 1e15) --j;
   else if (product < 1e14) ++j;
   if (j < -last || j > last) return std::nullopt;
-  const double power = kExactPowersOfTen[static_cast<std::size_t>(j < 0 ? -j : j)];
   product = scaled(j);
   if (product < 1e14 || product > 1e15) return std::nullopt;
-  // The exact scaled value is product + error / power (a quotient) or product + error (a product):
-  // only the error's sign is used.
-  double error = j < 0 ? std::fma(-product, power, magnitude) : std::fma(magnitude, power, -product);
-  double whole = std::floor(product);
-  double fraction = product - whole;  // exact
-  bool up = fraction > 0.5 || (fraction == 0.5 && (error > 0 || (error == 0 && std::fmod(whole, 2) != 0)));
-  double digits = up ? whole + 1 : whole;
-  return std::copysign(j < 0 ? digits * power : digits / power, value);
+  const double power = kExactPowersOfTen[static_cast<std::size_t>(j < 0 ? -j : j)];
+  const auto whole = static_cast<std::uint64_t>(product);  // its floor: product is positive
+  const double fraction = product - static_cast<double>(whole);  // exact
+  bool up = fraction > 0.5;
+  if (fraction == 0.5) {
+    // The exact scaled value is product + error / power (a quotient) or product + error (a
+    // product): only the error's sign is used.
+    double error = j < 0 ? std::fma(-product, power, magnitude) : std::fma(magnitude, power, -product);
+    up = error > 0 || (error == 0 && whole % 2 != 0);
+  }
+  const std::uint64_t digits = up ? whole + 1 : whole;
+  const double m = static_cast<double>(digits);
+  // m / 10^j is the correctly rounded double of m × 10^-j, as reading it back gives it (a
+  // division or product of exact doubles rounds correctly).
+  return Decimal{digits, -j, std::copysign(j < 0 ? m * power : m / power, value)};
 }
 
-}  // namespace
+// Four digits at a time in 32-bit arithmetic (cheaper than 64-bit division, in WebAssembly above
+// all), each written as two pairs.
+int write_digits(const Decimal& d, char* w) {
+  static constexpr char kPairs[] =
+      "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+      "4041424344454647484950515253545556575859606162636465666768697071727374757677787980"
+      "81828384858687888990919293949596979899";
+  auto four = [&](std::uint32_t n, char* at) {
+    std::memcpy(at, kPairs + 2 * (n / 100), 2);
+    std::memcpy(at + 2, kPairs + 2 * (n % 100), 2);
+  };
+  const int count = d.digits >= 1000000000000000ULL ? 16 : 15;
+  auto high = static_cast<std::uint32_t>(d.digits / 100000000), low = static_cast<std::uint32_t>(d.digits % 100000000);
+  char* end = w + count;
+  four(low % 10000, end - 4);
+  four(low / 10000, end - 8);
+  four(high % 10000, end - 12);
+  const std::uint32_t top = high / 10000;  // 100 to 999 (1000 for 10^15)
+  if (count == 16) {
+    four(top, w);
+  } else {
+    w[0] = static_cast<char>('0' + top / 100);
+    std::memcpy(w + 1, kPairs + 2 * (top % 100), 2);
+  }
+  return count;
+}
 
 double canonical(double value) {
   if (!std::isfinite(value) || value == 0) return value == 0 ? 0.0 : value;
-  if (std::optional<double> rounded = rounded_by_scaling(value)) return *rounded;
+  if (std::optional<Decimal> d = fifteen_digits(value)) return d->value;
   return rounded_by_printing(value);
 }
 
@@ -435,7 +476,7 @@ void append_tex_printed(double value, std::string_view times, std::string& out) 
   append_power_of_ten(mantissa, exponent, times, out);
 }
 
-// The same text from the value's shortest digits, rounded once (no printf, no strings made):
+// The same text from the value's leading digits, rounded once (no printf, no strings made):
 // false, and nothing written, where those digits cannot decide the rounding (round_digits).
 bool append_tex_from_digits(double value, std::string_view times, std::string& out) {
   const double magnitude = std::fabs(value);
@@ -444,7 +485,7 @@ bool append_tex_from_digits(double value, std::string_view times, std::string& o
     append_whole(static_cast<std::int64_t>(value), out);
     return true;
   }
-  Digits x = shortest_digits(magnitude);
+  Digits x = leading_digits(magnitude);
   std::array<char, 64> buf{};
   char* w = buf.data();
   if (value < 0) *w++ = '-';

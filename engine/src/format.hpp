@@ -1,5 +1,7 @@
 // Number formatting: for people (format_quantity), for TeX steps (tex), for messages (plain).
 #pragma once
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -23,5 +25,20 @@ std::string printf_format(double value, int precision, char conversion);
 // Rounds to 15 significant digits, so that results do not depend on the last ulp of libm
 // and are byte-identical between native and WebAssembly builds.
 double canonical(double value);
+
+// A number's 15 significant digits, correctly rounded (those "%.14e" prints): |value| rounds to
+// digits × 10^exponent, with 10^14 ≤ digits ≤ 10^15; `value` is that decimal as a double, which
+// is canonical(value). Every decimal of 15 digits reads back as itself, so no shorter digits
+// read back as `value` than these without their trailing zeros.
+struct Decimal {
+  std::uint64_t digits;
+  int exponent;
+  double value;
+};
+// Found by arithmetic, for magnitudes from 1e-8 to 1e36 (every number a result holds but the
+// rarest); nullopt outside.
+std::optional<Decimal> fifteen_digits(double value);
+// Its digits (15, or 16 for 10^15) written into `w`: their count.
+int write_digits(const Decimal& d, char* w);
 
 }  // namespace scalelab

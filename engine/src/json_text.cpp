@@ -1,5 +1,7 @@
 #include "json_text.hpp"
 
+#include "format.hpp"
+
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -159,9 +161,27 @@ void append_string(std::string_view s, std::string& out) {
 
 void append_integer(std::int64_t n, std::string& out) { write_integer(n, out); }
 
+void append_decimal(const Decimal& d, std::string& out) {
+  std::array<char, 32> buf;
+  char* w = buf.data();
+  if (d.value < 0) *w++ = '-';
+  int count = write_digits(d, w), exponent = d.exponent;
+  while (w[count - 1] == '0') {  // the shortest digits: no trailing zeros
+    --count;
+    ++exponent;
+  }
+  // dump's layout of digits × 10^exponent: fixed from 1e-5 to below 1e15, else d.ddde±XX.
+  char* end = nlohmann::detail::dtoa_impl::format_buffer(w, count, exponent, -4, 15);
+  out.append(buf.data(), end);
+}
+
 void append_double(double x, std::string& out) {
   if (!std::isfinite(x)) {
     out += "null";
+    return;
+  }
+  if (std::optional<Decimal> d = fifteen_digits(x); d && d->value == x) {
+    append_decimal(*d, out);
     return;
   }
   std::array<char, 64> buf{};

@@ -1,11 +1,13 @@
-// The result as text: the same bytes as json::dump(-1, ' ', false, error_handler_t::replace),
+// The result as text: the bytes of json::dump(-1, ' ', false, error_handler_t::replace),
 // written without nlohmann's per-byte UTF-8 check on the plain ASCII strings that make up nearly
-// all of a result (keys, ids, verdicts). Numbers are written as dump writes them.
+// all of a result (keys, ids, verdicts). Numbers are written in dump's layout, with the shortest
+// digits where dump's are longer (append_double).
 #pragma once
 #include <cstdint>
 #include <string>
 #include <string_view>
 
+#include "format.hpp"
 #include "json.hpp"
 
 namespace scalelab {
@@ -40,9 +42,14 @@ struct JsonLiteral {
 template <JsonLiteral L>
 inline constexpr std::string_view escaped{L.text, L.size};
 
-// A number as dump writes an integer or a double.
+// A number as dump writes an integer or a double, in dump's layout (1.5, 0.0001, 2.5e+20). A
+// double that a decimal of 15 significant digits reads back as (every canonical number) is
+// written with those digits, the shortest that read back as it; any other with nlohmann's grisu2
+// digits, as dump writes it (shortest but for about one number in a hundred, which gets 16 or 17).
 void append_integer(std::int64_t n, std::string& out);
 void append_double(double x, std::string& out);
+// The same for a number's 15 digits (fifteen_digits): the text append_double(d.value) writes.
+void append_decimal(const Decimal& d, std::string& out);
 
 // An object or an array written member by member, as dump writes them: `value(member, key)`
 // writes each value, `key` being null for an array's items. False (and nothing written) for

@@ -81,20 +81,35 @@ std::optional<Evaluation> parse_input(std::string_view text, json& out, const st
   }
 }
 
+namespace {
+
+bool written_whole(double v) { return std::floor(v) == v && std::fabs(v) < 1e15; }
+
+}  // namespace
+
 CanonicalNumber canonical_number(double v, const std::string& calculator, std::string_view where) {
   if (!std::isfinite(v)) {
     throw std::logic_error("non-finite result in " + calculator + (where.empty() ? "" : " (" + std::string(where) + ")"));
   }
-  if (std::floor(v) != v || std::fabs(v) >= 1e15) v = canonical(v);
-  return {v, std::floor(v) == v && std::fabs(v) < 1e15};
+  if (!written_whole(v)) v = canonical(v);
+  return {v, written_whole(v)};
 }
 
 namespace {
 
+// canonical_number's value, written: from its 15 digits where they are found (no second pass
+// over the double for its digits).
 void append_canonical_number(double v, std::string& out, const std::string& calculator, std::string_view where) {
-  CanonicalNumber n = canonical_number(v, calculator, where);
-  if (n.whole) append_integer(static_cast<std::int64_t>(n.value), out);
-  else append_double(n.value, out);
+  if (!std::isfinite(v)) canonical_number(v, calculator, where);  // throws, naming `where`
+  if (written_whole(v)) {
+    append_integer(static_cast<std::int64_t>(v), out);
+    return;
+  }
+  std::optional<Decimal> d = fifteen_digits(v);
+  double value = d ? d->value : canonical(v);
+  if (written_whole(value)) append_integer(static_cast<std::int64_t>(value), out);
+  else if (d) append_decimal(*d, out);
+  else append_double(value, out);
 }
 
 // A step's value is named by its label in the fault message; anything else by its key.

@@ -1,5 +1,5 @@
-// to_text writes the bytes json::dump(-1, ' ', false, replace) writes, for every result the
-// engine gives (book cases, with and without steps; the bad-input matrix) and for strings that
+// to_text writes the bytes json::dump(-1, ' ', false, replace) writes (each double with its
+// shortest digits, where dump's grisu2 can give one or two more), for every result the engine gives (book cases, with and without steps; the bad-input matrix) and for strings that
 // need escaping, UTF-8 and invalid bytes.
 #include <gtest/gtest.h>
 
@@ -16,7 +16,8 @@ namespace {
 
 using scalelab::json;
 
-std::string dumped(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+// What dump writes, each double with its shortest digits (the engine's rule, append_double).
+std::string dumped(const json& j) { return scalelab::testing::shortest_dump(j); }
 
 TEST(JsonText, EveryCaseResultIsWrittenAsDumpWritesIt) {
   int checked = 0;

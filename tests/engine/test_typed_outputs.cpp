@@ -1,6 +1,7 @@
 // Outputs are kept by declared position and canonicalised where they are written. The text must
 // be what the earlier path gave: each value canonicalised as a json (canonicalise) and dumped by
-// nlohmann (the steps, written as text when recorded: what dump writes of them canonicalised). Checked for every output and every step of every book case and every calculator's
+// nlohmann, each double with its shortest digits (the steps, written as text when recorded: what
+// dump writes of them canonicalised). Checked for every output and every step of every book case and every calculator's
 // defaults, with and without steps, by computing both ways here; and the faults (undeclared,
 // left out, non-finite) stay engine faults.
 #include <gtest/gtest.h>
@@ -14,6 +15,7 @@
 #include <random>
 #include <set>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -32,7 +34,8 @@ namespace {
 
 using scalelab::json;
 
-std::string dumped(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+// What dump writes, each double with its shortest digits (the engine's rule, append_double).
+std::string dumped(const json& j) { return scalelab::testing::shortest_dump(j); }
 
 // The earlier path: canonicalise a copy, then dump it.
 std::string canonicalised_then_dumped(const json& value, const std::string& calculator) {
@@ -235,6 +238,47 @@ TEST(TypedOutputs, CanonicalRoundsTo15DigitsAsPrintingAndReadingBackDoes) {
     for (double w : {k + 0.25, k + 0.75, (k + 0.25) / 1024, (k + 0.75) * 1e-6}) check(w);
   }
   EXPECT_EQ(mismatches, 0);
+}
+
+// A canonical number is written with its 15 digits, trailing zeros dropped: the shortest that read
+// back as it (the reference: std::to_chars's shortest digits, laid out as dump lays them out),
+// where dump's grisu2 gives one or two digits more for about one double in a hundred. The digits
+// fifteen_digits finds are those of "%.14e".
+TEST(TypedOutputs, ACanonicalNumberIsWrittenWithItsShortestDigits) {
+  auto text = [](double v) {
+    std::string out;
+    scalelab::append_double(v, out);
+    return out;
+  };
+  EXPECT_EQ(text(6.62813333333333e16), "6.62813333333333e+16");
+  EXPECT_EQ(json(6.62813333333333e16).dump(), "6.6281333333333296e+16");  // grisu2's, one of those
+  EXPECT_EQ(text(7.59054923032501e-06), "7.59054923032501e-06");
+  EXPECT_EQ(text(0.1), "0.1");
+  EXPECT_EQ(text(1e20), "1e+20");
+  EXPECT_EQ(text(-2.5e-5), "-2.5e-05");
+  EXPECT_EQ(text(123456789012345.6), "123456789012345.6");
+  std::mt19937_64 random(13);
+  std::uniform_real_distribution<double> decades(-8, 36);
+  int mismatches = 0, longer_in_dump = 0;
+  for (int i = 0; i < 200000; ++i) {
+    double v = scalelab::canonical(std::pow(10.0, decades(random)) * (i % 2 ? 1 : -1));
+    std::string shortest = scalelab::testing::shortest_dump(json(v));
+    if (text(v) != shortest && ++mismatches <= 5) ADD_FAILURE() << std::hexfloat << v << ": " << text(v) << " against " << shortest;
+    if (json(v).dump().size() > shortest.size()) ++longer_in_dump;
+    std::optional<scalelab::Decimal> d = scalelab::fifteen_digits(v);
+    ASSERT_TRUE(d.has_value());
+    std::array<char, 64> buf{};
+    std::snprintf(buf.data(), buf.size(), "%.14e", std::fabs(v));
+    std::string printed = buf.data();  // "d.dddddddddddddde±XX"
+    std::string digits = printed.substr(0, 1) + printed.substr(2, 14);
+    std::array<char, 32> ours{};
+    int count = scalelab::write_digits(*d, ours.data());
+    EXPECT_EQ(std::string(ours.data(), static_cast<std::size_t>(count)), digits) << printed;
+    EXPECT_EQ(d->exponent + 14, std::stoi(printed.substr(17))) << printed;
+    EXPECT_TRUE(same_bits(d->value, v)) << printed;
+  }
+  EXPECT_EQ(mismatches, 0);
+  EXPECT_GT(longer_in_dump, 100);  // the reason for the engine's own digits
 }
 
 // plain() writes a whole number under a million as its digits; the reference is "%.10g".

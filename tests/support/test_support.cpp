@@ -5,6 +5,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
+#include <charconv>
+#include <cstring>
 #include <cerrno>
 #include <cmath>
 #include <cctype>
@@ -104,6 +107,41 @@ std::string lower(std::string s) {
   return s;
 }
 }  // namespace
+
+namespace {
+
+std::string shortest_double(double x) {
+  if (!std::isfinite(x) || x == 0) return json(x).dump();
+  std::array<char, 64> buf{};
+  auto written = std::to_chars(buf.data(), buf.data() + buf.size(), x, std::chars_format::scientific);
+  std::string text(buf.data(), written.ptr);  // "-1.2345e+17": the shortest digits
+  std::string sign = x < 0 ? "-" : "";
+  std::size_t e = text.find('e');
+  std::string digits;
+  for (char c : text.substr(sign.size(), e - sign.size())) {
+    if (c != '.') digits += c;
+  }
+  int exponent = std::stoi(text.substr(e + 1)) - static_cast<int>(digits.size() - 1);
+  std::array<char, 64> laid{};
+  std::memcpy(laid.data(), digits.data(), digits.size());
+  char* end = nlohmann::detail::dtoa_impl::format_buffer(laid.data(), static_cast<int>(digits.size()), exponent, -4, 15);
+  return sign + std::string(laid.data(), end);
+}
+
+}  // namespace
+
+std::string shortest_dump(const json& j) {
+  auto dumped = [](const json& v) { return v.dump(-1, ' ', false, json::error_handler_t::replace); };
+  if (j.is_number_float()) return shortest_double(j.get<double>());
+  if (!j.is_object() && !j.is_array()) return dumped(j);
+  std::string out = j.is_object() ? "{" : "[";
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    if (it != j.begin()) out += ',';
+    if (j.is_object()) out += dumped(json(it.key())) + ":";
+    out += shortest_dump(it.value());
+  }
+  return out + (j.is_object() ? "}" : "]");
+}
 
 std::string compare(const json& expected, const json& actual, double rel_tol, const std::string& path) {
   const std::string where = path.empty() ? "(root)" : path;

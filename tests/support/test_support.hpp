@@ -46,6 +46,12 @@ struct Evaluated {
 // `with_bad_inputs`, every input of tests/bad_inputs.json after them.
 std::vector<Evaluated> evaluations(bool with_bad_inputs);
 
+// `j` as the engine writes JSON: dump's compact text (dump(-1, ' ', false, replace)), but every
+// double with the shortest digits that read back as it (std::to_chars, libstdc++'s Ryu), in
+// dump's layout (1.5, 0.0001, 2.5e+20). dump's own digits (grisu2) are one or two longer for about
+// one double in a hundred; the engine's, for every number it writes canonical, are the shortest.
+std::string shortest_dump(const json& j);
+
 // FORMAT.md comparison: returns "" when `actual` matches `expected`, else what differs.
 std::string compare(const json& expected, const json& actual, double rel_tol, const std::string& path);
 

@@ -68,6 +68,9 @@ std::string measurements_json();
 
 // Human formatting of a quantity, e.g. (1.39e-3, "s") -> "1.39 ms". The one formatter.
 std::string format_quantity(double value, std::string_view unit);
+// A double as the engine's JSON writes one: 0.1, 6.62813333333333e+16 (the shortest digits that
+// read back as it, where nlohmann's dump can write 6.6281333333333296e+16).
+std::string number_text(double value);
 // The declared unit of output `output` of calculator `calculator` (a nested path such as
 // "flops_per_s.bf16" takes its top-level output's unit); "" for words, verdicts, plain numbers
 // and names the schema does not declare.

@@ -14,8 +14,7 @@
 namespace scalelab {
 namespace {
 
-std::optional<double> served_kv_bytes_per_token(const Args& args, const std::optional<Model>& dims,
-                                                double kv_dtype_bytes) {
+std::optional<double> served_kv_bytes_per_token(const Args& args, const Model* dims, double kv_dtype_bytes) {
   if (args.has("kv_bytes_per_token")) return args.num("kv_bytes_per_token");
   if (dims) return kv_bytes_per_token(*dims, kv_dtype_bytes);
   return std::nullopt;
@@ -29,7 +28,8 @@ ServedModel read_served_model(const Args& args, double kv_dtype_bytes) {
                     "needs a model: a bare params count has no dimensions to override");
     m.params_total = m.params_active = args.num("params");
   } else {
-    const Model& model = args.model();
+    std::shared_ptr<const Model> held = args.model_handle();
+    const Model& model = *held;
     if (args.given("params") && model.is_moe()) {
       throw InputError("params", "cannot replace the count of an MoE model (" + model.name +
                                      "): its total and active counts differ; give the model "
@@ -38,10 +38,10 @@ ServedModel read_served_model(const Args& args, double kv_dtype_bytes) {
     ParamCounts counts = count_params(model);
     m.params_total = args.given("params") ? args.num("params") : counts.total();
     m.params_active = args.given("params") ? args.num("params") : counts.active();
-    m.dims = model;
+    m.dims = std::move(held);
   }
   m.kv_given = args.has("kv_bytes_per_token");
-  m.kv_bytes_per_token = served_kv_bytes_per_token(args, m.dims, kv_dtype_bytes);
+  m.kv_bytes_per_token = served_kv_bytes_per_token(args, m.dims.get(), kv_dtype_bytes);
   return m;
 }
 

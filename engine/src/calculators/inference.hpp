@@ -2,6 +2,7 @@
 // serving need, and one prefill and one decode step as plain functions. `serving` calls the
 // same functions as the `prefill` and `decode` calculators, so the step time has one source.
 #pragma once
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,7 +18,7 @@ namespace scalelab {
 struct ServedModel {
   double params_total = 0;
   double params_active = 0;
-  std::optional<Model> dims;                 // null for a bare parameter count
+  std::shared_ptr<const Model> dims;         // null for a bare parameter count
   std::optional<double> kv_bytes_per_token;  // null when unknown (bare params, no KV size)
   bool kv_given = false;                     // kv_bytes_per_token came from the caller
   // The MLP width one token's matmuls see (an expert's for MoE).
