@@ -14,6 +14,12 @@
 // (evaluateNumbers), and the 2,048-point numbers-only decode sweep of bench_evaluate.cpp
 // (sweep/decode_2048), each beside its native figure.
 //
+//   node bench/wasm_bench.mjs --sweep-only [--runs 30] [--wasm-dir build-wasm]
+//
+// --sweep-only times the 2,048-point decode sweep alone, as the course calls it (sweepColumns, put
+// back together by web/src/sweep-columns.js) and as JSON: `runs` calls after 3 warm-ups, each
+// timed, their median and p95 in milliseconds.
+//
 // --cpu counts this process's CPU time (process.cpuUsage) instead of wall time, and compares it
 // with the native benchmark's items per CPU second: on a loaded machine, the figures that move
 // least from run to run.
@@ -35,6 +41,8 @@ const seconds = Number(opt('--seconds', '1'));
 const nativeBin = opt('--native', null);
 const nativeJson = opt('--native-json', null);
 const fastPath = args.includes('--fast-path');
+const sweepOnly = args.includes('--sweep-only');
+const runs = Number(opt('--runs', '30'));
 const cpuTime = args.includes('--cpu');
 
 function firstInputs() {
@@ -106,6 +114,29 @@ const fmt = (x) => (x >= 1e6 ? `${(x / 1e6).toFixed(2)}M` : x >= 1e3 ? `${(x / 1
 // The same sweep as bench_evaluate.cpp's sweep/decode_2048.
 const SWEEP_PARAMS = JSON.stringify({ model: 'llama3-70b', chip: 'tpu-v5e', chips: 16, batch: 32 });
 const SWEEP_SPEC = JSON.stringify({ x: { param: 'context', from: 0, to: 131072, points: 2048, scale: 'linear' } });
+
+if (sweepOnly) {
+  // Milliseconds per call of `call`: median and p95 of `runs` timed calls after 3 warm-ups.
+  const timed = (call) => {
+    for (let i = 0; i < 3; i++) call();
+    const ms = [];
+    for (let i = 0; i < runs; i++) {
+      const t0 = process.hrtime.bigint();
+      call();
+      ms.push(Number(process.hrtime.bigint() - t0) / 1e6);
+    }
+    ms.sort((a, b) => a - b);
+    const at = (q) => ms[Math.min(ms.length - 1, Math.floor(q * ms.length))];
+    return `median ${at(0.5).toFixed(1)} ms, p95 ${at(0.95).toFixed(1)} ms`;
+  };
+  console.log(`wasm: ${path.relative(root, wasmDir) || '.'}/node/engine.cjs, node ${process.version}, ${runs} runs each`);
+  if (engine.sweepColumns) {
+    console.log(`2,048-point decode sweep, as the course calls it (columns): ${
+      timed(() => sweepFromColumns(engine.sweepColumns('decode', SWEEP_PARAMS, SWEEP_SPEC), engine.sweepValues()))}`);
+  }
+  console.log(`the same sweep as JSON, parsed: ${timed(() => JSON.parse(engine.sweep('decode', SWEEP_PARAMS, SWEEP_SPEC)))}`);
+  process.exit(0);
+}
 
 if (fastPath) {
   console.log(`wasm: ${path.relative(root, wasmDir) || '.'}/node/engine.cjs, node ${process.version}, ${seconds}s each, ${cpuTime ? 'CPU' : 'wall'} time`);

@@ -145,9 +145,9 @@ class Word {
 
 // The outputs of one evaluation, held by their position among the calculator's declared outputs
 // (no key strings, no object to search, reorder or free per call). A number is kept as a double
-// in its slot (the hot path: no json made, checked or freed per output); anything else (a word, a
-// shape, a verdict, a list) as a json. Numbers are canonicalised where they are written
-// (pipeline.hpp), not here.
+// in its slot (the hot path: no json made, checked or freed per output), a literal word (a
+// verdict) as its view, and anything else (a copied text, a shape, a list) as a json. Numbers are
+// canonicalised where they are written (pipeline.hpp), not here.
 class Outputs {
  public:
   // What a slot holds: nothing set, null, a number (number(i)), a literal word (word(i)), or
@@ -165,8 +165,7 @@ class Outputs {
   void set_number(std::string_view name, double value) {
     if (auto at = found(name)) set_number_at(*at, value);
   }
-  // The same by declared position (outputs.hpp output_index), no name looked up; a string is
-  // written into the slot's string when it holds one already.
+  // The same by declared position (outputs.hpp output_index), no name looked up.
   void set_number_at(std::size_t i, double value) {
     numbers_[i] = value;
     mark(i, Kind::number);
@@ -175,7 +174,8 @@ class Outputs {
   void set_null(std::string_view name) {
     if (auto at = found(name)) set_null_at(*at);
   }
-  // A literal word, kept as its view; any other text goes through set_text_at, which copies it.
+  // A literal word, kept as its view; any other text goes through set_text_at, which copies it
+  // (into the slot's string when it holds one already).
   void set_word_at(std::size_t i, Word word) {
     words_[i] = word;
     mark(i, Kind::word);
