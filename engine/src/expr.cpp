@@ -220,6 +220,14 @@ void Expr::append_json_substituted(std::string& out) const {
 }
 
 // Within 1e-9 (relative) of an integer counts as that integer: 3 × (1/3) chips is 1 chip, not 2.
+double power(double base, double exponent) {
+  if (exponent == 2) return base * base;
+  if (base == 2 && exponent == std::floor(exponent) && std::fabs(exponent) <= 1000) {
+    return std::ldexp(1.0, static_cast<int>(exponent));
+  }
+  return std::pow(base, exponent);
+}
+
 double snapped(double x) {
   double r = std::round(x);
   return std::fabs(x - r) <= 1e-9 * std::max(1.0, std::fabs(x)) ? r : x;

@@ -18,6 +18,9 @@ namespace scalelab {
 
 // x, or the integer within 1e-9 (relative) of it: 3 × (1/3) chips is 1 chip, not 2.
 double snapped(double x);
+// base^exponent: a square as x·x and 2^k for a whole k as that power of two, exactly (the
+// formulas' usual powers, a decode step's two, without pow's cost); std::pow otherwise.
+double power(double base, double exponent);
 
 class Expr {
  public:
@@ -82,7 +85,7 @@ class Expr {
   friend Expr operator-(const Expr& a) { return unary(Op::neg, -a.value_, a); }
   friend Expr frac(const Expr& a, const Expr& b) { return binary(Op::frac, a.value_ / b.value_, a, b); }  // \frac{a}{b}
   friend Expr pow(const Expr& base, const Expr& exponent) {
-    return binary(Op::pow, std::pow(base.value_, exponent.value_), base, exponent);
+    return binary(Op::pow, power(base.value_, exponent.value_), base, exponent);
   }
   // min and max of two to four terms (hidden friends: found only when an argument is an Expr,
   // so that std::min on doubles is never captured).

@@ -59,6 +59,11 @@ Word largest_term(double t_weights, double t_math, std::optional<double> t_comm)
 
 std::string chips_text(double n) { return plain(n) + (n == 1 ? " chip" : " chips"); }
 
+// A step's label naming the fabric: "... over ici" (made only when steps are recorded).
+std::string over(std::string_view label, const ParallelFabric& fabric) {
+  return std::string(label).append(fabric.name);
+}
+
 
 void decode_bytes(const InferenceSetup& s, DecodeFigures& f, const Steps& log) {
   const ServedModel& m = s.model;
@@ -116,10 +121,10 @@ void mlp_comm(const InferenceSetup& s, DecodeFigures& f, const ParallelFabric& f
     mlp = log.step("MLP collectives (one chip: none)", "T_{comm}^{MLP}", 0, "s");
   } else if (s.ws2d) {
     Expr x = log.sym("X", *f.ws2d_x), yz = log.sym("YZ", *f.ws2d_yz);
-    mlp = log.step(log.on() ? "MLP collectives, 2D weight-stationary, over " + fabric.name : "", "T_{comm}^{MLP}",
+    mlp = log.step(log.on() ? over("MLP collectives, 2D weight-stationary, over ", fabric) : std::string(), "T_{comm}^{MLP}",
                    b_a * B * D / (x * W) + 2 * b_a * B * F / (yz * W), "s");
   } else {
-    mlp = log.step(log.on() ? "MLP collectives (AllGather + ReduceScatter) over " + fabric.name : "",
+    mlp = log.step(log.on() ? over("MLP collectives (AllGather + ReduceScatter) over ", fabric) : std::string(),
                    "T_{comm}^{MLP}", 2 * b_a * B * D / (log.sym("M", s.axes_tp) * W), "s");
   }
   f.mlp_t_comm_s = mlp.value();
@@ -286,9 +291,9 @@ void decode_matmul(const InferenceSetup& s, DecodeFigures& f, const std::optiona
     Expr M = log.sym("M", s.axes_tp), W_ici = log.sym("W_{ici}", fabric->bytes_per_s);
     Expr comm = f.chips == 1 ? Expr(0) : log.sym("V", *f.activation_bytes) / (M * W_ici);
     f.matmul_t_comm_s =
-        log.step(log.on() ? "One D×F matmul: activation collective over " + fabric->name : "", "", comm, "s").value();
+        log.step(log.on() ? over("One D×F matmul: activation collective over ", *fabric) : std::string(), "", comm, "s").value();
     f.max_model_parallelism =
-        log.step(log.on() ? "Model-parallel width before " + fabric->name + " outlasts the matmul" : "", "",
+        log.step(log.on() ? over("Model-parallel width before ", *fabric) + " outlasts the matmul" : std::string(), "",
                  M * F * max(frac(2 * W_ici, b_a * C), frac(b_w * W_ici, b_a * B * W)), "chips").value();
   }
   f.matmul_bound = largest_term(*f.matmul_t_weights_s, *f.matmul_t_math_s, f.matmul_t_comm_s);

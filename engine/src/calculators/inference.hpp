@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "../args.hpp"
@@ -30,7 +31,7 @@ struct ServedModel {
 // The fabric model-parallel collectives cross: TPU ICI (bidirectional on one axis), GPU
 // NVLink inside a node, else InfiniBand.
 struct ParallelFabric {
-  std::string name;                     // "ici" | "nvlink" | "ib" | "dcn" (TPU chips beyond a pod)
+  std::string_view name;                // "ici" | "nvlink" | "ib" | "dcn" (TPU chips beyond a pod)
   double bytes_per_s = 0;               // W_ici in the book's formulas
   double link_bytes_per_s = 0;          // one-way, one link (latency threshold)
   std::optional<double> hop_latency_s;  // null where the chip gives none
