@@ -19,6 +19,11 @@
 namespace scalelab {
 namespace {
 
+// Powers of ten a double holds exactly.
+constexpr std::array<double, 23> kExactPowersOfTen = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                                     1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                                     1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
 // printf's "%.*g" / "%.*e" / "%.*f", exactly. Where the library has floating-point to_chars
 // (native builds), that: the standard defines its output with a precision as printf's. Emscripten's
 // libc++ lacks it, so WebAssembly takes snprintf; the digits are the same. The length written
@@ -204,15 +209,22 @@ std::string superscript(int exponent) {
   return out;
 }
 
-// 3640 -> "3,640"; the value is rounded to a whole number.
-std::string with_separators(double value) {
-  std::string digits = std::to_string(std::llround(std::fabs(value)));
-  std::string out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
+// 3640 -> "3,640"; the value is rounded to a whole number. Appended.
+void append_with_separators(double value, std::string& out) {
+  std::array<char, 24> buf{};
+  auto written = std::to_chars(buf.data(), buf.data() + buf.size(), std::llround(std::fabs(value)));
+  const auto n = static_cast<std::size_t>(written.ptr - buf.data());
+  if (value < 0) out += '-';
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i > 0 && (n - i) % 3 == 0) out += ',';
+    out += buf[i];
   }
-  return (value < 0 ? "-" : "") + out;
+}
+
+// printf's "%.*g" of `value`, appended.
+void append_g(double value, int digits, std::string& out) {
+  std::array<char, 64> buf{};
+  out.append(buf.data(), printf_like_into(value, digits, false, buf));
 }
 
 // 6.35e24 -> "6.35 × 10²⁴"
@@ -236,37 +248,67 @@ int rounded_exponent(double value) {
   return exponent;
 }
 
-// A number in words people use: 0.5, 240, 3,640, 26.9 million, 6.35 × 10²⁴.
-std::string readable_number(double value) {
-  if (value == 0) return "0";
-  int exponent = rounded_exponent(value);
-  if (exponent < -4 || exponent >= 15) return power_of_ten(value);
-  if (exponent < 3) return printf_g(value, 3);
-  if (exponent < 6) return with_separators(value);
-  static const char* const kGroups[] = {"million", "billion", "trillion"};
-  int group = exponent / 3;  // 2, 3 or 4
-  return printf_g(value / std::pow(10.0, 3 * group), 3) + " " + kGroups[group - 2];
+// 10^(3 group) for a group of thousands (2: million, 3: billion, 4: trillion).
+double thousands(int group) { return kExactPowersOfTen[static_cast<std::size_t>(3 * group)]; }
+
+// A number in words people use: 0.5, 240, 3,640, 26.9 million, 6.35 × 10²⁴; `exponent` is
+// rounded_exponent(value) (0 for 0). Appended.
+void append_readable(double value, int exponent, std::string& out) {
+  if (value == 0) {
+    out += '0';
+    return;
+  }
+  if (exponent < -4 || exponent >= 15) {
+    out += power_of_ten(value);
+  } else if (exponent < 3) {
+    append_g(value, 3, out);
+  } else if (exponent < 6) {
+    append_with_separators(value, out);
+  } else {
+    static const char* const kGroups[] = {"million", "billion", "trillion"};
+    const int group = exponent / 3;  // 2, 3 or 4
+    append_g(value / thousands(group), 3, out);
+    out += ' ';
+    out += kGroups[group - 2];
+  }
+}
+
+void append_readable(double value, std::string& out) {
+  append_readable(value, value == 0 ? 0 : rounded_exponent(value), out);
 }
 
 // "$12.5", "$12,500", "$26.9 M", "$1.55 B"
-std::string dollars(double value) {
-  std::string sign = value < 0 ? "-" : "";
-  double magnitude = std::fabs(value);
-  int exponent = magnitude == 0 ? 0 : rounded_exponent(magnitude);
-  if (exponent < 6 || exponent >= 15) return sign + "$" + readable_number(magnitude);
+void append_dollars(double value, std::string& out) {
+  if (value < 0) out += '-';
+  out += '$';
+  const double magnitude = std::fabs(value);
+  const int exponent = magnitude == 0 ? 0 : rounded_exponent(magnitude);
+  if (exponent < 6 || exponent >= 15) {
+    append_readable(magnitude, exponent, out);
+    return;
+  }
   static const char* const kSymbols[] = {"M", "B", "T"};
-  int group = exponent / 3;
-  return sign + "$" + printf_g(magnitude / std::pow(10.0, 3 * group), 3) + " " + kSymbols[group - 2];
+  const int group = exponent / 3;
+  append_g(magnitude / thousands(group), 3, out);
+  out += ' ';
+  out += kSymbols[group - 2];
 }
 
 // Counts of things: "2,400", "240 tokens", "70B params", "15T tokens".
-std::string count_of(double value, std::string_view unit) {
-  std::string suffix = unit == "count" ? "" : " " + std::string(unit);
-  int exponent = value == 0 ? 0 : rounded_exponent(value);
-  if (exponent < 6 || exponent >= 15) return readable_number(value) + suffix;
-  static const char* const kSymbols[] = {"M", "B", "T"};
-  int group = exponent / 3;
-  return printf_g(value / std::pow(10.0, 3 * group), 3) + kSymbols[group - 2] + suffix;
+void append_count(double value, std::string_view unit, std::string& out) {
+  const int exponent = value == 0 ? 0 : rounded_exponent(value);
+  if (exponent < 6 || exponent >= 15) {
+    append_readable(value, exponent, out);
+  } else {
+    static const char* const kSymbols[] = {"M", "B", "T"};
+    const int group = exponent / 3;
+    append_g(value / thousands(group), 3, out);
+    out += kSymbols[group - 2];
+  }
+  if (unit != "count") {
+    out += ' ';
+    out += unit;
+  }
 }
 
 struct Prefix {
@@ -279,10 +321,10 @@ constexpr std::array<Prefix, 8> kPrefixes{{{1e15, "P"}, {1e12, "T"}, {1e9, "G"},
                                            {1e3, "k"}, {1, ""}, {1e-3, "m"}, {1e-6, "µ"}}};
 
 // Units that are spelled out after an SI prefix: bytes -> "GB", FLOP/s -> "TFLOP/s".
-std::string unit_symbol(std::string_view unit) {
+std::string_view unit_symbol(std::string_view unit) {
   if (unit == "bytes") return "B";
   if (unit == "bytes/s") return "B/s";
-  return std::string(unit);
+  return unit;
 }
 
 bool is_count(std::string_view unit) {
@@ -294,16 +336,28 @@ bool takes_prefix(std::string_view unit) {
          unit == "s" || unit == "Hz";
 }
 
-std::string with_prefix(double value, std::string_view unit) {
-  double magnitude = std::fabs(value);
-  if (magnitude >= 1e18 * 0.9995) return power_of_ten(value) + " " + unit_symbol(unit);
-  bool seconds = unit == "s";
-  for (const Prefix& p : kPrefixes) {
-    if (seconds && p.scale > 1) continue;  // no kiloseconds: minutes/hours handled below
-    if (magnitude >= p.scale * 0.9995) return printf_g(value / p.scale, 3) + " " + p.symbol + unit_symbol(unit);
+// "1.39 m", "140 G", "6.35 × 10²⁴ ": the number and its SI prefix (up to peta; a power of ten
+// beyond), appended, for the unit's symbol to follow.
+void append_prefixed(double value, bool seconds, std::string& out) {
+  const double magnitude = std::fabs(value);
+  if (magnitude < 1e18 * 0.9995) {
+    for (const Prefix& p : kPrefixes) {
+      if (seconds && p.scale > 1) continue;  // no kiloseconds: minutes/hours handled apart
+      if (magnitude >= p.scale * 0.9995) {
+        append_g(value / p.scale, 3, out);
+        out += ' ';
+        out += p.symbol;
+        return;
+      }
+    }
+    if (magnitude >= 1e-9 * 0.9995) {
+      append_g(value * 1e9, 3, out);
+      out += " n";
+      return;
+    }
   }
-  if (magnitude >= 1e-9 * 0.9995) return printf_g(value * 1e9, 3) + " n" + unit_symbol(unit);
-  return power_of_ten(value) + " " + unit_symbol(unit);
+  out += power_of_ten(value);
+  out += ' ';
 }
 
 }  // namespace
@@ -325,10 +379,6 @@ double rounded_by_printing(double value) {
 #endif
 }
 
-// Powers of ten a double holds exactly.
-constexpr std::array<double, 23> kExactPowersOfTen = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
-                                                     1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-                                                     1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
 }  // namespace
 
@@ -530,21 +580,46 @@ std::string tex_text(const std::string& words) {
   return out + "}";
 }
 
-std::string format_quantity(double value, std::string_view unit) {
-  if (!std::isfinite(value)) return "—";
-  if (unit == "s" && std::fabs(value) >= 60) {
-    double magnitude = std::fabs(value);
-    if (magnitude >= 86400 * 365.25 * 2) return readable_number(value / (86400 * 365.25)) + " years";
-    if (magnitude >= 86400 * 2) return readable_number(value / 86400) + " days";
-    if (magnitude >= 3600) return printf_g(value / 3600, 3) + " h";
-    return printf_g(value / 60, 3) + " min";
+void append_quantity(double value, std::string_view unit, std::string& out) {
+  if (!std::isfinite(value)) {
+    out += "—";
+    return;
   }
-  if (unit == "usd" || unit == "USD") return dollars(value);
-  if (unit == "ratio" || unit.empty()) return readable_number(value);
-  if (is_count(unit)) return count_of(value, unit);
-  if (!takes_prefix(unit)) return readable_number(value) + " " + std::string(unit);
-  if (value == 0) return "0 " + unit_symbol(unit);
-  return with_prefix(value, unit);
+  const double magnitude = std::fabs(value);
+  if (unit == "s" && magnitude >= 60) {
+    if (magnitude >= 86400 * 365.25 * 2) {
+      append_readable(value / (86400 * 365.25), out);
+      out += " years";
+    } else if (magnitude >= 86400 * 2) {
+      append_readable(value / 86400, out);
+      out += " days";
+    } else {
+      append_g(magnitude >= 3600 ? value / 3600 : value / 60, 3, out);
+      out += magnitude >= 3600 ? " h" : " min";
+    }
+  } else if (unit == "usd" || unit == "USD") {
+    append_dollars(value, out);
+  } else if (unit == "ratio" || unit.empty()) {
+    append_readable(value, out);
+  } else if (is_count(unit)) {
+    append_count(value, unit, out);
+  } else if (!takes_prefix(unit)) {
+    append_readable(value, out);
+    out += ' ';
+    out += unit;
+  } else if (value == 0) {
+    out += "0 ";
+    out += unit_symbol(unit);
+  } else {
+    append_prefixed(value, unit == "s", out);
+    out += unit_symbol(unit);
+  }
+}
+
+std::string format_quantity(double value, std::string_view unit) {
+  std::string out;
+  append_quantity(value, unit, out);
+  return out;
 }
 
 }  // namespace scalelab

@@ -11,6 +11,8 @@ namespace scalelab {
 // "6.35 × 10²⁴ FLOPs": SI prefixes up to peta, 3 significant digits, counts with thousands
 // separators, large plain numbers in words (million, billion, trillion) or powers of ten.
 std::string format_quantity(double value, std::string_view unit);
+// The same, appended to `out` (a message written piece by piece).
+void append_quantity(double value, std::string_view unit, std::string& out);
 // TeX for a number in a substituted formula: 1.97\times10^{14}, 4096, 0.5.
 std::string tex(double value);
 void append_tex(double value, std::string& out);       // the same, appended

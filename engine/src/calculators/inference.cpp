@@ -205,31 +205,31 @@ std::string does_not_fit_warning(const Warning::Numbers& n) {
   std::string t;
   t.reserve(320);
   t += "Does not fit: weights + KV for batch ";
-  t += format_quantity(n[0], "count");
+  append_quantity(n[0], "count", t);
   t += " need ";
-  t += format_quantity(n[1], "bytes");
+  append_quantity(n[1], "bytes", t);
   t += ", more than the ";
-  t += format_quantity(n[2], "bytes");
+  append_quantity(n[2], "bytes", t);
   t += " of HBM on ";
   t += chips_text(n[3]);
   t += "; ";
   if (has_max && max_batch == 0) {
     t += "not even one sequence of ";
-    t += format_quantity(context, "tokens");
+    append_quantity(context, "tokens", t);
     t += " fits (its KV cache is ";
-    t += format_quantity(n[9], "bytes");
+    append_quantity(n[9], "bytes", t);
     t += ")";
   } else if (has_max) {
     t += "at most ";
-    t += format_quantity(max_batch, max_batch == 1 ? "sequence" : "sequences");
+    append_quantity(max_batch, max_batch == 1 ? "sequence" : "sequences", t);
     t += " of ";
-    t += format_quantity(context, "tokens");
+    append_quantity(context, "tokens", t);
     t += max_batch == 1 ? " fits" : " fit";
   } else {
     t += "the KV caches do not fit";
   }
   t += ". This batch needs ";
-  t += format_quantity(n[4], "chips");
+  append_quantity(n[4], "chips", t);
   t += " (a ";
   t += plain(n[5]);
   t += "-chip slice). The times are what the step would take if it fit.";
