@@ -88,6 +88,22 @@ class StepList {
   std::optional<std::string> fault_;
 };
 
+// Text a step is written with (a label, a symbol's TeX, a unit). A literal is held as its
+// pointer and measured only when a step is written, so numbers-only evaluation, which writes none,
+// never runs strlen over it; other text is held as its view.
+class StepText {
+ public:
+  StepText(const char* literal) : data_(literal), size_(kUnmeasured) {}           // NOLINT(google-explicit-constructor)
+  StepText(std::string_view text) : data_(text.data()), size_(text.size()) {}    // NOLINT(google-explicit-constructor)
+  StepText(const std::string& text) : data_(text.data()), size_(text.size()) {}  // NOLINT(google-explicit-constructor)
+  std::string_view view() const;  // measured here, out of line: only a step being written asks
+
+ private:
+  static constexpr std::size_t kUnmeasured = static_cast<std::size_t>(-1);
+  const char* data_;
+  std::size_t size_;
+};
+
 // The one step sink. Each step is one Expr: its formula, substituted formula and value all come
 // from it. A sink without an array is numbers-only: it records nothing and hands out bare
 // Exprs, so no TeX is ever built (the labs' hot path, and sweep points inside a calculator).
@@ -99,13 +115,13 @@ class Steps {
 
   bool on() const { return sink_ != nullptr; }
   // A named input of a formula: `tex` when steps are on, a bare value otherwise.
-  Expr sym(std::string_view tex, double value) const {
+  Expr sym(StepText tex, double value) const {
     if (!on()) return Expr::bare(value);
-    return Expr::symbol(tex, value);
+    return symbol(tex, value);
   }
   // Records "label: lhs = expr" and returns its value named `lhs`, for the steps that follow.
   // An empty lhs records the bare expression (and returns it unnamed). Numbers-only: the value.
-  Expr step(std::string_view label, std::string_view lhs, const Expr& expr, std::string_view unit) const {
+  Expr step(StepText label, StepText lhs, const Expr& expr, StepText unit) const {
     if (!on()) return Expr::bare(expr.value());
     return record(label, lhs, expr, unit);
   }
@@ -121,7 +137,9 @@ class Steps {
   }
 
  private:
-  Expr record(std::string_view label, std::string_view lhs, const Expr& expr, std::string_view unit) const;
+  // The steps-on paths, out of line: a numbers-only call site holds the test of on() and nothing else.
+  static Expr symbol(StepText tex, double value);
+  Expr record(StepText label, StepText lhs, const Expr& expr, StepText unit) const;
 
   StepList* sink_ = nullptr;
   Warnings* warnings_ = nullptr;
@@ -279,8 +297,8 @@ struct Result {
   }
   // This result's step sink (numbers-only when record_steps is false).
   Steps log() { return Steps(record_steps ? &steps : nullptr, &warnings); }
-  Expr sym(std::string_view tex, double value) { return log().sym(tex, value); }
-  Expr step(std::string_view label, std::string_view lhs, const Expr& expr, std::string_view unit) {
+  Expr sym(StepText tex, double value) { return log().sym(tex, value); }
+  Expr step(StepText label, StepText lhs, const Expr& expr, StepText unit) {
     return log().step(label, lhs, expr, unit);
   }
   // TRANSITIONAL, see Steps::record_text.

@@ -44,8 +44,14 @@ void StepList::close(std::string_view prefix, std::string_view label, double val
   ++count_;
 }
 
-Expr Steps::record(std::string_view label, std::string_view lhs, const Expr& expr,
-                   std::string_view unit) const {
+std::string_view StepText::view() const {
+  return size_ == kUnmeasured ? std::string_view(data_) : std::string_view(data_, size_);
+}
+
+Expr Steps::symbol(StepText tex, double value) { return Expr::symbol(tex.view(), value); }
+
+Expr Steps::record(StepText label_text, StepText lhs_text, const Expr& expr, StepText unit_text) const {
+  std::string_view label = label_text.view(), lhs = lhs_text.view(), unit = unit_text.view();
   // "B^* \approx" states an approximation; the name is what precedes the relation.
   std::string_view relation = escaped<" = ">;
   constexpr std::string_view approx = " \\approx";
