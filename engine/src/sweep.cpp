@@ -9,6 +9,7 @@
 #include <cstring>
 #include <exception>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <set>
 #include <unordered_set>
@@ -317,6 +318,32 @@ class PointArgs {
   std::optional<Args> args_;
 };
 
+// A column's values, one added per point into room made for every point up front (not zeroed):
+// a store by index, where std::vector's push_back stays a call in WebAssembly's -Oz build.
+template <class T>
+class PointValues {
+ public:
+  void reserve(std::size_t n) {
+    if (n > capacity_) grow(n);
+  }
+  void add(T value) {
+    if (size_ == capacity_) grow(2 * capacity_ + 16);
+    data_[size_++] = value;
+  }
+  std::size_t size() const { return size_; }
+  const T& operator[](std::size_t i) const { return data_[i]; }
+
+ private:
+  void grow(std::size_t n) {
+    std::unique_ptr<T[]> more(new T[n]);
+    std::copy(data_.get(), data_.get() + size_, more.get());
+    data_ = std::move(more);
+    capacity_ = n;
+  }
+  std::unique_ptr<T[]> data_;
+  std::size_t size_ = 0, capacity_ = 0;
+};
+
 // One output over the points: floats kept as their canonical doubles, anything else (integers,
 // words, lists) as its canonical json; null where the output or the whole point is null. Many
 // outputs do not change along a swept axis: a value bit for bit the same as the one before is
@@ -324,7 +351,7 @@ class PointArgs {
 class Column {
  public:
   void add_null() {
-    if (kept_) kinds_.push_back(Kind::null);
+    if (kept_) kinds_.add(Kind::null);
   }
   // A column that cannot be written (not asked for, or not all numbers where no outputs are
   // asked for) keeps nothing; its values are still checked, a non-finite one an engine fault.
@@ -344,8 +371,8 @@ class Column {
       last_raw_ = raw;
       has_last_ = true;
     }
-    kinds_.push_back(last_.whole ? Kind::whole : Kind::real);
-    numbers_.push_back(last_.value);
+    kinds_.add(last_.whole ? Kind::whole : Kind::real);
+    numbers_.add(last_.value);
     any_number_ = true;
   }
   // A word: never a number, so a column of words is kept only when asked for.
@@ -359,7 +386,7 @@ class Column {
     canonicalise(copy, calculator, name);
     any_number_ = any_number_ || copy.is_number();
     all_numbers_ = all_numbers_ && copy.is_number();
-    kinds_.push_back(Kind::other);
+    kinds_.add(Kind::other);
     others_.push_back(std::move(copy));
     if (!all_numbers_ && !asked_) drop();  // never numeric now, and not asked for
   }
@@ -432,8 +459,8 @@ class Column {
 
   enum class Kind : unsigned char { null, whole, real, other };
   bool kept_ = true, asked_ = false;
-  std::vector<Kind> kinds_;
-  std::vector<double> numbers_;
+  PointValues<Kind> kinds_;
+  PointValues<double> numbers_;
   std::vector<json> others_;
   bool any_number_ = false, all_numbers_ = true;
   bool has_last_ = false;  // the last float added, and what canonical_number made of it
