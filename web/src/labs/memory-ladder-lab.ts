@@ -89,14 +89,19 @@ export class MemoryLadderLab extends LabElement {
     const bars = have.map((x) => ({ x1: lo, x2: x.t!, label: f(x.t!, 's') }));
     if (this.chart && chartKey === this.chartKey && host.contains(this.chart) && moveBarsX(this.chart, bars, 'ml-bar', 'ml-label', description)) return;
     this.chartKey = chartKey;
+    // On a narrow screen the rungs' names go above their bars, not in a 210 px margin that would
+    // leave the bars a sixth of the width.
+    const narrow = width < 480;
+    const row = narrow ? 54 : 36, marginLeft = narrow ? 20 : 210, marginRight = 64;  // 20: half the first tick's label
     const chart = Plot.plot({
-      width, height: 36 * names.length + 50, marginLeft: 210, marginRight: 64, marginBottom: 40, // room for the time beside the longest bar
+      width, height: row * names.length + 50, marginLeft, marginRight, marginBottom: 40, // room for the time beside the longest bar
       ariaLabel: 'Time to move the tensor over each rung of the memory ladder, one horizontal bar per rung, log time axis',
       ariaDescription: description,
       style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
-      x: { type: 'log', domain: [lo, hi], label: 'Time (log scale) →', tickFormat: (d: number) => f(d, 's'), ticks: decadeTicks(lo, hi, width - 274, (d) => f(d, 's')), grid: true },
-      y: { domain: names, label: null },
+      x: { type: 'log', domain: [lo, hi], label: 'Time (log scale) →', tickFormat: (d: number) => f(d, 's'), ticks: decadeTicks(lo, hi, width - marginLeft - marginRight, (d) => f(d, 's')), grid: true },
+      y: narrow ? { domain: names, label: null, axis: null, padding: 0.45 } : { domain: names, label: null },
       marks: [
+        ...(narrow ? [Plot.text(this.rungs, { y: 'name', x: lo, text: 'name', dy: -row * 0.4, textAnchor: 'start', fill: 'currentColor', ariaHidden: 'true', className: 'ml-name' })] : []),
         Plot.barX(have, { y: 'name', x1: lo, x2: 't', fill: (d: Rung) => (d.path === r.inputs.path ? 'var(--warn)' : 'var(--roof)'), ariaHidden: 'true', className: 'ml-bar' }),
         Plot.text(have, { y: 'name', x: 't', text: (d: Rung) => f(d.t!, 's'), dx: 4, textAnchor: 'start', fill: 'currentColor', ariaHidden: 'true', className: 'ml-label' }),
         Plot.text(missing, { y: 'name', x: lo, text: () => 'not in the catalog', dx: 4, textAnchor: 'start', fill: 'var(--muted)', fontStyle: 'italic', ariaHidden: 'true' }),
