@@ -219,7 +219,6 @@ void Expr::append_json_substituted(std::string& out) const {
   else if (literal_) scalelab::append_json_tex(value_, out);
 }
 
-// Within 1e-9 (relative) of an integer counts as that integer: 3 × (1/3) chips is 1 chip, not 2.
 double power(double base, double exponent) {
   if (exponent == 2) return base * base;
   if (base == 2 && exponent == std::floor(exponent) && std::fabs(exponent) <= 1000) {
@@ -228,6 +227,7 @@ double power(double base, double exponent) {
   return std::pow(base, exponent);
 }
 
+// Within 1e-9 (relative) of an integer counts as that integer: 3 × (1/3) chips is 1 chip, not 2.
 double snapped(double x) {
   double r = std::round(x);
   return std::fabs(x - r) <= 1e-9 * std::max(1.0, std::fabs(x)) ? r : x;

@@ -56,8 +56,7 @@ Digits leading_digits(double magnitude) {
   Digits x;
   if (std::optional<Decimal> fifteen = fifteen_digits(magnitude)) {
     x.n = write_digits(*fifteen, x.d.data());
-    x.exponent = fifteen->exponent + x.n - 1;
-    while (x.d[static_cast<std::size_t>(x.n - 1)] == '0') --x.n;
+    x.exponent = fifteen->leading_exponent();
     return x;
   }
   int decimal_exponent = 0;
@@ -379,7 +378,6 @@ double rounded_by_printing(double value) {
 #endif
 }
 
-
 }  // namespace
 
 // Scaled by an exact power of ten P = 10^j (j from -22 to 22: a product, or a quotient for j < 0)
@@ -426,7 +424,7 @@ std::optional<Decimal> fifteen_digits(double value) {
 }
 
 // Four digits at a time in 32-bit arithmetic (cheaper than 64-bit division, in WebAssembly above
-// all), each written as two pairs.
+// all), each written as two pairs; then the trailing zeros dropped.
 int write_digits(const Decimal& d, char* w) {
   static constexpr char kPairs[] =
       "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
@@ -449,7 +447,9 @@ int write_digits(const Decimal& d, char* w) {
     w[0] = static_cast<char>('0' + top / 100);
     std::memcpy(w + 1, kPairs + 2 * (top % 100), 2);
   }
-  return count;
+  int significant = count;
+  while (w[significant - 1] == '0') --significant;
+  return significant;
 }
 
 double canonical(double value) {

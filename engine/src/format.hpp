@@ -36,11 +36,14 @@ struct Decimal {
   std::uint64_t digits;
   int exponent;
   double value;
+  // The decimal exponent of the first digit: value ≈ d.ddd × 10^leading_exponent().
+  int leading_exponent() const { return exponent + (digits >= 1000000000000000ULL ? 15 : 14); }
 };
 // Found by arithmetic, for magnitudes from 1e-8 to 1e36 (every number a result holds but the
 // rarest); nullopt outside.
 std::optional<Decimal> fifteen_digits(double value);
-// Its digits (15, or 16 for 10^15) written into `w`: their count.
+// Its significant digits (of the 15, or 16 for 10^15, those before the trailing zeros) written
+// into `w`: their count. These are the shortest digits that read back as d.value.
 int write_digits(const Decimal& d, char* w);
 
 }  // namespace scalelab

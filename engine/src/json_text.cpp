@@ -1,7 +1,5 @@
 #include "json_text.hpp"
 
-#include "format.hpp"
-
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -165,13 +163,11 @@ void append_decimal(const Decimal& d, std::string& out) {
   std::array<char, 32> buf;
   char* w = buf.data();
   if (d.value < 0) *w++ = '-';
-  int count = write_digits(d, w), exponent = d.exponent;
-  while (w[count - 1] == '0') {  // the shortest digits: no trailing zeros
-    --count;
-    ++exponent;
-  }
-  // dump's layout of digits × 10^exponent: fixed from 1e-5 to below 1e15, else d.ddde±XX.
-  char* end = nlohmann::detail::dtoa_impl::format_buffer(w, count, exponent, -4, 15);
+  const int count = write_digits(d, w);
+  // dump's layout of the digits × 10^(exponent of the last): fixed from 1e-4 to below 1e15, else
+  // d.ddde±XX (the kMinExp and kMaxExp of nlohmann's to_chars).
+  constexpr int kFixedFrom = -4, kFixedBelow = 15;
+  char* end = nlohmann::detail::dtoa_impl::format_buffer(w, count, d.leading_exponent() - (count - 1), kFixedFrom, kFixedBelow);
   out.append(buf.data(), end);
 }
 

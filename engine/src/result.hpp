@@ -90,7 +90,8 @@ class StepList {
 
 // Text a step is written with (a label, a symbol's TeX, a unit). A literal is held as its
 // pointer and measured only when a step is written, so numbers-only evaluation, which writes none,
-// never runs strlen over it; other text is held as its view.
+// never runs strlen over it; other text is held as its view. A parameter type only: it does not
+// own what it points to, and a temporary string it was made from lives to the end of the call.
 class StepText {
  public:
   StepText(const char* literal) : data_(literal), size_(kUnmeasured) {}           // NOLINT(google-explicit-constructor)

@@ -64,7 +64,6 @@ std::string over(std::string_view label, const ParallelFabric& fabric) {
   return std::string(label).append(fabric.name);
 }
 
-
 void decode_bytes(const InferenceSetup& s, DecodeFigures& f, const Steps& log) {
   const ServedModel& m = s.model;
   Expr b_w = log.sym("b_w", s.w);
