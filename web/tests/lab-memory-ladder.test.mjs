@@ -68,3 +68,34 @@ test('lab page and chapter 2 placement pass axe', async () => {
   assert.deepEqual(problems, clean);
   await page.close();
 });
+
+// On a phone the rungs' names stand above their bars (no 210 px name margin): every name and time
+// label inside the drawing, the bars given most of the width, and more than one decade labelled.
+test('on a 375 px screen the chart keeps its names above the bars and its labels inside the drawing', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.setViewportSize({ width: 375, height: 800 });
+  await page.goto(server.url + LAB);
+  await ready(page);
+  await chartShown(page);
+  const layout = await page.locator(`${TAG} svg.ml-plot`).evaluate((svg) => {
+    const box = svg.getBoundingClientRect();
+    const texts = [...svg.querySelectorAll('.ml-name text, .ml-label text, [aria-label="x-axis tick label"] text')];
+    const outside = texts.filter((t) => {
+      const r = t.getBoundingClientRect();
+      return r.left < box.left - 0.5 || r.right > box.right + 0.5;
+    }).map((t) => t.textContent);
+    const bars = [...svg.querySelectorAll('.ml-bar rect')].map((r) => r.getBoundingClientRect());
+    return {
+      names: svg.querySelectorAll('.ml-name text').length,
+      ticks: svg.querySelectorAll('[aria-label="x-axis tick label"] text').length,
+      widest: Math.max(...bars.map((r) => r.width)) / box.width,
+      outside,
+    };
+  });
+  assert.equal(layout.names, 7, 'a name above every rung');
+  assert.ok(layout.ticks >= 2, `${layout.ticks} x tick labels`);
+  assert.ok(layout.widest > 0.5, `the longest bar spans ${Math.round(layout.widest * 100)} % of the chart`);
+  assert.deepEqual(layout.outside, [], 'labels outside the drawing');
+  assert.deepEqual(problems, clean);
+  await page.close();
+});

@@ -3,7 +3,7 @@
 // time is the engine's `transfer` calculator; a rung the chip has no figure for is shown as
 // "not in the catalog" with the engine's message, never as an error.
 import { html, nothing } from 'lit';
-import { Plot, decadeTicks, moveBarsX, type Chart } from './plot';
+import { NARROW_CHART_PX, Plot, decadeTicks, moveBarsX, type Chart } from './plot';
 import { LabElement, type ControlSpec } from './framework';
 import { isError, type Result } from '../engine';
 
@@ -91,7 +91,7 @@ export class MemoryLadderLab extends LabElement {
     this.chartKey = chartKey;
     // On a narrow screen the rungs' names go above their bars, not in a 210 px margin that would
     // leave the bars a sixth of the width.
-    const narrow = width < 480;
+    const narrow = width < NARROW_CHART_PX;
     const row = narrow ? 54 : 36, marginLeft = narrow ? 20 : 210, marginRight = 64;  // 20: half the first tick's label
     const chart = Plot.plot({
       width, height: row * names.length + 50, marginLeft, marginRight, marginBottom: 40, // room for the time beside the longest bar

@@ -32,6 +32,9 @@ export function logLogFrame(o: {
   };
 }
 
+/** A chart narrower than this is laid out for a phone: shorter labels, names above their bars. */
+export const NARROW_CHART_PX = 480;
+
 /** How many tick labels fit side by side on an axis plotWidth wide, each labelPx wide (64 px
  *  holds "100 MB" beside "1 GB" on a phone); at least `least`. */
 export function tickRoom(plotWidth: number, least = 1, labelPx = 64): number {

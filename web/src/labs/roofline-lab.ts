@@ -1,6 +1,6 @@
 // <sl-roofline-lab>: a matmul [B, D] · [D, F] on a chip's roofline (chapter 1).
 import { html, nothing } from 'lit';
-import { ChartCache, Plot, showIn } from './plot';
+import { ChartCache, NARROW_CHART_PX, Plot, showIn } from './plot';
 import { LabElement, type ControlSpec, type OutputSpec } from './framework';
 import { isError, type Result } from '../engine';
 
@@ -77,7 +77,7 @@ export class RooflineLab extends LabElement {
     const width = this.vizWidth();
     const dotFill = bound === 'compute' ? 'var(--ok)' : 'var(--warn)';
     // on a phone's narrow plot the dot says "this matmul" by itself; the number is enough beside it
-    const label = width < 480 ? f(point.y, 'FLOP/s') : `this matmul: ${f(point.y, 'FLOP/s')}`;
+    const label = width < NARROW_CHART_PX ? f(point.y, 'FLOP/s') : `this matmul: ${f(point.y, 'FLOP/s')}`;
     const description = `The roof rises with slope one until the critical intensity ${f(Ic, 'FLOPs/byte')}, then stays flat at the chip's peak. This matmul sits at intensity ${f(I, 'FLOPs/byte')} and reaches ${f(point.y, 'FLOP/s')}: ${bound}-bound.`;
     // same roof, axes and width as the last drawing: move the point and its label only
     const chartKey = JSON.stringify([roof, lo, hi, width]);
