@@ -8,6 +8,7 @@
 
 #include "format.hpp"
 #include "json_text.hpp"
+#include "plain_json.hpp"
 #include "registry.hpp"
 #include "scalelab/limits.hpp"
 
@@ -65,7 +66,11 @@ std::optional<Evaluation> parse_input(std::string_view text, json& out, const st
     return error_result(Status::bad_input, param, "the input nests deeper than 32 levels");
   }
   try {
-    out = text.find_first_not_of(" \t\r\n") == std::string_view::npos ? json::object() : json::parse(text);
+    if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
+      out = json::object();
+    } else if (!read_plain_json(text, out)) {
+      out = json::parse(text);
+    }
     return std::nullopt;
   } catch (const json::parse_error& e) {
     std::string message = e.what();

@@ -2,7 +2,8 @@
 // crash, throw, report an engine fault (status internal), or return anything but one JSON
 // object: a result or an error. The numbers-only evaluation must give the same outputs and
 // warnings (or the same error), and sweep_request (the same text as {"params", "sweep"}) the
-// same guarantees: JSON, never an engine fault.
+// same guarantees: JSON, never an engine fault. A text that read_plain_json reads, json::parse
+// reads as the same value.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -12,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "plain_json.hpp"
 #include "scalelab/engine.hpp"
 
 namespace {
@@ -40,6 +42,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto newline = text.find('\n');
   std::string_view name = newline == std::string_view::npos ? std::string_view("roofline") : text.substr(0, newline);
   std::string_view input = newline == std::string_view::npos ? text : text.substr(newline + 1);
+
+  scalelab::json plain;
+  if (scalelab::read_plain_json(input, plain)) {
+    scalelab::json parsed;
+    try {
+      parsed = scalelab::json::parse(input);
+    } catch (const std::exception& ex) {
+      fail("read_plain_json read a text json::parse refuses", std::string(input));
+    }
+    if (plain != parsed || plain.dump() != parsed.dump()) fail("read_plain_json and json::parse differ", std::string(input));
+  }
 
   scalelab::Evaluation e = scalelab::evaluate(name, input);
   nlohmann::json out;

@@ -1,0 +1,190 @@
+#include "plain_json.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdint>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <system_error>
+
+namespace scalelab {
+namespace {
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+// A double from the text of a JSON number, correctly rounded as nlohmann's strtod rounds it.
+bool read_double(const char* first, const char* last, double& out) {
+#if defined(__cpp_lib_to_chars) && __cpp_lib_to_chars >= 201611L
+  auto [end, error] = std::from_chars(first, last, out);
+  return error == std::errc() && end == last;
+#else  // Emscripten's libc++ has no floating from_chars; its strtod reads in the "C" locale
+  char buffer[64];
+  const auto size = static_cast<std::size_t>(last - first);
+  if (size >= sizeof buffer) return false;
+  std::memcpy(buffer, first, size);
+  buffer[size] = '\0';
+  char* end = nullptr;
+  errno = 0;
+  out = std::strtod(buffer, &end);
+  return errno == 0 && end == buffer + size;
+#endif
+}
+
+class PlainReader {
+ public:
+  explicit PlainReader(std::string_view text) : at_(text.data()), end_(text.data() + text.size()) {}
+
+  bool document(json& out) {
+    skip_space();
+    if (!value(out)) return false;
+    skip_space();
+    return at_ == end_;
+  }
+
+ private:
+  const char* at_;
+  const char* end_;
+
+  void skip_space() {
+    while (at_ != end_ && (*at_ == ' ' || *at_ == '\n' || *at_ == '\r' || *at_ == '\t')) ++at_;
+  }
+  bool take(char c) {
+    if (at_ == end_ || *at_ != c) return false;
+    ++at_;
+    return true;
+  }
+  bool word(std::string_view w) {
+    if (static_cast<std::size_t>(end_ - at_) < w.size() || std::string_view(at_, w.size()) != w) return false;
+    at_ += w.size();
+    return true;
+  }
+
+  bool value(json& out) {
+    if (at_ == end_) return false;
+    switch (*at_) {
+      case '{': return object(out);
+      case '[': return list(out);
+      case '"': {
+        std::string s;
+        if (!string(s)) return false;
+        out = std::move(s);
+        return true;
+      }
+      case 't': out = true; return word("true");
+      case 'f': out = false; return word("false");
+      case 'n': out = nullptr; return word("null");
+      default: return number(out);
+    }
+  }
+
+  // Printable ASCII without escapes; anything else (an escape, UTF-8, a control byte) is for nlohmann.
+  bool string(std::string& out) {
+    ++at_;  // the opening quote
+    const char* first = at_;
+    while (at_ != end_ && *at_ != '"') {
+      const auto c = static_cast<unsigned char>(*at_);
+      if (c < 0x20 || c > 0x7f || c == '\\') return false;
+      ++at_;
+    }
+    if (at_ == end_) return false;
+    out.assign(first, at_);
+    ++at_;  // the closing quote
+    return true;
+  }
+
+  bool object(json& out) {
+    ++at_;
+    out = json::object();
+    auto& members = out.get_ref<json::object_t&>();
+    members.reserve(16);  // a request names a dozen parameters: one allocation, no moves
+    skip_space();
+    if (take('}')) return true;
+    do {
+      skip_space();
+      if (at_ == end_ || *at_ != '"') return false;
+      std::string key;
+      if (!string(key)) return false;
+      if (std::any_of(members.begin(), members.end(), [&](const auto& m) { return m.first == key; })) return false;
+      skip_space();
+      if (!take(':')) return false;
+      skip_space();
+      json v;
+      if (!value(v)) return false;
+      members.emplace_back(std::move(key), std::move(v));
+      skip_space();
+    } while (take(','));
+    return take('}');
+  }
+
+  bool list(json& out) {
+    ++at_;
+    out = json::array();
+    skip_space();
+    if (take(']')) return true;
+    do {
+      skip_space();
+      json v;
+      if (!value(v)) return false;
+      out.push_back(std::move(v));
+      skip_space();
+    } while (take(','));
+    return take(']');
+  }
+
+  // JSON's grammar, -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?, read into the kind nlohmann
+  // gives it: without a fraction or exponent an unsigned or (negative) signed integer; one out of
+  // their range is for nlohmann, which reads it as a double.
+  bool number(json& out) {
+    const char* first = at_;
+    const bool negative = take('-');
+    if (at_ == end_ || !is_digit(*at_)) return false;
+    if (*at_ == '0') {
+      ++at_;
+    } else {
+      while (at_ != end_ && is_digit(*at_)) ++at_;
+    }
+    bool integer = true;
+    if (take('.')) {
+      integer = false;
+      if (!digits()) return false;
+    }
+    if (at_ != end_ && (*at_ == 'e' || *at_ == 'E')) {
+      integer = false;
+      ++at_;
+      if (!take('+')) take('-');
+      if (!digits()) return false;
+    }
+    if (!integer) {
+      double d = 0;
+      if (!read_double(first, at_, d)) return false;
+      out = d;
+      return true;
+    }
+    std::uint64_t n = 0;  // the magnitude, digit by digit (from_chars costs the browser's engine 600 bytes)
+    for (const char* c = first + (negative ? 1 : 0); c != at_; ++c) {
+      const auto digit = static_cast<std::uint64_t>(*c - '0');
+      if (n > (UINT64_MAX - digit) / 10) return false;
+      n = n * 10 + digit;
+    }
+    if (!negative) {
+      out = n;
+    } else {
+      if (n > std::uint64_t{1} << 63) return false;
+      out = static_cast<std::int64_t>(std::uint64_t{0} - n);  // -2^63 included
+    }
+    return true;
+  }
+  bool digits() {
+    if (at_ == end_ || !is_digit(*at_)) return false;
+    while (at_ != end_ && is_digit(*at_)) ++at_;
+    return true;
+  }
+};
+
+}  // namespace
+
+bool read_plain_json(std::string_view text, json& out) { return PlainReader(text).document(out); }
+
+}  // namespace scalelab
