@@ -8,13 +8,19 @@
 namespace scalelab {
 
 std::uint64_t warning_hash(Warning::Text kind, const std::array<std::uint64_t, Warning::kMaxNumbers>& bits) {
-  std::uint64_t h = 1469598103934665603ull;
-  auto mix = [&](std::uint64_t word) { h = (h ^ word) * 1099511628211ull; };
-  mix(reinterpret_cast<std::uintptr_t>(kind));
-  for (std::uint64_t word : bits) mix(word);
-  h ^= h >> 33;
-  h *= 0xff51afd7ed558ccdull;
-  h ^= h >> 33;
+  // Each word through MurmurHash3's 64-bit finaliser, so that every bit of every word reaches the
+  // low 32 bits (WebAssembly's size_t). FNV's multiply alone carried a word's high bits only
+  // upwards: with the warning's address in the mix, 1 sweep in 4 put two of 4,096 keys together.
+  auto fmix = [](std::uint64_t k) {
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdull;
+    k ^= k >> 33;
+    k *= 0xc4ceb9fe1a85ec53ull;
+    k ^= k >> 33;
+    return k;
+  };
+  std::uint64_t h = fmix(reinterpret_cast<std::uintptr_t>(kind));
+  for (std::uint64_t word : bits) h = fmix(h ^ word);
   return h;
 }
 

@@ -315,5 +315,7 @@ TEST(TypedOutputs, WarningHashSpreadsNumbersThatDifferOnlyInHighBitsOverItsLow32
     std::memcpy(&bits[1], &bytes, sizeof bytes);
     low.insert(static_cast<std::uint32_t>(scalelab::warning_hash(some_warning, bits)));
   }
-  EXPECT_EQ(low.size(), static_cast<std::size_t>(keys));
+  // A uniform 32-bit hash puts two of 4,096 keys together once in 500 runs (the birthday bound,
+  // 4096^2 / 2^33), three once in 10^9: the hash that kept the high bits out gave 1 distinct value.
+  EXPECT_GE(low.size(), static_cast<std::size_t>(keys - 2));
 }
