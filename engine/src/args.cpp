@@ -74,7 +74,8 @@ void check_number(const Param& p, const json& v, const Path& path, bool integer)
 }
 
 // The object's fields in schema order, each validated and moved out of `v` (nothing is copied
-// but the defaults). `given`, when not null, receives which fields the caller gave.
+// but the defaults). `given`, when not null, receives which of the object's members the caller
+// gave (the others are defaults), in the members' order.
 json validated_object(const std::vector<Param>& fields, json&& v, const Path& path, bool fill_defaults,
                       std::vector<bool>* given = nullptr) {
   if (!v.is_object()) fail(path, "must be an object, got " + type_name(v));
@@ -93,7 +94,7 @@ json validated_object(const std::vector<Param>& fields, json&& v, const Path& pa
     }
     at[static_cast<std::size_t>(field - fields.begin())] = m;
   }
-  if (given) given->assign(fields.size(), false);
+  if (given) given->reserve(fields.size());
   // Field names are unique, so each is appended without the object's search for an existing key.
   json out = json::object();
   auto& members = out.get_ref<json::object_t&>();
@@ -101,11 +102,12 @@ json validated_object(const std::vector<Param>& fields, json&& v, const Path& pa
   for (std::size_t i = 0; i < fields.size(); ++i) {
     const Param& f = fields[i];
     if (at[i] != absent) {
-      if (given) (*given)[i] = true;
+      if (given) given->push_back(true);
       members.emplace_back(f.name, validated(f, std::move((given_members.begin() + static_cast<std::ptrdiff_t>(at[i]))->second), Path(path, f.name)));
     } else if (f.required) {
       fail(Path(path, f.name), "is required" + (f.doc.empty() ? std::string() : " (" + f.doc + ")"));
     } else if (fill_defaults && !f.default_value.is_null()) {
+      if (given) given->push_back(false);
       members.emplace_back(f.name, f.default_value);
     }
   }
@@ -232,7 +234,9 @@ Args::Args(const Calculator& calc, json&& input) : params_(&calc.params) {
   if (!input.is_object()) {
     throw InputError("", "the input must be a JSON object of parameters, got " + type_name(input));
   }
-  values_ = validated_object(calc.params, std::move(input), Path(""), true, &given_);
+  std::vector<bool> given;
+  values_ = validated_object(calc.params, std::move(input), Path(""), true, &given);
+  index_members(given);
   if (values_.contains("chip")) {
     resolve_chip();
   } else if (values_.contains("chip_overrides")) {
@@ -310,12 +314,18 @@ void Args::forget_kept_reading(std::string_view name) {
   });
 }
 
-const json* Args::member(std::string_view name) const {
-  if (!values_.is_object()) return nullptr;
-  for (const auto& [key, value] : values_.get_ref<const json::object_t&>()) {
-    if (same_name(key, name)) return &value;
+void Args::index_members(const std::vector<bool>& given) {
+  auto& members = values_.get_ref<json::object_t&>();
+  members_.reserve(members.size());
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    auto& [key, value] = *(members.begin() + static_cast<std::ptrdiff_t>(i));
+    members_.push_back({key, &value, given[i]});
   }
-  return nullptr;
+}
+
+const json* Args::member(std::string_view name) const {
+  const Member* m = find_member(name);
+  return m ? m->value : nullptr;
 }
 
 bool Args::has(std::string_view name) const {
@@ -324,10 +334,8 @@ bool Args::has(std::string_view name) const {
 }
 bool Args::given(std::string_view name) const {
   note_read(name);
-  for (std::size_t i = 0; i < params_->size(); ++i) {
-    if (same_name((*params_)[i].name, name)) return given_[i];
-  }
-  return false;
+  const Member* m = find_member(name);
+  return m && m->given;
 }
 
 const json& Args::value_of(std::string_view name) const {

@@ -21,6 +21,9 @@ class Args {
   // Validates `input`; the rvalue form moves its values into these Args instead of copying them.
   Args(const Calculator& calc, const json& input);
   Args(const Calculator& calc, json&& input);
+  // The index of members_ points into values_: built in place, never copied.
+  Args(const Args&) = delete;
+  Args& operator=(const Args&) = delete;
 
   const json& values() const {
     note_read("*");
@@ -86,7 +89,22 @@ class Args {
  private:
   const std::vector<Param>* params_;  // the calculator's parameters, in schema order
   json values_;
-  std::vector<bool> given_;  // by position in *params_: given by the caller
+  // values_'s members in order, each with its key's view and whether the caller gave it: a
+  // lookup by name compares views, which the browser's -Oz engine does without a call per member
+  // (std::string's size and data are calls there; a view's are fields).
+  struct Member {
+    std::string_view key;
+    json* value;
+    bool given;
+  };
+  std::vector<Member> members_;
+  void index_members(const std::vector<bool>& given);
+  const Member* find_member(std::string_view name) const {
+    for (const Member& m : members_) {
+      if (m.key.size() == name.size() && std::char_traits<char>::compare(m.key.data(), name.data(), name.size()) == 0) return &m;
+    }
+    return nullptr;
+  }
   std::shared_ptr<const Chip> chip_;   // a catalog chip without overrides is shared, resolved once
   std::shared_ptr<const Model> model_;
 
