@@ -230,7 +230,7 @@ json validate_value(const Param& p, const json& value, const std::string& path) 
 
 Args::Args(const Calculator& calc, const json& input) : Args(calc, json(input)) {}
 
-Args::Args(const Calculator& calc, json&& input) : params_(&calc.params) {
+Args::Args(const Calculator& calc, json&& input) {
   if (!input.is_object()) {
     throw InputError("", "the input must be a JSON object of parameters, got " + type_name(input));
   }

@@ -87,7 +87,6 @@ class Args {
   void track_reads() { tracking_ = true; }
 
  private:
-  const std::vector<Param>* params_;  // the calculator's parameters, in schema order
   json values_;
   // values_'s members in order, each with its key's view and whether the caller gave it: a
   // lookup by name compares views, which the browser's -Oz engine does without a call per member
@@ -101,7 +100,7 @@ class Args {
   void index_members(const std::vector<bool>& given);
   const Member* find_member(std::string_view name) const {
     for (const Member& m : members_) {
-      if (m.key.size() == name.size() && std::char_traits<char>::compare(m.key.data(), name.data(), name.size()) == 0) return &m;
+      if (same_name(m.key, name)) return &m;
     }
     return nullptr;
   }
