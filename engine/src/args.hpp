@@ -24,6 +24,7 @@ class Args {
   // The index of members_ points into values_: built in place, never copied.
   Args(const Args&) = delete;
   Args& operator=(const Args&) = delete;
+  ~Args();
 
   const json& values() const {
     note_read("*");

@@ -331,7 +331,7 @@ std::vector<CatalogEntry> scan_catalog_entries(std::string_view array_text) {
 
 const CatalogEntry* find_entry(const std::vector<CatalogEntry>& entries, std::string_view id) {
   for (const CatalogEntry& entry : entries) {
-    if (entry.id == id) return &entry;
+    if (same_name(entry.id, id)) return &entry;
   }
   return nullptr;
 }
@@ -423,7 +423,7 @@ const std::vector<std::string>& dtype_titles() {
 
 double dtype_bytes(const std::string& dtype) {
   for (const Dtype& d : dtypes()) {
-    if (d.name == dtype) return d.bytes;
+    if (same_name(d.name, dtype)) return d.bytes;
   }
   if (find_format(dtype)) return format_bits(dtype) / 8;
   std::string allowed;

@@ -25,10 +25,7 @@ std::uint64_t warning_hash(Warning::Text kind, const std::array<std::uint64_t, W
 }
 
 Outputs::Outputs(const std::vector<Output>& declared)
-    : declared_(&declared), kinds_(declared.size(), Kind::unset), numbers_(declared.size()),
-      words_(declared.size()), values_(declared.size()), required_(declared.size()) {
-  for (std::size_t i = 0; i < declared.size(); ++i) required_[i] = declared[i].nullable ? 0 : 1;
-}
+    : declared_(&declared), slots_(declared.size()) {}
 
 std::optional<std::size_t> Outputs::position(std::string_view name) const {
   const std::size_t n = declared_->size();
@@ -50,23 +47,23 @@ std::optional<std::size_t> Outputs::found(std::string_view name) {
 }
 
 json Outputs::at(std::size_t i) const {
-  switch (kinds_[i]) {
-    case Kind::number: return numbers_[i];
-    case Kind::word: return std::string(words_[i]);
-    case Kind::other: return values_[i];
+  switch (kind(i)) {
+    case Kind::number: return number(i);
+    case Kind::word: return std::string(word(i));
+    case Kind::other: return other(i);
     default: return nullptr;
   }
 }
 
 std::optional<json> Outputs::find(std::string_view name) const {
-  for (std::size_t i = 0; i < kinds_.size(); ++i) {
+  for (std::size_t i = 0; i < size(); ++i) {
     if (same_name((*declared_)[i].name, name)) return is_set(i) ? std::optional<json>(at(i)) : std::nullopt;
   }
   return std::nullopt;
 }
 
 void Outputs::clear() {
-  std::fill(kinds_.begin(), kinds_.end(), Kind::unset);
+  for (Slot& slot : slots_) slot.kind = Kind::unset;
   cursor_ = 0;
   undeclared_.clear();
 }
@@ -77,8 +74,8 @@ void Outputs::check(const std::string& calculator) const {
     for (const std::string& name : undeclared_) names += (names.empty() ? "" : ", ") + name;
     throw std::logic_error(calculator + " emitted undeclared outputs: " + names);
   }
-  for (std::size_t i = 0; i < kinds_.size(); ++i) {
-    if (required_[i] && (kinds_[i] == Kind::unset || kinds_[i] == Kind::null)) {
+  for (std::size_t i = 0; i < size(); ++i) {
+    if (!(*declared_)[i].nullable && (kind(i) == Kind::unset || kind(i) == Kind::null)) {
       throw std::logic_error(calculator + " left out its output " + std::string((*declared_)[i].name) +
                              ", which is not nullable");
     }

@@ -186,7 +186,7 @@ class Outputs {
   }
   // The same by declared position (outputs.hpp output_index), no name looked up.
   void set_number_at(std::size_t i, double value) {
-    numbers_[i] = value;
+    slots_[i].number = value;
     mark(i, Kind::number);
   }
   void set_null_at(std::size_t i) { mark(i, Kind::null); }
@@ -196,11 +196,11 @@ class Outputs {
   // A literal word, kept as its view; any other text goes through set_text_at, which copies it
   // (into the slot's string when it holds one already).
   void set_word_at(std::size_t i, Word word) {
-    words_[i] = word;
+    slots_[i].word = word;
     mark(i, Kind::word);
   }
   void set_text_at(std::size_t i, std::string_view text) {
-    json& at = values_[i];
+    json& at = other_slot(i);
     if (at.is_string()) at.get_ref<json::string_t&>().assign(text);
     else at = std::string(text);
     mark(i, Kind::other);
@@ -208,18 +208,18 @@ class Outputs {
   void set_at(std::size_t i, json value) {
     if (value.is_number_float()) return set_number_at(i, value.get_ref<const json::number_float_t&>());
     if (value.is_null()) return set_null_at(i);
-    values_[i] = std::move(value);
+    other_slot(i) = std::move(value);
     mark(i, Kind::other);
   }
 
   const std::vector<Output>& declared() const { return *declared_; }
-  std::size_t size() const { return kinds_.size(); }
-  Kind kind(std::size_t i) const { return kinds_[i]; }
-  bool is_set(std::size_t i) const { return kinds_[i] != Kind::unset; }
+  std::size_t size() const { return slots_.size(); }
+  Kind kind(std::size_t i) const { return slots_[i].kind; }
+  bool is_set(std::size_t i) const { return slots_[i].kind != Kind::unset; }
   // The number at position `i` (kind number) and the other value (kind other).
-  double number(std::size_t i) const { return numbers_[i]; }
-  std::string_view word(std::size_t i) const { return words_[i]; }
-  const json& other(std::size_t i) const { return values_[i]; }
+  double number(std::size_t i) const { return slots_[i].number; }
+  std::string_view word(std::size_t i) const { return slots_[i].word; }
+  const json& other(std::size_t i) const { return others_[i]; }
   // The value at declared position `i` as a json (null when not set): made on each call, for
   // the few readers off the hot path (a calculator reading back an output, tests).
   json at(std::size_t i) const;
@@ -238,17 +238,25 @@ class Outputs {
   // name, which is noted for check().
   std::optional<std::size_t> found(std::string_view name);
   void mark(std::size_t i, Kind kind) {
-    kinds_[i] = kind;
+    slots_[i].kind = kind;
     cursor_ = i + 1;
   }
   std::optional<std::size_t> position(std::string_view name) const;
+  // The slot of a value of kind other, the slots made on the first such value: most results
+  // hold numbers and words only, and a json per output cost an allocation and a destructor each.
+  json& other_slot(std::size_t i) {
+    if (others_.empty()) others_.resize(slots_.size());
+    return others_[i];
+  }
 
+  struct Slot {
+    double number = 0;
+    std::string_view word;
+    Kind kind = Kind::unset;
+  };
   const std::vector<Output>* declared_;
-  std::vector<Kind> kinds_;
-  std::vector<double> numbers_;
-  std::vector<std::string_view> words_;
-  std::vector<json> values_;
-  std::vector<unsigned char> required_;  // by position: not nullable
+  std::vector<Slot> slots_;    // by declared position: what is set, and its number or word
+  std::vector<json> others_;   // by declared position, the values of kind other (or empty)
   std::size_t cursor_ = 0;
   std::vector<std::string> undeclared_;  // reported by check(), in the order emitted
 };
