@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <algorithm>
+#include <array>
 #include <cctype>
 
 #include "errors.hpp"
@@ -73,27 +74,65 @@ void check_number(const Param& p, const json& v, const Path& path, bool integer)
   if (low || x > p.max) fail(path, "must be " + range_text(p) + ", got " + plain(x));
 }
 
+[[noreturn]] void refuse_unknown(const std::vector<Param>& fields, const Path& path, const std::string& key) {
+  std::vector<std::string> names;
+  for (const Param& f : fields) names.push_back(f.name);
+  fail(Path(path, key), "unknown parameter; allowed: " + joined(names));
+}
+
+// Where each field stands among the given members (absent: not given); a member no field names
+// is refused. Up to 64 members, each field's name is compared with the members' keys taken as
+// views once: the browser's -Oz engine makes std::string's size and data calls, two per name
+// compared, and a search of the fields per member compared each field's name again.
+constexpr std::size_t absent = static_cast<std::size_t>(-1);
+std::vector<std::size_t> given_positions(const std::vector<Param>& fields, const json::object_t& members,
+                                         const Path& path) {
+  std::vector<std::size_t> at(fields.size(), absent);
+  auto position_of = [&](std::string_view key) -> std::size_t {
+    for (std::size_t i = 0; i < fields.size(); ++i) {
+      if (same_name(fields[i].name, key)) return i;
+    }
+    return absent;
+  };
+  const std::size_t count = members.size();
+  std::array<std::string_view, 64> keys;
+  if (count > keys.size()) {
+    for (std::size_t m = 0; m < count; ++m) {
+      const std::string& key = (members.begin() + static_cast<std::ptrdiff_t>(m))->first;
+      const std::size_t i = position_of(key);
+      if (i == absent) refuse_unknown(fields, path, key);
+      at[i] = m;
+    }
+    return at;
+  }
+  for (std::size_t m = 0; m < count; ++m) keys[m] = (members.begin() + static_cast<std::ptrdiff_t>(m))->first;
+  std::size_t matched = 0;
+  for (std::size_t i = 0; i < fields.size() && matched < count; ++i) {
+    const std::string_view name = fields[i].name;
+    for (std::size_t m = 0; m < count; ++m) {
+      if (same_name(keys[m], name)) {
+        at[i] = m;
+        ++matched;
+        break;
+      }
+    }
+  }
+  if (matched < count) {
+    for (std::size_t m = 0; m < count; ++m) {
+      if (position_of(keys[m]) == absent) refuse_unknown(fields, path, std::string(keys[m]));
+    }
+  }
+  return at;
+}
+
 // The object's fields in schema order, each validated and moved out of `v` (nothing is copied
 // but the defaults). `given`, when not null, receives which of the object's members the caller
 // gave (the others are defaults), in the members' order.
 json validated_object(const std::vector<Param>& fields, json&& v, const Path& path, bool fill_defaults,
                       std::vector<bool>* given = nullptr) {
   if (!v.is_object()) fail(path, "must be an object, got " + type_name(v));
-  // Where each field stands among the given members (npos: not given), found in one pass that
-  // also refuses an unknown key.
-  constexpr std::size_t absent = static_cast<std::size_t>(-1);
-  std::vector<std::size_t> at(fields.size(), absent);
   auto& given_members = v.get_ref<json::object_t&>();
-  for (std::size_t m = 0; m < given_members.size(); ++m) {
-    const std::string& key = (given_members.begin() + static_cast<std::ptrdiff_t>(m))->first;
-    auto field = std::find_if(fields.begin(), fields.end(), [&](const Param& f) { return same_name(f.name, key); });
-    if (field == fields.end()) {
-      std::vector<std::string> names;
-      for (const Param& f : fields) names.push_back(f.name);
-      fail(Path(path, key), "unknown parameter; allowed: " + joined(names));
-    }
-    at[static_cast<std::size_t>(field - fields.begin())] = m;
-  }
+  const std::vector<std::size_t> at = given_positions(fields, given_members, path);
   if (given) given->reserve(fields.size());
   // Field names are unique, so each is appended without the object's search for an existing key.
   json out = json::object();

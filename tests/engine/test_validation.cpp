@@ -49,6 +49,15 @@ TEST(Validation, UnknownKeyIsAnErrorNamingIt) {
   EXPECT_NE(e.message.find("bytes"), std::string::npos) << "lists the allowed names: " << e.message;
 }
 
+// The first unknown key in the order given is the one named, among a few members and among more
+// members than any schema has fields (the two ways validation finds where each member stands).
+TEST(Validation, TheFirstUnknownKeyIsNamedAmongFewOrManyMembers) {
+  expect_error_shape(eval("decode", R"({"model": "llama2-13b", "batch": 8, "zeta": 1, "alpha": 2})"), "zeta");
+  std::string many = R"({"model": "llama2-13b", "batch": 8)";
+  for (int i = 0; i < 80; ++i) many += ", \"p" + std::to_string(i) + "\": " + std::to_string(i);
+  expect_error_shape(eval("decode", many + "}"), "p0");
+}
+
 TEST(Validation, NestedUnknownKeyHasDottedPath) {
   Evaluation e = eval("roofline", R"({"matmul": {"B": 1, "D": 2, "F": 3, "Q": 4}})");
   expect_error_shape(e, "matmul.Q");
