@@ -17,7 +17,7 @@ namespace scalelab {
 // a native numbers-only serving evaluation went to memcmp on names of equal length). (libc++'s
 // string_view == goes through compare() and a std::min that the shipped -Oz WebAssembly build
 // keeps as calls: 4 % of a numbers-only decode evaluation there.)
-inline bool same_name(std::string_view a, std::string_view b) {
+[[gnu::always_inline]] inline bool same_name(std::string_view a, std::string_view b) {
   return a.size() == b.size() && (a.empty() || (a[0] == b[0] &&
          std::char_traits<char>::compare(a.data() + 1, b.data() + 1, a.size() - 1) == 0));
 }
