@@ -318,22 +318,26 @@ std::shared_ptr<const T> resolved_as_last_time(LastResolved<T>& last, const json
   return resolved;
 }
 
+// The overrides of a chip or model given none (a function's static: no order of initialisation to mind).
+const json& no_overrides() {
+  static const json none;
+  return none;
+}
+
 }  // namespace
 
 // The parameters are looked up in the index (json's own lookups compare each key with memcmp,
 // 2 % of a numbers-only serving evaluation).
-const json kNoOverrides;
-
 void Args::resolve_chip() {
   thread_local LastResolved<Chip> last;
   const json* overrides = member("chip_overrides");
-  chip_ = resolved_as_last_time(last, *member("chip"), overrides ? *overrides : kNoOverrides, shared_chip);
+  chip_ = resolved_as_last_time(last, *member("chip"), overrides ? *overrides : no_overrides(), shared_chip);
 }
 
 void Args::resolve_model() {
   thread_local LastResolved<Model> last;
   const json* overrides = member("model_overrides");
-  model_ = resolved_as_last_time(last, *member("model"), overrides ? *overrides : kNoOverrides, shared_model);
+  model_ = resolved_as_last_time(last, *member("model"), overrides ? *overrides : no_overrides(), shared_model);
 }
 
 void Args::set_number(const Param& p, const std::vector<std::string>& path, const std::string& dotted, double value) {
