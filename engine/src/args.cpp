@@ -95,7 +95,13 @@ std::vector<std::size_t> given_positions(const std::vector<Param>& fields, const
     return absent;
   };
   const std::size_t count = members.size();
-  std::array<std::string_view, 64> keys;
+  // Left unset until written (a std::array of string_view would clear its 1 KB on every call).
+  struct Key {
+    const char* data;
+    std::size_t size;
+    std::string_view view() const { return {data, size}; }
+  };
+  std::array<Key, 64> keys;
   if (count > keys.size()) {
     for (std::size_t m = 0; m < count; ++m) {
       const std::string& key = (members.begin() + static_cast<std::ptrdiff_t>(m))->first;
@@ -105,12 +111,15 @@ std::vector<std::size_t> given_positions(const std::vector<Param>& fields, const
     }
     return at;
   }
-  for (std::size_t m = 0; m < count; ++m) keys[m] = (members.begin() + static_cast<std::ptrdiff_t>(m))->first;
+  for (std::size_t m = 0; m < count; ++m) {
+    const std::string& key = (members.begin() + static_cast<std::ptrdiff_t>(m))->first;
+    keys[m] = {key.data(), key.size()};
+  }
   std::size_t matched = 0;
   for (std::size_t i = 0; i < fields.size() && matched < count; ++i) {
     const std::string_view name = fields[i].name;
     for (std::size_t m = 0; m < count; ++m) {
-      if (same_name(keys[m], name)) {
+      if (same_name(keys[m].view(), name)) {
         at[i] = m;
         ++matched;
         break;
@@ -119,7 +128,7 @@ std::vector<std::size_t> given_positions(const std::vector<Param>& fields, const
   }
   if (matched < count) {
     for (std::size_t m = 0; m < count; ++m) {
-      if (position_of(keys[m]) == absent) refuse_unknown(fields, path, std::string(keys[m]));
+      if (position_of(keys[m].view()) == absent) refuse_unknown(fields, path, std::string(keys[m].view()));
     }
   }
   return at;
