@@ -55,7 +55,7 @@ class Expr {
     }
     return *this;
   }
-  ~Expr() {
+  [[gnu::always_inline]] ~Expr() {
     if (node_) release(node_);
   }
 
