@@ -81,40 +81,32 @@ void check_number(const Param& p, const json& v, const Path& path, bool integer)
 }
 
 // Where each field stands among the given members (absent: not given); a member no field names
-// is refused. Up to 64 members, each field's name is compared with the members' keys taken as
-// views once: the browser's -Oz engine makes std::string's size and data calls, two per name
-// compared, and a search of the fields per member compared each field's name again.
+// is refused, the first in the order given. Each field's name is compared with the members' keys,
+// each taken as a view once: the browser's -Oz engine makes std::string's size and data calls,
+// two per name compared, and a search of the fields per member compared each field's name again.
 constexpr std::size_t absent = static_cast<std::size_t>(-1);
 std::vector<std::size_t> given_positions(const std::vector<Param>& fields, const json::object_t& members,
                                          const Path& path) {
-  std::vector<std::size_t> at(fields.size(), absent);
-  auto position_of = [&](std::string_view key) -> std::size_t {
-    for (std::size_t i = 0; i < fields.size(); ++i) {
-      if (same_name(fields[i].name, key)) return i;
-    }
-    return absent;
-  };
-  const std::size_t count = members.size();
-  // Left unset until written (a std::array of string_view would clear its 1 KB on every call).
+  // Left unset until written (a std::array of string_view would clear its 1 KB on every call);
+  // a request of more members than the array holds (one no schema could take) uses the heap.
   struct Key {
     const char* data;
     std::size_t size;
     std::string_view view() const { return {data, size}; }
   };
-  std::array<Key, 64> keys;
-  if (count > keys.size()) {
-    for (std::size_t m = 0; m < count; ++m) {
-      const std::string& key = (members.begin() + static_cast<std::ptrdiff_t>(m))->first;
-      const std::size_t i = position_of(key);
-      if (i == absent) refuse_unknown(fields, path, key);
-      at[i] = m;
-    }
-    return at;
+  std::array<Key, 64> on_stack;
+  std::vector<Key> on_heap;
+  const std::size_t count = members.size();
+  Key* keys = on_stack.data();
+  if (count > on_stack.size()) {
+    on_heap.resize(count);
+    keys = on_heap.data();
   }
   for (std::size_t m = 0; m < count; ++m) {
     const std::string& key = (members.begin() + static_cast<std::ptrdiff_t>(m))->first;
     keys[m] = {key.data(), key.size()};
   }
+  std::vector<std::size_t> at(fields.size(), absent);
   std::size_t matched = 0;
   for (std::size_t i = 0; i < fields.size() && matched < count; ++i) {
     const std::string_view name = fields[i].name;
@@ -128,7 +120,8 @@ std::vector<std::size_t> given_positions(const std::vector<Param>& fields, const
   }
   if (matched < count) {
     for (std::size_t m = 0; m < count; ++m) {
-      if (position_of(keys[m].view()) == absent) refuse_unknown(fields, path, std::string(keys[m].view()));
+      auto names_it = [&](const Param& f) { return same_name(f.name, keys[m].view()); };
+      if (std::none_of(fields.begin(), fields.end(), names_it)) refuse_unknown(fields, path, std::string(keys[m].view()));
     }
   }
   return at;
