@@ -29,6 +29,7 @@ import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { sweepFromColumns } from '../web/src/sweep-columns.js';
+import { firstInputs } from './case_inputs.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -44,17 +45,6 @@ const fastPath = args.includes('--fast-path');
 const sweepOnly = args.includes('--sweep-only');
 const runs = Number(opt('--runs', '30'));
 const cpuTime = args.includes('--cpu');
-
-function firstInputs() {
-  const dir = path.join(root, 'tests', 'cases');
-  const out = new Map();
-  for (const f of fs.readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) {
-    for (const c of JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8'))) {
-      if (!out.has(c.calculator)) out.set(c.calculator, JSON.stringify(c.params));
-    }
-  }
-  return out;
-}
 
 function nativeRates() {
   let report;
@@ -85,7 +75,7 @@ const createEngine = require(path.join(wasmDir, 'node', 'engine.cjs'));
 const engine = await createEngine({ wasmBinary: fs.readFileSync(path.join(wasmDir, 'node', 'engine.wasm')) });
 
 const native = nativeRates();
-const inputs = firstInputs();
+const inputs = firstInputs(root);
 const names = JSON.parse(engine.calculators()).calculators.map((c) => c.name);
 
 // Calls of `call` per second, after a warm-up, over `seconds`, in batches of `batch`.
