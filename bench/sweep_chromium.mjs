@@ -14,11 +14,19 @@
 // (what engine.ts did before), and the JSON export alone (its text, not parsed). --variant loads
 // a lab group's engine (build-wasm/web/engine-<variant>.js, wasm/variants.json; /labs/decode/
 // loads "inference") instead of the full one.
+//
+//   node bench/sweep_chromium.mjs --native build/scalelab_bench [--rounds 10]
+//
+// adds Chromium against native in the same minutes: --rounds rounds, each a short native run
+// (numbers-only decode and serving, the sweep as columns; wall time) and then the same three in the
+// page, so both meet the same load. Prints each round's wasm/native ratios and their medians.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { firstInputs } from './case_inputs.mjs';
+import { nativeRates, runNative } from './native_rates.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(path.join(root, 'web', 'package.json'));
@@ -32,6 +40,8 @@ const opt = (name, dflt) => {
 const wasmDir = path.resolve(root, opt('--wasm-dir', process.env.SCALELAB_WASM_DIR || 'build-wasm'), 'web');
 const runs = Number(opt('--runs', '30'));
 const variant = opt('--variant', '');
+const nativeBin = opt('--native', null);
+const rounds = Number(opt('--rounds', '10'));
 const engineFile = variant ? `engine-${variant}.js` : 'engine.js';
 const sweepColumnsFile = path.join(root, 'web', 'src', 'sweep-columns.js');
 // decode's first case in tests/cases (files in name order), as in bench_evaluate.cpp
@@ -116,7 +126,46 @@ try {
   line('JSON export, parsed', result.parsed);
   line('JSON export, its text only', result.text);
   console.log(`decode numbers-only: ${Math.round(result.numbers)} evaluations/s; with steps: ${Math.round(result.steps)}/s`);
+  if (nativeBin) await againstNative(page);
 } finally {
   await context.close();
   fs.rmSync(dir, { recursive: true, force: true });
+}
+
+// Chromium and native alternated, round by round (see the header).
+async function againstNative(page) {
+  const inputs = firstInputs(root);
+  const wanted = { 'numbers/decode': 'decode numbers-only', 'numbers/serving': 'serving numbers-only',
+    'sweep/decode_2048_columns': 'decode sweep, columns (points/s)' };
+  const ratios = Object.fromEntries(Object.keys(wanted).map((k) => [k, []]));
+  const median = (x) => x.slice().sort((a, b) => a - b)[x.length >> 1];
+  for (let r = 0; r < rounds; r++) {
+    const native = nativeRates(runNative(nativeBin, { root, seconds: 0.3,
+      filter: '^numbers/(decode|serving)$|^sweep/decode_2048_columns$' }), { wallTime: true });
+    const wasm = await page.evaluate(({ decode, serving }) => {
+      const m = window.engine;
+      const rate = (call, ms, per = 1) => {
+        for (let i = 0; i < 20; i++) call();
+        const t0 = performance.now();
+        let n = 0;
+        while (performance.now() - t0 < ms) { call(); n += per; }
+        return n / ((performance.now() - t0) / 1000);
+      };
+      const params = JSON.stringify({ model: 'llama3-70b', chip: 'tpu-v5e', chips: 16, batch: 32 });
+      const spec = JSON.stringify({ x: { param: 'context', from: 0, to: 131072, points: 2048, scale: 'linear' } });
+      return {
+        'numbers/decode': rate(() => m.evaluateNumbers('decode', decode), 300),
+        'numbers/serving': rate(() => m.evaluateNumbers('serving', serving), 300),
+        'sweep/decode_2048_columns': rate(() => window.sweepFromColumns(m.sweepColumns('decode', params, spec), m.sweepValues()), 300, 2048),
+      };
+    }, { decode: inputs.get('decode'), serving: inputs.get('serving') });
+    const cells = Object.keys(wanted).map((k) => {
+      ratios[k].push(wasm[k] / native.get(k));
+      return `${wanted[k]} ${Math.round(wasm[k])}/s against ${Math.round(native.get(k))}/s (${(wasm[k] / native.get(k)).toFixed(2)})`;
+    });
+    console.log(`round ${r + 1}: ${cells.join('; ')}`);
+  }
+  console.log(`Chromium/native, median of ${rounds} rounds: ` +
+    Object.keys(wanted).map((k) => `${wanted[k]} ${median(ratios[k]).toFixed(2)}`).join('; ') +
+    `; load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
 }

@@ -25,11 +25,11 @@
 // least from run to run.
 import fs from 'node:fs';
 import path from 'node:path';
-import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { sweepFromColumns } from '../web/src/sweep-columns.js';
 import { firstInputs } from './case_inputs.mjs';
+import { nativeRates, readNative, runNative } from './native_rates.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -46,35 +46,18 @@ const sweepOnly = args.includes('--sweep-only');
 const runs = Number(opt('--runs', '30'));
 const cpuTime = args.includes('--cpu');
 
-function nativeRates() {
-  let report;
-  if (nativeJson) {
-    report = JSON.parse(fs.readFileSync(nativeJson, 'utf8'));
-  } else if (nativeBin) {
-    const filter = fastPath ? ['--benchmark_filter=^(evaluate|numbers)/(decode|serving)$|^sweep/'] : [];
-    const r = spawnSync(path.resolve(root, nativeBin),
-      ['--benchmark_format=json', `--benchmark_min_time=${seconds}`, ...filter], { encoding: 'utf8', maxBuffer: 64 << 20 });
-    if (r.status !== 0) throw new Error(`${nativeBin} failed: ${r.stderr}`);
-    report = JSON.parse(r.stdout);
-  } else {
-    return null;
-  }
-  const rates = new Map();
-  for (const b of report.benchmarks) {
-    if (b.name.startsWith('evaluate/')) rates.set(b.name.slice('evaluate/'.length), b.items_per_second);
-    // numbers/NAME and sweep/decode_2048 (points/s), under their own names
-    if (b.name.startsWith('numbers/') || b.name.startsWith('sweep/')) rates.set(b.name, b.items_per_second);
-    // --fast-path compares wall time with wall time (Google Benchmark's items/s are per CPU second)
-    if (fastPath && !cpuTime) rates.set(rates.has(b.name) ? b.name : b.name.slice('evaluate/'.length), b.items_per_second * b.cpu_time / b.real_time);
-  }
-  return rates;
+function nativeFigures() {
+  const filter = fastPath ? '^(evaluate|numbers)/(decode|serving)$|^sweep/' : null;
+  const report = nativeJson ? readNative(nativeJson) : nativeBin ? runNative(nativeBin, { filter, seconds, root }) : null;
+  // --fast-path compares wall time with wall time
+  return report && nativeRates(report, { wallTime: fastPath && !cpuTime });
 }
 
 const require = createRequire(import.meta.url);
 const createEngine = require(path.join(wasmDir, 'node', 'engine.cjs'));
 const engine = await createEngine({ wasmBinary: fs.readFileSync(path.join(wasmDir, 'node', 'engine.wasm')) });
 
-const native = nativeRates();
+const native = nativeFigures();
 const inputs = firstInputs(root);
 const names = JSON.parse(engine.calculators()).calculators.map((c) => c.name);
 
