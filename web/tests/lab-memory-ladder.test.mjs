@@ -99,3 +99,37 @@ test('on a 375 px screen the chart keeps its names above the bars and its labels
   assert.deepEqual(problems, clean);
   await page.close();
 });
+
+// The chart measures every rung in multiples of HBM's time: a large tensor's size dragged moves
+// the time labels, not the bars or the axis (each rung's time grows alike, by its bandwidth), so
+// the drawing is kept and its labels rewritten; a tensor small enough for latency to rule moves them.
+test('the chart in multiples of HBM: the size dragged keeps the drawing; latency moves the bars', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + LAB + '?bytes=4e12');
+  await ready(page);
+  await chartShown(page);
+  const chip = 'tpu-v5e';
+  const read = () => page.locator(`${TAG} svg.ml-plot`).evaluate((svg) => {
+    svg.dataset.seen ??= String(Math.random());
+    return {
+      id: svg.dataset.seen,
+      ticks: [...svg.querySelectorAll('[aria-label="x-axis tick label"] text')].map((t) => t.textContent),
+      widths: [...svg.querySelectorAll('.ml-bar rect')].map((r) => Number(r.getAttribute('width')).toFixed(1)),
+      labels: [...svg.querySelectorAll('.ml-label text')].map((t) => t.textContent),
+    };
+  });
+  const before = await read();
+  assert.ok(before.ticks.includes('1×'), `1× among the ticks: ${before.ticks}`);
+  assert.ok(before.labels.includes(T({ chip, bytes: 4e12, path: 'hbm' })), `HBM's time among the labels: ${before.labels}`);
+  await change(page, () => field(page, 'bytes').fill('4e14'));
+  await waitText(page, `${TAG} tr[data-rung="hbm"]`, new RegExp(esc(T({ chip, bytes: 4e14, path: 'hbm' }))));
+  const after = await read();
+  assert.equal(after.id, before.id, 'the same drawing, its marks moved in place');
+  assert.deepEqual(after.widths, before.widths, 'bandwidth rules: the multiples stay');
+  assert.ok(after.labels.includes(T({ chip, bytes: 4e14, path: 'hbm' })), `labels rewritten: ${after.labels}`);
+  await change(page, () => field(page, 'bytes').fill('1000'));
+  await waitText(page, `${TAG} tr[data-rung="hbm"]`, new RegExp(esc(T({ chip, bytes: 1000, path: 'hbm' }))));
+  assert.notDeepEqual((await read()).widths, before.widths, 'latency rules a 1 KB tensor: the multiples move');
+  assert.deepEqual(problems, clean);
+  await page.close();
+});

@@ -75,35 +75,48 @@ export class MemoryLadderLab extends LabElement {
       <div data-out="t_latency_s"><dt>of which latency</dt><dd>${this.fmt('t_latency_s')}</dd></div></dl>`;
   }
 
+  /** The rung the chart measures the others against: HBM, the rung every chip has a figure for
+   *  (else the fastest). In multiples of its time the bars stay put while a large tensor's size is
+   *  dragged (each rung's time grows alike, by its bandwidth) and move where latency takes over. */
+  private reference(have: Rung[]): Rung {
+    return have.find((x) => x.path === 'hbm') ?? have.reduce((a, b) => (b.t! < a.t! ? b : a));
+  }
+
   protected drawViz(r: Result, host: HTMLElement) {
     const f = (v: number, u: string) => this.engine!.format(v, u);
     const have = this.rungs.filter((x) => x.t !== undefined && x.t > 0);
     const missing = this.rungs.filter((x) => x.missing);
     if (!have.length) { host.replaceChildren(); return; }
-    // whole decades around the rungs: dragging the size inside them moves the bars in place
-    const lo = 10 ** Math.floor(Math.log10(Math.min(...have.map((x) => x.t!)) / 10)), hi = 10 ** Math.ceil(Math.log10(Math.max(...have.map((x) => x.t!)) * 3));
+    const ref = this.reference(have);
+    const times = (x: Rung) => x.t! / ref.t!;
+    const multiple = (v: number) => `${f(v, '')}×`;
+    // whole decades around the multiples and 1× (the reference's own bar, a labelled tick)
+    const ratios = have.map(times);
+    const lo = 10 ** Math.floor(Math.log10(Math.min(1, ...ratios) / 3)), hi = 10 ** Math.ceil(Math.log10(Math.max(1, ...ratios) * 3));
     const names = this.rungs.map((x) => x.name);
     const width = this.vizWidth(320);
-    const description = this.rungs.map((x) => `${x.name}: ${x.missing ? 'not in the catalog for this chip' : f(x.t!, 's')}`).join('; ') + '.';
-    const chartKey = JSON.stringify([names, have.map((x) => x.path), String(r.inputs.path), lo, hi, width]);
-    const bars = have.map((x) => ({ x1: lo, x2: x.t!, label: f(x.t!, 's') }));
+    const description = this.rungs.map((x) => `${x.name}: ${x.missing ? 'not in the catalog for this chip'
+      : `${f(x.t!, 's')}, ${multiple(times(x))} the ${ref.name} time`}`).join('; ') + '.';
+    const chartKey = JSON.stringify([names, have.map((x) => x.path), ref.path, String(r.inputs.path), lo, hi, width]);
+    const bars = have.map((x) => ({ x1: lo, x2: times(x), label: f(x.t!, 's') }));
     if (this.chart && chartKey === this.chartKey && host.contains(this.chart) && moveBarsX(this.chart, bars, 'ml-bar', 'ml-label', description)) return;
     this.chartKey = chartKey;
     // On a narrow screen the rungs' names go above their bars, not in a 210 px margin that would
     // leave the bars a sixth of the width.
     const narrow = width < NARROW_CHART_PX;
     const row = narrow ? 54 : 36, marginLeft = narrow ? 20 : 210, marginRight = 64;  // 20: half the first tick's label
+    const refName = ref.path === 'hbm' ? 'HBM' : ref.name;
     const chart = Plot.plot({
       width, height: row * names.length + 50, marginLeft, marginRight, marginBottom: 40, // room for the time beside the longest bar
-      ariaLabel: 'Time to move the tensor over each rung of the memory ladder, one horizontal bar per rung, log time axis',
+      ariaLabel: `Time to move the tensor over each rung of the memory ladder, one horizontal bar per rung, as a multiple of the ${refName} time on a log axis`,
       ariaDescription: description,
       style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
-      x: { type: 'log', domain: [lo, hi], label: 'Time (log scale) →', tickFormat: (d: number) => f(d, 's'), ticks: decadeTicks(lo, hi, width - marginLeft - marginRight, (d) => f(d, 's')), grid: true },
+      x: { type: 'log', domain: [lo, hi], label: `Time as a multiple of ${refName}'s (log scale) →`, tickFormat: multiple, ticks: decadeTicks(lo, hi, width - marginLeft - marginRight, multiple, 1), grid: true },
       y: narrow ? { domain: names, label: null, axis: null, padding: 0.45 } : { domain: names, label: null },
       marks: [
         ...(narrow ? [Plot.text(this.rungs, { y: 'name', x: lo, text: 'name', dy: -row * 0.4, textAnchor: 'start', fill: 'currentColor', ariaHidden: 'true', className: 'ml-name' })] : []),
-        Plot.barX(have, { y: 'name', x1: lo, x2: 't', fill: (d: Rung) => (d.path === r.inputs.path ? 'var(--warn)' : 'var(--roof)'), ariaHidden: 'true', className: 'ml-bar' }),
-        Plot.text(have, { y: 'name', x: 't', text: (d: Rung) => f(d.t!, 's'), dx: 4, textAnchor: 'start', fill: 'currentColor', ariaHidden: 'true', className: 'ml-label' }),
+        Plot.barX(have, { y: 'name', x1: lo, x2: times, fill: (d: Rung) => (d.path === r.inputs.path ? 'var(--warn)' : 'var(--roof)'), ariaHidden: 'true', className: 'ml-bar' }),
+        Plot.text(have, { y: 'name', x: times, text: (d: Rung) => f(d.t!, 's'), dx: 4, textAnchor: 'start', fill: 'currentColor', ariaHidden: 'true', className: 'ml-label' }),
         Plot.text(missing, { y: 'name', x: lo, text: () => 'not in the catalog', dx: 4, textAnchor: 'start', fill: 'var(--muted)', fontStyle: 'italic', ariaHidden: 'true' }),
       ],
     });

@@ -45,14 +45,16 @@ export function tickRoom(plotWidth: number, least = 1, labelPx = 64): number {
  *  too narrow for all their labels. With the axis's tick format, the room a label needs is measured
  *  from its longest text ("100,000 tokens" needs more than "1 GB"), at about 7 px a character in the
  *  charts' 12 px type. */
-export function decadeTicks(lo: number, hi: number, plotWidth: number, format?: (d: number) => string): number[] {
+export function decadeTicks(lo: number, hi: number, plotWidth: number, format?: (d: number) => string, through?: number): number[] {
   const first = Math.ceil(Math.log10(lo) - 1e-9), last = Math.floor(Math.log10(hi) + 1e-9);
   let labelPx = 64;
   if (format) for (let k = first; k <= last; k++) labelPx = Math.max(labelPx, 7 * format(10 ** k).length + 14);
   const room = tickRoom(plotWidth, 1, labelPx);
   const stride = Math.max(1, Math.ceil((last - first + 1) / room));
+  // `through`: a decade the ticks must include (a reference line's), the others a stride from it
+  const anchor = through === undefined ? first : Math.round(Math.log10(through));
   const ticks: number[] = [];
-  for (let k = first; k <= last; k += stride) ticks.push(10 ** k);
+  for (let k = first + ((((anchor - first) % stride) + stride) % stride); k <= last; k += stride) ticks.push(10 ** k);
   return ticks;
 }
 
