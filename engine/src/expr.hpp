@@ -60,7 +60,7 @@ class Expr {
   }
 
   // A value without a formula (numbers-only mode).
-  static Expr bare(double value) {
+  [[gnu::always_inline]] static Expr bare(double value) {
     Expr e;
     e.value_ = value;
     return e;
@@ -77,11 +77,14 @@ class Expr {
   void append_json_substituted(std::string& out) const;
 
   // Each operation is inline arithmetic when an operand is bare (the numbers-only mode: the
-  // result is bare, no node is made and nothing is called); a tree is built out of line.
-  friend Expr operator+(const Expr& a, const Expr& b) { return binary(Op::add, a.value_ + b.value_, a, b); }
-  friend Expr operator-(const Expr& a, const Expr& b) { return binary(Op::sub, a.value_ - b.value_, a, b); }
-  friend Expr operator*(const Expr& a, const Expr& b) { return binary(Op::mul, a.value_ * b.value_, a, b); }
-  friend Expr operator/(const Expr& a, const Expr& b) { return binary(Op::div, a.value_ / b.value_, a, b); }
+  // result is bare, no node is made and nothing is called); a tree is built out of line. The four
+  // arithmetic operators, binary, unary and bare are always inlined: -Oz would keep them as calls
+  // (the sweep 1.15x faster in WebAssembly for 5 KB gzip on the inference engine; BENCHMARKS.md,
+  // "Link-time optimisation").
+  [[gnu::always_inline]] friend Expr operator+(const Expr& a, const Expr& b) { return binary(Op::add, a.value_ + b.value_, a, b); }
+  [[gnu::always_inline]] friend Expr operator-(const Expr& a, const Expr& b) { return binary(Op::sub, a.value_ - b.value_, a, b); }
+  [[gnu::always_inline]] friend Expr operator*(const Expr& a, const Expr& b) { return binary(Op::mul, a.value_ * b.value_, a, b); }
+  [[gnu::always_inline]] friend Expr operator/(const Expr& a, const Expr& b) { return binary(Op::div, a.value_ / b.value_, a, b); }
   friend Expr operator-(const Expr& a) { return unary(Op::neg, -a.value_, a); }
   friend Expr frac(const Expr& a, const Expr& b) { return binary(Op::frac, a.value_ / b.value_, a, b); }  // \frac{a}{b}
   friend Expr pow(const Expr& base, const Expr& exponent) {
@@ -104,11 +107,11 @@ class Expr {
 
  private:
   Expr() = default;
-  static Expr binary(Op op, double value, const Expr& a, const Expr& b) {
+  [[gnu::always_inline]] static Expr binary(Op op, double value, const Expr& a, const Expr& b) {
     if (!a.has_tex() || !b.has_tex()) return bare(value);
     return combine(op, value, {&a, &b});
   }
-  static Expr unary(Op op, double value, const Expr& a) {
+  [[gnu::always_inline]] static Expr unary(Op op, double value, const Expr& a) {
     if (!a.has_tex()) return bare(value);
     return combine(op, value, {&a});
   }

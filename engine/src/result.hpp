@@ -115,14 +115,16 @@ class Steps {
   Steps(StepList* sink, Warnings* warnings) : sink_(sink), warnings_(warnings) {}
 
   bool on() const { return sink_ != nullptr; }
+  // sym and step are always inlined: a numbers-only call site is then the test of on() (-Oz
+  // would keep a call to each).
   // A named input of a formula: `tex` when steps are on, a bare value otherwise.
-  Expr sym(StepText tex, double value) const {
+  [[gnu::always_inline]] Expr sym(StepText tex, double value) const {
     if (!on()) return Expr::bare(value);
     return symbol(tex, value);
   }
   // Records "label: lhs = expr" and returns its value named `lhs`, for the steps that follow.
   // An empty lhs records the bare expression (and returns it unnamed). Numbers-only: the value.
-  Expr step(StepText label, StepText lhs, const Expr& expr, StepText unit) const {
+  [[gnu::always_inline]] Expr step(StepText label, StepText lhs, const Expr& expr, StepText unit) const {
     if (!on()) return Expr::bare(expr.value());
     return record(label, lhs, expr, unit);
   }
