@@ -44,11 +44,11 @@ const nativeBin = opt('--native', null);
 const rounds = Number(opt('--rounds', '10'));
 const engineFile = variant ? `engine-${variant}.js` : 'engine.js';
 const sweepColumnsFile = path.join(root, 'web', 'src', 'sweep-columns.js');
-// decode's first case in tests/cases (files in name order), as in bench_evaluate.cpp
-const casesDir = path.join(root, 'tests', 'cases');
-const decodeCase = fs.readdirSync(casesDir).filter((f) => f.endsWith('.json')).sort()
-  .flatMap((f) => JSON.parse(fs.readFileSync(path.join(casesDir, f), 'utf8')))
-  .find((c) => c.calculator === 'decode').params;
+// the first case of each calculator in tests/cases, as bench_evaluate.cpp has them, and the
+// 2,048-point sweep of bench_inputs.hpp (kSweepParams, kSweepSpec)
+const inputs = firstInputs(root);
+const SWEEP_PARAMS = JSON.stringify({ model: 'llama3-70b', chip: 'tpu-v5e', chips: 16, batch: 32 });
+const SWEEP_SPEC = JSON.stringify({ x: { param: 'context', from: 0, to: 131072, points: 2048, scale: 'linear' } });
 
 const ORIGIN = 'http://bench.invalid';
 const page_html = `<!doctype html><meta charset="utf-8"><title>sweep bench</title>
@@ -79,14 +79,12 @@ try {
   const page = await context.newPage();
   await page.goto(`${ORIGIN}/`);
   await page.waitForFunction(() => window.ready === true, null, { timeout: 30000 });
-  const result = await page.evaluate(({ runs, decode }) => {
-    const params = { model: 'llama3-70b', chip: 'tpu-v5e', chips: 16, batch: 32 };
-    const spec = { x: { param: 'context', from: 0, to: 131072, points: 2048, scale: 'linear' } };
+  const result = await page.evaluate(({ runs, decode, params, spec }) => {
     const m = window.engine;
     // engine.ts's sweep, as the labs call it (less its variant check and fault report)
-    const typed = () => window.sweepFromColumns(m.sweepColumns('decode', JSON.stringify(params), JSON.stringify(spec)), m.sweepValues());
-    const parsed = () => JSON.parse(m.sweep('decode', JSON.stringify(params), JSON.stringify(spec)));
-    const text = () => m.sweep('decode', JSON.stringify(params), JSON.stringify(spec));
+    const typed = () => window.sweepFromColumns(m.sweepColumns('decode', params, spec), m.sweepValues());
+    const parsed = () => JSON.parse(m.sweep('decode', params, spec));
+    const text = () => m.sweep('decode', params, spec);
     // An engine from before sweepColumns (main's, for a comparison): the JSON ways only.
     const ways = m.sweepColumns ? { typed, parsed, text } : { parsed, text };
     const check = parsed();
@@ -112,14 +110,14 @@ try {
       while (performance.now() - t0 < 1000) { for (let i = 0; i < 50; i++) call(); n += 50; }
       return n / ((performance.now() - t0) / 1000);
     };
-    const input = JSON.stringify(decode);
+    const input = decode;
     return {
       typed: ways.typed ? stats(times.typed) : null, parsed: stats(times.parsed), text: stats(times.text),
       numbers: rate(() => window.engine.evaluateNumbers('decode', input)),
       steps: rate(() => window.engine.evaluate('decode', input)),
       agent: navigator.userAgent,
     };
-  }, { runs, decode: decodeCase });
+  }, { runs, decode: inputs.get('decode'), params: SWEEP_PARAMS, spec: SWEEP_SPEC });
   console.log(`Chromium: ${result.agent.match(/Chrome\/[\d.]+/)?.[0] ?? result.agent}; ${path.relative(root, wasmDir)}/${engineFile}; load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   const line = (what, r) => console.log(`decode sweep, 2,048 points, ${what}: median ${r.median.toFixed(1)} ms, p95 ${r.p95.toFixed(1)} ms (${runs} runs)`);
   if (result.typed) line('as the course calls it (typed columns)', result.typed);
@@ -134,7 +132,6 @@ try {
 
 // Chromium and native alternated, round by round (see the header).
 async function againstNative(page) {
-  const inputs = firstInputs(root);
   const wanted = { 'numbers/decode': 'decode numbers-only', 'numbers/serving': 'serving numbers-only',
     'sweep/decode_2048_columns': 'decode sweep, columns (points/s)' };
   const ratios = Object.fromEntries(Object.keys(wanted).map((k) => [k, []]));
@@ -142,7 +139,7 @@ async function againstNative(page) {
   for (let r = 0; r < rounds; r++) {
     const native = nativeRates(runNative(nativeBin, { root, seconds: 0.3,
       filter: '^numbers/(decode|serving)$|^sweep/decode_2048_columns$' }), { wallTime: true });
-    const wasm = await page.evaluate(({ decode, serving }) => {
+    const wasm = await page.evaluate(({ decode, serving, params, spec }) => {
       const m = window.engine;
       const rate = (call, ms, per = 1) => {
         for (let i = 0; i < 20; i++) call();
@@ -151,14 +148,12 @@ async function againstNative(page) {
         while (performance.now() - t0 < ms) { call(); n += per; }
         return n / ((performance.now() - t0) / 1000);
       };
-      const params = JSON.stringify({ model: 'llama3-70b', chip: 'tpu-v5e', chips: 16, batch: 32 });
-      const spec = JSON.stringify({ x: { param: 'context', from: 0, to: 131072, points: 2048, scale: 'linear' } });
       return {
         'numbers/decode': rate(() => m.evaluateNumbers('decode', decode), 300),
         'numbers/serving': rate(() => m.evaluateNumbers('serving', serving), 300),
         'sweep/decode_2048_columns': rate(() => window.sweepFromColumns(m.sweepColumns('decode', params, spec), m.sweepValues()), 300, 2048),
       };
-    }, { decode: inputs.get('decode'), serving: inputs.get('serving') });
+    }, { decode: inputs.get('decode'), serving: inputs.get('serving'), params: SWEEP_PARAMS, spec: SWEEP_SPEC });
     const cells = Object.keys(wanted).map((k) => {
       ratios[k].push(wasm[k] / native.get(k));
       return `${wanted[k]} ${Math.round(wasm[k])}/s against ${Math.round(native.get(k))}/s (${(wasm[k] / native.get(k)).toFixed(2)})`;

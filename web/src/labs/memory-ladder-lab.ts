@@ -88,6 +88,7 @@ export class MemoryLadderLab extends LabElement {
     const missing = this.rungs.filter((x) => x.missing);
     if (!have.length) { host.replaceChildren(); return; }
     const ref = this.reference(have);
+    const refName = ref.path === 'hbm' ? 'HBM' : ref.name;
     const times = (x: Rung) => x.t! / ref.t!;
     const multiple = (v: number) => `${f(v, '')}×`;
     // whole decades around the multiples and 1× (the reference's own bar, a labelled tick)
@@ -96,7 +97,7 @@ export class MemoryLadderLab extends LabElement {
     const names = this.rungs.map((x) => x.name);
     const width = this.vizWidth(320);
     const description = this.rungs.map((x) => `${x.name}: ${x.missing ? 'not in the catalog for this chip'
-      : `${f(x.t!, 's')}, ${multiple(times(x))} the ${ref.name} time`}`).join('; ') + '.';
+      : `${f(x.t!, 's')}, ${multiple(times(x))} the ${refName} time`}`).join('; ') + '.';
     const chartKey = JSON.stringify([names, have.map((x) => x.path), ref.path, String(r.inputs.path), lo, hi, width]);
     const bars = have.map((x) => ({ x1: lo, x2: times(x), label: f(x.t!, 's') }));
     if (this.chart && chartKey === this.chartKey && host.contains(this.chart) && moveBarsX(this.chart, bars, 'ml-bar', 'ml-label', description)) return;
@@ -105,7 +106,6 @@ export class MemoryLadderLab extends LabElement {
     // leave the bars a sixth of the width.
     const narrow = width < NARROW_CHART_PX;
     const row = narrow ? 54 : 36, marginLeft = narrow ? 20 : 210, marginRight = 64;  // 20: half the first tick's label
-    const refName = ref.path === 'hbm' ? 'HBM' : ref.name;
     const chart = Plot.plot({
       width, height: row * names.length + 50, marginLeft, marginRight, marginBottom: 40, // room for the time beside the longest bar
       ariaLabel: `Time to move the tensor over each rung of the memory ladder, one horizontal bar per rung, as a multiple of the ${refName} time on a log axis`,
