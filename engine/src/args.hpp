@@ -81,6 +81,7 @@ class Args {
     std::vector<std::string> read;
     Reading reading(*this, tracking_ ? &read : nullptr);
     auto value = std::make_shared<const T>(make());
+    if (kept_.capacity() == 0) kept_.reserve(4);  // a calculator keeps two or three: one allocation
     kept_.push_back(made_kept(tag, value, std::move(read)));
     return *value;
   }

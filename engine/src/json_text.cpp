@@ -13,7 +13,8 @@ namespace {
 // its high bit in `special` (the exact SWAR tests for a byte less than n ≤ 128, more than
 // n < 128, and zero after an xor); the last eight bytes overlap the chunk before them, and a
 // string under eight bytes is padded with 'a'.
-bool plain_ascii(std::string_view s) {
+// Inlined into both callers: a call of its own cost the steps of a serving evaluation 2 %.
+[[gnu::always_inline]] inline bool plain_ascii(std::string_view s) {
   constexpr std::uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
   auto special = [&](std::uint64_t x) {
     std::uint64_t below_space = (x - ones * 0x20) & ~x;
@@ -149,6 +150,13 @@ void append_escaped(std::string_view s, std::string& out) {
     std::string quoted = json(std::string(s)).dump(-1, ' ', false, json::error_handler_t::replace);
     out.append(quoted, 1, quoted.size() - 2);
   }
+}
+
+void escape_tail(std::string& out, std::size_t from) {
+  if (plain_ascii(std::string_view(out).substr(from))) return;  // nearly always: nothing to do
+  std::string raw = out.substr(from);
+  out.resize(from);
+  append_escaped(raw, out);
 }
 
 void append_string(std::string_view s, std::string& out) {

@@ -21,6 +21,9 @@ void append_string(std::string_view s, std::string& out);
 // The same without the quotes: a piece of a JSON string. Pieces written one after another read
 // as their concatenation written whole, as long as no piece ends inside a UTF-8 sequence.
 void append_escaped(std::string_view s, std::string& out);
+// Escapes, in place, what was appended to `out` from `from` on, as append_escaped would have
+// written it: text made straight into the result (a warning) without a string of its own.
+void escape_tail(std::string& out, std::size_t from);
 
 // A string literal as it reads inside a JSON string, escaped at compile time: the TeX \times,
 // given in C++ as escaped<"\\times">, becomes the JSON text \\times (its backslash doubled). The
@@ -56,21 +59,29 @@ void append_decimal(const Decimal& d, std::string& out);
 // anything else.
 template <class WriteValue>
 bool append_container(const json& j, std::string& out, WriteValue&& value) {
-  if (!j.is_object() && !j.is_array()) return false;
-  out += j.is_object() ? '{' : '[';
+  // The members walked as the vectors they are (json's iterators test the type at every step).
+  if (j.is_object()) {
+    out += '{';
+    bool first = true;
+    for (const auto& [key, member] : j.get_ref<const json::object_t&>()) {
+      if (!first) out += ',';
+      first = false;
+      append_string(key, out);
+      out += ':';
+      value(member, &key);
+    }
+    out += '}';
+    return true;
+  }
+  if (!j.is_array()) return false;
+  out += '[';
   bool first = true;
-  for (auto it = j.begin(); it != j.end(); ++it) {
+  for (const json& item : j.get_ref<const json::array_t&>()) {
     if (!first) out += ',';
     first = false;
-    if (j.is_object()) {
-      append_string(it.key(), out);
-      out += ':';
-      value(it.value(), &it.key());
-    } else {
-      value(it.value(), nullptr);
-    }
+    value(item, nullptr);
   }
-  out += j.is_object() ? '}' : ']';
+  out += ']';
   return true;
 }
 

@@ -62,13 +62,16 @@ std::optional<Evaluation> parse_input(std::string_view text, json& out, const st
   if (text.size() > kMaxInputBytes) {
     return error_result(Status::bad_input, param, "the input is larger than 64 KiB");
   }
-  if (too_deep(text)) {
-    return error_result(Status::bad_input, param, "the input nests deeper than 32 levels");
-  }
+  // A plain request (nearly every one) is read, and its depth checked, in one pass; anything
+  // else is scanned for its depth before nlohmann's parser sees it.
   try {
+    if (read_plain_json(text, out)) return std::nullopt;
+    if (too_deep(text)) {
+      return error_result(Status::bad_input, param, "the input nests deeper than 32 levels");
+    }
     if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
       out = json::object();
-    } else if (!read_plain_json(text, out)) {
+    } else {
       out = json::parse(text);
     }
     return std::nullopt;
@@ -201,6 +204,7 @@ void append_outputs(const Outputs& outputs, std::string& out, const std::string&
         append_canonical_number(outputs.number(i), out, calculator, outputs.declared()[i].name);
         break;
       case Outputs::Kind::word: append_string(outputs.word(i), out); break;
+      case Outputs::Kind::flag: out += outputs.flag(i) ? "true" : "false"; break;
       case Outputs::Kind::other: append_canonical(outputs.other(i), out, calculator, outputs.declared()[i].name); break;
       default: out += "null";
     }
@@ -219,7 +223,11 @@ void append_warnings(const Warnings& warnings, std::string& out) {
   out += '[';
   for (std::size_t i = 0; i < warnings.size(); ++i) {
     if (i > 0) out += ',';
-    append_string(warnings[i].text(), out);
+    out += '"';
+    const std::size_t from = out.size();
+    warnings[i].append_text(out);  // made in place, then escaped where it needs it
+    escape_tail(out, from);
+    out += '"';
   }
   out += ']';
 }

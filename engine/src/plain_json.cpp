@@ -11,6 +11,7 @@
 #include <system_error>
 
 #include "schema.hpp"
+#include "scalelab/limits.hpp"
 
 namespace scalelab {
 namespace {
@@ -49,6 +50,7 @@ class PlainReader {
  private:
   const char* at_;
   const char* end_;
+  int depth_ = 0;  // objects and lists open around the reader
 
   void skip_space() {
     while (at_ != end_ && (*at_ == ' ' || *at_ == '\n' || *at_ == '\r' || *at_ == '\t')) ++at_;
@@ -67,8 +69,8 @@ class PlainReader {
   bool value(json& out) {
     if (at_ == end_) return false;
     switch (*at_) {
-      case '{': return object(out);
-      case '[': return list(out);
+      case '{': return nested(&PlainReader::object, out);
+      case '[': return nested(&PlainReader::list, out);
       case '"': {
         std::string_view s;
         if (!string(s)) return false;
@@ -80,6 +82,14 @@ class PlainReader {
       case 'n': out = nullptr; return word("null");
       default: return number(out);
     }
+  }
+
+  // An object or a list, one level deeper: past kMaxInputDepth, not plain.
+  bool nested(bool (PlainReader::*read)(json&), json& out) {
+    if (++depth_ > kMaxInputDepth) return false;
+    const bool read_it = (this->*read)(out);
+    --depth_;
+    return read_it;
   }
 
   // Printable ASCII without escapes; anything else (an escape, UTF-8, a control byte) is for nlohmann.

@@ -10,8 +10,9 @@
 
 namespace scalelab {
 
-// Reads `text` into `out` and returns true when it is plain; false (and `out` unspecified) when
-// it is anything else, valid or not: a text for json::parse.
+// Reads `text` into `out` and returns true when it is plain and nests at most kMaxInputDepth
+// levels (scalelab/limits.hpp); false (and `out` unspecified) when it is anything else, valid or
+// not: a text for the depth test and json::parse.
 bool read_plain_json(std::string_view text, json& out);
 
 }  // namespace scalelab

@@ -50,6 +50,7 @@ json Outputs::at(std::size_t i) const {
   switch (kind(i)) {
     case Kind::number: return number(i);
     case Kind::word: return std::string(word(i));
+    case Kind::flag: return flag(i);
     case Kind::other: return other(i);
     default: return nullptr;
   }

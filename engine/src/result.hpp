@@ -22,13 +22,24 @@ class Warning {
  public:
   static constexpr std::size_t kMaxNumbers = 10;
   using Numbers = std::array<double, kMaxNumbers>;
-  using Text = std::string (*)(const Numbers&);
+  // Appends the text made from the numbers to `out` (the result's own text, as it is written).
+  using Text = void (*)(const Numbers&, std::string& out);
 
   Warning(std::string text) : text_(std::move(text)) {}  // NOLINT: a warning given as its text
   Warning(const char* text) : text_(text) {}             // NOLINT
   Warning(Text make, const Numbers& numbers) : make_(make), numbers_(numbers) {}
 
-  std::string text() const { return make_ ? make_(numbers_) : text_; }
+  std::string text() const {
+    if (!make_) return text_;
+    std::string t;
+    make_(numbers_, t);
+    return t;
+  }
+  // The text appended to `out`, unescaped.
+  void append_text(std::string& out) const {
+    if (make_) make_(numbers_, out);
+    else out += text_;
+  }
   // Made from a kind and numbers (a sweep tells these apart by kind and numbers, bit for bit).
   bool has_kind() const { return make_ != nullptr; }
   Text kind() const { return make_; }
@@ -40,6 +51,12 @@ class Warning {
   std::string text_;
 };
 using Warnings = std::vector<Warning>;
+// Appends `warning` to `warnings`, room for four made at the first (a decode past its HBM meets
+// two or three: one allocation, not one per growth).
+inline void add_warning(Warnings& warnings, Warning&& warning) {
+  if (warnings.capacity() == 0) warnings.reserve(4);
+  warnings.push_back(std::move(warning));
+}
 
 // A hash of a warning's kind and its numbers' bits (`bits`: each number's, as memcpy gives them),
 // by which a sweep keys the warnings it has met. FNV-1a over the words, then folded (murmur3's
@@ -136,7 +153,7 @@ class Steps {
   Steps prefixed(std::string_view prefix) const;
   // A warning about this configuration (kept in numbers-only mode too).
   void warn(Warning warning) const {
-    if (warnings_) warnings_->push_back(std::move(warning));
+    if (warnings_) add_warning(*warnings_, std::move(warning));
   }
 
  private:
@@ -171,9 +188,9 @@ class Word {
 // canonicalised where they are written (pipeline.hpp), not here.
 class Outputs {
  public:
-  // What a slot holds: nothing set, null, a number (number(i)), a literal word (word(i)), or
-  // another value (other(i)).
-  enum class Kind : unsigned char { unset, null, number, word, other };
+  // What a slot holds: nothing set, null, a number (number(i)), a literal word (word(i)), true
+  // or false (flag(i)), or another value (other(i)).
+  enum class Kind : unsigned char { unset, null, number, word, flag, other };
 
   explicit Outputs(const std::vector<Output>& declared);
 
@@ -207,9 +224,15 @@ class Outputs {
     else at = std::string(text);
     mark(i, Kind::other);
   }
+  // true or false in the slot (a verdict such as fits): no json made for it.
+  void set_flag_at(std::size_t i, bool value) {
+    slots_[i].flag = value;
+    mark(i, Kind::flag);
+  }
   void set_at(std::size_t i, json value) {
     if (value.is_number_float()) return set_number_at(i, value.get_ref<const json::number_float_t&>());
     if (value.is_null()) return set_null_at(i);
+    if (value.is_boolean()) return set_flag_at(i, value.get<bool>());
     other_slot(i) = std::move(value);
     mark(i, Kind::other);
   }
@@ -221,6 +244,7 @@ class Outputs {
   // The number at position `i` (kind number) and the other value (kind other).
   double number(std::size_t i) const { return slots_[i].number; }
   std::string_view word(std::size_t i) const { return slots_[i].word; }
+  bool flag(std::size_t i) const { return slots_[i].flag; }
   const json& other(std::size_t i) const { return others_[i]; }
   // The value at declared position `i` as a json (null when not set): made on each call, for
   // the few readers off the hot path (a calculator reading back an output, tests).
@@ -254,6 +278,7 @@ class Outputs {
   struct Slot {
     double number = 0;
     std::string_view word;
+    bool flag = false;
     Kind kind = Kind::unset;
   };
   const std::vector<Output>* declared_;
@@ -269,7 +294,9 @@ struct Result {
   Outputs outputs;
   StepList steps;
   Warnings warnings;
-  json extra = json::object();  // top-level fields beside "outputs" (e.g. the resolved chip)
+  // Top-level fields beside "outputs" (e.g. the resolved chip): null, which iterates as empty,
+  // until a calculator sets one (an empty object would be an allocation at every evaluation).
+  json extra;
   bool record_steps = true;     // false: numbers-only evaluation
 
   template <typename T>
@@ -282,7 +309,7 @@ struct Result {
   void out_null(std::string_view name) { outputs.set_null(name); }
   // By declared position (outputs.hpp output_index); an empty optional is null.
   void out_at(std::size_t i, double value) { outputs.set_number_at(i, value); }
-  void out_at(std::size_t i, bool value) { outputs.set_at(i, value); }
+  void out_at(std::size_t i, bool value) { outputs.set_flag_at(i, value); }
   void out_at(std::size_t i, const std::string& text) { outputs.set_text_at(i, text); }
   void out_at(std::size_t i, const std::optional<double>& value) {
     if (value) outputs.set_number_at(i, *value);
@@ -304,7 +331,7 @@ struct Result {
     outputs.clear();
     steps.clear();
     warnings.clear();
-    if (!extra.empty()) extra = json::object();
+    if (!extra.is_null()) extra = nullptr;
   }
   // This result's step sink (numbers-only when record_steps is false).
   Steps log() { return Steps(record_steps ? &steps : nullptr, &warnings); }
@@ -317,7 +344,7 @@ struct Result {
               double value, const std::string& unit) {
     return log().record_text(label, formula, substituted, value, unit);
   }
-  void warn(Warning warning) { warnings.push_back(std::move(warning)); }
+  void warn(Warning warning) { add_warning(warnings, std::move(warning)); }
 };
 
 }  // namespace scalelab

@@ -492,6 +492,7 @@ class Collector {
       switch (outputs.kind(i)) {
         case Outputs::Kind::number: columns_[i].add_number(outputs.number(i), calc_.name, calc_.outputs[i].name); break;
         case Outputs::Kind::word: columns_[i].add_word(outputs.word(i), calc_.name, calc_.outputs[i].name); break;
+        case Outputs::Kind::flag: columns_[i].add_other(json(outputs.flag(i)), calc_.name, calc_.outputs[i].name); break;
         case Outputs::Kind::other: columns_[i].add_other(outputs.other(i), calc_.name, calc_.outputs[i].name); break;
         default: columns_[i].add_null();
       }

@@ -300,7 +300,7 @@ TEST(TypedOutputs, PlainWritesWholeNumbersAsPrintfDoes) {
 
 }  // namespace
 
-std::string some_warning(const scalelab::Warning::Numbers&) { return "w"; }
+void some_warning(const scalelab::Warning::Numbers&, std::string& out) { out += "w"; }
 
 // A sweep keys the warnings it has met by warning_hash, truncated to size_t: 32 bits in
 // WebAssembly. Numbers that differ only in their high bits (whole numbers, byte counts, powers

@@ -133,11 +133,12 @@ void mlp_comm(const InferenceSetup& s, DecodeFigures& f, const ParallelFabric& f
 
 // The warnings a sweep meets at many points are kept as their numbers (Warning); these write
 // their text from them when it is written.
-std::string latency_bound_warning(const Warning::Numbers& n) {
-  return "The model-parallel collectives are latency-bound: each moves " + format_quantity(n[0], "bytes") +
-         ", under " + format_quantity(n[1], "bytes") +
-         ", so the per-hop latency, not bandwidth, sets their time (the comms time "
-         "shown is a bandwidth lower bound).";
+void latency_bound_warning(const Warning::Numbers& n, std::string& t) {
+  t += "The model-parallel collectives are latency-bound: each moves ";
+  append_quantity(n[0], "bytes", t);
+  t += ", under ";
+  append_quantity(n[1], "bytes", t);
+  t += ", so the per-hop latency, not bandwidth, sets their time (the comms time shown is a bandwidth lower bound).";
 }
 
 void comm_latency(DecodeFigures& f, const ParallelFabric& fabric, const Steps& log) {
@@ -189,20 +190,25 @@ void decode_step_time(DecodeFigures& f, const Steps& log) {
 }
 
 // numbers: weight bytes, chips, slice HBM bytes, min chips, free HBM bytes (negative).
-std::string weights_exceed_hbm_warning(const Warning::Numbers& n) {
-  return "The weights alone (" + format_quantity(n[0], "bytes") + ") exceed the HBM of " + chips_text(n[1]) + " (" +
-         format_quantity(n[2], "bytes") + "): they need at least " + format_quantity(n[3], "chips") +
-         ". HBM falls short by " + format_quantity(-n[4], "bytes") + " (free_hbm_bytes is negative) and nothing fits.";
+void weights_exceed_hbm_warning(const Warning::Numbers& n, std::string& t) {
+  t += "The weights alone (";
+  append_quantity(n[0], "bytes", t);
+  t += ") exceed the HBM of ";
+  t += chips_text(n[1]);
+  t += " (";
+  append_quantity(n[2], "bytes", t);
+  t += "): they need at least ";
+  append_quantity(n[3], "chips", t);
+  t += ". HBM falls short by ";
+  append_quantity(-n[4], "bytes", t);
+  t += " (free_hbm_bytes is negative) and nothing fits.";
 }
 
 // numbers: batch, total bytes, slice HBM bytes, chips, min chips for the batch, min slice chips,
 // whether there is a max batch (1 or 0), the max batch, context, KV bytes per sequence.
-std::string does_not_fit_warning(const Warning::Numbers& n) {
+void does_not_fit_warning(const Warning::Numbers& n, std::string& t) {
   bool has_max = n[6] != 0;
   double max_batch = n[7], context = n[8];
-  // Appended piece by piece into one string: a sweep past the HBM writes one at every point.
-  std::string t;
-  t.reserve(320);
   t += "Does not fit: weights + KV for batch ";
   append_quantity(n[0], "count", t);
   t += " need ";
@@ -232,7 +238,6 @@ std::string does_not_fit_warning(const Warning::Numbers& n) {
   t += " (a ";
   t += plain(n[5]);
   t += "-chip slice). The times are what the step would take if it fit.";
-  return t;
 }
 
 void decode_fit_warnings(const DecodeFigures& f, double free_raw, const Steps& log) {
