@@ -26,7 +26,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { firstInputs } from './case_inputs.mjs';
-import { nativeRates, runNative } from './native_rates.mjs';
+import { inRounds } from './native_rates.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(path.join(root, 'web', 'package.json'));
@@ -132,14 +132,9 @@ try {
 
 // Chromium and native alternated, round by round (see the header).
 async function againstNative(page) {
-  const wanted = { 'numbers/decode': 'decode numbers-only', 'numbers/serving': 'serving numbers-only',
-    'sweep/decode_2048_columns': 'decode sweep, columns (points/s)' };
-  const ratios = Object.fromEntries(Object.keys(wanted).map((k) => [k, []]));
-  const median = (x) => x.slice().sort((a, b) => a - b)[x.length >> 1];
-  for (let r = 0; r < rounds; r++) {
-    const native = nativeRates(runNative(nativeBin, { root, seconds: 0.3,
-      filter: '^numbers/(decode|serving)$|^sweep/decode_2048_columns$' }), { wallTime: true });
-    const wasm = await page.evaluate(({ decode, serving, params, spec }) => {
+  await inRounds(nativeBin, {
+    root, rounds, label: 'Chromium',
+    measure: () => page.evaluate(({ decode, serving, params, spec }) => {
       const m = window.engine;
       const rate = (call, ms, per = 1) => {
         for (let i = 0; i < 20; i++) call();
@@ -153,14 +148,6 @@ async function againstNative(page) {
         'numbers/serving': rate(() => m.evaluateNumbers('serving', serving), 300),
         'sweep/decode_2048_columns': rate(() => window.sweepFromColumns(m.sweepColumns('decode', params, spec), m.sweepValues()), 300, 2048),
       };
-    }, { decode: inputs.get('decode'), serving: inputs.get('serving'), params: SWEEP_PARAMS, spec: SWEEP_SPEC });
-    const cells = Object.keys(wanted).map((k) => {
-      ratios[k].push(wasm[k] / native.get(k));
-      return `${wanted[k]} ${Math.round(wasm[k])}/s against ${Math.round(native.get(k))}/s (${(wasm[k] / native.get(k)).toFixed(2)})`;
-    });
-    console.log(`round ${r + 1}: ${cells.join('; ')}`);
-  }
-  console.log(`Chromium/native, median of ${rounds} rounds: ` +
-    Object.keys(wanted).map((k) => `${wanted[k]} ${median(ratios[k]).toFixed(2)}`).join('; ') +
-    `; load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+    }, { decode: inputs.get('decode'), serving: inputs.get('serving'), params: SWEEP_PARAMS, spec: SWEEP_SPEC }),
+  });
 }

@@ -14,6 +14,13 @@
 // (evaluateNumbers), and the 2,048-point numbers-only decode sweep of bench_evaluate.cpp
 // (sweep/decode_2048), each beside its native figure.
 //
+//   node bench/wasm_bench.mjs --fast-path --native build/scalelab_bench --rounds 10
+//
+// --rounds alternates native and Node, round by round (0.3 s each per figure), as
+// sweep_chromium.mjs does with Chromium: numbers-only decode and serving and the sweep as
+// columns, each round's ratios and their medians. The machine's load drifts over seconds; a
+// round's two figures, taken seconds apart, meet the same load.
+//
 //   node bench/wasm_bench.mjs --sweep-only [--runs 30] [--wasm-dir build-wasm]
 //
 // --sweep-only times the 2,048-point decode sweep alone, as the course calls it (sweepColumns, put
@@ -29,7 +36,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { sweepFromColumns } from '../web/src/sweep-columns.js';
 import { firstInputs } from './case_inputs.mjs';
-import { nativeRates, readNative, runNative } from './native_rates.mjs';
+import { inRounds, nativeRates, readNative, runNative } from './native_rates.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -45,6 +52,7 @@ const fastPath = args.includes('--fast-path');
 const sweepOnly = args.includes('--sweep-only');
 const runs = Number(opt('--runs', '30'));
 const cpuTime = args.includes('--cpu');
+const rounds = args.includes('--rounds') ? Number(opt('--rounds', '10')) : 0;
 
 function nativeFigures() {
   const filter = fastPath ? '^(evaluate|numbers)/(decode|serving)$|^sweep/' : null;
@@ -57,7 +65,7 @@ const require = createRequire(import.meta.url);
 const createEngine = require(path.join(wasmDir, 'node', 'engine.cjs'));
 const engine = await createEngine({ wasmBinary: fs.readFileSync(path.join(wasmDir, 'node', 'engine.wasm')) });
 
-const native = nativeFigures();
+const native = rounds ? null : nativeFigures();
 const inputs = firstInputs(root);
 const names = JSON.parse(engine.calculators()).calculators.map((c) => c.name);
 
@@ -108,6 +116,27 @@ if (sweepOnly) {
       timed(() => sweepFromColumns(engine.sweepColumns('decode', SWEEP_PARAMS, SWEEP_SPEC), engine.sweepValues()))}`);
   }
   console.log(`the same sweep as JSON, parsed: ${timed(() => JSON.parse(engine.sweep('decode', SWEEP_PARAMS, SWEEP_SPEC)))}`);
+  process.exit(0);
+}
+
+if (fastPath && rounds) {
+  if (!nativeBin) throw new Error('--rounds needs --native build/scalelab_bench');
+  const timedRate = (call, ms, per = 1) => {
+    for (let i = 0; i < 20; i++) call();
+    const t0 = process.hrtime.bigint();
+    let n = 0;
+    while (Number(process.hrtime.bigint() - t0) / 1e6 < ms) { call(); n += per; }
+    return n / (Number(process.hrtime.bigint() - t0) / 1e9);
+  };
+  console.log(`wasm: ${path.relative(root, wasmDir) || '.'}/node/engine.cjs, node ${process.version}, ${rounds} rounds against ${nativeBin}`);
+  await inRounds(nativeBin, {
+    root, rounds, label: `Node ${process.version}`,
+    measure: async () => ({
+      'numbers/decode': timedRate(() => engine.evaluateNumbers('decode', inputs.get('decode')), 300),
+      'numbers/serving': timedRate(() => engine.evaluateNumbers('serving', inputs.get('serving')), 300),
+      'sweep/decode_2048_columns': timedRate(() => sweepFromColumns(engine.sweepColumns('decode', SWEEP_PARAMS, SWEEP_SPEC), engine.sweepValues()), 300, 2048),
+    }),
+  });
   process.exit(0);
 }
 

@@ -183,7 +183,7 @@ void split_exponent(double value, int digits, std::string& mantissa, int& expone
 void append_whole(std::int64_t n, std::string& out) {
   std::array<char, 24> buf{};
   auto written = std::to_chars(buf.data(), buf.data() + buf.size(), n);
-  out.append(buf.data(), written.ptr);
+  append_chars(out, buf.data(), written.ptr);
 }
 
 // 4 significant digits in fixed notation: 0.001395, 240.2, 4096
@@ -396,7 +396,7 @@ std::optional<Decimal> fifteen_digits(double value) {
   const int binary_exponent = static_cast<int>(bits >> 52) - 1023;
   const int last = static_cast<int>(kExactPowersOfTen.size()) - 1;
   int j = std::clamp(14 - ((binary_exponent * 315653) >> 20), -last, last);
-  auto scaled = [&](int k) {
+  auto scaled = [&](int k) __attribute__((always_inline)) {  // inlined in WebAssembly too
     double p = kExactPowersOfTen[static_cast<std::size_t>(k < 0 ? -k : k)];
     return k < 0 ? magnitude / p : magnitude * p;
   };
@@ -430,7 +430,7 @@ int write_digits(const Decimal& d, char* w) {
       "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
       "4041424344454647484950515253545556575859606162636465666768697071727374757677787980"
       "81828384858687888990919293949596979899";
-  auto four = [&](std::uint32_t n, char* at) {
+  auto four = [&](std::uint32_t n, char* at) __attribute__((always_inline)) {
     std::memcpy(at, kPairs + 2 * (n / 100), 2);
     std::memcpy(at + 2, kPairs + 2 * (n % 100), 2);
   };
@@ -544,7 +544,7 @@ bool append_tex_from_digits(double value, std::string_view times, std::string& o
     const int keep = x.exponent + 1 + decimals;
     if (keep < 1 || keep > 12 || !round_digits(x, keep)) return false;
     w = write_fixed(x, x.exponent + 1 + decimals, x.exponent + 1, true, w);
-    out.append(buf.data(), w);
+    append_chars(out, buf.data(), w);
     return true;
   }
   if (!round_digits(x, 4)) return false;  // "%.3e"

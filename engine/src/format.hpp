@@ -7,6 +7,13 @@
 
 namespace scalelab {
 
+// The characters [first, last) appended: by pointer and length, which is a copy. append(first,
+// last) is libc++'s iterator form, which in the WebAssembly build copies character by character
+// (3 % of a numbers-only decode evaluation there).
+inline void append_chars(std::string& out, const char* first, const char* last) {
+  out.append(first, static_cast<std::size_t>(last - first));
+}
+
 // "1.39 ms", "140 GB", "197 TFLOP/s", "2,400 tokens", "3,640 days", "$26.9 M",
 // "6.35 × 10²⁴ FLOPs": SI prefixes up to peta, 3 significant digits, counts with thousands
 // separators, large plain numbers in words (million, billion, trillion) or powers of ten.

@@ -16,7 +16,7 @@ namespace {
 // Inlined into both callers: a call of its own cost the steps of a serving evaluation 2 %.
 [[gnu::always_inline]] inline bool plain_ascii(std::string_view s) {
   constexpr std::uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
-  auto special = [&](std::uint64_t x) {
+  auto special = [&](std::uint64_t x) __attribute__((always_inline)) {
     std::uint64_t below_space = (x - ones * 0x20) & ~x;
     std::uint64_t above_tilde = (x + ones * (127 - 0x7e)) | x;
     std::uint64_t quote = x ^ (ones * '"'), backslash = x ^ (ones * '\\');
@@ -25,7 +25,7 @@ namespace {
   };
   const char* p = s.data();
   const std::size_t n = s.size();
-  auto load = [&](std::size_t at) {
+  auto load = [&](std::size_t at) __attribute__((always_inline)) {
     std::uint64_t x;
     std::memcpy(&x, p + at, 8);
     return x;
@@ -48,7 +48,7 @@ template <typename Integer>
 void write_integer(Integer n, std::string& out) {
   std::array<char, 24> buf{};
   auto written = std::to_chars(buf.data(), buf.data() + buf.size(), n);
-  out.append(buf.data(), written.ptr);
+  append_chars(out, buf.data(), written.ptr);
 }
 
 void write(const json& j, std::string& out) {
@@ -103,13 +103,13 @@ std::size_t utf8_sequence(std::string_view s) {
 
 // `s` escaped as dump escapes it (ensure_ascii off), without quotes, if it is well-formed UTF-8:
 // seven-bit bytes by the table, each multi-byte sequence copied as it is. False and `out` as it
-// was otherwise (invalid bytes are nlohmann's to replace).
+// was otherwise (invalid bytes are nlohmann's to replace). The bytes between two escapes are
+// appended as one run (a TeX symbol holds one or two backslashes among plain letters).
 bool append_escaped_utf8(std::string_view s, std::string& out) {
   static constexpr char hex[] = "0123456789abcdef";
   const std::size_t before = out.size();
-  out.resize(before + 6 * s.size());  // the most it can take: every byte as \u00xx
-  char* w = out.data() + before;
-  for (std::size_t i = 0; i < s.size(); ++i) {
+  std::size_t run = 0;  // where the plain bytes not yet appended start
+  for (std::size_t i = 0; i < s.size();) {
     const auto c = static_cast<unsigned char>(s[i]);
     if (c >= 0x80) {
       const std::size_t n = utf8_sequence(s.substr(i));
@@ -117,26 +117,25 @@ bool append_escaped_utf8(std::string_view s, std::string& out) {
         out.resize(before);
         return false;
       }
-      for (std::size_t k = 0; k < n; ++k) *w++ = s[i + k];
-      i += n - 1;
+      i += n;
       continue;
     }
     const char e = kEscape[c];
     if (e == 0) {
-      *w++ = s[i];
-    } else if (e != 'u') {
-      *w++ = '\\';
-      *w++ = e;
-    } else {
-      *w++ = '\\';
-      *w++ = 'u';
-      *w++ = '0';
-      *w++ = '0';
-      *w++ = hex[c >> 4];
-      *w++ = hex[c & 0xf];
+      ++i;
+      continue;
     }
+    out.append(s.data() + run, i - run);
+    if (e != 'u') {
+      const char escape[2] = {'\\', e};
+      out.append(escape, 2);
+    } else {
+      const char escape[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 0xf]};
+      out.append(escape, 6);
+    }
+    run = ++i;
   }
-  out.resize(static_cast<std::size_t>(w - out.data()));
+  out.append(s.data() + run, s.size() - run);
   return true;
 }
 
@@ -176,7 +175,7 @@ void append_decimal(const Decimal& d, std::string& out) {
   // d.ddde±XX (the kMinExp and kMaxExp of nlohmann's to_chars).
   constexpr int kFixedFrom = -4, kFixedBelow = 15;
   char* end = nlohmann::detail::dtoa_impl::format_buffer(w, count, d.leading_exponent() - (count - 1), kFixedFrom, kFixedBelow);
-  out.append(buf.data(), end);
+  append_chars(out, buf.data(), end);
 }
 
 void append_double(double x, std::string& out) {
@@ -190,7 +189,7 @@ void append_double(double x, std::string& out) {
   }
   std::array<char, 64> buf{};
   char* end = nlohmann::detail::to_chars(buf.data(), buf.data() + buf.size(), x);  // dump's own digits
-  out.append(buf.data(), end);
+  append_chars(out, buf.data(), end);
 }
 
 void append_text(const json& value, std::string& out) { write(value, out); }
