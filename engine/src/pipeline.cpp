@@ -103,10 +103,7 @@ CanonicalNumber canonical_number(double v, const std::string& calculator, std::s
   return {v, written_whole(v)};
 }
 
-namespace {
-
-// canonical_number's value, written: from its 15 digits where they are found (no second pass
-// over the double for its digits).
+// From the value's 15 digits where they are found (no second pass over the double for its digits).
 void append_canonical_number(double v, std::string& out, const std::string& calculator, std::string_view where) {
   if (!std::isfinite(v)) canonical_number(v, calculator, where);  // throws, naming `where`
   if (written_whole(v)) {
@@ -119,6 +116,8 @@ void append_canonical_number(double v, std::string& out, const std::string& calc
   else if (d) append_decimal(*d, out);
   else append_double(value, out);
 }
+
+namespace {
 
 // A step's value is named by its label in the fault message; anything else by its key.
 const std::string* step_label(const json& object) {

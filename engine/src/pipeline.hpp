@@ -51,6 +51,9 @@ struct CanonicalNumber {
   bool whole;  // written as an integer
 };
 CanonicalNumber canonical_number(double v, const std::string& calculator, std::string_view where);
+// canonical_number's value appended as text, its 15 digits found once (the same bytes as
+// writing canonical_number's value).
+void append_canonical_number(double v, std::string& out, const std::string& calculator, std::string_view where);
 
 // Rewrites every number in `j` as canonical_number leaves it (whole numbers become integers).
 void canonicalise(json& j, const std::string& calculator, std::string_view where = "");

@@ -31,9 +31,8 @@ void StepList::open(std::string_view prefix, std::string_view label) {
 void StepList::close(std::string_view prefix, std::string_view label, double value, std::string_view unit) {
   text_ += "\",\"value\":";
   if (std::isfinite(value)) {
-    CanonicalNumber n = canonical_number(value, "", "");
-    if (n.whole) append_integer(static_cast<std::int64_t>(n.value), text_);
-    else append_double(n.value, text_);
+    static const std::string unnamed;  // a finite value is never refused: no name is needed
+    append_canonical_number(value, text_, unnamed, "");
   } else {
     if (!fault_) fault_ = std::string(prefix) + std::string(label);
     text_ += "null";  // never written out: append_steps reports the fault instead
