@@ -166,31 +166,37 @@ void append_string(std::string_view s, std::string& out) {
 
 void append_integer(std::int64_t n, std::string& out) { write_integer(n, out); }
 
-void append_decimal(const Decimal& d, std::string& out) {
-  std::array<char, 32> buf;
-  char* w = buf.data();
+char* put_integer(std::int64_t n, char* w) { return std::to_chars(w, w + kMaxNumberChars, n).ptr; }
+
+char* put_decimal(const Decimal& d, char* w) {
   if (d.value < 0) *w++ = '-';
   const int count = write_digits(d, w);
   // dump's layout of the digits × 10^(exponent of the last): fixed from 1e-4 to below 1e15, else
   // d.ddde±XX (the kMinExp and kMaxExp of nlohmann's to_chars).
   constexpr int kFixedFrom = -4, kFixedBelow = 15;
-  char* end = nlohmann::detail::dtoa_impl::format_buffer(w, count, d.leading_exponent() - (count - 1), kFixedFrom, kFixedBelow);
-  append_chars(out, buf.data(), end);
+  return nlohmann::detail::dtoa_impl::format_buffer(w, count, d.leading_exponent() - (count - 1), kFixedFrom, kFixedBelow);
+}
+
+char* put_double(double x, char* w) {
+  if (!std::isfinite(x)) {
+    std::memcpy(w, "null", 4);
+    return w + 4;
+  }
+  if (std::optional<Decimal> d = fifteen_digits(x); d && d->value == x) return put_decimal(*d, w);
+  return nlohmann::detail::to_chars(w, w + kMaxNumberChars, x);  // dump's own digits
+}
+
+void append_decimal(const Decimal& d, std::string& out) {
+  std::array<char, kMaxNumberChars> buf;
+  append_chars(out, buf.data(), put_decimal(d, buf.data()));
 }
 
 void append_double(double x, std::string& out) {
-  if (!std::isfinite(x)) {
-    out += "null";
-    return;
-  }
-  if (std::optional<Decimal> d = fifteen_digits(x); d && d->value == x) {
-    append_decimal(*d, out);
-    return;
-  }
-  std::array<char, 64> buf{};
-  char* end = nlohmann::detail::to_chars(buf.data(), buf.data() + buf.size(), x);  // dump's own digits
-  append_chars(out, buf.data(), end);
+  std::array<char, kMaxNumberChars> buf;
+  append_chars(out, buf.data(), put_double(x, buf.data()));
 }
+
+bool is_plain_text(std::string_view s) { return plain_ascii(s); }
 
 void append_text(const json& value, std::string& out) { write(value, out); }
 

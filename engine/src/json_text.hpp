@@ -53,6 +53,15 @@ void append_integer(std::int64_t n, std::string& out);
 void append_double(double x, std::string& out);
 // The same for a number's 15 digits (fifteen_digits): the text append_double(d.value) writes.
 void append_decimal(const Decimal& d, std::string& out);
+// The same three written at `w`, which has room for kMaxNumberChars bytes: the end of what was
+// written. For a result written in place, many numbers after one resize. The longest is 24 bytes
+// ("-1.7976931348623157e+308", dump's own digits; 15 digits take at most 23).
+inline constexpr std::size_t kMaxNumberChars = 32;
+char* put_integer(std::int64_t n, char* w);
+char* put_double(double x, char* w);
+char* put_decimal(const Decimal& d, char* w);
+// Whether `s` is written as it is inside a JSON string (printable ASCII other than '"' and '\\').
+bool is_plain_text(std::string_view s);
 
 // An object or an array written member by member, as dump writes them: `value(member, key)`
 // writes each value, `key` being null for an array's items. False (and nothing written) for

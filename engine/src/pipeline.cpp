@@ -1,7 +1,9 @@
 #include "pipeline.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -104,17 +106,19 @@ CanonicalNumber canonical_number(double v, const std::string& calculator, std::s
 }
 
 // From the value's 15 digits where they are found (no second pass over the double for its digits).
-void append_canonical_number(double v, std::string& out, const std::string& calculator, std::string_view where) {
+char* put_canonical_number(double v, char* w, const std::string& calculator, std::string_view where) {
   if (!std::isfinite(v)) canonical_number(v, calculator, where);  // throws, naming `where`
-  if (written_whole(v)) {
-    append_integer(static_cast<std::int64_t>(v), out);
-    return;
-  }
+  if (written_whole(v)) return put_integer(static_cast<std::int64_t>(v), w);
   std::optional<Decimal> d = fifteen_digits(v);
   double value = d ? d->value : canonical(v);
-  if (written_whole(value)) append_integer(static_cast<std::int64_t>(value), out);
-  else if (d) append_decimal(*d, out);
-  else append_double(value, out);
+  if (written_whole(value)) return put_integer(static_cast<std::int64_t>(value), w);
+  if (d) return put_decimal(*d, w);
+  return put_double(value, w);
+}
+
+void append_canonical_number(double v, std::string& out, const std::string& calculator, std::string_view where) {
+  std::array<char, kMaxNumberChars> buf;
+  append_chars(out, buf.data(), put_canonical_number(v, buf.data(), calculator, where));
 }
 
 namespace {
@@ -192,20 +196,67 @@ const std::vector<std::string>& written_keys(const std::vector<Output>& declared
 
 }  // namespace
 
+namespace {
+
+// Whether output `i` is written in place by append_outputs (a number, true or false, null, or a
+// plain word), and the most bytes it takes after its key.
+std::size_t in_place_bound(const Outputs& outputs, std::size_t i) {
+  switch (outputs.kind(i)) {
+    case Outputs::Kind::word: return is_plain_text(outputs.word(i)) ? outputs.word(i).size() + 2 : 0;
+    case Outputs::Kind::other: return 0;
+    default: return kMaxNumberChars;
+  }
+}
+
+}  // namespace
+
+// The outputs written in runs: the room for a run of numbers, verdicts and nulls made with one
+// resize, each key and value then copied or written at a pointer (an append per key and per value
+// was a twelfth of a numbers-only evaluation in WebAssembly, where each is a call); a value of
+// kind other, or a word that needs escaping, appended between runs.
 void append_outputs(const Outputs& outputs, std::string& out, const std::string& calculator) {
   outputs.check(calculator);
   const std::vector<std::string>& keys = written_keys(outputs.declared());
+  const std::size_t n = outputs.size();
   out += '{';
-  for (std::size_t i = 0; i < outputs.size(); ++i) {
-    out += keys[i];
-    switch (outputs.kind(i)) {
-      case Outputs::Kind::number:
-        append_canonical_number(outputs.number(i), out, calculator, outputs.declared()[i].name);
-        break;
-      case Outputs::Kind::word: append_string(outputs.word(i), out); break;
-      case Outputs::Kind::flag: out += outputs.flag(i) ? "true" : "false"; break;
-      case Outputs::Kind::other: append_canonical(outputs.other(i), out, calculator, outputs.declared()[i].name); break;
-      default: out += "null";
+  for (std::size_t i = 0; i < n;) {
+    std::size_t bound = 0, end = i;
+    for (std::size_t b; end < n && (b = in_place_bound(outputs, end)) > 0; ++end) bound += keys[end].size() + b;
+    if (end > i) {
+      const std::size_t at = out.size();
+      out.resize(at + bound);
+      char* w = out.data() + at;
+      for (; i < end; ++i) {
+        std::memcpy(w, keys[i].data(), keys[i].size());
+        w += keys[i].size();
+        switch (outputs.kind(i)) {
+          case Outputs::Kind::number:
+            w = put_canonical_number(outputs.number(i), w, calculator, outputs.declared()[i].name);
+            break;
+          case Outputs::Kind::word: {
+            const std::string_view word = outputs.word(i);
+            *w++ = '"';
+            std::memcpy(w, word.data(), word.size());
+            w += word.size();
+            *w++ = '"';
+            break;
+          }
+          case Outputs::Kind::flag:
+            std::memcpy(w, outputs.flag(i) ? "true" : "false", outputs.flag(i) ? 4 : 5);
+            w += outputs.flag(i) ? 4 : 5;
+            break;
+          default:
+            std::memcpy(w, "null", 4);
+            w += 4;
+        }
+      }
+      out.resize(static_cast<std::size_t>(w - out.data()));
+    }
+    if (i < n) {  // kind other, or a word to escape
+      out += keys[i];
+      if (outputs.kind(i) == Outputs::Kind::word) append_string(outputs.word(i), out);
+      else append_canonical(outputs.other(i), out, calculator, outputs.declared()[i].name);
+      ++i;
     }
   }
   out += '}';
