@@ -69,13 +69,13 @@ const native = rounds ? null : nativeFigures();
 const inputs = firstInputs(root);
 const names = JSON.parse(engine.calculators()).calculators.map((c) => c.name);
 
-// Calls of `call` per second, after a warm-up, over `seconds`, in batches of `batch`.
-function rate(call, batch = 100) {
+// Calls of `call` per second, after a warm-up, over `budget` seconds (--seconds), in batches of `batch`.
+function rate(call, batch = 100, budgetSeconds = seconds) {
   for (let i = 0; i < Math.max(2, batch * 2); i++) call();  // warm up
   let n = 0;
   const t0 = process.hrtime.bigint();
   const cpu0 = process.cpuUsage();
-  const budget = BigInt(Math.round(seconds * 1e9));
+  const budget = BigInt(Math.round(budgetSeconds * 1e9));
   let elapsed = 0n;
   while (elapsed < budget) {
     for (let i = 0; i < batch; i++) call();
@@ -121,20 +121,14 @@ if (sweepOnly) {
 
 if (fastPath && rounds) {
   if (!nativeBin) throw new Error('--rounds needs --native build/scalelab_bench');
-  const timedRate = (call, ms, per = 1) => {
-    for (let i = 0; i < 20; i++) call();
-    const t0 = process.hrtime.bigint();
-    let n = 0;
-    while (Number(process.hrtime.bigint() - t0) / 1e6 < ms) { call(); n += per; }
-    return n / (Number(process.hrtime.bigint() - t0) / 1e9);
-  };
+  if (cpuTime) throw new Error('--rounds compares wall time with wall time: leave out --cpu');
   console.log(`wasm: ${path.relative(root, wasmDir) || '.'}/node/engine.cjs, node ${process.version}, ${rounds} rounds against ${nativeBin}`);
   await inRounds(nativeBin, {
     root, rounds, label: `Node ${process.version}`,
     measure: async () => ({
-      'numbers/decode': timedRate(() => engine.evaluateNumbers('decode', inputs.get('decode')), 300),
-      'numbers/serving': timedRate(() => engine.evaluateNumbers('serving', inputs.get('serving')), 300),
-      'sweep/decode_2048_columns': timedRate(() => sweepFromColumns(engine.sweepColumns('decode', SWEEP_PARAMS, SWEEP_SPEC), engine.sweepValues()), 300, 2048),
+      'numbers/decode': rate(() => engine.evaluateNumbers('decode', inputs.get('decode')), 100, 0.3),
+      'numbers/serving': rate(() => engine.evaluateNumbers('serving', inputs.get('serving')), 100, 0.3),
+      'sweep/decode_2048_columns': 2048 * rate(() => sweepFromColumns(engine.sweepColumns('decode', SWEEP_PARAMS, SWEEP_SPEC), engine.sweepValues()), 1, 0.3),
     }),
   });
   process.exit(0);

@@ -105,7 +105,10 @@ CanonicalNumber canonical_number(double v, const std::string& calculator, std::s
   return {v, written_whole(v)};
 }
 
-// From the value's 15 digits where they are found (no second pass over the double for its digits).
+namespace {
+
+// canonical_number's value written at `w` (room for kMaxNumberChars): from its 15 digits where
+// they are found (no second pass over the double for its digits).
 char* put_canonical_number(double v, char* w, const std::string& calculator, std::string_view where) {
   if (!std::isfinite(v)) canonical_number(v, calculator, where);  // throws, naming `where`
   if (written_whole(v)) return put_integer(static_cast<std::int64_t>(v), w);
@@ -115,6 +118,8 @@ char* put_canonical_number(double v, char* w, const std::string& calculator, std
   if (d) return put_decimal(*d, w);
   return put_double(value, w);
 }
+
+}  // namespace
 
 void append_canonical_number(double v, std::string& out, const std::string& calculator, std::string_view where) {
   std::array<char, kMaxNumberChars> buf;
@@ -194,17 +199,33 @@ const std::vector<std::string>& written_keys(const std::vector<Output>& declared
   return k.keys;
 }
 
-}  // namespace
-
-namespace {
-
 // Whether output `i` is written in place by append_outputs (a number, true or false, null, or a
-// plain word), and the most bytes it takes after its key.
+// plain word), and the most bytes it takes after its key; 0 for one appended between runs.
 std::size_t in_place_bound(const Outputs& outputs, std::size_t i) {
   switch (outputs.kind(i)) {
     case Outputs::Kind::word: return is_plain_text(outputs.word(i)) ? outputs.word(i).size() + 2 : 0;
     case Outputs::Kind::other: return 0;
     default: return kMaxNumberChars;
+  }
+}
+
+char* put_bytes(std::string_view bytes, char* w) {
+  std::memcpy(w, bytes.data(), bytes.size());
+  return w + bytes.size();
+}
+
+// Output `i`'s key and value written at `w` (in_place_bound's room after the key): the end.
+char* put_output(const Outputs& outputs, std::size_t i, const std::string& key, char* w, const std::string& calculator) {
+  w = put_bytes(key, w);
+  switch (outputs.kind(i)) {
+    case Outputs::Kind::number: return put_canonical_number(outputs.number(i), w, calculator, outputs.declared()[i].name);
+    case Outputs::Kind::word:
+      *w++ = '"';
+      w = put_bytes(outputs.word(i), w);
+      *w++ = '"';
+      return w;
+    case Outputs::Kind::flag: return put_bytes(outputs.flag(i) ? "true" : "false", w);
+    default: return put_bytes("null", w);
   }
 }
 
@@ -226,30 +247,7 @@ void append_outputs(const Outputs& outputs, std::string& out, const std::string&
       const std::size_t at = out.size();
       out.resize(at + bound);
       char* w = out.data() + at;
-      for (; i < end; ++i) {
-        std::memcpy(w, keys[i].data(), keys[i].size());
-        w += keys[i].size();
-        switch (outputs.kind(i)) {
-          case Outputs::Kind::number:
-            w = put_canonical_number(outputs.number(i), w, calculator, outputs.declared()[i].name);
-            break;
-          case Outputs::Kind::word: {
-            const std::string_view word = outputs.word(i);
-            *w++ = '"';
-            std::memcpy(w, word.data(), word.size());
-            w += word.size();
-            *w++ = '"';
-            break;
-          }
-          case Outputs::Kind::flag:
-            std::memcpy(w, outputs.flag(i) ? "true" : "false", outputs.flag(i) ? 4 : 5);
-            w += outputs.flag(i) ? 4 : 5;
-            break;
-          default:
-            std::memcpy(w, "null", 4);
-            w += 4;
-        }
-      }
+      for (; i < end; ++i) w = put_output(outputs, i, keys[i], w, calculator);
       out.resize(static_cast<std::size_t>(w - out.data()));
     }
     if (i < n) {  // kind other, or a word to escape

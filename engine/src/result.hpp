@@ -29,16 +29,15 @@ class Warning {
   Warning(const char* text) : text_(text) {}             // NOLINT
   Warning(Text make, const Numbers& numbers) : make_(make), numbers_(numbers) {}
 
-  std::string text() const {
-    if (!make_) return text_;
-    std::string t;
-    make_(numbers_, t);
-    return t;
-  }
-  // The text appended to `out`, unescaped.
+  // The text appended to `out`, unescaped; text() makes it on its own.
   void append_text(std::string& out) const {
     if (make_) make_(numbers_, out);
     else out += text_;
+  }
+  std::string text() const {
+    std::string t;
+    append_text(t);
+    return t;
   }
   // Made from a kind and numbers (a sweep tells these apart by kind and numbers, bit for bit).
   bool has_kind() const { return make_ != nullptr; }

@@ -121,3 +121,24 @@ TEST(JsonText, Utf8IsWrittenAsDumpWritesIt) {
     ASSERT_EQ(scalelab::to_text(j), dumped(j)) << n;
   }
 }
+
+// A warning's sentence is written straight into the result and then escaped in place
+// (escape_tail): the same bytes as escaping it on its own, for the strings of the tests above
+// after any prefix, and nothing changed for a plain one.
+TEST(JsonText, TextEscapedInPlaceIsTextEscapedOnItsOwn) {
+  const std::vector<std::string> pieces = {"plain words, 8 bytes", "\\", "\"", "\n", "\x01", "\x7f", "\xc2\xb5",
+                                           "\xe2\x89\xa4", "\xf0\x9f\x98\x80", "\x80", "\xe2\x89", "\xff"};
+  std::mt19937 rng(5);
+  std::uniform_int_distribution<int> count(0, 6);
+  std::uniform_int_distribution<std::size_t> pick(0, pieces.size() - 1);
+  for (int n = 0; n < 20000; ++n) {
+    std::string text;
+    for (int k = count(rng); k > 0; --k) text += pieces[pick(rng)];
+    const std::string prefix = n % 2 ? "[\"done\"," : "";
+    std::string expected = prefix;
+    scalelab::append_escaped(text, expected);
+    std::string out = prefix + text;
+    scalelab::escape_tail(out, prefix.size());
+    ASSERT_EQ(out, expected) << n;
+  }
+}

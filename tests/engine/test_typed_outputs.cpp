@@ -145,6 +145,34 @@ TEST(TypedOutputs, SetInAnyOrderTheLastValueCountsAndNullWhereLeftOut) {
   EXPECT_EQ(written_outputs(partial), R"({"t_s":3,"note":null})");
 }
 
+// append_outputs writes numbers, verdicts, flags and nulls in runs at a pointer and appends a
+// value of kind other, or a word that needs escaping, between runs: every kind, at the start, in
+// the middle and at the end of the list, reads as dump writes the same object.
+TEST(TypedOutputs, EveryKindOfOutputInEveryPositionIsWrittenAsDumpWritesIt) {
+  std::vector<scalelab::Output> declared = {
+      {"first_word", "", "", "", false}, {"n", "s", "", "", false}, {"whole", "bytes", "", "", false},
+      {"fits", "", "", "", false},       {"shape", "", "", "", false}, {"quoted", "", "", "", false},
+      {"tiny", "s", "", "", false},      {"none", "", "", "", true},   {"unset", "", "", "", true},
+      {"no", "", "", "", false},         {"last_other", "", "", "", false}};
+  scalelab::Outputs outputs(declared);
+  outputs.set_word_at(0, scalelab::Word("memory"));
+  outputs.set_number_at(1, 0.1 + 0.2);
+  outputs.set_number_at(2, 26031718400.0);
+  outputs.set_flag_at(3, true);
+  outputs.set_at(4, json{{"x", 4}, {"y", 0.1 + 0.2}});
+  outputs.set_word_at(5, scalelab::Word("say \"hi\"\n"));
+  outputs.set_number_at(6, -1.5e-300);
+  outputs.set_null_at(7);
+  outputs.set_flag_at(9, false);
+  outputs.set_text_at(10, "µs ≥ 1");
+  json expected = {{"first_word", "memory"}, {"n", 0.3}, {"whole", 26031718400}, {"fits", true},
+                   {"shape", {{"x", 4}, {"y", 0.3}}}, {"quoted", "say \"hi\"\n"}, {"tiny", -1.5e-300},
+                   {"none", nullptr}, {"unset", nullptr}, {"no", false}, {"last_other", "µs ≥ 1"}};
+  EXPECT_EQ(written_outputs(outputs), dumped(expected));
+  EXPECT_EQ(outputs.kind(3), scalelab::Outputs::Kind::flag);
+  EXPECT_EQ(*outputs.find("no"), json(false));
+}
+
 std::string fault(const scalelab::Outputs& outputs) {
   try {
     written_outputs(outputs);
