@@ -21,6 +21,12 @@ test('size and chips move every rung; the chosen rung\'s derivation; missing run
   assert.match(await rung(page, 'hbm'), new RegExp(esc(T({ chip, path: 'hbm' }))));
   assert.match(await rung(page, 'pcie'), new RegExp(esc(T({ chip, path: 'pcie' }))));
   assert.match(await rung(page, 'nvlink'), /not in the catalog/);
+  // each rung is named as the rung selector names it: the engine's title for the path
+  const options = await page.locator(`${TAG} .control[data-key="path"] select option`).evaluateAll((os) => os.map((o) => [o.value, o.textContent.trim()]));
+  assert.ok(options.length >= 7, 'every path offered');
+  for (const [path, title] of options) {
+    assert.equal(await page.locator(`${TAG} tr[data-rung="${path}"] th`).innerText(), title, `rung ${path}`);
+  }
   await chartShown(page); // drawn once its box is near the viewport (framework.ts)
   assert.ok(await page.locator(`${TAG} svg.ml-plot`).count(), 'bar chart drawn');
   await change(page, () => field(page, 'bytes').fill('4e9'));
@@ -43,6 +49,8 @@ test('the chip switch gives GPU rungs; URL round trip; every chip and a custom o
   await waitText(page, `${TAG} tr[data-rung="nvlink"]`, new RegExp(esc(T({ chip: 'h100', bytes: 2e9, path: 'nvlink' }))));
   assert.match(await rung(page, 'ib'), new RegExp(esc(T({ chip: 'h100', bytes: 2e9, path: 'ib' }))));
   assert.match(await rung(page, 'ici'), /not in the catalog/);
+  // the host link from NVIDIA's datasheet (PCIe Gen5 x16), no longer a missing rung
+  assert.match(await rung(page, 'pcie'), new RegExp(esc(T({ chip: 'h100', bytes: 2e9, path: 'pcie' }))));
   await page.waitForFunction(() => location.search.includes('chip=h100') && location.search.includes('bytes=2000000000'));
   await roundTrip(page, `${TAG} .ml-table`);
   await allChips(page);

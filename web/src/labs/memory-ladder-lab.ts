@@ -9,11 +9,6 @@ import { isError, type Result } from '../engine';
 
 /** reading order of the ladder, host first (presentation only; the paths come from the schema) */
 const ORDER = ['pcie', 'hbm', 'vmem', 'ici', 'nvlink', 'dcn', 'ib'];
-const NAMES: Record<string, string> = {
-  pcie: 'PCIe (host ↔ HBM)', hbm: 'HBM (↔ compute)', vmem: 'VMEM / SMEM (on-chip)', ici: 'ICI (chip ↔ chip)',
-  nvlink: 'NVLink (GPU ↔ GPU, in a node)', dcn: 'DCN (pod ↔ pod)', ib: 'InfiniBand (node ↔ node)',
-};
-
 interface Rung { path: string; name: string; t?: number; bw?: number; missing?: string }
 
 export class MemoryLadderLab extends LabElement {
@@ -48,7 +43,7 @@ export class MemoryLadderLab extends LabElement {
       const q: Record<string, unknown> = { ...base, path };
       if (path !== 'ici') { delete q.hops; delete q.links; }
       const r = this.engine!.evaluate('transfer', q, { steps: false });
-      const name = NAMES[path] ?? path;
+      const name = this.choiceText('path', path); // the engine's title, as the rung selector shows it
       if (isError(r)) return { path, name, missing: r.error.param === 'chip' ? r.error.message : `${r.error.param}: ${r.error.message}` };
       return { path, name, t: r.outputs.t_s as number, bw: r.outputs.bytes_per_s as number };
     });
