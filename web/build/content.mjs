@@ -29,6 +29,7 @@ import { variantOfLab } from './engine-variants.mjs';
 import { tryitNode } from './tryit.mjs';
 import { figureNode } from './figures.mjs';
 import { groupChips } from '../src/chip-groups.js';
+import { digitsText } from '../src/live-text.js';
 
 const require = createRequire(import.meta.url);
 const WEB = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -77,7 +78,7 @@ export function formatValue(value, unit, digits) {
   if (typeof value === 'string') return value;
   if (typeof value === 'boolean') return value ? 'yes' : 'no';
   if (typeof value !== 'number' || !Number.isFinite(value)) return '—';
-  if (digits) return `${Number(value.toPrecision(Number(digits)))}${unit ? ' ' + unit : ''}`;
+  if (digits) return digitsText(value, unit, digits);
   return engine.formatQuantity(value, unit || '');
 }
 
@@ -407,6 +408,9 @@ function chipOptions(selected = DEFAULT_CHIP) {
     '<option value="custom">Custom chip…</option><option value="measure">Measure this device…</option>';
 }
 // engine: the engine build the page loads (a lab group's, wasm/variants.json); none: the full one.
+// The footer's link to the book: the whole book from the home page, else the page's chapter.
+const ORIGINAL_LINK_TEXT = { home: 'Read the book online', chapter: 'Read this chapter in the original', lab: "Read this lab's chapter in the original" };
+
 function page({ title, description, body, original, kind, depth, chip, engine }) {
   const up = '../'.repeat(depth);
   return `<!doctype html>
@@ -437,7 +441,7 @@ function page({ title, description, body, original, kind, depth, chip, engine })
 ${body}
 </main>
 <footer class="site-footer">
-  <p class="credits">${CREDIT}${original ? ` · <a class="original-link" href="${esc(original)}">Read this chapter in the original</a>` : ''}. The book is MIT-licensed; our explanations are our own words.</p>
+  <p class="credits">${CREDIT}${original ? ` · <a class="original-link" href="${esc(original)}">${ORIGINAL_LINK_TEXT[kind]}</a>` : ''}. The book is MIT-licensed; our explanations are our own words.</p>
   <p><a href="/">Home</a> · <a href="/labs/roofline/">Roofline lab</a> · <a href="/errata/">Errata</a> · <a href="/about/">About &amp; credits</a></p>
 </footer>
 </body>

@@ -2,6 +2,7 @@
 import { engineLoadProblem, getEngine, getPath, isError, type Engine, type Outcome, type Result } from './engine';
 import { chipId, chipParam, DEFAULT_CHIP, progress, saveProgress, setChip, type Progress } from './state';
 import { parseNumber, percent } from './format';
+import { digitsText } from './live-text.js';
 import { loadKatex, stepsHtml } from './tex';
 
 export function initChapter(article: HTMLElement) {
@@ -167,7 +168,7 @@ function valueText(engine: Engine, r: Result, el: HTMLElement): string {
   const out = el.dataset.out!;
   const v = getPath(r.outputs, out);
   const unit = el.dataset.unit ?? engine.unitOf(r, out);
-  if (el.dataset.digits && typeof v === 'number') return `${Number(v.toPrecision(Number(el.dataset.digits)))}${unit ? ' ' + unit : ''}`;
+  if (el.dataset.digits && typeof v === 'number') return digitsText(v, unit, el.dataset.digits);
   return engine.format(v, unit);
 }
 /** JSON with every object's keys in order: the same parameters written two ways give one text. */

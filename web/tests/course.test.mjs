@@ -57,7 +57,8 @@ function expectedLive(d, chip) {
   const v = getPath(r.outputs, d.out);
   if (v == null) return PLACEHOLDER; // not defined for this chip (a TPU-only figure on a GPU, …)
   const unit = d.unit ?? unitOf(r, d.out);
-  if (d.digits && typeof v === 'number') return `${Number(v.toPrecision(Number(d.digits)))}${unit ? ' ' + unit : ''}`;
+  // with more digits than the engine's three: the number, then its unit, but a ratio bare ("32", never "32 ratio")
+  if (d.digits && typeof v === 'number') return `${Number(v.toPrecision(Number(d.digits)))}${unit && unit !== 'ratio' ? ' ' + unit : ''}`;
   return format(v, unit);
 }
 const chipName = (id) => chips.find((c) => c.id === id).name;
@@ -286,6 +287,18 @@ test('375 px wide: no horizontal overflow (every chapter, steps and show all, bo
   const { page, problems } = shared;
   clean(problems);
   await page.setViewportSize({ width: 375, height: 740 });
+  // Every lab on the page shown: a lab loads and answers when it nears the viewport, and its
+  // tables (the widest things a step holds) come with its first answer.
+  const labsRendered = async (p) => {
+    const count = await p.evaluate(() => [...document.querySelectorAll('main *')]
+      .filter((e) => /^sl-[\w-]+-lab$/.test(e.localName) && e.getClientRects().length)
+      .map((e, i) => e.setAttribute('data-probe', String(i))).length);
+    for (let i = 0; i < count; i++) {
+      const lab = p.locator(`main [data-probe="${i}"]`);
+      await lab.scrollIntoViewIfNeeded();
+      await p.waitForFunction((at) => document.querySelector(`main [data-probe="${at}"]`)?.hasAttribute('data-rendered'), i);
+    }
+  };
   const overflow = () => page.evaluate(() => {
     const w = document.documentElement.clientWidth;
     const wide = [...document.querySelectorAll('main *')].filter((e) => {
@@ -305,6 +318,7 @@ test('375 px wide: no horizontal overflow (every chapter, steps and show all, bo
       for (const [hash, mode] of [['#step-1', 'plain'], ['#all', 'technical']]) {
         await page.goto(`${server.url}/chapters/${key}/${hash}`);
         await setMode(page, mode);
+        await labsRendered(page); // a lab's tables come with its first answer, after the engine loads
         const o = await overflow();
         assert.ok(o.scroll <= o.w && o.wide.length === 0, `${key}${hash} (${mode}) overflows: ${JSON.stringify(o)}`);
       }

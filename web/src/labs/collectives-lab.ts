@@ -103,10 +103,10 @@ export class CollectivesLab extends LabElement {
     const levels = (r.outputs.levels ?? []) as Record<string, unknown>[];
     const f = (v: unknown, u: string) => this.engine!.format(v, u);
     return html`<dl class="lab-outputs">${rows.filter(([n]) => r.outputs[n] != null).map(([n, l]) => html`<div data-out=${n}><dt>${l}</dt><dd>${n === 'fabric' ? this.choiceText('fabric', r.outputs.fabric) : this.fmt(n)}</dd></div>`)}</dl>
-      ${levels.length ? html`<table class="co-levels"><caption>GPU fabric levels the group crosses (the slowest one sets the time)</caption>
+      ${levels.length ? html`<div class="table-scroll"><table class="co-levels"><caption>GPU fabric levels the group crosses (the slowest one sets the time)</caption>
         <thead><tr><th scope="col">level</th><th scope="col">degree</th><th scope="col">GPUs</th><th scope="col">uplink</th><th scope="col">effective</th><th scope="col">time</th></tr></thead>
         <tbody>${levels.map((l) => html`<tr data-level=${String(l.level)} class=${l.level === r.outputs.bottleneck ? 'bottleneck' : ''}><th scope="row">${String(l.level)}</th>
-          <td>${f(l.degree, 'count')}</td><td>${f(l.gpus, 'count')}</td><td>${f(l.uplink_bytes_per_s, 'bytes/s')}</td><td>${f(l.effective_bytes_per_s, 'bytes/s')}</td><td>${f(l.t_s, 's')}</td></tr>`)}</tbody></table>` : nothing}
+          <td>${f(l.degree, 'count')}</td><td>${f(l.gpus, 'count')}</td><td>${f(l.uplink_bytes_per_s, 'bytes/s')}</td><td>${f(l.effective_bytes_per_s, 'bytes/s')}</td><td>${f(l.t_s, 's')}</td></tr>`)}</tbody></table></div>` : nothing}
       <div class="co-ring-box">
         <div class="co-ring" role="img" aria-label=${this.ringLabel(r)}></div>
         <div class="co-ring-buttons">

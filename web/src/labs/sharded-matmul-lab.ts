@@ -168,13 +168,13 @@ export class ShardedMatmulLab extends LabElement {
     return html`${o.valid === false ? nothing : html`<dl class="lab-outputs">
         ${[['case', 'Case'], ['t_math_s', 'Math time'], ['t_comm_s', 'Communication time'], ['t_s', 'Time (max)'], ['local_flops', 'FLOPs per device'], ['flops', 'FLOPs, all devices'], ['output_spec', 'Output sharding']]
           .map(([n, l]) => html`<div data-out=${n}><dt>${l}</dt><dd>${this.fmt(n)}</dd></div>`)}</dl>`}
-      <table class="sm-table" data-out="collectives"><caption>Collectives</caption>
+      <div class="table-scroll"><table class="sm-table" data-out="collectives"><caption>Collectives</caption>
         <thead><tr><th scope="col">collective</th><th scope="col">array</th><th scope="col">over</th><th scope="col">bytes</th><th scope="col">time</th></tr></thead>
         <tbody>${colls.length ? colls.map((c) => html`<tr><th scope="row">${String(c.op)}</th><td>${String(c.array ?? '')}</td><td>${(c.axes as string[]).join(', ')}</td><td>${f(c.bytes, 'bytes')}</td><td>${f(c.t_s, 's')}</td></tr>`)
-          : html`<tr><td colspan="5">none: the product needs no communication</td></tr>`}</tbody></table>
-      ${arrays.length ? html`<table class="sm-table" data-out="arrays"><caption>Each array, per device, and in JAX (<code>mesh = Mesh(devices, (${mesh.map((m) => `'${m}'`).join(', ')}))</code>)</caption>
+          : html`<tr><td colspan="5">none: the product needs no communication</td></tr>`}</tbody></table></div>
+      ${arrays.length ? html`<div class="table-scroll"><table class="sm-table" data-out="arrays"><caption>Each array, per device, and in JAX (<code>mesh = Mesh(devices, (${mesh.map((m) => `'${m}'`).join(', ')}))</code>)</caption>
         <thead><tr><th scope="col">array</th><th scope="col">local shape</th><th scope="col">bytes per device</th><th scope="col">PartitionSpec</th></tr></thead>
-        <tbody>${arrays.map((a) => html`<tr data-array=${a.name}><th scope="row"><code>${a.spec}</code></th>${a.err ? html`<td colspan="2">${a.err}</td>` : html`<td>${a.local}</td><td>${a.bytes}</td>`}<td><code>${a.pspec}</code></td></tr>`)}</tbody></table>` : nothing}`;
+        <tbody>${arrays.map((a) => html`<tr data-array=${a.name}><th scope="row"><code>${a.spec}</code></th>${a.err ? html`<td colspan="2">${a.err}</td>` : html`<td>${a.local}</td><td>${a.bytes}</td>`}<td><code>${a.pspec}</code></td></tr>`)}</tbody></table></div>` : nothing}`;
   }
 
   protected drawViz(r: Result, host: HTMLElement) {

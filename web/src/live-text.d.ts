@@ -1,0 +1,1 @@
+export function digitsText(value: number, unit: string, digits: string | number): string;
