@@ -57,6 +57,9 @@ test('GPU: NVLink vs fat-tree levels; URL round trip; every chip and a custom on
   await page.goto(server.url + LAB + '?chip=h100');
   await ready(page);
   assert.equal(await out(page, 't_s'), C({ chip: 'h100' }));
+  // no hop latency in the catalog for NVLink: the verdict says so rather than weigh a 0 s term
+  assert.equal(C({ chip: 'h100' }, 't_latency_s'), engine.formatQuantity(0, 's'));
+  assert.match(await page.locator(`${TAG} .lab-verdict`).innerText(), /no hop latency, so no size makes it latency-bound/);
   assert.equal(await page.locator(`${TAG} .control[data-key="wraparound"] select`).isDisabled(), true, 'ICI-only setting off on a GPU');
   await change(page, () => field(page, 'nodes').fill('4'));
   await waitOut(page, 't_s', C({ chip: 'h100', nodes: 4 }));

@@ -22,6 +22,13 @@ function sweepParams(p, lo, hi) {
   return { ...p, sweep: { batch: b, chips: c } };
 }
 
+/** The verdict's sentence on the smallest topology: the weights' chips of HBM, and the smallest slice when that is more (decode's min_chips, min_slice_chips). */
+function minTopology(params) {
+  const o = evaluate('decode', params).outputs;
+  const q = (n) => engine.formatQuantity(n, 'count');
+  return `The weights need ${q(o.min_chips)} chips' worth of HBM${o.min_slice_chips != null && o.min_slice_chips !== o.min_chips ? `; the smallest slice that holds them has ${q(o.min_slice_chips)} chips` : ''}.`;
+}
+
 test('loads with the engine numbers and the Pareto plot; topology, batch and range change them', async () => {
   const { page, problems } = await watchedPage(browser.context, server.url);
   await page.goto(server.url + LAB);
@@ -35,8 +42,8 @@ test('loads with the engine numbers and the Pareto plot; topology, batch and ran
   assert.equal(await page.locator(`${EL} table.serving-points tbody tr`).count(), r0.outputs.points.length, 'every point in the table');
   assert.equal(await page.locator(`${EL} table.serving-points tbody tr:has-text("★")`).count(), r0.outputs.pareto.length, 'the engine\u2019s frontier');
   assert.match(await page.locator(`${EL} .lab-viz svg[aria-description]`).first().getAttribute('aria-description'), /Pareto frontier/);
-  const minChips = evaluate('decode', { chip: 'tpu-v5e' }).outputs.min_chips;
-  assert.ok((await page.locator(`${EL} .lab-verdict`).innerText()).includes(`${engine.formatQuantity(minChips, 'count')} chips`), 'minimum topology');
+  assert.ok((await page.locator(`${EL} .lab-verdict`).innerText()).includes(minTopology({ chip: 'tpu-v5e' })), 'minimum topology');
+  assert.match(minTopology({ chip: 'tpu-v5e' }), /; the smallest slice that holds them has 16 chips/, 'a real slice beside the bare count (9 chips of HBM)');
   // topology
   await type(page, 'chips', '32');
   p = sweepParams({ chip: 'tpu-v5e', chips: 32 }, 1, 1e6);
@@ -177,8 +184,7 @@ test('model picker: labelled, keyboard, the catalog; each model gives the engine
   const sweep8 = evaluate(CALC, sweepParams(p8, 1, 1e6));
   assert.equal(await page.locator(`${EL} table.serving-points tbody tr`).count(), sweep8.outputs.points.length, 'the sweep is the model\u2019s');
   assert.equal(await page.locator(`${EL} table.serving-points tbody tr:has-text("★")`).count(), sweep8.outputs.pareto.length);
-  const min8 = evaluate('decode', p8).outputs.min_chips;
-  assert.ok((await page.locator(`${EL} .lab-verdict`).innerText()).includes(`holds the weights: ${engine.formatQuantity(min8, 'count')} chips`), 'the minimum topology is the model\u2019s');
+  assert.ok((await page.locator(`${EL} .lab-verdict`).innerText()).includes(minTopology(p8)), 'the minimum topology is the model\u2019s');
   await page.waitForFunction(() => new URLSearchParams(location.search).get('model') === 'llama3-8b');
   // every catalog model on the default chip; those the 16 chips cannot hold say so (fits = false)
   let tooBig = 0;
@@ -193,7 +199,7 @@ test('model picker: labelled, keyboard, the catalog; each model gives the engine
     if (want.outputs.fits === false) {
       tooBig++;
       assert.match(verdict, /does not fit in memory/, m.id);
-      assert.ok(verdict.includes(`holds the weights: ${engine.formatQuantity(evaluate('decode', p).outputs.min_chips, 'count')} chips`), m.id);
+      assert.ok(verdict.includes(minTopology(p)), m.id);
       const warns = await page.locator(`${EL} .lab-warnings li`).allInnerTexts();
       for (const w of want.warnings) assert.ok(warns.includes(w), `${m.id}: ${w}`);
     } else assert.doesNotMatch(verdict, /does not fit/, m.id);

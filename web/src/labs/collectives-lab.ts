@@ -89,10 +89,12 @@ export class CollectivesLab extends LabElement {
     // the engine's regime: latency-bound exactly when its latency term exceeds its bandwidth term
     const lat = o.regime === 'latency';
     const f = (v: unknown, u: string) => this.engine!.format(v, u);
+    const hops = `${this.fmt('hops')} ${o.hops === 1 ? 'hop' : 'hops'}`;
     return html`<p class="verdict verdict-${lat ? 'memory' : 'compute'}" data-regime=${String(o.regime)}><strong>${lat ? 'Latency-bound' : 'Bandwidth-bound'}</strong>:
       ${this.choiceText('op', r.inputs.op)} of <strong class="coll-size">${f(r.inputs.bytes, 'bytes')}</strong> over ${Array.isArray(o.axes) ? (o.axes as number[]).join(' × ') : '—'} devices on the ${this.choiceText('fabric', o.fabric)}
-      takes <strong>${this.fmt('t_s')}</strong>: ${lat ? html`the hop latencies (${this.fmt('t_latency_s')}) outweigh the bandwidth term (${this.fmt('t_bandwidth_s')})`
-        : html`the bandwidth term (${this.fmt('t_bandwidth_s')}) outweighs the hop latencies (${this.fmt('t_latency_s')})`} over ${this.fmt('hops')} hops.
+      takes <strong>${this.fmt('t_s')}</strong>: ${lat ? html`the hop latencies (${this.fmt('t_latency_s')}) outweigh the bandwidth term (${this.fmt('t_bandwidth_s')}) over ${hops}`
+        : o.t_latency_s === 0 ? html`all of it is the bandwidth term over ${hops}; the catalog gives this fabric no hop latency, so no size makes it latency-bound here`
+        : html`the bandwidth term (${this.fmt('t_bandwidth_s')}) outweighs the hop latencies (${this.fmt('t_latency_s')}) over ${hops}`}.
       ${o.bottleneck ? html`The slowest level is <strong>${String(o.bottleneck)}</strong>.` : nothing}</p>`;
   }
 

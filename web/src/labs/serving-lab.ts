@@ -47,7 +47,7 @@ export class ServingLab extends LabElement {
     { name: 'max_batch', label: 'Max batch by memory' },
   ];
   protected readonly hasViz = true;
-  private minTopology: { min_chips: number | null; error: string | null } = { min_chips: null, error: null };
+  private minTopology: { min_chips: number | null; min_slice_chips: number | null; error: string | null } = { min_chips: null, min_slice_chips: null, error: null };
   private chart: ReturnType<typeof Plot.plot> | null = null;
 
   /** The batch-range controls take their bounds from the schema of one swept batch size: the
@@ -124,7 +124,7 @@ export class ServingLab extends LabElement {
     if (dk !== this.minKey) {
       this.minKey = dk;
       const r = this.engine.evaluate('decode', d, { steps: false });
-      this.minTopology = isError(r) ? { min_chips: null, error: r.error.message } : { min_chips: num(r.outputs.min_chips), error: null };
+      this.minTopology = isError(r) ? { min_chips: null, min_slice_chips: null, error: r.error.message } : { min_chips: num(r.outputs.min_chips), min_slice_chips: num(r.outputs.min_slice_chips), error: null };
     }
   }
 
@@ -142,8 +142,8 @@ export class ServingLab extends LabElement {
     return html`<p class="verdict verdict-${String(o.bound)}"><strong>${r.inputs.chips} chips, batch ${r.inputs.batch}</strong>:
       each response takes ${this.fmt('latency_s')} (first token after ${this.fmt('time_to_first_token_s')}), ${this.fmt('tokens_per_s_per_chip')} per chip,
       ${num(o.cost_per_million_tokens_usd) !== null ? html`${this.fmt('cost_per_million_tokens_usd')} per million tokens` : html`cost unknown (this chip has no price: type one)`}.
-      ${o.fits === false ? html`<strong>It does not fit in memory</strong> (at most ${this.fmt('max_batch')}).` : chosen ? (chosen.pareto ? html`It is on the Pareto frontier.` : html`It is <em>not</em> on the Pareto frontier: another point is both faster and cheaper per chip.`) : nothing}
-      ${m.error ? html`<span class="lb-msg">${m.error}</span>` : m.min_chips !== null ? html`The smallest topology that holds the weights: ${f(m.min_chips, 'count')} chips.` : nothing}</p>
+      ${o.fits === false ? html`<strong>It does not fit in memory</strong> (at most ${this.fmt('max_batch')}).` : chosen ? (chosen.pareto ? html`It is on the Pareto frontier.` : html`It is <em>not</em> on the Pareto frontier: another point is both faster and gives more tokens per second per chip.`) : nothing}
+      ${m.error ? html`<span class="lb-msg">${m.error}</span>` : m.min_chips !== null ? html`The weights need ${f(m.min_chips, 'count')} chips' worth of HBM${m.min_slice_chips !== null && m.min_slice_chips !== m.min_chips ? html`; the smallest slice that holds them has ${f(m.min_slice_chips, 'count')} chips` : nothing}.` : nothing}</p>
       ${measuredLine(this.engine!, r, 'throughput_tokens_per_s')}`;
   }
 
@@ -195,7 +195,8 @@ export class ServingLab extends LabElement {
         style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
         x: { type: 'log', label: 'Tokens/s per chip →', tickFormat: (d: number) => f(d, 'count') },
         y: { type: 'log', label: '↑ Latency per response', tickFormat: (d: number) => f(d, 's'), grid: true, ticks: 5 },
-        color: { legend: true, type: 'ordinal', domain: [...new Set(pts.map((p) => p.chips))].sort((a, b) => a - b).map((c) => `${c} chips`) },
+        // the legend lists the topologies drawn (those with a point that fits), in a categorical scheme readable on both themes
+        color: { legend: true, type: 'ordinal', scheme: 'tableau10', domain: [...new Set(fit.map((p) => p.chips))].sort((a, b) => a - b).map((c) => `${c} chips`) },
         marks: [
           Plot.line(frontier, { x: 'tokens_per_s_per_chip', y: 'latency_s', stroke: 'currentColor', strokeOpacity: 0.6, strokeWidth: 1.5, ariaHidden: 'true' }),
           Plot.dot(fit.filter((d) => !d.pareto), { x: 'tokens_per_s_per_chip', y: 'latency_s', stroke: (d: SPoint) => `${d.chips} chips`, fill: 'var(--bg)', r: 4, ariaHidden: 'true' }),
