@@ -4,7 +4,7 @@
 # harness's own output to OUT (default bench-targets-<UTC time>/, ignored by git) with the time
 # and load average before it, and prints where. Run `bash scripts/build.sh` first; the load run
 # needs wrk and nginx-light, Lighthouse needs `npm --prefix bench/lighthouse ci`.
-#   bash bench/targets.sh [OUT]                  about 35 minutes
+#   bash bench/targets.sh [OUT]                  about 20 minutes
 #   SKIP="lighthouse server" bash bench/targets.sh   leave parts out (names below)
 # Parts, in order: instructions, native, wasm-node, wasm-chromium, labs, bytes, lighthouse, server.
 set -euo pipefail
