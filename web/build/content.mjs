@@ -78,7 +78,7 @@ export function formatValue(value, unit, digits) {
   if (typeof value === 'string') return value;
   if (typeof value === 'boolean') return value ? 'yes' : 'no';
   if (typeof value !== 'number' || !Number.isFinite(value)) return '—';
-  if (digits) return digitsText(value, unit, digits);
+  if (digits) return digitsText(value, unit, digits, (v, u) => engine.formatQuantity(v, u || ''));
   return engine.formatQuantity(value, unit || '');
 }
 

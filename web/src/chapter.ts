@@ -168,7 +168,7 @@ function valueText(engine: Engine, r: Result, el: HTMLElement): string {
   const out = el.dataset.out!;
   const v = getPath(r.outputs, out);
   const unit = el.dataset.unit ?? engine.unitOf(r, out);
-  if (el.dataset.digits && typeof v === 'number') return digitsText(v, unit, el.dataset.digits);
+  if (el.dataset.digits && typeof v === 'number') return digitsText(v, unit, el.dataset.digits, (x, u) => engine.format(x, u));
   return engine.format(v, unit);
 }
 /** JSON with every object's keys in order: the same parameters written two ways give one text. */

@@ -1,1 +1,1 @@
-export function digitsText(value: number, unit: string, digits: string | number): string;
+export function digitsText(value: number, unit: string, digits: string | number, format: (value: number, unit: string) => string): string;

@@ -57,8 +57,9 @@ function expectedLive(d, chip) {
   const v = getPath(r.outputs, d.out);
   if (v == null) return PLACEHOLDER; // not defined for this chip (a TPU-only figure on a GPU, …)
   const unit = d.unit ?? unitOf(r, d.out);
-  // with more digits than the engine's three: the number, then its unit, but a ratio bare ("32", never "32 ratio")
-  if (d.digits && typeof v === 'number') return `${Number(v.toPrecision(Number(d.digits)))}${unit && unit !== 'ratio' ? ' ' + unit : ''}`;
+  // with more digits than the engine's three: the number, then its unit, but none for a unit the
+  // engine writes bare (a ratio, a count: "32", never "32 ratio" or "8 count")
+  if (d.digits && typeof v === 'number') return `${Number(v.toPrecision(Number(d.digits)))}${unit && format(1, unit) !== '1' ? ' ' + unit : ''}`;
   return format(v, unit);
 }
 const chipName = (id) => chips.find((c) => c.id === id).name;
