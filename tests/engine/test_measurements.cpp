@@ -46,4 +46,35 @@ TEST(Measurements, TheBoundHoldsAndTheRatioLiesInTheStatedBand) {
   }
 }
 
+// Our own timings of one decode step's matmuls on a real GPU (data/measurements.json,
+// decode_steps; bench/device/decode_step.py): every row lies above the engine's step-time bound
+// for the same chip, model, batch and context, within a factor the page can defend, and the run
+// shows both regimes (flat in the batch while the weights' bytes dominate, then growing with it).
+TEST(Measurements, MeasuredDecodeStepsLieAboveTheBoundAndShowBothRegimes) {
+  json doc = measurements();
+  ASSERT_TRUE(doc.contains("decode_steps"));
+  for (const auto& run : doc["decode_steps"]) {
+    for (const char* field : {"id", "chip", "model", "weight_format", "compute_dtype", "chips", "context", "hardware", "software", "source", "rows"}) {
+      ASSERT_TRUE(run.contains(field)) << run["id"] << " lacks " << field;
+    }
+    EXPECT_NE(run["source"].get<std::string>().find("bench/device/decode_step.py"), std::string::npos) << run["id"];
+    const auto& rows = run["rows"];
+    ASSERT_GE(rows.size(), 8u);
+    for (const auto& row : rows) {
+      double batch = row[0], measured = row[1];
+      json input = {{"chip", run["chip"]}, {"model", run["model"]}, {"chips", run["chips"]}, {"batch", batch},
+                    {"context", run["context"]}, {"weight_dtype", run["weight_format"]}, {"compute_dtype", run["compute_dtype"]}};
+      scalelab::Evaluation e = scalelab::evaluate("decode", input.dump());
+      ASSERT_EQ(e.status, scalelab::Status::ok) << run["id"] << ": " << e.param << ": " << e.message;
+      double bound = json::parse(e.json)["outputs"]["step_s"];
+      EXPECT_GE(measured, bound) << run["id"] << " at batch " << batch;
+      EXPECT_LE(measured / bound, 2.5) << run["id"] << " at batch " << batch;
+    }
+    double first = rows.front()[1], last = rows.back()[1];
+    double batch_ratio = rows.back()[0].get<double>() / rows.front()[0].get<double>();
+    EXPECT_LT(rows[4][1].get<double>() / first, 1.05) << "flat while memory-bound";
+    EXPECT_GT(last / first, batch_ratio / 200) << "growing with the batch once compute-bound";
+  }
+}
+
 }  // namespace

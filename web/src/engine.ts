@@ -54,7 +54,12 @@ export interface Measurement {
   id: string; chip: string; model: string; weight_format: string; kv_format: string; context: number;
   tokens_per_s: number; software: string; hardware: string; source: string; notes?: string;
 }
-export interface MeasurementCatalog { about: string; band: { min: number; max: number; why: string }; measurements: Measurement[] }
+/** Our own timings of one decode step on a real GPU: rows of [batch, seconds] (bench/device/decode_step.py) */
+export interface DecodeStepRun {
+  id: string; chip: string; model: string; weight_format: string; compute_dtype: string; chips: number; context: number;
+  hardware: string; software: string; what: string; source: string; rows: [number, number][];
+}
+export interface MeasurementCatalog { about: string; band: { min: number; max: number; why: string }; measurements: Measurement[]; decode_steps?: DecodeStepRun[] }
 export class Engine {
   // The schema and the catalogs are parsed on first use, once per page: building the schema of
   // every calculator and parsing it is most of an engine start's work (BENCHMARKS.md, "Where a

@@ -43,6 +43,7 @@ const FIGURES = [
     return q(out('training_run', { chip: CHIP, model: 'llama3-70b', top_n: 5, chips }, 'layouts')[0].step_s, 's');
   } },
   { ch: '07-inference', name: 'kv-cache', expect: () => q(out('decode', { chip: CHIP, batch: 32, context: 8192 }, 'kv_bytes_total'), 'bytes') },
+  { ch: '07-inference', name: 'measured-decode', expect: () => q(out('decode', { chip: 'h200', model: 'llama3-8b', chips: 1, batch: 1, context: 0 }, 'step_s'), 's') },
   { ch: '08-serving-llama', name: 'serving', expect: () => q(out('serving', { chip: CHIP, batch: 32 }, 'tokens_per_s_per_chip'), 'count') },
   { ch: '09-profiling', name: 'trace', expect: () => q(out('roofline', { chip: CHIP, matmul: { B: 2048, D: llama70.D, F: llama70.F } }, 't_lower_s'), 's') },
   { ch: '10-jax', name: 'partition', expect: () => q(out('sharding', { shape: [1024, 4096], spec: 'A[I_X, J_Y]', mesh: { X: 2, Y: 4 } }, 'local_bytes'), 'bytes') },
@@ -131,6 +132,20 @@ test('dragging the roofline point changes its intensity; switching the chip redr
   await page.selectOption('#chip-select', 'h200');
   await changed(gpu, h100, 'switching to a GPU');
   assert.ok((await label(gpu)).includes(q(out('chip', { chip: 'h200' }, 'hbm_bytes_per_s'), 'bytes/s')));
+  assert.deepEqual(problems, clean);
+});
+
+test('the measured H200 decode steps: the two measured regimes meet where the data puts them, beside the engine\u2019s critical batch', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  const fig = await openFigure(page, '07-inference', 'measured-decode');
+  const run = JSON.parse(engine.measurements()).decode_steps[0];
+  const [b0, t0] = run.rows[0], [b1, t1] = run.rows[run.rows.length - 1];
+  const knee = t0 / (t1 / b1);
+  const crit = out('decode', { chip: run.chip, model: run.model, chips: run.chips, batch: b0, context: run.context }, 'critical_batch');
+  const text = await label(fig);
+  assert.ok(text.includes(`meet near batch ${q(knee, 'count')}`), `the knee from the rows in \u201c${text}\u201d`);
+  assert.ok(text.includes(`critical batch is ${q(crit, 'count')}`), 'the engine\u2019s critical batch for the measured chip');
+  assert.equal(await fig.locator('circle.fig-dot').count(), run.rows.length, 'one dot per measured batch');
   assert.deepEqual(problems, clean);
 });
 

@@ -211,7 +211,63 @@ export class PartitionFigure extends FigureElement {
   }
 }
 
+// ---------------------------------------------------------------- ch 7: a decode step timed on a real GPU
+/** Our own timings of one decode step's matmuls (data/measurements.json, decode_steps; measured
+ *  with bench/device/decode_step.py) beside the engine's bound for the same chip, batch by batch. */
+export class MeasuredDecodeFigure extends FigureElement {
+  static override readonly calculators = ['decode'];
+  protected draw(): Drawing | null {
+    const run = this.engine!.measurements.decode_steps?.[0];
+    if (!run) return null;
+    const pts = run.rows.map(([b, measured]) => {
+      const r = this.evaluate('decode', { chip: run.chip, model: run.model, chips: run.chips, batch: b, context: run.context, weight_dtype: run.weight_format, compute_dtype: run.compute_dtype });
+      return r ? { b, measured, bound: num(r.outputs, 'step_s'), crit: num(r.outputs, 'critical_batch') } : null;
+    });
+    if (pts.some((p) => !p)) return null;
+    const ps = pts as { b: number; measured: number; bound: number; crit: number }[];
+    const first = ps[0], last = ps[ps.length - 1];
+    // the measured regimes carried on: the batch-1 time, and the largest batch's time per sequence
+    const perSeq = last.measured / last.b, knee = first.measured / perSeq;
+    const b0 = first.b, b1 = last.b;
+    const times = ps.flatMap((p) => [p.measured, p.bound]);
+    const y0 = Math.min(...times) / 1.4, y1 = Math.max(...times) * 1.4;
+    const X = (b: number) => logX(b, b0, b1, 60, 388), Y = (v: number) => 200 - logX(v, y0, y1, 0, 180);
+    const cur = ps.reduce((best, p) => (Math.abs(Math.log(p.b / Number(this.state.batch ?? 1))) < Math.abs(Math.log(best.b / Number(this.state.batch ?? 1))) ? p : best), first);
+    const f = (v: unknown, u: string) => this.fmt(v, u);
+    const chipName = this.engine!.chipIndex.find((c) => c.id === run.chip)?.name ?? run.chip;
+    const model = this.engine!.modelName(run.model) || run.model;
+    const body: SVGTemplateResult[] = [
+      rect(60, 20, 328, 180, 'none'),
+      line(X(b0), Y(first.measured), X(Math.min(b1, knee * 2)), Y(first.measured), 'dash'),
+      line(X(Math.max(b0, knee / 4, y0 / perSeq)), Y(perSeq * Math.max(b0, knee / 4, y0 / perSeq)), X(b1), Y(last.measured), 'dash'),
+      line(X(first.crit), 20, X(first.crit), 200, 'warn dash'),
+      t(X(first.crit) - 4, 32, `engine flips at ${f(first.crit, 'count')}`, 'small', 'end'),
+      svg`<polyline points=${ps.map((p) => `${X(p.b)},${Y(p.bound)}`).join(' ')} class="fig-line roof" fill="none"></polyline>`,
+      ...ps.map((p) => svg`<circle cx=${X(p.b)} cy=${Y(p.measured)} r=${p === cur ? 7 : 3.5} class="fig-dot ${p === cur ? 'operating-point' : ''}"></circle>`),
+      ...[1, 4, 16, 64, 256, 1024].filter((b) => b >= b0 && b <= b1).map((b) => t(X(b), 212, String(b), 'small muted', b === b1 ? 'end' : b === b0 ? 'start' : 'middle')),
+      t(224, 226, 'batch (sequences), log →', 'small muted', 'middle'),
+      t(56, 30, f(y1, 's'), 'small muted', 'end'), t(56, 200, f(y0, 's'), 'small muted', 'end'),
+      t(64, 14, '↑ one decode step, log', 'small muted'),
+      t(X(b0) + 14, Y(first.measured) - 9, 'measured', 'small'),
+      t(X(b0) + 14, Y(first.bound) + 16, 'engine’s bound', 'small'),
+    ];
+    return {
+      title: `${model} on one ${chipName}, measured: one decode step against the batch`,
+      viewBox: [400, 232],
+      readout: [
+        `Batch ${f(cur.b, 'count')}: measured ${f(cur.measured, 's')}, the engine's bound ${f(cur.bound, 's')} (the kernels reach ${f(Math.round(100 * cur.bound / cur.measured), 'count')} % of it).`,
+        `Dots: measured; line: the engine's bound. The dashed lines carry the two measured regimes on; they meet near batch ${f(knee, 'count')}, the engine's critical batch is ${f(first.crit, 'count')}.`,
+        `Measured with ${run.software} on ${run.hardware}. ${run.what}`,
+      ],
+      body,
+      controls: this.slider('batch', 'Batch', ps.map((p) => p.b), cur.b, (v) => f(v, 'count')),
+      alt: `A decode step of ${model}'s matmuls timed on one ${chipName} at batches ${f(b0, 'count')} to ${f(b1, 'count')}: it stays near ${f(first.measured, 's')} while the weights' bytes dominate and grows about in proportion to the batch at large batches (${f(last.measured, 's')} at ${f(b1, 'count')}). At batch ${f(cur.b, 'count')} it takes ${f(cur.measured, 's')} against the engine's bound of ${f(cur.bound, 's')}. The two measured regimes meet near batch ${f(knee, 'count')}; the engine's critical batch is ${f(first.crit, 'count')}.`,
+    };
+  }
+}
+
 customElements.define('sl-fig-kv-cache', KvCacheFigure);
 customElements.define('sl-fig-serving', ServingFigure);
 customElements.define('sl-fig-trace', TraceFigure);
 customElements.define('sl-fig-partition', PartitionFigure);
+customElements.define('sl-fig-measured-decode', MeasuredDecodeFigure);

@@ -14,6 +14,7 @@ export const FIGURE_MODULES: Record<string, () => Promise<unknown>> = {
   'sl-fig-serving': () => import('./inference'),
   'sl-fig-trace': () => import('./inference'),
   'sl-fig-partition': () => import('./inference'),
+  'sl-fig-measured-decode': () => import('./inference'),
   'sl-fig-regimes': () => import('./gpu'),
   'sl-fig-gpu': () => import('./gpu'),
 };
