@@ -22,7 +22,6 @@ import rehypeKatex from 'rehype-katex';
 import rehypeStringify from 'rehype-stringify';
 import { visit } from 'unist-util-visit';
 import YAML from 'yaml';
-import katex from 'katex';
 import { CHAPTERS, pad2 } from './chapters.mjs';
 import { LABS } from './labs.mjs';
 import { variantOfLab } from './engine-variants.mjs';
@@ -92,13 +91,6 @@ function contentWarning(file, node, message) {
   const where = `${path.relative(ROOT, file)}:${lineOf(node)}`;
   if (STRICT) throw new Error(`${where}: ${message}`);
   warnings.push(`${where}: ${message}`);
-}
-function tex(s, display = false) {
-  return katex.renderToString(s, { throwOnError: false, displayMode: display, output: 'html' });
-}
-export function stepsHtml(steps, unitFormatter = (v, u) => formatValue(v, u)) {
-  return `<ol class="derivation">${steps.map((s) => `<li><span class="d-label">${esc(s.label)}</span>
-<span class="d-formula">${tex(s.formula)}</span><span class="d-sub">${tex(s.substituted)} = ${esc(unitFormatter(s.value, s.unit))}</span></li>`).join('')}</ol>`;
 }
 function parseParams(file, node, attrs) {
   if (!attrs.params) return {};
@@ -301,7 +293,9 @@ function directivesPlugin(file, ctx) {
             else if (typeof getPath(r.outputs, a.out) !== 'number') contentWarning(file, node, `::question: ${a.calc}.${a.out} is not a number`);
             else {
               unit = a.unit ?? unitOf(r, a.out);
-              derivation = stepsHtml(r.steps) + `<p class="q-answer">Answer: <strong>${esc(formatValue(getPath(r.outputs, a.out), unit))}</strong></p>`;
+              // the steps are typeset in the page when the reader opens them (chapter.ts): KaTeX's
+              // markup for every question was most of a chapter's HTML
+              derivation = `<p class="q-steps-later">The steps are typeset here when JavaScript runs.</p><p class="q-answer">Answer: <strong>${esc(formatValue(getPath(r.outputs, a.out), unit))}</strong></p>`;
             }
           } else contentWarning(file, node, '::question needs calc, out and params');
           const props = { className: ['question'], dataCalc: a.calc, dataOut: a.out, dataParams: a.params || '{}', dataTol: a.tol || '0.05', dataUnit: unit, ariaLabelledby: `${qid}-prompt` };
@@ -325,7 +319,7 @@ function directivesPlugin(file, ctx) {
           replace(figureNode(file, node, a, { h, text, contentWarning }));
           return;
         case 'tryit':
-          replace(tryitNode({ file, node, index, parent, ctx, t: { evaluate, parseParams, withChip, contentWarning, unitOf, formatValue, getPath, stepsHtml, esc, h, text, raw, DEFAULT_CHIP: ctx.chip, defaultChipName: chipName(ctx.chip) } }));
+          replace(tryitNode({ file, node, index, parent, ctx, t: { evaluate, parseParams, withChip, contentWarning, unitOf, formatValue, getPath, esc, h, text, raw, DEFAULT_CHIP: ctx.chip, defaultChipName: chipName(ctx.chip) } }));
           return;
         default:
           // Not one of ours (e.g. "ratio 3:1" or "12:30"): put the text back as written —

@@ -38,7 +38,8 @@ export function tryitNode({ file, node, index, parent, ctx, t }) {
     else {
       unit = a.unit ?? t.unitOf(r, a.out);
       const chipName = a.chip === 'fixed' || 'chip' in params ? 'this setting' : t.defaultChipName;
-      fallback = [t.raw(`<p>On ${t.esc(chipName)} the engine gives <strong>${t.esc(t.formatValue(t.getPath(r.outputs, a.out), unit))}</strong>.</p>${t.stepsHtml(r.steps)}`)];
+      // the answer only: the block replaces this when JavaScript runs and typesets the steps itself
+      fallback = [t.raw(`<p>On ${t.esc(chipName)} the engine gives <strong>${t.esc(t.formatValue(t.getPath(r.outputs, a.out), unit))}</strong>.</p>`)];
     }
   } else t.contentWarning(file, node, ':::tryit needs calc, out and params');
   const tol = a.tol || '0.25';

@@ -229,21 +229,33 @@ async function refreshLive(article: HTMLElement) {
   }
   // for the tests and the curious: how many evaluations the last refresh of the live numbers made
   article.dataset.liveEvaluations = String(new Set(live.values()).size);
-  // questions: re-render the derivations for the new chip
-  const forms = [...article.querySelectorAll<HTMLFormElement>('form.question')];
-  if (!forms.length) return;
-  const katex = await loadKatex();
-  if (mine !== generation) return;
-  for (const f of forms) {
-    const r = engine.evaluate(f.dataset.calc!, paramsOf(f));
-    const box = f.querySelector<HTMLElement>('.q-steps')!;
+  // questions: the chip changed, so every answer and derivation is stale; open ones are typeset again now
+  for (const f of article.querySelectorAll<HTMLFormElement>('form.question')) {
     const fb = f.querySelector<HTMLElement>('.q-feedback')!;
     fb.textContent = ''; fb.className = 'q-feedback';
-    if (isError(r)) { box.textContent = `This question cannot be computed for this chip: ${r.error.message}`; continue; }
-    const unit = f.dataset.unit || '';
-    box.innerHTML = stepsHtml(katex, r.steps, (v, u) => engine.format(v, u)) +
-      `<p class="q-answer">Answer: <strong>${engine.format(getPath(r.outputs, f.dataset.out!), unit)}</strong></p>`;
+    delete f.dataset.stepsFor;
+    if (f.querySelector<HTMLDetailsElement>('details.q-derivation')?.open) void showDerivation(f);
   }
+}
+
+/** A question's derivation, typeset when the reader opens it (the page carries only the answer for
+ *  its own chip: KaTeX's markup for every question was most of a chapter's HTML). Typeset again when
+ *  opened after a chip change; `data-steps-for` names the parameters it was typeset for. */
+async function showDerivation(form: HTMLFormElement) {
+  const params = paramsOf(form);
+  const key = canonical(params);
+  if (form.dataset.stepsFor === key) return;
+  const box = form.querySelector<HTMLElement>('.q-steps')!;
+  let engine: Engine;
+  try { engine = await getEngine(); } catch (e) { box.textContent = engineLoadProblem(e); return; }
+  const katex = await loadKatex();
+  if (canonical(paramsOf(form)) !== key) return; // the chip changed meanwhile: that call typesets
+  const r = engine.evaluate(form.dataset.calc!, params);
+  form.dataset.stepsFor = key;
+  if (isError(r)) { box.textContent = `This question cannot be computed for this chip: ${r.error.message}`; return; }
+  const unit = form.dataset.unit || '';
+  box.innerHTML = stepsHtml(katex, r.steps, (v, u) => engine.format(v, u)) +
+    `<p class="q-answer">Answer: <strong>${engine.format(getPath(r.outputs, form.dataset.out!), unit)}</strong></p>`;
 }
 
 // ---------------------------------------------------------------- questions
@@ -251,6 +263,8 @@ function initQuestions(article: HTMLElement) {
   article.querySelectorAll<HTMLFormElement>('form.question').forEach((form) => {
     const input = form.querySelector<HTMLInputElement>('input[name=answer]')!;
     const fb = form.querySelector<HTMLElement>('.q-feedback')!;
+    const derivation = form.querySelector<HTMLDetailsElement>('details.q-derivation');
+    derivation?.addEventListener('toggle', () => { if (derivation.open) void showDerivation(form); });
     form.addEventListener('submit', async (e) => {
       e.preventDefault();
       const say = (cls: string, msg: string) => { fb.className = `q-feedback ${cls}`; fb.textContent = msg; };

@@ -131,12 +131,16 @@ test('check-yourself: accepts a right answer, refuses a wrong one, reveals the d
   await tq.locator('input').fill('12.2 ms');
   await tq.locator('button[type=submit]').click();
   await page.waitForFunction((el) => el.classList.contains('right'), await tq.locator('.q-feedback').elementHandle());
-  // derivation: KaTeX steps
+  // derivation: typeset with KaTeX only once opened (the page carries just the answer)
+  assert.equal(await q.locator('.q-derivation .katex').count(), 0, 'not typeset before it is opened');
   await q.locator('.q-derivation summary').click();
-  assert.ok(await q.locator('.q-derivation .katex').count() > 0);
-  // the answer follows the chip
+  await page.waitForFunction((el) => el.querySelectorAll('.katex').length > 0, await q.locator('.q-derivation').elementHandle());
+  const v5eAnswer = await q.locator('.q-answer strong').innerText();
+  // the answer follows the chip, and the open derivation is typeset again for it
   await page.selectOption('#chip-select', 'h100');
   await page.waitForFunction(() => document.querySelector('.chipname').textContent === 'H100');
+  await page.waitForFunction(([el, before]) => el.querySelector('.q-answer strong')?.textContent !== before && el.querySelectorAll('.katex').length > 0,
+    [await q.locator('.q-derivation').elementHandle(), v5eAnswer]);
   await input.fill('314');
   await q.locator('button[type=submit]').click();
   await page.waitForFunction((el) => el.classList.contains('wrong'), await fb.elementHandle());

@@ -141,6 +141,11 @@ async function checkQuestions(page, chip, { wrong = true } = {}) {
     if (!wrong) continue;
     await submit(String(answer === 0 ? 1 : answer * 4), 'wrong');
     assert.match(await fb.innerText(), /Not yet/, label);
+    // the derivation is typeset when opened (chapter.ts): its steps, and the answer it ends on
+    await f.locator('details.q-derivation').evaluate((e) => { e.open = true; });
+    await page.waitForFunction((e) => !!e.dataset.stepsFor, await f.elementHandle(), { timeout: 5000 })
+      .catch(() => assert.fail(`${label}: the derivation was not typeset once opened`));
+    assert.ok(await f.locator('.q-steps ol.derivation li').count() >= 1, `${label}: derivation steps`);
     assert.doesNotMatch(await f.locator('.q-steps').textContent(), BAD_TEXT, `${label}: derivation`);
   }
   return n;

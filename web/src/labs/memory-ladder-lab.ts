@@ -11,6 +11,11 @@ import { isError, type Result } from '../engine';
 const ORDER = ['pcie', 'hbm', 'vmem', 'ici', 'nvlink', 'dcn', 'ib'];
 interface Rung { path: string; name: string; t?: number; bw?: number; missing?: string }
 
+/** What a rung lacks, from the engine's refusal: "no figure for NVLink egress per GPU, one way" out of
+ *  "H100 … has no figure for NVLink egress per GPU, one way (nvlink_bytes_per_s): …; give it with
+ *  chip_overrides …" (the lab has no chip_overrides field to give it in); the whole message otherwise. */
+const missingFigure = (message: string) => /has (no figure for .+?) \(\w+\)/.exec(message)?.[1] ?? message;
+
 export class MemoryLadderLab extends LabElement {
   readonly calculator = 'transfer';
   readonly controlSpecs: ControlSpec[] = [
@@ -64,7 +69,7 @@ export class MemoryLadderLab extends LabElement {
     return html`<table class="ml-table"><caption>Time per rung for ${f(r.inputs.bytes, 'bytes')} (${f(r.outputs.bytes_per_chip, 'bytes')} per chip)</caption>
       <thead><tr><th scope="col">rung</th><th scope="col">time</th><th scope="col">effective bandwidth</th></tr></thead>
       <tbody>${this.rungs.map((x) => html`<tr data-rung=${x.path}><th scope="row">${x.name}</th>
-        ${x.missing ? html`<td colspan="2" class="na">not in the catalog for this chip (${x.missing})</td>`
+        ${x.missing ? html`<td colspan="2" class="na">not in the catalog for this chip: ${missingFigure(x.missing)}</td>`
           : html`<td>${f(x.t, 's')}</td><td>${f(x.bw, 'bytes/s')}</td>`}</tr>`)}</tbody></table>
       <dl class="lab-outputs"><div data-out="t_s"><dt>Time on the ${this.choiceText('path', r.inputs.path)} rung</dt><dd>${this.fmt('t_s')}</dd></div>
       <div data-out="t_latency_s"><dt>of which latency</dt><dd>${this.fmt('t_latency_s')}</dd></div></dl>`;
