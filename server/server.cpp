@@ -145,11 +145,18 @@ Reply route(const StaticSite& site, const Request& req) {
   return static_reply(site, req, path);
 }
 
+// Each worker thread runs an io_context of its own (concurrency hint 1: no locks in its scheduler)
+// and the connections handed to it: a connection's handlers never run on two threads, so it
+// needs no strand, and its types name that context's executor, not the type-erased one.
+using Executor = net::io_context::executor_type;
+using Socket = net::basic_stream_socket<tcp, Executor>;
+using Stream = beast::basic_stream<tcp, Executor>;
+
 // One client connection: read a request (whole, within the deadline), answer it, repeat while
 // the client keeps the connection alive.
 class Session : public std::enable_shared_from_this<Session> {
  public:
-  Session(tcp::socket socket, const StaticSite& site, std::chrono::seconds deadline)
+  Session(Socket socket, const StaticSite& site, std::chrono::seconds deadline)
       : stream_(std::move(socket)), site_(site), deadline_(deadline) {}
 
   void start() { read(); }
@@ -204,17 +211,25 @@ class Session : public std::enable_shared_from_this<Session> {
     stream_.socket().close(ignored);
   }
 
-  beast::tcp_stream stream_;
+  Stream stream_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   const StaticSite& site_;
   std::chrono::seconds deadline_;
 };
 
-void accept(tcp::acceptor& acceptor, const StaticSite& site, std::chrono::seconds deadline) {
-  acceptor.async_accept(net::make_strand(acceptor.get_executor()), [&acceptor, &site, deadline](beast::error_code ec, tcp::socket socket) {
-    if (!ec) std::make_shared<Session>(std::move(socket), site, deadline)->start();
-    if (acceptor.is_open()) accept(acceptor, site, deadline);
+// The acceptor runs on the first context and deals the accepted connections to the contexts in turn.
+using Acceptor = net::basic_socket_acceptor<tcp, Executor>;
+void accept(Acceptor& acceptor, std::vector<std::unique_ptr<net::io_context>>& contexts, size_t next,
+            const StaticSite& site, std::chrono::seconds deadline) {
+  net::io_context& target = *contexts[next % contexts.size()];
+  acceptor.async_accept(target, [&acceptor, &contexts, next, &site, deadline](beast::error_code ec, Socket socket) {
+    if (!ec) {
+      // started on the connection's own thread: from here on only that thread touches it
+      Executor ex = socket.get_executor();
+      net::post(ex, [session = std::make_shared<Session>(std::move(socket), site, deadline)] { session->start(); });
+    }
+    if (acceptor.is_open()) accept(acceptor, contexts, next + 1, site, deadline);
   });
 }
 
@@ -235,8 +250,11 @@ int serve(const ServerOptions& options, const std::function<void(int)>& on_ready
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   int threads = std::max(1, options.threads);
-  net::io_context io(threads);
-  tcp::acceptor acceptor(io);
+  std::vector<std::unique_ptr<net::io_context>> contexts;
+  for (int i = 0; i < threads; ++i) contexts.push_back(std::make_unique<net::io_context>(1));
+  std::vector<net::executor_work_guard<Executor>> keep_running;
+  for (auto& c : contexts) keep_running.push_back(net::make_work_guard(*c));
+  Acceptor acceptor(contexts[0]->get_executor());
   beast::error_code ec;
   auto address = net::ip::make_address(options.host, ec);
   if (!ec) {
@@ -251,14 +269,14 @@ int serve(const ServerOptions& options, const std::function<void(int)>& on_ready
                  ec.message().c_str());
     return 1;
   }
-  accept(acceptor, site, std::chrono::seconds(options.request_timeout_s));
+  accept(acceptor, contexts, 0, site, std::chrono::seconds(options.request_timeout_s));
   std::vector<std::thread> workers;
-  for (int i = 0; i < threads; ++i) workers.emplace_back([&io] { io.run(); });
+  for (auto& c : contexts) workers.emplace_back([&io = *c] { io.run(); });
   if (on_ready) on_ready(acceptor.local_endpoint().port());
   int signal_number = 0;
   sigwait(&signals, &signal_number);
-  net::post(io, [&acceptor] { acceptor.close(); });
-  io.stop();
+  net::post(*contexts[0], [&acceptor] { acceptor.close(); });
+  for (auto& c : contexts) c->stop();
   for (auto& w : workers) w.join();
   return 0;
 }
