@@ -59,7 +59,13 @@ function expectedLive(d, chip) {
   const unit = d.unit ?? unitOf(r, d.out);
   // with more digits than the engine's three: the number, then its unit, but none for a unit the
   // engine writes bare (a ratio, a count: "32", never "32 ratio" or "8 count")
-  if (d.digits && typeof v === 'number') return `${Number(v.toPrecision(Number(d.digits)))}${unit && format(1, unit) !== '1' ? ' ' + unit : ''}`;
+  if (d.digits && typeof v === 'number') {
+    const n = Number(v.toPrecision(Number(d.digits)));
+    // a million or more: scaled to the engine's own prefix for that size ("13.02B params")
+    const scale = Math.abs(n) >= 1e6 ? 10 ** (3 * Math.floor(Math.log10(Math.abs(n)) / 3)) : 1;
+    if (scale > 1 && /^1(?![\d.,])/.test(format(scale, unit))) return `${Number((n / scale).toPrecision(Number(d.digits)))}${format(scale, unit).slice(1)}`;
+    return `${n}${unit && format(1, unit) !== '1' ? ' ' + unit : ''}`;
+  }
   return format(v, unit);
 }
 const chipName = (id) => chips.find((c) => c.id === id).name;
