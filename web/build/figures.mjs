@@ -11,7 +11,7 @@ export const FIGURES = [
   { name: 'pipeline', element: 'sl-fig-pipeline', chapter: 5, fallback: 'A pipeline schedule: stages against time, each microbatch’s forward and backward passes, and the idle bubble at the start and the end.' },
   { name: 'training-pod', element: 'sl-fig-training-pod', chapter: 6, fallback: 'The LLaMA-3 70B training pod: the chips split into data-parallel and tensor-parallel axes for the best layouts the engine finds.' },
   { name: 'kv-cache', element: 'sl-fig-kv-cache', chapter: 7, fallback: 'HBM of a serving slice filled by the weights and by the KV cache, which grows with batch and context until it no longer fits.' },
-  { name: 'measured-decode', element: 'sl-fig-measured-decode', chapter: 7, fallback: 'One decode step of LLaMA-3 8B’s matmuls timed on a real H200 at batches 1 to 1,024, beside the engine’s bound: flat while the weights’ bytes dominate, then growing with the batch.' },
+  { name: 'measured-decode', element: 'sl-fig-measured-decode', chapter: 7, fallback: 'One decode step of LLaMA-3 8B timed on a real H200, batch by batch, beside the engine’s bound for the same batch and context.' },
   { name: 'serving', element: 'sl-fig-serving', chapter: 8, fallback: 'Latency against throughput per chip for a range of batch sizes: bigger batches raise throughput and latency together.' },
   { name: 'trace', element: 'sl-fig-trace', chapter: 9, fallback: 'A synthetic profiler trace: lanes for the matrix unit and the interconnect, named operations and notes on what to read in it.' },
   { name: 'partition', element: 'sl-fig-partition', chapter: 10, fallback: 'An array split over a 2D device mesh by a PartitionSpec: each block coloured by the device that holds it.' },

@@ -54,8 +54,8 @@ const FIGURES = [
 /** open a chapter at the step holding the figure; returns the figure's element once drawn */
 async function openFigure(page, ch, name) {
   await page.goto(`${server.url}/chapters/${ch}/`);
-  const host = page.locator(`[data-figure="${name}"]`);
-  assert.equal(await host.count(), 1, `${ch} places the ${name} figure once`);
+  const host = page.locator(`[data-figure="${name}"]`).first(); // the first placement (chapter 7 has two measured runs)
+  assert.ok(await page.locator(`[data-figure="${name}"]`).count() >= 1, `${ch} places the ${name} figure`);
   const step = await host.evaluate((e) => e.closest('section.step').id);
   await page.goto(`${server.url}/chapters/${ch}/#${step}`);
   await page.reload();
@@ -146,6 +146,16 @@ test('the measured H200 decode steps: the two measured regimes meet where the da
   assert.ok(text.includes(`meet near batch ${q(knee, 'count')}`), `the knee from the rows in \u201c${text}\u201d`);
   assert.ok(text.includes(`critical batch is ${q(crit, 'count')}`), 'the engine\u2019s critical batch for the measured chip');
   assert.equal(await fig.locator('circle.fig-dot').count(), run.rows.length, 'one dot per measured batch');
+  // the run with 8,192-token caches, placed further down: the engine's bound at the placement's batch
+  const cached = JSON.parse(engine.measurements()).decode_steps.find((r) => r.context > 0);
+  const host = page.locator(`[data-figure="measured-decode"][data-state*="${cached.id}"]`);
+  await page.goto(`${server.url}/chapters/07-inference/#all`);
+  assert.ok(await scrollUntilVisible(page, host, host.locator('svg.fig-svg[role="img"]')), 'the cached run is drawn');
+  const cachedText = await host.locator('svg.fig-svg').getAttribute('aria-label');
+  const [b, measured] = cached.rows.find(([batch]) => batch === 32);
+  const bound = out('decode', { chip: cached.chip, model: cached.model, chips: cached.chips, batch: b, context: cached.context }, 'step_s');
+  assert.ok(cachedText.includes(`At batch 32 it takes ${q(measured, 's')} against the engine's bound of ${q(bound, 's')}`), cachedText);
+  assert.ok(bound <= measured, 'the bound holds');
   assert.deepEqual(problems, clean);
 });
 

@@ -214,20 +214,27 @@ export class PartitionFigure extends FigureElement {
 // ---------------------------------------------------------------- ch 7: a decode step timed on a real GPU
 /** Our own timings of one decode step's matmuls (data/measurements.json, decode_steps; measured
  *  with bench/device/decode_step.py) beside the engine's bound for the same chip, batch by batch. */
+/** Batch ticks: powers of four within [b0, b1], and b1 itself where it is not one of them and stands
+ *  clear of the last (96 after 64). */
+const ticks = (b0: number, b1: number) => {
+  const out = [1, 4, 16, 64, 256, 1024].filter((b) => b >= b0 && b <= b1);
+  if (!out.includes(b1) && b1 >= 1.4 * out[out.length - 1]) out.push(b1);
+  return out;
+};
 export class MeasuredDecodeFigure extends FigureElement {
   static override readonly calculators = ['decode'];
   protected draw(): Drawing | null {
-    const run = this.engine!.measurements.decode_steps?.[0];
-    if (!run) return null;
+    const runs = this.engine!.measurements.decode_steps ?? [];
+    if (!runs.length) return null;
+    const id = this.pick('run', 'measured run', runs.map((r) => r.id), runs[0].id);
+    const run = runs.find((r) => r.id === id)!;
     const pts = run.rows.map(([b, measured]) => {
       const r = this.evaluate('decode', { chip: run.chip, model: run.model, chips: run.chips, batch: b, context: run.context, weight_dtype: run.weight_format, compute_dtype: run.compute_dtype });
-      return r ? { b, measured, bound: num(r.outputs, 'step_s'), crit: num(r.outputs, 'critical_batch') } : null;
+      return r ? { b, measured, bound: num(r.outputs, 'step_s'), crit: num(r.outputs, 'critical_batch'), kvPerSeq: num(r.outputs, 'kv_bytes_per_sequence') } : null;
     });
     if (pts.some((p) => !p)) return null;
-    const ps = pts as { b: number; measured: number; bound: number; crit: number }[];
+    const ps = pts as { b: number; measured: number; bound: number; crit: number; kvPerSeq: number }[];
     const first = ps[0], last = ps[ps.length - 1];
-    // the measured regimes carried on: the batch-1 time, and the largest batch's time per sequence
-    const perSeq = last.measured / last.b, knee = first.measured / perSeq;
     const b0 = first.b, b1 = last.b;
     const times = ps.flatMap((p) => [p.measured, p.bound]);
     const y0 = Math.min(...times) / 1.4, y1 = Math.max(...times) * 1.4;
@@ -236,32 +243,46 @@ export class MeasuredDecodeFigure extends FigureElement {
     const f = (v: unknown, u: string) => this.fmt(v, u);
     const chipName = this.engine!.chipIndex.find((c) => c.id === run.chip)?.name ?? run.chip;
     const model = this.engine!.modelName(run.model) || run.model;
-    const body: SVGTemplateResult[] = [
-      rect(60, 20, 328, 180, 'none'),
-      line(X(b0), Y(first.measured), X(Math.min(b1, knee * 2)), Y(first.measured), 'dash'),
-      line(X(Math.max(b0, knee / 4, y0 / perSeq)), Y(perSeq * Math.max(b0, knee / 4, y0 / perSeq)), X(b1), Y(last.measured), 'dash'),
-      line(X(first.crit), 20, X(first.crit), 200, 'warn dash'),
-      t(X(first.crit) - 4, 32, `engine flips at ${f(first.crit, 'count')}`, 'small', 'end'),
+    const body: SVGTemplateResult[] = [rect(60, 20, 328, 180, 'none')];
+    let shape: string, sentence: string;
+    if (run.context === 0) {
+      // the measured regimes carried on: the batch-1 time, and the largest batch's time per sequence
+      const perSeq = last.measured / last.b, knee = first.measured / perSeq;
+      const from = Math.max(b0, knee / 4, y0 / perSeq);
+      body.push(line(X(b0), Y(first.measured), X(Math.min(b1, knee * 2)), Y(first.measured), 'dash'),
+        line(X(from), Y(perSeq * from), X(b1), Y(last.measured), 'dash'));
+      shape = `The dashed lines carry the two measured regimes on; they meet near batch ${f(knee, 'count')}, the engine's critical batch is ${f(first.crit, 'count')}.`;
+      sentence = `it stays near ${f(first.measured, 's')} while the weights' bytes dominate and grows about in proportion to the batch at large batches (${f(last.measured, 's')} at ${f(b1, 'count')}). At batch ${f(cur.b, 'count')} it takes ${f(cur.measured, 's')} against the engine's bound of ${f(cur.bound, 's')}. The two measured regimes meet near batch ${f(knee, 'count')}; the engine's critical batch is ${f(first.crit, 'count')}.`;
+    } else {
+      shape = `Each sequence brings ${f(first.kvPerSeq, 'bytes')} of cache to read every step, so the step grows with the batch long before the matmuls' critical batch (${f(first.crit, 'count')}).`;
+      sentence = `it grows with the batch from the start, from ${f(first.measured, 's')} at batch ${f(b0, 'count')} to ${f(last.measured, 's')} at ${f(b1, 'count')}, as the engine's bound does (${f(first.bound, 's')} to ${f(last.bound, 's')}). At batch ${f(cur.b, 'count')} it takes ${f(cur.measured, 's')} against the engine's bound of ${f(cur.bound, 's')}.`;
+    }
+    if (first.crit <= b1) {
+      body.push(line(X(first.crit), 20, X(first.crit), 200, 'warn dash'),
+        t(X(first.crit) - 4, 32, `engine flips at ${f(first.crit, 'count')}`, 'small', 'end'));
+    }
+    body.push(
       svg`<polyline points=${ps.map((p) => `${X(p.b)},${Y(p.bound)}`).join(' ')} class="fig-line roof" fill="none"></polyline>`,
       ...ps.map((p) => svg`<circle cx=${X(p.b)} cy=${Y(p.measured)} r=${p === cur ? 7 : 3.5} class="fig-dot ${p === cur ? 'operating-point' : ''}"></circle>`),
-      ...[1, 4, 16, 64, 256, 1024].filter((b) => b >= b0 && b <= b1).map((b) => t(X(b), 212, String(b), 'small muted', b === b1 ? 'end' : b === b0 ? 'start' : 'middle')),
+      ...ticks(b0, b1).map((b) => t(X(b), 212, String(b), 'small muted', b === b1 ? 'end' : b === b0 ? 'start' : 'middle')),
       t(224, 226, 'batch (sequences), log →', 'small muted', 'middle'),
       t(56, 30, f(y1, 's'), 'small muted', 'end'), t(56, 200, f(y0, 's'), 'small muted', 'end'),
       t(64, 14, '↑ one decode step, log', 'small muted'),
       t(X(b0) + 14, Y(first.measured) - 9, 'measured', 'small'),
       t(X(b0) + 14, Y(first.bound) + 16, 'engine’s bound', 'small'),
-    ];
+    );
+    const what = run.context === 0 ? `${model}'s matmuls` : `${model} with ${f(run.context, 'count')}-token caches`;
     return {
-      title: `${model} on one ${chipName}, measured: one decode step against the batch`,
+      title: `${what} on one ${chipName}, measured: one decode step against the batch`,
       viewBox: [400, 232],
       readout: [
         `Batch ${f(cur.b, 'count')}: measured ${f(cur.measured, 's')}, the engine's bound ${f(cur.bound, 's')} (the kernels reach ${f(Math.round(100 * cur.bound / cur.measured), 'count')} % of it).`,
-        `Dots: measured; line: the engine's bound. The dashed lines carry the two measured regimes on; they meet near batch ${f(knee, 'count')}, the engine's critical batch is ${f(first.crit, 'count')}.`,
+        `Dots: measured; line: the engine's bound. ${shape}`,
         `Measured with ${run.software} on ${run.hardware}. ${run.what}`,
       ],
       body,
       controls: this.slider('batch', 'Batch', ps.map((p) => p.b), cur.b, (v) => f(v, 'count')),
-      alt: `A decode step of ${model}'s matmuls timed on one ${chipName} at batches ${f(b0, 'count')} to ${f(b1, 'count')}: it stays near ${f(first.measured, 's')} while the weights' bytes dominate and grows about in proportion to the batch at large batches (${f(last.measured, 's')} at ${f(b1, 'count')}). At batch ${f(cur.b, 'count')} it takes ${f(cur.measured, 's')} against the engine's bound of ${f(cur.bound, 's')}. The two measured regimes meet near batch ${f(knee, 'count')}; the engine's critical batch is ${f(first.crit, 'count')}.`,
+      alt: `A decode step of ${what} timed on one ${chipName} at batches ${f(b0, 'count')} to ${f(b1, 'count')}: ${sentence}`,
     };
   }
 }
