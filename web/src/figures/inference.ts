@@ -224,6 +224,7 @@ const ticks = (b0: number, b1: number) => {
 export class MeasuredDecodeFigure extends FigureElement {
   static override readonly calculators = ['decode'];
   protected draw(): Drawing | null {
+    const f = (v: unknown, u: string) => this.fmt(v, u);
     const runs = this.engine!.measurements.decode_steps ?? [];
     if (!runs.length) return null;
     const id = this.pick('run', 'measured run', runs.map((r) => r.id), runs[0].id);
@@ -239,8 +240,9 @@ export class MeasuredDecodeFigure extends FigureElement {
     const times = ps.flatMap((p) => [p.measured, p.bound]);
     const y0 = Math.min(...times) / 1.4, y1 = Math.max(...times) * 1.4;
     const X = (b: number) => logX(b, b0, b1, 60, 388), Y = (v: number) => 200 - logX(v, y0, y1, 0, 180);
-    const cur = ps.reduce((best, p) => (Math.abs(Math.log(p.b / Number(this.state.batch ?? 1))) < Math.abs(Math.log(best.b / Number(this.state.batch ?? 1))) ? p : best), first);
-    const f = (v: unknown, u: string) => this.fmt(v, u);
+    // the measured batch nearest the placement's or the slider's (a batch outside the run is refused with a note)
+    const want = this.inRange('batch', 'batch', b0, b1, b0, (v) => f(v, 'count'));
+    const cur = ps.reduce((best, p) => (Math.abs(Math.log(p.b / want)) < Math.abs(Math.log(best.b / want)) ? p : best), first);
     const chipName = this.engine!.chipIndex.find((c) => c.id === run.chip)?.name ?? run.chip;
     const model = this.engine!.modelName(run.model) || run.model;
     const body: SVGTemplateResult[] = [rect(60, 20, 328, 180, 'none')];
