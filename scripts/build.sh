@@ -6,12 +6,29 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
+# The native engine is optimised with a profile of its own work (GCC's profile-guided
+# optimisation; BENCHMARKS.md, "Profile-guided optimisation"): an instrumented build runs every
+# case of tests/cases and a sweep, and the release build reads what it counted.
+PROFILE_BUILD_DIR="$BUILD_DIR-profile"
+PROFILE_DIR="$SCALELAB_ROOT/$PROFILE_BUILD_DIR/data"
+log "the engine's profile -> $PROFILE_BUILD_DIR"
+if [[ "$BUILD_DIR" == build ]]; then
+  cmake --preset profile
+  cmake --build --preset profile -j"$JOBS"
+else
+  cmake -S . -B "$PROFILE_BUILD_DIR" -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF \
+    -DSCALELAB_PROFILE=generate -DSCALELAB_PROFILE_DIR="$PROFILE_DIR"
+  cmake --build "$PROFILE_BUILD_DIR" -j"$JOBS" --target scalelab_profile_workload
+fi
+rm -rf "$PROFILE_DIR"
+"$PROFILE_BUILD_DIR/scalelab_profile_workload" tests/cases
+
 log "native release build -> $BUILD_DIR"
 if [[ "$BUILD_DIR" == build ]]; then
   cmake --preset release
   cmake --build --preset release -j"$JOBS"
 else
-  cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release
+  cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release -DSCALELAB_PROFILE=use -DSCALELAB_PROFILE_DIR="$PROFILE_DIR"
   cmake --build "$BUILD_DIR" -j"$JOBS"
 fi
 
