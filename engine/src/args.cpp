@@ -4,9 +4,11 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cstring>
 
 #include "errors.hpp"
 #include "format.hpp"
+#include "json_text.hpp"
 
 namespace scalelab {
 
@@ -382,6 +384,41 @@ void Args::index_members(const std::vector<bool>& given) {
     auto& [key, value] = *(members.begin() + static_cast<std::ptrdiff_t>(i));
     members_.push_back({key, &value, given[i]});
   }
+}
+
+void Args::append_inputs(std::string& out) const {
+  out += '{';
+  const std::size_t n = members_.size();
+  for (std::size_t i = 0; i < n;) {
+    // A run of members whose keys and values are written as they are: at a pointer, after one resize.
+    std::size_t bound = 0, end = i;
+    for (std::size_t b; end < n && is_plain_text(members_[end].key) && (b = plain_scalar_bound(*members_[end].value)) > 0; ++end) {
+      bound += members_[end].key.size() + 4 + b;  // ,"key": and the value
+    }
+    if (end > i) {
+      const std::size_t at = out.size();
+      out.resize(at + bound);
+      char* w = out.data() + at;
+      for (; i < end; ++i) {
+        if (i > 0) *w++ = ',';
+        *w++ = '"';
+        std::memcpy(w, members_[i].key.data(), members_[i].key.size());
+        w += members_[i].key.size();
+        *w++ = '"';
+        *w++ = ':';
+        w = put_plain_scalar(*members_[i].value, w);
+      }
+      out.resize(static_cast<std::size_t>(w - out.data()));
+    }
+    if (i < n) {  // an object, a list, or a key or text to escape
+      if (i > 0) out += ',';
+      append_string(members_[i].key, out);
+      out += ':';
+      append_text(*members_[i].value, out);
+      ++i;
+    }
+  }
+  out += '}';
 }
 
 const json* Args::member(std::string_view name) const {

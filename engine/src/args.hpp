@@ -26,12 +26,9 @@ class Args {
   Args& operator=(const Args&) = delete;
   ~Args();
 
-  const json& values() const {
-    note_read("*");
-    return values_;
-  }
-  // The validated values, moved out (the last use of these Args).
-  json take_values() && { return std::move(values_); }
+  // The validated values, defaults filled in, as an object in the schema's order: appended to
+  // `out` as append_text writes them (a run of plain members written in place, at one resize).
+  void append_inputs(std::string& out) const;
   // Looked up by a name the calculator spells out: a string_view, so that a literal builds no string.
   bool has(std::string_view name) const;    // given, or has a default
   bool given(std::string_view name) const;  // given by the caller
@@ -113,7 +110,7 @@ class Args {
     const void* tag;
     std::shared_ptr<const void> value;
     std::vector<std::string> read;  // the top-level parameter names it read, each once
-    bool reads_all = false;         // it read every parameter (values())
+    bool reads_all = false;         // it read every parameter ("*")
   };
   // A kept setup whose reads are listed once each ("*": all of them), for forget_kept_reading.
   static Kept made_kept(const void* tag, std::shared_ptr<const void> value, std::vector<std::string> read);

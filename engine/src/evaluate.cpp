@@ -27,7 +27,7 @@ std::string compute_result(const Calculator& calc, json&& input, const EvalOptio
   out += "{\"calculator\":";
   append_string(calc.name, out);
   out += ",\"inputs\":";
-  append_text(args.values(), out);  // as given (already validated), not rounded
+  args.append_inputs(out);  // as given (already validated), not rounded
   for (auto it = result.extra.begin(); it != result.extra.end(); ++it) {
     out += ',';
     append_string(it.key(), out);

@@ -272,7 +272,18 @@ void append_readable(double value, int exponent, std::string& out) {
   }
 }
 
+// A whole number that rounds to fewer than seven digits (|value| < 999,500) reads as its digits
+// with separators, in both branches of append_readable it reaches ("%.3g" of up to three digits
+// is those digits): written so without finding its rounded exponent. A warning's counts (a batch,
+// chips, a context) are nearly all such numbers.
+bool append_small_whole(double value, std::string& out) {
+  if (!(std::fabs(value) < 999500) || std::floor(value) != value) return false;
+  append_with_separators(value, out);
+  return true;
+}
+
 void append_readable(double value, std::string& out) {
+  if (append_small_whole(value, out)) return;
   append_readable(value, value == 0 ? 0 : rounded_exponent(value), out);
 }
 
@@ -295,14 +306,16 @@ void append_dollars(double value, std::string& out) {
 
 // Counts of things: "2,400", "240 tokens", "70B params", "15T tokens".
 void append_count(double value, std::string_view unit, std::string& out) {
-  const int exponent = value == 0 ? 0 : rounded_exponent(value);
-  if (exponent < 6 || exponent >= 15) {
-    append_readable(value, exponent, out);
-  } else {
-    static const char* const kSymbols[] = {"M", "B", "T"};
-    const int group = exponent / 3;
-    append_g(value / thousands(group), 3, out);
-    out += kSymbols[group - 2];
+  if (!append_small_whole(value, out)) {
+    const int exponent = value == 0 ? 0 : rounded_exponent(value);
+    if (exponent < 6 || exponent >= 15) {
+      append_readable(value, exponent, out);
+    } else {
+      static const char* const kSymbols[] = {"M", "B", "T"};
+      const int group = exponent / 3;
+      append_g(value / thousands(group), 3, out);
+      out += kSymbols[group - 2];
+    }
   }
   if (unit != "count") {
     out += ' ';

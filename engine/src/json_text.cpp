@@ -198,6 +198,40 @@ void append_double(double x, std::string& out) {
 
 bool is_plain_text(std::string_view s) { return plain_ascii(s); }
 
+std::size_t plain_scalar_bound(const json& v) {
+  switch (v.type()) {
+    case json::value_t::string: {
+      const std::string& s = v.get_ref<const std::string&>();
+      return plain_ascii(s) ? s.size() + 2 : 0;
+    }
+    case json::value_t::boolean:
+    case json::value_t::null:
+    case json::value_t::number_integer:
+    case json::value_t::number_unsigned:
+    case json::value_t::number_float: return kMaxNumberChars;
+    default: return 0;
+  }
+}
+
+char* put_plain_scalar(const json& v, char* w) {
+  auto put = [&](std::string_view bytes) {
+    std::memcpy(w, bytes.data(), bytes.size());
+    return w + bytes.size();
+  };
+  switch (v.type()) {
+    case json::value_t::string:
+      *w++ = '"';
+      w = put(v.get_ref<const std::string&>());
+      *w++ = '"';
+      return w;
+    case json::value_t::boolean: return put(v.get<bool>() ? "true" : "false");
+    case json::value_t::number_integer: return put_integer(v.get<std::int64_t>(), w);
+    case json::value_t::number_unsigned: return std::to_chars(w, w + kMaxNumberChars, v.get<std::uint64_t>()).ptr;
+    case json::value_t::number_float: return put_double(v.get<double>(), w);
+    default: return put("null");
+  }
+}
+
 void append_text(const json& value, std::string& out) { write(value, out); }
 
 std::string to_text(const json& value) {

@@ -62,6 +62,11 @@ char* put_double(double x, char* w);
 char* put_decimal(const Decimal& d, char* w);
 // Whether `s` is written as it is inside a JSON string (printable ASCII other than '"' and '\\').
 bool is_plain_text(std::string_view s);
+// The most bytes put_plain_scalar writes for `v`: a number, true, false, null or a string
+// written as it is (is_plain_text); 0 for anything else (an object, a list, a string to escape).
+std::size_t plain_scalar_bound(const json& v);
+// `v` written at `w` (room for plain_scalar_bound(v) bytes, not 0) as append_text writes it: the end.
+char* put_plain_scalar(const json& v, char* w);
 
 // An object or an array written member by member, as dump writes them: `value(member, key)`
 // writes each value, `key` being null for an array's items. False (and nothing written) for

@@ -91,33 +91,6 @@ constexpr Output kPrefill[] = {
     {"activation_bytes", "bytes", "activation bytes", "activations moved by the model-parallel collectives", true},
 };
 
-constexpr Output kServing[] = {
-    {"step_s", "s", "step time", "time of one decode step", false},
-    {"decode_time_s", "s", "decode time", "time to generate the whole response", false},
-    {"latency_s", "s", "response latency", "time to first token plus decode time", false},
-    {"time_to_first_token_s", "s", "time to first token", "prefill time of the prompt", false},
-    {"throughput_tokens_per_s", "tokens/s", "throughput", "tokens generated per second by the server", false},
-    {"tokens_per_s_per_chip", "tokens/s", "tokens per second per chip", "throughput divided by all chips", false},
-    {"qps_per_chip", "1/s", "responses per second per chip", "whole responses finished per second, per chip", false},
-    {"cost_per_million_tokens_usd", "usd", "cost per million tokens", "dollars per million generated tokens at the chip price (null when the chip has no price)", true},
-    {"prefill_to_decode_chips", "ratio", "prefill-to-decode chips", "prefill chips needed per decode chip to keep up", false},
-    {"total_chips", "chips", "chips in all", "decode chips plus prefill chips", false},
-    {"context", "tokens", "context", "tokens in each sequence's cache", false},
-    {"prefill_compute_fraction", "ratio", "prefill share", "fraction of the time spent on prefill when interleaved", true},
-    {"sequences_finished_per_step", "sequences", "sequences finished per step", "responses that end in an average step", false},
-    {"kv_tokens_freed_per_step", "tokens", "cache tokens freed per step", "cache tokens released by finished responses each step", false},
-    {"max_batch", "sequences", "largest batch that fits", "sequences whose cache fits beside the weights", true},
-    {"free_hbm_bytes", "bytes", "free HBM", "HBM left after the weights", false},
-    {"bound", "", "bound", "what limits the decode step", false},
-    {"mlp_bound", "", "MLP bound", "what limits the MLP alone", false},
-    {"fits", "", "fits", "whether the weights and cache fit in HBM", false},
-    {"points", "", "sweep points", "one result per swept configuration (null without a sweep)", true},
-    {"pareto", "", "Pareto frontier", "indices of the points on the latency/throughput frontier (null without a sweep)", true},
-    {"measured_share_of_bound", "ratio", "measured share of the bound", "the measured tokens/s divided by the throughput bound (null without a measurement)", true},
-    {"achieved_bytes_per_s", "bytes/s", "achieved bandwidth", "bytes a decode step reads, over its time, times the measured share (null without a measurement)", true},
-    {"achieved_flops_per_s", "FLOP/s", "achieved FLOP/s", "FLOPs of a decode step, over its time, times the measured share (null without a measurement)", true},
-    {"measured_verdict", "", "what usually explains the gap", "a sentence on the overheads that usually separate a measurement from this share of the bound (null without a measurement)", true},
-};
 
 constexpr Output kTransformer[] = {
     {"params_mlp", "params", "MLP parameters", "parameters of the MLP blocks", false},
@@ -375,7 +348,7 @@ constexpr Table kTables[] = {
     {"sharded_matmul", kShardedMatmul},
     {"prefill", kPrefill},
     {"decode", kDecodeOutputs},
-    {"serving", kServing},
+    {"serving", kServingOutputs},
     {"transformer", kTransformer},
     {"training_memory", kTrainingMemory},
     {"training_comm", kTrainingComm},

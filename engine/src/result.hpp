@@ -308,6 +308,8 @@ struct Result {
   void out_null(std::string_view name) { outputs.set_null(name); }
   // By declared position (outputs.hpp output_index); an empty optional is null.
   void out_at(std::size_t i, double value) { outputs.set_number_at(i, value); }
+  void out_at(std::size_t i, const Expr& value) { outputs.set_number_at(i, value.value()); }
+  void out_null_at(std::size_t i) { outputs.set_null_at(i); }
   void out_at(std::size_t i, bool value) { outputs.set_flag_at(i, value); }
   void out_at(std::size_t i, const std::string& text) { outputs.set_text_at(i, text); }
   void out_at(std::size_t i, const std::optional<double>& value) {

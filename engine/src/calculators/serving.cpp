@@ -4,6 +4,7 @@
 // prefill's own functions (inference.hpp).
 #include <algorithm>
 
+#include "../outputs.hpp"
 #include "../params.hpp"
 #include "calculators.hpp"
 #include "common.hpp"
@@ -101,33 +102,36 @@ ServingFigures serve(const InferenceSetup& s, const Request& q, double batch, do
   return f;
 }
 
+// The position of serving's output `name` (a name not in the table does not compile).
+consteval std::size_t at(std::string_view name) { return output_index(kServingOutputs, name); }
+
 void output_serving(const Request& q, const ServingFigures& f, Result& r) {
   const DecodeFigures& d = f.decode;
-  r.out("step_s", d.step_s);
-  r.out("decode_time_s", f.decode_time_s);
-  r.out("latency_s", f.latency_s);
-  r.out("time_to_first_token_s", f.t_prefill_s);
-  r.out("throughput_tokens_per_s", f.throughput_tokens_per_s);
-  r.out("tokens_per_s_per_chip", f.tokens_per_s_per_chip);
-  r.out("qps_per_chip", f.qps_per_chip);
-  out_opt(r, "cost_per_million_tokens_usd", f.cost_per_million_tokens_usd);
-  r.out("prefill_to_decode_chips", f.prefill_to_decode_chips);
-  r.out("total_chips", f.total_chips);
-  r.out("context", q.context);
+  r.out_at(at("step_s"), d.step_s);
+  r.out_at(at("decode_time_s"), f.decode_time_s);
+  r.out_at(at("latency_s"), f.latency_s);
+  r.out_at(at("time_to_first_token_s"), f.t_prefill_s);
+  r.out_at(at("throughput_tokens_per_s"), f.throughput_tokens_per_s);
+  r.out_at(at("tokens_per_s_per_chip"), f.tokens_per_s_per_chip);
+  r.out_at(at("qps_per_chip"), f.qps_per_chip);
+  r.out_at(at("cost_per_million_tokens_usd"), f.cost_per_million_tokens_usd);
+  r.out_at(at("prefill_to_decode_chips"), f.prefill_to_decode_chips);
+  r.out_at(at("total_chips"), f.total_chips);
+  r.out_at(at("context"), q.context);
   Expr P = r.sym("P", q.prompt_tokens), G = r.sym("G", q.decode_tokens), B = r.sym("B", d.batch);
   if (q.prompt_tokens > 0) {
-    r.out("prefill_compute_fraction", r.step("Share of the prompt to prefill (prefix cache)", "",
-                                             (P - r.sym("P_{cached}", q.cached_prefix_tokens)) / P, "ratio"));
+    r.out_at(at("prefill_compute_fraction"), r.step("Share of the prompt to prefill (prefix cache)", "",
+                                                    (P - r.sym("P_{cached}", q.cached_prefix_tokens)) / P, "ratio"));
   } else {
-    r.out_null("prefill_compute_fraction");
+    r.out_null_at(at("prefill_compute_fraction"));
   }
-  r.out("sequences_finished_per_step", r.step("Sequences finished per step", "", B / G, "sequences"));
-  r.out("kv_tokens_freed_per_step", r.step("KV tokens freed per step", "", B * (P + G) / G, "tokens"));
-  out_opt(r, "max_batch", d.max_batch);
-  r.out("free_hbm_bytes", d.free_hbm_bytes);
-  r.out("bound", d.bound);
-  r.out("mlp_bound", d.mlp_bound);
-  r.out("fits", d.fits);
+  r.out_at(at("sequences_finished_per_step"), r.step("Sequences finished per step", "", B / G, "sequences"));
+  r.out_at(at("kv_tokens_freed_per_step"), r.step("KV tokens freed per step", "", B * (P + G) / G, "tokens"));
+  r.out_at(at("max_batch"), d.max_batch);
+  r.out_at(at("free_hbm_bytes"), d.free_hbm_bytes);
+  r.out_at(at("bound"), d.bound);
+  r.out_at(at("mlp_bound"), d.mlp_bound);
+  r.out_at(at("fits"), d.fits);
 }
 
 json point_json(const ServingFigures& f) {
