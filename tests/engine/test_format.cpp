@@ -73,6 +73,13 @@ TEST(FormatQuantity, CountsUseThousandsSeparatorsThenWords) {
   EXPECT_EQ(format_quantity(1920, "sequences"), "1,920 sequences");
   EXPECT_EQ(format_quantity(2194.3, "FLOPs/byte"), "2,194 FLOPs/byte");
   EXPECT_EQ(format_quantity(2.24e7, "h"), "22.4 million h");
+  // Whole numbers keep their digits up to the last that does not round to a million.
+  EXPECT_EQ(format_quantity(999499, "chips"), "999,499 chips");
+  EXPECT_EQ(format_quantity(999500, "chips"), "1 million chips");
+  EXPECT_EQ(format_quantity(999499, "tokens"), "999,499 tokens");
+  EXPECT_EQ(format_quantity(999500, "tokens"), "1M tokens");
+  EXPECT_EQ(format_quantity(-999, "sequences"), "-999 sequences");
+  EXPECT_EQ(format_quantity(-0.0, "count"), "0");
 }
 
 TEST(FormatQuantity, PlainNumbersReadAsWords) {

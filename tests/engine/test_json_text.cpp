@@ -38,6 +38,24 @@ TEST(JsonText, EveryCaseResultIsWrittenAsDumpWritesIt) {
   EXPECT_GT(checked, 100);
 }
 
+// The inputs are echoed member by member (Args::append_inputs): plain scalars written in place,
+// an object (a model given as one, with a name to escape) and integers past int64 in their turn.
+TEST(JsonText, InputsThatNeedCareAreEchoedAsDumpWritesThem) {
+  const std::pair<const char*, const char*> inputs[] = {
+      {"roofline", R"({"chip": "h100", "flops": 10000000000000000000, "bytes": 18446744073709551615})"},
+      {"decode", R"({"model": {"name": "my \"7B\" ≥ model\ttabbed", "L": 32, "D": 4096, "F": 14336, "N": 32,
+                     "K": 8, "H": 128, "V": 128256}, "chip": "h100", "chips": 1, "batch": 1.0})"},
+      {"decode", R"({"model": "llama2-13b", "chip": "tpu-v5e", "chip_overrides": {"hbm_bytes": 17179869184}, "chips": 8})"},
+  };
+  for (const auto& [calculator, input] : inputs) {
+    scalelab::Evaluation e = scalelab::evaluate(calculator, input, scalelab::EvalOptions{.steps = false});
+    ASSERT_EQ(e.status, scalelab::Status::ok) << e.message;
+    json parsed = json::parse(e.json);
+    EXPECT_EQ(scalelab::to_text(parsed), e.json) << input;
+    EXPECT_NE(e.json.find("\"inputs\":" + dumped(parsed["inputs"]) + ","), std::string::npos) << input;
+  }
+}
+
 TEST(JsonText, StringsAndNumbersThatNeedCare) {
   json j = {{"quote \" and \\ backslash", "tab\tnew\nline\x01\x1f"},
             {"utf8", "≥ 4096 × B ≪ D"},
