@@ -11,6 +11,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "format.hpp"
 #include "scalelab/engine.hpp"
@@ -275,5 +276,31 @@ TEST(Format, TexNumbersAreTheirPrintfDefinition) {
     check(std::nextafter(v, 0.0));
   }
   for (double v : {0.0012345, 9.9995e-4, 0.00099995, 999999.5, 999.95, 1e6, 1e-3, 123456.25, 0.5, 1e300, -2.5e-7}) check(v);
+  EXPECT_EQ(mismatches, 0);
+}
+
+// A value's TeX is kept for the next time it is written (a slot per value's bits, by which \\times):
+// written again and again, in both forms, among values that take its slot, it is the same text.
+TEST(Format, TexNumbersWrittenAgainAreTheSame) {
+  std::mt19937_64 random(10);
+  std::uniform_real_distribution<double> unit(1, 10);
+  std::uniform_int_distribution<int> decade(-12, 20);
+  std::vector<double> values;
+  for (int i = 0; i < 300; ++i) values.push_back(unit(random) * std::pow(10.0, decade(random)) * (i % 4 == 0 ? -1 : 1));
+  values.insert(values.end(), {0.0, -0.0, 1e6, 999999.5, 1e-3, 0.00099995});
+  int mismatches = 0;
+  for (int round = 0; round < 20; ++round) {
+    std::shuffle(values.begin(), values.end(), random);
+    for (double v : values) {
+      const std::string expected = tex_by_printf(v);
+      std::string json_form;
+      scalelab::append_json_tex(v, json_form);
+      std::string escaped = expected;
+      for (std::size_t at = escaped.find('\\'); at != std::string::npos; at = escaped.find('\\', at + 2)) escaped.insert(at, 1, '\\');
+      if ((scalelab::tex(v) != expected || json_form != escaped) && ++mismatches <= 10) {
+        ADD_FAILURE() << std::hexfloat << v << ": " << scalelab::tex(v) << " / " << json_form << " against " << expected;
+      }
+    }
+  }
   EXPECT_EQ(mismatches, 0);
 }
