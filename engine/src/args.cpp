@@ -390,9 +390,10 @@ void Args::append_inputs(std::string& out) const {
   out += '{';
   const std::size_t n = members_.size();
   for (std::size_t i = 0; i < n;) {
-    // A run of members whose keys and values are written as they are: at a pointer, after one resize.
+    // A run of members whose values are written as they are: at a pointer, after one resize. The
+    // keys are the schema's names, letters, digits and '_' (checked when the registry builds it).
     std::size_t bound = 0, end = i;
-    for (std::size_t b; end < n && is_plain_text(members_[end].key) && (b = plain_scalar_bound(*members_[end].value)) > 0; ++end) {
+    for (std::size_t b; end < n && (b = plain_scalar_bound(*members_[end].value)) > 0; ++end) {
       bound += members_[end].key.size() + 4 + b;  // ,"key": and the value
     }
     if (end > i) {
@@ -410,7 +411,7 @@ void Args::append_inputs(std::string& out) const {
       }
       out.resize(static_cast<std::size_t>(w - out.data()));
     }
-    if (i < n) {  // an object, a list, or a key or text to escape
+    if (i < n) {  // an object, a list, or text to escape
       if (i > 0) out += ',';
       append_string(members_[i].key, out);
       out += ':';

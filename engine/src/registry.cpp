@@ -1,5 +1,6 @@
 #include "registry.hpp"
 
+#include <algorithm>
 #include <array>
 #include <stdexcept>
 #include <string>
@@ -89,6 +90,13 @@ Calculator described(const Entry& entry) {
   Calculator c = entry.make();
   if (c.name != entry.name) {
     throw std::logic_error("registry row \"" + std::string(entry.name) + "\" builds calculator \"" + c.name + "\"");
+  }
+  for (const Param& p : c.params) {
+    // A parameter's name is written into every result's inputs as it is (Args::append_inputs).
+    bool plain = !p.name.empty() && std::all_of(p.name.begin(), p.name.end(), [](char ch) {
+      return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_';
+    });
+    if (!plain) throw std::logic_error("calculator \"" + c.name + "\" has a parameter whose name is not letters, digits and _");
   }
   label_params(c.params, c.name);
   c.outputs = declared_outputs(c.name);

@@ -58,17 +58,19 @@ Expr Steps::record(StepText label_text, StepText lhs_text, const Expr& expr, Ste
     lhs.remove_suffix(approx.size());
     relation = escaped<" \\approx ">;
   }
+  // The named result, made first: its symbol is the left-hand side escaped once, for both.
+  Expr named = lhs.empty() ? expr : Expr::symbol(lhs, expr.value());
   sink_->add(
       prefix_, label,
       [&](std::string& out) {
         if (!lhs.empty()) {
-          append_escaped(lhs, out);
+          named.append_json_tex(out);
           out += relation;
         }
         expr.append_json_tex(out);
       },
       [&](std::string& out) { expr.append_json_substituted(out); }, expr.value(), unit);
-  return lhs.empty() ? expr : Expr::symbol(lhs, expr.value());
+  return named;
 }
 
 double Steps::record_text(std::string_view label, std::string_view formula, std::string_view substituted,
