@@ -30,7 +30,7 @@ std::vector<std::pair<std::string, std::string>> every_case(const std::string& d
     std::stringstream text;
     text << in.rdbuf();
     for (const auto& c : nlohmann::json::parse(text.str())) {
-      cases.emplace_back(c["calculator"].get<std::string>(), c["params"].dump());
+      cases.emplace_back(c.at("calculator").get<std::string>(), c.at("params").dump());
     }
   }
   return cases;
@@ -44,6 +44,10 @@ int main(int argc, char** argv) {
     return 2;
   }
   const int rounds = argc > 2 ? std::atoi(argv[2]) : 20;
+  if (rounds < 1) {
+    std::fprintf(stderr, "scalelab_profile_workload: rounds must be a whole number of at least 1\n");
+    return 2;
+  }
   const auto cases = every_case(argv[1]);
   std::size_t bytes = scalelab::calculators_json().size() + scalelab::chips_json().size() +
                       scalelab::models_json().size() + scalelab::formats_json().size() +

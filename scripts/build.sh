@@ -9,8 +9,11 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 # The native engine is optimised with a profile of its own work (GCC's profile-guided
 # optimisation; BENCHMARKS.md, "Profile-guided optimisation"): an instrumented build runs every
 # case of tests/cases and a sweep, and the release build reads what it counted.
-PROFILE_BUILD_DIR="$BUILD_DIR-profile"
-PROFILE_DIR="$SCALELAB_ROOT/$PROFILE_BUILD_DIR/data"
+PROFILE_BUILD_DIR="${BUILD_DIR%/}-profile"
+case "$PROFILE_BUILD_DIR" in
+  /*) PROFILE_DIR="$PROFILE_BUILD_DIR/data" ;;
+  *) PROFILE_DIR="$SCALELAB_ROOT/$PROFILE_BUILD_DIR/data" ;;
+esac
 log "the engine's profile -> $PROFILE_BUILD_DIR"
 if [[ "$BUILD_DIR" == build ]]; then
   cmake --preset profile
@@ -20,8 +23,17 @@ else
     -DSCALELAB_PROFILE=generate -DSCALELAB_PROFILE_DIR="$PROFILE_DIR"
   cmake --build "$PROFILE_BUILD_DIR" -j"$JOBS" --target scalelab_profile_workload
 fi
-rm -rf "$PROFILE_DIR"
-"$PROFILE_BUILD_DIR/scalelab_profile_workload" tests/cases
+# Taken again when the instrumented engine or the cases changed (or none was taken); its stamp
+# then rebuilds every engine object of the release (engine/CMakeLists.txt).
+WORKLOAD="$PROFILE_BUILD_DIR/scalelab_profile_workload"
+if [[ ! -d "$PROFILE_DIR" || ! -f "$PROFILE_DIR.stamp" || "$WORKLOAD" -nt "$PROFILE_DIR.stamp" ||
+      -n "$(find tests/cases -newer "$PROFILE_DIR.stamp" -print -quit)" ]]; then
+  rm -rf "$PROFILE_DIR"
+  "$WORKLOAD" tests/cases
+  touch "$PROFILE_DIR.stamp"
+else
+  echo "build: the engine's profile is up to date"
+fi
 
 log "native release build -> $BUILD_DIR"
 if [[ "$BUILD_DIR" == build ]]; then
