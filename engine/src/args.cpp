@@ -160,14 +160,6 @@ json validated_object(const std::vector<Param>& fields, json&& v, const Path& pa
   return out;
 }
 
-// A dimension, axis or field name: a letter, then letters, digits or '_' (at most 64).
-bool is_name(const std::string& key) {
-  if (key.empty() || key.size() > 64 || !std::isalpha(static_cast<unsigned char>(key[0]))) return false;
-  return std::all_of(key.begin(), key.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-  });
-}
-
 // Maps and lists keep their keys and order: each value is validated in place.
 json validated_map(const Param& p, json&& v, const Path& path) {
   if (!v.is_object()) fail(path, "must be an object of name → value, got " + type_name(v));
@@ -270,6 +262,13 @@ json validated(const Param& p, json&& v, const Path& path) {
 }
 
 }  // namespace
+
+bool is_name(std::string_view key) {
+  if (key.empty() || key.size() > 64 || !std::isalpha(static_cast<unsigned char>(key[0]))) return false;
+  return std::all_of(key.begin(), key.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  });
+}
 
 json validate_value(const Param& p, const json& value, const std::string& path) {
   return validated(p, json(value), Path(path));
@@ -390,16 +389,15 @@ void Args::append_inputs(std::string& out) const {
   out += '{';
   const std::size_t n = members_.size();
   for (std::size_t i = 0; i < n;) {
-    // A run of members whose values are written as they are: at a pointer, after one resize. The
+    // A run of members whose values are written as they are: at a pointer into one room, then appended. The
     // keys are the schema's names, letters, digits and '_' (checked when the registry builds it).
     std::size_t bound = 0, end = i;
     for (std::size_t b; end < n && (b = plain_scalar_bound(*members_[end].value)) > 0; ++end) {
       bound += members_[end].key.size() + 4 + b;  // ,"key": and the value
     }
     if (end > i) {
-      const std::size_t at = out.size();
-      out.resize(at + bound);
-      char* w = out.data() + at;
+      char* const from = write_room(bound);
+      char* w = from;
       for (; i < end; ++i) {
         if (i > 0) *w++ = ',';
         *w++ = '"';
@@ -409,7 +407,7 @@ void Args::append_inputs(std::string& out) const {
         *w++ = ':';
         w = put_plain_scalar(*members_[i].value, w);
       }
-      out.resize(static_cast<std::size_t>(w - out.data()));
+      out.append(from, static_cast<std::size_t>(w - from));
     }
     if (i < n) {  // an object, a list, or text to escape
       if (i > 0) out += ',';

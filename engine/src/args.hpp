@@ -27,7 +27,7 @@ class Args {
   ~Args();
 
   // The validated values, defaults filled in, as an object in the schema's order: appended to
-  // `out` as append_text writes them (a run of plain members written in place, at one resize).
+  // `out` as append_text writes them (each run of plain members written at a pointer, then appended).
   void append_inputs(std::string& out) const;
   // Looked up by a name the calculator spells out: a string_view, so that a literal builds no string.
   bool has(std::string_view name) const;    // given, or has a default
@@ -145,6 +145,9 @@ class Args {
   void resolve_chip();
   void resolve_model();
 };
+
+// A dimension, axis, field or parameter name: a letter, then letters, digits or '_' (at most 64).
+bool is_name(std::string_view key);
 
 // Validates one value against its Param; `path` names it in errors ("matmul.B").
 json validate_value(const Param& p, const json& value, const std::string& path);

@@ -539,16 +539,14 @@ void append_tex_printed(double value, std::string_view times, std::string& out) 
   append_power_of_ten(mantissa, exponent, times, out);
 }
 
-// The same text from the value's leading digits, rounded once (no printf, no strings made):
-// false, and nothing written, where those digits cannot decide the rounding (round_digits).
+// The same text from the value's leading digits, rounded once (no printf, no strings made), for
+// any value but a whole number under a million: false, and nothing written, where those digits
+// cannot decide the rounding (round_digits).
 bool append_tex_from_digits(double value, std::string_view times, std::string& out) {
   const double magnitude = std::fabs(value);
   if (!std::isfinite(value) || magnitude < std::numeric_limits<double>::min()) return false;
-  if (magnitude >= 1e-3 && magnitude < 1e6 && std::floor(value) == value) {
-    append_whole(static_cast<std::int64_t>(value), out);
-    return true;
-  }
-  Digits x = leading_digits(magnitude);
+  Digits x = leading_digits(magnitude);  // a whole number under a million was written by append_tex_with
+
   std::array<char, 64> buf{};
   char* w = buf.data();
   if (value < 0) *w++ = '-';

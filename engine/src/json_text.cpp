@@ -1,9 +1,11 @@
 #include "json_text.hpp"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <vector>
 
 namespace scalelab {
 namespace {
@@ -197,6 +199,12 @@ void append_double(double x, std::string& out) {
 }
 
 bool is_plain_text(std::string_view s) { return plain_ascii(s); }
+
+char* write_room(std::size_t bytes) {
+  thread_local std::vector<char> buffer;
+  if (buffer.size() < bytes) buffer.resize(std::max<std::size_t>(bytes, 4096));
+  return buffer.data();
+}
 
 std::size_t plain_scalar_bound(const json& v) {
   switch (v.type()) {

@@ -62,6 +62,10 @@ char* put_double(double x, char* w);
 char* put_decimal(const Decimal& d, char* w);
 // Whether `s` is written as it is inside a JSON string (printable ASCII other than '"' and '\\').
 bool is_plain_text(std::string_view s);
+// `bytes` of room to write a run of text in at a pointer, kept between calls (per thread): the run
+// is then appended as written (resizing the result for it first zeroed every byte of the room,
+// most of it unused). Valid until the next call.
+char* write_room(std::size_t bytes);
 // The most bytes put_plain_scalar writes for `v`: a number, true, false, null or a string
 // written as it is (is_plain_text); 0 for anything else (an object, a list, a string to escape).
 std::size_t plain_scalar_bound(const json& v);

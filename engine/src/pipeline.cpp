@@ -229,14 +229,6 @@ char* put_output(const Outputs& outputs, std::size_t i, const std::string& key, 
   }
 }
 
-// `bytes` of room to write a run in, kept between calls: the run is then appended as written
-// (resizing `out` for it first zeroed every byte of the room, most of it unused).
-char* room(std::size_t bytes) {
-  thread_local std::vector<char> buffer;
-  if (buffer.size() < bytes) buffer.resize(std::max<std::size_t>(bytes, 4096));
-  return buffer.data();
-}
-
 }  // namespace
 
 // The outputs written in runs: the keys and values of a run of numbers, verdicts and nulls
@@ -252,7 +244,7 @@ void append_outputs(const Outputs& outputs, std::string& out, const std::string&
     std::size_t bound = 0, end = i;
     for (std::size_t b; end < n && (b = in_place_bound(outputs, end)) > 0; ++end) bound += keys[end].size() + b;
     if (end > i) {
-      char* const from = room(bound);
+      char* const from = write_room(bound);
       char* w = from;
       for (; i < end; ++i) w = put_output(outputs, i, keys[i], w, calculator);
       out.append(from, static_cast<std::size_t>(w - from));

@@ -1,11 +1,11 @@
 #include "registry.hpp"
 
-#include <algorithm>
 #include <array>
 #include <stdexcept>
 #include <string>
 #include <utility>
 
+#include "args.hpp"
 #include "calculators/calculators.hpp"
 #include "labels.hpp"
 #include "outputs.hpp"
@@ -93,10 +93,7 @@ Calculator described(const Entry& entry) {
   }
   for (const Param& p : c.params) {
     // A parameter's name is written into every result's inputs as it is (Args::append_inputs).
-    bool plain = !p.name.empty() && std::all_of(p.name.begin(), p.name.end(), [](char ch) {
-      return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_';
-    });
-    if (!plain) throw std::logic_error("calculator \"" + c.name + "\" has a parameter whose name is not letters, digits and _");
+    if (!is_name(p.name)) throw std::logic_error("calculator \"" + c.name + "\": parameter \"" + p.name + "\" is not a name");
   }
   label_params(c.params, c.name);
   c.outputs = declared_outputs(c.name);
