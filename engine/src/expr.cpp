@@ -15,7 +15,9 @@ struct Expr::Node {
   static constexpr std::size_t kMaxArgs = 4;  // max() of four terms
   Op op = Op::number;
   double value = 0;
-  std::string symbol;  // Op::symbol only
+  std::string_view symbol;  // Op::symbol only: its TeX, a literal of the program's or `owned`
+  LiteralForm form = LiteralForm::as_is;  // how `symbol` reads inside a JSON string
+  std::string owned;  // a symbol made from text that does not last: its copy, JSON-escaped
   std::array<const Node*, kMaxArgs> args{};  // each holds a reference
   std::size_t count = 0;  // of args
   mutable std::size_t refs = 1;
@@ -23,7 +25,7 @@ struct Expr::Node {
 
 namespace {
 
-// Nodes whose count dropped to zero, kept for the next ones (their symbol keeps its room).
+// Nodes whose count dropped to zero, kept for the next ones (their owned text keeps its room).
 struct NodePool {
   static constexpr std::size_t kKept = 4096;
   std::vector<Expr::Node*> free;
@@ -40,7 +42,6 @@ Expr::Node* new_node(Expr::Op op, double value) {
   } else {
     n = pool.free.back();
     pool.free.pop_back();
-    n->symbol.clear();
     n->count = 0;
     n->refs = 1;
   }
@@ -88,8 +89,9 @@ bool renders_number(const Expr::Node& n, bool substitute) {
   return n.op == Op::number || (n.op == Op::symbol && substitute);
 }
 
-// Appends the TeX of `n` to `out`, JSON-escaped (the literals escaped at compile time, a symbol when
-// it was made): the symbols, or their numbers when `substitute`.
+// Appends the TeX of `n` to `out`, JSON-escaped (the operators' literals escaped at compile time, a
+// symbol in the form its literal was found to have then, or escaped when it was copied): the
+// symbols, or their numbers when `substitute`.
 void render(const Expr::Node& n, bool substitute, std::string& out);
 
 void render_wrapped(const Expr::Node& n, bool substitute, bool parens, std::string& out) {
@@ -120,7 +122,7 @@ void render(const Expr::Node& n, bool substitute, std::string& out) {
     case Op::number: append_json_tex(n.value, out); return;
     case Op::symbol:
       if (substitute) append_json_tex(n.value, out);
-      else out += n.symbol;
+      else append_literal(n.symbol, n.form, out);
       return;
     case Op::add:
     case Op::sub: {
@@ -182,7 +184,20 @@ Expr Expr::symbol(std::string_view tex, double value) {
   Expr e;
   e.value_ = value;
   Node* n = new_node(Op::symbol, value);
-  append_escaped(tex, n->symbol);  // a pooled node's string keeps its room; rendered as it reads in a JSON string
+  n->owned.clear();  // a pooled node's string keeps its room
+  append_escaped(tex, n->owned);
+  n->symbol = n->owned;
+  n->form = LiteralForm::as_is;
+  e.node_ = n;
+  return e;
+}
+
+Expr Expr::symbol(std::string_view literal, LiteralForm form, double value) {
+  Expr e;
+  e.value_ = value;
+  Node* n = new_node(Op::symbol, value);
+  n->symbol = literal;
+  n->form = form;
   e.node_ = n;
   return e;
 }

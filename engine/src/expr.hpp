@@ -16,6 +16,8 @@
 
 namespace scalelab {
 
+enum class LiteralForm : unsigned char;  // json_text.hpp
+
 // x, or the integer within 1e-9 (relative) of it: 3 × (1/3) chips is 1 chip, not 2.
 double snapped(double x);
 // base^exponent: a square as x·x and 2^k for a whole k as that power of two, exactly (the
@@ -65,8 +67,10 @@ class Expr {
     e.value_ = value;
     return e;
   }
-  // A named quantity: `tex` in the formula (kept JSON-escaped), its value in the substitution.
+  // A named quantity: `tex` in the formula (copied, JSON-escaped), its value in the substitution.
   static Expr symbol(std::string_view tex, double value);
+  // The same for a literal of the program, kept as its view and written in its form (StepText).
+  static Expr symbol(std::string_view literal, LiteralForm form, double value);
 
   double value() const { return value_; }
   bool has_tex() const { return node_ != nullptr || literal_; }

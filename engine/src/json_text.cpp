@@ -153,6 +153,24 @@ void append_escaped(std::string_view s, std::string& out) {
   }
 }
 
+void append_literal_escaping(std::string_view s, LiteralForm form, std::string& out) {
+  switch (form) {
+    case LiteralForm::as_is: out += s; return;
+    case LiteralForm::backslashes_doubled: {
+      std::size_t run = 0;  // where the bytes not yet appended start
+      for (std::size_t i = 0; i < s.size(); ++i) {
+        if (s[i] != '\\') continue;
+        out.append(s.data() + run, i + 1 - run);  // up to and with the backslash
+        out += '\\';
+        run = i + 1;
+      }
+      out.append(s.data() + run, s.size() - run);
+      return;
+    }
+    case LiteralForm::escaped_at_run_time: append_escaped(s, out); return;
+  }
+}
+
 void escape_tail(std::string& out, std::size_t from) {
   if (plain_ascii(std::string_view(out).substr(from))) return;  // nearly always: nothing to do
   std::string raw = out.substr(from);

@@ -45,6 +45,28 @@ struct JsonLiteral {
 template <JsonLiteral L>
 inline constexpr std::string_view escaped{L.text, L.size};
 
+// How a literal of the program reads inside a JSON string, told at compile time (StepText): as
+// it is (printable ASCII without a quote or a backslash: most symbols, labels and units), with
+// each backslash doubled (printable ASCII without a quote: TeX such as \text{KV}), or only after
+// escaping at run time (anything else: UTF-8, a quote, a control character).
+enum class LiteralForm : unsigned char { as_is, backslashes_doubled, escaped_at_run_time };
+consteval LiteralForm literal_form(std::string_view s) {
+  LiteralForm form = LiteralForm::as_is;
+  for (char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u > 0x7e || c == '"') return LiteralForm::escaped_at_run_time;
+    if (c == '\\') form = LiteralForm::backslashes_doubled;
+  }
+  return form;
+}
+// `s` appended to `out` as it reads inside a JSON string, by its form: what append_escaped writes.
+// Text as it is (most of it) is appended here; the other forms out of line.
+void append_literal_escaping(std::string_view s, LiteralForm form, std::string& out);
+inline void append_literal(std::string_view s, LiteralForm form, std::string& out) {
+  if (form == LiteralForm::as_is) out += s;
+  else append_literal_escaping(s, form, out);
+}
+
 // A number as dump writes an integer or a double, in dump's layout (1.5, 0.0001, 2.5e+20). A
 // double that a decimal of 15 significant digits reads back as (every canonical number) is
 // written with those digits, the shortest that read back as it; any other with nlohmann's grisu2

@@ -11,6 +11,7 @@
 
 #include "expr.hpp"
 #include "json.hpp"
+#include "json_text.hpp"
 #include "schema.hpp"
 
 namespace scalelab {
@@ -65,6 +66,51 @@ inline void add_warning(Warnings& warnings, Warning&& warning) {
 // high bits all hashed alike there, and each new one was compared with every one before it.
 std::uint64_t warning_hash(Warning::Text kind, const std::array<std::uint64_t, Warning::kMaxNumbers>& bits);
 
+// Text a step is written with (a label, a symbol's TeX, a unit). A literal is measured, and its
+// form inside a JSON string told (literal_form), at compile time: it lasts as long as the program,
+// so a symbol keeps its view and a step writes it without a scan (a consteval constructor, so only
+// a literal or a constant array becomes one). Other text is held as its view, escaped when it is
+// written, and copied by a symbol that keeps it. A parameter type only: it does not own what it
+// points to, and a temporary string it was made from lives to the end of the call.
+class StepText {
+ public:
+  template <std::size_t N>
+  consteval StepText(const char (&literal)[N])  // NOLINT(google-explicit-constructor)
+      : data_(literal), word_(packed(N - 1, literal_form({literal, N - 1}), true)) {
+    if (literal[N - 1] != '\0') throw "StepText: a literal ends with its NUL";
+  }
+  StepText(std::string_view text) : data_(text.data()), word_(borrowed(text)) {}    // NOLINT(google-explicit-constructor)
+  StepText(const std::string& text) : data_(text.data()), word_(borrowed(text)) {}  // NOLINT(google-explicit-constructor)
+  std::string_view view() const { return {data_, word_ >> 3}; }
+  LiteralForm form() const { return static_cast<LiteralForm>((word_ >> 1) & 3); }
+  bool lasting() const { return word_ & 1; }  // a literal of the program
+  // The same text without its last `n` bytes (n ≤ size), in the same form.
+  StepText without_suffix(std::size_t n) const {
+    StepText t = *this;
+    t.word_ -= n << 3;
+    return t;
+  }
+  // Appended to `out` as it reads inside a JSON string (without quotes).
+  void append_json(std::string& out) const { append_literal(view(), form(), out); }
+
+ private:
+  // The size, form and lasting flag in one word of the pointer's width (no padding to keep), the
+  // size in its high bits: a literal's is one small constant, set in one instruction at a call
+  // site (a numbers-only call site builds a StepText it never reads; in WebAssembly a small
+  // constant is a short one), and a StepText is passed in two registers. A step's text is the
+  // program's or made from an input of at most 64 KiB (kMaxInputBytes): its size is far below
+  // the word's 512 MiB (in WebAssembly's 32 bits).
+  static constexpr std::size_t packed(std::size_t size, LiteralForm form, bool lasting) {
+    return (size << 3) | static_cast<std::size_t>(form) << 1 | std::size_t{lasting};
+  }
+  static std::size_t borrowed(std::string_view text) {
+    return packed(text.size(), LiteralForm::escaped_at_run_time, false);
+  }
+  const char* data_;
+  std::size_t word_;
+};
+static_assert(sizeof(StepText) <= 16, "a StepText is passed in two registers");
+
 // The derivation steps as the result lists them, each written as text when it is recorded: its
 // {"label", "formula", "substituted", "value", "unit"} object, the strings JSON-escaped (the TeX
 // rendered escaped, see Expr), the value canonical; the objects comma-separated. A value that is
@@ -74,8 +120,8 @@ class StepList {
  public:
   // Appends one step: `formula(out)` and `substituted(out)` append their TeX, JSON-escaped.
   template <class Formula, class Substituted>
-  void add(std::string_view prefix, std::string_view label, Formula&& formula, Substituted&& substituted,
-           double value, std::string_view unit) {
+  void add(std::string_view prefix, StepText label, Formula&& formula, Substituted&& substituted,
+           double value, StepText unit) {
     open(prefix, label);
     formula(text_);
     text_ += "\",\"substituted\":\"";
@@ -96,29 +142,12 @@ class StepList {
   }
 
  private:
-  void open(std::string_view prefix, std::string_view label);  // up to the formula's TeX
-  void close(std::string_view prefix, std::string_view label, double value, std::string_view unit);
+  void open(std::string_view prefix, StepText label);  // up to the formula's TeX
+  void close(std::string_view prefix, StepText label, double value, StepText unit);
 
   std::string text_;
   std::size_t count_ = 0;
   std::optional<std::string> fault_;
-};
-
-// Text a step is written with (a label, a symbol's TeX, a unit). A literal is held as its
-// pointer and measured only when a step is written, so numbers-only evaluation, which writes none,
-// never runs strlen over it; other text is held as its view. A parameter type only: it does not
-// own what it points to, and a temporary string it was made from lives to the end of the call.
-class StepText {
- public:
-  StepText(const char* literal) : data_(literal), size_(kUnmeasured) {}           // NOLINT(google-explicit-constructor)
-  StepText(std::string_view text) : data_(text.data()), size_(text.size()) {}    // NOLINT(google-explicit-constructor)
-  StepText(const std::string& text) : data_(text.data()), size_(text.size()) {}  // NOLINT(google-explicit-constructor)
-  std::string_view view() const;  // measured here, out of line: only a step being written asks
-
- private:
-  static constexpr std::size_t kUnmeasured = static_cast<std::size_t>(-1);
-  const char* data_;
-  std::size_t size_;
 };
 
 // The one step sink. Each step is one Expr: its formula, substituted formula and value all come

@@ -9,61 +9,62 @@ namespace scalelab {
 namespace {
 
 // A step's label as written: its prefix ("AllGather A: ") and its own words, escaped as one string.
-void append_label(std::string_view prefix, std::string_view label, std::string& out) {
+void append_label(std::string_view prefix, StepText label, std::string& out) {
   if (prefix.empty()) {
-    append_string(label, out);
+    out += '"';
+    label.append_json(out);
+    out += '"';
     return;
   }
   thread_local std::string whole;
   whole.assign(prefix);
-  whole += label;
+  whole += label.view();
   append_string(whole, out);
 }
 
 }  // namespace
 
-void StepList::open(std::string_view prefix, std::string_view label) {
+void StepList::open(std::string_view prefix, StepText label) {
   text_ += count_ > 0 ? ",{\"label\":" : "{\"label\":";
   append_label(prefix, label, text_);
   text_ += ",\"formula\":\"";
 }
 
-void StepList::close(std::string_view prefix, std::string_view label, double value, std::string_view unit) {
+void StepList::close(std::string_view prefix, StepText label, double value, StepText unit) {
   text_ += "\",\"value\":";
   if (std::isfinite(value)) {
     static const std::string unnamed;  // a finite value is never refused: no name is needed
     append_canonical_number(value, text_, unnamed, "");
   } else {
-    if (!fault_) fault_ = std::string(prefix) + std::string(label);
+    if (!fault_) fault_ = std::string(prefix) + std::string(label.view());
     text_ += "null";  // never written out: append_steps reports the fault instead
   }
-  text_ += ",\"unit\":";
-  append_string(unit, text_);
-  text_ += '}';
+  text_ += ",\"unit\":\"";
+  unit.append_json(text_);
+  text_ += "\"}";
   ++count_;
 }
 
-std::string_view StepText::view() const {
-  return size_ == kUnmeasured ? std::string_view(data_) : std::string_view(data_, size_);
+// A literal keeps its view; other text is copied, escaped, into the symbol.
+Expr Steps::symbol(StepText tex, double value) {
+  return tex.lasting() ? Expr::symbol(tex.view(), tex.form(), value) : Expr::symbol(tex.view(), value);
 }
 
-Expr Steps::symbol(StepText tex, double value) { return Expr::symbol(tex.view(), value); }
-
-Expr Steps::record(StepText label_text, StepText lhs_text, const Expr& expr, StepText unit_text) const {
-  std::string_view label = label_text.view(), lhs = lhs_text.view(), unit = unit_text.view();
+Expr Steps::record(StepText label, StepText lhs, const Expr& expr, StepText unit) const {
   // "B^* \approx" states an approximation; the name is what precedes the relation.
   std::string_view relation = escaped<" = ">;
   constexpr std::string_view approx = " \\approx";
-  if (lhs.size() > approx.size() && lhs.substr(lhs.size() - approx.size()) == approx) {
-    lhs.remove_suffix(approx.size());
+  if (const std::string_view v = lhs.view(); v.size() > approx.size() && v.substr(v.size() - approx.size()) == approx) {
+    lhs = lhs.without_suffix(approx.size());
     relation = escaped<" \\approx ">;
   }
-  // The named result, made first: its symbol is the left-hand side escaped once, for both.
-  Expr named = lhs.empty() ? expr : Expr::symbol(lhs, expr.value());
+  // The named result, made first: its symbol is the left-hand side, for both.
+  const bool named_result = !lhs.view().empty();
+  Expr named = named_result ? symbol(lhs, expr.value()) : expr;
   sink_->add(
       prefix_, label,
       [&](std::string& out) {
-        if (!lhs.empty()) {
+        if (named_result) {
           named.append_json_tex(out);
           out += relation;
         }

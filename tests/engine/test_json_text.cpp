@@ -4,11 +4,13 @@
 #include <gtest/gtest.h>
 
 #include <limits>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "json_text.hpp"
+#include "result.hpp"
 #include "scalelab/engine.hpp"
 #include "support/test_support.hpp"
 
@@ -160,3 +162,90 @@ TEST(JsonText, TextEscapedInPlaceIsTextEscapedOnItsOwn) {
     ASSERT_EQ(out, expected) << n;
   }
 }
+
+// A literal's form inside a JSON string is told at compile time (StepText): most read as they
+// are, TeX with backslashes needs them doubled, and anything else is escaped at run time.
+static_assert(scalelab::literal_form("") == scalelab::LiteralForm::as_is);
+static_assert(scalelab::literal_form("B_{flip}") == scalelab::LiteralForm::as_is);
+static_assert(scalelab::literal_form("\\text{KV}_{tok}") == scalelab::LiteralForm::backslashes_doubled);
+static_assert(scalelab::literal_form("\\") == scalelab::LiteralForm::backslashes_doubled);
+static_assert(scalelab::literal_form("a \"quoted\" \\word") == scalelab::LiteralForm::escaped_at_run_time);
+static_assert(scalelab::literal_form("10 \xc3\x97 2") == scalelab::LiteralForm::escaped_at_run_time);
+static_assert(scalelab::literal_form("tab\there") == scalelab::LiteralForm::escaped_at_run_time);
+static_assert(scalelab::literal_form("del\x7f") == scalelab::LiteralForm::escaped_at_run_time);
+
+namespace {
+
+// The form literal_form gives, by this test's own reading of its rule (literal_form runs only
+// at compile time).
+scalelab::LiteralForm form_of(const std::string& s) {
+  bool backslash = false;
+  for (char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u > 0x7e || c == '"') return scalelab::LiteralForm::escaped_at_run_time;
+    backslash = backslash || c == '\\';
+  }
+  return backslash ? scalelab::LiteralForm::backslashes_doubled : scalelab::LiteralForm::as_is;
+}
+
+// Random strings of backslashes, quotes, braces, letters and a few other bytes, each written in
+// its form (and in the run-time form, which fits any text): what append_escaped writes.
+TEST(JsonText, LiteralsWrittenInTheirFormAreWrittenAsAppendEscapedWritesThem) {
+  std::mt19937 rng(13);
+  const std::vector<std::string> pieces = {"a", "_{tok}", "\\", "\\\\", "\\text{", "}", " ", "\"", "\n", "\x7f", "\xc3\x97", "\xff"};
+  std::uniform_int_distribution<int> count(0, 8);
+  std::uniform_int_distribution<std::size_t> pick(0, pieces.size() - 1);
+  int forms[3] = {0, 0, 0};
+  for (int n = 0; n < 50000; ++n) {
+    std::string s;
+    for (int k = count(rng); k > 0; --k) s += pieces[pick(rng)];
+    std::string expected = "x";
+    scalelab::append_escaped(s, expected);
+    const scalelab::LiteralForm form = form_of(s);
+    ++forms[static_cast<int>(form)];
+    std::string out = "x", general = "x";
+    scalelab::append_literal(s, form, out);
+    scalelab::append_literal(s, scalelab::LiteralForm::escaped_at_run_time, general);
+    ASSERT_EQ(out, expected) << n;
+    ASSERT_EQ(general, expected) << n;
+  }
+  for (int f : forms) EXPECT_GT(f, 1000);  // every form was met often
+}
+
+// A symbol, a label, a left-hand side and a unit given as literals (kept as views, written in
+// their form) and as strings of the same text (copied, escaped at run time) write the same step;
+// a symbol copied from a string no longer needs the string.
+TEST(JsonText, StepTextFromALiteralWritesAsFromAString) {
+  scalelab::StepList list;
+  const scalelab::Steps log(&list, nullptr);
+  auto symbol_tex = [](const scalelab::Expr& e) {
+    std::string t;
+    e.append_json_tex(t);
+    return t;
+  };
+  scalelab::Expr from_literal = log.sym("\\text{KV}_{tok}", 2.5);
+  auto owned = std::make_unique<std::string>("\\text{KV}_{tok}");
+  scalelab::Expr from_string = log.sym(*owned, 2.5);
+  owned->assign(64, 'z');
+  owned.reset();
+  EXPECT_EQ(symbol_tex(from_literal), "\\\\text{KV}_{tok}");
+  EXPECT_EQ(symbol_tex(from_string), symbol_tex(from_literal));
+
+  scalelab::Expr named_from_literal =
+      log.step("Bytes \"per\" token \xe2\x80\x94 a \\check", "B^* \\approx", from_literal * from_string, "bytes");
+  const std::string label = "Bytes \"per\" token \xe2\x80\x94 a \\check", lhs = "B^* \\approx", unit = "bytes";
+  auto lhs_copy = std::make_unique<std::string>(lhs);
+  scalelab::Expr named_from_string = log.step(label, *lhs_copy, from_literal * from_string, unit);
+  lhs_copy.reset();
+  EXPECT_EQ(symbol_tex(named_from_literal), "B^*");
+  EXPECT_EQ(symbol_tex(named_from_string), "B^*");
+
+  const json steps = json::parse("[" + list.text() + "]");
+  ASSERT_EQ(steps.size(), 2u);
+  EXPECT_EQ(steps[0], steps[1]);
+  EXPECT_EQ(steps[0]["label"], label);
+  EXPECT_EQ(steps[0]["formula"], "B^* \\approx \\text{KV}_{tok} \\text{KV}_{tok}");
+  EXPECT_EQ(steps[0]["unit"], unit);
+}
+
+}  // namespace

@@ -102,7 +102,7 @@ void loss_steps(const Args& args, Result& r) {
   Expr N = r.sym("N", args.num("N")), D = r.sym("D", args.num("D"));
   r.out("curve", c.name);
   r.out("loss_constants", json{{"E", c.E}, {"A", c.A}, {"B", c.B}, {"alpha", c.alpha}, {"beta", c.beta}});
-  r.out("loss", r.step(c.name == "chinchilla" ? "Loss (Hoffmann et al. 2022 parametric fit)" : "Loss (invented curve)",
+  r.out("loss", r.step(c.name == "chinchilla" ? StepText("Loss (Hoffmann et al. 2022 parametric fit)") : StepText("Loss (invented curve)"),
                        "\\mathcal{L}",
                        r.sym("E", c.E) + r.sym("A", c.A) / pow(N, r.sym("\\alpha", c.alpha)) +
                            r.sym("B", c.B) / pow(D, r.sym("\\beta", c.beta)),

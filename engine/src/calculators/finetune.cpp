@@ -154,7 +154,7 @@ Footprint footprint(const Inputs& in, const Setup& s, const Steps& log) {
   f.bytes_per_trainable = log.step("Bytes per trained parameter (weight, gradient, fp32 master, two Adam moments)",
                                    "b_{train}", b_w + b_g + b_master + b_opt, "bytes").value();
   f.weights = frozen_weight_bytes(in, s.method, log).value();
-  Expr N = log.sym(lora ? "P_{LoRA}" : "P", f.trainable);
+  Expr N = log.sym(lora ? StepText("P_{LoRA}") : StepText("P"), f.trainable);
   if (lora) f.adapter_bytes = log.step("Adapter weights (bf16)", "", N * b_w, "bytes").value();
   f.grads = log.step("Gradients (bf16)", "", N * b_g, "bytes").value();
   f.master = log.step("fp32 master weights", "", N * b_master, "bytes").value();
@@ -266,8 +266,8 @@ Times time_steps(const Inputs& in, const Setup& s, const Footprint& f, Result& r
   bool lora = uses_adapters(s.method);
   double active = in.counts.active() + (lora ? f.adapters_active : 0);
   double trained = lora ? f.adapters_active : in.counts.active();
-  Expr P = r.sym(lora ? "(P_{act} + P_{LoRA})" : "P_{act}", active), T = r.sym("T_{train}", in.tokens);
-  Expr P_train = r.sym(lora ? "P_{LoRA}" : "P_{act}", trained);
+  Expr P = r.sym(lora ? StepText("(P_{act} + P_{LoRA})") : StepText("P_{act}"), active), T = r.sym("T_{train}", in.tokens);
+  Expr P_train = r.sym(lora ? StepText("P_{LoRA}") : StepText("P_{act}"), trained);
   Expr passes = r.step("Forward and activation-gradient FLOPs", "F_{fb}", (Expr(2) + Expr(2)) * P * T, "FLOPs");
   Expr weight_grads = r.step("Weight-gradient FLOPs (trained weights only)", "F_{wg}", 2 * P_train * T, "FLOPs");
   Expr total = passes + weight_grads;

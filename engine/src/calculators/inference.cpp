@@ -82,7 +82,7 @@ void decode_bytes(const InferenceSetup& s, DecodeFigures& f, const Steps& log) {
     Expr kv = d.is_mla() ? L * (log.sym("r_{kv}", d.kv_lora_rank) + log.sym("d_{rope}", d.qk_rope_head_dim)) * b_kv
                          : 2 * L * log.sym("K", d.K) * log.sym("H", d.H) * b_kv;
     // The figure itself comes from model_math (one source); the step shows its formula.
-    per_token = log.step(d.is_mla() ? "KV bytes per token (MLA latent)" : "KV bytes per token",
+    per_token = log.step(d.is_mla() ? StepText("KV bytes per token (MLA latent)") : StepText("KV bytes per token"),
                          "\\text{KV}_{tok}", kv, "bytes");
   }
   Expr per_seq = log.step("KV bytes per sequence", "\\text{KV}_{seq}", per_token * log.sym("S", f.context), "bytes");
@@ -321,9 +321,9 @@ void decode_flips(DecodeFigures& f, const Steps& log) {
   double rising = comms_first ? comm : f.t_math_s;
   if (rising > 0) {
     Expr T_w = log.sym("T_w", f.t_weights_s), B = log.sym("B", f.batch);
-    Expr T = log.sym(comms_first ? "T_{comm}" : "T_{math}", rising);
-    f.mlp_flip_batch = log.step(comms_first ? "Batch where the comms overtake the weight load (matmuls turn comms-bound)"
-                                            : "Batch where the math overtakes the weight load (matmuls turn compute-bound)",
+    Expr T = log.sym(comms_first ? StepText("T_{comm}") : StepText("T_{math}"), rising);
+    f.mlp_flip_batch = log.step(comms_first ? StepText("Batch where the comms overtake the weight load (matmuls turn comms-bound)")
+                                            : StepText("Batch where the math overtakes the weight load (matmuls turn compute-bound)"),
                                 "B_{flip}", T_w * B / T, "sequences").value();
     f.mlp_bound_above_flip = comms_first ? Word("comms") : Word("compute");
   }

@@ -358,7 +358,7 @@ void tp_steps(const CommSetup& s, const CommNumbers& n, const LayerSymbols& v, c
     r.out_null("tp_limit");
     r.out_null("max_tp");
   } else {
-    Expr budget = r.step("TP bound (compute-bound below)", s.exact_ring ? "Y r(Y)" : "Y_{max}",
+    Expr budget = r.step("TP bound (compute-bound below)", s.exact_ring ? StepText("Y r(Y)") : StepText("Y_{max}"),
                          2 * v.F_a * r.sym("W_{tp}", n.W_tp) / (v.b_a * v.C) / r.sym("Z_{ep}", s.deg.ep), "count");
     // With exact ring factors the bound solves Y r(Y) = budget: in closed form on a fat tree
     // (r = (Y - G)/Y) and on one ring (r = (Y - 1)/Y); by bisection on a multi-axis torus.
