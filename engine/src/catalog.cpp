@@ -576,8 +576,10 @@ std::string chip_figure_key(Chip::Figure Chip::*figure) {
 double Chip::need(Figure Chip::*figure, const std::string& why) const {
   if (auto v = this->*figure) return *v;
   std::string key = chip_figure_key(figure);
-  throw InputError("chip", name() + " (" + kind_name() + ") has no figure for " + figure_words(key) + " (" + key +
-                               "): " + why + "; give it with chip_overrides, e.g. {\"" + key + "\": …}");
+  throw InputError("chip",
+                   name() + " (" + kind_name() + ") has no figure for " + figure_words(key) + " (" + key + "): " + why +
+                       "; give it with chip_overrides, e.g. {\"" + key + "\": …}",
+                   key);
 }
 
 std::optional<double> Chip::flops_if(const std::string& dtype) const {

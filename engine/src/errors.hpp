@@ -8,8 +8,9 @@ namespace scalelab {
 // and says what was wrong and what is allowed.
 struct InputError : std::runtime_error {
   std::string param;
-  InputError(std::string param_name, const std::string& message)
-      : std::runtime_error(message), param(std::move(param_name)) {}
+  std::string field;  // a chip's figure the refusal needs ("nvlink_bytes_per_s"), else empty
+  InputError(std::string param_name, const std::string& message, std::string missing_field = "")
+      : std::runtime_error(message), param(std::move(param_name)), field(std::move(missing_field)) {}
 };
 
 }  // namespace scalelab

@@ -40,7 +40,8 @@ bool too_deep(std::string_view text) {
 
 }  // namespace
 
-Evaluation error_result(Status status, const std::string& param, const std::string& message) {
+Evaluation error_result(Status status, const std::string& param, const std::string& message,
+                        const std::string& field) {
   Evaluation e;
   e.status = status;
   e.param = param;
@@ -48,6 +49,7 @@ Evaluation error_result(Status status, const std::string& param, const std::stri
   json body = {{"error", {{"status", status_name(status)},
                           {"param", param.empty() ? json(nullptr) : json(param)},
                           {"message", message}}}};
+  if (!field.empty()) body["error"]["field"] = field;
   // The message may quote input that is not valid UTF-8: replace such bytes, never throw.
   e.json = body.dump(-1, ' ', false, json::error_handler_t::replace);
   return e;

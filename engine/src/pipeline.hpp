@@ -16,7 +16,9 @@
 namespace scalelab {
 
 // An error evaluation: {"error": {"status", "param", "message"}}.
-Evaluation error_result(Status status, const std::string& param, const std::string& message);
+// `field`: the chip's figure a refusal needs, written as the error's "field" when given.
+Evaluation error_result(Status status, const std::string& param, const std::string& message,
+                        const std::string& field = "");
 
 // Runs `make` (it returns a result's JSON text) and says what went wrong the one way every front
 // reports it: a refused input is bad_input naming its parameter; anything else thrown is an
@@ -28,7 +30,7 @@ Evaluation guarded(Make&& make) {
     ok.json = make();
     return ok;
   } catch (const InputError& e) {
-    return error_result(Status::bad_input, e.param, e.what());
+    return error_result(Status::bad_input, e.param, e.what(), e.field);
   } catch (const std::exception& e) {
     return error_result(Status::internal, "", std::string("internal error (an engine fault, not your input): ") + e.what());
   } catch (...) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <tuple>
 
 #include "scalelab/engine.hpp"
 #include "scalelab/limits.hpp"
@@ -19,7 +20,8 @@ Evaluation eval(const std::string& name, const std::string& input) {
 }
 
 // The error JSON is exactly {"error": {"status": "bad_input"|"unknown_calculator",
-// "param": string|null, "message": string}}; the status matches the Evaluation's.
+// "param": string|null, "message": string}}, with "field" (a string) where a chip's figure is
+// missing; the status matches the Evaluation's.
 void expect_error_shape(const Evaluation& e, const std::string& param) {
   ASSERT_NE(e.status, Status::ok) << e.json;
   json j = json::parse(e.json);
@@ -27,7 +29,10 @@ void expect_error_shape(const Evaluation& e, const std::string& param) {
   ASSERT_EQ(j.size(), 1u) << e.json;
   ASSERT_TRUE(j.contains("error")) << e.json;
   const json& err = j["error"];
-  ASSERT_EQ(err.size(), 3u) << e.json;
+  ASSERT_EQ(err.size(), err.contains("field") ? 4u : 3u) << e.json;
+  if (err.contains("field")) {
+    ASSERT_TRUE(err["field"].is_string()) << e.json;
+  }
   EXPECT_EQ(err["status"], scalelab::status_name(e.status)) << e.json;
   EXPECT_NE(e.status, Status::internal) << "a caller's mistake reported as an engine fault: " << e.json;
   if (param.empty()) {
@@ -39,6 +44,28 @@ void expect_error_shape(const Evaluation& e, const std::string& param) {
   ASSERT_TRUE(err["message"].is_string());
   EXPECT_EQ(err["message"].get<std::string>(), e.message);
   EXPECT_FALSE(e.message.empty());
+}
+
+// A calculator that needs a figure the chip lacks names it as the error's "field", a field of the
+// chip schema (the memory ladder shows its words); other refusals have none.
+TEST(Validation, AMissingChipFigureIsNamedAsAField) {
+  json chip_fields = json::parse(scalelab::object_fields_json("chip"));
+  auto is_chip_field = [&](const std::string& name) {
+    for (const json& f : chip_fields) {
+      if (f.at("name") == name) return true;
+    }
+    return false;
+  };
+  for (auto [chip, path, field] : {std::tuple{"tpu-v5e", "nvlink", "nvlink_bytes_per_s"},
+                                   std::tuple{"h100", "ici", "ici_link_bytes_per_s"}}) {
+    Evaluation e = eval("transfer", std::string(R"({"bytes": 1e9, "chip": ")") + chip + R"(", "path": ")" + path + "\"}");
+    expect_error_shape(e, "chip");
+    json err = json::parse(e.json)["error"];
+    EXPECT_EQ(err.value("field", ""), field) << e.json;
+    EXPECT_TRUE(is_chip_field(field)) << field;
+    EXPECT_NE(e.message.find(std::string("(") + field + ")"), std::string::npos) << e.message;
+  }
+  EXPECT_FALSE(json::parse(eval("transfer", R"({"bytes": -1})").json)["error"].contains("field"));
 }
 
 TEST(Validation, UnknownKeyIsAnErrorNamingIt) {

@@ -16,7 +16,8 @@ export interface Result {
   warnings: string[];
 }
 /** status: the caller's mistake (bad_input, unknown_calculator) or an engine fault (internal). */
-export interface EngineError { error: { status?: 'bad_input' | 'unknown_calculator' | 'internal'; param: string | null; message: string } }
+/** `field`: the chip's figure a refusal needs, when that is why (a name among objectFields('chip')) */
+export interface EngineError { error: { status?: 'bad_input' | 'unknown_calculator' | 'internal'; param: string | null; message: string; field?: string } }
 export type Outcome = Result | EngineError;
 export const isError = (r: Outcome | SweepOutcome): r is EngineError => 'error' in r;
 

@@ -14,7 +14,8 @@ const char* status_name(Status status);
 
 struct Evaluation {
   Status status = Status::ok;
-  std::string json;     // the result, or {"error": {"status": ..., "param": ..., "message": ...}}
+  std::string json;     // the result, or {"error": {"status": ..., "param": ..., "message": ...}}, with
+                        // "field" naming the chip's figure when a calculator needs one the chip lacks
   std::string param;    // on error: the offending parameter ("" when none)
   std::string message;  // on error: what was wrong and what is allowed
 };

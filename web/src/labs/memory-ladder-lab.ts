@@ -5,16 +5,11 @@
 import { html, nothing } from 'lit';
 import { NARROW_CHART_PX, Plot, decadeTicks, moveBarsX, type Chart } from './plot';
 import { LabElement, type ControlSpec } from './framework';
-import { isError, type Result } from '../engine';
+import { isError, type EngineError, type Result } from '../engine';
 
 /** reading order of the ladder, host first (presentation only; the paths come from the schema) */
 const ORDER = ['pcie', 'hbm', 'vmem', 'ici', 'nvlink', 'dcn', 'ib'];
 interface Rung { path: string; name: string; t?: number; bw?: number; missing?: string }
-
-/** What a rung lacks, from the engine's refusal: "no figure for NVLink egress per GPU, one way" out of
- *  "H100 … has no figure for NVLink egress per GPU, one way (nvlink_bytes_per_s): …; give it with
- *  chip_overrides …" (the lab has no chip_overrides field to give it in); the whole message otherwise. */
-const missingFigure = (message: string) => /has (no figure for .+?) \(\w+\)/.exec(message)?.[1] ?? message;
 
 export class MemoryLadderLab extends LabElement {
   readonly calculator = 'transfer';
@@ -49,9 +44,17 @@ export class MemoryLadderLab extends LabElement {
       if (path !== 'ici') { delete q.hops; delete q.links; }
       const r = this.engine!.evaluate('transfer', q, { steps: false });
       const name = this.choiceText('path', path); // the engine's title, as the rung selector shows it
-      if (isError(r)) return { path, name, missing: r.error.param === 'chip' ? r.error.message : `${r.error.param}: ${r.error.message}` };
+      if (isError(r)) return { path, name, missing: this.missing(r) };
       return { path, name, t: r.outputs.t_s as number, bw: r.outputs.bytes_per_s as number };
     });
+  }
+
+  /** What a rung lacks: the chip's figure the engine names (its words from the chip schema, the
+   *  engine's message being about chip_overrides, which this lab has no field for), else the refusal. */
+  private missing(r: EngineError): string {
+    const field = r.error.field && this.engine!.objectFields('chip').find((f) => f.name === r.error.field);
+    if (field) return `no figure for ${field.doc}`;
+    return r.error.param ? `${r.error.param}: ${r.error.message}` : r.error.message;
   }
 
   protected renderVerdict(r: Result) {
@@ -69,7 +72,7 @@ export class MemoryLadderLab extends LabElement {
     return html`<table class="ml-table"><caption>Time per rung for ${f(r.inputs.bytes, 'bytes')} (${f(r.outputs.bytes_per_chip, 'bytes')} per chip)</caption>
       <thead><tr><th scope="col">rung</th><th scope="col">time</th><th scope="col">effective bandwidth</th></tr></thead>
       <tbody>${this.rungs.map((x) => html`<tr data-rung=${x.path}><th scope="row">${x.name}</th>
-        ${x.missing ? html`<td colspan="2" class="na">not in the catalog for this chip: ${missingFigure(x.missing)}</td>`
+        ${x.missing ? html`<td colspan="2" class="na">not in the catalog for this chip: ${x.missing}</td>`
           : html`<td>${f(x.t, 's')}</td><td>${f(x.bw, 'bytes/s')}</td>`}</tr>`)}</tbody></table>
       <dl class="lab-outputs"><div data-out="t_s"><dt>Time on the ${this.choiceText('path', r.inputs.path)} rung</dt><dd>${this.fmt('t_s')}</dd></div>
       <div data-out="t_latency_s"><dt>of which latency</dt><dd>${this.fmt('t_latency_s')}</dd></div></dl>`;
