@@ -525,11 +525,12 @@ Superpod read_superpod(const json& pod) {
 }
 
 // The chip field's one-line doc from the schema: the figure in words.
-std::string figure_words(const std::string& key) {
+// The chip schema's words for the field `key`; none when the schema has no such field.
+std::optional<std::string> figure_words(const std::string& key) {
   for (const auto& f : chip_fields()) {
     if (f.name == key) return f.doc;
   }
-  return key;
+  return std::nullopt;
 }
 
 }  // namespace
@@ -576,10 +577,11 @@ std::string chip_figure_key(Chip::Figure Chip::*figure) {
 double Chip::need(Figure Chip::*figure, const std::string& why) const {
   if (auto v = this->*figure) return *v;
   std::string key = chip_figure_key(figure);
+  std::optional<std::string> words = figure_words(key);
   throw InputError("chip",
-                   name() + " (" + kind_name() + ") has no figure for " + figure_words(key) + " (" + key + "): " + why +
+                   name() + " (" + kind_name() + ") has no figure for " + words.value_or(key) + " (" + key + "): " + why +
                        "; give it with chip_overrides, e.g. {\"" + key + "\": …}",
-                   key);
+                   words ? key : "");  // the error's "field" only when it names a field of the chip schema
 }
 
 std::optional<double> Chip::flops_if(const std::string& dtype) const {

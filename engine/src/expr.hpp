@@ -69,8 +69,6 @@ class Expr {
   }
   // A named quantity: `tex` in the formula (copied, JSON-escaped), its value in the substitution.
   static Expr symbol(std::string_view tex, double value);
-  // The same for a literal of the program, kept as its view and written in its form (StepText).
-  static Expr symbol(std::string_view literal, LiteralForm form, double value);
 
   double value() const { return value_; }
   bool has_tex() const { return node_ != nullptr || literal_; }
@@ -110,6 +108,9 @@ class Expr {
   friend Expr log2(const Expr& a) { return unary(Op::log2, std::log2(a.value_), a); }
 
  private:
+  friend class Steps;  // the only maker of a symbol that keeps a view (of a StepText that lasts)
+  // A symbol of a literal of the program, kept as its view and written in its form (StepText).
+  static Expr symbol(std::string_view literal, LiteralForm form, double value);
   Expr() = default;
   [[gnu::always_inline]] static Expr binary(Op op, double value, const Expr& a, const Expr& b) {
     if (!a.has_tex() || !b.has_tex()) return bare(value);

@@ -50,7 +50,7 @@ inline constexpr std::string_view escaped{L.text, L.size};
 // each backslash doubled (printable ASCII without a quote: TeX such as \text{KV}), or only after
 // escaping at run time (anything else: UTF-8, a quote, a control character).
 enum class LiteralForm : unsigned char { as_is, backslashes_doubled, escaped_at_run_time };
-consteval LiteralForm literal_form(std::string_view s) {
+constexpr LiteralForm literal_form(std::string_view s) {
   LiteralForm form = LiteralForm::as_is;
   for (char c : s) {
     const auto u = static_cast<unsigned char>(c);

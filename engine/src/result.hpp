@@ -77,6 +77,9 @@ class StepText {
   template <std::size_t N>
   consteval StepText(const char (&literal)[N])  // NOLINT(google-explicit-constructor)
       : data_(literal), word_(packed(N - 1, literal_form({literal, N - 1}), true)) {
+    for (std::size_t i = 0; i + 1 < N; ++i) {
+      if (literal[i] == '\0') throw "StepText: a literal holds no NUL before its end";
+    }
     if (literal[N - 1] != '\0') throw "StepText: a literal ends with its NUL";
   }
   StepText(std::string_view text) : data_(text.data()), word_(borrowed(text)) {}    // NOLINT(google-explicit-constructor)

@@ -504,6 +504,7 @@ class Collector {
     errors_.push_back({{"status", status_name(Status::bad_input)},
                        {"param", e.param.empty() ? json(nullptr) : json(e.param)},
                        {"message", e.what()}});
+    if (!e.field.empty()) errors_.back()["field"] = e.field;
   }
   // Distinct warnings by their text, the first kMaxWarnings kept. A warning made from a kind and
   // numbers already met is skipped before its text is made: the same kind and numbers make the

@@ -176,20 +176,9 @@ static_assert(scalelab::literal_form("del\x7f") == scalelab::LiteralForm::escape
 
 namespace {
 
-// The form literal_form gives, by this test's own reading of its rule (literal_form runs only
-// at compile time).
-scalelab::LiteralForm form_of(const std::string& s) {
-  bool backslash = false;
-  for (char c : s) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u < 0x20 || u > 0x7e || c == '"') return scalelab::LiteralForm::escaped_at_run_time;
-    backslash = backslash || c == '\\';
-  }
-  return backslash ? scalelab::LiteralForm::backslashes_doubled : scalelab::LiteralForm::as_is;
-}
-
 // Random strings of backslashes, quotes, braces, letters and a few other bytes, each written in
-// its form (and in the run-time form, which fits any text): what append_escaped writes.
+// the form literal_form gives it (and in the run-time form, which fits any text): what
+// append_escaped writes.
 TEST(JsonText, LiteralsWrittenInTheirFormAreWrittenAsAppendEscapedWritesThem) {
   std::mt19937 rng(13);
   const std::vector<std::string> pieces = {"a", "_{tok}", "\\", "\\\\", "\\text{", "}", " ", "\"", "\n", "\x7f", "\xc3\x97", "\xff"};
@@ -201,7 +190,7 @@ TEST(JsonText, LiteralsWrittenInTheirFormAreWrittenAsAppendEscapedWritesThem) {
     for (int k = count(rng); k > 0; --k) s += pieces[pick(rng)];
     std::string expected = "x";
     scalelab::append_escaped(s, expected);
-    const scalelab::LiteralForm form = form_of(s);
+    const scalelab::LiteralForm form = scalelab::literal_form(s);
     ++forms[static_cast<int>(form)];
     std::string out = "x", general = "x";
     scalelab::append_literal(s, form, out);

@@ -66,6 +66,13 @@ TEST(Validation, AMissingChipFigureIsNamedAsAField) {
     EXPECT_NE(e.message.find(std::string("(") + field + ")"), std::string::npos) << e.message;
   }
   EXPECT_FALSE(json::parse(eval("transfer", R"({"bytes": -1})").json)["error"].contains("field"));
+  // A sweep's refused points name it too.
+  Evaluation s = scalelab::sweep("transfer", R"({"chip": "tpu-v5e", "path": "nvlink"})",
+                                 R"({"x": {"param": "bytes", "values": [1e6, 1e9]}})");
+  ASSERT_EQ(s.status, Status::ok) << s.json;
+  json errors = json::parse(s.json).at("errors");
+  ASSERT_EQ(errors.size(), 2u) << s.json;
+  for (const json& e : errors) EXPECT_EQ(e.value("field", ""), "nvlink_bytes_per_s") << s.json;
 }
 
 TEST(Validation, UnknownKeyIsAnErrorNamingIt) {

@@ -31,7 +31,7 @@ export type SweepAxis =
 /** At most 4096 points in all; outputs default to every output that comes out as a number. */
 export interface SweepSpec { x: SweepAxis; y?: SweepAxis; outputs?: string[] }
 /** A point's refusal: what evaluate would have said for its parameters. */
-export interface PointError { status: 'bad_input'; param: string | null; message: string }
+export interface PointError { status: 'bad_input'; param: string | null; message: string; field?: string }
 export interface SweepResult {
   calculator: string;
   /** the values actually used (after rounding and merging) */

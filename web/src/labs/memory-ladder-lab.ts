@@ -54,7 +54,7 @@ export class MemoryLadderLab extends LabElement {
   private missing(r: EngineError): string {
     const field = r.error.field && this.engine!.objectFields('chip').find((f) => f.name === r.error.field);
     if (field) return `no figure for ${field.doc}`;
-    return r.error.param ? `${r.error.param}: ${r.error.message}` : r.error.message;
+    return r.error.param && r.error.param !== 'chip' ? `${r.error.param}: ${r.error.message}` : r.error.message;
   }
 
   protected renderVerdict(r: Result) {
