@@ -524,8 +524,8 @@ Superpod read_superpod(const json& pod) {
           number_at(pod, "ib_switch_ports")};
 }
 
-// The chip field's one-line doc from the schema: the figure in words.
-// The chip schema's words for the field `key`; none when the schema has no such field.
+// The chip field's one-line doc from the schema, the figure in words; none when the schema has no
+// field `key`.
 std::optional<std::string> figure_words(const std::string& key) {
   for (const auto& f : chip_fields()) {
     if (f.name == key) return f.doc;

@@ -546,7 +546,6 @@ bool append_tex_from_digits(double value, std::string_view times, std::string& o
   const double magnitude = std::fabs(value);
   if (!std::isfinite(value) || magnitude < std::numeric_limits<double>::min()) return false;
   Digits x = leading_digits(magnitude);  // a whole number under a million was written by append_tex_with
-
   std::array<char, 64> buf{};
   char* w = buf.data();
   if (value < 0) *w++ = '-';

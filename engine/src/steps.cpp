@@ -8,12 +8,17 @@
 namespace scalelab {
 namespace {
 
+// `text` as a JSON string, with its quotes (append_string for a StepText).
+void append_quoted(StepText text, std::string& out) {
+  out += '"';
+  text.append_json(out);
+  out += '"';
+}
+
 // A step's label as written: its prefix ("AllGather A: ") and its own words, escaped as one string.
 void append_label(std::string_view prefix, StepText label, std::string& out) {
   if (prefix.empty()) {
-    out += '"';
-    label.append_json(out);
-    out += '"';
+    append_quoted(label, out);
     return;
   }
   thread_local std::string whole;
@@ -39,9 +44,9 @@ void StepList::close(std::string_view prefix, StepText label, double value, Step
     if (!fault_) fault_ = std::string(prefix) + std::string(label.view());
     text_ += "null";  // never written out: append_steps reports the fault instead
   }
-  text_ += ",\"unit\":\"";
-  unit.append_json(text_);
-  text_ += "\"}";
+  text_ += ",\"unit\":";
+  append_quoted(unit, text_);
+  text_ += '}';
   ++count_;
 }
 
