@@ -188,6 +188,15 @@ std::string fabric_name(Fabric f) {
   return "ici";
 }
 
+std::optional<Strategy> comm_strategy_for(const Degrees& d, const Chip& chip) {
+  if (d.pp > 1) return Strategy::pp;
+  if (d.fsdp > 1 && d.tp > 1) return chip.is_gpu() || d.dp > 1 ? Strategy::fsdp : Strategy::fsdp_tp;
+  if (d.fsdp > 1) return Strategy::fsdp;
+  if (d.dp > 1) return Strategy::dp;
+  if (d.tp > 1) return Strategy::tp;
+  return std::nullopt;
+}
+
 double largest_pow2_at_most(double x) {
   if (x < 1) return 1;
   return std::exp2(std::floor(std::log2(x)));

@@ -97,4 +97,9 @@ CommNumbers analyse_comm(const CommSetup& setup);
 
 double largest_pow2_at_most(double x);
 
+// The training_comm strategy that prices a layout's degrees on a chip: pipelining when pp > 1;
+// FSDP with TP as "fsdp" on a GPU (TP inside the node) or beside replicas, else "fsdp_tp"; else the
+// one degree above 1. Empty on one chip (nothing to communicate).
+std::optional<Strategy> comm_strategy_for(const Degrees& d, const Chip& chip);
+
 }  // namespace scalelab

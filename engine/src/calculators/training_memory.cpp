@@ -54,6 +54,17 @@ void per_chip_steps(const Args& args, const MemoryInputs& in, const MemoryBreakd
   r.out("total_bytes", r.step("Total bytes", "\\text{total}", state + A, "bytes"));
   Expr XYZ = r.sym("X_{fsdp}", d.fsdp) * r.sym("Y_{tp}", d.tp) * r.sym("Z_{pp}", d.pp);
   r.out("bytes_per_chip", r.step("Bytes per chip", "", state / XYZ + A / r.sym("n", in.chips), "bytes"));
+  double shards = d.fsdp * d.tp * d.pp;
+  r.out("params_bytes_per_chip", b.params_bytes / shards);
+  r.out("grads_bytes_per_chip", b.grads_bytes / shards);
+  r.out("optimizer_bytes_per_chip", b.optimizer_bytes / shards);
+  r.out("master_bytes_per_chip", b.master_bytes / shards);
+  r.out("activations_bytes_per_chip", b.activations_bytes / in.chips);
+  if (auto strategy = comm_strategy_for(d, args.chip())) {
+    r.out("comm_strategy", strategy_name(*strategy));
+  } else {
+    r.out_null("comm_strategy");
+  }
   const Chip& chip = args.chip();
   auto hbm = chip.hbm_bytes;
   if (!hbm) {
