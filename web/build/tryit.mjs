@@ -8,9 +8,9 @@
 
 /** The `dataLab` of the lab this block pairs with: the nearest lab before `index` among the
  *  siblings, not past a step heading; null if there is none. */
-function pairedLab(parent, index) {
+function pairedLab(parent, index, what = 'dataLab') {
   const labIn = (n) => {
-    if (n.data?.hProperties?.dataLab !== undefined) return n.data.hProperties.dataLab;
+    if (n.data?.hProperties?.dataLab !== undefined) return what === 'dataLab' ? n.data.hProperties.dataLab : (n.data.hProperties.dataState ?? '');
     for (const c of [...(n.children || [])].reverse()) { const l = labIn(c); if (l !== null) return l; }
     return null;
   };
@@ -30,6 +30,9 @@ export function tryitNode({ file, node, index, parent, ctx, t }) {
   const lab = pairedLab(parent, index);
   if (lab === null) t.contentWarning(file, node, ':::tryit has no ::lab before it in its step to pair with');
   const params = t.parseParams(file, node, a);
+  // the chip gate checks the answer on every chip, and on the chip the paired lab's state names
+  const labChip = (() => { try { return JSON.parse(pairedLab(parent, index, 'state') || '{}').chip; } catch { return undefined; } })();
+  if (params && t.gateRecord) t.gateRecord('tryit', params, typeof labChip === 'string' ? [labChip] : []);
   let unit = a.unit || '', fallback = [t.text('The engine could not compute this one.')];
   if (params && a.calc && a.out) {
     const r = t.evaluate(a.calc, t.withChip(params, a, t.DEFAULT_CHIP));

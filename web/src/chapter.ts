@@ -2,7 +2,8 @@
 import { engineLoadProblem, getEngine, getPath, isError, type Engine, type Outcome, type Result } from './engine';
 import { chipId, chipParam, DEFAULT_CHIP, progress, saveProgress, setChip, type Progress } from './state';
 import { parseNumber, percent } from './format';
-import { digitsText } from './live-text.js';
+import { compareText, digitsText, verdictText } from './live-text.js';
+import { whenHolds, type WhenCondition } from './when.js';
 import { loadKatex, stepsHtml } from './tex';
 
 export function initChapter(article: HTMLElement) {
@@ -167,6 +168,7 @@ function paramsOf(el: HTMLElement): Record<string, unknown> {
 function valueText(engine: Engine, r: Result, el: HTMLElement): string {
   const out = el.dataset.out!;
   const v = getPath(r.outputs, out);
+  if (el.dataset.kind === 'verdict') return verdictText(v, el.dataset.words) ?? 'n/a';
   const unit = el.dataset.unit ?? engine.unitOf(r, out);
   if (el.dataset.digits && typeof v === 'number') return digitsText(v, unit, el.dataset.digits, (x, u) => engine.format(x, u));
   return engine.format(v, unit);
@@ -192,6 +194,29 @@ function liveResults(engine: Engine, els: HTMLElement[]): Map<HTMLElement, Outco
     out.set(el, r);
   }
   return out;
+}
+/** A `:compare` number: its own output against the second one it names (data-vs-*). */
+function compareLive(engine: Engine, r: Result, el: HTMLElement): string {
+  const vsParams = JSON.parse(el.dataset.vsParams || '{}');
+  if (el.dataset.chip !== 'fixed' && !('chip' in vsParams)) vsParams.chip = chipParam();
+  const other = engine.evaluate(el.dataset.vsCalc!, vsParams, { steps: false });
+  if (isError(other)) return 'n/a';
+  return compareText(getPath(r.outputs, el.dataset.out!), getPath(other.outputs, el.dataset.vsOut!), el.dataset.form, el.dataset.words) ?? 'n/a';
+}
+/** `:::when` blocks: shown for the chips where their condition holds (src/when.js). */
+function showWhenBlocks(article: HTMLElement, engine: Engine, chip: ReturnType<typeof chipParam>) {
+  const kind = typeof chip === 'object' && chip ? String((chip as Record<string, unknown>).kind ?? '') : engine.chipIndex.find((c) => c.id === chip)?.kind ?? '';
+  for (const el of article.querySelectorAll<HTMLElement>('.when[data-when]')) {
+    const w = JSON.parse(el.dataset.when!) as WhenCondition;
+    let value: { value?: unknown; error?: unknown } | undefined;
+    if (w.calc) {
+      const params = { ...(w.params ?? {}) };
+      if (w.chip !== 'fixed' && !('chip' in params)) params.chip = chip;
+      const r = engine.evaluate(w.calc, params, { steps: false });
+      value = isError(r) ? { error: r.error } : { value: getPath(r.outputs, w.out!) };
+    }
+    el.hidden = !whenHolds(w, { kind, value });
+  }
 }
 /** One alert under the chapter's stepper, where the engine could not be loaded. */
 function showLoadProblem(article: HTMLElement, text: string) {
@@ -223,10 +248,16 @@ async function refreshLive(article: HTMLElement) {
   document.querySelectorAll<HTMLElement>('.chipname').forEach((el) => { el.textContent = chipName || 'this chip'; });
   const live = liveResults(engine, liveEls);
   for (const [el, r] of live) {
-    if (isError(r)) { el.textContent = 'n/a'; el.title = r.error.message; el.classList.add('live-na'); continue; }
+    const none = el.dataset.none;
+    if (isError(r)) {
+      el.textContent = none ?? 'n/a'; el.title = r.error.message; el.classList.toggle('live-na', none === undefined); continue;
+    }
     el.classList.remove('live-na'); el.removeAttribute('title');
-    el.textContent = valueText(engine, r, el);
+    const shown = el.dataset.kind === 'compare' ? compareLive(engine, r, el) : valueText(engine, r, el);
+    // none="…": the words the page gives where this chip has no such figure (never "—" or "n/a")
+    el.textContent = none !== undefined && (shown === 'n/a' || shown === '—' || shown === '') ? none : shown;
   }
+  showWhenBlocks(article, engine, chip);
   // for the tests and the curious: how many evaluations the last refresh of the live numbers made
   article.dataset.liveEvaluations = String(new Set(live.values()).size);
   // questions: the chip changed, so every answer and derivation is stale; open ones are typeset again now

@@ -1,1 +1,4 @@
 export function digitsText(value: number, unit: string, digits: string | number, format: (value: number, unit: string) => string): string;
+export const VERDICT_WORDS: Record<string, string>;
+export function verdictText(value: unknown, words?: string): string | null;
+export function compareText(a: unknown, b: unknown, form?: string, words?: string): string | null;

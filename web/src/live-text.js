@@ -15,3 +15,44 @@ export function digitsText(value, unit, digits, format) {
   const bare = !unit || format(1, unit) === '1';
   return bare ? String(number) : `${number} ${unit}`;
 }
+
+// `:verdict{…}`: an engine verdict ("memory", "compute", "comms"; fits true/false) as the words a
+// sentence needs. words="memory:waits on memory|compute:…" or words="fits|does not fit" (for a
+// true/false output) overrides these.
+export const VERDICT_WORDS = {
+  memory: 'memory-bound', compute: 'compute-bound', comms: 'comms-bound', latency: 'latency-bound',
+  bandwidth: 'bandwidth-bound', true: 'fits', false: 'does not fit',
+};
+export function verdictText(value, words) {
+  if (typeof value !== 'string' && typeof value !== 'boolean') return null;
+  const own = {};
+  if (words) {
+    const parts = String(words).split('|');
+    if (typeof value === 'boolean' && parts.length === 2 && !parts.some((p) => p.includes(':'))) return value ? parts[0] : parts[1];
+    for (const p of parts) { const i = p.indexOf(':'); if (i > 0) own[p.slice(0, i).trim()] = p.slice(i + 1).trim(); }
+  }
+  return own[String(value)] ?? VERDICT_WORDS[String(value)] ?? String(value);
+}
+
+// `:compare{…}`: how one engine output stands to another, in words that follow the numbers.
+//   form="times" (default): "about twice", "about a quarter", "1.6×", "about the same as"
+//   form="more": "1.6× more", "2.5× less", "about as much"
+//   form="ratio": "1.62×"
+//   words="lower|same|higher": the author's three words for a < b, a ≈ b (within 3%), a > b
+const NICE = [[1 / 8, 'an eighth'], [1 / 4, 'a quarter'], [1 / 3, 'a third'], [1 / 2, 'half'], [2 / 3, 'two thirds'], [3 / 4, 'three quarters'],
+  [1.5, 'one and a half times'], [2, 'twice'], [3, 'three times'], [4, 'four times'], [8, 'eight times'], [16, 'sixteen times']];
+const SAME = 0.03, NEAR = 0.06;
+const times = (r) => (r >= 9.95 ? String(Math.round(r)) : String(Number(r.toPrecision(2))));
+export function compareText(a, b, form, words) {
+  if (typeof a !== 'number' || typeof b !== 'number' || !Number.isFinite(a) || !Number.isFinite(b) || b === 0 || a === 0) return null;
+  const r = a / b;
+  if (words) {
+    const [lower, same, higher] = String(words).split('|');
+    return Math.abs(r - 1) <= SAME ? same : r < 1 ? lower : higher;
+  }
+  if (form === 'ratio') return `${Number(r.toPrecision(3))}×`;
+  if (form === 'more') return Math.abs(r - 1) <= SAME ? 'about as much' : r > 1 ? `${times(r)}× more` : `${times(1 / r)}× less`;
+  if (Math.abs(r - 1) <= SAME) return 'about the same as';
+  const nice = NICE.find(([v]) => Math.abs(r / v - 1) <= NEAR);
+  return nice ? `about ${nice[1]}` : `${times(r)}×`;
+}

@@ -1,5 +1,6 @@
 // "Measure this device": messages between measure-device.ts (page) and measure-worker.ts (Worker),
 // the sizes, and the chip the measurement becomes.
+import { probeChip } from '../probe-chip.js';
 
 /** Sizes of one measurement; the browser tests shrink them (window.__slMeasureHooks). */
 export interface MeasureSizes {
@@ -51,19 +52,18 @@ export const CAVEATS = [
 /** The chip a measurement becomes: a custom chip the engine validates like any other. */
 export function measuredChip(m: Measurement, memoryGb: number): Record<string, unknown> {
   const kind = m.target === 'cpu' ? 'cpu' : /apple/i.test(m.vendor) ? 'unified-memory' : 'consumer-gpu';
-  return {
-    id: 'custom',
-    name: `This device (measured): ${m.adapter}`,
-    vendor: m.vendor || 'unknown',
+  return probeChip({
+    adapter: m.adapter,
+    vendor: m.vendor,
     kind,
-    flops_per_s: { fp32: m.flops.median },
-    hbm_bytes: memoryGb * 2 ** 30,
-    hbm_bytes_per_s: m.bandwidth.median,
+    flops: m.flops.median,
+    bytes: memoryGb * 2 ** 30,
+    bytesPerS: m.bandwidth.median,
     sources: {
       flops_per_s: `measured in this browser: ${m.flops.how}; median of ${m.flops.runs} runs`,
       hbm_bytes_per_s: `measured in this browser: ${m.bandwidth.how}; median of ${m.bandwidth.runs} runs`,
       hbm_bytes: 'navigator.deviceMemory as the browser reports it (rounded, at most 8 GB); not measured',
     },
     notes: CAVEATS.join(' '),
-  };
+  });
 }
