@@ -28,9 +28,9 @@ import { variantOfLab } from './engine-variants.mjs';
 import { tryitNode } from './tryit.mjs';
 import { figureNode } from './figures.mjs';
 import { groupChips } from '../src/chip-groups.js';
-import { digitsText, verdictText, compareText } from '../src/live-text.js';
+import { digitsText, verdictText, compareText, chipNeedsText } from '../src/live-text.js';
 import { whenCondition, whenHolds } from '../src/when.js';
-import { runGate } from './chip-gate.mjs';
+import { runGate, missingNeeds } from './chip-gate.mjs';
 
 const require = createRequire(import.meta.url);
 const WEB = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -497,6 +497,21 @@ function readChapter(file) {
   return { meta: YAML.parse(m[1]) || {}, body: src.slice(m[0].length) };
 }
 
+/** A chip field's words from the engine's schema ("flops_per_s.bf16" → "bf16 FLOP/s"). */
+function chipFieldLabel(dotted) {
+  let fields = schema.chip_fields, field;
+  for (const part of dotted.split('.')) { field = (fields || []).find((f) => f.name === part); fields = field?.fields; }
+  return field?.label;
+}
+/** The note a chapter with chip_needs shows on a chip that lacks one of those figures. */
+function needsNote(entry) {
+  if (!entry.needs?.length) return '';
+  const labels = Object.fromEntries(entry.needs.map((f) => [f, chipFieldLabel(f)]));
+  const chip = chips.find((c) => c.id === (entry.chip ?? DEFAULT_CHIP));
+  const missing = missingNeeds(chip, entry.needs);
+  return `<p class="chapter-needs lab-notice" role="status" data-needs="${esc(JSON.stringify(labels))}"${missing.length ? '' : ' hidden'}>${missing.length ? esc(chipNeedsText(chip.name, missing.map((f) => labels[f]))) : ''}</p>`;
+}
+
 // ---------------------------------------------------------------- page shell
 const CREDIT = 'Based on <a href="https://jax-ml.github.io/scaling-book/"><cite>How to Scale Your Model</cite></a> by Austin et al., Google DeepMind, 2025';
 function chipOptions(selected = DEFAULT_CHIP) {
@@ -573,7 +588,9 @@ for (const f of files) {
   if (entry.chip && !chips.some((c) => c.id === entry.chip)) throw new Error(`${path.relative(ROOT, file)}: chip "${entry.chip}" is not in the chip catalog`);
   const r = await renderMarkdown(file, body, { chip: entry.chip ?? DEFAULT_CHIP });
   entry.steps = r.stepTitles.length;
-  const gate = runGate({ key, records: r.gate, chips, evaluateOn, relFile: path.relative(ROOT, file) });
+  entry.needs = meta.chip_needs || [];
+  for (const f of entry.needs) if (!chipFieldLabel(f)) throw new Error(`${path.relative(ROOT, file)}: chip_needs names "${f}", not a chip field of the engine's schema`);
+  const gate = runGate({ key, records: r.gate, chips, evaluateOn, relFile: path.relative(ROOT, file), needs: entry.needs });
   // a chapter still being rewritten for every chip says `chip_gate: report` in its front matter
   const reportOnly = GATE_MODE === 'report' || meta.chip_gate === 'report';
   console.log(`content: ${gate.line}${reportOnly && gate.holes.length ? ' (chip_gate: report, not failing)' : ''}`);
@@ -612,6 +629,7 @@ for (const { entry, r } of rendered) {
   <p class="chapter-summary">${esc(entry.summary || '')}</p>
   ${goals}
   ${chipNote}
+  ${needsNote(entry)}
 </header>
 <nav class="stepper" aria-label="Chapter steps">
   <button type="button" class="prev">← Previous</button>

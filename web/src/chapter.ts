@@ -2,7 +2,7 @@
 import { engineLoadProblem, getEngine, getPath, isError, type Engine, type Outcome, type Result } from './engine';
 import { chipId, chipParam, DEFAULT_CHIP, progress, saveProgress, setChip, type Progress } from './state';
 import { parseNumber, percent } from './format';
-import { compareText, digitsText, verdictText } from './live-text.js';
+import { chipNeedsShort, chipNeedsText, compareText, digitsText, verdictText } from './live-text.js';
 import { whenHolds, type WhenCondition } from './when.js';
 import { loadKatex, stepsHtml } from './tex';
 
@@ -203,6 +203,21 @@ function compareLive(engine: Engine, r: Result, el: HTMLElement): string {
   if (isError(other)) return 'n/a';
   return compareText(getPath(r.outputs, el.dataset.out!), getPath(other.outputs, el.dataset.vsOut!), el.dataset.form, el.dataset.words) ?? 'n/a';
 }
+/** A chapter's chip_needs: on a chip without one of those figures the note at the top says so,
+ *  and returns what each number shows instead of "n/a"; undefined where the chip has them all. */
+function chapterNeeds(article: HTMLElement, engine: Engine, chip: ReturnType<typeof chipParam>, chipName: string): string | undefined {
+  const note = article.querySelector<HTMLElement>('.chapter-needs[data-needs]');
+  if (!note) return undefined;
+  const labels = JSON.parse(note.dataset.needs!) as Record<string, string>;
+  const entry = (typeof chip === 'object' && chip ? chip : engine.chips.find((c) => c.id === chip)) as Record<string, unknown> | undefined;
+  const missing = Object.keys(labels).filter((f) => {
+    const v = f.split('.').reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined), entry);
+    return !(typeof v === 'number' && Number.isFinite(v) && v > 0);
+  }).map((f) => labels[f]);
+  note.hidden = missing.length === 0;
+  note.textContent = missing.length ? chipNeedsText(chipName || 'this chip', missing) : '';
+  return missing.length ? chipNeedsShort(missing) : undefined;
+}
 /** `:::when` blocks: shown for the chips where their condition holds (src/when.js). */
 function showWhenBlocks(article: HTMLElement, engine: Engine, chip: ReturnType<typeof chipParam>) {
   const kind = typeof chip === 'object' && chip ? String((chip as Record<string, unknown>).kind ?? '') : engine.chipIndex.find((c) => c.id === chip)?.kind ?? '';
@@ -247,8 +262,9 @@ async function refreshLive(article: HTMLElement) {
   const chipName = typeof chip === 'object' && chip ? String(chip.name ?? '') : engine.chipName(String(chip));
   document.querySelectorAll<HTMLElement>('.chipname').forEach((el) => { el.textContent = chipName || 'this chip'; });
   const live = liveResults(engine, liveEls);
+  const lacking = chapterNeeds(article, engine, chip, chipName);
   for (const [el, r] of live) {
-    const none = el.dataset.none;
+    const none = el.dataset.none ?? lacking;
     if (isError(r)) {
       el.textContent = none ?? 'n/a'; el.title = r.error.message; el.classList.toggle('live-na', none === undefined); continue;
     }

@@ -2,3 +2,5 @@ export function digitsText(value: number, unit: string, digits: string | number,
 export const VERDICT_WORDS: Record<string, string>;
 export function verdictText(value: unknown, words?: string): string | null;
 export function compareText(a: unknown, b: unknown, form?: string, words?: string): string | null;
+export function chipNeedsText(chip: string, labels: string[]): string;
+export function chipNeedsShort(labels: string[]): string;

@@ -56,3 +56,10 @@ export function compareText(a, b, form, words) {
   const nice = NICE.find(([v]) => Math.abs(r / v - 1) <= NEAR);
   return nice ? `about ${nice[1]}` : `${times(r)}×`;
 }
+
+// A chapter's chip_needs (web/content/FORMAT.md): the note at its top on a chip without one of the
+// figures its arithmetic needs, and what each of its numbers says there instead of "n/a".
+export function chipNeedsText(chip, labels) {
+  return `The catalog has no ${labels.join(' or ')} figure for the ${chip}, and this chapter's arithmetic needs it, so its numbers here say so instead of a value. Pick another chip at the top, or give the figure as a custom chip (Chip → Custom chip…).`;
+}
+export const chipNeedsShort = (labels) => `(no ${labels.join(' or ')} figure)`;
