@@ -238,7 +238,7 @@ function pinnedNote(params, attrs) {
   const pinned = params && attrs.chip !== 'fixed' ? params.chip : undefined;
   if (pinned === undefined) return [];
   const name = typeof pinned === 'string' ? chipName(pinned) : String(pinned?.name ?? 'a custom chip');
-  return [h('p', { className: ['q-pinned'] }, [text(`Pinned to the ${name}: the chip selector does not change this question${attrs.why ? `, because ${attrs.why}` : ''}.`)])];
+  return [h('p', { className: ['q-pinned'] }, [text(`Pinned to the ${name}: the chip selector does not change this ${attrs.kindWord ?? 'question'}${attrs.why ? `, because ${attrs.why}` : ''}.`)])];
 }
 
 // What the chip gate needs of a directive (build/chip-gate.mjs): where it is, what it asks the
@@ -346,6 +346,7 @@ function directivesPlugin(file, ctx) {
           const outer = node.data?.slWhen ?? [];
           const mark = (n) => { for (const c of n.children || []) { c.data = { ...(c.data || {}), slWhen: [...outer, cond] }; mark(c); } };
           mark(node);
+          node.data = { ...(node.data || {}), slOuter: { parent, index } }; // where a Try-it inside looks for its lab
           const chipObj = chips.find((c) => c.id === ctx.chip);
           const value = cond.calc ? evaluateOn(cond.calc, cond.params, cond.out, cond.chip === 'fixed' ? null : ctx.chip) : undefined;
           const shown = whenHolds(cond, { kind: chipObj?.kind, value });
@@ -422,7 +423,7 @@ function directivesPlugin(file, ctx) {
           replace(figureNode(file, node, a, { h, text, contentWarning }));
           return;
         case 'tryit':
-          replace(tryitNode({ file, node, index, parent, ctx, t: { gateRecord: (kind, params, extraChips) => { const rec = gateRecord(ctx, node, kind, a, params, plainEvaluate(a, params)); if (rec) rec.extraChips.push(...extraChips); }, evaluate, parseParams, withChip, contentWarning, unitOf, formatValue, getPath, esc, h, text, raw, DEFAULT_CHIP: ctx.chip, defaultChipName: chipName(ctx.chip) } }));
+          replace(tryitNode({ file, node, index, parent, ctx, t: { gateRecord: (kind, params, extraChips) => { const rec = gateRecord(ctx, node, kind, a, params, plainEvaluate(a, params)); if (rec) rec.extraChips.push(...extraChips); }, evaluate, pinnedNote, parseParams, withChip, contentWarning, unitOf, formatValue, getPath, esc, h, text, raw, DEFAULT_CHIP: ctx.chip, defaultChipName: chipName(ctx.chip) } }));
           return;
         default:
           // Not one of ours (e.g. "ratio 3:1" or "12:30"): put the text back as written —

@@ -20,7 +20,9 @@ function pairedLab(parent, index, what = 'dataLab') {
     const l = labIn(n);
     if (l !== null) return l;
   }
-  return null;
+  // a Try-it inside a `:::when` block pairs with the lab before the block
+  const outer = parent.data?.slOuter;
+  return outer ? pairedLab(outer.parent, outer.index, what) : null;
 }
 
 export function tryitNode({ file, node, index, parent, ctx, t }) {
@@ -53,6 +55,7 @@ export function tryitNode({ file, node, index, parent, ctx, t }) {
   return t.h('sl-tryit', props, [
     t.h('p', { className: ['tryit-kicker'] }, [t.text('Try it')]),
     t.h('div', { className: ['tryit-body'] }, node.children),
+    ...(t.pinnedNote ? t.pinnedNote(params, { ...a, kindWord: 'Try-it' }) : []),
     t.h('details', { className: ['tryit-fallback'] }, [
       t.h('summary', {}, [t.text('The engine\u2019s answer')]),
       ...fallback])]);

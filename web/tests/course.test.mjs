@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { startServer, launch, watchedPage, axe, WEB, ROOT } from './harness.mjs';
+import { compareText, verdictText } from '../src/live-text.js';
 
 const require = createRequire(import.meta.url);
 const DEFAULT_CHIP = 'tpu-v5e';
@@ -48,13 +49,28 @@ function format(v, unit) {
   if (typeof v !== 'number' || !Number.isFinite(v)) return '—';
   return engine.formatQuantity(v, unit);
 }
+/** A :verdict's or :compare's words for `chip` (null where the engine has no value), undefined for a plain number. */
+function sentenceWords(d, chip) {
+  if (d.kind === 'verdict') {
+    const r = evaluate(d.calc, paramsFor(d, chip));
+    return r.error ? null : verdictText(getPath(r.outputs, d.out), d.words);
+  }
+  if (d.kind === 'compare') {
+    const a = evaluate(d.calc, paramsFor(d, chip)), b = evaluate(d.vsCalc, paramsFor({ ...d, params: d.vsParams }, chip));
+    return a.error || b.error ? null : compareText(getPath(a.outputs, d.out), getPath(b.outputs, d.vsOut), d.form, d.words);
+  }
+  return undefined;
+}
 /** What a `.live` element must read for `chip` (src/chapter.ts valueText), or PLACEHOLDER where the engine has no number. */
 const PLACEHOLDER = null;
 const PLACEHOLDER_TEXT = /^(n\/a|—)$/;
 function expectedLive(d, chip) {
+  const words = sentenceWords(d, chip);
+  if (words !== undefined) return words ?? d.none ?? PLACEHOLDER;
   const r = evaluate(d.calc, paramsFor(d, chip));
-  if (r.error) return PLACEHOLDER;
+  if (r.error) return d.none ?? PLACEHOLDER;
   const v = getPath(r.outputs, d.out);
+  if (v == null && d.none !== undefined) return d.none;
   if (v == null) return PLACEHOLDER; // not defined for this chip (a TPU-only figure on a GPU, …)
   const unit = d.unit ?? unitOf(r, d.out);
   // with more digits than the engine's three: the number, then its unit, but none for a unit the
@@ -74,6 +90,7 @@ const chipName = (id) => chips.find((c) => c.id === id).name;
 const visibleSteps = (page) => page.$$eval('section.step', (ss) => ss.filter((s) => !s.hidden).map((s) => s.id));
 const lives = (page) => page.$$eval('article.chapter .live', (els) => els.map((e) => ({
   calc: e.dataset.calc, out: e.dataset.out, params: e.dataset.params, chip: e.dataset.chip, unit: e.dataset.unit, digits: e.dataset.digits, text: e.textContent,
+  kind: e.dataset.kind, words: e.dataset.words, form: e.dataset.form, vsCalc: e.dataset.vsCalc, vsOut: e.dataset.vsOut, vsParams: e.dataset.vsParams, none: e.dataset.none,
 })));
 /** Text anywhere in the document (hidden steps and folded blocks included) that reads NaN, undefined, … */
 const badText = (page) => page.evaluate((re) => {
