@@ -110,12 +110,12 @@ test('check-yourself: accepts a right answer, refuses a wrong one, reveals the d
   await page.goto(server.url + CH + '#all');
   const forms = page.locator('form.question');
   assert.ok(await forms.count() >= 3);
-  // the exact crossover of a bf16 [B, 2048] x [2048, 2048] matmul on TPU v5e (it follows the chip):
-  // B = DF/W / (2DF/C - (D + F)/W) with C = 1.97e14, W = 8.2e11 -> 313.9 tokens
+  // the exact crossover of a bf16 [B, 4096] x [4096, 4096] matmul on TPU v5e (it follows the chip):
+  // B = DF/W / (DF/C - (D + F)/W) with C = 1.97e14, W = 8.2e11 -> 272.2 tokens
   const q = page.locator('form.question[data-out="crossover_batch"]').first();
   const input = q.locator('input[name=answer]');
   const fb = q.locator('.q-feedback');
-  await input.fill('314');
+  await input.fill('272');
   await q.locator('button[type=submit]').click();
   await page.waitForFunction((el) => el.textContent.length > 0, await fb.elementHandle());
   assert.match(await fb.getAttribute('class'), /right/);
@@ -141,7 +141,7 @@ test('check-yourself: accepts a right answer, refuses a wrong one, reveals the d
   await page.waitForFunction(() => document.querySelector('.chipname').textContent === 'H100');
   await page.waitForFunction(([el, before]) => el.querySelector('.q-answer strong')?.textContent !== before && el.querySelectorAll('.katex').length > 0,
     [await q.locator('.q-derivation').elementHandle(), v5eAnswer]);
-  await input.fill('314');
+  await input.fill('272');
   await q.locator('button[type=submit]').click();
   await page.waitForFunction((el) => el.classList.contains('wrong'), await fb.elementHandle());
   await page.selectOption('#chip-select', 'tpu-v5e');
