@@ -189,7 +189,14 @@ class Session : public std::enable_shared_from_this<Session> {
     res->set("Content-Security-Policy", kCsp);
     res->set("X-Content-Type-Options", "nosniff");
     res->set("Referrer-Policy", "no-referrer");
+    // Cross-origin isolation (COOP + COEP): the page may then share memory with its Workers
+    // (SharedArrayBuffer), which WebAssembly threads need. Every response carries both, a Worker's
+    // script too (a dedicated Worker of an isolated page must be served with COEP). Everything
+    // the course loads is same-origin, so require-corp blocks nothing of ours; CORP keeps other
+    // sites from embedding our files.
     res->set("Cross-Origin-Opener-Policy", "same-origin");
+    res->set("Cross-Origin-Embedder-Policy", "require-corp");
+    res->set("Cross-Origin-Resource-Policy", "same-origin");
     if (!reply.content_type.empty()) res->set(http::field::content_type, reply.content_type);
     for (auto& [field, value] : reply.headers) res->set(field, value);
     auto owned = std::make_shared<std::string>(std::move(reply.owned));

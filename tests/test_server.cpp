@@ -247,6 +247,30 @@ TEST_F(Server, ContentSecurityPolicy) {
   }
 }
 
+// WebAssembly threads need a cross-origin isolated page (issue 38): every answer carries COOP and
+// COEP, the page, its scripts and Workers' scripts, the engine, the API, a refusal and a 304.
+TEST_F(Server, CrossOriginIsolationHeadersOnEveryAnswer) {
+  auto c = client();
+  auto first = c.Get("/app.js");
+  ASSERT_TRUE(first);
+  std::string etag = first->get_header_value("ETag");
+  for (const char* path : {"/", "/sub/", "/app.js", "/engine.wasm", "/style.css", "/api/v1/calculators", "/no-such-page"}) {
+    auto r = c.Get(path);
+    ASSERT_TRUE(r) << path;
+    EXPECT_EQ(r->get_header_value("Cross-Origin-Opener-Policy"), "same-origin") << path;
+    EXPECT_EQ(r->get_header_value("Cross-Origin-Embedder-Policy"), "require-corp") << path;
+    EXPECT_EQ(r->get_header_value("Cross-Origin-Resource-Policy"), "same-origin") << path;
+  }
+  auto again = c.Get("/app.js", {{"If-None-Match", etag}});
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->status, 304);
+  EXPECT_EQ(again->get_header_value("Cross-Origin-Embedder-Policy"), "require-corp");
+  auto post = c.Post("/api/v1/eval/roofline", "{\"chip\": \"tpu-v5e\", \"flops\": 1e12, \"bytes\": 1e9}", "application/json");
+  ASSERT_TRUE(post);
+  EXPECT_EQ(post->status, 200);
+  EXPECT_EQ(post->get_header_value("Cross-Origin-Embedder-Policy"), "require-corp");
+}
+
 TEST_F(Server, PathTraversalIsRefused) {
   auto c = client();
   for (const char* path : {"/../secret.txt", "/sub/../../secret.txt", "/%2e%2e/secret.txt",

@@ -13,8 +13,18 @@ function htmlFiles(dir: string): string[] {
 }
 const wasmDir = resolve(__dirname, '..', process.env.SCALELAB_WASM_DIR || 'build-wasm', 'web');
 
+// Cross-origin isolation for `vite dev` / `vite preview`, as `scalelab serve` and the service
+// worker give it (WebAssembly threads need it; README, "Serving the course elsewhere").
+const isolation = {
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Embedder-Policy': 'require-corp',
+  'Cross-Origin-Resource-Policy': 'same-origin',
+};
+
 export default defineConfig({
   root: site,
+  server: { headers: isolation },
+  preview: { headers: isolation },
   base: '/',
   publicDir: false,
   resolve: {

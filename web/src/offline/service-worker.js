@@ -32,6 +32,23 @@ async function fromCache(url) {
   return cache.match(cacheKey(url));
 }
 
+// Cross-origin isolation (COOP + COEP) lets a page share memory with its Workers, which
+// WebAssembly threads need (the measured decode run's CPU path). `scalelab serve` sends both headers
+// itself; a static host may not, so every answer this worker gives carries them (the same three
+// headers the server sends). An opaque answer or a redirect passes through untouched.
+const ISOLATION = {
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Embedder-Policy': 'require-corp',
+  'Cross-Origin-Resource-Policy': 'same-origin',
+};
+function isolated(response) {
+  if (!response || response.status === 0 || response.type === 'opaqueredirect' ||
+      Object.keys(ISOLATION).every((h) => response.headers.has(h))) return response;
+  const headers = new Headers(response.headers);
+  for (const [h, v] of Object.entries(ISOLATION)) if (!headers.has(h)) headers.set(h, v);
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+}
+
 // Pages: the network first (a reader online sees the newest text), the build's copy offline.
 async function page(request) {
   try {
@@ -50,5 +67,5 @@ self.addEventListener('fetch', (event) => {
   const request = event.request;
   const url = new URL(request.url);
   if (request.method !== 'GET' || url.origin !== self.location.origin || url.pathname.startsWith('/api/')) return;
-  event.respondWith(request.mode === 'navigate' ? page(request) : asset(request));
+  event.respondWith((request.mode === 'navigate' ? page(request) : asset(request)).then(isolated));
 });
