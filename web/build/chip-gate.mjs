@@ -10,6 +10,7 @@
 // `:live`/`:verdict`/`:compare` with none="…": the words the reader reads where there is no value.
 import { probeChip } from '../src/probe-chip.js';
 import { whenHolds } from '../src/when.js';
+import { isNumberList } from '../src/live-text.js';
 
 /** The chips the gate evaluates on: every catalog chip the selector offers, then a measured device. */
 export function gateChips(chips) {
@@ -32,7 +33,7 @@ function holeOf(rec, value) {
   if (value?.error) return `refused: ${value.error.param ?? ''}${value.error.param ? ': ' : ''}${value.error.message}`;
   const v = value?.value;
   if (rec.kind === 'verdict' || rec.kind === 'compare') return typeof v === 'string' || typeof v === 'boolean' ? null : `no verdict (${JSON.stringify(v ?? null)})`;
-  if (rec.kind === 'live') return (typeof v === 'number' && Number.isFinite(v)) || typeof v === 'string' || typeof v === 'boolean' ? null : `no number (${JSON.stringify(v ?? null)})`;
+  if (rec.kind === 'live') return (typeof v === 'number' && Number.isFinite(v)) || typeof v === 'string' || typeof v === 'boolean' || isNumberList(v) ? null : `no number (${JSON.stringify(v ?? null)})`;
   return typeof v === 'number' && Number.isFinite(v) ? null : `no number (${JSON.stringify(v ?? null)})`;
 }
 

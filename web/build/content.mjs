@@ -28,7 +28,7 @@ import { variantOfLab } from './engine-variants.mjs';
 import { tryitNode } from './tryit.mjs';
 import { figureNode } from './figures.mjs';
 import { groupChips } from '../src/chip-groups.js';
-import { digitsText, verdictText, compareText, chipNeedsText } from '../src/live-text.js';
+import { digitsText, verdictText, compareText, chipNeedsText, isNumberList, numberListText } from '../src/live-text.js';
 import { whenCondition, whenHolds } from '../src/when.js';
 import { runGate, missingNeeds } from './chip-gate.mjs';
 
@@ -85,10 +85,11 @@ function unitOf(result, out) {
   return engine.outputUnit(result.calculator, out);
 }
 /** Whether a live value reaches the reader as a number or words (not "—"). */
-const isShown = (v) => (typeof v === 'number' && Number.isFinite(v)) || typeof v === 'string' || typeof v === 'boolean';
+const isShown = (v) => (typeof v === 'number' && Number.isFinite(v)) || typeof v === 'string' || typeof v === 'boolean' || isNumberList(v);
 export function formatValue(value, unit, digits) {
   if (typeof value === 'string') return value;
   if (typeof value === 'boolean') return value ? 'yes' : 'no';
+  if (isNumberList(value)) return numberListText(value);
   if (typeof value !== 'number' || !Number.isFinite(value)) return '—';
   if (digits) return digitsText(value, unit, digits, (v, u) => engine.formatQuantity(v, u || ''));
   return engine.formatQuantity(value, unit || '');

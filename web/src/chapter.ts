@@ -2,7 +2,7 @@
 import { engineLoadProblem, getEngine, getPath, isError, type Engine, type Outcome, type Result } from './engine';
 import { chipId, chipParam, DEFAULT_CHIP, progress, saveProgress, setChip, type Progress } from './state';
 import { parseNumber, percent } from './format';
-import { chipNeedsShort, chipNeedsText, compareText, digitsText, verdictText } from './live-text.js';
+import { chipNeedsShort, chipNeedsText, compareText, digitsText, isNumberList, numberListText, verdictText } from './live-text.js';
 import { whenHolds, type WhenCondition } from './when.js';
 import { loadKatex, stepsHtml } from './tex';
 
@@ -169,6 +169,7 @@ function valueText(engine: Engine, r: Result, el: HTMLElement): string {
   const out = el.dataset.out!;
   const v = getPath(r.outputs, out);
   if (el.dataset.kind === 'verdict') return verdictText(v, el.dataset.words) ?? 'n/a';
+  if (isNumberList(v)) return numberListText(v);
   const unit = el.dataset.unit ?? engine.unitOf(r, out);
   if (el.dataset.digits && typeof v === 'number') return digitsText(v, unit, el.dataset.digits, (x, u) => engine.format(x, u));
   return engine.format(v, unit);

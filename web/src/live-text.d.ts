@@ -4,3 +4,5 @@ export function verdictText(value: unknown, words?: string): string | null;
 export function compareText(a: unknown, b: unknown, form?: string, words?: string): string | null;
 export function chipNeedsText(chip: string, labels: string[]): string;
 export function chipNeedsShort(labels: string[]): string;
+export function isNumberList(v: unknown): v is number[];
+export function numberListText(v: number[]): string;

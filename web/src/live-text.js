@@ -63,3 +63,7 @@ export function chipNeedsText(chip, labels) {
   return `The catalog has no ${labels.join(' or ')} figure for the ${chip}, and this chapter's arithmetic needs it, so its numbers here say so instead of a value. Pick another chip at the top, or give the figure as a custom chip (Chip → Custom chip…).`;
 }
 export const chipNeedsShort = (labels) => `(no ${labels.join(' or ')} figure)`;
+
+// An output that is a list of numbers (a local shape, [2, 1024]) reads as the shape it is, not "—".
+export const isNumberList = (v) => Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'number' && Number.isFinite(x));
+export const numberListText = (v) => `[${v.join(', ')}]`;

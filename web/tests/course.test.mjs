@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { startServer, launch, watchedPage, axe, WEB, ROOT } from './harness.mjs';
-import { compareText, verdictText } from '../src/live-text.js';
+import { compareText, isNumberList, numberListText, verdictText } from '../src/live-text.js';
 
 const require = createRequire(import.meta.url);
 const DEFAULT_CHIP = 'tpu-v5e';
@@ -45,6 +45,7 @@ function unitOf(r, out) {
 }
 function format(v, unit) {
   if (typeof v === 'string') return v;
+  if (isNumberList(v)) return numberListText(v);
   if (typeof v === 'boolean') return v ? 'yes' : 'no';
   if (typeof v !== 'number' || !Number.isFinite(v)) return '—';
   return engine.formatQuantity(v, unit);
