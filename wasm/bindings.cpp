@@ -78,7 +78,6 @@ EMSCRIPTEN_BINDINGS(scalelab) {
   emscripten::function("chips", &scalelab::chips_json);
   emscripten::function("models", &scalelab::models_json);
   emscripten::function("formats", &scalelab::formats_json);
-  emscripten::function("measurements", &scalelab::measurements_json);
   emscripten::function("formatQuantity", &format_quantity);
   emscripten::function("outputUnit", &output_unit);
 }

@@ -16,7 +16,6 @@ declare module 'scalelab-engine' {
     chips(): string;
     models(): string;
     formats(): string;
-    measurements(): string;
     formatQuantity(value: number, unit: string): string;
     outputUnit(calculator: string, output: string): string;
   }
@@ -27,6 +26,12 @@ declare module 'scalelab-engine' {
 }
 declare module 'scalelab-engine-wasm?url' {
   /** the URL of the engine's .wasm in the build (the file the glue itself would fetch) */
+  const url: string;
+  export default url;
+}
+// data/measurements.json as a URL (aliased in vite.config.ts): the published runs, fetched when a
+// page shows them (web/src/published-runs.ts), not shipped inside the engine.
+declare module 'scalelab-measurements?url' {
   const url: string;
   export default url;
 }

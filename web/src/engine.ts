@@ -51,22 +51,26 @@ export type { CatalogEntry } from './generated/catalog-index';
 export type Chip = Record<string, unknown> & { id: string; name: string };
 
 export interface EngineFormat { id: string; name: string; bits: number; uses: string[]; source: string }
-export interface Measurement {
-  id: string; chip: string; model: string; weight_format: string; kv_format: string; context: number;
-  tokens_per_s: number; software: string; hardware: string; source: string; notes?: string;
+/** A published run (data/measurements.json): the calculator and inputs that reproduce its setup,
+ *  and the output its measured figure is compared with. */
+export interface PublishedRun {
+  id: string; regime: string; calculator: string; inputs: Record<string, unknown>;
+  measured: { output: string; value: number }; published: string; software: string; hardware: string;
+  source: { url: string; where: string; commit?: string }; notes?: string; uncertain?: string; exceeds_bound?: string;
 }
+export interface Regime { id: string; title: string; calculators: string[]; chip_kinds: string[]; what: string }
 /** Our own timings of one decode step on a real GPU: rows of [batch, seconds] (bench/device/decode_step.py) */
 export interface DecodeStepRun {
   id: string; chip: string; model: string; weight_format: string; compute_dtype: string; chips: number; context: number;
   hardware: string; software: string; what: string; source: string; rows: [number, number][];
 }
-export interface MeasurementCatalog { about: string; band: { min: number; max: number; why: string }; measurements: Measurement[]; decode_steps?: DecodeStepRun[] }
+export interface MeasurementCatalog { about: string; how_to_add: string; regimes: Regime[]; runs: PublishedRun[]; decode_steps?: DecodeStepRun[] }
 export class Engine {
   // The schema and the catalogs are parsed on first use, once per page: building the schema of
   // every calculator and parsing it is most of an engine start's work (BENCHMARKS.md, "Where a
   // lab's first load goes"), and a page asks only for what it shows.
   private parsed = new Map<string, unknown>();
-  private once<T>(name: 'calculators' | 'chips' | 'models' | 'formats' | 'measurements'): T {
+  private once<T>(name: 'calculators' | 'chips' | 'models' | 'formats'): T {
     if (!this.parsed.has(name)) this.parsed.set(name, JSON.parse(this.m[name]()));
     return this.parsed.get(name) as T;
   }
@@ -88,8 +92,6 @@ export class Engine {
   modelName(id: string): string { return MODEL_INDEX.find((m) => m.id === id)?.name ?? ''; }
   /** weight and KV-cache formats (data/formats.json): id, display name, bits per value, source */
   get formats(): EngineFormat[] { return this.once('formats'); }
-  /** published decode speeds (data/measurements.json): the band measured/bound should lie in, and the runs */
-  get measurements(): MeasurementCatalog { return this.once('measurements'); }
   /** variant: the engine build this is (wasm/variants.json), 'full' for the one with every calculator */
   constructor(private readonly m: EngineModule, readonly variant = 'full') {}
   /** A lab group's engine holds only its labs' calculators. Asked for another (a page that loads

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import { startServer, launch, watchedPage, pageWithoutScripts, scrollUntilVisible } from './harness.mjs';
-import { engine, evaluate, MODELS, clean } from './lab-helpers.mjs';
+import { engine, evaluate, MODELS, PUBLISHED, clean } from './lab-helpers.mjs';
 
 const require = createRequire(import.meta.url);
 /** axe-core's serious and critical violations inside one figure (as harness.mjs's axe, scoped) */
@@ -138,7 +138,7 @@ test('dragging the roofline point changes its intensity; switching the chip redr
 test('the measured H200 decode steps: the two measured regimes meet where the data puts them, beside the engine\u2019s critical batch', async () => {
   const { page, problems } = await watchedPage(browser.context, server.url);
   const fig = await openFigure(page, '07-inference', 'measured-decode');
-  const run = JSON.parse(engine.measurements()).decode_steps[0];
+  const run = PUBLISHED.decode_steps[0];
   const [b0, t0] = run.rows[0], [b1, t1] = run.rows[run.rows.length - 1];
   const knee = t0 / (t1 / b1);
   const crit = out('decode', { chip: run.chip, model: run.model, chips: run.chips, batch: b0, context: run.context }, 'critical_batch');
@@ -147,7 +147,7 @@ test('the measured H200 decode steps: the two measured regimes meet where the da
   assert.ok(text.includes(`critical batch is ${q(crit, 'count')}`), 'the engine\u2019s critical batch for the measured chip');
   assert.equal(await fig.locator('circle.fig-dot').count(), run.rows.length, 'one dot per measured batch');
   // the run with 8,192-token caches, placed further down: the engine's bound at the placement's batch
-  const cached = JSON.parse(engine.measurements()).decode_steps.find((r) => r.context > 0);
+  const cached = PUBLISHED.decode_steps.find((r) => r.context > 0);
   const host = page.locator(`[data-figure="measured-decode"][data-state*="${cached.id}"]`);
   await page.goto(`${server.url}/chapters/07-inference/#all`);
   assert.ok(await scrollUntilVisible(page, host, host.locator('svg.fig-svg[role="img"]')), 'the cached run is drawn');

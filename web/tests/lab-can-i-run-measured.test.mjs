@@ -4,7 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, launch, watchedPage } from './harness.mjs';
-import { engine, evaluate, clean, labHelpers } from './lab-helpers.mjs';
+import { engine, evaluate, clean, labHelpers, PUBLISHED } from './lab-helpers.mjs';
 
 const EL = 'sl-can-i-run-lab';
 const LAB = '/labs/can-i-run/';
@@ -14,7 +14,7 @@ before(async () => { server = await startServer(); browser = await launch(); });
 after(async () => { await browser?.close(); await server?.stop(); });
 const { ready, type, fieldError, noNaN } = labHelpers({ element: EL });
 const fmt = (v, u) => engine.formatQuantity(v, u);
-const CATALOG = JSON.parse(engine.measurements());
+const CATALOG = PUBLISHED;
 
 test('a measured speed becomes the engine\'s share of the bound, with the overheads named', async () => {
   const { page, problems } = await watchedPage(browser.context, server.url);
@@ -43,18 +43,20 @@ test('published runs of the same device, model and format sit beside the bound w
   const { page, problems } = await watchedPage(browser.context, server.url);
   await page.goto(server.url + LAB + '?model=llama3-8b');
   await ready(page);
-  const runs = CATALOG.measurements.filter((m) => m.chip === 'rtx-4090' && m.model === 'llama3-8b' && m.weight_format === 'q4_k_m');
+  const mine = (format) => CATALOG.runs.filter((m) => m.calculator === CALC && m.measured.output === 'tokens_per_s' && m.inputs.chip === 'rtx-4090' && m.inputs.model === 'llama3-8b' && m.inputs.weight_format === format);
+  const runs = mine('q4_k_m');
   assert.ok(runs.length > 0);
+  await page.locator(`${EL} tr[data-measurement]`).first().waitFor();  // the runs are fetched after the first view
   for (const m of runs) {
-    const o = evaluate(CALC, { chip: m.chip, model: m.model, weight_format: m.weight_format, kv_format: m.kv_format, context: m.context, users: 1, measured_tokens_per_s: m.tokens_per_s }).outputs;
+    const o = evaluate(CALC, { ...m.inputs, measured_tokens_per_s: m.measured.value }).outputs;
     const row = await page.locator(`${EL} tr[data-measurement="${m.id}"] td`).allInnerTexts();
-    assert.deepEqual(row, [fmt(m.context, 'count'), fmt(m.tokens_per_s, 'tokens/s'), fmt(o.tokens_per_s, 'tokens/s'), `${fmt(o.measured_share_of_bound * 100, 'count')} %`]);
-    assert.ok(o.measured_share_of_bound >= CATALOG.band.min && o.measured_share_of_bound <= CATALOG.band.max, m.id);
+    assert.deepEqual(row, [fmt(m.inputs.context, 'count'), fmt(m.measured.value, 'tokens/s'), fmt(o.tokens_per_s, 'tokens/s'), `${fmt(o.measured_share_of_bound * 100, 'count')} %`]);
+    assert.ok(o.measured_share_of_bound > 0 && o.measured_share_of_bound <= 1, m.id);
+    assert.equal(await page.locator(`${EL} tr[data-measurement="${m.id}"] a`).getAttribute('href'), m.source.url);
   }
-  assert.match(await page.locator(`${EL} .cir-published`).innerText(), new RegExp(`${fmt(CATALOG.band.min * 100, 'count')} to ${fmt(CATALOG.band.max * 100, 'count')} %`));
   // another format: only its own runs (fp16 has some on this card)
   await page.selectOption(`${EL} .control[data-key="weight_format"] select`, 'fp16');
-  const fp16 = CATALOG.measurements.filter((m) => m.chip === 'rtx-4090' && m.model === 'llama3-8b' && m.weight_format === 'fp16');
+  const fp16 = mine('fp16');
   await page.waitForFunction(([el, n]) => document.querySelectorAll(`${el} tr[data-measurement]`).length === n && [...document.querySelectorAll(`${el} tr[data-measurement]`)].every((r) => r.dataset.measurement.includes('fp16') || !r.dataset.measurement.includes('q4')), [EL, fp16.length]);
   await noNaN(page);
   assert.deepEqual(problems, clean);

@@ -12,6 +12,8 @@ const WASM = path.resolve(ROOT, process.env.SCALELAB_WASM_DIR || 'build-wasm', '
 export const engine = await require(path.join(WASM, 'engine.cjs'))({ wasmBinary: fs.readFileSync(path.join(WASM, 'engine.wasm')) });
 export const CHIPS = JSON.parse(engine.chips());
 export const MODELS = JSON.parse(engine.models());
+/** the published runs (data/measurements.json), the file the pages fetch */
+export const PUBLISHED = JSON.parse(fs.readFileSync(path.join(ROOT, 'data', 'measurements.json'), 'utf8'));
 export const evaluate = (calc, params) => JSON.parse(engine.evaluate(calc, JSON.stringify(params)));
 const SCHEMA = JSON.parse(engine.calculators());
 /** A choice value as the engine titles it for people (schema choice_titles): the words a lab shows. */

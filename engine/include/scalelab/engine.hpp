@@ -62,8 +62,9 @@ std::string object_fields_json(std::string_view kind);
 // The catalogs as JSON, and the schema of a chip or model object.
 std::string chips_json();
 std::string models_json();
-// The weight/KV-cache formats (data/formats.json) and the published measurements
-// (data/measurements.json: {about, band, measurements}) as JSON.
+// The weight/KV-cache formats (data/formats.json) and the published runs (data/measurements.json:
+// {about, how_to_add, regimes, runs, decode_steps}) as JSON. The browser fetches the runs as a
+// static file instead (web/src/published-runs.ts): they are not in the WebAssembly build.
 std::string formats_json();
 std::string measurements_json();
 

@@ -148,6 +148,10 @@ export abstract class FigureElement extends LitElement {
         @input=${(e: Event) => this.set(key, values[Number((e.target as HTMLInputElement).value)])}></label>`;
   }
 
+  /** Set by draw() while data it needs is still on its way (the published runs): the figure says
+   *  so instead of reporting a problem, and draws when the data arrives. */
+  protected waiting = '';
+
   protected updated() { this.dataset.rendered = String(this.renders); }
 
   render() {
@@ -155,9 +159,11 @@ export abstract class FigureElement extends LitElement {
       return this.loadProblem ? html`<p class="fig-problem" role="alert">${this.loadProblem}</p>` : html`<p class="fig-loading">Loading the engine…</p>`;
     }
     this.problem = '';
+    this.waiting = '';
     this.notes.clear();
     const d = this.draw();
     this.renders += 1;
+    if (!d && this.waiting) return html`<p class="fig-loading">Loading ${this.waiting}…</p>`;
     if (!d) return html`<p class="fig-problem" role="alert">This figure cannot be drawn for this chip: ${this.problem || 'the engine gave no result'}.</p>`;
     const [w, h] = d.viewBox;
     return html`<figure class="sl-figure">

@@ -8,7 +8,8 @@ import { html, nothing, type TemplateResult } from 'lit';
 import { LabElement, type ControlSpec, type OutputSpec } from './framework';
 import { MODEL_PICKER } from './model-picker';
 import { memoryMeter, num } from './memory-meter';
-import { isError, type Measurement, type Result } from '../engine';
+import { isError, type PublishedRun, type Result } from '../engine';
+import { publishedRuns } from '../published-runs';
 
 interface Tier { tier: string; label: string; capacity_bytes: number | null; bytes_per_s: number; stored_bytes: number; stored_share: number; read_bytes: number; t_s: number }
 
@@ -78,27 +79,28 @@ export class CanIRunLab extends LabElement {
     return html`<p class="cir-measured" data-share=${share}>Your ${f(num(r.inputs.measured_tokens_per_s), 'tokens/s')} is
       <strong>${f(share * 100, 'count')} %</strong> of the ${this.fmt('tokens_per_s')} bound.
       ${share > 1 ? html`Above the bound: check the device, model and format chosen here match your run (a faster format, a smaller model?).`
-        : html`The gap is usually kernel launches and synchronisation between them, dequantizing the weights, attention over a long context, and sampling each token; tuned runtimes on a quiet machine reach ${f(this.engine!.measurements.band.max * 100, 'count')} % at best.`}</p>`;
+        : html`The gap is usually kernel launches and synchronisation between them, dequantizing the weights, attention over a long context, and sampling each token.`}</p>`;
   }
 
-  /** Published runs (data/measurements.json) on this device, model and weight format, each beside
-   *  the engine's bound for its own context and KV format, with the engine's ratio. */
+  /** Published runs (data/measurements.json) of this device, model and weight format, each beside
+   *  the engine's bound for its own setup, with the engine's ratio. */
   private published(): TemplateResult | typeof nothing {
     const e = this.engine!;
     const chip = this.chipValue(), model = this.values.get('model'), format = this.values.get('weight_format');
-    const runs = e.measurements.measurements.filter((m) => m.chip === chip && m.model === model && m.weight_format === format);
+    const catalog = publishedRuns(this);
+    if (!catalog) return nothing;
+    const runs = catalog.runs.filter((m) => m.calculator === this.calculator && m.measured.output === 'tokens_per_s'
+      && m.inputs.chip === chip && m.inputs.model === model && m.inputs.weight_format === format);
     if (runs.length === 0) return nothing;
-    const rows = runs.map((m: Measurement) => {
-      const r = e.evaluate('local_inference', { chip, model, weight_format: format, kv_format: m.kv_format, context: m.context, users: 1, measured_tokens_per_s: m.tokens_per_s }, { steps: false });
+    const rows = runs.map((m: PublishedRun) => {
+      const r = e.evaluate(this.calculator, { ...m.inputs, measured_tokens_per_s: m.measured.value }, { steps: false });
       return { m, r: isError(r) ? null : r };
-    }).filter((x): x is { m: Measurement; r: Result } => x.r !== null);
-    const band = e.measurements.band;
-    return html`<div class="cir-published"><p><strong>Published measurements</strong> of this device, model and format, beside the bound
-      (a measured run usually reaches ${e.format(band.min * 100, 'count')} to ${e.format(band.max * 100, 'count')} % of it):</p>
+    }).filter((x): x is { m: PublishedRun; r: Result } => x.r !== null);
+    return html`<div class="cir-published"><p><strong>Published measurements</strong> of this device, model and format, beside the bound:</p>
       <div class="cir-tiers-wrap" role="region" aria-label="Published measurements" tabindex="0"><table class="cir-tiers">
       <thead><tr><th scope="col">run</th><th scope="col">context</th><th scope="col">measured</th><th scope="col">bound</th><th scope="col">measured / bound</th></tr></thead>
-      <tbody>${rows.map(({ m, r }) => html`<tr data-measurement=${m.id}><th scope="row"><a href=${m.source.split(' ')[0]}>${m.software}, ${m.hardware}</a></th>
-        <td>${e.format(m.context, 'count')}</td><td>${e.format(m.tokens_per_s, 'tokens/s')}</td>
+      <tbody>${rows.map(({ m, r }) => html`<tr data-measurement=${m.id}><th scope="row"><a href=${m.source.url} title=${`${m.software}; ${m.source.where}`}>${m.hardware}</a></th>
+        <td>${e.format(num(m.inputs.context), 'count')}</td><td>${e.format(m.measured.value, 'tokens/s')}</td>
         <td>${e.format(num(r.outputs.tokens_per_s), 'tokens/s')}</td><td>${e.format(num(r.outputs.measured_share_of_bound) * 100, 'count')} %</td></tr>`)}</tbody>
       </table></div></div>`;
   }
