@@ -38,6 +38,9 @@ export default defineConfig({
       // the published runs (data/measurements.json) as a URL: fetched by the pages that show them
       { find: /^scalelab-measurements\?url$/, replacement: `${resolve(__dirname, '..', 'data', 'measurements.json')}?url` },
       { find: /^scalelab-matmul$/, replacement: resolve(wasmDir, 'matmul.js') },
+      // the measured decode run's CPU kernel (wasm/decode-kernel/): its .wasm as a URL, threads or one thread
+      { find: /^scalelab-decode-kernel\?url$/, replacement: `${resolve(wasmDir, 'decode_kernel.wasm')}?url` },
+      { find: /^scalelab-decode-kernel-threads\?url$/, replacement: `${resolve(wasmDir, 'decode_kernel_threads.wasm')}?url` },
     ],
   },
   build: {
