@@ -42,6 +42,10 @@ export const LABS = [
   { name: 'can-i-fine-tune', element: 'sl-can-i-fine-tune-lab', calc: 'finetune', chapter: 5,
     title: 'Can I fine-tune it?',
     summary: 'Full fine-tuning, LoRA, QLoRA or a small model from scratch on your own card: weights, adapters, gradients, optimizer state and activations against its memory, the days a token budget takes, and the first change that would make it fit.' },
+  // issue 38: not an engine calculator (calc: null); its own module, web/src/measure/decode-run/.
+  { name: 'decode-run', element: 'sl-decode-run', calc: null, chapter: 7,
+    title: 'Run it here: your decode step',
+    summary: 'Time one decode step of a model on your own GPU (or CPU) from batch 1 past the flip, and see it beside the engine\u2019s bound for the same device.' },
   // issue 6: not an engine calculator (calc: null); its own module, web/src/matmul/.
   { name: 'matmul', element: 'sl-matmul-experiment', calc: null, chapter: 0,
     title: 'CPU vs WebGPU matmul',

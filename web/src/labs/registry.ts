@@ -17,6 +17,7 @@ export const LAB_MODULES: Record<string, () => Promise<unknown>> = {
   'sl-can-i-fine-tune-lab': () => import('./can-i-fine-tune-lab'),
   'sl-training-comm-lab': () => import('./training-comm-lab'),
   'sl-matmul-experiment': () => import('../matmul/matmul-experiment'),
+  'sl-decode-run': () => import('../measure/decode-run/index'), // issue 38: a button; the run loads on it
   'sl-tryit': () => import('../tryit'), // not a lab: the Try-it block beside one, loaded the same way
 };
 
