@@ -220,19 +220,20 @@ test('a page that is not cross-origin isolated runs on one thread and says why',
   } finally { await b.close(); }
 });
 
-test('the decode lab offers the run for its own model, loading nothing of it until asked', async () => {
+test('chapter 7 places the run after the H200 figure, loading nothing of it until asked', async () => {
   const { page, problems } = await watchedPage(withoutGpu.context, server.url);
   const requested = [];
   page.on('request', (r) => requested.push(r.url()));
-  await page.goto(`${server.url}/labs/decode/?model=llama3.2-1b`);
-  const stub = page.locator('sl-decode-lab sl-decode-run');
+  await page.goto(`${server.url}/chapters/07-inference/#all`);
+  const stub = page.locator('sl-decode-run');
+  await stub.scrollIntoViewIfNeeded();
   await stub.locator('[data-run]').waitFor();
   assert.ok(!requested.some((u) => /\/(view|worker|cpu-thread)-[\w-]+\.js|decode_kernel/.test(u)), 'the run\'s code waits for the button');
   await page.evaluate((h) => { window.__slDecodeRunHooks = h; }, { ...CPU_RUN, batches: [1, 2] });
   await stub.locator('[data-run]').click();
   const r = await finish(page);
   assert.equal(r.state, 'done', r.failure);
-  assert.equal(await page.evaluate((el) => document.querySelector(el).model, VIEW), 'llama3.2-1b');
+  assert.equal(await page.evaluate((el) => document.querySelector(el).model, VIEW), 'llama3-8b');
   assert.deepEqual(problems.errors, []);
   await page.close();
 });

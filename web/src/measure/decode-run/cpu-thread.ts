@@ -12,8 +12,10 @@ self.onmessage = (e: MessageEvent<{ port: MessagePort }>) => {
     const k = new WebAssembly.Instance(module, { env: { memory } }).exports as unknown as KernelExports;
     if (k.__stack_pointer) k.__stack_pointer.value = stackTop;
     const ctl = new Int32Array(control);
-    port.postMessage({ type: 'ready', index });
+    // read before saying ready: the coordinator's first command may come at once, and a thread that
+    // read its number after that would wait for the one after it (and the barrier for this thread)
     let seen = Atomics.load(ctl, SLOT.seq);
+    port.postMessage({ type: 'ready', index });
     for (;;) {
       Atomics.wait(ctl, SLOT.seq, seen);
       seen = Atomics.load(ctl, SLOT.seq);
