@@ -590,6 +590,17 @@ std::optional<double> Chip::flops_if(const std::string& dtype) const {
   return number_at(*rates, dtype.c_str());
 }
 
+std::optional<Chip::Rate> Chip::fastest_rate() const {
+  std::optional<Rate> best_float, best;
+  for (const Dtype& d : dtypes()) {
+    auto rate = flops_if(d.name);
+    if (!rate) continue;
+    if (!best || *rate > best->flops_per_s) best = Rate{d.name, *rate};
+    if (d.name.rfind("int", 0) != 0 && (!best_float || *rate > best_float->flops_per_s)) best_float = Rate{d.name, *rate};
+  }
+  return best_float ? best_float : best;
+}
+
 double Chip::flops(const std::string& dtype, const std::string& param) const {
   if (auto v = flops_if(dtype)) return *v;
   throw InputError(param, name() + " has no " + dtype + " FLOP/s rate; choose another dtype " +

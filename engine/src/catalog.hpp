@@ -110,6 +110,13 @@ class Chip {
   // FLOP/s at a dtype; refuses (naming `param`) when the chip has no rate for it.
   double flops(const std::string& dtype, const std::string& param = "compute_dtype") const;
   std::optional<double> flops_if(const std::string& dtype) const;
+  // The fastest of the chip's rates among the compute dtypes (dtypes()), a floating-point one
+  // where the chip has any (a bf16 matmul is not priced at an int8 rate); null when it has none.
+  struct Rate {
+    std::string dtype;
+    double flops_per_s = 0;
+  };
+  std::optional<Rate> fastest_rate() const;
 
  private:
   json data_;

@@ -143,11 +143,22 @@ TEST(Catalog, EveryChipWorksInRooflineAndTransferWhereItHasTheFigures) {
     std::string id = c.at("id").get<std::string>();
     if (!c.contains("hbm_bytes_per_s") || c["hbm_bytes_per_s"].is_null()) continue;
     eval_ok("transfer", {{"chip", id}, {"bytes", 1e9}, {"path", "hbm"}});
-    // roofline needs the compute dtype's rate; V100 has fp16 but no bf16, for one
+    // roofline needs a rate: bf16's by default, else the chip's fastest with a warning that says
+    // so (a T4 has fp16 and int8 but no bf16); a dtype asked for and missing is refused, as is a
+    // chip with no rate a compute dtype names (V100's catalog entry)
     bool bf16 = c.contains("flops_per_s") && c["flops_per_s"].contains("bf16") && !c["flops_per_s"]["bf16"].is_null();
     if (!bf16) {
+      scalelab::Evaluation asked = scalelab::evaluate(
+          "roofline", json{{"chip", id}, {"flops", 1}, {"bytes", 1}, {"compute_dtype", "bf16"}}.dump());
+      EXPECT_EQ(asked.param, "compute_dtype") << id << ": a missing rate asked for is refused naming compute_dtype";
       scalelab::Evaluation e = scalelab::evaluate("roofline", json{{"chip", id}, {"flops", 1}, {"bytes", 1}}.dump());
-      EXPECT_EQ(e.param, "compute_dtype") << id << ": a missing rate is refused naming compute_dtype";
+      if (e.status != scalelab::Status::ok) {
+        EXPECT_EQ(e.param, "compute_dtype") << id << ": no rate at all is refused naming compute_dtype";
+        continue;
+      }
+      std::string warnings = json::parse(e.json)["warnings"].dump();
+      EXPECT_NE(warnings.find("has no bf16 FLOP/s rate, so the math is priced at its fastest rate"), std::string::npos)
+          << id << ": " << warnings;
       continue;
     }
     eval_ok("roofline", {{"chip", id}, {"matmul", {{"B", 256}, {"D", 4096}, {"F", 16384}}}});

@@ -392,8 +392,8 @@ InferenceSetup read_inference_setup(const Args& args) {
   s.w = args.dtype("weight_dtype");
   s.a = args.dtype("activation_dtype");
   s.kv = args.dtype("kv_dtype");
-  s.compute_dtype = args.str("compute_dtype");
-  s.C = s.chip->flops(s.compute_dtype);
+  s.compute = compute_rate(args, *s.chip);
+  s.C = s.compute.flops_per_s;
   s.W = s.chip->need(&Chip::hbm_bytes_per_s, "reading weights and the KV cache is priced at it");
   s.ws2d = args.has("sharding") && args.str("sharding") == "2d_weight_stationary";
   s.axes_tp = args.has("axes_tp") ? args.num("axes_tp") : 1;
@@ -431,6 +431,7 @@ IgnoredInputs ignored_inputs(const Args& args) {
 void warn_ignored_inputs(const Args& args, Result& r) {
   static const char tag = 0;
   const IgnoredInputs& ignored = args.kept<IgnoredInputs>(&tag, [&] { return ignored_inputs(args); });
+  if (const auto& note = inference_setup(args).compute.note) r.warn(*note);
   if (ignored.kv_dtype) r.warn("kv_dtype is ignored: kv_bytes_per_token already fixes the KV-cache bytes.");
   if (ignored.axes_tp) {
     r.warn("axes_tp is ignored: a bare params count has no dimensions, so no collectives are modelled.");

@@ -12,6 +12,7 @@
 #include "../catalog.hpp"
 #include "../result.hpp"
 #include "../schema.hpp"
+#include "common.hpp"
 
 namespace scalelab {
 
@@ -42,8 +43,8 @@ struct InferenceSetup {
   ServedModel model;
   const Chip* chip = nullptr;
   double w = 2, a = 2, kv = 2;  // bytes of weight, activation, KV dtypes
-  std::string compute_dtype = "bf16";
-  double C = 0;    // FLOP/s per chip at compute_dtype
+  ComputeRate compute;  // the dtype the math is priced at, and a note when it is not the one asked for
+  double C = 0;    // FLOP/s per chip at compute.dtype
   double W = 0;    // HBM bytes/s per chip
   double hbm = 0;  // HBM bytes per chip
   bool ws2d = false;

@@ -10,6 +10,7 @@ namespace {
 
 void compute(const Args& args, Result& r) {
   const InferenceSetup& setup = inference_setup(args);
+  if (setup.compute.note) r.warn(*setup.compute.note);
   PrefillFigures f = prefill_step(setup, args.num("tokens"), args.num("chips"), args.num("mfu"), r.log());
   output_prefill(f, r);
   if (f.bound == "memory") {

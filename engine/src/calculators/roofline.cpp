@@ -134,8 +134,7 @@ void compute(const Args& args, Result& r) {
   const Chip& chip = args.chip();
   std::string path = args.str("bandwidth");
   if (path != "ici") refuse_if_given(args, "links", "applies only to bandwidth \"ici\"");
-  std::string cdt = args.str("compute_dtype");
-  double C = chip.flops(cdt);
+  double C = compute_flops(args, r);
   double links = args.num("links");
   if (path == "ici") check_ici_links(chip, links, "links", r);
   double W = path_bandwidth(chip, path) * (path == "ici" ? links : 1);

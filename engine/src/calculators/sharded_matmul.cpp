@@ -416,7 +416,7 @@ Math local_math(const Args& args, const Problem& p, const Mesh& mesh, const Plan
   double devices = mesh.devices();
   m.flops = r.step("FLOPs on all devices (replicas included)", "F = F_{local} \\cdot \\prod_a |a|",
                    tex(m.local_flops) + " \\times " + tex(devices), m.local_flops * devices, "FLOPs");
-  double C = args.chip().flops(args.str("compute_dtype"));
+  double C = compute_flops(args, r);
   m.t_s = r.step("Math time", "T_{math} = F_{local} / C", tex(m.local_flops) + " / " + tex(C), m.local_flops / C, "s");
   return m;
 }
@@ -455,7 +455,7 @@ void compare_strategies(const Args& args, const Problem& p, const Mesh& mesh, co
   std::string other = strategy == "gather_first" ? "reduce_after" : "gather_first";
   try {
     Plan alt = make_plan(p, mesh, other);
-    double t_math = local_flops_of(p, mesh, alt) / args.chip().flops(args.str("compute_dtype"));
+    double t_math = local_flops_of(p, mesh, alt) / compute_rate(args, args.chip()).flops_per_s;
     double t_alt = std::max(t_math, comm_time(args, mesh, alt));
     if (t_alt < t) {
       r.warn("Strategy " + other + " would be faster: " + format_quantity(t_alt, "s") + " instead of " +

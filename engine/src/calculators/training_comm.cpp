@@ -214,7 +214,7 @@ CommSetup read_setup(const Args& args, Result& r, const Model*& model, double& c
   check_axes(args, chip, s.fabric, s.strategy);
   check_pod(chip, s.fabric, chips);
   check_nvlink_domain(chip, s);
-  s.C = chip.flops(args.str("compute_dtype"));
+  s.C = compute_flops(args, r);
   s.w = args.dtype("weight_dtype");
   s.a = args.dtype("activation_dtype");
   s.B = args.num("batch_tokens");

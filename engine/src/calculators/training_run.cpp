@@ -18,7 +18,7 @@ struct RunTimes {
 
 RunTimes time_steps(const Args& args, const MemoryInputs& mem, Result& r) {
   RunTimes t;
-  t.C = args.chip().flops(args.str("compute_dtype"));
+  t.C = compute_flops(args, r);
   t.chips = mem.chips;
   double tokens = args.num("tokens");
   r.out("params", mem.params_active);
