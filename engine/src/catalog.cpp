@@ -200,7 +200,7 @@ std::vector<Param> make_model_fields() {
       {Row::count, "k", "active experts per token", 1, 1e5},
       {Row::count, "shared_experts", "always-active shared experts", 0, 1e5},
       {Row::count, "F_expert", "expert MLP width (default F)", 1, 1e7},
-      {Row::count, "dense_layers", "leading layers with a dense MLP of width F", 0, 1000},
+      {Row::count, "dense_layers", "layers with a dense MLP of width F (leading, or interleaved as in Llama 4 Maverick)", 0, 1000},
       {Row::flag_off, "tied_embeddings", "input and output embeddings shared"},
       {Row::built, "attention"},
       {Row::count, "q_lora_rank", "MLA query low-rank dimension (0 = none)", 0, 1e6},
@@ -208,6 +208,9 @@ std::vector<Param> make_model_fields() {
       {Row::count, "qk_rope_head_dim", "MLA rotary part of each head", 0, 1e5},
       {Row::count, "qk_nope_head_dim", "MLA non-rotary part of each head", 0, 1e5},
       {Row::count, "v_head_dim", "MLA value head dimension", 1, 1e5},
+      {Row::count, "sliding_window", "tokens a local (sliding-window) layer attends to; 0 = every layer global", 0, 1e9},
+      {Row::count, "local_layers", "layers that attend within sliding_window (default: all of them when a window is given)", 0, 1000},
+      {Row::count, "sink_tokens", "first tokens a local layer keeps beside its window (attention sinks held in the cache)", 0, 1e6},
       {Row::number, "reported_params_total", "published total parameters", 0, 1e16, "count"},
       {Row::number, "reported_params_active", "published active parameters", 0, 1e16, "count"},
       {Row::text, "source", "where the dimensions come from"},
@@ -705,6 +708,9 @@ Model resolve_model(const json& value, const json& overrides) {
   r.qk_rope_head_dim = field(m, "qk_rope_head_dim", 0);
   r.qk_nope_head_dim = field(m, "qk_nope_head_dim", 0);
   r.v_head_dim = field(m, "v_head_dim", 0);
+  r.sliding_window = field(m, "sliding_window", 0);
+  r.local_layers = field(m, "local_layers", r.sliding_window > 0 ? r.L : 0);
+  r.sink_tokens = field(m, "sink_tokens", 0);
   if (std::fmod(r.N, r.K) != 0) {
     throw InputError("model.K", "must divide N (query heads " + plain(r.N) + "), got " +
                                     plain(r.K));
@@ -716,6 +722,12 @@ Model resolve_model(const json& value, const json& overrides) {
   if (r.dense_layers > r.L) {
     throw InputError("model.dense_layers", "must be ≤ L = " + plain(r.L) + ", got " +
                                                plain(r.dense_layers));
+  }
+  if (r.local_layers > r.L) {
+    throw InputError("model.local_layers", "must be ≤ L = " + plain(r.L) + ", got " + plain(r.local_layers));
+  }
+  if (r.local_layers > 0 && r.sliding_window <= 0) {
+    throw InputError("model.local_layers", "needs sliding_window, the tokens a local layer attends to");
   }
   if (r.is_mla() && r.kv_lora_rank <= 0) {
     throw InputError("model.kv_lora_rank", "is required with attention \"mla\"");

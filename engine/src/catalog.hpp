@@ -136,6 +136,9 @@ struct Model {
   std::string attention = "gqa";
   double q_lora_rank = 0, kv_lora_rank = 0, qk_rope_head_dim = 0, qk_nope_head_dim = 0,
          v_head_dim = 0;
+  // Local layers attend only to the last sliding_window tokens (and the first sink_tokens); the
+  // other L - local_layers attend to the whole context.
+  double sliding_window = 0, local_layers = 0, sink_tokens = 0;
   bool is_moe() const { return E > 1; }
   bool is_mla() const { return attention == "mla"; }
   json data;  // the resolved object as given (catalog fields included)
