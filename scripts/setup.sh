@@ -21,6 +21,8 @@ PACKAGES=(
   chromium brotli ca-certificates
   # the originality check
   python3
+  # `scalelab probe` times Debian's OpenBLAS sgemm beside its own matmul (found at run time)
+  libopenblas0-pthread
   # text in the browser tests' pages and screenshots
   fonts-dejavu-core fontconfig
 )

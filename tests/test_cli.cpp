@@ -161,15 +161,21 @@ TEST(Cli, EveryRegisteredCaseMatchesTheEngineBytes) {
   }
 }
 
-// `scalelab probe --json` describes this machine as a chip that eval takes as it is.
+// `scalelab probe --json` describes this machine as a chip that eval takes as it is: the rates
+// of the kernels it ran (fp32 multiply-adds, an int8 dot product, bf16 where the CPU has it),
+// the read bandwidth and the physical memory.
 TEST(Cli, ProbeJsonIsAChipThatDecodeAndLocalInferenceAccept) {
   RunResult probe = cli({"probe", "--quick", "--runs", "2", "--json"});
   ASSERT_EQ(probe.exit_code, 0) << probe.err;
   json chip = json::parse(probe.out);
   EXPECT_EQ(chip["kind"], "cpu");
   EXPECT_GT(chip["flops_per_s"]["fp32"].get<double>(), 0);
+  EXPECT_GT(chip["flops_per_s"]["int8"].get<double>(), 0);
   EXPECT_GT(chip["hbm_bytes_per_s"].get<double>(), 0);
   EXPECT_GT(chip["hbm_bytes"].get<double>(), 0);
+  for (const char* source : {"flops_per_s", "hbm_bytes_per_s", "matmul", "spread"}) {
+    EXPECT_TRUE(chip["sources"].contains(source)) << source;
+  }
   json decode = {{"chip", chip}, {"model", "llama3.2-1b"}, {"chips", 1}, {"batch", 1},
                  {"context", 1024}, {"compute_dtype", "fp32"}, {"weight_dtype", "q4_0"}};
   RunResult r = cli({"eval", "decode", "-"}, decode.dump());
@@ -179,15 +185,19 @@ TEST(Cli, ProbeJsonIsAChipThatDecodeAndLocalInferenceAccept) {
   EXPECT_GT(out["tokens_per_s"].get<double>(), 0);
   RunResult local = cli({"eval", "local_inference", "-"}, json{{"chip", chip}, {"model", "llama3.2-1b"}}.dump());
   ASSERT_EQ(local.exit_code, 0) << local.err << local.out;
-  EXPECT_EQ(json::parse(local.out)["outputs"]["compute_dtype"], "fp32");
+  EXPECT_EQ(json::parse(local.out)["outputs"]["compute_dtype"], chip["flops_per_s"].contains("bf16") ? "bf16" : "fp32");
 }
 
-TEST(Cli, ProbeTextGivesMedianAndSpread) {
+TEST(Cli, ProbeTextGivesTheKernelsBesideThePeak) {
   RunResult r = cli({"probe", "--quick", "--runs", "2"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  for (const char* word : {"CPU fp32 matmul", "memory (triad)", "median", "min", "max"}) {
+  for (const char* word : {"CPU fp32 FMA", "CPU int8 dot", "CPU fp32 matmul, ours", "CPU fp32 matmul, BLAS",
+                           "memory (read)", "memory (triad)", "median", "min", "max"}) {
     EXPECT_NE(r.out.find(word), std::string::npos) << word << " not in\n" << r.out;
   }
+#if defined(__x86_64__)
+  EXPECT_NE(r.out.find("fp32 peak (theory)"), std::string::npos) << r.out;
+#endif
 }
 
 }  // namespace
