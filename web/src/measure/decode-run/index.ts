@@ -18,6 +18,8 @@ export class DecodeRun extends HTMLElement {
 <span class="hint">It times one decode step of this model on your GPU (or CPU) batch by batch, in this browser.</span></p>`;
     this.querySelector('[data-run]')!.addEventListener('click', () => void this.open(true));
     this.querySelector('[data-show]')?.addEventListener('click', () => void this.open(false));
+    // The stub is this block's whole first view: it is rendered (pages and tests wait on data-rendered).
+    this.dataset.rendered = '1';
     if (new URLSearchParams(location.search).has(SHARED)) void this.open(false);
   }
 
