@@ -27,7 +27,7 @@ foreach(i RANGE ${last_format})
   string(APPEND format_rows "    {R\"scalelab_json(${id})scalelab_json\", R\"scalelab_json(${name})scalelab_json\", ${weights}, ${kv}},\n")
 endforeach()
 
-file(WRITE ${OUT} "// Generated from data/*.json at build time. Do not edit.\n#include \"catalog_data.hpp\"\n\nnamespace scalelab {\n")
+file(WRITE ${OUT} "// Generated from data/*.json at build time. Do not edit.\n#include \"catalog/catalog_data.hpp\"\n\nnamespace scalelab {\n")
 file(APPEND ${OUT} "const char* const kChipsJson = R\"scalelab_json(${chips})scalelab_json\";\n")
 file(APPEND ${OUT} "const char* const kModelsJson = R\"scalelab_json(${models})scalelab_json\";\n")
 file(APPEND ${OUT} "const char* const kFormatsJson = R\"scalelab_json(${formats})scalelab_json\";\n")

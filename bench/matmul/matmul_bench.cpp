@@ -1,4 +1,4 @@
-// Native GFLOP/s of the experiment's matmul (engine/src/matmul), for comparison with the same
+// Native GFLOP/s of the experiment's matmul (matmul/), for comparison with the same
 // code compiled to WebAssembly SIMD128 (bench/matmul/wasm_bench.mjs).
 //
 //   matmul_bench [sizes...]      default: 256 512 1024

@@ -1,5 +1,5 @@
 // GFLOP/s of the experiment's matmul compiled to WebAssembly SIMD128 (build-wasm/node/matmul.cjs,
-// the same engine/src/matmul code as the native bench/matmul/matmul_bench), and of a plain
+// the same matmul/ code as the native bench/matmul/matmul_bench), and of a plain
 // JavaScript triple loop, in Node.
 //
 //   node bench/matmul/wasm_bench.mjs [--wasm DIR] [--sizes 256,512,1024] [--js-max 1024]

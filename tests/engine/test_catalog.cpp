@@ -7,8 +7,8 @@
 #include <set>
 #include <string>
 
-#include "catalog.hpp"  // engine/src: white-box access to model resolution
-#include "registry.hpp"
+#include "catalog/catalog.hpp"  // engine/src: white-box access to model resolution
+#include "calculators/registry.hpp"
 #include "scalelab/engine.hpp"
 #include "support/test_support.hpp"
 

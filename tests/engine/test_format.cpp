@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "format.hpp"
+#include "core/format.hpp"
 #include "scalelab/engine.hpp"
 #include "support/test_support.hpp"
 

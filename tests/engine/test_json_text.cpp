@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "json_text.hpp"
-#include "result.hpp"
+#include "core/json_text.hpp"
+#include "core/result.hpp"
 #include "scalelab/engine.hpp"
 #include "support/test_support.hpp"
 

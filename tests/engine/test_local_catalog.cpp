@@ -7,7 +7,7 @@
 #include <set>
 #include <string>
 
-#include "catalog.hpp"  // engine/src: the format table
+#include "catalog/catalog.hpp"  // engine/src: the format table
 #include "scalelab/engine.hpp"
 #include "support/test_support.hpp"
 

@@ -8,7 +8,7 @@
 #include <set>
 #include <string>
 
-#include "outputs.hpp"
+#include "schema/outputs.hpp"
 #include "scalelab/engine.hpp"
 #include "support/test_support.hpp"
 

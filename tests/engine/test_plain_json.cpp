@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "plain_json.hpp"
+#include "io/plain_json.hpp"
 #include "support/test_support.hpp"
 
 namespace {

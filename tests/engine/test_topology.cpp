@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "catalog.hpp"  // engine/src: the typed Chip
+#include "catalog/catalog.hpp"  // engine/src: the typed Chip
 #include "scalelab/engine.hpp"
 #include "support/test_support.hpp"
 

@@ -20,13 +20,13 @@
 #include <string>
 #include <vector>
 
-#include "args.hpp"
-#include "errors.hpp"
-#include "format.hpp"
-#include "json_text.hpp"
-#include "pipeline.hpp"
-#include "registry.hpp"
-#include "result.hpp"
+#include "schema/args.hpp"
+#include "core/errors.hpp"
+#include "core/format.hpp"
+#include "core/json_text.hpp"
+#include "io/pipeline.hpp"
+#include "calculators/registry.hpp"
+#include "core/result.hpp"
 #include "scalelab/engine.hpp"
 #include "support/test_support.hpp"
 

@@ -13,7 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "plain_json.hpp"
+#include "io/plain_json.hpp"
 #include "scalelab/engine.hpp"
 
 namespace {

@@ -1,6 +1,6 @@
 // One factory per calculator. The registry (registry.cpp) lists them in one explicit table.
 #pragma once
-#include "../schema.hpp"
+#include "schema/schema.hpp"
 
 namespace scalelab {
 

@@ -1,8 +1,8 @@
 // `chip` (ch 2, 12): a chip's catalog figures and what follows from them.
-#include "calculators.hpp"
-#include "common.hpp"
-#include "topology.hpp"
-#include "../params.hpp"
+#include "calculators/calculators.hpp"
+#include "models/common.hpp"
+#include "models/topology.hpp"
+#include "schema/params.hpp"
 
 namespace scalelab {
 namespace {

@@ -2,11 +2,11 @@
 // torus, inside an NVLink node, across an InfiniBand fat tree, or over DCN.
 #include <cmath>
 
-#include "calculators.hpp"
-#include "collective_model.hpp"
-#include "common.hpp"
-#include "topology.hpp"
-#include "../params.hpp"
+#include "calculators/calculators.hpp"
+#include "models/collective_model.hpp"
+#include "models/common.hpp"
+#include "models/topology.hpp"
+#include "schema/params.hpp"
 
 namespace scalelab {
 namespace {

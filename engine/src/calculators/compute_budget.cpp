@@ -2,9 +2,9 @@
 // MoE total vs active bytes, attention pair counts, and a teaching loss curve.
 #include <cmath>
 
-#include "calculators.hpp"
-#include "common.hpp"
-#include "../params.hpp"
+#include "calculators/calculators.hpp"
+#include "models/common.hpp"
+#include "schema/params.hpp"
 
 namespace scalelab {
 namespace {

@@ -1,8 +1,8 @@
 // `decode` (ch 7, 8): one decode step — bytes read, FLOPs, comms, step time, what bounds it,
 // and what fits in the slice's HBM.
-#include "calculators.hpp"
-#include "common.hpp"
-#include "inference.hpp"
+#include "calculators/calculators.hpp"
+#include "models/common.hpp"
+#include "models/inference.hpp"
 
 namespace scalelab {
 namespace {

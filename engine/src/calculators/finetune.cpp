@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <cmath>
 
-#include "calculators.hpp"
-#include "common.hpp"
-#include "local_device.hpp"
-#include "model_math.hpp"
+#include "calculators/calculators.hpp"
+#include "models/common.hpp"
+#include "models/local_device.hpp"
+#include "models/model_math.hpp"
 
 namespace scalelab {
 namespace {

@@ -6,11 +6,11 @@
 #include <algorithm>
 #include <cmath>
 
-#include "../params.hpp"
-#include "calculators.hpp"
-#include "common.hpp"
-#include "local_device.hpp"
-#include "model_math.hpp"
+#include "schema/params.hpp"
+#include "calculators/calculators.hpp"
+#include "models/common.hpp"
+#include "models/local_device.hpp"
+#include "models/model_math.hpp"
 
 namespace scalelab {
 namespace {

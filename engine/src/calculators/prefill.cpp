@@ -1,9 +1,9 @@
 // `prefill` (ch 7): processing a prompt — FLOPs, compute vs weight-load time, and the prompt
 // length at which self-attention turns compute-bound.
-#include "../params.hpp"
-#include "calculators.hpp"
-#include "common.hpp"
-#include "inference.hpp"
+#include "schema/params.hpp"
+#include "calculators/calculators.hpp"
+#include "models/common.hpp"
+#include "models/inference.hpp"
 
 namespace scalelab {
 namespace {

@@ -4,11 +4,11 @@
 #include <map>
 #include <set>
 
-#include "bandwidth.hpp"
-#include "calculators.hpp"
-#include "common.hpp"
-#include "topology.hpp"
-#include "../params.hpp"
+#include "models/bandwidth.hpp"
+#include "calculators/calculators.hpp"
+#include "models/common.hpp"
+#include "models/topology.hpp"
+#include "schema/params.hpp"
 
 namespace scalelab {
 namespace {

@@ -4,11 +4,11 @@
 // prefill's own functions (inference.hpp).
 #include <algorithm>
 
-#include "../outputs.hpp"
-#include "../params.hpp"
-#include "calculators.hpp"
-#include "common.hpp"
-#include "inference.hpp"
+#include "schema/outputs.hpp"
+#include "schema/params.hpp"
+#include "calculators/calculators.hpp"
+#include "models/common.hpp"
+#include "models/inference.hpp"
 
 namespace scalelab {
 namespace {

@@ -5,12 +5,12 @@
 #include <cmath>
 #include <map>
 
-#include "calculators.hpp"
-#include "collective_model.hpp"
-#include "common.hpp"
-#include "topology.hpp"
-#include "sharding_spec.hpp"
-#include "../params.hpp"
+#include "calculators/calculators.hpp"
+#include "models/collective_model.hpp"
+#include "models/common.hpp"
+#include "models/topology.hpp"
+#include "models/sharding_spec.hpp"
+#include "schema/params.hpp"
 
 namespace scalelab {
 namespace {

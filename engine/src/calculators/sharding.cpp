@@ -1,10 +1,10 @@
 // `sharding` (ch 3, 10): what one device holds of an array sharded as "A[I_X, J_Y]".
 #include <cmath>
 
-#include "calculators.hpp"
-#include "common.hpp"
-#include "sharding_spec.hpp"
-#include "../params.hpp"
+#include "calculators/calculators.hpp"
+#include "models/common.hpp"
+#include "models/sharding_spec.hpp"
+#include "schema/params.hpp"
 
 namespace scalelab {
 namespace {

@@ -3,12 +3,12 @@
 #include <cmath>
 #include <map>
 
-#include "calculators.hpp"
-#include "collective_model.hpp"
-#include "common.hpp"
-#include "topology.hpp"
-#include "training_math.hpp"
-#include "../params.hpp"
+#include "calculators/calculators.hpp"
+#include "models/collective_model.hpp"
+#include "models/common.hpp"
+#include "models/topology.hpp"
+#include "models/training_math.hpp"
+#include "schema/params.hpp"
 
 namespace scalelab {
 namespace {

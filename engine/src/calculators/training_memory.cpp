@@ -1,10 +1,10 @@
 // `training_memory` (ch 4–6): parameter, optimizer and activation bytes, per chip and total.
 #include <cmath>
 
-#include "calculators.hpp"
-#include "common.hpp"
-#include "training_memory_schema.hpp"
-#include "training_math.hpp"
+#include "calculators/calculators.hpp"
+#include "models/common.hpp"
+#include "models/training_memory_schema.hpp"
+#include "models/training_math.hpp"
 
 namespace scalelab {
 namespace {

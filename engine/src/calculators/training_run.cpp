@@ -2,12 +2,12 @@
 // book's recommended sharding, and a ranked search over every dp × fsdp × tp × pp layout.
 #include <cmath>
 
-#include "calculators.hpp"
-#include "common.hpp"
-#include "layout_search.hpp"
-#include "topology.hpp"
-#include "training_math.hpp"
-#include "training_memory_schema.hpp"
+#include "calculators/calculators.hpp"
+#include "models/common.hpp"
+#include "models/layout_search.hpp"
+#include "models/topology.hpp"
+#include "models/training_math.hpp"
+#include "models/training_memory_schema.hpp"
 
 namespace scalelab {
 namespace {

@@ -1,9 +1,9 @@
 // `transfer` (ch 2): moving bytes along one rung of the memory ladder.
-#include "bandwidth.hpp"
-#include "calculators.hpp"
-#include "common.hpp"
-#include "topology.hpp"
-#include "../params.hpp"
+#include "models/bandwidth.hpp"
+#include "calculators/calculators.hpp"
+#include "models/common.hpp"
+#include "models/topology.hpp"
+#include "schema/params.hpp"
 
 namespace scalelab {
 namespace {

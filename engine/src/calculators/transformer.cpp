@@ -1,8 +1,8 @@
 // `transformer` (ch 4): parameter counts, FLOPs per token, attention FLOPs, KV-cache bytes.
-#include "calculators.hpp"
-#include "common.hpp"
-#include "model_math.hpp"
-#include "../params.hpp"
+#include "calculators/calculators.hpp"
+#include "models/common.hpp"
+#include "models/model_math.hpp"
+#include "schema/params.hpp"
 
 namespace scalelab {
 namespace {

@@ -1,4 +1,4 @@
-// The experiment's WebAssembly module (engine/src/matmul, built by wasm/CMakeLists.txt as
+// The experiment's WebAssembly module (matmul/, built by wasm/CMakeLists.txt as
 // build-wasm/web/matmul.js + matmul.wasm); vite.config.ts aliases 'scalelab-matmul' to it.
 declare module 'scalelab-matmul' {
   export interface MatmulModule {

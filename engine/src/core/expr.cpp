@@ -1,0 +1,251 @@
+#include "core/expr.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "core/format.hpp"
+#include "core/json_text.hpp"
+
+namespace scalelab {
+
+struct Expr::Node {
+  static constexpr std::size_t kMaxArgs = 4;  // max() of four terms
+  Op op = Op::number;
+  double value = 0;
+  std::string_view symbol;  // Op::symbol only: its TeX, a literal of the program's or `owned`
+  LiteralForm form = LiteralForm::as_is;  // how `symbol` reads inside a JSON string
+  std::string owned;  // a symbol made from text that does not last: its copy, JSON-escaped
+  std::array<const Node*, kMaxArgs> args{};  // each holds a reference
+  std::size_t count = 0;  // of args
+  mutable std::size_t refs = 1;
+};
+
+namespace {
+
+// Nodes whose count dropped to zero, kept for the next ones (their owned text keeps its room).
+struct NodePool {
+  static constexpr std::size_t kKept = 4096;
+  std::vector<Expr::Node*> free;
+  ~NodePool() {
+    for (Expr::Node* n : free) delete n;
+  }
+};
+thread_local NodePool pool;
+
+Expr::Node* new_node(Expr::Op op, double value) {
+  Expr::Node* n;
+  if (pool.free.empty()) {
+    n = new Expr::Node();
+  } else {
+    n = pool.free.back();
+    pool.free.pop_back();
+    n->count = 0;
+    n->refs = 1;
+  }
+  n->op = op;
+  n->value = value;
+  return n;
+}
+
+}  // namespace
+
+void Expr::retain(const Node* node) { ++node->refs; }
+
+void Expr::release(const Node* node) {
+  if (--node->refs != 0) return;
+  for (std::size_t i = 0; i < node->count; ++i) release(node->args[i]);
+  auto* n = const_cast<Node*>(node);  // the last reference: the node is ours to reuse
+  if (pool.free.size() < NodePool::kKept) pool.free.push_back(n);
+  else delete n;
+}
+
+namespace {
+
+using Op = Expr::Op;
+
+// Binding strength of what a node renders as: sums bind loosest, atoms tightest.
+enum Precedence { kSum = 1, kProduct = 2, kUnary = 3, kPower = 4, kAtom = 5 };
+
+// A node's precedence as rendered (a symbol renders as its number when substituted).
+int precedence(const Expr::Node& n, bool substitute) {
+  switch (n.op) {
+    case Op::number: return n.value < 0 ? kUnary : kAtom;
+    case Op::symbol: return substitute && n.value < 0 ? kUnary : kAtom;
+    case Op::add:
+    case Op::sub: return kSum;
+    case Op::mul:
+    case Op::div: return kProduct;
+    case Op::pow: return kPower;
+    case Op::neg: return kUnary;
+    default: return kAtom;
+  }
+}
+
+// Renders as a bare number (decides × versus juxtaposition).
+bool renders_number(const Expr::Node& n, bool substitute) {
+  return n.op == Op::number || (n.op == Op::symbol && substitute);
+}
+
+// Appends the TeX of `n` to `out`, JSON-escaped (the operators' literals escaped at compile time, a
+// symbol in the form its literal was found to have then, or escaped when it was copied): the
+// symbols, or their numbers when `substitute`.
+void render(const Expr::Node& n, bool substitute, std::string& out);
+
+void render_wrapped(const Expr::Node& n, bool substitute, bool parens, std::string& out) {
+  if (parens) out += '(';
+  render(n, substitute, out);
+  if (parens) out += ')';
+}
+
+void render_list(const Expr::Node& n, bool substitute, std::string& out) {
+  const std::size_t start = out.size();
+  for (std::size_t i = 0; i < n.count; ++i) {
+    if (out.size() != start) out += ", ";
+    render(*n.args[i], substitute, out);
+  }
+}
+
+void render_enclosed(const Expr::Node& n, bool substitute, std::string_view open, std::string_view close,
+                     std::string& out) {
+  out += open;
+  render(*n.args[0], substitute, out);
+  out += close;
+}
+
+void render(const Expr::Node& n, bool substitute, std::string& out) {
+  auto arg = [&](std::size_t i) -> const Expr::Node& { return *n.args[i]; };
+  auto prec = [&](std::size_t i) { return precedence(arg(i), substitute); };
+  switch (n.op) {
+    case Op::number: append_json_tex(n.value, out); return;
+    case Op::symbol:
+      if (substitute) append_json_tex(n.value, out);
+      else append_literal(n.symbol, n.form, out);
+      return;
+    case Op::add:
+    case Op::sub: {
+      render(arg(0), substitute, out);
+      out += n.op == Op::add ? " + " : " - ";
+      bool parens = prec(1) == kUnary || (n.op == Op::sub && prec(1) == kSum);
+      render_wrapped(arg(1), substitute, parens, out);
+      return;
+    }
+    case Op::mul: {
+      render_wrapped(arg(0), substitute, prec(0) == kSum, out);
+      bool b_parens = prec(1) == kSum || prec(1) == kUnary;
+      // Symbols multiply by juxtaposition (2 B D F); numbers, as substituted, by ×.
+      bool juxtapose = !substitute && !renders_number(arg(1), substitute) && !b_parens;
+      out += juxtapose ? escaped<" "> : escaped<" \\times ">;
+      render_wrapped(arg(1), substitute, b_parens, out);
+      return;
+    }
+    case Op::div:
+      render_wrapped(arg(0), substitute, prec(0) == kSum, out);
+      out += " / ";
+      render_wrapped(arg(1), substitute, prec(1) <= kUnary, out);
+      return;
+    case Op::frac:
+      out += escaped<"\\frac{">;
+      render(arg(0), substitute, out);
+      out += "}{";
+      render(arg(1), substitute, out);
+      out += '}';
+      return;
+    case Op::pow:
+      render_wrapped(arg(0), substitute, prec(0) < kAtom, out);
+      out += "^{";
+      render(arg(1), substitute, out);
+      out += '}';
+      return;
+    case Op::neg:
+      out += '-';
+      render_wrapped(arg(0), substitute, prec(0) <= kUnary, out);
+      return;
+    case Op::min:
+    case Op::max:
+      out += n.op == Op::min ? escaped<"\\min("> : escaped<"\\max(">;
+      render_list(n, substitute, out);
+      out += ')';
+      return;
+    case Op::ceil: render_enclosed(n, substitute, escaped<"\\lceil ">, escaped<" \\rceil">, out); return;
+    case Op::floor: render_enclosed(n, substitute, escaped<"\\lfloor ">, escaped<" \\rfloor">, out); return;
+    case Op::sqrt: render_enclosed(n, substitute, escaped<"\\sqrt{">, "}", out); return;
+    case Op::log2: render_enclosed(n, substitute, escaped<"\\log_2(">, ")", out); return;
+  }
+}
+
+}  // namespace
+
+Expr::Expr(double literal) : value_(literal), literal_(true) {}
+
+Expr Expr::symbol(std::string_view tex, double value) {
+  Expr e;
+  e.value_ = value;
+  Node* n = new_node(Op::symbol, value);
+  n->owned.clear();  // a pooled node's string keeps its room
+  append_escaped(tex, n->owned);
+  n->symbol = n->owned;
+  n->form = LiteralForm::as_is;
+  e.node_ = n;
+  return e;
+}
+
+Expr Expr::symbol(std::string_view literal, LiteralForm form, double value) {
+  Expr e;
+  e.value_ = value;
+  Node* n = new_node(Op::symbol, value);
+  n->symbol = literal;
+  n->form = form;
+  e.node_ = n;
+  return e;
+}
+
+const Expr::Node* Expr::tree() const {
+  if (node_) {
+    retain(node_);
+    return node_;
+  }
+  if (literal_) return new_node(Op::number, value_);
+  return nullptr;
+}
+
+Expr Expr::combine(Op op, double value, std::initializer_list<const Expr*> args) {
+  Expr e;
+  e.value_ = value;
+  for (const Expr* a : args) {
+    if (!a->has_tex()) return e;  // anything bare makes the whole bare
+  }
+  Node* n = new_node(op, value);
+  for (const Expr* a : args) n->args[n->count++] = a->tree();
+  e.node_ = n;
+  return e;
+}
+
+// A literal renders as its number, a bare Expr as nothing.
+void Expr::append_json_tex(std::string& out) const {
+  if (node_) render(*node_, false, out);
+  else if (literal_) scalelab::append_json_tex(value_, out);
+}
+
+void Expr::append_json_substituted(std::string& out) const {
+  if (node_) render(*node_, true, out);
+  else if (literal_) scalelab::append_json_tex(value_, out);
+}
+
+double power(double base, double exponent) {
+  if (exponent == 2) return base * base;
+  if (base == 2 && exponent == std::floor(exponent) && std::fabs(exponent) <= 1000) {
+    return std::ldexp(1.0, static_cast<int>(exponent));
+  }
+  return std::pow(base, exponent);
+}
+
+// Within 1e-9 (relative) of an integer counts as that integer: 3 × (1/3) chips is 1 chip, not 2.
+double snapped(double x) {
+  double r = std::round(x);
+  return std::fabs(x - r) <= 1e-9 * std::max(1.0, std::fabs(x)) ? r : x;
+}
+
+}  // namespace scalelab

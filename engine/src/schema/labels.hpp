@@ -1,0 +1,21 @@
+// Human labels of parameters ("bytes per parameter" for bytes_per_param), for the course's
+// Plain mode and the CLI's help. One table (labels.cpp): a name means the same thing in every
+// calculator, except where a scope overrides it (compute_budget's D is tokens, a model's D
+// its width).
+#pragma once
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "schema/schema.hpp"
+
+namespace scalelab {
+
+// The label of parameter `path` ("matmul.B") in `scope` (a calculator name, "chip" for chip
+// fields, "model" for model fields); "" when the table has none.
+std::string_view param_label(std::string_view scope, std::string_view path);
+
+// Sets the label of every parameter in `params` (and of their fields), recursively.
+void label_params(std::vector<Param>& params, std::string_view scope, const std::string& prefix = "");
+
+}  // namespace scalelab

@@ -1,0 +1,108 @@
+// What every calculator outputs: name, unit, label, doc, nullable (outputs.cpp).
+#pragma once
+#include <cstddef>
+#include <string_view>
+#include <vector>
+
+#include "schema/schema.hpp"
+
+namespace scalelab {
+
+// The declared outputs of calculator `name`, in the order results list them.
+std::vector<Output> declared_outputs(std::string_view name);
+
+// The position of output `name` in `table`, found when the calculator is compiled (a name the
+// table lacks does not compile): a calculator whose outputs are set at every point of a sweep
+// sets them by position (Result::out_at) instead of looking each name up per call.
+template <std::size_t N>
+consteval std::size_t output_index(const Output (&table)[N], std::string_view name) {
+  for (std::size_t i = 0; i < N; ++i) {
+    if (table[i].name == name) return i;
+  }
+  throw "not an output of this table";
+}
+
+// serving's outputs (declared_outputs("serving") is this table, in this order).
+inline constexpr Output kServingOutputs[] = {
+    {"step_s", "s", "step time", "time of one decode step", false},
+    {"decode_time_s", "s", "decode time", "time to generate the whole response", false},
+    {"latency_s", "s", "response latency", "time to first token plus decode time", false},
+    {"time_to_first_token_s", "s", "time to first token", "prefill time of the prompt", false},
+    {"throughput_tokens_per_s", "tokens/s", "throughput", "tokens generated per second by the server", false},
+    {"tokens_per_s_per_chip", "tokens/s", "tokens per second per chip", "throughput divided by all chips", false},
+    {"qps_per_chip", "1/s", "responses per second per chip", "whole responses finished per second, per chip", false},
+    {"cost_per_million_tokens_usd", "usd", "cost per million tokens", "dollars per million generated tokens at the chip price (null when the chip has no price)", true},
+    {"prefill_to_decode_chips", "ratio", "prefill-to-decode chips", "prefill chips needed per decode chip to keep up", false},
+    {"total_chips", "chips", "chips in all", "decode chips plus prefill chips", false},
+    {"context", "tokens", "context", "tokens in each sequence's cache", false},
+    {"prefill_compute_fraction", "ratio", "prefill share", "fraction of the time spent on prefill when interleaved", true},
+    {"sequences_finished_per_step", "sequences", "sequences finished per step", "responses that end in an average step", false},
+    {"kv_tokens_freed_per_step", "tokens", "cache tokens freed per step", "cache tokens released by finished responses each step", false},
+    {"max_batch", "sequences", "largest batch that fits", "sequences whose cache fits beside the weights", true},
+    {"free_hbm_bytes", "bytes", "free HBM", "HBM left after the weights", false},
+    {"bound", "", "bound", "what limits the decode step", false},
+    {"mlp_bound", "", "MLP bound", "what limits the MLP alone", false},
+    {"fits", "", "fits", "whether the weights and cache fit in HBM", false},
+    {"points", "", "sweep points", "one result per swept configuration (null without a sweep)", true},
+    {"pareto", "", "Pareto frontier", "indices of the points on the latency/throughput frontier (null without a sweep)", true},
+    {"measured_share_of_bound", "ratio", "measured share of the bound", "the measured tokens/s divided by the throughput bound (null without a measurement)", true},
+    {"achieved_bytes_per_s", "bytes/s", "achieved bandwidth", "bytes a decode step reads, over its time, times the measured share (null without a measurement)", true},
+    {"achieved_flops_per_s", "FLOP/s", "achieved FLOP/s", "FLOPs of a decode step, over its time, times the measured share (null without a measurement)", true},
+    {"measured_verdict", "", "what usually explains the gap", "a sentence on the overheads that usually separate a measurement from this share of the bound (null without a measurement)", true},
+};
+
+// decode's outputs (declared_outputs("decode") is this table, in this order).
+// clang-format off
+inline constexpr Output kDecodeOutputs[] = {
+    {"kv_bytes_per_token", "bytes", "KV bytes per token", "cache bytes one token adds, all layers, K and V", true},
+    {"weight_bytes", "bytes", "weight bytes", "bytes of the weights", false},
+    {"kv_bytes_per_sequence", "bytes", "KV bytes per sequence", "cache bytes of one sequence at this context", false},
+    {"kv_bytes_total", "bytes", "KV bytes in all", "cache bytes of the whole batch", false},
+    {"total_bytes", "bytes", "bytes read per step", "weights plus the whole KV cache", false},
+    {"flops", "FLOPs", "FLOPs per step", "FLOPs of one decode step for the batch", false},
+    {"t_weights_s", "s", "weight-read time", "time to read the weights from HBM once", false},
+    {"t_kv_s", "s", "KV-read time", "time to read the KV cache from HBM", false},
+    {"t_math_s", "s", "math time", "FLOPs divided by the slice's FLOP/s", false},
+    {"t_comm_s", "s", "comms time", "time of the model-parallel collectives", true},
+    {"mlp_t_comm_s", "s", "MLP comms time", "time of the MLP's model-parallel collectives", true},
+    {"step_s", "s", "step time", "time of one decode step", false},
+    {"tokens_per_s", "tokens/s", "tokens per second", "tokens the slice emits per second", false},
+    {"tokens_per_s_per_chip", "tokens/s", "tokens per second per chip", "tokens per second divided by the chips", false},
+    {"bound", "", "bound", "what limits the step: compute, memory or comms", false},
+    {"mlp_bound", "", "MLP bound", "what limits the MLP alone", false},
+    {"critical_batch", "sequences", "critical batch", "batch above which the MLP is compute-bound", false},
+    {"max_batch", "sequences", "largest batch that fits", "sequences whose cache fits beside the weights", true},
+    {"free_hbm_bytes", "bytes", "free HBM", "HBM left after the weights", false},
+    {"fits", "", "fits", "whether the weights and cache fit in the slice's HBM", false},
+    {"min_chips", "chips", "chips to hold the weights", "fewest chips whose HBM holds the weights", false},
+    {"chips_for_weights", "chips", "chips for the weights", "chips whose HBM the weights fill", false},
+    {"chips_for_batch", "chips", "chips for weights and cache", "chips whose HBM the weights and the batch's cache fill", false},
+    {"min_chips_for_batch", "chips", "chips for this batch", "fewest whole chips that hold the weights and this batch's cache", false},
+    {"min_slice_chips", "chips", "smallest slice", "smallest slice size that holds the weights and the cache", false},
+    {"slice_hbm_bytes", "bytes", "slice HBM", "HBM of all chips together", false},
+    {"slice_hbm_bytes_per_s", "bytes/s", "slice HBM bandwidth", "HBM bandwidth of all chips together", false},
+    {"slice_flops_per_s", "FLOP/s", "slice FLOP/s", "FLOP/s of all chips together at the compute dtype", false},
+    {"max_model_parallelism", "chips", "model parallelism before ICI-bound", "chips beyond which the collectives outlast the matmuls", true},
+    {"activation_bytes", "bytes", "activation bytes", "activations moved by the model-parallel collectives", true},
+    {"comm_latency_bound_below_bytes", "bytes", "latency-bound below", "message size under which a hop is latency-bound", true},
+    {"comm_regime", "", "comms regime", "whether bandwidth or latency dominates the comms", true},
+    {"matmul_t_math_s", "s", "MLP math time", "math time of the MLP matmuls", true},
+    {"matmul_t_weights_s", "s", "MLP weight-read time", "time to read the MLP weights", true},
+    {"matmul_t_comm_s", "s", "MLP comms time", "comms time of the MLP matmuls", true},
+    {"matmul_bound", "", "MLP matmul bound", "what limits the MLP matmuls", true},
+    {"ws2d_x", "chips", "2D X degree", "the X degree of the 2D weight-stationary layout", true},
+    {"ws2d_yz", "chips", "2D YZ degree", "the YZ degree of the 2D weight-stationary layout", true},
+    {"ws2d_crossover_chips", "chips", "2D crossover", "chips above which 2D weight-stationary beats 1D", true},
+    {"attention_intensity", "FLOPs/byte", "attention intensity", "FLOPs per byte of the attention over the cache", true},
+    {"attention_bound", "", "attention bound", "what limits the attention", true},
+    {"mlp_flip_batch", "sequences", "flip batch of the weight matmuls", "batch where the math (or the comms) overtakes the weight-read time (null when neither grows)", true},
+    {"mlp_bound_above_flip", "", "matmul bound above the flip", "what binds the weight matmuls past the flip batch: compute or comms", true},
+    {"kv_crossover_batch", "sequences", "KV crossover batch", "batch where the KV reads equal the weight reads (null at context 0)", true},
+    {"measured_share_of_bound", "ratio", "measured share of the bound", "the measured tokens/s divided by the tokens/s bound (null without a measurement)", true},
+    {"achieved_bytes_per_s", "bytes/s", "achieved bandwidth", "bytes a decode step reads, over its time, times the measured share (null without a measurement)", true},
+    {"achieved_flops_per_s", "FLOP/s", "achieved FLOP/s", "FLOPs of a decode step, over its time, times the measured share (null without a measurement)", true},
+    {"measured_verdict", "", "what usually explains the gap", "a sentence on the overheads that usually separate a measurement from this share of the bound (null without a measurement)", true},
+};
+// clang-format on
+
+}  // namespace scalelab
