@@ -325,6 +325,50 @@ TEST(Steps, EveryAcceptedBadInputRowAddsUp) {
   EXPECT_TRUE(bad.empty()) << report(bad);
 }
 
+// Beyond the book: every catalog model on every calculator that takes a model, and every catalog
+// chip on every calculator that takes a chip, on defaults otherwise. A refusal is fine here (the
+// bad-input tests own the messages); a step that does not add up, or one left unsubstituted, is not.
+std::vector<std::string> catalog_ids(const std::string& catalog_json) {
+  std::vector<std::string> ids;
+  for (const json& entry : json::parse(catalog_json)) ids.push_back(entry["id"].get<std::string>());
+  return ids;
+}
+
+std::vector<std::string> calculators_taking(const std::string& kind) {
+  std::vector<std::string> names;
+  const json all = json::parse(scalelab::calculators_json());
+  for (const json& calc : all["calculators"]) {
+    for (const json& param : calc["params"]) {
+      if (param["name"] == kind && param["type"] == kind) names.push_back(calc["name"].get<std::string>());
+    }
+  }
+  return names;
+}
+
+TEST(Steps, EveryCatalogModelAndChipStepAddsUp) {
+  std::vector<Mismatch> bad;
+  int checked = 0, evaluated = 0;
+  for (const std::string kind : {"model", "chip"}) {
+    auto ids = catalog_ids(kind == "model" ? scalelab::models_json() : scalelab::chips_json());
+    auto calculators = calculators_taking(kind);
+    ASSERT_FALSE(ids.empty()) << kind;
+    ASSERT_FALSE(calculators.empty()) << kind;
+    for (const std::string& calc : calculators) {
+      for (const std::string& id : ids) {
+        scalelab::Evaluation e = scalelab::evaluate(calc, json{{kind, id}}.dump());
+        ASSERT_NE(e.status, scalelab::Status::internal) << calc << " " << kind << " " << id << ": " << e.json;
+        if (e.status != scalelab::Status::ok) continue;
+        ++evaluated;
+        auto more = check_steps(calc + " " + id, json::parse(e.json), checked);
+        bad.insert(bad.end(), more.begin(), more.end());
+      }
+    }
+  }
+  EXPECT_GT(evaluated, 500);
+  EXPECT_GT(checked, 5000);
+  EXPECT_TRUE(bad.empty()) << bad.size() << " of " << checked << " steps do not add up:\n" << report(bad);
+}
+
 TEST(Steps, NumbersOnlyGivesTheSameOutputs) {
   for (const auto& c : scalelab::testing::cases()) {
     std::string input = c.raw["params"].dump();

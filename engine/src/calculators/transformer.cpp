@@ -13,30 +13,44 @@ std::string mlp_formula(const Model& m) {
   return "L_{dense} \\cdot " + mats + " D F + (L - L_{dense})(E + E_s) \\cdot " + mats + " D F_e";
 }
 
+// The MLP's parameters with every figure in place; `experts` is E (all of them) or k (one token's).
+std::string mlp_substituted(const Model& m, double experts) {
+  std::string mats = tex(mlp_matrices(m));
+  if (!m.is_moe()) return tex(m.L) + " \\cdot " + mats + " \\cdot " + tex(m.D) + " \\cdot " + tex(m.F);
+  return tex(m.dense_layers) + " \\cdot " + mats + " \\cdot " + tex(m.D) + " \\cdot " + tex(m.F) + " + " +
+         tex(m.L - m.dense_layers) + " \\cdot " + tex(experts + m.shared_experts) + " \\cdot " + mats +
+         " \\cdot " + tex(m.D) + " \\cdot " + tex(m.F_expert);
+}
+
+// MLA's attention parameters per layer with every figure in place (model_math's terms, in order).
+std::string mla_substituted(const Model& m) {
+  std::string qk = "(" + tex(m.qk_nope_head_dim) + " + " + tex(m.qk_rope_head_dim) + ")";
+  std::string q = m.q_lora_rank > 0
+      ? tex(m.D) + " \\cdot " + tex(m.q_lora_rank) + " + " + tex(m.q_lora_rank) + " \\cdot " + tex(m.N) + " \\cdot " + qk
+      : tex(m.D) + " \\cdot " + tex(m.N) + " \\cdot " + qk;
+  return tex(m.L) + " \\cdot (" + q + " + " + tex(m.D) + " \\cdot (" + tex(m.kv_lora_rank) + " + " +
+         tex(m.qk_rope_head_dim) + ") + " + tex(m.kv_lora_rank) + " \\cdot " + tex(m.N) + " \\cdot (" +
+         tex(m.qk_nope_head_dim) + " + " + tex(m.v_head_dim) + ") + " + tex(m.N) + " \\cdot " +
+         tex(m.v_head_dim) + " \\cdot " + tex(m.D) + ")";
+}
+
 void parameter_steps(const Model& m, const ParamCounts& p, Result& r) {
   std::string mats = tex(mlp_matrices(m));
-  std::string mlp_sub = m.is_moe()
-      ? tex(m.dense_layers) + " \\cdot " + mats + " \\cdot " + tex(m.D) + " \\cdot " + tex(m.F) +
-            " + " + tex(m.L - m.dense_layers) + " \\cdot " + tex(m.E + m.shared_experts) + " \\cdot " +
-            mats + " \\cdot " + tex(m.D) + " \\cdot " + tex(m.F_expert)
-      : tex(m.L) + " \\cdot " + mats + " \\cdot " + tex(m.D) + " \\cdot " + tex(m.F);
-  r.out("params_mlp", r.step("MLP parameters", mlp_formula(m), mlp_sub, p.mlp, "count"));
+  r.out("params_mlp", r.step("MLP parameters", mlp_formula(m), mlp_substituted(m, m.E), p.mlp, "count"));
   if (m.is_moe()) {
     r.out("params_mlp_active",
           r.step("MLP parameters one token uses",
                  "L_{dense} \\cdot " + mats + " D F + (L - L_{dense})(k + E_s) \\cdot " + mats + " D F_e",
-                 tex(m.dense_layers) + " \\cdot " + mats + " D F + " + tex(m.L - m.dense_layers) +
-                     " \\cdot " + tex(m.k + m.shared_experts) + " \\cdot " + mats + " \\cdot " +
-                     tex(m.D) + " \\cdot " + tex(m.F_expert),
-                 p.mlp_active, "count"));
+                 mlp_substituted(m, m.k), p.mlp_active, "count"));
   } else {
     r.out("params_mlp_active", p.mlp_active);
   }
   if (m.is_mla()) {
+    std::string q = m.q_lora_rank > 0 ? "D r_q + r_q N (d_{nope} + d_{rope})" : "D N (d_{nope} + d_{rope})";
     r.out("params_attention",
           r.step("Attention parameters (MLA)",
-                 "L\\,[D r_q + r_q N (d_{nope} + d_{rope}) + D (r_{kv} + d_{rope}) + r_{kv} N (d_{nope} + d_v) + N d_v D]",
-                 tex(m.L) + " \\times [\\ldots]", p.attention, "count"));
+                 "L\\,[" + q + " + D (r_{kv} + d_{rope}) + r_{kv} N (d_{nope} + d_v) + N d_v D]",
+                 mla_substituted(m), p.attention, "count"));
   } else {
     r.out("params_attention",
           r.step("Attention parameters", "L \\cdot 2 D (N + K) H",
