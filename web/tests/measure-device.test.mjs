@@ -14,7 +14,7 @@ import { clean, expected, labHelpers } from './lab-helpers.mjs';
 const EL = 'sl-can-i-run-lab';
 const LAB = '/labs/can-i-run/';
 const CALC = 'local_inference';
-const HOOKS = { n: 64, softwareN: 64, streamBytes: 4 * 2 ** 20, runs: 3 };
+const HOOKS = { n: 64, softwareN: 64, streamBytes: 4 * 2 ** 20, runs: 3, coreSeconds: 0.01, cores: 2 };
 const { ready, waitOut } = labHelpers({ element: EL });
 
 async function launchWith(extra) {
@@ -56,6 +56,9 @@ async function measureOn(browser, hooks) {
   const bw = await dialog.locator('[data-rate="bandwidth"] dd').first().innerText();
   assert.match(flops, /FLOP\/s \(median of 3;/);
   assert.match(bw, /B\/s \(median of 3;/);
+  // the CPU on every core is measured either way: its int8 dot product and its matmul
+  for (const key of ['int8', 'cpu-matmul']) assert.match(await dialog.locator(`[data-rate="${key}"] dd`).first().innerText(), /\(median of 3;/);
+  assert.match(await dialog.locator('[data-rate="int8"] .how').innerText(), /2 Workers at once/);
   // bad memory in place, the parameter named with its range
   await dialog.locator('#measure-mem').fill('-3');
   await dialog.locator('.measure-use').click();
@@ -91,8 +94,11 @@ test('with the software WebGPU adapter: the measured chip names the adapter and 
 
 test('with WebGPU off: the CPU is measured in WebAssembly; the chip travels in the address', async () => {
   const { page, problems, chip } = await measureOn(withoutGpu, { ...HOOKS, hideWebGpu: true });
-  assert.equal(chip.name, 'This device (measured): CPU (WebAssembly SIMD)');
+  assert.equal(chip.name, 'This device (measured): CPU (WebAssembly SIMD, 2 cores)');
   assert.equal(chip.kind, 'cpu');
+  assert.ok(chip.flops_per_s.int8 > 0, 'the int8 dot product is a rate of the chip');
+  assert.match(chip.sources.flops_per_s, /multiply-add|f32x4/);
+  assert.match(chip.sources.matmul, /matmul/);
   assert.deepEqual(problems, clean);
   await page.close();
   // a fresh browser opens the shared address with the same chip

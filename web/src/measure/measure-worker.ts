@@ -1,34 +1,60 @@
-// The Worker of "Measure this device": FLOP/s from the matmul experiment's kernels (WebGPU when
-// asked for and present, else the WebAssembly SIMD kernel) and memory bandwidth from a streaming
-// loop (a WebGPU copy kernel, or a WebAssembly SIMD read loop over a buffer far larger than the
-// CPU's caches). Each rate: one untimed warm-up, then `runs` timed runs.
+// The Workers of "Measure this device". A GPU worker ({type: 'measure'}) times the matmul
+// experiment's WebGPU shader and a copy between two buffers; a CPU worker, one per core
+// ({type: 'core'}), times one kernel at a time on its core while the others run theirs: fused
+// multiply-adds and an int8 dot product in registers (cpu-kernels.ts), the matmul experiment's
+// WebAssembly SIMD kernel, and a read of its own buffer far larger than the caches. Each rate:
+// one untimed warm-up, then `runs` timed runs.
 import createMatmul from 'scalelab-matmul';
 import { MATMUL_WGSL, TILE } from '../matmul/matmul-shader';
-import { rate, type MeasureMessage, type MeasureRequest, type MeasureSizes, type Measurement, type Rate } from './measure-protocol';
+import { fmaKernel, int8Kernel, streamReader, type CpuKernel } from './cpu-kernels';
+import { rate, type CoreMessage, type CoreRequest, type GpuMeasurement, type MeasureMessage, type MeasureRequest, type MeasureSizes, type Rate } from './measure-protocol';
 
-const post = (m: MeasureMessage) => (self as unknown as Worker).postMessage(m);
+const post = (m: MeasureMessage | CoreMessage) => (self as unknown as Worker).postMessage(m);
 const progress = (label: string) => post({ type: 'progress', label });
 
-self.onmessage = async (e: MessageEvent<MeasureRequest>) => {
+self.onmessage = async (e: MessageEvent<MeasureRequest | CoreRequest>) => {
   try {
-    const { sizes, gpu } = e.data;
-    const viaGpu = gpu ? await measureGpu(sizes).catch((err: unknown) => String((err as Error)?.message ?? err)) : 'not asked for';
-    post({ type: 'done', result: typeof viaGpu === 'string' ? { ...(await measureCpu(sizes)), gpuNote: viaGpu } : viaGpu });
+    const req = e.data;
+    if (req.type === 'core') post({ type: 'core-done', ...(await measureCore(req)) });
+    else post({ type: 'done', result: await measureGpu(req.sizes) });
   } catch (err) {
     post({ type: 'fatal', message: String((err as Error)?.message ?? err) });
   }
 };
 
 // ------------------------------------------------------------------------------------ CPU
-async function measureCpu(sizes: MeasureSizes): Promise<Measurement> {
-  progress('CPU: multiplying matrices in WebAssembly');
-  const flops = await cpuFlops(sizes.n, sizes.runs);
-  progress('CPU: streaming memory in WebAssembly');
-  const bandwidth = cpuBandwidth(sizes.streamBytes, sizes.runs);
-  return { target: 'cpu', adapter: 'CPU (WebAssembly SIMD)', software: false, vendor: 'unknown', flops, bandwidth, gpuNote: '' };
+const now = () => performance.now() / 1e3;
+
+/** Iterations of `kernel` that last about `seconds` (found by doubling; the doubling also warms it up). */
+function iterationsFor(kernel: CpuKernel, seconds: number): number {
+  for (let n = 1024; ; n *= 2) {
+    const t = now();
+    kernel.run(n);
+    const s = Math.max(now() - t, 1e-6);
+    if (s >= seconds / 8 || n >= 2 ** 30) return Math.max(1, Math.min(2 ** 31 - 1, Math.round(n * seconds / s)));
+  }
 }
 
-async function cpuFlops(n: number, runs: number): Promise<Rate> {
+function timedRuns(runs: number, once: () => number): number[] {
+  once();
+  return Array.from({ length: runs }, once);
+}
+
+async function measureCore({ kernel, sizes, cores }: CoreRequest): Promise<{ samples: number[]; how: string }> {
+  if (kernel === 'fma' || kernel === 'int8') {
+    const k = kernel === 'fma' ? fmaKernel() : int8Kernel();
+    const n = iterationsFor(k, sizes.coreSeconds);
+    return { samples: timedRuns(sizes.runs, () => { const t = now(); k.run(n); return k.opsPerIteration * n / Math.max(now() - t, 1e-6); }), how: k.how };
+  }
+  if (kernel === 'matmul') return cpuMatmul(sizes.n, sizes.runs);
+  const reader = streamReader(Math.max(2 ** 20, sizes.streamBytes / cores));
+  return {
+    samples: timedRuns(sizes.runs, () => reader.bytes / reader.pass()),
+    how: `reading ${(reader.bytes / 2 ** 20).toFixed(0)} MiB with WebAssembly SIMD loads on each core`,
+  };
+}
+
+async function cpuMatmul(n: number, runs: number): Promise<{ samples: number[]; how: string }> {
   const mod = await createMatmul();
   const count = n * n;
   const pa = mod._sl_matmul_alloc(count), pb = mod._sl_matmul_alloc(count), pc = mod._sl_matmul_alloc(count);
@@ -36,51 +62,12 @@ async function cpuFlops(n: number, runs: number): Promise<Rate> {
   try {
     const heap = mod.HEAPF32;
     for (let i = 0; i < count; i++) { heap[(pa >> 2) + i] = (i % 7) / 7; heap[(pb >> 2) + i] = (i % 5) / 5; }
-    const once = () => { const t = performance.now(); mod._sl_matmul_rows(pa, pb, pc, n, n, n, 0, n); return performance.now() - t; };
-    once(); once(); // warm-up: lets the browser swap in its optimised code (never inside a call)
-    const samples = Array.from({ length: runs }, () => (2 * n ** 3) / (Math.max(once(), 0.001) / 1e3));
-    return rate(samples, 'FLOP/s', `${n}×${n} float32 matmul, WebAssembly SIMD, one thread`);
+    const once = () => { const t = now(); mod._sl_matmul_rows(pa, pb, pc, n, n, n, 0, n); return 2 * n ** 3 / Math.max(now() - t, 1e-6); };
+    once(); // a second warm-up: lets the browser swap in its optimised code (never inside a call)
+    return { samples: timedRuns(runs, once), how: `${n}×${n} float32 matmul, the matmul experiment's WebAssembly SIMD kernel on each core` };
   } finally {
     mod._sl_matmul_free(pa); mod._sl_matmul_free(pb); mod._sl_matmul_free(pc);
   }
-}
-
-// A hand-assembled WebAssembly module: sum(begin, end) reads [begin, end) with 16-byte SIMD
-// loads into four accumulators (64 bytes per iteration) and returns one lane of their sum, so
-// that nothing can be skipped. Its memory is imported, sized for the buffer.
-function streamModule(): Uint8Array {
-  const uleb = (n: number) => { const out = []; do { let b = n & 0x7f; n >>>= 7; if (n) b |= 0x80; out.push(b); } while (n); return out; };
-  const section = (id: number, body: number[]) => [id, ...uleb(body.length), ...body];
-  const load = (acc: number, offset: number) => [0x20, acc, 0x20, 0, 0xfd, 0x00, 4, offset, 0xfd, 0xe4, 0x01, 0x21, acc];
-  const code = [
-    0x01, 0x04, 0x7b, // four v128 locals (2..5)
-    0x02, 0x40, 0x03, 0x40, // block, loop
-    0x20, 0, 0x20, 1, 0x4f, 0x0d, 1, // if begin >= end: leave
-    ...load(2, 0), ...load(3, 16), ...load(4, 32), ...load(5, 48),
-    0x20, 0, 0x41, 0xc0, 0x00, 0x6a, 0x21, 0, // begin += 64
-    0x0c, 0, 0x0b, 0x0b, // continue; end loop, end block
-    0x20, 2, 0x20, 3, 0xfd, 0xe4, 0x01, 0x20, 4, 0xfd, 0xe4, 0x01, 0x20, 5, 0xfd, 0xe4, 0x01, 0xfd, 0x1f, 0,
-    0x0b,
-  ];
-  return new Uint8Array([
-    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
-    ...section(1, [1, 0x60, 2, 0x7f, 0x7f, 1, 0x7d]),
-    ...section(2, [1, 1, 0x6d, 3, 0x6d, 0x65, 0x6d, 0x02, 0x00, 1]),
-    ...section(3, [1, 0]),
-    ...section(7, [1, 3, 0x73, 0x75, 0x6d, 0x00, 0]),
-    ...section(10, [1, ...uleb(code.length), ...code]),
-  ]);
-}
-
-function cpuBandwidth(bytes: number, runs: number): Rate {
-  const size = Math.ceil(bytes / 65536) * 65536;
-  const memory = new WebAssembly.Memory({ initial: size / 65536 });
-  new Float32Array(memory.buffer).fill(1); // touch every page before timing
-  const { sum } = new WebAssembly.Instance(new WebAssembly.Module(streamModule() as BufferSource), { m: { mem: memory } }).exports as { sum: (b: number, e: number) => number };
-  const once = () => { const t = performance.now(); sum(0, size); return performance.now() - t; };
-  once();
-  const samples = Array.from({ length: runs }, () => size / (Math.max(once(), 0.001) / 1e3));
-  return rate(samples, 'bytes/s', `reading ${(size / 2 ** 20).toFixed(0)} MiB with WebAssembly SIMD loads, one thread`);
 }
 
 // ------------------------------------------------------------------------------------ GPU
@@ -96,7 +83,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
   for (var i = gid.x; i < arrayLength(&src); i = i + stride) { dst[i] = src[i]; }
 }`;
 
-async function measureGpu(sizes: MeasureSizes): Promise<Measurement> {
+async function measureGpu(sizes: MeasureSizes): Promise<GpuMeasurement> {
   const gpu = (navigator as Navigator & { gpu?: GPU }).gpu;
   if (!gpu) throw new Error('this browser offers no WebGPU');
   progress('GPU: requesting an adapter');
@@ -111,7 +98,7 @@ async function measureGpu(sizes: MeasureSizes): Promise<Measurement> {
     const flops = await gpuFlops(device, software ? sizes.softwareN : sizes.n, sizes.runs);
     progress(`GPU: streaming memory (${name})`);
     const bandwidth = await gpuBandwidth(device, Math.min(sizes.streamBytes / 2, device.limits.maxStorageBufferBindingSize), sizes.runs);
-    return { target: 'gpu', adapter: software ? `${name} (software adapter)` : name, software, vendor: info.vendor || 'unknown', flops, bandwidth, gpuNote: '' };
+    return { adapter: software ? `${name} (software adapter)` : name, software, vendor: info.vendor || 'unknown', flops, bandwidth };
   } finally {
     device.destroy();
   }
