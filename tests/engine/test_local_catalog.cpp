@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 #include <string>
 
@@ -61,6 +62,77 @@ TEST(LocalCatalog, DevicesAndModelsNameTheirSources) {
     EXPECT_TRUE(kinds.count(kind)) << kind;
   }
   for (const auto& m : json::parse(scalelab::models_json())) EXPECT_FALSE(m.value("source", "").empty()) << m["id"];
+}
+
+json local(json in) {
+  scalelab::Evaluation e = scalelab::evaluate("local_inference", in.dump());
+  EXPECT_EQ(e.status, scalelab::Status::ok) << in.dump() << ": " << e.message;
+  return e.status == scalelab::Status::ok ? json::parse(e.json)["outputs"] : json::object();
+}
+
+json model_entry(const std::string& id) {
+  for (const auto& m : json::parse(scalelab::models_json())) {
+    if (m["id"] == id) return m;
+  }
+  ADD_FAILURE() << id << " is not in the catalog";
+  return json::object();
+}
+
+// Issue 35: no catalog model is refused by local_inference, decode or serving on their defaults
+// (latent attention, sliding windows and MoE included).
+TEST(LocalInference, EveryCatalogModelEvaluates) {
+  for (const auto& m : json::parse(scalelab::models_json())) {
+    for (const char* calc : {"local_inference", "decode", "serving"}) {
+      scalelab::Evaluation e = scalelab::evaluate(calc, json{{"model", m["id"]}}.dump());
+      EXPECT_EQ(e.status, scalelab::Status::ok) << calc << " " << m["id"] << ": " << e.message;
+    }
+  }
+}
+
+// MLA caches its latent: (r_kv + d_rope) numbers a token and layer. DeepSeek-R1 in Q4_K_M on the
+// 512 GB M3 Ultra (the issue's case): 61 x (512 + 64) x 2 bytes a token in fp16, every layer global.
+TEST(LocalInference, LatentAttentionCachesTheLatent) {
+  json out = local({{"chip", "apple-m3-ultra"}, {"model", "deepseek-r1"}, {"weight_format", "q4_k_m"}, {"context", 8192}});
+  json m = model_entry("deepseek-r1");
+  double per_token = m["L"].get<double>() * (m["kv_lora_rank"].get<double>() + m["qk_rope_head_dim"].get<double>()) * 2;
+  EXPECT_DOUBLE_EQ(per_token, 61 * 576 * 2);
+  EXPECT_DOUBLE_EQ(out["kv_bytes_per_token"].get<double>(), per_token);
+  EXPECT_NEAR(out["kv_bytes"].get<double>(), 8192 * per_token, 1e-6 * 8192 * per_token);
+  EXPECT_TRUE(out["fits"].get<bool>());
+}
+
+// A local layer keeps at most its window: Gemma 3 27B at 32k tokens holds 10 global layers x 32768
+// + 52 local layers x 1024 tokens, each 2 K H b_kv bytes; at a context inside the window, every
+// layer holds all of it.
+TEST(LocalInference, SlidingWindowLayersKeepTheirWindow) {
+  json m = model_entry("gemma3-27b");
+  double L = m["L"], local_layers = m["local_layers"], window = m["sliding_window"];
+  double per_layer = 2 * m["K"].get<double>() * m["H"].get<double>() * 2;
+  json out = local({{"chip", "rtx-4090"}, {"model", "gemma3-27b"}, {"context", 32768}});
+  EXPECT_NEAR(out["kv_bytes"].get<double>(), ((L - local_layers) * 32768 + local_layers * window) * per_layer, 1);
+  EXPECT_LT(out["kv_bytes"].get<double>(), 0.25 * L * 32768 * per_layer);
+  json inside = local({{"chip", "rtx-4090"}, {"model", "gemma3-27b"}, {"context", 512}});
+  EXPECT_NEAR(inside["kv_bytes"].get<double>(), L * 512 * per_layer, 1);
+}
+
+// The shorter context suggested for a windowed model is the longest whose cache fits: the cache
+// grows only in the global layers past the window, so it is far longer than the all-global one.
+TEST(LocalInference, SuggestedContextOfAWindowedModelIsTheLongestThatFits) {
+  json in = {{"chip", "rtx-3060-12gb"}, {"model", "gemma3-12b"}, {"weight_format", "q4_k_m"}, {"context", 1000000}};
+  json out = local(in);
+  ASSERT_FALSE(out["fits"].get<bool>());
+  ASSERT_EQ(out["suggestion_kind"], "shorter_context");
+  double context = out["suggested_context"];
+  in["context"] = context;
+  EXPECT_TRUE(local(in)["fits"].get<bool>()) << context;
+  in["context"] = context + 1;
+  EXPECT_FALSE(local(in)["fits"].get<bool>()) << context;
+  json m = model_entry("gemma3-12b");
+  double L = m["L"], local_layers = m["local_layers"], window = m["sliding_window"];
+  double per_layer = 2 * m["K"].get<double>() * m["H"].get<double>() * 2;
+  double tokens = (out["usable_bytes"].get<double>() - out["overhead_bytes"].get<double>() - out["weight_bytes"].get<double>()) / per_layer;
+  EXPECT_EQ(context, std::floor((tokens - local_layers * window) / (L - local_layers)));
+  EXPECT_GT(context, 3 * tokens / L);  // all-global layers would hold a sixth of it
 }
 
 }  // namespace

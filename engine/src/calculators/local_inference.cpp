@@ -83,12 +83,14 @@ WeightRead weight_read(const Model& m, double tokens, Result& r) {
 }
 
 struct Memory {
-  double weight_bytes = 0, kv_bytes_per_token = 0, kv_bytes = 0, overhead = 0, needed = 0;
+  double weight_bytes = 0, kv_bytes_per_token = 0, kv_bytes_per_layer_token = 0, kv_bytes = 0, overhead = 0,
+         needed = 0;
   double share = 1, usable = 0, margin = 0;
   bool fits = false;
 };
 
-
+// The KV cache of all users: each token of a global layer's cache, at most the window (and the
+// sinks) of a local layer's, at the format's bytes a token and layer (MLA: its latent).
 Memory memory(const Args& args, const Model& m, const Format& w, const Format& kv, double params,
               Result& r) {
   const Chip& chip = args.chip();
@@ -97,12 +99,11 @@ Memory memory(const Args& args, const Model& m, const Format& w, const Format& k
   mem.weight_bytes = r.step("Weight bytes (" + w.name + ")", "\\text{bytes}_w = P \\, b_w / 8",
                             tex(params) + " \\times " + tex(w.bits) + " / 8", params * w.bits / 8, "bytes");
   mem.kv_bytes_per_token = kv_bytes_per_token(m, kv.bits / 8);
-  r.step("KV bytes per token (" + kv.name + ")", "\\text{KV}_{tok} = 2 L K H \\, b_{kv} / 8",
-         "2 \\times " + times(m.L, m.K) + " \\times " + tex(m.H) + " \\times " + tex(kv.bits) + " / 8",
-         mem.kv_bytes_per_token, "bytes");
-  mem.kv_bytes = r.step("KV cache of all users", "\\text{KV} = U \\, S \\, \\text{KV}_{tok}",
-                        times(users, context) + " \\times " + tex(mem.kv_bytes_per_token),
-                        users * context * mem.kv_bytes_per_token, "bytes");
+  Expr kv_layer = kv_bytes_per_layer_token(m, kv.bits / 8, r.log());
+  Expr held = kv_tokens_held(m, context, r.log());
+  mem.kv_bytes_per_layer_token = kv_layer.value();
+  mem.kv_bytes = r.step("KV cache of all users (" + kv.name + ")", "\\text{KV}", r.sym("U", users) * held * kv_layer,
+                        "bytes").value();
   mem.overhead = args.num("overhead_bytes");
   mem.needed = r.step("Memory needed", "\\text{bytes}_w + \\text{KV} + \\text{overhead}",
                       tex(mem.weight_bytes) + " + " + tex(mem.kv_bytes) + " + " + tex(mem.overhead),
@@ -200,6 +201,12 @@ std::vector<Format> smaller_formats(const Format& current) {
   return list;
 }
 
+// The longest context whose KV cache fits in `room` bytes for every user (whole tokens).
+double context_fitting(const Model& m, double room, double users, const Memory& mem) {
+  if (!has_window(m)) return std::floor(room / (users * mem.kv_bytes_per_token));
+  return std::floor(context_holding(m, room / (users * mem.kv_bytes_per_layer_token)));
+}
+
 Suggestion suggest_fit(const Args& args, const Memory& mem, const Format& w, double params) {
   Suggestion s;
   double rest = mem.kv_bytes + mem.overhead;
@@ -217,7 +224,7 @@ Suggestion suggest_fit(const Args& args, const Memory& mem, const Format& w, dou
   double room = mem.usable - mem.overhead - mem.weight_bytes;
   if (per_context_token > 0 && room >= per_context_token) {
     s.kind = "shorter_context";
-    s.context = std::floor(room / per_context_token);
+    s.context = context_fitting(args.model(), room, args.num("users"), mem);
     s.text = "A shorter context fits: at most " + format_quantity(*s.context, "tokens") + " per user leave room for the KV cache.";
     return s;
   }
@@ -226,7 +233,7 @@ Suggestion suggest_fit(const Args& args, const Memory& mem, const Format& w, dou
     if (per_context_token > 0 && room_f >= per_context_token) {
       s.kind = "smaller_format_and_context";
       s.format = f.id;
-      s.context = std::floor(room_f / per_context_token);
+      s.context = context_fitting(args.model(), room_f, args.num("users"), mem);
       s.text = "Neither a smaller format nor a shorter context fits alone; " + f.name + " (" + plain(f.bits) +
                " bits per weight) with at most " + format_quantity(*s.context, "tokens") + " per user does.";
       return s;
@@ -279,10 +286,6 @@ std::optional<std::string> binding_tier(const std::vector<Tier>& tiers, double t
 void compute(const Args& args, Result& r) {
   const Chip& chip = args.chip();
   const Model& m = args.model();
-  if (m.is_mla()) {
-    throw InputError("model", m.name + " uses latent (MLA) attention, which this calculator does not model; "
-                                       "choose a GQA model");
-  }
   Format w = read_format(args.str("weight_format")), kv = read_format(args.str("kv_format"));
   double users = args.num("users"), context = args.num("context");
   double prompt = args.has("prompt_tokens") ? args.num("prompt_tokens") : context;

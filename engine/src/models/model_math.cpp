@@ -1,5 +1,7 @@
 #include "models/model_math.hpp"
 
+#include <cmath>
+
 namespace scalelab {
 
 double head_dim_qk(const Model& m) { return m.is_mla() ? m.qk_nope_head_dim + m.qk_rope_head_dim : m.H; }
@@ -30,6 +32,33 @@ ParamCounts count_params(const Model& m) {
   }
   p.embedding = (m.tied_embeddings ? 1 : 2) * m.D * m.V;
   return p;
+}
+
+Expr kv_bytes_per_layer_token(const Model& m, double kv_dtype_bytes, const Steps& log) {
+  Expr b_kv = log.sym("b_{kv}", kv_dtype_bytes);
+  if (m.is_mla()) {
+    return log.step("KV bytes per token and layer (MLA latent)", "\\text{KV}_{layer}",
+                    (log.sym("r_{kv}", m.kv_lora_rank) + log.sym("d_{rope}", m.qk_rope_head_dim)) * b_kv, "bytes");
+  }
+  return log.step("KV bytes per token and layer", "\\text{KV}_{layer}", 2 * log.sym("K", m.K) * log.sym("H", m.H) * b_kv,
+                  "bytes");
+}
+
+Expr kv_tokens_held(const Model& m, double context, const Steps& log) {
+  Expr S = log.sym("S", context), L = log.sym("L", m.L);
+  if (!has_window(m)) return log.step("Tokens the caches hold (every layer global)", "T_{held}", L * S, "tokens");
+  Expr local = log.sym("L_{local}", m.local_layers), window = log.sym("W", m.sliding_window);
+  Expr kept = m.sink_tokens > 0 ? window + log.sym("s", m.sink_tokens) : window;
+  return log.step("Tokens the caches hold (local layers keep their window)", "T_{held}",
+                  (L - local) * S + local * min(S, kept), "tokens");
+}
+
+double context_holding(const Model& m, double tokens) {
+  if (!has_window(m)) return tokens / m.L;
+  double kept = m.sliding_window + m.sink_tokens;
+  if (tokens <= m.L * kept) return tokens / m.L;
+  if (m.L <= m.local_layers) return INFINITY;
+  return (tokens - m.local_layers * kept) / (m.L - m.local_layers);
 }
 
 double kv_bytes_per_token(const Model& m, double kv_dtype_bytes) {

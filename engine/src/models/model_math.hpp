@@ -2,6 +2,8 @@
 // every calculator that takes a model.
 #pragma once
 #include "catalog/catalog.hpp"
+#include "core/expr.hpp"
+#include "core/result.hpp"
 
 namespace scalelab {
 
@@ -23,5 +25,17 @@ double head_dim_v(const Model& m);
 double kv_bytes_per_token(const Model& m, double kv_dtype_bytes);
 // MLP matrices per layer: 3 when gated, else 2.
 inline double mlp_matrices(const Model& m) { return m.gated ? 3 : 2; }
+
+// ---- attention as today's models have it (issue 35 §2) -----------------------------------------
+// KV-cache bytes one token costs in one layer: 2 K H b_kv (GQA), (r_kv + d_rope) b_kv (MLA).
+Expr kv_bytes_per_layer_token(const Model& m, double kv_dtype_bytes, const Steps& log);
+// Tokens the caches of all layers hold at context S: every token in a global layer, at most the
+// window (and the sinks) in a local one: (L - L_local) S + L_local min(S, W + s).
+Expr kv_tokens_held(const Model& m, double context, const Steps& log);
+inline bool has_window(const Model& m) { return m.local_layers > 0 && m.sliding_window > 0; }
+// The context at which the caches hold `tokens` tokens in all (kv_tokens_held's inverse): tokens / L
+// while every layer still keeps all of it, else (tokens - L_local (W + s)) / (L - L_local); +inf
+// when every layer is local and the caches never grow that far.
+double context_holding(const Model& m, double tokens);
 
 }  // namespace scalelab
