@@ -101,7 +101,16 @@ const warnings = [];
 // Line numbers in messages are the file's: the chapter body starts after its front matter.
 let bodyFirstLine = 1, bodyStart = 0;
 const lineOf = (node) => (node?.position?.start?.line ? node.position.start.line + bodyFirstLine - 1 : '?');
+// The chip the chapter being rendered is pre-rendered for: a directive inside a `:::when` block
+// hidden on it is not seen there, so what it cannot compute on that chip is no warning (the chip
+// gate checks it on the chips where it shows).
+let renderChip = DEFAULT_CHIP;
+function hiddenOnRenderChip(node) {
+  const kind = chips.find((c) => c.id === renderChip)?.kind;
+  return (node?.data?.slWhen ?? []).some((w) => !whenHolds(w, { kind, value: w.calc ? evaluateOn(w.calc, w.params, w.out, w.chip === 'fixed' ? null : renderChip) : undefined }));
+}
 function contentWarning(file, node, message) {
+  if (hiddenOnRenderChip(node)) return;
   const where = `${path.relative(ROOT, file)}:${lineOf(node)}`;
   if (STRICT) throw new Error(`${where}: ${message}`);
   warnings.push(`${where}: ${message}`);
@@ -472,6 +481,7 @@ async function renderMarkdown(file, md, options = {}) {
 }
 async function renderMarkdownOrThrow(file, md, { steps = true, chip = DEFAULT_CHIP } = {}) {
   const ctx = { labs: new Set(), questions: 0, stepTitles: [], chip, gate: [] };
+  renderChip = chip;
   const out = await unified()
     .use(remarkParse)
     .use(remarkGfm, { singleTilde: false }) // tables; "~33×" stays text
