@@ -52,6 +52,7 @@ export function tryitNode({ file, node, index, parent, ctx, t }) {
   // data-pairs, not data-lab: pairedLab() finds labs by their dataLab
   const props = { className: ['tryit'], dataTryit: id, dataPairs: lab ?? '', dataCalc: a.calc, dataOut: a.out, dataParams: a.params || '{}', dataTol: tol, dataUnit: unit };
   if (a.chip === 'fixed') props.dataChip = 'fixed';
+  if (a.hides) props.dataHides = a.hides;
   return t.h('sl-tryit', props, [
     t.h('p', { className: ['tryit-kicker'] }, [t.text('Try it')]),
     t.h('div', { className: ['tryit-body'] }, node.children),

@@ -14,6 +14,19 @@ import './tryit.css';
 interface Shown { answer: number; chipName: string; ratio: number; within: boolean; steps: string }
 let counter = 0;
 
+/** One rule per veiled output name: inside a lab whose data-veil lists a token ending in
+ *  `:name`, that output's value and the figures of that name are hidden, with words in their place. */
+const veilRules = new Set<string>();
+function veilRule(name: string) {
+  if (veilRules.has(name) || !/^[\w.]+$/.test(name)) return;
+  veilRules.add(name);
+  let sheet = document.getElementById('tryit-veil') as HTMLStyleElement | null;
+  if (!sheet) { sheet = document.createElement('style'); sheet.id = 'tryit-veil'; document.head.append(sheet); }
+  const lab = `[data-veil$=":${name}"], [data-veil*=":${name} "]`;
+  sheet.sheet?.insertRule(`:is(${lab}) :is([data-out="${name}"] dd, [data-figure="${name}"]) { visibility: hidden; }`);
+  sheet.sheet?.insertRule(`:is(${lab}) :is([data-out="${name}"] dd, [data-figure="${name}"])::before { visibility: visible; content: "hidden until Check"; margin-inline-end: 0.5em; font-style: italic; color: var(--muted); }`);
+}
+
 export class TryIt extends LitElement {
   private engine: Engine | null = null;
   private body: HTMLElement | null = null;
@@ -33,6 +46,8 @@ export class TryIt extends LitElement {
   private get unit() { return this.dataset.unit ?? ''; }
   private get chapterKey() { return this.closest<HTMLElement>('article.chapter')?.dataset.key ?? null; }
   private get blockId() { return this.dataset.tryit ?? this.uid; }
+  /** the lab outputs that would give the answer away: this block's own, and any its `hides` names */
+  private get veiled() { return [...new Set([this.out, ...(this.dataset.hides ?? '').split(/[\s,]+/)].filter(Boolean))]; }
 
   connectedCallback() {
     if (!this.body) {
@@ -48,6 +63,7 @@ export class TryIt extends LitElement {
     }
     super.connectedCallback();
     this.lab = this.pairedLab();
+    this.veil();
     this.lab?.addEventListener('input', this.onLab);
     this.lab?.addEventListener('change', this.onLab);
     window.addEventListener('sl-chip-change', this.onChip);
@@ -57,6 +73,22 @@ export class TryIt extends LitElement {
     this.lab?.removeEventListener('input', this.onLab);
     this.lab?.removeEventListener('change', this.onLab);
     window.removeEventListener('sl-chip-change', this.onChip);
+    this.veil(false);
+  }
+
+  /** Until Check, the paired lab does not show the number this block asks for (issue 33 §4): its
+   *  output row (data-out) and any figure in its sentences (data-figure) of that name read "hidden
+   *  until Check". The lab element carries the names (data-veil); one stylesheet rule per name
+   *  (veilRule) hides them, so the lab's own re-renders keep them hidden. */
+  private veil(on = !this.rec?.check) {
+    if (!this.lab) return;
+    const names = new Set((this.lab.dataset.veil ?? '').split(' ').filter(Boolean));
+    for (const name of this.veiled) {
+      const token = `${this.blockId}:${name}`;
+      if (on) { names.add(token); veilRule(name); } else names.delete(token);
+    }
+    if (names.size) this.lab.dataset.veil = [...names].join(' ');
+    else delete this.lab.dataset.veil;
   }
 
   /** The nearest element of the paired lab before this block, in the same step. */
@@ -117,6 +149,7 @@ export class TryIt extends LitElement {
     const chipName = this.chipName(r);
     this.rec.check = { answer, chip: chipName, ratio, within };
     this.save();
+    this.veil();
     this.shown = { answer, chipName, ratio, within, steps: this.shown?.steps ?? '' };
     this.refusal = '';
     this.requestUpdate();
@@ -146,6 +179,7 @@ export class TryIt extends LitElement {
     this.rec = { ...this.rec, locked: false, operated: false, check: undefined };
     this.shown = null;
     this.save();
+    this.veil();
     this.requestUpdate();
     void this.updateComplete.then(() => this.querySelector<HTMLInputElement>(`#${this.uid}-in`)?.focus());
   }

@@ -42,6 +42,12 @@ test('predict, operate the lab, check: the engine value for the lab\u2019s chip;
   await page.evaluate(() => localStorage.clear());
   const { block, params, calc, out, tol } = await openTryit(page);
   const status = block.locator('.tryit-status');
+  // until Check, the paired lab's row of the output asked for reads "hidden until Check" (issue 33 §4)
+  const rowVisibility = () => lab(block).evaluate((el, name) => {
+    const dd = el.querySelector(`[data-out="${name}"] dd`);
+    return dd ? getComputedStyle(dd).visibility : 'no such row';
+  }, out);
+  assert.equal(await rowVisibility(), 'hidden', `the lab's ${out} row is veiled before Check`);
   // no Check before a prediction is locked in and the lab operated
   assert.equal(await block.locator('.tryit-check').count(), 0);
   await block.locator('button.tryit-lock').click();
@@ -68,6 +74,7 @@ test('predict, operate the lab, check: the engine value for the lab\u2019s chip;
   const within = Math.abs(guess / answer - 1) <= tol;
   assert.match(await result.innerText(), within ? /Within/ : /Off by ×2\.0 \(too low\)/);
   assert.match(await result.innerText(), /TPU v5e/);
+  assert.equal(await rowVisibility(), 'visible', `the lab's ${out} row shows after Check`);
   // the lab's own chip moves the answer
   await operate(block, (l) => l.locator('.control[data-key="chip"] select').selectOption('h100'));
   const h100 = evaluate(calc, { ...params, chip: 'h100' }).outputs[out];
