@@ -181,6 +181,9 @@ function leakCheckPlugin(file) {
   const walk = (node) => {
     if (node.type === 'element' && isCodeOrMath(node)) return;
     if (node.type === 'text') {
+      // a container's closing fence left as text (an inner :::tryit closed by the outer :::when's
+      // fence: nested containers need more colons outside than inside)
+      if (/^\s*:{3,}\s*$/.test(node.value) && node.value.trim()) throw new Error(`${path.relative(ROOT, file)}:${lineOf(node)}: a closing fence "${node.value.trim()}" would show as text: give the outer container more colons than the one inside it`);
       const leaks = leakedDirectives(node.value);
       if (leaks.length) throw new Error(`${path.relative(ROOT, file)}:${lineOf(node)}: directive ${leaks[0]} would show as text: “${node.value.trim().slice(0, 80)}”`);
     }
