@@ -24,7 +24,7 @@ function veilRule(name: string) {
   if (!sheet) { sheet = document.createElement('style'); sheet.id = 'tryit-veil'; document.head.append(sheet); }
   const lab = `[data-veil$=":${name}"], [data-veil*=":${name} "]`;
   sheet.sheet?.insertRule(`:is(${lab}) :is([data-out="${name}"] dd, [data-figure="${name}"]) { visibility: hidden; }`);
-  sheet.sheet?.insertRule(`:is(${lab}) :is([data-out="${name}"] dd, [data-figure="${name}"])::before { visibility: visible; content: "hidden until Check"; margin-inline-end: 0.5em; font-style: italic; color: var(--muted); }`);
+  sheet.sheet?.insertRule(`:is(${lab}) :is([data-out="${name}"] dd, [data-figure="${name}"])::before { visibility: visible; content: "hidden until Check"; margin-inline-end: 0.5em; white-space: nowrap; font-style: italic; color: var(--muted); }`);
 }
 
 export class TryIt extends LitElement {
