@@ -72,7 +72,7 @@ for (const { key, md } of CHAPTERS) {
           lab = { name: a.name, paired: false, calc: CHECKABLE.has(a.name) };
           continue;
         }
-        if (/^:::tryit\{/.test(line)) {
+        if (/^:{3,}tryit\{/.test(line)) {
           assert.ok(lab, `step ${i}: a Try-it with no lab before it in its step`);
           lab.paired = true;
         }
@@ -207,7 +207,7 @@ function readableAnswers(key, md) {
     if (/^## /.test(line)) { step += 1; lab = null; continue; }
     const l = /^::lab\{(.*)\}\s*$/.exec(line);
     if (l) { const a = attrs(l[1]); lab = { calc: LAB_CALC.get(a.name), state: a.state ? JSON.parse(a.state) : {}, line: i }; continue; }
-    const q = /^(::question\[.*?\]|:::tryit)\{/.exec(line);
+    const q = /^(::question\[.*?\]|:{3,}tryit)\{/.exec(line);
     if (!q || shown[i].hidden) continue; // not shown on this chip
     const a = attrs(attrText(line, q[0].length - 1));
     const kind = q[1].startsWith(':::') ? 'Try-it' : 'question';
