@@ -24,7 +24,7 @@ function veilRule(name: string) {
   if (!sheet) { sheet = document.createElement('style'); sheet.id = 'tryit-veil'; document.head.append(sheet); }
   const lab = `[data-veil$=":${name}"], [data-veil*=":${name} "]`;
   sheet.sheet?.insertRule(`:is(${lab}) :is([data-out="${name}"] dd, [data-figure="${name}"]) { visibility: hidden; }`);
-  sheet.sheet?.insertRule(`:is(${lab}) :is([data-out="${name}"] dd, [data-figure="${name}"])::before { visibility: visible; content: "hidden until Check"; margin-inline-end: 0.5em; white-space: nowrap; font-style: italic; color: var(--muted); }`);
+  sheet.sheet?.insertRule(`:is(${lab}) :is([data-out="${name}"] dd, [data-figure="${name}"])::before { visibility: visible; content: "hidden"; margin-inline-end: 0.5em; font-style: italic; color: var(--muted); }`);
 }
 
 export class TryIt extends LitElement {
@@ -77,8 +77,8 @@ export class TryIt extends LitElement {
   }
 
   /** Until Check, the paired lab does not show the number this block asks for (issue 33 §4): its
-   *  output row (data-out) and any figure in its sentences (data-figure) of that name read "hidden
-   *  until Check". The lab element carries the names (data-veil); one stylesheet rule per name
+   *  output row (data-out) and any figure in its sentences (data-figure) of that name read "hidden"
+   *  until Check. The lab element carries the names (data-veil); one stylesheet rule per name
    *  (veilRule) hides them, so the lab's own re-renders keep them hidden. */
   private veil(on = !this.rec?.check) {
     if (!this.lab) return;

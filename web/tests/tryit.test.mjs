@@ -42,7 +42,7 @@ test('predict, operate the lab, check: the engine value for the lab\u2019s chip;
   await page.evaluate(() => localStorage.clear());
   const { block, params, calc, out, tol } = await openTryit(page);
   const status = block.locator('.tryit-status');
-  // until Check, the paired lab's row of the output asked for reads "hidden until Check" (issue 33 §4)
+  // until Check, the paired lab's row of the output asked for reads "hidden" until Check (issue 33 §4)
   const rowVisibility = () => lab(block).evaluate((el, name) => {
     const dd = el.querySelector(`[data-out="${name}"] dd`);
     return dd ? getComputedStyle(dd).visibility : 'no such row';
