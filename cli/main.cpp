@@ -115,6 +115,8 @@ int main(int argc, char** argv) {
   list->add_flag("--json", list_json, "print the full schemas as JSON");
   app.add_subcommand("chips", "the chip catalog as JSON");
   app.add_subcommand("models", "the model catalog as JSON");
+  app.add_subcommand("bands", "the expected-range bands (data/bands.json) as JSON");
+  app.add_subcommand("calibrate", "fit the expected-range bands afresh from the published runs (the text of data/bands.json)");
 
   auto* probe = app.add_subcommand("probe", "measure this machine's CPU FLOP/s and memory bandwidth");
   scalelab::probe::Options probe_options;
@@ -158,6 +160,19 @@ int main(int argc, char** argv) {
   }
   if (app.got_subcommand("models")) {
     std::printf("%s\n", scalelab::models_json().c_str());
+    return 0;
+  }
+  if (app.got_subcommand("bands")) {
+    std::printf("%s\n", scalelab::bands_json().c_str());
+    return 0;
+  }
+  if (app.got_subcommand("calibrate")) {
+    try {
+      std::printf("%s\n", scalelab::calibrate_json().c_str());
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "scalelab calibrate: %s\n", e.what());
+      return 3;
+    }
     return 0;
   }
   return scalelab::serve(options, [&](int port) {

@@ -67,6 +67,13 @@ std::string models_json();
 // static file instead (web/src/published-runs.ts): they are not in the WebAssembly build.
 std::string formats_json();
 std::string measurements_json();
+// The expected-range bands (data/bands.json: per regime of the published runs, the band of shares
+// of the bound a run reaches, its runs and the setups they cover), as embedded.
+std::string bands_json();
+// The same bands fitted afresh from the published runs with this engine's bounds, indented: the
+// text `scalelab calibrate` prints and data/bands.json holds. Throws std::runtime_error naming a
+// published run that does not evaluate.
+std::string calibrate_json();
 
 // Human formatting of a quantity, e.g. (1.39e-3, "s") -> "1.39 ms". The one formatter.
 std::string format_quantity(double value, std::string_view unit);

@@ -254,6 +254,11 @@ const json& measurement_catalog() {
   return catalog;
 }
 
+const json& band_catalog() {
+  static const json catalog = json::parse(kBandsJson);
+  return catalog;
+}
+
 const json* find_format(const std::string& id) { return find_by_id(format_catalog(), id); }
 
 double format_bits(const std::string& id) {

@@ -18,6 +18,8 @@ const json& model_catalog();
 const json& format_catalog();  // weight and KV-cache formats (data/formats.json)
 // published decode speeds on named hardware, model and format (data/measurements.json)
 const json& measurement_catalog();
+// the expected-range bands fitted to those runs (data/bands.json, io/calibration.hpp)
+const json& band_catalog();
 
 // The fields of a chip object and of a model object, one row each in the order an object is
 // written in: the data the schema (schema/object_fields.hpp) makes their parameters from, and

@@ -1,0 +1,97 @@
+// The expected-range bands (data/bands.json) are the fit of the published runs with today's
+// bounds: refitted here, they match the embedded catalog (else a bound moved and the bands are
+// stale), and each regime of ten runs or more holds at least 80 % of its runs inside the band
+// fitted without them (issue 37).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "io/calibration.hpp"  // engine/src: the fit itself
+#include "scalelab/engine.hpp"
+#include "support/test_support.hpp"
+
+namespace {
+
+using scalelab::testing::json;
+
+// "" when `fitted` matches `embedded` (numbers within 1e-9 relative), else where they differ.
+std::string differences(const json& fitted, const json& embedded, const std::string& at) {
+  if (fitted.is_number() && embedded.is_number()) {
+    double a = fitted, b = embedded;
+    return std::abs(a - b) <= 1e-9 * std::max(std::abs(a), std::abs(b)) ? "" : at + ": " + fitted.dump() + " vs " + embedded.dump() + "\n";
+  }
+  if (fitted.type() != embedded.type() || fitted.size() != embedded.size()) {
+    return at + ": " + fitted.dump().substr(0, 200) + " vs " + embedded.dump().substr(0, 200) + "\n";
+  }
+  std::string out;
+  if (fitted.is_object()) {
+    for (auto it = fitted.begin(); it != fitted.end(); ++it) {
+      out += embedded.contains(it.key()) ? differences(it.value(), embedded[it.key()], at + "." + it.key())
+                                         : at + "." + it.key() + " is not in data/bands.json\n";
+    }
+  } else if (fitted.is_array()) {
+    for (std::size_t i = 0; i < fitted.size(); ++i) out += differences(fitted[i], embedded[i], at + "[" + std::to_string(i) + "]");
+  } else if (fitted != embedded) {
+    out += at + ": " + fitted.dump() + " vs " + embedded.dump() + "\n";
+  }
+  return out;
+}
+
+TEST(Bands, TheCatalogIsTheFitOfThePublishedRunsWithTodaysBounds) {
+  json fitted = json::parse(scalelab::calibrate_json()), embedded = json::parse(scalelab::bands_json());
+  std::string diff = differences(fitted, embedded, "bands");
+  EXPECT_EQ(diff, "") << "data/bands.json is not the fit of data/measurements.json with the engine's bounds of today (a "
+                         "bound or a run changed): refit with `build/scalelab calibrate > data/bands.json`, rebuild, and "
+                         "say in the commit how the bands moved.\n"
+                      << diff;
+}
+
+TEST(Bands, EachRegimeOfTenRunsOrMoreHoldsEightyPercentOfItsRunsInTheBandFittedWithoutThem) {
+  json fitted = json::parse(scalelab::calibrate_json());
+  int checked = 0;
+  for (const auto& band : fitted["bands"]) {
+    std::vector<double> shares;
+    for (const auto& s : band["shares"]) shares.push_back(s["share"]);
+    if (shares.size() < 10) continue;
+    ++checked;
+    std::size_t inside = 0;
+    for (std::size_t i = 0; i < shares.size(); ++i) {
+      std::vector<double> rest = shares;
+      rest.erase(rest.begin() + std::ptrdiff_t(i));
+      scalelab::BandFit without = scalelab::fit_band(rest);
+      inside += shares[i] >= without.low && shares[i] <= without.high;
+    }
+    EXPECT_EQ(inside, band["leave_one_out_inside"].get<std::size_t>()) << band["regime"];
+    EXPECT_GE(double(inside), 0.8 * double(shares.size()))
+        << band["regime"] << ": " << inside << " of " << shares.size() << " runs inside the band fitted without them";
+  }
+  EXPECT_GE(checked, 5) << "regimes with ten runs or more";
+}
+
+TEST(Bands, TheFitIsALogNormalPredictionIntervalHeldAtTheBound) {
+  // Student's t at 0.95 against its tables: 2.131847 (4 degrees of freedom), 1.812461 (10), 1.644854 (∞)
+  EXPECT_NEAR(scalelab::t_quantile(0.95, 4), 2.131847, 1e-3);
+  EXPECT_NEAR(scalelab::t_quantile(0.95, 10), 1.812461, 1e-5);
+  EXPECT_NEAR(scalelab::t_quantile(0.95, 1e9), 1.644854, 1e-6);
+  // three equal shares: no spread, a band of one point
+  scalelab::BandFit flat = scalelab::fit_band({0.5, 0.5, 0.5});
+  EXPECT_DOUBLE_EQ(flat.low, 0.5);
+  EXPECT_DOUBLE_EQ(flat.high, 0.5);
+  // 0.16, 0.2, 0.25: logs symmetric about log 0.2, s = ln 1.25; half-width t(2)·s·√(4/3)
+  scalelab::BandFit fit = scalelab::fit_band({0.25, 0.16, 0.2});
+  double half = scalelab::t_quantile(0.95, 2) * std::log(1.25) * std::sqrt(4.0 / 3.0);
+  EXPECT_NEAR(fit.low, 0.2 * std::exp(-half), 1e-12);
+  EXPECT_NEAR(fit.high, 0.2 * std::exp(half), 1e-12);
+  EXPECT_NEAR(fit.median, 0.2, 1e-15);
+  EXPECT_NEAR(fit.geometric_mean, 0.2, 1e-12);
+  EXPECT_FALSE(fit.capped);
+  // shares near the bound: the high end is held at 1
+  scalelab::BandFit near = scalelab::fit_band({0.95, 0.6, 0.99, 0.8});
+  EXPECT_TRUE(near.capped);
+  EXPECT_EQ(near.high, 1);
+  EXPECT_THROW(scalelab::fit_band({0.5, 0.6}), std::invalid_argument);
+}
+
+}  // namespace
