@@ -58,7 +58,8 @@ export interface PublishedRun {
   measured: { output: string; value: number }; published: string; software: string; hardware: string;
   source: { url: string; where: string; commit?: string }; notes?: string; uncertain?: string; exceeds_bound?: string;
 }
-export interface Regime { id: string; title: string; calculators: string[]; chip_kinds: string[]; what: string }
+/** applies_to: the calculators and outputs whose expected range this regime's band gives */
+export interface Regime { id: string; title: string; chip_kinds: string[]; what: string; applies_to: { calculator: string; outputs: string[] }[] }
 /** Our own timings of one decode step on a real GPU: rows of [batch, seconds] (bench/device/decode_step.py) */
 export interface DecodeStepRun {
   id: string; chip: string; model: string; weight_format: string; compute_dtype: string; chips: number; context: number;

@@ -156,7 +156,8 @@ json fit_bands(const json& catalog) {
       shares.push_back(r->share);
       listed.push_back({{"id", r->id}, {"share", r->share}});
     }
-    json band = {{"regime", id}, {"title", regime.at("title")}, {"runs", mine.size()}};
+    json band = {{"regime", id}, {"title", regime.at("title")}, {"chip_kinds", regime.at("chip_kinds")},
+                 {"applies_to", regime.at("applies_to")}, {"runs", mine.size()}};
     if (shares.size() >= 3) {
       BandFit f = fit_band(shares);
       band["low"] = f.low;
