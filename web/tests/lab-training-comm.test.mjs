@@ -133,7 +133,10 @@ test('axe: the lab page, and the lab in chapters 5 and 12', async () => {
     if (ch === '12-gpus') {
       // the data-parallel step: 1,024 H100s, its critical global batch as the Try-it's answer
       const p = { chip: 'h100', strategy: 'dp', chips: 1024 };
-      assert.equal(await page.locator(`${EL} [data-out="critical_batch_tokens"] dd`).first().innerText(), expected('training_comm', p, 'critical_batch_tokens'));
+      // the chapter's Try-it asks this figure: the lab computes it (textContent) and veils it until Check
+      const dd = page.locator(`${EL} [data-out="critical_batch_tokens"] dd`).first();
+      assert.equal(await dd.textContent(), expected('training_comm', p, 'critical_batch_tokens'));
+      assert.equal(await dd.innerText(), '', 'veiled until the Try-it is checked');
     }
   }
   assert.deepEqual(problems, clean);
@@ -163,13 +166,17 @@ test('ch 12, expert parallelism: doing what the Try-it says shows its answer in 
   await lab.locator('.control[data-key="ep"] input[type=text]').fill(String(params.ep));
   await page.waitForFunction(([s, b]) => document.querySelector(s).dataset.rendered !== b, [`${sec} ${EL}`, before]);
   await lab.evaluate((el) => el.flush()); // that render may be the chart's own: the input's evaluation rendered too
-  assert.equal(await lab.locator('[data-out="critical_F"] dd').innerText(), expected('training_comm', params, 'critical_F'), 'the lab shows the answer');
+  // the lab has the answer, veiled until Check (issue 33 §4: not readable off the page before)
+  const answerRow = lab.locator('[data-out="critical_F"] dd');
+  assert.equal(await answerRow.textContent(), expected('training_comm', params, 'critical_F'), 'the lab computes the answer');
+  assert.equal(await answerRow.innerText(), '', 'veiled until Check');
   assert.equal(await lab.locator('.lab-verdict .verdict').getAttribute('data-bound'), evaluate('training_comm', params).outputs.bound);
   await block.locator('.tryit-check').click();
   const result = block.locator('.tryit-result');
   await result.waitFor();
   assert.equal(Number(await result.getAttribute('data-answer')), answer, 'the engine\u2019s value');
   assert.match(await result.innerText(), /Within/);
+  assert.equal(await answerRow.innerText(), expected('training_comm', params, 'critical_F'), 'shown once checked');
   assert.deepEqual(problems, clean);
   await page.close();
 });
