@@ -5,11 +5,7 @@
 // Needs web/dist built and build/scalelab, like the other browser tests.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { chromium } from 'playwright-core';
-import { startServer, watchedPage, axe, launchWithoutServiceWorkers } from './harness.mjs';
+import { startServer, launch, watchedPage, axe, launchWithoutServiceWorkers } from './harness.mjs';
 
 const PAGE = '/labs/decode-run/';
 const VIEW = 'sl-decode-run-view';
@@ -17,22 +13,12 @@ const MIB = 2 ** 20;
 const CPU_RUN = { weightBytes: 16 * MIB, batches: [1, 2, 4, 8, 16, 32], samples: 3, reps: 1, ceilingBatch: 32 };
 const GPU_RUN = { softwareGpu: true, weightBytes: 4 * MIB, batches: [1, 4, 9, 20, 40], samples: 2, reps: 1, ceilingBytes: 4 * MIB, ceilingBatch: 32 };
 
-async function launchWith(extra) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scalelab-decode-run-'));
-  const context = await chromium.launchPersistentContext(dir, {
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-      '--disable-sync', '--no-first-run', '--disable-quic', ...extra],
-  });
-  return { context, close: async () => { await context.close(); fs.rmSync(dir, { recursive: true, force: true }); } };
-}
 
 let server, withGpu, withoutGpu;
 before(async () => {
   server = await startServer();
-  withGpu = await launchWith(['--enable-unsafe-webgpu']);
-  withoutGpu = await launchWith([]);
+  withGpu = await launch(['--enable-unsafe-webgpu']);
+  withoutGpu = await launch([]);
 });
 after(async () => { await withGpu?.close(); await withoutGpu?.close(); await server?.stop(); });
 

@@ -35,12 +35,13 @@ export async function startServer(dist = path.join(WEB, 'dist')) {
 
 const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
 
-export async function launch() {
+/** Chromium with a fresh user-data-dir; `extra`: more arguments (e.g. --enable-unsafe-webgpu). */
+export async function launch(extra = []) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scalelab-chromium-'));
   const context = await chromium.launchPersistentContext(dir, {
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
     headless: true,
-    args: CHROMIUM_ARGS,
+    args: [...CHROMIUM_ARGS, ...extra],
   });
   return { context, close: async () => { await context.close(); fs.rmSync(dir, { recursive: true, force: true }); } };
 }

@@ -8,11 +8,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { chromium } from 'playwright-core';
-import { startServer, watchedPage, axe, ROOT } from './harness.mjs';
+import { startServer, launch, watchedPage, axe, ROOT } from './harness.mjs';
 
 const PAGE = process.env.MATMUL_TEST_PATH || '/labs/matmul/';
 const EL = 'sl-matmul-experiment';
@@ -32,23 +29,12 @@ async function startMatmulServer() {
   return { url, stop: async () => { proc.kill('SIGTERM'); } };
 }
 
-/** Like harness.launch(), with extra Chromium arguments. */
-async function launchWith(extra) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scalelab-matmul-'));
-  const context = await chromium.launchPersistentContext(dir, {
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-      '--disable-sync', '--no-first-run', '--disable-quic', ...extra],
-  });
-  return { context, close: async () => { await context.close(); fs.rmSync(dir, { recursive: true, force: true }); } };
-}
 
 let server, withGpu, withoutGpu;
 before(async () => {
   server = await startMatmulServer();
-  withGpu = await launchWith(['--enable-unsafe-webgpu']);
-  withoutGpu = await launchWith([]);
+  withGpu = await launch(['--enable-unsafe-webgpu']);
+  withoutGpu = await launch([]);
 });
 after(async () => { await withGpu?.close(); await withoutGpu?.close(); await server?.stop(); });
 

@@ -4,11 +4,7 @@
 // ?device=. Small sizes through window.__slMeasureHooks keep the runs short.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { chromium } from 'playwright-core';
-import { startServer, watchedPage } from './harness.mjs';
+import { startServer, launch, watchedPage } from './harness.mjs';
 import { clean, expected, labHelpers } from './lab-helpers.mjs';
 
 const EL = 'sl-can-i-run-lab';
@@ -17,18 +13,8 @@ const CALC = 'local_inference';
 const HOOKS = { n: 64, softwareN: 64, streamBytes: 4 * 2 ** 20, runs: 3, coreSeconds: 0.01, cores: 2 };
 const { ready, waitOut } = labHelpers({ element: EL });
 
-async function launchWith(extra) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scalelab-measure-'));
-  const context = await chromium.launchPersistentContext(dir, {
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-      '--disable-sync', '--no-first-run', '--disable-quic', ...extra],
-  });
-  return { context, close: async () => { await context.close(); fs.rmSync(dir, { recursive: true, force: true }); } };
-}
 let server, withGpu, withoutGpu;
-before(async () => { server = await startServer(); withGpu = await launchWith(['--enable-unsafe-webgpu']); withoutGpu = await launchWith([]); });
+before(async () => { server = await startServer(); withGpu = await launch(['--enable-unsafe-webgpu']); withoutGpu = await launch([]); });
 after(async () => { await withGpu?.close(); await withoutGpu?.close(); await server?.stop(); });
 
 const rate = (text) => {
@@ -102,7 +88,7 @@ test('with WebGPU off: the CPU is measured in WebAssembly; the chip travels in t
   assert.deepEqual(problems, clean);
   await page.close();
   // a fresh browser opens the shared address with the same chip
-  const other = await launchWith([]);
+  const other = await launch([]);
   try {
     const b64 = Buffer.from(JSON.stringify(chip)).toString('base64url');
     const { page: p2, problems: pr2 } = await watchedPage(other.context, server.url);
