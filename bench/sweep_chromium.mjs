@@ -12,7 +12,7 @@
 // run: as the course calls it (engine.ts's sweep: sweepColumns, then sweepValues' doubles put
 // back into the result by web/src/sweep-columns.js, the same module), as the JSON export parsed
 // (what engine.ts did before), and the JSON export alone (its text, not parsed). --variant loads
-// a lab group's engine (build-wasm/web/engine-<variant>.js, wasm/variants.json; /labs/decode/
+// a lab group's engine (build-wasm/web/engine-<variant>.js, named by the lab manifests; /labs/decode/
 // loads "inference") instead of the full one.
 //
 //   node bench/sweep_chromium.mjs --native build/scalelab_bench [--rounds 10]

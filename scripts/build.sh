@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the native release (build/scalelab, tests, benchmarks), the WebAssembly engine
-# (build-wasm/web/engine.js for the browser, engine-<variant>.js for the lab routes' groups in
-# wasm/variants.json, build-wasm/node/engine.cjs for Node) and the web course (web/dist).
+# (build-wasm/web/engine.js for the browser, engine-<variant>.js for each lab group the lab
+# manifests name, web/src/labs/*.lab.json; build-wasm/node/engine.cjs for Node) and the web course (web/dist).
 # BUILD_DIR and WASM_BUILD_DIR override the two build folders.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"

@@ -31,7 +31,7 @@ export default defineConfig({
     alias: [
       // the engine's .wasm as a URL (`scalelab-engine-wasm?url`): the page compiles it once (src/engine.ts)
       { find: /^scalelab-engine-wasm\?url$/, replacement: `${resolve(wasmDir, 'engine.wasm')}?url` },
-      // a lab group's engine (../wasm/variants.json) as a URL (`scalelab-engine-<variant>-wasm?url`):
+      // a lab group's engine (its labs' manifests, src/labs/*.lab.json) as a URL (`scalelab-engine-<variant>-wasm?url`):
       // the same glue as the full engine, its own .wasm
       { find: /^scalelab-engine-([a-z]+)-wasm\?url$/, replacement: `${resolve(wasmDir, 'engine-$1.wasm')}?url` },
       { find: /^scalelab-engine$/, replacement: resolve(wasmDir, 'engine.js') },

@@ -1,6 +1,6 @@
 // Benchmark (not a test): how fast every lab answers an input, in headless Chromium.
-// For each lab route (the labs web/src/labs/registry.ts lists that evaluate the engine) it drags
-// the lab's main slider and reports p50/p95 of two figures:
+// For each lab route (the labs whose manifests, web/src/labs/*.lab.json, name a calculator) it
+// drags the lab's main slider and reports p50/p95 of two figures:
 //   work    the lab's own work per input: the slider's input handler, the evaluation(s), Lit's
 //           render and the chart, called directly (lab.flush()), no frame wait; and how many of
 //           those inputs drew a chart afresh rather than moving the marks of one already drawn;
@@ -14,17 +14,18 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { startServer, launch, watchedPage, WEB } from '../tests/harness.mjs';
+import { LABS } from '../build/labs.mjs';
 
 const arg = (name, dflt) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : dflt);
 const only = arg('--lab', 'all');
 const N = Number(arg('--n', '200'));
 const outFile = arg('--out', null);
 
-// The lab elements the registry lists (the Try-it block and the matmul experiment, which runs a
-// measurement on a button press rather than evaluating on input, are not labs timed here).
-const registry = fs.readFileSync(path.join(WEB, 'src/labs/registry.ts'), 'utf8');
-const elements = [...registry.matchAll(/'(sl-[\w-]+-lab)'\s*:/g)].map((m) => m[1]);
-// The main slider of each lab (default: its first slider) and any starting state the drag needs.
+// The labs that evaluate the engine (the matmul experiment runs a measurement on a button press
+// rather than evaluating on input: not timed here).
+const engineLabs = LABS.filter((l) => l.calculator);
+// The slider dragged in each lab (default: its main control's, else its first slider) and any
+// starting state the drag needs.
 const MAIN = {
   roofline: { key: 'B' },
   'compute-budget': { key: 'N' },
@@ -39,11 +40,11 @@ const MAIN = {
   'can-i-run': { key: 'context' },
   'training-comm': { key: 'batch_tokens' },
 };
-const labs = elements.map((el) => ({ name: el.slice(3, -4), el }))
+const labs = engineLabs.map((l) => ({ name: l.name, el: l.element }))
   .filter((l) => fs.existsSync(path.join(WEB, 'dist/labs', l.name, 'index.html')))
   .filter((l) => only === 'all' || only.split(',').includes(l.name))
   .map((l) => ({ ...l, key: null, query: '', ...MAIN[l.name] }));
-if (!labs.length) throw new Error(`no lab called ${only}; the labs: ${elements.map((e) => e.slice(3, -4)).join(', ')}`);
+if (!labs.length) throw new Error(`no lab called ${only}; the labs: ${engineLabs.map((l) => l.name).join(', ')}`);
 
 const pct = (xs, p) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]; };
 const ms = (x) => `${x.toFixed(2)} ms`;
@@ -93,7 +94,7 @@ try {
     // the chart is drawn once its box nears the viewport, and follows every input after that
     await page.locator(`${lab.el} .lab-viz`).first().scrollIntoViewIfNeeded().catch(() => {});
     await page.waitForFunction((el) => { const v = document.querySelector(`${el} .lab-viz`); return !v || v.dataset.renders; }, lab.el);
-    lab.key ??= await page.$eval(`${lab.el} .control.numeric`, (c) => c.dataset.key);
+    lab.key ??= await page.$eval(`${lab.el} .lab-main .control.numeric, ${lab.el} .control.numeric`, (c) => c.dataset.key);
     const slider = page.locator(`${lab.el} .control[data-key="${lab.key}"] input[type=range]`);
     await slider.scrollIntoViewIfNeeded();
     await page.waitForTimeout(300);

@@ -534,7 +534,7 @@ function chipOptions(selected = DEFAULT_CHIP) {
     `<option value="${esc(c.id)}"${c.id === selected ? ' selected' : ''}>${esc(c.name)}</option>`).join('')}</optgroup>`).join('') +
     '<option value="custom">Custom chip…</option><option value="measure">Measure this device…</option>';
 }
-// engine: the engine build the page loads (a lab group's, wasm/variants.json); none: the full one.
+// engine: the engine build the page loads (a lab group's, named by the lab's manifest); none: the full one.
 // The footer's link to the book: the whole book from the home page, else the page's chapter.
 const ORIGINAL_LINK_TEXT = { home: 'Read the book online', chapter: 'Read this chapter in the original', lab: "Read this lab's chapter in the original" };
 

@@ -1,53 +1,81 @@
-// Registered labs. A lab listed here gets a full-page route /labs/<name>/ and can be placed
-// in a chapter with ::lab{name="…"}. `element` is the custom element the lab module defines
-// (web/src/labs/registry.ts maps the same name to its module). Labs not listed here render
-// as a "coming soon" box where a chapter places them.
-export const LABS = [
-  { name: 'roofline', element: 'sl-roofline-lab', calc: 'roofline', chapter: 1,
-    title: 'Roofline lab',
-    summary: 'Drag a matmul\u2019s batch and widths and watch it cross from memory-bound to compute-bound.' },
-  { name: 'compute-budget', element: 'sl-compute-budget-lab', calc: 'compute_budget', chapter: 0,
-    title: 'Compute budget lab',
-    summary: 'Trade parameters against tokens at a fixed 6ND budget: FLOPs, time, weight memory, MoE bytes, attention pairs, and a (clearly invented) loss curve.' },
-  { name: 'memory-ladder', element: 'sl-memory-ladder-lab', calc: 'transfer', chapter: 2,
-    title: 'Memory ladder lab',
-    summary: 'Move one tensor over PCIe, HBM, VMEM, ICI and DCN (NVLink and InfiniBand on GPUs) and compare every rung on one log axis.' },
-  { name: 'collectives', element: 'sl-collectives-lab', calc: 'collective', chapter: 3,
-    title: 'Collectives lab',
-    summary: 'AllGather, ReduceScatter, AllReduce and AllToAll over mesh axes: the time, the latency/bandwidth crossover, a ring hop by hop, and the GPU fabric levels.' },
-  { name: 'sharded-matmul', element: 'sl-sharded-matmul-lab', calc: 'sharded_matmul', chapter: 3,
-    title: 'Sharded matmul lab',
-    summary: 'Type a sharded matmul in the book\u2019s notation and see its case, its collectives, comm against compute, local shapes and the JAX PartitionSpecs.' },
-  { name: 'model', element: 'sl-model-lab', calc: 'transformer', chapter: 4,
-    title: 'Model lab',
-    summary: 'Pick a model or edit its dimensions (GQA, MoE, MLA): parameters by part, FLOPs per token, attention\u2019s share as T grows, and the KV cache.' },
-  { name: 'memory-budget', element: 'sl-memory-budget-lab', calc: 'training_memory', chapter: 5,
-    title: 'Memory budget lab',
-    summary: 'Set the DP, FSDP, TP and PP degrees, dtypes, optimizer and rematerialisation: the bytes per chip against HBM, and the comm-versus-compute roofline of that layout with its critical batch.' },
-  { name: 'training-comm', element: 'sl-training-comm-lab', calc: 'training_comm', chapter: 5,
-    title: 'Training comms lab',
-    summary: 'Pick DP, FSDP, TP, FSDP+TP, PP or EP and drag the batch: per-layer FLOP time against communication time over the tokens per chip, and the critical batch where the comms stop binding.' },
-  { name: 'training-pod', element: 'sl-training-pod-lab', calc: 'training_run', chapter: 6,
-    title: 'Training pod lab',
-    summary: 'LLaMA-3 70B on 15T tokens: pick the chip, the chip count, MFU and price and see the FLOPs, days, dollars, the smallest slice by memory, and the ranked layouts with the reason each rejected one fails.' },
-  { name: 'decode', element: 'sl-decode-lab', calc: 'decode', chapter: 7,
-    title: 'Decode step lab',
-    summary: 'Drag the batch and the context: weight-load, KV-load and FLOP times over the batch, the bound flipping at the critical batch, tokens per second, and the largest batch that fits.' },
-  { name: 'serving', element: 'sl-serving-lab', calc: 'serving', chapter: 8,
-    title: 'Serving setup lab',
-    summary: 'Pick the topology and a batch range: latency against throughput per chip and the cost per million tokens as a Pareto plot, the chosen point highlighted, and the smallest topology that holds the model.' },
-  { name: 'can-i-run', element: 'sl-can-i-run-lab', calc: 'local_inference', chapter: 7,
-    title: 'Can I run it?',
-    summary: 'Your own GPU, Mac or CPU: does the model fit in this format and context, where the rest spills (RAM, SSD), the tokens per second and first-token bounds, and the first change to try.' },
-  { name: 'can-i-fine-tune', element: 'sl-can-i-fine-tune-lab', calc: 'finetune', chapter: 5,
-    title: 'Can I fine-tune it?',
-    summary: 'Full fine-tuning, LoRA, QLoRA or a small model from scratch on your own card: weights, adapters, gradients, optimizer state and activations against its memory, the days a token budget takes, and the first change that would make it fit.' },
-  // issue 38: not an engine calculator (calc: null); its own module, web/src/measure/decode-run/.
-  { name: 'decode-run', element: 'sl-decode-run', calc: null, chapter: 7,
-    title: 'Run it here: your decode step',
-    summary: 'Time one decode step of a model on your own GPU (or CPU) from batch 1 past the flip, and see it beside the engine\u2019s bound for the same device.' },
-  // issue 6: not an engine calculator (calc: null); its own module, web/src/matmul/.
-  { name: 'matmul', element: 'sl-matmul-experiment', calc: null, chapter: 0,
-    title: 'CPU vs WebGPU matmul',
-    summary: 'Multiply two matrices in your browser, on the CPU in WebAssembly and optionally with a WebGPU compute shader, and check every element.' },
-];
+// The labs, each declared once by its manifest: web/src/labs/<name>.lab.json beside its module.
+//   name       the route /labs/<name>/ and the name a chapter places it by (::lab{name="…"})
+//   element    the custom element its module defines
+//   module     that module, relative to web/src/labs/ (loaded when the element nears the viewport)
+//   calculator the engine calculator it runs (null: not an engine lab, e.g. the matmul experiment)
+//   evaluates  the other calculators its module evaluates or sweeps (optional)
+//   variant    the lab group whose engine build its route loads: a build holding chip and every
+//              calculator its labs name (wasm/CMakeLists.txt reads the same manifests)
+//   chapter, title, summary: where it belongs, and what the labs index and its fallback say
+// From these come LABS (the course build's list), the lab groups (engine-variants.mjs), and, run
+// as a script, web/src/generated/labs.ts: the element → module map and each lab's calculators.
+// Adding a lab is its module and its manifest (README.md in web/src/labs).
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const WEB = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const LABS_DIR = path.join(WEB, 'src', 'labs');
+const SUFFIX = '.lab.json';
+
+const FIELDS = {
+  name: (v) => typeof v === 'string' && /^[a-z][a-z0-9-]*$/.test(v),
+  element: (v) => typeof v === 'string' && /^sl-[a-z0-9-]+$/.test(v),
+  module: (v) => typeof v === 'string' && /^\.{1,2}\/[\w./-]+$/.test(v),
+  calculator: (v) => v === null || (typeof v === 'string' && /^[a-z_]+$/.test(v)),
+  evaluates: (v) => v === undefined || (Array.isArray(v) && v.every((c) => typeof c === 'string' && /^[a-z_]+$/.test(c))),
+  variant: (v) => v === undefined || (typeof v === 'string' && /^[a-z][a-z0-9-]*$/.test(v)),
+  chapter: (v) => Number.isInteger(v) && v >= 0,
+  title: (v) => typeof v === 'string' && v.length > 0,
+  summary: (v) => typeof v === 'string' && v.length > 0,
+};
+
+function readManifest(file) {
+  const where = path.relative(path.resolve(WEB, '..'), file);
+  const m = JSON.parse(fs.readFileSync(file, 'utf8'));
+  for (const key of Object.keys(m)) if (!(key in FIELDS)) throw new Error(`${where}: unknown field "${key}"`);
+  for (const [key, ok] of Object.entries(FIELDS)) if (!ok(m[key])) throw new Error(`${where}: field "${key}" is missing or malformed (${JSON.stringify(m[key])})`);
+  if (m.name !== path.basename(file, SUFFIX)) throw new Error(`${where}: name "${m.name}" differs from the file's`);
+  if (m.calculator && !m.variant) throw new Error(`${where}: a lab with a calculator names its variant (lab group)`);
+  const src = path.resolve(LABS_DIR, m.module);
+  if (!['.ts', '.js'].some((ext) => fs.existsSync(src + ext))) throw new Error(`${where}: no module ${m.module}(.ts|.js)`);
+  return m;
+}
+
+/** Every lab's manifest, by chapter then name; `calc` is `calculator` by the course build's older name. */
+export const LABS = fs.readdirSync(LABS_DIR).filter((f) => f.endsWith(SUFFIX)).sort()
+  .map((f) => readManifest(path.join(LABS_DIR, f)))
+  .sort((a, b) => a.chapter - b.chapter || a.name.localeCompare(b.name))
+  .map((m) => ({ ...m, calc: m.calculator }));
+for (const key of ['name', 'element']) {
+  const seen = new Set();
+  for (const l of LABS) { if (seen.has(l[key])) throw new Error(`two lab manifests give ${key} "${l[key]}"`); seen.add(l[key]); }
+}
+
+/** The calculators a lab's page evaluates: its own and the others its module names. */
+export const calculatorsOf = (lab) => (lab.calculator ? [lab.calculator, ...(lab.evaluates ?? [])] : []);
+
+function generated() {
+  const mod = (l) => JSON.stringify(path.posix.join('../labs', l.module));
+  const info = Object.fromEntries(LABS.map((l) => [l.element, { name: l.name, calculators: calculatorsOf(l) }]));
+  return `// Generated by web/build/labs.mjs from web/src/labs/*.lab.json. Do not edit.
+/** Custom element → the module that defines it, loaded when the element nears the viewport. */
+export const LAB_MODULES: Record<string, () => Promise<unknown>> = {
+${LABS.map((l) => `  ${JSON.stringify(l.element)}: () => import(${mod(l)}),`).join('\n')}
+};
+/** Custom element → its lab's name (its route) and the calculators it evaluates, its own first. */
+export const LAB_INFO: Record<string, { name: string; calculators: readonly string[] }> = ${JSON.stringify(info, null, 2)};
+/** Custom element → the calculator its lab runs (defineLab checks a lab class against it). */
+export interface LabCalculators {
+${LABS.filter((l) => l.calculator).map((l) => `  ${JSON.stringify(l.element)}: ${JSON.stringify(l.calculator)};`).join('\n')}
+}
+`;
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const out = path.join(WEB, 'src', 'generated', 'labs.ts');
+  const text = generated();
+  fs.mkdirSync(path.dirname(out), { recursive: true });
+  if (!fs.existsSync(out) || fs.readFileSync(out, 'utf8') !== text) fs.writeFileSync(out, text);
+  console.log(`labs: ${path.relative(path.resolve(WEB, '..'), out)} (${LABS.length} labs)`);
+}

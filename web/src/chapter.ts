@@ -1,6 +1,6 @@
 // A chapter page: steps clicked through, live numbers, check-yourself questions.
 import { engineLoadProblem, getEngine, getPath, isError, type Engine, type Outcome, type Result } from './engine';
-import { chipId, chipParam, DEFAULT_CHIP, progress, saveProgress, setChip, type Progress } from './state';
+import { chipFromLink, chipId, chipParam, DEFAULT_CHIP, progress, saveProgress, setChip, type Progress } from './state';
 import { parseNumber, percent } from './format';
 import { chipNeedsShort, chipNeedsText, compareText, digitsText, isNumberList, numberListText, verdictText } from './live-text.js';
 import { whenHolds, type WhenCondition } from './when.js';
@@ -28,6 +28,7 @@ function adoptChapterChip(article: HTMLElement) {
   const nameOf = (id: string) => [...(select?.options ?? [])].find((o) => o.value === id)?.textContent ?? id;
   const choose = (id: string) => { setChip(id); if (select) select.value = id; };
   const before = chipId();
+  if (chipFromLink()) return; // a link's chip= is the reader's choice for this view
   let declined = false;
   try { declined = localStorage.getItem(declinedKey(article.dataset.key!)) === before; } catch { /* private mode */ }
   if (before === own || declined) return;

@@ -35,7 +35,7 @@ declare module 'scalelab-measurements?url' {
   const url: string;
   export default url;
 }
-// A lab group's engine (wasm/variants.json, aliased in vite.config.ts): the URL of its .wasm.
+// A lab group's engine (the lab manifests' variant, aliased in vite.config.ts): the URL of its .wasm.
 declare module 'scalelab-engine-*-wasm?url' {
   const url: string;
   export default url;

@@ -93,7 +93,7 @@ export class Engine {
   modelName(id: string): string { return MODEL_INDEX.find((m) => m.id === id)?.name ?? ''; }
   /** weight and KV-cache formats (data/formats.json): id, display name, bits per value, source */
   get formats(): EngineFormat[] { return this.once('formats'); }
-  /** variant: the engine build this is (wasm/variants.json), 'full' for the one with every calculator */
+  /** variant: the engine build this is (a lab group, named by the labs' manifests), 'full' for the one with every calculator */
   constructor(private readonly m: EngineModule, readonly variant = 'full') {}
   /** A lab group's engine holds only its labs' calculators. Asked for another (a page that loads
    *  the wrong build) it fails loudly: evaluate and sweep throw, calculator() reports it and
@@ -102,7 +102,7 @@ export class Engine {
   private lacks(name: string): string | null {
     const held = VARIANT_CALCULATORS[this.variant];
     if (!held || held.includes(name)) return null;
-    const fault = `the "${this.variant}" engine has no calculator "${name}" (it holds ${held.join(', ')}): add it to that variant in wasm/variants.json`;
+    const fault = `the "${this.variant}" engine has no calculator "${name}" (it holds ${held.join(', ')}): name it in the lab's manifest (web/src/labs/<name>.lab.json, "evaluates")`;
     console.error(fault);
     return fault;
   }
@@ -200,11 +200,11 @@ export function engineLoadProblem(e: unknown): string {
 }
 
 // The build a page loads: the one its <html data-engine> names (a lab route's lab group,
-// wasm/variants.json: the same glue, a .wasm with only that group's calculators), else the full one.
+// named by its labs' manifests: the same glue, a .wasm with only that group's calculators), else the full one.
 async function load(): Promise<Engine> {
   const variant = document.documentElement.dataset.engine ?? 'full';
   const wasmUrl = ENGINE_WASM[variant];
-  if (!wasmUrl) throw new Error(`this page asks for an engine build "${variant}" that does not exist (wasm/variants.json)`);
+  if (!wasmUrl) throw new Error(`this page asks for an engine build "${variant}" that does not exist (no lab manifest names it)`);
   const [{ default: createEngine, glueUrl }, module] = await Promise.all([import('./engine-glue'), compileEngine(wasmUrl)]);
   await warmUp(module, glueUrl, [...toWarm]);
   return new Engine(await createEngine({

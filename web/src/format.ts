@@ -1,5 +1,8 @@
-// Reading numbers people type: "240", "2.4e11", "1,024", "240k", "1.4 ms", "578 MB".
-const PREFIX: Record<string, number> = { k: 1e3, K: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18, m: 1e-3, u: 1e-6, 'µ': 1e-6, n: 1e-9 };
+// Reading numbers people type: "240", "2.4e11", "1,024", "240k", "100M", "70B", "15T tokens",
+// "1.4 ms", "578 MB". A letter after the number is a scale (k, M, B for billion, G, T, P, E; m, µ,
+// n below one), unless the words after it are a unit alone ("5 s", "3 tokens", "2 bytes").
+const PREFIX: Record<string, number> = { k: 1e3, K: 1e3, M: 1e6, B: 1e9, G: 1e9, T: 1e12, P: 1e15, E: 1e18, m: 1e-3, u: 1e-6, 'µ': 1e-6, n: 1e-9 };
+const BARE_UNIT = /^(s|sec|seconds?|min|minutes?|h|hours?|days?|bytes?|tokens?|flops?(\/s|\/byte)?|count|params|parameters|chips?|gpus?|sequences?|users?|%)$/i;
 
 export function parseNumber(text: string): number | null {
   const t = text.trim().replace(/[,_\u2009\u202f]/g, '').replace(/\u2212/g, '-').replace(/[×x]\s*10\^?\s*([-+]?\d+)/, 'e$1');
@@ -8,15 +11,12 @@ export function parseNumber(text: string): number | null {
   if (!m) return null;
   let v = Number(m[1]);
   const rest = m[2].trim();
-  if (rest) {
-    const p = rest[0];
-    // a prefix followed by a unit word ("ms", "GB", "TFLOP/s") or alone ("240k")
-    if (p in PREFIX && (rest.length === 1 || /^[a-zA-Z/]/.test(rest.slice(1)))) {
-      // "bytes", "s", "tokens", "FLOPs" without a prefix must not be read as one
-      const word = rest.toLowerCase();
-      const isBareUnit = /^(s|sec|seconds?|bytes?|b|tokens?|flops?(\/s|\/byte)?|count)$/.test(word);
-      if (!isBareUnit) v *= PREFIX[p];
-    }
+  if (rest && (rest === 'B' || !BARE_UNIT.test(rest))) {
+    // a scale, alone ("240k", "70B") or before a unit ("1.4 ms", "578 MB", "15T tokens")
+    const scaled = /^([kKMBGTPEmuµn])\s*([a-zA-Z/%]*)$/.exec(rest);
+    if (!scaled) return null;
+    if (scaled[1] === 'B' && scaled[2]) return null; // "B" is billion alone, never a unit's prefix
+    v *= PREFIX[scaled[1]];
   }
   return Number.isFinite(v) ? v : null;
 }
@@ -27,12 +27,22 @@ export function percent(x: number): string {
   return `${p < 10 ? p.toPrecision(2) : Math.round(p)}%`;
 }
 
-/** A number for an input field, exact and in the shorter of its two spellings:
- *  820000000000 → "8.2e11", 4194304 → "4194304" (not "4.194304e6"), 512 → "512". */
+/** The scales a field writes a large number with, as people write them: "100M", "70B", "15T". */
+const FIELD_SCALES: [number, string][] = [[1e12, 'T'], [1e9, 'B'], [1e6, 'M'], [1e3, 'k']];
+
+/** A number for an input field, exact and as people write it: 100000000 → "100M", 7e10 → "70B",
+ *  1.5e13 → "15T", 4194304 → "4194304" (no shorter exact form), 512 → "512", 1e24 → "1e24". */
 export function fieldText(v: unknown): string {
   if (typeof v !== 'number' || !Number.isFinite(v)) return v == null ? '' : String(v);
   const plain = String(Number(v.toPrecision(12)));
-  if (v === 0 || (Math.abs(v) < 1e6 && Math.abs(v) >= 1e-3)) return plain;
+  const a = Math.abs(v);
+  if (a >= 1e4 && a < 1e16) {
+    for (const [scale, letter] of FIELD_SCALES) {
+      const x: number = v / scale;
+      if (Math.abs(x) >= 1 && Math.abs(x) < 1e4 && Number(x.toPrecision(4)) * scale === v) return `${Number(x.toPrecision(4))}${letter}`;
+    }
+  }
+  if (v === 0 || (a < 1e16 && a >= 1e-3)) return plain;
   const sci = v.toExponential().replace('e+', 'e').replace(/\.?0+e/, 'e');
   return !plain.includes('e') && plain.length <= sci.length ? plain : sci;
 }

@@ -1,6 +1,6 @@
 // The page shell: chip selector (catalog + custom chip), Plain/Technical switch, theme.
 import { getEngine, isError, type ParamSchema } from './engine';
-import { chipId, customChip, DEFAULT_CHIP, mode, setChip, setMode, setTheme, theme, type Mode, type Theme } from './state';
+import { chipId, customChip, DEFAULT_CHIP, linkedChipProblem, mode, setChip, setMode, setTheme, theme, type Mode, type Theme } from './state';
 import { esc, } from './tex';
 import { fieldText, typedValue } from './format';
 import { chipFromAddress, openMeasureDialog } from './measure/measure-device';
@@ -46,6 +46,7 @@ export function initShell() {
     customOption(select).textContent = customLabel(customChip()!);
   } else select.value = has(current) ? current : DEFAULT_CHIP;
   let previous = select.value;
+  if (linkedChipProblem) addressNotice(linkedChipProblem);
   void useAddressDevice(select);
   select.addEventListener('change', () => {
     if (select.value === 'custom') { void openCustomChip(select, previous); return; }
@@ -94,17 +95,38 @@ function addressNotice(text: string) {
 }
 
 // ---- custom chip form, built from the schema's chip_fields and validated by the engine
-interface Field { path: string; schema: ParamSchema }
+// Grouped as a chip is read: what it is, its compute, its memory, its links, its pod or node, its
+// price, and (folded) the architecture details the book's deeper chapters use. Each field is
+// labelled with the schema's words and unit; the group is presentation, the fields the engine's.
+interface Field { path: string; schema: ParamSchema; label: string }
+const CHIP_GROUPS: { title: string; fields: RegExp; folded?: boolean }[] = [
+  { title: 'The chip', fields: /^(name|kind|vendor|generation)$/ },
+  { title: 'Compute', fields: /^(flops_per_s\.|clock_hz$|cores_per_chip$)/ },
+  { title: 'Memory', fields: /^(hbm_bytes|hbm_bytes_per_s|vmem_bytes|vmem_bytes_per_s|l2_bytes|smem_bytes_per_sm|gpu_memory_share)$/ },
+  { title: 'Links', fields: /^(ici_link_bytes_per_s|ici_links|ici_hop_latency_s|pcie_bytes_per_s|dcn_bytes_per_s|nvlink_bytes_per_s|nvlink_link_bytes_per_s|ib_bytes_per_s|node_ib_bytes_per_s|beyond_pod)$/ },
+  { title: 'Pod, node and host', fields: /^(pod_chips|wrap_axis_multiple|host_chips|node_gpus|nvswitches_per_node|nvswitch_ports|superpod\.)/ },
+  { title: 'Price', fields: /^(price_per_hour_usd|price_usd)$/ },
+  { title: 'Architecture details', fields: /./, folded: true },
+];
+const UNIT_WORDS: Record<string, string> = { usd: 'US dollars', count: '', ratio: 'share, 0 to 1' };
 function chipFormFields(fields: ParamSchema[]): Field[] {
   const out: Field[] = [];
   for (const f of fields) {
-    if (f.name === 'name') out.push({ path: 'name', schema: f });
-    else if (f.type === 'number' || f.type === 'integer') out.push({ path: f.name, schema: f });
+    if (f.name === 'name') out.push({ path: 'name', schema: f, label: f.label });
+    else if (f.type === 'number' || f.type === 'integer') out.push({ path: f.name, schema: f, label: f.label });
     else if (f.type === 'object' && f.fields) {
-      for (const g of f.fields) if (g.type === 'number' || g.type === 'integer') out.push({ path: `${f.name}.${g.name}`, schema: { ...g, doc: `${g.doc}` } });
-    } else if (f.type === 'choice' && f.choices) out.push({ path: f.name, schema: f });
+      for (const g of f.fields) if (g.type === 'number' || g.type === 'integer') out.push({ path: `${f.name}.${g.name}`, schema: g, label: g.label && g.label !== g.name ? g.label : `${f.label}: ${g.name}` });
+    } else if (f.type === 'choice' && f.choices) out.push({ path: f.name, schema: f, label: f.label });
   }
   return out;
+}
+function grouped(fields: Field[]): { title: string; folded: boolean; fields: Field[] }[] {
+  const left = new Set(fields);
+  return CHIP_GROUPS.map((g) => {
+    const mine = [...left].filter((f) => g.fields.test(f.path));
+    mine.forEach((f) => left.delete(f));
+    return { title: g.title, folded: !!g.folded, fields: mine };
+  }).filter((g) => g.fields.length);
 }
 function get(obj: Record<string, unknown>, p: string): unknown {
   return p.split('.').reduce<unknown>((o, k) => (o == null ? undefined : (o as Record<string, unknown>)[k]), obj);
@@ -131,15 +153,25 @@ async function openCustomChip(select: HTMLSelectElement, previous: string) {
   const baseId = previous === 'custom' ? DEFAULT_CHIP : previous;
   const start = (customChip() ?? engine.chips.find((c) => c.id === baseId) ?? engine.chips[0]) as Record<string, unknown>;
   const fields = chipFormFields(engine.objectFields('chip'));
-  dialog.innerHTML = `<form method="dialog" class="custom-chip-form" novalidate>
-<h2 id="custom-chip-title">Custom chip</h2>
-<p class="hint">Start from a catalog chip and change what you like. Leave a field empty if the chip lacks it. The engine checks every value.</p>
-<label class="wide">Start from <select name="__base">${engine.chips.map((c) => `<option value="${esc(c.id)}"${c.id === (start.id ?? baseId) ? ' selected' : ''}>${esc(c.name)}</option>`).join('')}</select></label>
-<div class="chip-fields">${fields.map((f, i) => `<div class="field" data-path="${esc(f.path)}">
-<label for="cc-${i}">${esc(f.path)}${f.schema.unit ? ` <span class="unit">(${esc(f.schema.unit)})</span>` : ''}</label>
-${f.schema.type === 'choice' ? `<select id="cc-${i}" name="${esc(f.path)}">${(f.schema.choices || []).map((c) => `<option>${esc(c)}</option>`).join('')}</select>`
+  const unitOf = (f: Field) => UNIT_WORDS[f.schema.unit] ?? f.schema.unit;
+  const fieldHtml = (f: Field, i: number) => `<div class="field" data-path="${esc(f.path)}">
+<label for="cc-${i}">${esc(f.label.charAt(0).toUpperCase() + f.label.slice(1))}${unitOf(f) ? ` <span class="unit">(${esc(unitOf(f))})</span>` : ''}</label>
+${f.schema.type === 'choice' ? `<select id="cc-${i}" name="${esc(f.path)}">${(f.schema.choices || []).map((c, k) => `<option value="${esc(c)}">${esc(f.schema.choice_titles?.[k] ?? c)}</option>`).join('')}</select>`
     : `<input id="cc-${i}" name="${esc(f.path)}" type="text" inputmode="${f.path === 'name' ? 'text' : 'decimal'}" autocomplete="off" aria-describedby="cc-${i}-err cc-${i}-doc">`}
-<small id="cc-${i}-doc">${esc(f.schema.doc)}</small><span class="field-error" id="cc-${i}-err" role="alert"></span></div>`).join('')}</div>
+<small id="cc-${i}-doc">${esc(f.schema.doc)}</small><span class="field-error" id="cc-${i}-err" role="alert"></span></div>`;
+  let n = 0;
+  const groupsHtml = grouped(fields).map((g) => {
+    const body = `<div class="chip-fields">${g.fields.map((f) => fieldHtml(f, n++)).join('')}</div>`;
+    return g.folded ? `<details class="chip-group"><summary>${esc(g.title)}</summary>${body}</details>`
+      : `<fieldset class="chip-group"><legend>${esc(g.title)}</legend>${body}</fieldset>`;
+  }).join('');
+  const baseName = (id: string) => engine.chips.find((c) => c.id === id)?.name ?? id;
+  const startId = String(start.id === 'custom' ? baseId : start.id ?? baseId);
+  dialog.innerHTML = `<form method="dialog" class="custom-chip-form" novalidate>
+<h2 id="custom-chip-title">Custom chip, starting from the <span class="cc-base-name">${esc(baseName(startId))}</span></h2>
+<p class="hint">Every field below starts at that chip's catalog figure: change what you like, or start from another chip. Leave a field empty if the chip lacks it. Numbers read as you write them (100M, 3.35T, 2.5e9); memory is in bytes (1 GB = 10⁹ bytes). The engine checks every value.</p>
+<label class="wide">Start from <select name="__base">${engine.chips.map((c) => `<option value="${esc(c.id)}"${c.id === startId ? ' selected' : ''}>${esc(c.name)}</option>`).join('')}</select></label>
+${groupsHtml}
 <p class="form-error" role="alert"></p>
 <div class="actions"><button type="button" value="cancel" class="cancel">Cancel</button><button type="submit" value="ok" class="primary">Use this chip</button></div>
 </form>`;
@@ -155,7 +187,7 @@ ${f.schema.type === 'choice' ? `<select id="cc-${i}" name="${esc(f.path)}">${(f.
   fill(start);
   (form.elements.namedItem('__base') as HTMLSelectElement).addEventListener('change', (e) => {
     const c = engine.chips.find((x) => x.id === (e.target as HTMLSelectElement).value);
-    if (c) fill(c);
+    if (c) { fill(c); form.querySelector('.cc-base-name')!.textContent = c.name; }
   });
   const close = (ok: boolean) => {
     dialog.close();
@@ -189,7 +221,7 @@ ${f.schema.type === 'choice' ? `<select id="cc-${i}" name="${esc(f.path)}">${(f.
         const input = field.querySelector<HTMLElement>('input,select')!;
         input.setAttribute('aria-invalid', 'true');
         input.focus();
-      } else form.querySelector('.form-error')!.textContent = `${r.error.param ?? ''}: ${r.error.message}`;
+      } else form.querySelector('.form-error')!.textContent = `${fields.find((f) => f.path === p)?.label ?? 'This chip'}: ${r.error.message}`;
       return;
     }
     customOption(select).textContent = customLabel(clean);

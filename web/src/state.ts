@@ -1,4 +1,6 @@
 // What the reader chose, remembered in this browser (localStorage only; nothing leaves it).
+import { CHIP_INDEX } from './generated/catalog-index';
+
 export const DEFAULT_CHIP = 'tpu-v5e';
 const K = {
   chip: 'scalelab.chip',
@@ -16,11 +18,21 @@ function write(key: string, value: string | null) {
 }
 
 // ---- chip
+// The page's chip is the reader's choice, kept in this browser; a link's ?chip= sets it for the
+// view it opens (every lab and live number on the page follows it) without changing the choice
+// kept, until the reader picks a chip.
 export type ChipChoice = string | Record<string, unknown>;
-export function chipId(): string { return read(K.chip) || DEFAULT_CHIP; }
 export function customChip(): Record<string, unknown> | null {
   try { const c = JSON.parse(read(K.custom) || 'null'); return c && typeof c === 'object' ? c : null; } catch { return null; }
 }
+const linked = typeof location === 'undefined' ? null : new URLSearchParams(location.search).get('chip');
+let viewChip: string | null = linked !== null && (CHIP_INDEX.some((c) => c.id === linked) || (linked === 'custom' && customChip())) ? linked : null;
+/** A link's chip= that names no chip: what the page says about it (the shell shows it), else ''. */
+export const linkedChipProblem = linked !== null && viewChip === null
+  ? `The link asks for a chip “${linked}” that is not in the catalog${linked === 'custom' ? ' (a custom chip lives in the browser that made it)' : ''}; the page uses your chip.` : '';
+export function chipId(): string { return viewChip ?? (read(K.chip) || DEFAULT_CHIP); }
+/** Whether the page's chip came from the link (chip=) rather than the reader's kept choice. */
+export function chipFromLink(): boolean { return viewChip !== null; }
 /** The value to pass as "chip" to the engine: a catalog id or the custom chip object. */
 export function chipParam(): ChipChoice {
   const id = chipId();
@@ -28,6 +40,7 @@ export function chipParam(): ChipChoice {
   return id;
 }
 export function setChip(id: string, custom?: Record<string, unknown>) {
+  viewChip = null;
   if (custom) write(K.custom, JSON.stringify(custom));
   write(K.chip, id);
   window.dispatchEvent(new CustomEvent('sl-chip-change', { detail: { id } }));

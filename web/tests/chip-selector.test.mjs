@@ -19,9 +19,12 @@ const kindOf = (c) => c.kind;
 /** the groups a select shows: [{ title, ids }] */
 const groupsOf = (page, sel) => page.$$eval(`${sel} optgroup`, (gs) => gs.map((g) => ({ title: g.label, ids: [...g.querySelectorAll('option')].map((o) => o.value) })));
 
-function assertGrouped(groups) {
-  const want = GROUPS.map((g) => ({ title: g.title, ids: CHIPS.filter((c) => kindOf(c) === g.kind).map((c) => c.id) })).filter((g) => g.ids.length);
-  assert.deepEqual(groups, want);
+/** the reader's own kinds of device, listed first by the labs about the reader's hardware */
+const OWN = ['workstation-gpu', 'consumer-gpu', 'unified-memory', 'cpu'];
+function assertGrouped(groups, ownFirst = false) {
+  let want = GROUPS.map((g) => ({ kind: g.kind, title: g.title, ids: CHIPS.filter((c) => kindOf(c) === g.kind).map((c) => c.id) })).filter((g) => g.ids.length);
+  if (ownFirst) want = [...want.filter((g) => OWN.includes(g.kind)), ...want.filter((g) => !OWN.includes(g.kind))];
+  assert.deepEqual(groups, want.map(({ title, ids }) => ({ title, ids })));
   assert.equal(groups.flatMap((g) => g.ids).length, CHIPS.length, 'every catalog chip once');
   for (const kind of ['tpu', 'datacenter-gpu', 'workstation-gpu', 'consumer-gpu', 'unified-memory', 'cpu'])
     assert.ok(CHIPS.some((c) => kindOf(c) === kind), `the catalog has a ${kind}`);
@@ -36,11 +39,14 @@ test('the page chip selector groups the catalog by kind, then the custom chip an
   await page.close();
 });
 
-test('a lab chip selector groups by kind; format choices show the catalog names', async () => {
+test('a lab chip selector groups by kind (the hardware labs the reader\'s own devices first); format choices show the catalog names', async () => {
   const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + '/labs/decode/');
+  await page.waitForSelector('sl-decode-lab[data-rendered]');
+  assertGrouped(await groupsOf(page, 'sl-decode-lab .control[data-key="chip"] select'));
   await page.goto(server.url + '/labs/can-i-run/');
   await ready(page);
-  assertGrouped(await groupsOf(page, `${EL} .control[data-key="chip"] select`));
+  assertGrouped(await groupsOf(page, `${EL} .control[data-key="chip"] select`), true);
   // the names come from the page's build-time index of the catalog: they must be the engine's
   const names = await page.$$eval(`${EL} .control[data-key="chip"] select optgroup option`, (os) => os.map((o) => [o.value, o.textContent.trim()]));
   assert.deepEqual(names, names.map(([id]) => [id, CHIPS.find((c) => c.id === id)?.name]));

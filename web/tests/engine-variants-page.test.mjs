@@ -1,4 +1,4 @@
-// A lab route loads its lab group's engine (wasm/variants.json), not the full one; and a page that
+// A lab route loads its lab group's engine (named by its manifest, web/src/labs/<name>.lab.json), not the full one; and a page that
 // names a build without its lab's calculator says so, in the lab and in the console, instead of
 // showing numbers. Needs web/dist (npm --prefix web run build).
 import { test, before, after } from 'node:test';

@@ -1,7 +1,8 @@
-// The lab groups' engines (wasm/variants.json, issue 12 §4): every lab with a calculator is in
-// exactly one variant, each variant names calculators the engine has, and each lab's variant holds
-// every calculator the lab's page can call: those its module (and what it imports) names, and the
-// page shell's (the chip selector checks a custom chip with `chip`). Node only, no browser; the
+// The lab groups' engines (issue 12 §4; the groups are named by the labs' manifests,
+// src/labs/<name>.lab.json): every lab with a calculator is in exactly one variant, each variant
+// names calculators the engine has, and each lab's variant holds every calculator the lab's page
+// can call: those its module (and what it imports) names, and the page shell's (the chip selector
+// checks a custom chip with `chip`). Node only, no browser; the
 // lab browser tests then run each lab on its variant (its route's <html data-engine>).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -32,11 +33,11 @@ function closure(file, seen = new Set()) {
   return seen;
 }
 // The calculators a set of modules can call: the names they pass to the engine (evaluate,
-// sweep, calculator, output), give a lab (calculator = '…') or ask a choice's title of
+// sweep, calculator, output), give a lab (LabElement<'…'>) or ask a choice's title of
 // (choiceText(param, value, '…')).
 const CALLS = [
   /\b(?:evaluate|sweep|calculator|output)\(\s*'([a-z_]+)'/g,
-  /\bcalculator\s*=\s*'([a-z_]+)'/g,
+  /\bLabElement<'([a-z_]+)'>/g,
   /\bchoiceText\([^()]*,\s*'([a-z_]+)'\s*\)/g,
 ];
 function calculatorsNamedIn(files) {
@@ -48,7 +49,7 @@ function calculatorsNamedIn(files) {
   return named;
 }
 const SHELL = calculatorsNamedIn(closure(path.join(SRC, 'shell.ts')));
-const labModule = (lab) => path.join(SRC, 'labs', `${lab.element.replace(/^sl-/, '')}.ts`);
+const labModule = (lab) => `${path.join(SRC, 'labs', lab.module)}.ts`;
 
 test('every lab with a calculator is in exactly one variant, and every variant lab is registered', () => {
   for (const lab of LABS.filter((l) => l.calc)) assert.ok(variantOfLab(lab.name), lab.name);
@@ -76,14 +77,15 @@ test('every variant names calculators the engine has, and holds chip', () => {
   }
 });
 
-// A lab names the other calculators its own module evaluates or sweeps (LabElement.alsoEvaluates),
-// for the engine's warm-up: the list must be exactly those, read from its source.
-test('every lab declares the other calculators it evaluates', () => {
+// A lab's manifest names the other calculators its own module evaluates or sweeps ("evaluates"),
+// for its engine build and the engine's warm-up: the list must be exactly those, read from its
+// source; its class runs the calculator the manifest names (LabElement<'…'>, defineLab checks it).
+test('every lab\'s manifest names the calculators its module evaluates', () => {
   for (const lab of LABS.filter((l) => l.calc)) {
     const text = fs.readFileSync(labModule(lab), 'utf8');
-    const called = new Set([...text.matchAll(/\b(?:evaluate|sweep)\(\s*'([a-z_]+)'/g)].map((m) => m[1]).filter((c) => c !== lab.calc));
-    const declared = /readonly alsoEvaluates = \[([^\]]*)\]/.exec(text)?.[1].match(/[a-z_]+/g) ?? [];
-    assert.deepEqual([...declared].sort(), [...called].sort(), `${lab.name}: alsoEvaluates must list the other calculators its module evaluates`);
+    const called = new Set([...text.matchAll(/\b(?:evaluate|sweep)\(\s*'([a-z_]+)'/g)].map((m) => m[1]).filter((c) => c !== lab.calc && c !== 'chip'));
+    assert.deepEqual([...(lab.evaluates ?? [])].sort(), [...called].sort(), `${lab.name}: its manifest's "evaluates" must list the other calculators its module evaluates`);
+    assert.match(text, new RegExp(`LabElement<'${lab.calc}'>`), `${lab.name}: its class runs ${lab.calc}`);
   }
 });
 

@@ -4,7 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, launch, watchedPage, axe } from './harness.mjs';
-import { evaluate, expected, clean, esc, labHelpers } from './lab-helpers.mjs';
+import { evaluate, expected, clean, esc, labHelpers, shown } from './lab-helpers.mjs';
 
 const EL = 'sl-can-i-fine-tune-lab';
 const LAB = '/labs/can-i-fine-tune/';
@@ -12,7 +12,7 @@ const CALC = 'finetune';
 let server, browser;
 before(async () => { server = await startServer(); browser = await launch(); });
 after(async () => { await browser?.close(); await server?.stop(); });
-const { ready, rendered, settle, out, field, fieldError, modelSelect, type, choose, noNaN, roundTrip } =
+const { ready, rendered, settle, out, field, fieldError, modelSelect, type, choose, noNaN } =
   labHelpers({ element: EL, calculator: CALC, session: () => ({ server, browser }) });
 const verdict = (page) => page.locator(`${EL} .lab-verdict`).innerText();
 const suggestion = (page) => page.locator(`${EL} .cir-suggestion`);
@@ -20,7 +20,7 @@ const checkbox = (page, key) => page.locator(`${EL} .control[data-key="${key}"] 
 
 test('opens on an RTX 4090 with the engine numbers; every control changes them', async () => {
   const { page, problems } = await watchedPage(browser.context, server.url);
-  await page.goto(server.url + LAB);
+  await page.goto(server.url + LAB + '?chip=rtx-4090');
   await ready(page);
   let p = { chip: 'rtx-4090' };
   for (const name of ['hours', 'needed_bytes', 'free_bytes', 'adapter_bytes', 'activations_bytes']) {
@@ -84,7 +84,7 @@ test('opens on an RTX 4090 with the engine numbers; every control changes them',
 
 test('a setup that does not fit shows the shortfall, memory as the limit and the engine\u2019s first change', async () => {
   const { page, problems } = await watchedPage(browser.context, server.url);
-  await page.goto(server.url + LAB + '?method=full');
+  await page.goto(server.url + LAB + '?chip=rtx-4090&method=full');
   await ready(page);
   const p = { chip: 'rtx-4090', method: 'full' };
   const want = evaluate(CALC, p).outputs;
@@ -112,7 +112,7 @@ test('a setup that does not fit shows the shortfall, memory as the limit and the
 
 test('bad typed values are refused in place with the engine message', async () => {
   const { page, problems } = await watchedPage(browser.context, server.url);
-  await page.goto(server.url + LAB);
+  await page.goto(server.url + LAB + '?chip=rtx-4090');
   await ready(page);
   const cases = [['lora_rank', ['0', '-3', 'abc', '1e9']], ['tokens', ['0', '-1', '1e30']], ['mfu', ['0', '2']], ['micro_batch', ['0']]];
   for (const [key, texts] of cases) {
@@ -120,7 +120,7 @@ test('bad typed values are refused in place with the engine message', async () =
       await type(page, key, typed);
       const want = evaluate(CALC, { chip: 'rtx-4090', [key]: Number.isFinite(Number(typed)) ? Number(typed) : typed });
       assert.ok(want.error, `${key} ${typed}`);
-      assert.equal(await fieldError(page, key), want.error.message, `${key} ${typed}`);
+      assert.equal(await fieldError(page, key), shown(typed, want.error.message), `${key} ${typed}`);
       assert.equal(await field(page, key).getAttribute('aria-invalid'), 'true');
       await noNaN(page);
     }
@@ -137,26 +137,9 @@ test('bad typed values are refused in place with the engine message', async () =
   await page.close();
 });
 
-test('the state round-trips through the URL', async () => {
-  const { page, problems } = await watchedPage(browser.context, server.url);
-  await page.goto(server.url + LAB);
-  await ready(page);
-  await choose(page, 'method', 'qlora');
-  await type(page, 'tokens', '5e8');
-  await type(page, 'micro_batch', '4');
-  await page.waitForFunction(() => location.search.includes('micro_batch=4'));
-  const q = new URL(page.url()).searchParams;
-  assert.equal(q.get('method'), 'qlora');
-  assert.equal(q.get('micro_batch'), '4');
-  await roundTrip(page, `${EL} .lab-verdict`);
-  await roundTrip(page, `${EL} [data-out="hours"] dd`);
-  assert.deepEqual(problems, clean);
-  await page.close();
-});
-
 test('axe: the lab page (fits and does not fit) and the lab in chapter 5', async () => {
   const { page, problems } = await watchedPage(browser.context, server.url);
-  for (const q of ['', '?method=full']) {
+  for (const q of ['?chip=rtx-4090', '?chip=rtx-4090&method=full']) {
     await page.goto(server.url + LAB + q);
     await ready(page);
     const violations = await axe(page);

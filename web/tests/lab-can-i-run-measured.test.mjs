@@ -18,7 +18,7 @@ const CATALOG = PUBLISHED;
 
 test('a measured speed becomes the engine\'s share of the bound, with the overheads named', async () => {
   const { page, problems } = await watchedPage(browser.context, server.url);
-  await page.goto(server.url + LAB);
+  await page.goto(server.url + LAB + '?chip=rtx-4090');
   await ready(page);
   assert.equal(await page.locator(`${EL} .cir-measured`).count(), 0, 'nothing before a measurement');
   await type(page, 'measured_tokens_per_s', '90');
@@ -41,7 +41,7 @@ test('a measured speed becomes the engine\'s share of the bound, with the overhe
 
 test('published runs of the same device, model and format sit beside the bound with their ratio', async () => {
   const { page, problems } = await watchedPage(browser.context, server.url);
-  await page.goto(server.url + LAB + '?model=llama3-8b');
+  await page.goto(server.url + LAB + '?chip=rtx-4090&model=llama3-8b');
   await ready(page);
   const mine = (format) => CATALOG.runs.filter((m) => m.calculator === CALC && m.measured.output === 'tokens_per_s' && m.inputs.chip === 'rtx-4090' && m.inputs.model === 'llama3-8b' && m.inputs.weight_format === format);
   const runs = mine('q4_k_m');

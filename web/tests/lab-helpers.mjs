@@ -61,6 +61,16 @@ export async function forgetCustom(page) {
   await page.evaluate(() => { localStorage.removeItem('scalelab.customChip'); localStorage.removeItem('scalelab.chip'); });
 }
 
+/** What a lab says under a number field for what was typed: the engine's message, or, for text
+ *  that does not read as a number, its own words (lab-element.ts, unreadable). */
+export const shown = (typed, message) => (Number.isFinite(Number(typed)) ? message : 'enter a number, such as 512, 100M or 2.5e9');
+
+/** A number field's text as a number: the labs write large ones as people do ("2.1M", "70B", "15T"). */
+export function fieldNumber(text) {
+  const m = /^([-+]?[\d.]+(?:e[-+]?\d+)?)([kMBT]?)$/.exec(text.trim());
+  return m ? Number(m[1]) * ({ '': 1, k: 1e3, M: 1e6, B: 1e9, T: 1e12 })[m[2]] : NaN;
+}
+
 export const esc = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 export async function waitText(page, sel, re) {
   await page.waitForFunction(([s, src]) => new RegExp(src).test(document.querySelector(s)?.textContent ?? ''), [sel, re.source]);
@@ -69,10 +79,10 @@ export async function waitText(page, sel, re) {
 /**
  * Page helpers bound to one lab.
  * element: the lab's custom element name (e.g. 'sl-decode-lab').
- * calculator: the engine calculator everyChip() evaluates (only needed for everyChip).
- * session: () => ({ server, browser }) of the test file (only needed for roundTrip and chapterAxe).
+ * session: () => ({ server, browser }) of the test file (only needed for chapterAxe).
+ * (Every lab on every chip, and its URL round trip: labs-contract.test.mjs.)
  */
-export function labHelpers({ element: EL, calculator: CALC, session } = {}) {
+export function labHelpers({ element: EL, session } = {}) {
   // the lab's first result on screen: data-rendered is set once the first chart is drawn, or at
   // once if the chart's box is more than half a screen below the viewport (drawn when scrolled to)
   const ready = (page) => page.waitForSelector(`${EL}[data-rendered] .lab-verdict .verdict`);
@@ -111,21 +121,6 @@ export function labHelpers({ element: EL, calculator: CALC, session } = {}) {
     assert.doesNotMatch(t, /(^|\s)-\d[\d.]*\s?[kMGTP]?B\b/, 'no negative size');
     assert.doesNotMatch(t, /\b(chips|tokens|sequences|days|FLOPs|bytes|GPUs) \1\b/, 'no unit written twice');
   }
-  /** every catalog chip and a custom one: the engine's numbers, or its message in place (naming what is missing) */
-  async function everyChip(page, params, check) {
-    assert.ok(CALC, 'labHelpers: everyChip needs a calculator');
-    for (const c of CHIPS) {
-      const r = await rendered(page);
-      await page.selectOption(`${EL} .control[data-key="chip"] select`, c.id);
-      await settle(page, r);
-      const want = evaluate(CALC, { ...params, chip: c.id });
-      if (want.error) {
-        const errs = await page.locator(`${EL} .field-error:not(:empty), ${EL} .lab-error`).allInnerTexts();
-        assert.ok(errs.includes(want.error.message), `${c.id}: ${want.error.message} in ${JSON.stringify(errs)}`);
-      } else await check(c.id, want);
-      await noNaN(page);
-    }
-  }
   /** run fn and wait until the lab renders again */
   async function change(page, fn) {
     const before = await page.locator(EL).getAttribute('data-rendered');
@@ -136,25 +131,6 @@ export function labHelpers({ element: EL, calculator: CALC, session } = {}) {
   async function waitOut(page, name, text) {
     await page.waitForFunction(([t, n, x]) => document.querySelector(`${t} [data-out="${n}"] dd`)?.textContent.trim() === x, [EL, name, text]);
   }
-  /** every catalog chip: no NaN / Infinity / undefined (named by chip; unlike noNaN, no negative-size check) */
-  async function allChips(page) {
-    for (const c of CHIPS) {
-      await change(page, () => page.selectOption(`${EL} .control[data-key="chip"] select`, c.id));
-      assert.doesNotMatch(await page.locator(EL).innerText(), /NaN|Infinity|undefined/, c.id);
-    }
-  }
-  /** the same text in sel on a fresh page opened at this page's URL, with a clean console */
-  async function roundTrip(page, sel) {
-    const { server, browser } = session();
-    const url = page.url();
-    const text = await page.locator(sel).innerText();
-    const { page: p2, problems } = await watchedPage(browser.context, server.url);
-    await p2.goto(url);
-    await ready(p2);
-    assert.equal(await p2.locator(sel).innerText(), text, 'same state from the URL');
-    assert.deepEqual(problems, clean);
-    await p2.close();
-  }
   /** the lab in its place in a chapter passes axe */
   async function chapterAxe(page, chapter) {
     const { server } = session();
@@ -164,5 +140,5 @@ export function labHelpers({ element: EL, calculator: CALC, session } = {}) {
     await ready(page);
     assert.deepEqual(await axe(page), []);
   }
-  return { ready, chartShown, rendered, settle, out, field, fieldError, modelSelect, type, choose, noNaN, everyChip, change, waitOut, allChips, roundTrip, chapterAxe };
+  return { ready, chartShown, rendered, settle, out, field, fieldError, modelSelect, type, choose, noNaN, change, waitOut, chapterAxe };
 }

@@ -5,15 +5,14 @@
 // activations, overhead against usable memory), the training time, the binding limit and the
 // engine's first change that would make it fit. Every number and sentence is the engine's.
 import { html, type TemplateResult } from 'lit';
-import { LabElement, type ControlSpec, type OutputSpec } from './framework';
+import { defineLab, type LabResult, LabElement, type ControlSpec, type OutputSpec } from './lab-element';
 import { MODEL_PICKER } from './model-picker';
 import { memoryMeter, num } from './memory-meter';
 import type { Result } from '../engine';
 
 
-export class CanIFineTuneLab extends LabElement {
-  readonly calculator = 'finetune';
-  readonly controlSpecs: ControlSpec[] = [
+export class CanIFineTuneLab extends LabElement<'finetune'> {
+  readonly controls: ControlSpec[] = [
     MODEL_PICKER,
     { path: 'method', label: 'what to train' },
     { path: 'lora_rank', label: 'LoRA rank r (LoRA and QLoRA)' },
@@ -21,37 +20,21 @@ export class CanIFineTuneLab extends LabElement {
     { path: 'quant_format', label: 'format of the frozen weights', onlyWith: { method: 'qlora' } },
     { path: 'tokens', label: 'tokens to train on' },
     { path: 'sequence_length', label: 'tokens per sequence' },
-    { path: 'micro_batch', label: 'sequences per forward-backward pass' },
+    { path: 'micro_batch', label: 'sequences per forward-backward pass', main: true },
     { path: 'mfu', label: 'MFU: share of the 16-bit peak the run reaches' },
     { path: 'activation_checkpointing', label: 'activation checkpointing' },
     { path: 'optimizer', label: 'optimizer state' },
   ];
-  readonly outputSpecs: OutputSpec[] = [
-    { name: 'hours', label: 'Training time' },
-    { name: 'days', label: 'Training time (days)' },
-    { name: 'tokens_per_s', label: 'Tokens/s at this MFU' },
-    { name: 'total_flops', label: 'Training FLOPs' },
-    { name: 'needed_bytes', label: 'Memory needed' },
-    { name: 'usable_bytes', label: 'Usable device memory' },
-    { name: 'free_bytes', label: 'Free memory' },
-    { name: 'shortfall_bytes', label: 'Short by' },
-    { name: 'weights_bytes', label: 'Weights' },
-    { name: 'adapter_bytes', label: 'Adapters' },
-    { name: 'grads_bytes', label: 'Gradients' },
-    { name: 'optimizer_bytes', label: 'Optimizer state (Adam)' },
-    { name: 'master_bytes', label: 'fp32 master weights' },
-    { name: 'activations_bytes', label: 'Activations' },
-    { name: 'logits_bytes', label: 'Logits' },
-    { name: 'trainable_params', label: 'Parameters trained' },
-    { name: 'max_micro_batch', label: 'Largest micro-batch that fits' },
+  readonly outputs: OutputSpec<'finetune'>[] = [
+    'hours', 'days', 'tokens_per_s', 'total_flops', 'needed_bytes', 'usable_bytes', 'free_bytes',
+    'shortfall_bytes', 'weights_bytes', 'adapter_bytes', 'grads_bytes', 'optimizer_bytes', 'master_bytes',
+    'activations_bytes', 'logits_bytes', 'trainable_params', 'max_micro_batch',
   ];
 
-  constructor() {
-    super();
-    this.chipOverride = 'rtx-4090';
-  }
+  /** the reader's own devices first in the chip menu */
+  readonly devicesFirst = true;
 
-  private meter(r: Result): TemplateResult {
+  private meter(r: LabResult<'finetune'>): TemplateResult {
     const o = r.outputs;
     return memoryMeter(r, [
       { key: 'weights', label: 'weights', bytes: num(o.weights_bytes) },
@@ -63,15 +46,16 @@ export class CanIFineTuneLab extends LabElement {
     ], (v) => this.engine!.format(v, 'bytes'));
   }
 
-  protected renderVerdict(r: Result) {
+  protected renderVerdict(r: LabResult<'finetune'>) {
     const o = r.outputs;
     const time = num(o.days) >= 2 ? this.fmt('days') : this.fmt('hours');
-    return html`<p class="verdict verdict-${o.fits ? 'compute' : 'memory'}" data-limit=${String(o.limit)}>
-      ${o.fits ? html`<strong>It fits</strong> on this device.` : html`<strong class="lb-nofit">It does not fit</strong>: ${this.fmt('shortfall_bytes')} short, so memory is the binding limit.`}
-      The token budget costs ${this.fmt('total_flops')}; at ${this.fmt('tokens_per_s')} that is ${time} of training${o.fits ? ', set by the arithmetic rate' : ' once it fits'}.</p>
+    const on = this.state.chipFacts?.name ?? 'this device';
+    return html`${this.ownDeviceOffer()}<p class="verdict" data-fits=${String(o.fits)} data-limit=${String(o.limit)}>
+      ${o.fits ? html`${this.fitWords(true, 'It fits', '')} on the ${on}.` : html`${this.fitWords(false, '', 'It does not fit')} on the ${on}: ${this.fig('shortfall_bytes')} short, so memory is the binding limit.`}
+      The token budget costs ${this.fig('total_flops')}; at ${this.fig('tokens_per_s')} that is ${time} of training${o.fits ? ', set by the arithmetic rate' : ' once it fits'}.</p>
       ${this.meter(r)}
       <p class="cir-suggestion" data-kind=${String(o.suggestion_kind)}><strong>${o.fits ? 'Room to grow:' : 'First change to try:'}</strong> ${String(o.suggestion)}</p>`;
   }
 }
 
-customElements.define('sl-can-i-fine-tune-lab', CanIFineTuneLab);
+defineLab('sl-can-i-fine-tune-lab', CanIFineTuneLab);

@@ -5,7 +5,7 @@
 // bounds with the binding term, and the engine's first suggested change. Every number and every
 // sentence of advice is the engine's; this file only lays them out.
 import { html, nothing, type TemplateResult } from 'lit';
-import { LabElement, type ControlSpec, type OutputSpec } from './framework';
+import { defineLab, type LabResult, LabElement, type ControlSpec, type OutputSpec } from './lab-element';
 import { MODEL_PICKER } from './model-picker';
 import { memoryMeter, num } from './memory-meter';
 import { isError, type PublishedRun, type Result } from '../engine';
@@ -15,42 +15,29 @@ interface Tier { tier: string; label: string; capacity_bytes: number | null; byt
 
 let tiersCounter = 0;
 
-export class CanIRunLab extends LabElement {
-  readonly calculator = 'local_inference';
-  readonly controlSpecs: ControlSpec[] = [
+export class CanIRunLab extends LabElement<'local_inference'> {
+  readonly controls: ControlSpec[] = [
     MODEL_PICKER,
     { path: 'weight_format', label: 'weight format (bits per weight, scales included)' },
     { path: 'kv_format', label: 'KV-cache format' },
-    { path: 'context', label: 'context: tokens each user keeps' },
+    { path: 'context', label: 'context: tokens each user keeps', main: true },
     { path: 'users', label: 'concurrent users' },
     { path: 'arithmetic', label: 'matmul arithmetic' },
     { path: 'offload', label: 'layers that do not fit' },
     { path: 'measured_tokens_per_s', label: 'I measured: your own decode speed, all users together, if you ran it' },
   ];
-  readonly outputSpecs: OutputSpec[] = [
-    { name: 'tokens_per_s', label: 'Tokens/s (all users, bound)' },
-    { name: 'tokens_per_s_per_user', label: 'Tokens/s per user' },
-    { name: 'ttft_s', label: 'Time to first token (bound)' },
-    { name: 'needed_bytes', label: 'Memory needed' },
-    { name: 'usable_bytes', label: 'Usable device memory' },
-    { name: 'free_bytes', label: 'Free memory' },
-    { name: 'shortfall_bytes', label: 'Short by' },
-    { name: 'weight_bytes', label: 'Weights' },
-    { name: 'kv_bytes', label: 'KV cache' },
-    { name: 'overhead_bytes', label: 'Runtime overhead' },
-    { name: 'spilled_bytes', label: 'Spilled off the device' },
-    { name: 'read_bytes_per_step', label: 'Bytes read per token step' },
-    { name: 'flops_per_s', label: 'Arithmetic rate used' },
+  readonly outputs: OutputSpec<'local_inference'>[] = [
+    'tokens_per_s', 'tokens_per_s_per_user', 'ttft_s', 'needed_bytes', 'usable_bytes', 'free_bytes',
+    'shortfall_bytes', 'weight_bytes', 'kv_bytes', 'overhead_bytes', 'spilled_bytes', 'read_bytes_per_step',
+    'flops_per_s',
   ];
 
   private readonly tiersId = `cir-tiers-${++tiersCounter}`;
 
-  constructor() {
-    super();
-    this.chipOverride = 'rtx-4090';
-  }
+  /** the reader's own devices first in the chip menu */
+  readonly devicesFirst = true;
 
-  private meter(r: Result): TemplateResult {
+  private meter(r: LabResult<'local_inference'>): TemplateResult {
     const o = r.outputs;
     return memoryMeter(r, [
       { key: 'weights', label: 'weights', bytes: num(o.weight_bytes) },
@@ -59,7 +46,7 @@ export class CanIRunLab extends LabElement {
     ], (v) => this.engine!.format(v, 'bytes'));
   }
 
-  private tiers(r: Result): TemplateResult | typeof nothing {
+  private tiers(r: LabResult<'local_inference'>): TemplateResult | typeof nothing {
     const tiers = (Array.isArray(r.outputs.tiers) ? r.outputs.tiers : []) as Tier[];
     const used = tiers.filter((t) => t.stored_bytes > 0);
     if (used.length < 2) return nothing;
@@ -72,7 +59,7 @@ export class CanIRunLab extends LabElement {
   }
 
   /** The reader's own tokens/s as a share of the bound (the engine's measured_share_of_bound). */
-  private measuredAgainstBound(r: Result): TemplateResult | typeof nothing {
+  private measuredAgainstBound(r: LabResult<'local_inference'>): TemplateResult | typeof nothing {
     const share = r.outputs.measured_share_of_bound;
     if (typeof share !== 'number' || !Number.isFinite(share)) return nothing;
     const f = (v: number, u: string) => this.engine!.format(v, u);
@@ -105,15 +92,16 @@ export class CanIRunLab extends LabElement {
       </table></div></div>`;
   }
 
-  protected renderVerdict(r: Result) {
+  protected renderVerdict(r: LabResult<'local_inference'>) {
     const o = r.outputs;
     const bound = String(o.bound);
     const tier = typeof o.bound_tier === 'string' ? (o.tiers as Tier[]).find((t) => t.tier === o.bound_tier)?.label : null;
     const what = bound === 'compute' ? 'the arithmetic' : `reading ${tier ?? 'memory'}`;
-    return html`<p class="verdict verdict-${bound}">
-      ${o.fits ? html`<strong>It fits</strong> on this device.` : html`<strong class="lb-nofit">It does not fit</strong>: the rest spills to slower memory.`}
-      At most ${this.fmt('tokens_per_s')}, ${bound}-bound (${what} sets the pace);
-      the first token after a ${this.engine!.format(num(o.prompt_tokens), 'count')}-token prompt takes at least ${this.fmt('ttft_s')}.</p>
+    const on = this.state.chipFacts?.name ?? 'this device';
+    return html`${this.ownDeviceOffer()}<p class="verdict verdict-${bound}" data-fits=${String(o.fits)}>
+      ${o.fits ? html`${this.fitWords(true, 'It fits', '')} on the ${on}.` : html`${this.fitWords(false, '', 'It does not fit')} on the ${on}: the rest spills to slower memory.`}
+      At most ${this.fig('tokens_per_s')}, ${bound}-bound (${what} sets the pace);
+      the first token after a ${this.engine!.format(num(o.prompt_tokens), 'count')}-token prompt takes at least ${this.fig('ttft_s')}.</p>
       ${this.meter(r)}
       ${this.tiers(r)}
       ${this.measuredAgainstBound(r)}
@@ -122,4 +110,4 @@ export class CanIRunLab extends LabElement {
   }
 }
 
-customElements.define('sl-can-i-run-lab', CanIRunLab);
+defineLab('sl-can-i-run-lab', CanIRunLab);

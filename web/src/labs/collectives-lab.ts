@@ -4,7 +4,7 @@
 // GPUs the NVLink / leaf / spine levels. Every number is the engine's `collective`.
 import { html, nothing, render, svg, type TemplateResult } from 'lit';
 import { ChartCache, Plot, decadeTicks, showIn } from './plot';
-import { LabElement, type Control, type ControlSpec } from './framework';
+import { defineLab, type OutputName, type LabResult, LabElement, type Control, type ControlSpec } from './lab-element';
 import { isError, type Result } from '../engine';
 
 /** the sentinel for "let the engine choose the fabric from the chip" */
@@ -16,11 +16,10 @@ const RING_MAX = 16; // nodes drawn in the ring picture
 
 type CoChart = (HTMLElement | SVGSVGElement) & { scale?: (n: string) => { apply: (v: number) => number } | undefined };
 
-export class CollectivesLab extends LabElement {
-  readonly calculator = 'collective';
-  readonly controlSpecs: ControlSpec[] = [
+export class CollectivesLab extends LabElement<'collective'> {
+  readonly controls: ControlSpec[] = [
     { path: 'op', label: 'the collective' },
-    { path: 'bytes', label: 'array size V: the full gathered array, or the unreduced buffer' },
+    { path: 'bytes', label: 'array size V: the full gathered array, or the unreduced buffer', main: true },
     ...Array.from({ length: AXES }, (_, i) => ({ path: `axes.${i}`, key: `axis${i}`, label: `mesh axis ${'XYZ'[i]} size (empty: not used; all empty: the engine's default group)` })),
     { path: 'wraparound', schema: { type: 'choice', choices: [AUTO, 'on', 'off'], default: AUTO }, choiceLabels: { [AUTO]: "as the chip's torus does", on: 'on: every axis a ring', off: 'off: every axis an open line' }, label: 'ICI: axes wrap around into rings' },
     { path: 'bidirectional', label: 'ICI: links carry data both ways' },
@@ -41,8 +40,7 @@ export class CollectivesLab extends LabElement {
   disconnectedCallback() { super.disconnectedCallback(); clearInterval(this.timer); }
 
   /** the fabric choice gets an "auto" entry: the engine's default for the chip */
-  protected buildControl(s: ControlSpec): Control {
-    const c = super.buildControl(s);
+  protected adjustControl(c: Control): Control {
     if (c.path === 'fabric') {
       c.schema = { ...c.schema, choices: [AUTO, ...(c.schema.choices ?? [])], default: AUTO };
       c.choiceLabels = { [AUTO]: 'from the chip', ...c.choiceLabels };
@@ -60,14 +58,13 @@ export class CollectivesLab extends LabElement {
     const f = this.values.get('fabric');
     return f === 'ici' || (f === AUTO && this.chipKind() === 'tpu');
   }
-  protected applies(c: ControlSpec): boolean {
+  protected controlApplies(c: Control): boolean | undefined {
     if (ICI_ONLY.includes(c.path)) return this.onIci();
     if (GPU_ONLY.includes(c.path)) return !this.onIci() && this.values.get('fabric') !== 'dcn';
-    return super.applies(c);
+    return undefined;
   }
 
-  params(): Record<string, unknown> {
-    const p = super.params();
+  protected adjustParams(p: Record<string, unknown>) {
     delete p.axes;
     if (p.fabric === AUTO) delete p.fabric;
     if (p.wraparound === AUTO) delete p.wraparound;
@@ -77,29 +74,28 @@ export class CollectivesLab extends LabElement {
     let last = -1;
     raw.forEach((v, i) => { if (!empty(v)) last = i; });
     if (last >= 0) p.axes = raw.slice(0, last + 1).map((v) => (empty(v) ? null : v));
-    return p;
   }
 
   protected controlChanged(c: Control) {
     if (c.path === 'op' || c.path === 'bytes' || c.path.startsWith('axes')) this.hop = 0;
   }
 
-  protected renderVerdict(r: Result) {
+  protected renderVerdict(r: LabResult<'collective'>) {
     const o = r.outputs;
     // the engine's regime: latency-bound exactly when its latency term exceeds its bandwidth term
     const lat = o.regime === 'latency';
     const f = (v: unknown, u: string) => this.engine!.format(v, u);
-    const hops = `${this.fmt('hops')} ${o.hops === 1 ? 'hop' : 'hops'}`;
+    const hops = html`${this.fig('hops')} ${o.hops === 1 ? 'hop' : 'hops'}`;
     return html`<p class="verdict verdict-${lat ? 'memory' : 'compute'}" data-regime=${String(o.regime)}><strong>${lat ? 'Latency-bound' : 'Bandwidth-bound'}</strong>:
       ${this.choiceText('op', r.inputs.op)} of <strong class="coll-size">${f(r.inputs.bytes, 'bytes')}</strong> over ${Array.isArray(o.axes) ? (o.axes as number[]).join(' × ') : '—'} devices on the ${this.choiceText('fabric', o.fabric)}
-      takes <strong>${this.fmt('t_s')}</strong>: ${lat ? html`the hop latencies (${this.fmt('t_latency_s')}) outweigh the bandwidth term (${this.fmt('t_bandwidth_s')}) over ${hops}`
+      takes <strong>${this.fig('t_s')}</strong>: ${lat ? html`the hop latencies (${this.fig('t_latency_s')}) outweigh the bandwidth term (${this.fig('t_bandwidth_s')}) over ${hops}`
         : o.t_latency_s === 0 ? html`all of it is the bandwidth term over ${hops}; the catalog gives this fabric no hop latency, so no size makes it latency-bound here`
-        : html`the bandwidth term (${this.fmt('t_bandwidth_s')}) outweighs the hop latencies (${this.fmt('t_latency_s')}) over ${hops}`}.
+        : html`the bandwidth term (${this.fig('t_bandwidth_s')}) outweighs the hop latencies (${this.fig('t_latency_s')}) over ${hops}`}.
       ${o.bottleneck ? html`The slowest level is <strong>${String(o.bottleneck)}</strong>.` : nothing}</p>`;
   }
 
-  protected renderOutputs(r: Result): TemplateResult {
-    const rows: [string, string][] = [['t_s', 'Time'], ['t_bandwidth_s', 'Bandwidth term'], ['t_latency_s', 'Latency term'], ['regime', 'Regime'], ['hops', 'Hops'],
+  protected renderOutputs(r: LabResult<'collective'>): TemplateResult {
+    const rows: [OutputName<'collective'>, string][] = [['t_s', 'Time'], ['t_bandwidth_s', 'Bandwidth term'], ['t_latency_s', 'Latency term'], ['regime', 'Regime'], ['hops', 'Hops'],
       ['group_size', 'Devices in the group'], ['chunk_bytes', 'Bytes per hop (V ÷ N)'], ['latency_bound_below_bytes', 'Latency-bound below (per hop)'],
       ['bytes_per_link', 'Bytes per link'], ['effective_bytes_per_s', 'Effective bandwidth'], ['fabric', 'Fabric'], ['bottleneck', 'Bottleneck level']];
     const levels = (r.outputs.levels ?? []) as Record<string, unknown>[];
@@ -118,19 +114,19 @@ export class CollectivesLab extends LabElement {
       </div>`;
   }
 
-  private ringNodes(r: Result): number {
+  private ringNodes(r: LabResult<'collective'>): number {
     const axes = (r.outputs.axes ?? []) as number[];
     const first = axes.find((n) => n > 1) ?? Number(r.outputs.group_size ?? 1);
     return Math.max(1, first);
   }
   /** whether the drawn ring (the first axis of more than one device) is priced with wraparound, both ways */
-  private ringBothWays(r: Result): boolean {
+  private ringBothWays(r: LabResult<'collective'>): boolean {
     const axes = (r.outputs.axes ?? []) as number[];
     const wrap = (r.outputs.wraparound ?? []) as boolean[];
     const first = axes.findIndex((n) => n > 1);
     return this.onIci() && (first < 0 || wrap[first] !== false) && r.inputs.bidirectional !== false;
   }
-  private ringLabel(r: Result): string {
+  private ringLabel(r: LabResult<'collective'>): string {
     const n = this.ringNodes(r);
     const both = this.ringBothWays(r);
     return `A ring of ${n} devices${n > RING_MAX ? ` (${RING_MAX} drawn)` : ''}: each hop, every device passes one chunk of ${this.fmt('chunk_bytes')} to its neighbour${both ? ' in both directions' : ''}; the engine counts ${this.fmt('hops')} hops in all.`;
@@ -169,7 +165,7 @@ export class CollectivesLab extends LabElement {
   private flip: number | null = null;
   private charts = new ChartCache<{ chart: CoChart; flip: number | null }>();
 
-  protected drawViz(r: Result, host: HTMLElement) {
+  protected drawViz(r: LabResult<'collective'>, host: HTMLElement) {
     this.drawRing();
     const f = (v: number, u: string) => this.engine!.format(v, u);
     const V = r.inputs.bytes as number;
@@ -209,7 +205,7 @@ export class CollectivesLab extends LabElement {
     this.flip = flip;
     const width = this.vizWidth();
     const chart = Plot.plot({
-      width, height: Math.round(Math.min(320, width * 0.55)), marginLeft: 70, marginBottom: 42,
+      width, height: Math.round(Math.min(320, width * 0.55)), marginLeft: 70, marginRight: 28, marginBottom: 42, // room for the last tick's label
       ariaLabel: 'Collective time against array size, log–log: the bandwidth term, the latency term and the time',
       ariaDescription: describe(),
       style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
@@ -244,4 +240,4 @@ export class CollectivesLab extends LabElement {
   }
 }
 
-customElements.define('sl-collectives-lab', CollectivesLab);
+defineLab('sl-collectives-lab', CollectivesLab);

@@ -5,7 +5,7 @@
 // per-token factor (6, or 8 with remat) read from the engine's own output.
 import { html, nothing, type TemplateResult } from 'lit';
 import { Plot, decadeTicks } from './plot';
-import { LabElement, type Control, type ControlSpec } from './framework';
+import { defineLab, type OutputSpec, type LabResult, LabElement, type Control, type ControlSpec } from './lab-element';
 import { isError, type Result } from '../engine';
 
 /** the seed's MoE example (chapter 0 text): 50B parameters stored, 20B used per token; every field it implies */
@@ -13,25 +13,23 @@ const MOE_EXAMPLE = { N: 2e10, total_params: 5e10, active_params: 2e10 }; // N: 
 /** byte sizes the chapter compares (fp32, bf16, int8) */
 const BYTE_SIZES = [4, 2, 1];
 
-interface Row { name: string; label: string; why?: string }
-const ROWS: Row[] = [
-  { name: 'train_flops', label: 'Training FLOPs (the budget)' },
-  { name: 't_s', label: 'Time at the chip\u2019s peak rate', why: 'needs a compute rate' },
-  { name: 'weight_bytes', label: 'Weight memory' },
-  { name: 'weight_read_s', label: 'Time to read every weight once', why: 'needs an HBM bandwidth' },
-  { name: 'moe_total_bytes', label: 'MoE: bytes stored (total)', why: 'set total_params' },
-  { name: 'moe_active_bytes', label: 'MoE: bytes one token uses (active)', why: 'set active_params' },
-  { name: 'critical_batch_tokens', label: 'Tokens per step to hide the weight read', why: 'needs a rate and a bandwidth' },
-  { name: 'attention_pairs_full', label: 'Attention pairs, full' },
-  { name: 'attention_pairs_causal', label: 'Attention pairs, causal' },
-  { name: 'attention_pairs_window', label: 'Attention pairs, sliding window', why: 'set window' },
-  { name: 'loss', label: 'Loss (from the chosen curve)' },
+/** the outputs listed, and why one is missing where the engine leaves it empty */
+const ROWS: OutputSpec<'compute_budget'>[] = [
+  'train_flops',
+  { name: 't_s', missing: 'the chip gives no compute rate' },
+  'weight_bytes',
+  { name: 'weight_read_s', missing: 'the chip gives no memory bandwidth' },
+  { name: 'moe_total_bytes', missing: 'give the total parameters of a mixture of experts' },
+  { name: 'moe_active_bytes', missing: 'give the active parameters of a mixture of experts' },
+  { name: 'critical_batch_tokens', missing: 'the chip gives no compute rate or no memory bandwidth' },
+  'attention_pairs_full', 'attention_pairs_causal',
+  { name: 'attention_pairs_window', missing: 'give a sliding window' },
+  'loss',
 ];
 
-export class ComputeBudgetLab extends LabElement {
-  readonly calculator = 'compute_budget';
-  readonly controlSpecs: ControlSpec[] = [
-    { path: 'N', label: 'parameters (active, for an MoE)' },
+export class ComputeBudgetLab extends LabElement<'compute_budget'> {
+  readonly controls: ControlSpec[] = [
+    { path: 'N', label: 'parameters (active, for an MoE)', main: true },
     { path: 'D', label: 'training tokens' },
     { path: 'bytes_per_param', label: 'bytes per stored parameter (4 fp32, 2 bf16, 1 int8)' },
     { path: 'checkpointing' },
@@ -58,14 +56,13 @@ export class ComputeBudgetLab extends LabElement {
     this.product = null;
     return true;
   }
-  stateQuery(): string {
-    const q = super.stateQuery();
-    return this.fixedBudget ? q : (q ? q + '&' : '') + 'budget=free';
+  protected extraQuery(): [string, string][] {
+    return this.fixedBudget ? [] : [['budget', 'free']];
   }
 
   protected controlChanged(c: Control, previous: unknown) {
     if (!this.fixedBudget || (c.path !== 'N' && c.path !== 'D')) { this.product = null; return; }
-    const other = this.controls.find((x) => x.path === (c.path === 'N' ? 'D' : 'N'))!;
+    const other = this.builtControls.find((x) => x.path === (c.path === 'N' ? 'D' : 'N'))!;
     const now = this.values.get(c.path), o = this.values.get(other.path);
     if (typeof now !== 'number' || typeof previous !== 'number' || typeof o !== 'number' || now <= 0) { this.product = null; return; }
     // the product stays: other' = (other · previous) / now, rounded to readable digits
@@ -84,7 +81,7 @@ export class ComputeBudgetLab extends LabElement {
   }
   private useMoeExample() {
     for (const [k, v] of Object.entries(MOE_EXAMPLE)) {
-      const c = this.controls.find((x) => x.path === k)!;
+      const c = this.builtControls.find((x) => x.path === k)!;
       this.setValue(c, v);
     }
     this.product = null;
@@ -97,32 +94,27 @@ export class ComputeBudgetLab extends LabElement {
     return BYTE_SIZES.map((b, i) => ({ b, bytes: isError(s) ? null : s.outputs.weight_bytes[i] }));
   }
 
-  protected renderVerdict(r: Result) {
+  protected renderVerdict(r: LabResult<'compute_budget'>) {
     const o = r.outputs;
     const f = (v: unknown, u: string) => this.engine!.format(v, u);
     if (this.sizesFor !== r) { this.sizes = this.weightBytesBySize(); this.sizesFor = r; }
     const sizes = this.sizes;
-    return html`<p class="verdict">A budget of <strong>${this.fmt('train_flops')}</strong>
+    return html`<p class="verdict">A budget of <strong>${this.fig('train_flops')}</strong>
       (${f(o.flops_per_param_per_token, '')} × N × D)
-      ${o.t_s == null ? html`— this chip has no bf16 rate in the catalog, so no time` : html`takes <strong>${this.fmt('t_s')}</strong> at this chip's peak`}.
-      The weights fill ${this.fmt('weight_bytes')}${o.weight_read_s == null ? nothing : html` and take ${this.fmt('weight_read_s')} to read once`}.</p>
+      ${o.t_s == null ? html`— this chip has no bf16 rate in the catalog, so no time` : html`takes <strong>${this.fig('t_s')}</strong> at this chip's peak`}.
+      The weights fill ${this.fig('weight_bytes')}${o.weight_read_s == null ? nothing : html` and take ${this.fig('weight_read_s')} to read once`}.</p>
       <p class="cb-sizes" data-out="weight_bytes_by_size">Weight memory at
         ${sizes.map((s, i) => html`${i ? ', ' : ''}${s.b} byte${s.b > 1 ? 's' : ''}/param: <strong>${f(s.bytes, 'bytes')}</strong>`)}.</p>`;
   }
 
-  protected renderOutputs(r: Result) {
-    return html`<dl class="lab-outputs">${ROWS.map((row) => {
-      const v = r.outputs[row.name];
-      return html`<div data-out=${row.name}><dt>${row.label}</dt><dd>${v == null ? html`<span class="na">not available: ${row.why ?? 'not given'}</span>` : this.fmt(row.name)}</dd></div>`;
-    })}</dl>`;
-  }
+  readonly outputs = ROWS;
 
   /** the curve is redrawn only when the budget (or the N range) changes; dragging N along a
    *  fixed budget only moves the marker */
   private curveKey = '';
   private chart: (HTMLElement | SVGSVGElement) & { scale?: (n: string) => { apply: (v: number) => number } | undefined } | null = null;
 
-  protected drawViz(r: Result, host: HTMLElement) {
+  protected drawViz(r: LabResult<'compute_budget'>, host: HTMLElement) {
     const o = r.outputs;
     const budget = o.train_flops as number, per = o.flops_per_param_per_token as number;
     const Nc = r.inputs.N as number;
@@ -144,7 +136,7 @@ export class ComputeBudgetLab extends LabElement {
       svg?.setAttribute('aria-description', describe(Number(svg.dataset.bi), Number(svg.dataset.bc)));
       return;
     }
-    const curves = this.controls.find((c) => c.path === 'curve')!.schema.choices ?? [];
+    const curves = this.builtControls.find((c) => c.path === 'curve')!.schema.choices ?? [];
     const base: Record<string, unknown> = { checkpointing: r.inputs.checkpointing };
     const pts: { N: number; D: number; loss: number; curve: string }[] = [];
     const K = 25;
@@ -188,10 +180,10 @@ export class ComputeBudgetLab extends LabElement {
   private opt: [number, number] = [1, 1];
   /** the smallest and largest N at which the two curves bottom out on this budget line (coarse scan) */
   private optima(budget: number, per: number, checkpointing: unknown): [number, number] {
-    const nS = this.controls.find((c) => c.path === 'N')!.schema;
+    const nS = this.builtControls.find((c) => c.path === 'N')!.schema;
     const lo = Math.max(this.bound('N', 'min'), budget / (per * this.bound('D', 'max'))), hi = Math.min(this.bound('N', 'max'), budget / per);
     const mins: number[] = [];
-    for (const curve of nS && this.controls.find((c) => c.path === 'curve')!.schema.choices || []) {
+    for (const curve of nS && this.builtControls.find((c) => c.path === 'curve')!.schema.choices || []) {
       let best = { N: lo, loss: Infinity };
       for (let i = 0; i <= 28; i++) {
         const N = lo * (hi / lo) ** (i / 28);
@@ -217,4 +209,4 @@ export class ComputeBudgetLab extends LabElement {
   }
 }
 
-customElements.define('sl-compute-budget-lab', ComputeBudgetLab);
+defineLab('sl-compute-budget-lab', ComputeBudgetLab);

@@ -5,7 +5,7 @@
 // apart. Every number is the engine's; this file only chooses which points to draw.
 import { html, nothing } from 'lit';
 import { ChartCache, Plot, logLogFrame, moveMarker } from './plot';
-import { LabElement, type ControlSpec, type OutputSpec } from './framework';
+import { byChip, chipCount, defineLab, type LabResult, LabElement, type ControlSpec, type OutputSpec } from './lab-element';
 import { MODEL_PICKER } from './model-picker';
 import { MEASURED_CONTROL, measuredLine } from './measured';
 import { isError, type Result } from '../engine';
@@ -25,15 +25,15 @@ const KV_REACH_CAP = 4096;
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 const cap = (s: string) => s[0].toUpperCase() + s.slice(1);
 
-export class DecodeLab extends LabElement {
-  readonly calculator = 'decode';
-  // the preset: a small model on a small slice with short contexts, where dragging the batch up
-  // from 1 flips the weight matmuls from memory- to compute-bound on most chips
-  readonly controlSpecs: ControlSpec[] = [
-    { ...MODEL_PICKER, start: 'llama3-8b' },
-    { path: 'batch', label: 'batch: sequences decoded together', start: 1 },
-    { path: 'context', label: 'context: tokens in each KV cache', start: 128 },
-    { path: 'chips', label: 'chips the model is sharded over', start: 4 },
+export class DecodeLab extends LabElement<'decode'> {
+  // the preset: a model on a small slice (one device, four TPU chips, a GPU node) with short
+  // contexts, where dragging the batch up from 1 flips the weight matmuls from memory- to
+  // compute-bound on most chips
+  readonly controls: ControlSpec[] = [
+    { path: 'batch', start: 1, main: true },
+    { ...MODEL_PICKER, start: byChip({ device: 'llama3-8b', tpu: 'llama3-8b', gpu: 'llama3-70b' }) },
+    { path: 'context', start: 128 },
+    { path: 'chips', start: chipCount(4) },
     { path: 'weight_dtype' },
     { path: 'kv_dtype' },
     { path: 'compute_dtype' },
@@ -41,22 +41,10 @@ export class DecodeLab extends LabElement {
     MEASURED_CONTROL,
   ];
   readonly hint = 'Try this: drag the batch up from 1 and watch the weight matmuls flip at the marked batch; then raise the context to 8192 and watch the KV reads take over.';
-  readonly outputSpecs: OutputSpec[] = [
-    { name: 'step_s', label: 'Step time' },
-    { name: 'tokens_per_s', label: 'Tokens/s (slice)' },
-    { name: 'tokens_per_s_per_chip', label: 'Tokens/s per chip' },
-    { name: 't_weights_s', label: 'Weight load' },
-    { name: 't_kv_s', label: 'KV-cache load' },
-    { name: 't_math_s', label: 'FLOPs' },
-    { name: 't_comm_s', label: 'Model-parallel comms' },
-    { name: 'mlp_flip_batch', label: 'Batch where the matmuls flip' },
-    { name: 'critical_batch', label: 'Critical batch (B \u226a D, F shorthand)' },
-    { name: 'kv_crossover_batch', label: 'Batch where KV reads equal weight reads' },
-    { name: 'max_batch', label: 'Max batch by memory' },
-    { name: 'min_chips', label: 'Min chips for the weights' },
-    { name: 'weight_bytes', label: 'Weights' },
-    { name: 'kv_bytes_per_sequence', label: 'KV cache per sequence' },
-    { name: 'free_hbm_bytes', label: 'HBM left for KV caches' },
+  readonly outputs: OutputSpec<'decode'>[] = [
+    'step_s', 'tokens_per_s', 'tokens_per_s_per_chip', 't_weights_s', 't_kv_s', 't_math_s', 't_comm_s',
+    'mlp_flip_batch', 'critical_batch', 'kv_crossover_batch', 'max_batch', 'min_chips', 'weight_bytes',
+    'kv_bytes_per_sequence', 'free_hbm_bytes',
   ];
   protected readonly hasViz = true;
 
@@ -82,24 +70,27 @@ export class DecodeLab extends LabElement {
     return batches.map((b) => this.curve.get(b)).filter((p): p is Pt => p != null);
   }
 
-  protected renderVerdict(r: Result) {
+  protected renderVerdict(r: LabResult<'decode'>) {
     const o = r.outputs;
     const bound = String(o.bound);
-    const b = num(r.inputs.batch);
+    const b = this.engine!.format(r.inputs.batch, 'count');
     const fits = o.fits !== false;
-    const what = bound === 'compute' ? 'the FLOPs set' : bound === 'comms' ? 'the model-parallel collectives set' : 'reading HBM (weights and KV caches) sets';
-    return html`<p class="verdict verdict-${bound}" data-bound=${bound}><strong>${cap(bound)}-bound step</strong> at batch ${b ?? '—'}:
-      ${what} the step time, ${this.fmt('step_s')} (${this.fmt('tokens_per_s')} for the slice).
-      ${fits ? html`Memory holds ${num(o.max_batch) === null ? 'any batch' : html`up to ${this.fmt('max_batch')}`} at this context.`
-        : num(o.max_batch) === 0 ? html`<strong class="lb-nofit">The weights alone do not fit</strong> on ${r.inputs.chips === 1 ? 'one chip' : `these ${this.engine!.format(r.inputs.chips, 'count')} chips`}: they need at least ${this.fmt('min_chips')}, so no batch fits.`
-        : html`<strong class="lb-nofit">This batch does not fit</strong>: memory holds ${this.fmt('max_batch')} of this context.`}</p>
+    const chips = num(r.inputs.chips) ?? 1;
+    const memory = this.onOwnDevice() ? 'memory' : 'HBM';
+    const what = bound === 'compute' ? 'the FLOPs set' : bound === 'comms' ? 'the model-parallel collectives set' : `reading ${memory} (weights and KV caches) sets`;
+    const where = chips === 1 ? `on one ${this.onOwnDevice() ? 'device' : 'chip'}` : `for the ${this.engine!.format(chips, 'count')}-chip slice`;
+    return html`<p class="verdict verdict-${bound}" data-bound=${bound}><strong>${cap(bound)}-bound step</strong> at batch ${b}:
+      ${what} the step time, ${this.fig('step_s')} (${this.fig('tokens_per_s')} ${where}).
+      ${fits ? html`Memory holds ${num(o.max_batch) === null ? 'any batch' : html`up to ${this.fig('max_batch')}`} at this context.`
+        : num(o.max_batch) === 0 ? html`<strong class="lb-nofit">The weights alone do not fit</strong> on ${r.inputs.chips === 1 ? 'one chip' : `these ${this.engine!.format(r.inputs.chips, 'count')} chips`}: they need at least ${this.fig('min_chips')}, so no batch fits.`
+        : html`<strong class="lb-nofit">This batch does not fit</strong>: memory holds ${this.fig('max_batch')} of this context.`}</p>
       ${this.matmulVerdict(r)}
       ${this.attentionVerdict(r)}
       ${measuredLine(this.engine!, r, 'tokens_per_s')}`;
   }
 
   /** the weight matmuls: their bound, and the batch where it flips */
-  private matmulVerdict(r: Result) {
+  private matmulVerdict(r: LabResult<'decode'>) {
     const o = r.outputs;
     const mlp = String(o.mlp_bound);
     const flip = num(o.mlp_flip_batch);
@@ -108,29 +99,29 @@ export class DecodeLab extends LabElement {
     const maxB = num(o.max_batch);
     const unreachable = flip !== null && maxB !== null && maxB < flip;
     const why = mlp === 'memory'
-      ? html`reading the weights (${this.fmt('t_weights_s')}) outlasts the FLOPs (${this.fmt('t_math_s')})${comm ? html` and the collectives (${this.fmt('t_comm_s')})` : nothing}.
-        ${flip !== null && above ? html`They turn ${above}-bound above batch <strong class="flip">${this.fmt('mlp_flip_batch')}</strong>, the flip marked on the plot${unreachable ? html`, but memory holds only ${this.fmt('max_batch')} at this context, so this slice never gets there` : nothing}.` : nothing}`
+      ? html`reading the weights (${this.fig('t_weights_s')}) outlasts the FLOPs (${this.fig('t_math_s')})${comm ? html` and the collectives (${this.fig('t_comm_s')})` : nothing}.
+        ${flip !== null && above ? html`They turn ${above}-bound above batch <strong class="flip">${this.fig('mlp_flip_batch')}</strong>, the flip marked on the plot${unreachable ? html`, but memory holds only ${this.fig('max_batch')} at this context, so this slice never gets there` : nothing}.` : nothing}`
       : mlp === 'compute'
-        ? html`the FLOPs (${this.fmt('t_math_s')}) outlast reading the weights (${this.fmt('t_weights_s')}): the batch is past the flip at <strong class="flip">${this.fmt('mlp_flip_batch')}</strong>.`
-        : html`the model-parallel collectives (${this.fmt('t_comm_s')}) outlast reading the weights (${this.fmt('t_weights_s')}) and the FLOPs (${this.fmt('t_math_s')}): past the flip at <strong class="flip">${this.fmt('mlp_flip_batch')}</strong> the comms, not the FLOPs, grow fastest on this slice.`;
+        ? html`the FLOPs (${this.fig('t_math_s')}) outlast reading the weights (${this.fig('t_weights_s')}): the batch is past the flip at <strong class="flip">${this.fig('mlp_flip_batch')}</strong>.`
+        : html`the model-parallel collectives (${this.fig('t_comm_s')}) outlast reading the weights (${this.fig('t_weights_s')}) and the FLOPs (${this.fig('t_math_s')}): past the flip at <strong class="flip">${this.fig('mlp_flip_batch')}</strong> the comms, not the FLOPs, grow fastest on this slice.`;
     return html`<p class="verdict-part verdict-${mlp}" data-part="matmuls" data-bound=${mlp}><strong>Weight matmuls: ${mlp}-bound</strong> — ${why}</p>`;
   }
 
   /** attention: its bound does not move with the batch; the KV reads' share of the step */
-  private attentionVerdict(r: Result) {
+  private attentionVerdict(r: LabResult<'decode'>) {
     const o = r.outputs;
     if (num(o.kv_bytes_per_sequence) === 0) {
       return html`<p class="verdict-part" data-part="attention"><strong>Attention:</strong> no KV cache at context 0, so this is the weights-only floor.</p>`;
     }
     const att = o.attention_bound == null ? null : String(o.attention_bound);
     const kvx = num(o.kv_crossover_batch);
-    const reads = html`The KV reads take ${this.fmt('t_kv_s')} of the step${kvx !== null ? html` and equal the weight reads at batch <strong class="kv-crossover">${this.fmt('kv_crossover_batch')}</strong>` : nothing}.`;
+    const reads = html`The KV reads take ${this.fig('t_kv_s')} of the step${kvx !== null ? html` and equal the weight reads at batch <strong class="kv-crossover">${this.fig('kv_crossover_batch')}</strong>` : nothing}.`;
     if (!att) return html`<p class="verdict-part" data-part="attention"><strong>Attention:</strong> ${reads}</p>`;
     return html`<p class="verdict-part verdict-${att}" data-part="attention" data-bound=${att}><strong>Attention: ${att}-bound at any batch</strong> —
-      each sequence reads its own KV cache, so its intensity (${this.fmt('attention_intensity')}) does not grow with the batch. ${reads}</p>`;
+      each sequence reads its own KV cache, so its intensity (${this.fig('attention_intensity')}) does not grow with the batch. ${reads}</p>`;
   }
 
-  protected drawViz(r: Result, host: HTMLElement) {
+  protected drawViz(r: LabResult<'decode'>, host: HTMLElement) {
     // the engine's resolved inputs of this result (defaults filled in), batch varied per point
     const base: O = structuredClone(r.inputs);
     delete base.batch;
@@ -189,4 +180,4 @@ export class DecodeLab extends LabElement {
   }
 }
 
-customElements.define('sl-decode-lab', DecodeLab);
+defineLab('sl-decode-lab', DecodeLab);

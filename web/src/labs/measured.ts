@@ -3,7 +3,7 @@
 // usually explains the gap are the engine's outputs (measured_share_of_bound,
 // achieved_bytes_per_s, measured_verdict); this only lays them out.
 import { html, nothing, type TemplateResult } from 'lit';
-import type { ControlSpec } from './framework';
+import type { ControlSpec } from './lab-state';
 import type { Engine, Result } from '../engine';
 
 export const MEASURED_CONTROL: ControlSpec = {

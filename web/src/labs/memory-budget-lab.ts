@@ -8,7 +8,7 @@
 // lab never applies a sharding rule itself: it only takes differences of engine figures.
 import { html, nothing } from 'lit';
 import { ChartCache, Plot, reachOf } from './plot';
-import { LabElement, type ControlSpec, type OutputSpec } from './framework';
+import { ONE_DEVICE_KINDS, byChip, chipCount, defineLab, type LabResult, LabElement, type ControlSpec, type OutputSpec } from './lab-element';
 import { MODEL_PICKER } from './model-picker';
 import { isError, type Result } from '../engine';
 
@@ -21,40 +21,32 @@ type Chart = ReturnType<typeof Plot.plot>;
 interface Comm { strategy: string; result: Result | null; error: string | null; query: O | null }
 type CurvePoint = { batch: number; t_math_s: number; t_comm_s: number };
 
-export class MemoryBudgetLab extends LabElement {
-  readonly calculator = 'training_memory';
-  protected override readonly alsoEvaluates = ['training_comm'];
-  readonly controlSpecs: ControlSpec[] = [
-    MODEL_PICKER,
-    { path: 'chips', label: 'chips (empty: the product of the degrees, or a pod)' },
+export class MemoryBudgetLab extends LabElement<'training_memory'> {
+  readonly controls: ControlSpec[] = [
+    { path: 'chips', label: 'chips (empty: the product of the degrees, or a pod)', main: true, start: chipCount(256) },
+    { ...MODEL_PICKER, start: byChip({ device: 'llama3.2-1b', tpu: 'llama3-70b', gpu: 'llama3-8b' }) },
     { path: 'dp', label: 'data parallel: replicas holding the whole state' },
     { path: 'fsdp', label: 'FSDP: shards of the state (takes the chips the others leave)' },
     { path: 'tp', label: 'tensor parallel degree' },
     { path: 'pp', label: 'pipeline stages' },
-    { path: 'batch_tokens', label: 'global batch (tokens)' },
+    { path: 'batch_tokens', label: 'global batch (tokens)', start: byChip({ device: 16384, tpu: 1048576, gpu: 524288 }) },
     { path: 'T', label: 'sequence length' },
     { path: 'weight_dtype' },
     { path: 'activation_dtype' },
     { path: 'grad_bytes_per_param', label: 'gradient bytes per parameter' },
     { path: 'optimizer_bytes_per_param', label: 'optimizer bytes per parameter (Adam fp32: 8)' },
     { path: 'master_bytes_per_param', label: 'fp32 master-weight bytes per parameter' },
-    { path: 'checkpointing', label: 'rematerialisation: what the forward pass saves' },
+    { path: 'checkpointing', label: 'rematerialisation: what the forward pass saves', start: 'block' },
     { path: 'checkpoints_per_layer', onlyWith: { checkpointing: 'custom' } },
   ];
-  readonly hint = 'Try this: drag the chips down until the bytes per chip no longer fit in HBM (FSDP takes the chips the other degrees leave).';
-  readonly outputSpecs: OutputSpec[] = [
-    { name: 'bytes_per_chip', label: 'Bytes per chip' },
-    { name: 'hbm_bytes', label: 'HBM per chip' },
-    { name: 'params_bytes', label: 'Weights (all)' },
-    { name: 'grads_bytes', label: 'Gradients (all)' },
-    { name: 'optimizer_bytes', label: 'Optimizer state (all)' },
-    { name: 'master_bytes', label: 'Master weights (all)' },
-    { name: 'activations_bytes', label: 'Activations (all)' },
-    { name: 'total_bytes', label: 'Total' },
-    { name: 'chips', label: 'Chips' },
-    { name: 'min_chips', label: 'Min chips (perfect sharding)' },
-    { name: 'max_params', label: 'Max params (state only)' },
-    { name: 'recompute_flops', label: 'Recomputed FLOPs per step' },
+  protected hintText() {
+    return this.state.chipFacts && ONE_DEVICE_KINDS.includes(this.state.chipFacts.kind)
+      ? 'Try this: drag the global batch up, or pick a larger model, until the bytes no longer fit in the device’s memory.'
+      : 'Try this: drag the chips down until the bytes per chip no longer fit in HBM (FSDP takes the chips the other degrees leave).';
+  }
+  readonly outputs: OutputSpec<'training_memory'>[] = [
+    'bytes_per_chip', 'hbm_bytes', 'params_bytes', 'grads_bytes', 'optimizer_bytes', 'master_bytes',
+    'activations_bytes', 'total_bytes', 'chips', 'min_chips', 'max_params', 'recompute_flops',
   ];
   protected readonly hasViz = true;
   private comm: Comm = { strategy: '', result: null, error: null, query: null };
@@ -71,7 +63,7 @@ export class MemoryBudgetLab extends LabElement {
    *  less the weights-only figure for the parts that cannot exist without weights. */
   private stateKey = '';
   private stateParts: (number | null)[] = [];
-  private perChipParts(r: Result): { part: string; bytes: number }[] {
+  private perChipParts(r: LabResult<'training_memory'>): { part: string; bytes: number }[] {
     const base: O = structuredClone(r.inputs);
     const all = num(r.outputs.bytes_per_chip);
     // the state parts do not depend on the batch: evaluated once per setting of everything else
@@ -106,7 +98,7 @@ export class MemoryBudgetLab extends LabElement {
     if (d.tp > 1) return 'tp';
     return null;
   }
-  private evalComm(r: Result): Comm {
+  private evalComm(r: LabResult<'training_memory'>): Comm {
     const d = r.outputs.degrees as Record<string, number> | undefined;
     const strategy = d ? this.strategyFor(d) : null;
     if (!d || !strategy) return { strategy: '', result: null, error: 'One chip: no parallelism, so nothing to communicate.', query: null };
@@ -149,17 +141,17 @@ export class MemoryBudgetLab extends LabElement {
     return xs.map((x) => this.curveCache.get(x)).filter((p): p is CurvePoint => p != null);
   }
 
-  protected renderVerdict(r: Result) {
+  protected renderVerdict(r: LabResult<'training_memory'>) {
     const o = r.outputs;
     const fits = o.fits;
     const f = (v: unknown, u: string) => this.engine!.format(v, u);
     const c = this.comm.result?.outputs;
     const d = o.degrees as Record<string, number> | undefined;
     return html`<p class="verdict verdict-${fits === false ? 'memory' : 'compute'}">
-      ${fits === true ? html`<strong>Fits</strong>: ${this.fmt('bytes_per_chip')} per chip of ${this.fmt('hbm_bytes')} HBM.`
-        : fits === false ? html`<strong>Does not fit</strong>: ${this.fmt('bytes_per_chip')} per chip against ${this.fmt('hbm_bytes')} HBM; perfectly sharded it needs at least ${this.fmt('min_chips')}.`
-        : html`<strong>Unknown fit</strong>: ${this.fmt('bytes_per_chip')} per chip, and this chip has no HBM figure (see the warning; give one with a custom chip).`}
-      ${d ? html`Layout: dp ${d.dp} × fsdp ${d.fsdp} × tp ${d.tp} × pp ${d.pp} = ${this.fmt('chips')}.` : nothing}</p>
+      ${fits === true ? html`<strong>Fits</strong>: ${this.fig('bytes_per_chip')} per chip of ${this.fig('hbm_bytes')} HBM.`
+        : fits === false ? html`<strong>Does not fit</strong>: ${this.fig('bytes_per_chip')} per chip against ${this.fig('hbm_bytes')} HBM; perfectly sharded it needs at least ${this.fig('min_chips')}.`
+        : html`<strong>Unknown fit</strong>: ${this.fig('bytes_per_chip')} per chip, and this chip has no HBM figure (see the warning; give one with a custom chip).`}
+      ${d ? html`Layout: dp ${d.dp} × fsdp ${d.fsdp} × tp ${d.tp} × pp ${d.pp} = ${this.fig('chips')}.` : nothing}</p>
       ${c ? html`<p class="verdict verdict-${String(c.bound)} comm-verdict"><strong>${String(c.bound) === 'compute' ? 'Compute-bound' : 'Comms-bound'}</strong>: with ${this.choiceText('strategy', this.comm.strategy, 'training_comm')} over the ${this.choiceText('fabric', c.fabric, 'training_comm')},
         per layer the math takes ${f(c.t_math_s, 's')}, communication ${f(c.t_comm_s, 's')}.
         ${num(c.critical_batch_tokens) !== null ? html`Critical batch ${f(c.critical_batch_tokens, 'tokens')} (${f(c.critical_tokens_per_chip, 'tokens')} per chip).` : html`This strategy's communication does not shrink with the batch: no critical batch.`}</p>`
@@ -178,7 +170,7 @@ export class MemoryBudgetLab extends LabElement {
    *  the decode lab: the bar when its parts, the HBM line or its reach change (the reach moves in
    *  1-2-5 steps), the roofline when its curve changes (everything but the batch, see evalComm).
    *  Otherwise the bar's segments and the operating points move in place, by each chart's scales. */
-  protected drawViz(r: Result, host: HTMLElement) {
+  protected drawViz(r: LabResult<'training_memory'>, host: HTMLElement) {
     const f = (v: unknown, u: string) => this.engine!.format(v, u);
     const hbm = num(r.outputs.hbm_bytes);
     const width = this.vizWidth();
@@ -293,4 +285,4 @@ export class MemoryBudgetLab extends LabElement {
   }
 }
 
-customElements.define('sl-memory-budget-lab', MemoryBudgetLab);
+defineLab('sl-memory-budget-lab', MemoryBudgetLab);

@@ -4,17 +4,16 @@
 // "not in the catalog" with the engine's message, never as an error.
 import { html, nothing } from 'lit';
 import { NARROW_CHART_PX, Plot, decadeTicks, moveBarsX, type Chart } from './plot';
-import { LabElement, type ControlSpec } from './framework';
+import { defineLab, type LabResult, LabElement, type ControlSpec } from './lab-element';
 import { isError, type EngineError, type Result } from '../engine';
 
 /** reading order of the ladder, host first (presentation only; the paths come from the schema) */
 const ORDER = ['pcie', 'hbm', 'vmem', 'ici', 'nvlink', 'dcn', 'ib'];
 interface Rung { path: string; name: string; t?: number; bw?: number; missing?: string }
 
-export class MemoryLadderLab extends LabElement {
-  readonly calculator = 'transfer';
-  readonly controlSpecs: ControlSpec[] = [
-    { path: 'bytes', label: 'tensor size' },
+export class MemoryLadderLab extends LabElement<'transfer'> {
+  readonly controls: ControlSpec[] = [
+    { path: 'bytes', label: 'tensor size', main: true },
     { path: 'path', label: 'the rung whose derivation is shown below' },
     { path: 'chips' },
     { path: 'hops', label: 'ICI hops (ici rung only)' },
@@ -26,22 +25,21 @@ export class MemoryLadderLab extends LabElement {
   private rungsFor: Result | null = null;
 
   /** hops and links are ICI-only inputs: sent for the ici rung, left out elsewhere */
-  params(): Record<string, unknown> {
-    const p = super.params();
+  protected adjustParams(p: Record<string, unknown>) {
     if (this.values.get('path') !== 'ici') {
       delete p.hops;
       delete p.links;
     }
-    return p;
   }
 
   private ladder(): Rung[] {
-    const choices = this.controls.find((c) => c.path === 'path')!.schema.choices ?? [];
+    const choices = this.builtControls.find((c) => c.path === 'path')!.schema.choices ?? [];
     const paths = [...ORDER.filter((p) => choices.includes(p)), ...choices.filter((p) => !ORDER.includes(p))];
-    const base = super.params();
+    const base = this.params();
     return paths.map((path) => {
       const q: Record<string, unknown> = { ...base, path };
-      if (path !== 'ici') { delete q.hops; delete q.links; }
+      // the ICI rung with the reader's hops and links (sent for that rung only)
+      if (path === 'ici') for (const k of ['hops', 'links']) { const v = this.values.get(k); if (v !== this.control(k)?.schema.default) q[k] = v; }
       const r = this.engine!.evaluate('transfer', q, { steps: false });
       const name = this.choiceText('path', path); // the engine's title, as the rung selector shows it
       if (isError(r)) return { path, name, missing: this.missing(r) };
@@ -57,17 +55,17 @@ export class MemoryLadderLab extends LabElement {
     return r.error.param && r.error.param !== 'chip' ? `${r.error.param}: ${r.error.message}` : r.error.message;
   }
 
-  protected renderVerdict(r: Result) {
+  protected renderVerdict(r: LabResult<'transfer'>) {
     if (this.rungsFor !== r) { this.rungs = this.ladder(); this.rungsFor = r; } // once per evaluation
     const have = this.rungs.filter((x) => x.t !== undefined && x.t > 0);
-    if (!have.length) return html`<p class="verdict">Moving ${this.fmt('bytes_per_chip')} per chip takes no time on any rung.</p>`;
+    if (!have.length) return html`<p class="verdict">Moving ${this.fig('bytes_per_chip')} per chip takes no time on any rung.</p>`;
     const fast = have.reduce((a, b) => (b.t! < a.t! ? b : a)), slow = have.reduce((a, b) => (b.t! > a.t! ? b : a));
     const f = (v: unknown, u: string) => this.engine!.format(v, u);
     return html`<p class="verdict">Moving ${f(r.inputs.bytes, 'bytes')}: fastest over <strong>${fast.name}</strong> (${f(fast.t, 's')}),
       slowest over <strong>${slow.name}</strong> (${f(slow.t, 's')})${fast.t! > 0 ? html`, <span class="ratio">${f(slow.t! / fast.t!, '')}×</span> longer` : nothing}.</p>`;
   }
 
-  protected renderOutputs(r: Result) {
+  protected renderOutputs(r: LabResult<'transfer'>) {
     const f = (v: unknown, u: string) => this.engine!.format(v, u);
     return html`<table class="ml-table"><caption>Time per rung for ${f(r.inputs.bytes, 'bytes')} (${f(r.outputs.bytes_per_chip, 'bytes')} per chip)</caption>
       <thead><tr><th scope="col">rung</th><th scope="col">time</th><th scope="col">effective bandwidth</th></tr></thead>
@@ -85,7 +83,7 @@ export class MemoryLadderLab extends LabElement {
     return have.find((x) => x.path === 'hbm') ?? have.reduce((a, b) => (b.t! < a.t! ? b : a));
   }
 
-  protected drawViz(r: Result, host: HTMLElement) {
+  protected drawViz(r: LabResult<'transfer'>, host: HTMLElement) {
     const f = (v: number, u: string) => this.engine!.format(v, u);
     const have = this.rungs.filter((x) => x.t !== undefined && x.t > 0);
     const missing = this.rungs.filter((x) => x.missing);
@@ -131,4 +129,4 @@ export class MemoryLadderLab extends LabElement {
   private chartKey = '';
 }
 
-customElements.define('sl-memory-ladder-lab', MemoryLadderLab);
+defineLab('sl-memory-ladder-lab', MemoryLadderLab);

@@ -3,7 +3,7 @@
 // (GQA heads, MoE experts, MLA latent cache). Every number is the engine's `transformer`.
 import { html, nothing, type TemplateResult } from 'lit';
 import { Plot, decadeTicks, tickRoom } from './plot';
-import { LabElement, type Control, type ControlSpec } from './framework';
+import { defineLab, type OutputName, type LabResult, LabElement, type Control, type ControlSpec } from './lab-element';
 import { MODEL_PICKER } from './model-picker';
 import { isError, type Result } from '../engine';
 
@@ -12,12 +12,11 @@ const AS_MODEL = 'as in the model';
 const DIMS = ['L', 'D', 'F', 'N', 'K', 'H', 'V', 'E', 'k', 'shared_experts', 'F_expert', 'attention', 'kv_lora_rank', 'qk_rope_head_dim'];
 const PARTS: [string, string][] = [['params_embedding', 'embeddings'], ['params_attention', 'attention'], ['params_mlp', 'MLP'], ['params_norm', 'norms']];
 
-export class ModelLab extends LabElement {
-  readonly calculator = 'transformer';
+export class ModelLab extends LabElement<'transformer'> {
   readonly usesChip = false;
-  readonly controlSpecs: ControlSpec[] = [
+  readonly controls: ControlSpec[] = [
     MODEL_PICKER,
-    { path: 'T', label: 'sequence length' },
+    { path: 'T', main: true },
     { path: 'B', label: 'sequences in the batch' },
     { path: 'kv_dtype' },
     { path: 'weight_dtype' },
@@ -31,8 +30,7 @@ export class ModelLab extends LabElement {
 
   /** the model picker (the framework's, from model-picker.ts) lists the engine's catalog;
    *  override choices get an "as in the model" entry */
-  protected buildControl(s: ControlSpec): Control {
-    const c = super.buildControl(s);
+  protected adjustControl(c: Control): Control {
     if (c.schema.type === 'choice' && c.path.startsWith('model_overrides.')) c.schema = { ...c.schema, choices: [AS_MODEL, ...(c.schema.choices ?? [])], default: AS_MODEL };
     else if (c.path.startsWith('model_overrides.')) c.schema = { ...c.schema, default: null };
     return c;
@@ -47,31 +45,29 @@ export class ModelLab extends LabElement {
     const own = m?.[name];
     return super.renderControl({ ...c, label: `${c.schema.doc}${own != null ? ` (model: ${String(own)})` : ''}; empty keeps the model's` });
   }
-  params(): Record<string, unknown> {
-    const p = super.params();
+  protected adjustParams(p: Record<string, unknown>) {
     const o = p.model_overrides as Record<string, unknown> | undefined;
     if (o) {
       for (const [k, v] of Object.entries(o)) if (v === '' || v == null || v === AS_MODEL) delete o[k];
       if (!Object.keys(o).length) delete p.model_overrides;
     }
-    return p;
   }
 
   protected renderExtraControls(): TemplateResult {
     return html`<p class="ml-note">Override any dimension below to build your own model: K &lt; N is grouped-query attention (K = 1: multi-query), E &gt; 1 with k active experts is a mixture of experts, attention = mla with a latent rank caches a compressed key/value.</p>`;
   }
 
-  protected renderVerdict(r: Result) {
+  protected renderVerdict(r: LabResult<'transformer'>) {
     const o = r.outputs;
     const moe = (o.params_active as number) < (o.params_total as number);
-    return html`<p class="verdict"><strong>${this.fmt('params_total')}</strong>${moe ? html` (<strong>${this.fmt('params_active')}</strong> active per token)` : nothing};
-      ${this.fmt('flops_fwd_per_token')} per token forward, ${this.fmt('train_flops_per_token')} to train.
+    return html`<p class="verdict"><strong>${this.fig('params_total')}</strong>${moe ? html` (<strong>${this.fig('params_active')}</strong> active per token)` : nothing};
+      ${this.fig('flops_fwd_per_token')} per token forward, ${this.fig('train_flops_per_token')} to train.
       At T = ${this.engine!.format(r.inputs.T, 'tokens')}, attention is <strong>${(100 * (o.attention_flop_fraction as number)).toPrecision(3)}%</strong> of the training FLOPs;
-      the KV cache holds ${this.fmt('kv_bytes_per_token')} per token, ${this.fmt('kv_bytes_per_sequence')} per sequence.</p>`;
+      the KV cache holds ${this.fig('kv_bytes_per_token')} per token, ${this.fig('kv_bytes_per_sequence')} per sequence.</p>`;
   }
 
-  protected renderOutputs(r: Result) {
-    const rows: [string, string][] = [['params_total', 'Parameters, total'], ['params_active', 'Parameters, active per token'], ['params_embedding', 'Embeddings'],
+  protected renderOutputs(r: LabResult<'transformer'>) {
+    const rows: [OutputName<'transformer'>, string][] = [['params_total', 'Parameters, total'], ['params_active', 'Parameters, active per token'], ['params_embedding', 'Embeddings'],
       ['params_attention', 'Attention'], ['params_mlp', 'MLP'], ['params_mlp_active', 'MLP, active'], ['params_norm', 'Norms'],
       ['flops_fwd_per_token', 'FLOPs per token, forward'], ['train_flops_per_token', 'FLOPs per token, training'],
       ['attention_flops_train', 'Attention FLOPs, training (B·T tokens)'], ['train_flops', 'Training FLOPs (B·T tokens)'],
@@ -80,7 +76,7 @@ export class ModelLab extends LabElement {
     return html`<dl class="lab-outputs">${rows.filter(([n]) => r.outputs[n] != null).map(([n, l]) => html`<div data-out=${n}><dt>${l}</dt><dd>${this.fmt(n)}</dd></div>`)}</dl>`;
   }
 
-  protected drawViz(r: Result, host: HTMLElement) {
+  protected drawViz(r: LabResult<'transformer'>, host: HTMLElement) {
     const o = r.outputs;
     const f = (v: number, u: string) => this.engine!.format(v, u);
     const base = this.params();
@@ -154,4 +150,4 @@ export class ModelLab extends LabElement {
   }
 }
 
-customElements.define('sl-model-lab', ModelLab);
+defineLab('sl-model-lab', ModelLab);

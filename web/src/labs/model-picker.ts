@@ -5,7 +5,7 @@
 // `model=<id>`, is the catalog id; the default is the schema's. The framework builds the control
 // for any parameter of type `model` through modelPicker(); a lab only lists MODEL_PICKER.
 import type { Engine, ParamSchema } from '../engine';
-import type { ControlSpec } from './framework';
+import type { ControlSpec } from './lab-state';
 
 /** the picker's control spec: list it in a lab's controlSpecs */
 export const MODEL_PICKER: ControlSpec = { path: 'model', label: 'catalog model' };

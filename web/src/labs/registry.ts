@@ -1,23 +1,11 @@
 // Custom element name → the module that defines it. Modules load lazily, when the element
 // comes near the viewport, so a chapter's first view ships neither the lab nor Plot.
-// To add a lab: write src/labs/<name>-lab.ts (see README.md), add it here and to
-// build/labs.mjs.
+// The labs' modules come from their manifests (src/labs/<name>.lab.json → generated/labs.ts,
+// written by build/labs.mjs); see README.md in this folder.
+import { LAB_MODULES as LABS } from '../generated/labs';
+
 export const LAB_MODULES: Record<string, () => Promise<unknown>> = {
-  'sl-roofline-lab': () => import('./roofline-lab'),
-  'sl-compute-budget-lab': () => import('./compute-budget-lab'),
-  'sl-memory-ladder-lab': () => import('./memory-ladder-lab'),
-  'sl-collectives-lab': () => import('./collectives-lab'),
-  'sl-sharded-matmul-lab': () => import('./sharded-matmul-lab'),
-  'sl-model-lab': () => import('./model-lab'),
-  'sl-memory-budget-lab': () => import('./memory-budget-lab'),
-  'sl-training-pod-lab': () => import('./training-pod-lab'),
-  'sl-decode-lab': () => import('./decode-lab'),
-  'sl-serving-lab': () => import('./serving-lab'),
-  'sl-can-i-run-lab': () => import('./can-i-run-lab'),
-  'sl-can-i-fine-tune-lab': () => import('./can-i-fine-tune-lab'),
-  'sl-training-comm-lab': () => import('./training-comm-lab'),
-  'sl-matmul-experiment': () => import('../matmul/matmul-experiment'),
-  'sl-decode-run': () => import('../measure/decode-run/index'), // issue 38: a button; the run loads on it
+  ...LABS,
   'sl-tryit': () => import('../tryit'), // not a lab: the Try-it block beside one, loaded the same way
 };
 

@@ -1,13 +1,12 @@
 // <sl-roofline-lab>: a matmul [B, D] · [D, F] on a chip's roofline (chapter 1).
 import { html, nothing } from 'lit';
 import { ChartCache, NARROW_CHART_PX, Plot, showIn } from './plot';
-import { LabElement, type ControlSpec, type OutputSpec } from './framework';
+import { defineLab, type LabResult, LabElement, type ControlSpec, type OutputSpec } from './lab-element';
 import { isError, type Result } from '../engine';
 
-export class RooflineLab extends LabElement {
-  readonly calculator = 'roofline';
-  readonly controlSpecs: ControlSpec[] = [
-    { path: 'matmul.B', label: 'batch: tokens per model replica' },
+export class RooflineLab extends LabElement<'roofline'> {
+  readonly controls: ControlSpec[] = [
+    { path: 'matmul.B', label: 'batch: tokens per model replica', main: true },
     { path: 'matmul.D', label: 'contracted dimension (model width)' },
     { path: 'matmul.F', label: 'output dimension (MLP width)' },
     { path: 'activation_dtype' },
@@ -18,23 +17,15 @@ export class RooflineLab extends LabElement {
     { path: 'links', onlyWith: { bandwidth: 'ici' } },
   ];
   readonly hint = 'Try this: drag the batch below the marked critical batch and watch the matmul turn memory-bound; then switch the bandwidth to ICI.';
-  readonly outputSpecs: OutputSpec[] = [
-    { name: 'flops', label: 'FLOPs' },
-    { name: 'bytes', label: 'Bytes moved' },
-    { name: 'intensity', label: 'Arithmetic intensity' },
-    { name: 'critical_intensity', label: 'Critical intensity of the chip' },
-    { name: 't_math_s', label: 'Math time' },
-    { name: 't_comm_s', label: 'Memory / comms time' },
-    { name: 't_lower_s', label: 'Time, perfect overlap (max)' },
-    { name: 't_upper_s', label: 'Time, no overlap (sum)' },
-    { name: 'critical_batch', label: 'Critical batch (B ≪ D, F)' },
-    { name: 'crossover_batch', label: 'Exact crossover batch' },
+  readonly outputs: OutputSpec<'roofline'>[] = [
+    'flops', 'bytes', 'intensity', 'critical_intensity', 't_math_s', 't_comm_s', 't_lower_s', 't_upper_s',
+    'critical_batch', 'crossover_batch',
   ];
   protected readonly hasViz = true;
   /** the operation is a matmul; its B, D, F come from the controls */
   protected baseParams() { return { matmul: {} }; }
 
-  protected renderVerdict(r: Result) {
+  protected renderVerdict(r: LabResult<'roofline'>) {
     const o = r.outputs as Record<string, number | string>;
     const bound = String(o.bound);
     const tm = o.t_math_s as number, tc = o.t_comm_s as number;
@@ -44,7 +35,7 @@ export class RooflineLab extends LabElement {
     return html`<p class="verdict verdict-${bound}"><strong>${bound[0].toUpperCase() + bound.slice(1)}-bound</strong>:
       ${what} takes ${this.engine!.format(bound === 'compute' ? tm : tc, 's')}, ${Number.isFinite(ratio) ? html`<span class="ratio">${ratio.toPrecision(3)}×</span> as long as ${other}` : nothing}
       (${this.engine!.format(bound === 'compute' ? tc : tm, 's')}).
-      Intensity ${this.fmt('intensity')} against the chip's ${this.fmt('critical_intensity')}.</p>`;
+      Intensity ${this.fig('intensity')} against the chip's ${this.fig('critical_intensity')}.</p>`;
   }
 
   /** Attainable FLOP/s at a given intensity, from the engine (raw flops/bytes mode).
@@ -64,7 +55,7 @@ export class RooflineLab extends LabElement {
     return this.roofCache.get(key)!;
   }
 
-  protected drawViz(r: Result, host: HTMLElement) {
+  protected drawViz(r: LabResult<'roofline'>, host: HTMLElement) {
     const o = r.outputs as Record<string, number | string>;
     const I = o.intensity as number, Ic = o.critical_intensity as number;
     // whole decades around the point and the knee: stable axes while dragging
@@ -145,7 +136,7 @@ export class RooflineLab extends LabElement {
   }
 }
 
-customElements.define('sl-roofline-lab', RooflineLab);
+defineLab('sl-roofline-lab', RooflineLab);
 
 /** Log ticks at 1× and 3× each power of ten inside [lo, hi]: few enough to read on a phone. */
 function oneAndThree([lo, hi]: [number, number]): number[] {

@@ -6,7 +6,7 @@
 // This file only chooses which batches and topologies to ask for; every number is the engine's.
 import { html, nothing, render } from 'lit';
 import { Plot } from './plot';
-import { LabElement, type Control, type ControlSpec, type OutputSpec } from './framework';
+import { byChip, chipCount, defineLab, type LabResult, LabElement, type Control, type ControlSpec, type OutputSpec } from './lab-element';
 import { MODEL_PICKER } from './model-picker';
 import { MEASURED_CONTROL, measuredLine } from './measured';
 import { isError, type Result } from '../engine';
@@ -17,13 +17,11 @@ interface SPoint { batch: number; chips: number; step_s: number; latency_s: numb
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 const FROM = 'sweep.batch.0', TO = 'sweep.batch.1';
 
-export class ServingLab extends LabElement {
-  readonly calculator = 'serving';
-  protected override readonly alsoEvaluates = ['decode'];
-  readonly controlSpecs: ControlSpec[] = [
-    MODEL_PICKER,
-    { path: 'chips', label: 'topology: chips per model replica' },
-    { path: 'batch', label: 'batch: the configuration to highlight' },
+export class ServingLab extends LabElement<'serving'> {
+  readonly controls: ControlSpec[] = [
+    { path: 'batch', label: 'batch: the configuration to highlight', main: true, start: byChip({ device: 4, tpu: 32, gpu: 32 }) },
+    { ...MODEL_PICKER, start: byChip({ device: 'llama3-8b', tpu: 'llama3-70b', gpu: 'llama3-70b' }) },
+    { path: 'chips', label: 'topology: chips per model replica', start: chipCount(16) },
     { path: FROM, key: 'batch_from', label: 'batch range: smallest batch swept' },
     { path: TO, key: 'batch_to', label: 'batch range: largest batch swept' },
     { path: 'prompt_tokens' },
@@ -35,16 +33,9 @@ export class ServingLab extends LabElement {
     MEASURED_CONTROL,
   ];
   readonly hint = 'Try this: drag the highlighted batch up and watch the cost per token fall while each response takes longer.';
-  readonly outputSpecs: OutputSpec[] = [
-    { name: 'step_s', label: 'Decode step' },
-    { name: 'latency_s', label: 'Latency per response' },
-    { name: 'time_to_first_token_s', label: 'Time to first token' },
-    { name: 'throughput_tokens_per_s', label: 'Throughput (replica)' },
-    { name: 'tokens_per_s_per_chip', label: 'Tokens/s per chip' },
-    { name: 'qps_per_chip', label: 'Requests/s per chip' },
-    { name: 'cost_per_million_tokens_usd', label: 'Cost per million tokens' },
-    { name: 'total_chips', label: 'Chips in total' },
-    { name: 'max_batch', label: 'Max batch by memory' },
+  readonly outputs: OutputSpec<'serving'>[] = [
+    'step_s', 'latency_s', 'time_to_first_token_s', 'throughput_tokens_per_s', 'tokens_per_s_per_chip',
+    'qps_per_chip', 'cost_per_million_tokens_usd', 'total_chips', 'max_batch',
   ];
   protected readonly hasViz = true;
   private minTopology: { min_chips: number | null; min_slice_chips: number | null; error: string | null } = { min_chips: null, min_slice_chips: null, error: null };
@@ -52,10 +43,9 @@ export class ServingLab extends LabElement {
 
   /** The batch-range controls take their bounds from the schema of one swept batch size: the
    *  default range is that schema's whole range. */
-  protected buildControl(s: ControlSpec): Control {
-    const c = super.buildControl(s);
-    if (s.path === FROM) c.schema = { ...c.schema, default: c.schema.min ?? null };
-    if (s.path === TO) c.schema = { ...c.schema, default: c.schema.max ?? null };
+  protected adjustControl(c: Control): Control {
+    if (c.path === FROM) c.schema = { ...c.schema, default: c.schema.min ?? null };
+    if (c.path === TO) c.schema = { ...c.schema, default: c.schema.max ?? null };
     return c;
   }
 
@@ -66,10 +56,8 @@ export class ServingLab extends LabElement {
   }
 
   /** The main evaluation is the chosen configuration alone (the range controls are not sent). */
-  params(): Record<string, unknown> {
-    const p = super.params();
+  protected adjustParams(p: Record<string, unknown>) {
     delete p.sweep;
-    return p;
   }
 
   /** The sweep asked of the engine: range ends first (so the engine's message for a bad end lands
@@ -129,25 +117,25 @@ export class ServingLab extends LabElement {
   }
 
   /** the swept points, the chosen configuration marked (it is in the sweep when its batch is) */
-  private points(r: Result): SPoint[] {
+  private points(r: LabResult<'serving'>): SPoint[] {
     const b = r.inputs.batch, c = r.inputs.chips;
     return this.sweep.points.map((p) => ({ ...p, chosen: p.batch === b && p.chips === c }));
   }
 
-  protected renderVerdict(r: Result) {
+  protected renderVerdict(r: LabResult<'serving'>) {
     const o = r.outputs;
     const f = (v: unknown, u: string) => this.engine!.format(v, u);
     const m = this.minTopology;
     const chosen = this.points(r).find((p) => p.chosen);
     return html`<p class="verdict verdict-${String(o.bound)}"><strong>${r.inputs.chips} chips, batch ${r.inputs.batch}</strong>:
-      each response takes ${this.fmt('latency_s')} (first token after ${this.fmt('time_to_first_token_s')}), ${this.fmt('tokens_per_s_per_chip')} per chip,
-      ${num(o.cost_per_million_tokens_usd) !== null ? html`${this.fmt('cost_per_million_tokens_usd')} per million tokens` : html`cost unknown (this chip has no price: type one)`}.
-      ${o.fits === false ? html`<strong>It does not fit in memory</strong> (at most ${this.fmt('max_batch')}).` : chosen ? (chosen.pareto ? html`It is on the Pareto frontier.` : html`It is <em>not</em> on the Pareto frontier: another point is both faster and gives more tokens per second per chip.`) : nothing}
+      each response takes ${this.fig('latency_s')} (first token after ${this.fig('time_to_first_token_s')}), ${this.fig('tokens_per_s_per_chip')} per chip,
+      ${num(o.cost_per_million_tokens_usd) !== null ? html`${this.fig('cost_per_million_tokens_usd')} per million tokens` : html`cost unknown (this chip has no price: type one)`}.
+      ${o.fits === false ? html`<strong>It does not fit in memory</strong> (at most ${this.fig('max_batch')}).` : chosen ? (chosen.pareto ? html`It is on the Pareto frontier.` : html`It is <em>not</em> on the Pareto frontier: another point is both faster and gives more tokens per second per chip.`) : nothing}
       ${m.error ? html`<span class="lb-msg">${m.error}</span>` : m.min_chips !== null ? html`The weights need ${f(m.min_chips, 'count')} chips' worth of HBM${m.min_slice_chips !== null && m.min_slice_chips !== m.min_chips ? html`; the smallest slice that holds them has ${f(m.min_slice_chips, 'count')} chips` : nothing}.` : nothing}</p>
       ${measuredLine(this.engine!, r, 'throughput_tokens_per_s')}`;
   }
 
-  protected drawViz(r: Result, host: HTMLElement) {
+  protected drawViz(r: LabResult<'serving'>, host: HTMLElement) {
     const pts = this.points(r);
     const f = (v: unknown, u: string) => this.engine!.format(v, u);
     const fit = pts.filter((p) => p.fits && p.latency_s > 0 && p.tokens_per_s_per_chip > 0);
@@ -223,4 +211,4 @@ export class ServingLab extends LabElement {
   }
 }
 
-customElements.define('sl-serving-lab', ServingLab);
+defineLab('sl-serving-lab', ServingLab);

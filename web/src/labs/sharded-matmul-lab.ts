@@ -5,7 +5,7 @@
 // reader typed (which axis names sit on which dimension), not a computation.
 import { html, nothing, type TemplateResult } from 'lit';
 import { Plot, moveBarsX, reachOf, type Chart } from './plot';
-import { LabElement, type Control, type ControlSpec } from './framework';
+import { defineLab, type OutputName, type LabResult, LabElement, type Control, type ControlSpec } from './lab-element';
 import { isError, type Result } from '../engine';
 
 interface ArraySpec { name: string; dims: { dim: string; axes: string[] }[]; unreduced: string[] }
@@ -51,10 +51,8 @@ const CASES: Record<number, string> = {
   4: 'a mesh axis shards a free dimension of both inputs: one input must be gathered first',
 };
 
-export class ShardedMatmulLab extends LabElement {
-  readonly calculator = 'sharded_matmul';
-  protected override readonly alsoEvaluates = ['sharding'];
-  readonly controlSpecs: ControlSpec[] = [
+export class ShardedMatmulLab extends LabElement<'sharded_matmul'> {
+  readonly controls: ControlSpec[] = [
     { path: 'spec', label: 'the matmul in the book\u2019s notation' },
     { path: 'dims.I' }, { path: 'dims.J' }, { path: 'dims.K' },
     { path: 'mesh.X' }, { path: 'mesh.Y' },
@@ -68,7 +66,7 @@ export class ShardedMatmulLab extends LabElement {
   private specText(): string { return String(this.values.get('spec') ?? ''); }
   private meshNames(): string[] {
     const def = Object.keys((this.findSchema('mesh')?.default ?? {}) as object);
-    const fromControls = this.controls.filter((c) => c.path.startsWith('mesh.')).map((c) => c.key);
+    const fromControls = this.builtControls.filter((c) => c.path.startsWith('mesh.')).map((c) => c.key);
     return [...new Set([...def, ...fromControls])];
   }
   /** dims and mesh axes the spec names (single-letter axes when the mesh does not know them yet) */
@@ -82,9 +80,9 @@ export class ShardedMatmulLab extends LabElement {
   private syncControls() {
     const { dims, axes } = this.named();
     const add = (path: string) => {
-      if (this.controls.some((c) => c.path === path)) return;
-      const c = this.buildControl({ path, key: this.controls.some((x) => x.key === path.split('.')[1]) ? path.replace('.', '_') : undefined });
-      this.controls.push(c);
+      if (this.builtControls.some((c) => c.path === path)) return;
+      const c = this.state.buildControl({ path, key: this.builtControls.some((x) => x.key === path.split('.')[1]) ? path.replace('.', '_') : undefined });
+      this.builtControls.push(c);
       this.setValue(c, c.schema.default);
       const k = this.pending.get(c.key);
       if (k !== undefined) { this.setValue(c, Number(k), k); this.pending.delete(c.key); }
@@ -95,12 +93,12 @@ export class ShardedMatmulLab extends LabElement {
   protected controlChanged(c: Control) { if (c.path === 'spec') this.syncControls(); }
   protected applyExtraState(key: string, value: string): boolean {
     if (key === 'spec') {
-      const c = this.controls.find((x) => x.path === 'spec')!;
+      const c = this.builtControls.find((x) => x.path === 'spec')!;
       this.setValue(c, value, value);
       this.syncControls();
       return true;
     }
-    if (this.controls.some((x) => x.key === key)) {
+    if (this.builtControls.some((x) => x.key === key)) {
       if (this.pending.size) this.syncControls();
       return false;
     }
@@ -109,11 +107,10 @@ export class ShardedMatmulLab extends LabElement {
   }
 
   /** dims: exactly the spec's; mesh: the default axes plus the spec's, every entry sent */
-  params(): Record<string, unknown> {
-    const p = super.params();
+  protected adjustParams(p: Record<string, unknown>) {
     const { dims, axes } = this.named();
     const d: Record<string, unknown> = {}, m: Record<string, unknown> = {};
-    for (const c of this.controls) {
+    for (const c of this.builtControls) {
       const [head, name] = c.path.split('.');
       const v = this.values.get(c.path);
       if (head === 'dims' && dims.includes(name)) d[name] = v ?? null;
@@ -121,7 +118,6 @@ export class ShardedMatmulLab extends LabElement {
     }
     if (Object.keys(d).length) p.dims = d;
     if (Object.keys(m).length) p.mesh = m;
-    return p;
   }
   protected renderControl(c: Control): TemplateResult {
     const [head, name] = c.path.split('.');
@@ -134,17 +130,17 @@ export class ShardedMatmulLab extends LabElement {
     return super.renderControl(c);
   }
 
-  protected renderVerdict(r: Result) {
+  protected renderVerdict(r: LabResult<'sharded_matmul'>) {
     const o = r.outputs;
     if (o.valid === false) {
       return html`<p class="verdict verdict-memory"><strong>Invalid as written</strong> (case ${String(o.case)}): ${String(o.error)}</p>`;
     }
     const bound = String(o.bound);
     return html`<p class="verdict verdict-${bound === 'compute' ? 'compute' : 'memory'}"><strong>Case ${String(o.case)}</strong>: ${CASES[o.case as number] ?? ''}.
-      <strong>${bound === 'compute' ? 'Compute-bound' : 'Comms-bound'}</strong>: math ${this.fmt('t_math_s')}, communication ${this.fmt('t_comm_s')}; output ${String(o.output_spec)}.</p>`;
+      <strong>${bound === 'compute' ? 'Compute-bound' : 'Comms-bound'}</strong>: math ${this.fig('t_math_s')}, communication ${this.fig('t_comm_s')}; output ${String(o.output_spec)}.</p>`;
   }
 
-  private localShapes(r: Result): { name: string; spec: string; pspec: string; local?: string; bytes?: string; err?: string }[] {
+  private localShapes(r: LabResult<'sharded_matmul'>): { name: string; spec: string; pspec: string; local?: string; bytes?: string; err?: string }[] {
     const mesh = (r.inputs.mesh ?? {}) as Record<string, number>;
     const dims = (r.inputs.dims ?? {}) as Record<string, number>;
     const text = this.specText().split('->')[0] + (r.outputs.output_spec ? ` -> ${String(r.outputs.output_spec)}` : '');
@@ -159,14 +155,14 @@ export class ShardedMatmulLab extends LabElement {
     });
   }
 
-  protected renderOutputs(r: Result) {
+  protected renderOutputs(r: LabResult<'sharded_matmul'>) {
     const o = r.outputs;
     const f = (v: unknown, u: string) => this.engine!.format(v, u);
     const colls = (o.collectives ?? []) as Record<string, unknown>[];
     const arrays = o.valid === false ? [] : this.localShapes(r);
     const mesh = Object.keys((r.inputs.mesh ?? {}) as object);
     return html`${o.valid === false ? nothing : html`<dl class="lab-outputs">
-        ${[['case', 'Case'], ['t_math_s', 'Math time'], ['t_comm_s', 'Communication time'], ['t_s', 'Time (max)'], ['local_flops', 'FLOPs per device'], ['flops', 'FLOPs, all devices'], ['output_spec', 'Output sharding']]
+        ${([['case', 'Case'], ['t_math_s', 'Math time'], ['t_comm_s', 'Communication time'], ['t_s', 'Time (max)'], ['local_flops', 'FLOPs per device'], ['flops', 'FLOPs, all devices'], ['output_spec', 'Output sharding']] as [OutputName<'sharded_matmul'>, string][])
           .map(([n, l]) => html`<div data-out=${n}><dt>${l}</dt><dd>${this.fmt(n)}</dd></div>`)}</dl>`}
       <div class="table-scroll"><table class="sm-table" data-out="collectives"><caption>Collectives</caption>
         <thead><tr><th scope="col">collective</th><th scope="col">array</th><th scope="col">over</th><th scope="col">bytes</th><th scope="col">time</th></tr></thead>
@@ -177,7 +173,7 @@ export class ShardedMatmulLab extends LabElement {
         <tbody>${arrays.map((a) => html`<tr data-array=${a.name}><th scope="row"><code>${a.spec}</code></th>${a.err ? html`<td colspan="2">${a.err}</td>` : html`<td>${a.local}</td><td>${a.bytes}</td>`}<td><code>${a.pspec}</code></td></tr>`)}</tbody></table></div>` : nothing}`;
   }
 
-  protected drawViz(r: Result, host: HTMLElement) {
+  protected drawViz(r: LabResult<'sharded_matmul'>, host: HTMLElement) {
     const o = r.outputs;
     if (o.valid === false || o.t_math_s == null) { host.replaceChildren(); return; }
     const f = (v: number, u: string) => this.engine!.format(v, u);
@@ -210,4 +206,4 @@ export class ShardedMatmulLab extends LabElement {
   private chartKey = '';
 }
 
-customElements.define('sl-sharded-matmul-lab', ShardedMatmulLab);
+defineLab('sl-sharded-matmul-lab', ShardedMatmulLab);

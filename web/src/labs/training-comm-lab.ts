@@ -7,7 +7,7 @@
 import { html, nothing } from 'lit';
 // Plot is fetched with the engine (./plot), not a static import: it stays off the first paint.
 import { ChartCache, Plot, logLogFrame, moveMarker, showIn } from './plot';
-import { LabElement, type Control, type ControlSpec, type OutputSpec } from './framework';
+import { chipCount, defineLab, type LabResult, LabElement, type Control, type ControlSpec, type OutputSpec } from './lab-element';
 import { MODEL_PICKER } from './model-picker';
 import { isError, type Result } from '../engine';
 
@@ -29,32 +29,31 @@ const STRATEGY: Record<string, { name: string; sends: string }> = {
 /** a strategy that shards experts needs a mixture-of-experts model: switching to it picks this one */
 const MOE_FOR_EP = 'deepseek-v3';
 
-export class TrainingCommLab extends LabElement {
-  readonly calculator = 'training_comm';
+export class TrainingCommLab extends LabElement<'training_comm'> {
   // the preset: pure FSDP of LLaMA-3 70B over 256 chips (a TPU v5e pod; GPUs have no catalog pod
   // to fall back on) at a 4M-token batch; on the default chip that is above the critical batch, so
   // dragging the batch down flips it. A strategy's own degree shares the 256 chips with DP.
-  readonly controlSpecs: ControlSpec[] = [
+  readonly controls: ControlSpec[] = [
     { path: 'strategy', label: 'parallelism strategy', choiceLabels: Object.fromEntries(Object.entries(STRATEGY).map(([k, v]) => [k, cap(v.name)])) },
     MODEL_PICKER,
-    { path: 'batch_tokens', label: 'global batch: tokens in one training step (per chip = this ÷ chips)' },
-    { path: 'chips', label: 'chips (empty: a pod, or the product of the degrees)', start: 256 },
+    { path: 'batch_tokens', label: 'global batch: tokens in one training step (per chip = this ÷ chips)', main: true },
+    { path: 'chips', label: 'chips (empty: a pod, or the product of the degrees)', start: chipCount(256) },
     { path: 'tp', label: 'tensor-parallel degree', onlyWith: { strategy: 'tp' }, start: 8 },
     { path: 'pp', label: 'pipeline stages', onlyWith: { strategy: 'pp' }, start: 8 },
     { path: 'ep', label: 'expert-parallel degree', onlyWith: { strategy: 'ep' }, start: 8 },
   ];
   readonly hint = 'Try this: drag the global batch down and watch the verdict turn comms-bound where the tokens per chip pass the marked critical batch; then switch the strategy to TP and see that the batch no longer moves the bound.';
-  readonly outputSpecs: OutputSpec[] = [
-    { name: 'tokens_per_chip', label: 'Tokens per chip' },
-    { name: 't_math_s', label: 'FLOP time per layer' },
-    { name: 't_comm_s', label: 'Comm time per layer' },
-    { name: 'critical_tokens_per_chip', label: 'Critical batch per chip' },
-    { name: 'critical_batch_tokens', label: 'Critical global batch' },
-    { name: 'max_chips', label: 'Most chips at this batch' },
-    { name: 'chips', label: 'Chips' },
-    { name: 'fabric', label: 'Network analysed' },
-    { name: 'collective_intensity', label: 'Collective intensity (C/W)' },
-    { name: 'tp_limit', label: 'TP degree limit' },
+  readonly outputs: OutputSpec<'training_comm'>[] = [
+    'tokens_per_chip',
+    't_math_s',
+    't_comm_s',
+    'critical_tokens_per_chip',
+    'critical_batch_tokens',
+    'max_chips',
+    'chips',
+    'fabric',
+    'collective_intensity',
+    'tp_limit',
     { name: 'critical_F', label: 'Critical MLP width' },
   ];
   protected readonly hasViz = true;
@@ -67,7 +66,7 @@ export class TrainingCommLab extends LabElement {
     if (c.path !== 'strategy' || this.values.get('strategy') !== 'ep') return;
     const model = this.engine!.models.find((m) => m.id === this.values.get('model'));
     const experts = num((model as O | undefined)?.E) ?? 1;
-    const picker = this.controls.find((x) => x.path === 'model');
+    const picker = this.builtControls.find((x) => x.path === 'model');
     if (experts <= 1 && picker) this.setValue(picker, MOE_FOR_EP);
   }
 
@@ -87,15 +86,15 @@ export class TrainingCommLab extends LabElement {
     return xs.map((x) => this.curve.get(x)).filter((p): p is Pt => p != null);
   }
 
-  protected renderVerdict(r: Result) {
+  protected renderVerdict(r: LabResult<'training_comm'>) {
     const o = r.outputs;
     const bound = String(o.bound);
     const s = STRATEGY[String(o.strategy)] ?? { name: String(o.strategy), sends: 'the collectives' };
     const perLayer = `per layer in the ${String(o.pass)} pass`; // the pass the engine's per-layer figures describe
     const lead = bound === 'compute'
-      ? html`the matmuls (${this.fmt('t_math_s')} ${perLayer}) outlast ${s.sends} (${this.fmt('t_comm_s')}), so the network hides under the FLOPs.`
-      : html`${s.sends} (${this.fmt('t_comm_s')} ${perLayer}) outlast the matmuls (${this.fmt('t_math_s')}), so the chips wait on the network.`;
-    return html`<p class="verdict verdict-${bound}" data-bound=${bound}><strong>${cap(bound)}-bound</strong> ${s.name} at ${this.fmt('tokens_per_chip')} per chip: ${lead}</p>
+      ? html`the matmuls (${this.fig('t_math_s')} ${perLayer}) outlast ${s.sends} (${this.fig('t_comm_s')}), so the network hides under the FLOPs.`
+      : html`${s.sends} (${this.fig('t_comm_s')} ${perLayer}) outlast the matmuls (${this.fig('t_math_s')}), so the chips wait on the network.`;
+    return html`<p class="verdict verdict-${bound}" data-bound=${bound}><strong>${cap(bound)}-bound</strong> ${s.name} at ${this.fig('tokens_per_chip')} per chip: ${lead}</p>
       ${this.criticalVerdict(r, bound)}`;
   }
 
@@ -104,21 +103,21 @@ export class TrainingCommLab extends LabElement {
     const o = r.outputs;
     if (num(o.critical_tokens_per_chip) !== null) {
       const then = bound === 'compute' ? 'drag the batch below it and the verdict flips to comms-bound' : 'raise the batch above it and the verdict flips to compute-bound';
-      return html`<p class="verdict-part" data-part="critical">Comms stop binding above the <strong>critical batch of <span class="critical">${this.fmt('critical_tokens_per_chip')}</span> per chip</strong>
-        (${this.fmt('critical_batch_tokens')} in all on these ${this.fmt('chips')}): ${then}.</p>`;
+      return html`<p class="verdict-part" data-part="critical">Comms stop binding above the <strong>critical batch of <span class="critical">${this.fig('critical_tokens_per_chip')}</span> per chip</strong>
+        (${this.fig('critical_batch_tokens')} in all on these ${this.fig('chips')}): ${then}.</p>`;
     }
     const why = 'The batch does not move this bound: what crosses the network grows with the tokens per chip just as the FLOPs do, so both lines on the plot rise together.';
     const strategy = String(o.strategy);
     if (strategy === 'tp' && num(o.tp_limit) !== null) {
-      return html`<p class="verdict-part" data-part="critical">${why} The degree moves it: tensor parallelism stays compute-bound while tp is below ${this.fmt('tp_limit')} for this model${num(o.critical_F) !== null ? html`, or, at this degree, while the MLP is at least ${this.fmt('critical_F')} wide` : nothing}.</p>`;
+      return html`<p class="verdict-part" data-part="critical">${why} The degree moves it: tensor parallelism stays compute-bound while tp is below ${this.fig('tp_limit')} for this model${num(o.critical_F) !== null ? html`, or, at this degree, while the MLP is at least ${this.fig('critical_F')} wide` : nothing}.</p>`;
     }
     if (strategy === 'ep' && num(o.critical_F) !== null) {
-      return html`<p class="verdict-part" data-part="critical">${why} The expert width moves it: at this degree the experts stay compute-bound when each is at least ${this.fmt('critical_F')} wide.</p>`;
+      return html`<p class="verdict-part" data-part="critical">${why} The expert width moves it: at this degree the experts stay compute-bound when each is at least ${this.fig('critical_F')} wide.</p>`;
     }
     return html`<p class="verdict-part" data-part="critical">${why}</p>`;
   }
 
-  protected drawViz(r: Result, host: HTMLElement) {
+  protected drawViz(r: LabResult<'training_comm'>, host: HTMLElement) {
     const o = r.outputs;
     const chips = num(o.chips);
     const now = num(o.tokens_per_chip);
@@ -174,4 +173,4 @@ export class TrainingCommLab extends LabElement {
   private charts = new ChartCache();
 }
 
-customElements.define('sl-training-comm-lab', TrainingCommLab);
+defineLab('sl-training-comm-lab', TrainingCommLab);

@@ -3,60 +3,53 @@
 // FLOPs, days, dollars, the smallest slice by memory, and the engine's layout search: the ranked
 // layouts and, for a sample of rejected ones, the reason each fails. Every number is the engine's.
 import { html, nothing } from 'lit';
-import { LabElement, humanise, type ControlSpec, type OutputSpec } from './framework';
+import { ONE_DEVICE_KINDS, byChip, defineLab, type StartFn, type LabResult, LabElement, type ControlSpec, type OutputSpec } from './lab-element';
 import { MODEL_PICKER } from './model-picker';
 import type { Result } from '../engine';
 
 type O = Record<string, unknown>;
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
-export class TrainingPodLab extends LabElement {
-  readonly calculator = 'training_run';
-  readonly controlSpecs: ControlSpec[] = [
-    MODEL_PICKER,
-    { path: 'chips', label: 'chips (empty: a full pod)' },
+/** The chips a run opens on: one device for the reader's own; a pod where it holds LLaMA-3 70B's
+ *  training state (TPU pods from 1,024 chips, a GPU SuperPod), else 1,024 chips (several pods over
+ *  the data-centre network, or GPUs without a pod in the catalog): the lab opens on a layout that fits. */
+const podOrEnough: StartFn = (c) => (ONE_DEVICE_KINDS.includes(c.kind) ? 1 : c.podChips && c.podChips >= 1024 ? null : 1024);
+podOrEnough.why = (c) => (ONE_DEVICE_KINDS.includes(c.kind) ? `The ${c.name} is one device: the lab starts on a small model it can train.`
+  : c.podChips && c.podChips >= 1024 ? null
+  : c.podChips ? `A ${c.name} pod (${c.podChips} chips) cannot hold this run's training state, so the lab starts on 1,024 chips, pods joined over the data-centre network.`
+  : `The catalog gives the ${c.name} no pod size, so the lab starts on 1,024 GPUs.`);
+
+export class TrainingPodLab extends LabElement<'training_run'> {
+  readonly controls: ControlSpec[] = [
+    { path: 'chips', label: 'chips (empty: a full pod)', main: true, start: podOrEnough },
+    { ...MODEL_PICKER, start: byChip({ device: 'gpt2-124m', tpu: 'llama3-70b', gpu: 'llama3-70b' }) },
     { path: 'mfu', label: 'model FLOPs utilisation' },
     { path: 'price_per_hour_usd', label: 'price per chip-hour (empty: the chip’s catalog price)' },
-    { path: 'tokens', label: 'training tokens' },
-    { path: 'batch_tokens', label: 'global batch (tokens)' },
+    { path: 'tokens', label: 'training tokens', start: byChip({ device: 2.5e9, tpu: 1.5e13, gpu: 1.5e13 }) },
+    { path: 'batch_tokens', label: 'global batch (tokens)', start: byChip({ device: 16384, tpu: 4194304, gpu: 4194304 }) },
     { path: 'compute_dtype' },
-    { path: 'checkpointing', label: 'rematerialisation policy' },
+    { path: 'checkpointing', label: 'rematerialisation policy', start: 'block' },
   ];
   readonly hint = 'Try this: halve the chips and watch the days double while the fastest layout changes; then lower the MFU.';
-  readonly outputSpecs: OutputSpec[] = [
-    { name: 'total_flops', label: 'Training FLOPs (6ND)' },
-    { name: 'achieved_flops_per_s', label: 'Achieved FLOP/s' },
-    { name: 'days', label: 'Days' },
-    { name: 'chip_hours', label: 'Chip-hours' },
-    { name: 'cost_usd', label: 'Cost' },
-    { name: 'min_chips_memory', label: 'Min chips by memory' },
-    { name: 'days_at_min_chips', label: 'Days on the minimum slice' },
-    { name: 'bytes_per_chip', label: 'Bytes per chip (pure FSDP)' },
-    { name: 'layouts_evaluated', label: 'Layouts searched' },
-    { name: 'layouts_fitting', label: 'Layouts that fit' },
+  readonly outputs: OutputSpec<'training_run'>[] = [
+    'total_flops', 'achieved_flops_per_s', 'days', 'chip_hours', 'cost_usd', 'min_chips_memory',
+    'days_at_min_chips', 'bytes_per_chip', 'layouts_evaluated', 'layouts_fitting',
   ];
 
-  /** units the engine's naming convention does not carry (the values are the engine's) */
-  private static UNITS: Record<string, string> = { days: 'days', days_at_min_chips: 'days', chip_hours: 'h', bytes_per_chip: 'bytes', min_chips_memory: 'count', layouts_evaluated: 'count', layouts_fitting: 'count', chips: 'count' };
-  protected fmt(name: string): string {
-    const u = TrainingPodLab.UNITS[name];
-    return u ? this.engine!.format(this.result!.outputs[name], u) : super.fmt(name);
-  }
-
-  protected renderVerdict(r: Result) {
+  protected renderVerdict(r: LabResult<'training_run'>) {
     const o = r.outputs;
     const rec = o.recommended as O | null;
     const best = (Array.isArray(o.layouts) ? o.layouts[0] : null) as O | null;
     const f = (v: unknown, u: string) => this.engine!.format(v, u);
-    return html`<p class="verdict verdict-${o.fits === false ? 'memory' : 'compute'}"><strong>${this.fmt('days')}</strong> on ${this.fmt('chips')} at ${f(o.mfu, 'ratio')} MFU:
-      ${this.fmt('total_flops')}, ${num(o.cost_usd) !== null ? html`${this.fmt('cost_usd')}` : html`cost unknown (this chip has no price: type one)`}.
-      The state needs at least ${this.fmt('min_chips_memory')} (${this.fmt('days_at_min_chips')} on them).
+    return html`<p class="verdict verdict-${o.fits === false ? 'memory' : 'compute'}"><strong>${this.fig('days')}</strong> on ${this.fig('chips')} at ${f(o.mfu, 'ratio')} MFU:
+      ${this.fig('total_flops')}, ${num(o.cost_usd) !== null ? html`${this.fig('cost_usd')}` : html`cost unknown (this chip has no price: type one)`}.
+      The state needs at least ${this.fig('min_chips_memory')} (${this.fig('days_at_min_chips')} on them).
       ${o.fits === false ? html`<strong>These chips cannot hold the state and activations.</strong>` : nothing}
       ${best ? html`Fastest layout found (the table's first row): <strong class="best-layout">dp ${String(best.dp)} × fsdp ${String(best.fsdp)} × tp ${String(best.tp)} × pp ${String(best.pp)}</strong>, ${f(best.step_s, 's')} per step (${String(best.bound)}-bound).` : nothing}
       ${rec ? html`The book's rule of thumb would start from fsdp ${String(rec.fsdp)} × tp ${String(rec.tp)}.` : nothing}</p>`;
   }
 
-  protected renderOutputs(r: Result) {
+  protected renderOutputs(r: LabResult<'training_run'>) {
     const base = super.renderOutputs(r);
     const o = r.outputs;
     const f = (v: unknown, u: string) => this.engine!.format(v, u);
@@ -76,8 +69,8 @@ export class TrainingPodLab extends LabElement {
         <thead><tr><th scope="col">dp</th><th scope="col">fsdp</th><th scope="col">tp</th><th scope="col">pp</th><th scope="col">reason</th></tr></thead>
         <tbody>${rejected.map((l) => html`<tr><td>${l.dp}</td><td>${l.fsdp}</td><td>${l.tp}</td><td>${l.pp}</td><td>${String(l.message ?? l.reason)}</td></tr>`)}</tbody>
       </table></div>
-      ${Object.keys(counts).length ? html`<p class="rejected-counts">Rejected in all: ${Object.entries(counts).map(([k, v], i) => html`${i ? ', ' : ''}${f(v, 'count')} × ${this.technical ? html`<code>${k}</code>` : humanise(k)}`)}.</p>` : nothing}`;
+      ${Object.keys(counts).length ? html`<p class="rejected-counts">Rejected in all: ${Object.entries(counts).map(([k, v], i) => html`${i ? ', ' : ''}${f(v, 'count')} × ${this.technical ? html`<code>${k}</code>` : k.replace(/_/g, ' ')}`)}.</p>` : nothing}`;
   }
 }
 
-customElements.define('sl-training-pod-lab', TrainingPodLab);
+defineLab('sl-training-pod-lab', TrainingPodLab);
