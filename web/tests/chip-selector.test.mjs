@@ -42,7 +42,7 @@ test('the page chip selector groups the catalog by kind, then the custom chip an
 test('a lab chip selector groups by kind (the hardware labs the reader\'s own devices first); format choices show the catalog names', async () => {
   const { page, problems } = await watchedPage(browser.context, server.url);
   await page.goto(server.url + '/labs/decode/');
-  await page.waitForSelector('sl-decode-lab[data-rendered]');
+  await page.waitForSelector('sl-decode-lab[data-rendered] .lab-verdict');
   assertGrouped(await groupsOf(page, 'sl-decode-lab .control[data-key="chip"] select'));
   await page.goto(server.url + '/labs/can-i-run/');
   await ready(page);

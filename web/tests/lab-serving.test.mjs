@@ -26,7 +26,8 @@ function sweepParams(p, lo, hi) {
 function minTopology(params) {
   const o = evaluate('decode', params).outputs;
   const q = (n) => engine.formatQuantity(n, 'count');
-  return `The weights need ${q(o.min_chips)} chips' worth of HBM${o.min_slice_chips != null && o.min_slice_chips !== o.min_chips ? `; the smallest slice that holds them has ${q(o.min_slice_chips)} chips` : ''}.`;
+  const worth = o.min_chips === 1 ? `${q(1)} chip’s` : `${q(o.min_chips)} chips’`;
+  return `The weights need ${worth} worth of HBM${o.min_slice_chips != null && o.min_slice_chips !== o.min_chips ? `; the smallest slice that holds them has ${q(o.min_slice_chips)} chip${o.min_slice_chips === 1 ? '' : 's'}` : ''}.`;
 }
 
 test('loads with the engine numbers and the Pareto plot; topology, batch and range change them', async () => {

@@ -28,7 +28,7 @@ test('the spec picks the case; mesh and dims move comm vs compute; local shapes 
   await change(page, () => specField(page).fill(spec3));
   await waitText(page, `${TAG} .lab-verdict`, /Case 3/);
   await waitOut(page, 't_comm_s', S({ spec: spec3 }, 't_comm_s'));
-  assert.match(await page.locator(`${TAG} [data-out="collectives"]`).innerText(), /all_reduce/);
+  assert.match(await page.locator(`${TAG} [data-out="collectives"]`).innerText(), /AllReduce/);
   await change(page, () => field(page, 'X').fill('8'));
   await waitOut(page, 't_comm_s', S({ spec: spec3, mesh: { X: 8, Y: 2 } }, 't_comm_s'));
   await change(page, () => field(page, 'K').fill('65536'));

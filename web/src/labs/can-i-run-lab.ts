@@ -8,6 +8,7 @@ import { html, nothing, type TemplateResult } from 'lit';
 import { defineLab, type LabResult, LabElement, type ControlSpec, type OutputSpec } from './lab-element';
 import { MODEL_PICKER } from './model-picker';
 import { memoryMeter, num } from './memory-meter';
+import { article } from './words';
 import { isError, type PublishedRun, type Result } from '../engine';
 import { publishedRuns } from '../published-runs';
 
@@ -101,7 +102,7 @@ export class CanIRunLab extends LabElement<'local_inference'> {
     return html`${this.ownDeviceOffer()}<p class="verdict verdict-${bound}" data-fits=${String(o.fits)}>
       ${o.fits ? html`${this.fitWords(true, 'It fits', '')} on the ${on}.` : html`${this.fitWords(false, '', 'It does not fit')} on the ${on}: the rest spills to slower memory.`}
       At most ${this.fig('tokens_per_s')}, ${bound}-bound (${what} sets the pace);
-      the first token after a ${this.engine!.format(num(o.prompt_tokens), 'count')}-token prompt takes at least ${this.fig('ttft_s')}.</p>
+      the first token after ${article(this.engine!.format(num(o.prompt_tokens), 'count'))} ${this.engine!.format(num(o.prompt_tokens), 'count')}-token prompt takes at least ${this.fig('ttft_s')}.</p>
       ${this.meter(r)}
       ${this.tiers(r)}
       ${this.measuredAgainstBound(r)}

@@ -4,7 +4,8 @@
 // GPUs the NVLink / leaf / spine levels. Every number is the engine's `collective`.
 import { html, nothing, render, svg, type TemplateResult } from 'lit';
 import { ChartCache, Plot, decadeTicks, showIn } from './plot';
-import { defineLab, type OutputName, type LabResult, LabElement, type Control, type ControlSpec } from './lab-element';
+import { levelWords } from './words';
+import { byChip, defineLab, type OutputName, type LabResult, LabElement, type Control, type ControlSpec } from './lab-element';
 import { isError, type Result } from '../engine';
 
 /** the sentinel for "let the engine choose the fabric from the chip" */
@@ -20,7 +21,8 @@ export class CollectivesLab extends LabElement<'collective'> {
   readonly controls: ControlSpec[] = [
     { path: 'op', label: 'the collective' },
     { path: 'bytes', label: 'array size V: the full gathered array, or the unreduced buffer', main: true },
-    ...Array.from({ length: AXES }, (_, i) => ({ path: `axes.${i}`, key: `axis${i}`, label: `mesh axis ${'XYZ'[i]} size (empty: not used; all empty: the engine's default group)` })),
+    // on the reader's own device there is no pod or node to default to: a pair of them, whose link the catalog may lack (the lab then says so)
+    ...Array.from({ length: AXES }, (_, i) => ({ path: `axes.${i}`, key: `axis${i}`, label: `mesh axis ${'XYZ'[i]} size (empty: not used; all empty: the engine's default group)`, ...(i === 0 ? { start: byChip({ device: 2, tpu: null, gpu: null }) } : {}) })),
     { path: 'wraparound', schema: { type: 'choice', choices: [AUTO, 'on', 'off'], default: AUTO }, choiceLabels: { [AUTO]: "as the chip's torus does", on: 'on: every axis a ring', off: 'off: every axis an open line' }, label: 'ICI: axes wrap around into rings' },
     { path: 'bidirectional', label: 'ICI: links carry data both ways' },
     { path: 'fabric', label: 'network' },
@@ -91,7 +93,7 @@ export class CollectivesLab extends LabElement<'collective'> {
       takes <strong>${this.fig('t_s')}</strong>: ${lat ? html`the hop latencies (${this.fig('t_latency_s')}) outweigh the bandwidth term (${this.fig('t_bandwidth_s')}) over ${hops}`
         : o.t_latency_s === 0 ? html`all of it is the bandwidth term over ${hops}; the catalog gives this fabric no hop latency, so no size makes it latency-bound here`
         : html`the bandwidth term (${this.fig('t_bandwidth_s')}) outweighs the hop latencies (${this.fig('t_latency_s')}) over ${hops}`}.
-      ${o.bottleneck ? html`The slowest level is <strong>${String(o.bottleneck)}</strong>.` : nothing}</p>`;
+      ${o.bottleneck ? html`The slowest level is <strong>${levelWords(o.bottleneck)}</strong>.` : nothing}</p>`;
   }
 
   protected renderOutputs(r: LabResult<'collective'>): TemplateResult {
@@ -103,7 +105,7 @@ export class CollectivesLab extends LabElement<'collective'> {
     return html`<dl class="lab-outputs">${rows.filter(([n]) => r.outputs[n] != null).map(([n, l]) => html`<div data-out=${n}><dt>${l}</dt><dd>${n === 'fabric' ? this.choiceText('fabric', r.outputs.fabric) : this.fmt(n)}</dd></div>`)}</dl>
       ${levels.length ? html`<div class="table-scroll"><table class="co-levels"><caption>GPU fabric levels the group crosses (the slowest one sets the time)</caption>
         <thead><tr><th scope="col">level</th><th scope="col">degree</th><th scope="col">GPUs</th><th scope="col">uplink</th><th scope="col">effective</th><th scope="col">time</th></tr></thead>
-        <tbody>${levels.map((l) => html`<tr data-level=${String(l.level)} class=${l.level === r.outputs.bottleneck ? 'bottleneck' : ''}><th scope="row">${String(l.level)}</th>
+        <tbody>${levels.map((l) => html`<tr data-level=${String(l.level)} class=${l.level === r.outputs.bottleneck ? 'bottleneck' : ''}><th scope="row">${levelWords(l.level)}</th>
           <td>${f(l.degree, 'count')}</td><td>${f(l.gpus, 'count')}</td><td>${f(l.uplink_bytes_per_s, 'bytes/s')}</td><td>${f(l.effective_bytes_per_s, 'bytes/s')}</td><td>${f(l.t_s, 's')}</td></tr>`)}</tbody></table></div>` : nothing}
       <div class="co-ring-box">
         <div class="co-ring" role="img" aria-label=${this.ringLabel(r)}></div>

@@ -102,7 +102,9 @@ export class ComputeBudgetLab extends LabElement<'compute_budget'> {
     return html`<p class="verdict">A budget of <strong>${this.fig('train_flops')}</strong>
       (${f(o.flops_per_param_per_token, '')} × N × D)
       ${o.t_s == null ? html`— this chip has no bf16 rate in the catalog, so no time` : html`takes <strong>${this.fig('t_s')}</strong> at this chip's peak`}.
-      The weights fill ${this.fig('weight_bytes')}${o.weight_read_s == null ? nothing : html` and take ${this.fig('weight_read_s')} to read once`}.</p>
+      ${o.moe_total_bytes != null
+        ? html`The weights fill ${this.fig('moe_total_bytes')} stored, of which each token uses ${this.fig('moe_active_bytes')}${o.weight_read_s == null ? nothing : html`, read in ${this.fig('weight_read_s')}`}.`
+        : html`The weights fill ${this.fig('weight_bytes')}${o.weight_read_s == null ? nothing : html` and take ${this.fig('weight_read_s')} to read once`}.`}</p>
       <p class="cb-sizes" data-out="weight_bytes_by_size">Weight memory at
         ${sizes.map((s, i) => html`${i ? ', ' : ''}${s.b} byte${s.b > 1 ? 's' : ''}/param: <strong>${f(s.bytes, 'bytes')}</strong>`)}.</p>`;
   }

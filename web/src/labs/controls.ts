@@ -19,6 +19,9 @@ export interface ControlsHost extends ReactiveControllerHost {
   pinned(chip: string | null): void;
   /** personal devices first in the chip menu (the labs about the reader's own hardware) */
   readonly devicesFirst: boolean;
+  /** where an empty field's slider sits: the value the engine will use for it (the model's own
+   *  width for an empty override), else the schema's default */
+  emptyValue(c: Control): unknown;
 }
 
 // ---- slider maths: a position 0…1000 along the schema's range, logarithmic where it says so
@@ -64,13 +67,13 @@ export class ControlsController implements ReactiveController {
   private unitNotes = new Map<string, string | null>();
   private unitNote(c: Control): string | null {
     const key = `${c.path}|${this.host.technical}`;
-    if (!this.unitNotes.has(key)) this.unitNotes.set(key, unitUnlessNamed(c.schema.unit, this.host.technical ? (c.label ?? c.schema.doc ?? '') : this.state.labelOf(c)));
+    if (!this.unitNotes.has(key)) this.unitNotes.set(key, unitUnlessNamed(c.schema.unit, this.host.technical ? `${this.state.labelOf(c)} ${c.schema.doc ?? ''}` : this.state.labelOf(c)));
     return this.unitNotes.get(key)!;
   }
   /** Plain: the words. Technical: the words, the parameter's name in parentheses, and its doc line. */
   private labelText(c: Control): TemplateResult {
     return this.host.technical
-      ? html`${this.state.labelOf(c)} <span class="c-name">(${c.key})</span>${c.schema.doc && c.schema.doc !== this.state.labelOf(c) ? html`<span class="c-doc">: ${c.schema.doc}</span>` : nothing}`
+      ? html`${this.state.labelOf(c)} (<span class="c-name">${c.key}</span>)${c.schema.doc && c.schema.doc !== this.state.labelOf(c) ? html`<span class="c-doc">: ${c.schema.doc}</span>` : nothing}`
       : html`${this.state.labelOf(c)}`;
   }
   /** An option of a choice: its name for people; Technical adds the value the engine takes. */
@@ -124,7 +127,7 @@ export class ControlsController implements ReactiveController {
     }
     const v = st.values.get(c.path), unit = this.unitNote(c);
     const inputs = this.host.lastInputs();
-    const shown = err ? (inputs ? getPath(inputs, c.path) : s.default) : v;
+    const shown = err ? (inputs ? getPath(inputs, c.path) : s.default) : v == null || v === '' ? this.host.emptyValue(c) : v;
     return html`<div class="control numeric" data-key=${c.key}>
       <label for=${c.id}>${this.labelText(c)}${unit ? html` <span class="unit">(${unit})</span>` : nothing}</label>
       <div class="c-inputs">
@@ -151,7 +154,7 @@ export class ControlsController implements ReactiveController {
     if (this.host.devicesFirst) groups = [...groups.filter((x) => ONE_DEVICE_KINDS.includes(x.kind)), ...groups.filter((x) => !ONE_DEVICE_KINDS.includes(x.kind))];
     const pin = this.state.pin;
     return html`<div class="control" data-key="chip">
-      <label for=${id}>Chip for this lab${this.host.technical ? html` <span class="c-name">(chip)</span>` : nothing}</label>
+      <label for=${id}>Chip for this lab${this.host.technical ? html` (<span class="c-name">chip</span>)` : nothing}</label>
       <select id=${id} @change=${(e: Event) => { const v = (e.target as HTMLSelectElement).value; this.host.pinned(v === '' ? null : v); }} aria-invalid=${err ? 'true' : 'false'} aria-describedby=${`${id}-err`}>
         <option value="" ?selected=${!pin}>The page’s chip: ${pageName}</option>
         ${groups.map((grp) => html`<optgroup label=${grp.title}>${grp.chips.map((c) => html`<option value=${c.id} ?selected=${pin === c.id}>${c.name}</option>`)}</optgroup>`)}

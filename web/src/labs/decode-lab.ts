@@ -82,8 +82,8 @@ export class DecodeLab extends LabElement<'decode'> {
     return html`<p class="verdict verdict-${bound}" data-bound=${bound}><strong>${cap(bound)}-bound step</strong> at batch ${b}:
       ${what} the step time, ${this.fig('step_s')} (${this.fig('tokens_per_s')} ${where}).
       ${fits ? html`Memory holds ${num(o.max_batch) === null ? 'any batch' : html`up to ${this.fig('max_batch')}`} at this context.`
-        : num(o.max_batch) === 0 ? html`<strong class="lb-nofit">The weights alone do not fit</strong> on ${r.inputs.chips === 1 ? 'one chip' : `these ${this.engine!.format(r.inputs.chips, 'count')} chips`}: they need at least ${this.fig('min_chips')}, so no batch fits.`
-        : html`<strong class="lb-nofit">This batch does not fit</strong>: memory holds ${this.fig('max_batch')} of this context.`}</p>
+        : num(o.max_batch) === 0 ? html`${this.fitWords(false, '', 'The weights alone do not fit')} on ${r.inputs.chips === 1 ? 'one chip' : `these ${this.engine!.format(r.inputs.chips, 'count')} chips`}: they need at least ${this.fig('min_chips')}, so no batch fits.`
+        : html`${this.fitWords(false, '', 'This batch does not fit')}: memory holds ${this.fig('max_batch')} of this context.`}</p>
       ${this.matmulVerdict(r)}
       ${this.attentionVerdict(r)}
       ${measuredLine(this.engine!, r, 'tokens_per_s')}`;

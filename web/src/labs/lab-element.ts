@@ -75,6 +75,11 @@ export abstract class LabElement<C extends CalculatorName = CalculatorName> exte
   protected renderVerdict(_r: LabResult<C>): TemplateResult | typeof nothing { return nothing; }
   /** the line saying what to try first, where it depends on the chip (default: `hint`) */
   protected hintText(): string { return this.hint; }
+  /** a line at the top of the settings, before the controls it explains */
+  protected renderControlsIntro(): TemplateResult | typeof nothing { return nothing; }
+  /** a block right after the verdict, outside its live region (a run of the reader's own, with
+   *  its own status line) */
+  protected renderAfterVerdict(_r: LabResult<C>): TemplateResult | typeof nothing { return nothing; }
   /** lab-specific controls placed after the generated ones, inside the settings */
   protected renderExtraControls(): TemplateResult | typeof nothing { return nothing; }
   /** draw into `host` (a chart); called after each successful evaluation */
@@ -140,7 +145,8 @@ export abstract class LabElement<C extends CalculatorName = CalculatorName> exte
   private async start() {
     let engine: Engine;
     try {
-      engine = await getEngine([this.calculator, ...this.evaluates]);
+      // the chip calculator too: a lab reads its chip's kind, node and pod from it (chipFacts)
+      engine = await getEngine([this.calculator, ...this.evaluates, ...(this.usesChip ? ['chip'] : [])]);
     } catch (e) {
       this.loadProblem = engineLoadProblem(e);
       this.requestUpdate();
@@ -187,6 +193,8 @@ export abstract class LabElement<C extends CalculatorName = CalculatorName> exte
   protected setValue(c: Control, v: unknown, text?: string) { this.state.setValue(c, v, text); }
   protected findSchema(path: string): ParamSchema | undefined { return this.state.findSchema(path); }
   protected bound(path: string, which: 'min' | 'max' | 'min_items' | 'max_items'): number { return this.state.bound(path, which); }
+  /** Whether the lab is its page (/labs/<name>/) rather than placed in a chapter. */
+  protected get ownPage(): boolean { return this.url?.isPage ?? false; }
   /** The parameters the engine receives. */
   params(): Record<string, unknown> { return this.state.params(); }
   /** The state as URL query text (what a link to this lab carries). */
@@ -202,7 +210,7 @@ export abstract class LabElement<C extends CalculatorName = CalculatorName> exte
     if (isError(r)) return null;
     const o = r.outputs;
     const count = (v: unknown) => (typeof v === 'number' && v > 0 ? v : null);
-    return { kind: String(o.kind), nodeGpus: count(o.node_gpus), podChips: count(o.pod_chips), name: String(o.name) };
+    return { kind: String(o.kind), nodeGpus: count(o.node_gpus), podChips: count(o.pod_chips), memoryBytes: count(o.hbm_bytes), name: String(o.name) };
   }
   /** For the labs about the reader's own hardware on a datacenter chip: a sentence saying so, and
    *  the reader's own kinds of device offered first (a measured one where the page has it). */
@@ -267,6 +275,7 @@ export abstract class LabElement<C extends CalculatorName = CalculatorName> exte
 
   // ------------------------------------------------------------ what the controls report
   lastInputs(): Record<string, unknown> | null { return this.result?.inputs ?? null; }
+  emptyValue(c: Control): unknown { return c.schema.default; }
   changed(c: Control, previous: unknown) { this.controlChanged(c, previous); this.schedule(); }
   pinned(chip: string | null) {
     this.state.pin = chip;
@@ -344,7 +353,16 @@ export abstract class LabElement<C extends CalculatorName = CalculatorName> exte
     const specs = (this.outputs ?? Object.keys(r.outputs).filter((k) => ['number', 'string'].includes(typeof r.outputs[k])) as OutputName<C>[])
       .map((s) => (typeof s === 'string' ? { name: s } : s) as { name: OutputName<C>; label?: string; missing?: string })
       .filter((s) => r.outputs[s.name] != null || s.missing);
-    return html`<dl class="lab-outputs">${specs.map((s) => html`<div data-out=${s.name}><dt>${cap(s.label ?? this.outputLabel(s.name))}${this.technical ? html` <code class="o-name">${s.name}</code>` : nothing}</dt><dd>${r.outputs[s.name] == null ? html`<span class="na">not available: ${s.missing}</span>` : this.fmt(s.name)}</dd></div>`)}</dl>`;
+    const bytes = specs.some((s) => this.engine!.unitOf(r, s.name) === 'bytes');
+    return html`<dl class="lab-outputs">${specs.map((s) => html`<div data-out=${s.name}><dt>${cap(s.label ?? this.outputLabel(s.name))}${this.technical ? html` <code class="o-name">(${s.name})</code>` : nothing}</dt><dd>${r.outputs[s.name] == null ? html`<span class="na">not available: ${s.missing}</span>` : this.fmt(s.name)}</dd></div>`)}</dl>
+      ${bytes ? this.renderMemoryUnits() : nothing}`;
+  }
+  /** Memory is shown in decimal units, said once in words: with the chip's own memory where that
+   *  is a whole number of GiB (a "24 GB" card holds 24 GiB, 25.8 GB). */
+  protected renderMemoryUnits(): TemplateResult {
+    const m = this.state.chipFacts?.memoryBytes;
+    const gib = m && m % 2 ** 30 === 0 ? m / 2 ** 30 : null;
+    return html`<p class="lab-units">Memory here is in decimal units: 1 GB is 10⁹ bytes${gib ? html`, so the ${this.state.chipFacts!.name}'s ${this.engine!.format(gib, 'count')} GiB (2³⁰ bytes each) read as ${this.engine!.format(m, 'bytes')}` : nothing}.</p>`;
   }
 
   protected updated() {
@@ -364,8 +382,8 @@ export abstract class LabElement<C extends CalculatorName = CalculatorName> exte
     const general = st.errors.get('');
     const stale = st.errors.size > 0;
     const q = this.stateQuery();
-    const main = st.controls.filter((c) => c.main);
-    const rest = st.controls.filter((c) => !c.main);
+    const main = st.controls.filter((c) => st.isMain(c));
+    const rest = st.controls.filter((c) => !st.isMain(c));
     return html`<div class="lab ${stale ? 'stale' : ''}">
       ${this.hintText() ? html`<p class="lab-hint">${this.hintText()}</p>` : nothing}
       ${this.renderChipNote()}
@@ -374,8 +392,10 @@ export abstract class LabElement<C extends CalculatorName = CalculatorName> exte
       ${this.refusal?.field ? this.renderMissingFigure(this.refusal.field) : general ? html`<p class="lab-error" role="alert">${general}</p>` : nothing}
       ${r ? html`
         ${this.hasViz ? html`<div class="lab-viz"></div>` : nothing}
-        <div class="lab-verdict" aria-live="polite">${this.renderVerdict(r)}</div>` : nothing}
+        <div class="lab-verdict" aria-live="polite">${this.renderVerdict(r)}</div>
+        ${this.renderAfterVerdict(r)}` : nothing}
       <fieldset class="lab-controls"><legend>Settings</legend>
+        ${this.renderControlsIntro()}
         ${this.controlsView.renderChip()}
         ${rest.map((c) => this.renderControl(c))}
         ${this.renderExtraControls()}

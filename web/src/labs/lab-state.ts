@@ -15,6 +15,8 @@ export interface ChipFacts {
   nodeGpus: number | null;
   /** chips in one pod (a TPU pod, a GPU SuperPod), where the catalog gives one */
   podChips: number | null;
+  /** the chip's memory in bytes (HBM, a card's memory, a Mac's unified memory), where known */
+  memoryBytes: number | null;
   /** the chip's name, for a sentence */
   name: string;
 }
@@ -63,8 +65,9 @@ export interface ControlSpec {
   /** the lab's opening value where it differs from the engine's default: a teaching preset, or
    *  one per kind of chip (see Start); the URL omits it */
   start?: Start;
-  /** the control the lab's point turns on: placed right beside the result it moves */
-  main?: boolean;
+  /** the control the lab's point turns on: placed right beside the result it moves (it may depend
+   *  on the chip: the chips on a slice, the batch on one device) */
+  main?: boolean | ((chip: ChipFacts) => boolean);
 }
 
 export interface Control extends Omit<ControlSpec, 'schema'> { key: string; schema: ParamSchema; id: string }
@@ -164,6 +167,10 @@ export class LabState {
   startOf(c: Control): unknown {
     if (c.start === undefined) return c.schema.default;
     return typeof c.start === 'function' ? (this.chipFacts ? (c.start as StartFn)(this.chipFacts) : c.schema.default) : c.start;
+  }
+  /** Whether a control is the lab's main one, for this chip. */
+  isMain(c: Control): boolean {
+    return typeof c.main === 'function' ? (this.chipFacts ? c.main(this.chipFacts) : false) : !!c.main;
   }
   /** What about the chip chose the opening values still in use, in sentences. */
   startNotes(): string[] {
@@ -265,10 +272,13 @@ export class LabState {
       given.set(c.path, v);
       this.setValue(c, this.fromText(c, v), v);
     }
+    if (!given.size && !this.pin) return; // nothing from the address to check: the lab's own evaluation says what is refused
     for (let i = 0; i <= given.size + 1; i++) {
       const r: Outcome = this.engine.evaluate(this.calculator, this.params(), { steps: false });
       if (!isError(r)) return;
       const bad = this.controls.find((c) => c.path === r.error.param && given.has(c.path));
+      // a refusal of the page's chip is not the address's doing: the lab says it beside its result
+      if (!bad && r.error.param === 'chip' && !this.pin) return;
       if (!bad) {
         this.notices.push(r.error.param === 'chip' && this.pin
           ? `This lab’s chip was refused (${r.error.message}); it follows the page’s chip and opens on its starting values.`

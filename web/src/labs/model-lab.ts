@@ -53,7 +53,11 @@ export class ModelLab extends LabElement<'transformer'> {
     }
   }
 
-  protected renderExtraControls(): TemplateResult {
+  /** an empty override's slider sits at the catalog model's own value */
+  emptyValue(c: Control): unknown {
+    return c.path.startsWith('model_overrides.') ? this.catalogModel()?.[c.path.split('.')[1]] ?? null : super.emptyValue(c);
+  }
+  protected renderControlsIntro(): TemplateResult {
     return html`<p class="ml-note">Override any dimension below to build your own model: K &lt; N is grouped-query attention (K = 1: multi-query), E &gt; 1 with k active experts is a mixture of experts, attention = mla with a latent rank caches a compressed key/value.</p>`;
   }
 

@@ -8,6 +8,7 @@ import { html, nothing, render } from 'lit';
 import { Plot } from './plot';
 import { byChip, chipCount, defineLab, type LabResult, LabElement, type Control, type ControlSpec, type OutputSpec } from './lab-element';
 import { MODEL_PICKER } from './model-picker';
+import { counted } from './words';
 import { MEASURED_CONTROL, measuredLine } from './measured';
 import { isError, type Result } from '../engine';
 
@@ -127,11 +128,12 @@ export class ServingLab extends LabElement<'serving'> {
     const f = (v: unknown, u: string) => this.engine!.format(v, u);
     const m = this.minTopology;
     const chosen = this.points(r).find((p) => p.chosen);
-    return html`<p class="verdict verdict-${String(o.bound)}"><strong>${r.inputs.chips} chips, batch ${r.inputs.batch}</strong>:
+    const n = (v: number) => this.engine!.format(v, 'count');
+    return html`<p class="verdict verdict-${String(o.bound)}"><strong>${counted(Number(r.inputs.chips), 'chip', n)}, batch ${n(Number(r.inputs.batch))}</strong>:
       each response takes ${this.fig('latency_s')} (first token after ${this.fig('time_to_first_token_s')}), ${this.fig('tokens_per_s_per_chip')} per chip,
       ${num(o.cost_per_million_tokens_usd) !== null ? html`${this.fig('cost_per_million_tokens_usd')} per million tokens` : html`cost unknown (this chip has no price: type one)`}.
-      ${o.fits === false ? html`<strong>It does not fit in memory</strong> (at most ${this.fig('max_batch')}).` : chosen ? (chosen.pareto ? html`It is on the Pareto frontier.` : html`It is <em>not</em> on the Pareto frontier: another point is both faster and gives more tokens per second per chip.`) : nothing}
-      ${m.error ? html`<span class="lb-msg">${m.error}</span>` : m.min_chips !== null ? html`The weights need ${f(m.min_chips, 'count')} chips' worth of HBM${m.min_slice_chips !== null && m.min_slice_chips !== m.min_chips ? html`; the smallest slice that holds them has ${f(m.min_slice_chips, 'count')} chips` : nothing}.` : nothing}</p>
+      ${o.fits === false ? html`${this.fitWords(false, '', 'It does not fit in memory')} (at most ${this.fig('max_batch')}).` : chosen ? (chosen.pareto ? html`It is on the Pareto frontier.` : html`It is <em>not</em> on the Pareto frontier: another point is both faster and gives more tokens per second per chip.`) : nothing}
+      ${m.error ? html`<span class="lb-msg">${m.error}</span>` : m.min_chips !== null ? html`The weights need ${m.min_chips === 1 ? `${n(1)} chip’s` : `${n(m.min_chips)} chips’`} worth of ${this.onOwnDevice() ? 'memory' : 'HBM'}${m.min_slice_chips !== null && m.min_slice_chips !== m.min_chips ? html`; the smallest slice that holds them has ${counted(m.min_slice_chips, 'chip', n)}` : nothing}.` : nothing}</p>
       ${measuredLine(this.engine!, r, 'throughput_tokens_per_s')}`;
   }
 

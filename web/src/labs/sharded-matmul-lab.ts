@@ -5,6 +5,7 @@
 // reader typed (which axis names sit on which dimension), not a computation.
 import { html, nothing, type TemplateResult } from 'lit';
 import { Plot, moveBarsX, reachOf, type Chart } from './plot';
+import { opWords } from './words';
 import { defineLab, type OutputName, type LabResult, LabElement, type Control, type ControlSpec } from './lab-element';
 import { isError, type Result } from '../engine';
 
@@ -166,7 +167,7 @@ export class ShardedMatmulLab extends LabElement<'sharded_matmul'> {
           .map(([n, l]) => html`<div data-out=${n}><dt>${l}</dt><dd>${this.fmt(n)}</dd></div>`)}</dl>`}
       <div class="table-scroll"><table class="sm-table" data-out="collectives"><caption>Collectives</caption>
         <thead><tr><th scope="col">collective</th><th scope="col">array</th><th scope="col">over</th><th scope="col">bytes</th><th scope="col">time</th></tr></thead>
-        <tbody>${colls.length ? colls.map((c) => html`<tr><th scope="row">${String(c.op)}</th><td>${String(c.array ?? '')}</td><td>${(c.axes as string[]).join(', ')}</td><td>${f(c.bytes, 'bytes')}</td><td>${f(c.t_s, 's')}</td></tr>`)
+        <tbody>${colls.length ? colls.map((c) => html`<tr><th scope="row">${opWords(c.op)}</th><td>${String(c.array ?? '')}</td><td>${(c.axes as string[]).join(', ')}</td><td>${f(c.bytes, 'bytes')}</td><td>${f(c.t_s, 's')}</td></tr>`)
           : html`<tr><td colspan="5">none: the product needs no communication</td></tr>`}</tbody></table></div>
       ${arrays.length ? html`<div class="table-scroll"><table class="sm-table" data-out="arrays"><caption>Each array, per device, and in JAX (<code>mesh = Mesh(devices, (${mesh.map((m) => `'${m}'`).join(', ')}))</code>)</caption>
         <thead><tr><th scope="col">array</th><th scope="col">local shape</th><th scope="col">bytes per device</th><th scope="col">PartitionSpec</th></tr></thead>
@@ -177,7 +178,7 @@ export class ShardedMatmulLab extends LabElement<'sharded_matmul'> {
     const o = r.outputs;
     if (o.valid === false || o.t_math_s == null) { host.replaceChildren(); return; }
     const f = (v: number, u: string) => this.engine!.format(v, u);
-    const data = [{ what: 'math', t: o.t_math_s as number }, ...((o.collectives ?? []) as Record<string, unknown>[]).map((c) => ({ what: `${String(c.op)} ${String(c.array ?? '')}`, t: c.t_s as number }))];
+    const data = [{ what: 'math', t: o.t_math_s as number }, ...((o.collectives ?? []) as Record<string, unknown>[]).map((c) => ({ what: `${opWords(c.op)} ${String(c.array ?? '')}`, t: c.t_s as number }))];
     const width = this.vizWidth();
     const description = data.map((d) => `${d.what}: ${f(d.t, 's')}`).join('; ') + `. ${String(o.bound)}-bound.`;
     // the time axis ends in 1-2-5 steps: while the bars stay below its end they move in place

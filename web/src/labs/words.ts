@@ -1,0 +1,33 @@
+// Phrases the labs build around the engine's numbers: a parallel layout in words. (Unit words,
+// plurals and articles belong to the engine's formatter.)
+
+/** The degrees of a parallel layout as a reader says them: "16-way FSDP × 4-way tensor parallel"
+ *  (degrees of 1 left out; one chip says so). Technical: the book's dp × fsdp × tp × pp. */
+export function layoutWords(d: Record<string, unknown>, technical: boolean): string {
+  if (technical) return `dp ${String(d.dp)} × fsdp ${String(d.fsdp)} × tp ${String(d.tp)} × pp ${String(d.pp)}`;
+  const parts = ([['dp', 'data parallel'], ['fsdp', 'FSDP'], ['tp', 'tensor parallel'], ['pp', 'pipeline']] as const)
+    .filter(([k]) => Number(d[k]) > 1).map(([k, w]) => `${String(d[k])}-way ${w}`);
+  return parts.length ? parts.join(' × ') : 'one chip, no parallelism';
+}
+
+/** A count and its noun, singular for one: "1 chip", "16 chips" (the number as the engine writes it). */
+export function counted(n: number, singular: string, format: (v: number) => string, plural = `${singular}s`): string {
+  return `${format(n)} ${n === 1 ? singular : plural}`;
+}
+
+/** A collective by the book's name (the engine's op: all_gather → AllGather). */
+export function opWords(op: unknown): string {
+  return String(op).split('_').map((w) => w[0].toUpperCase() + w.slice(1)).join('');
+}
+
+/** A GPU fabric level (the engine's nvlink, leaf, spine) in words. */
+export function levelWords(level: unknown): string {
+  return ({ nvlink: 'NVLink', leaf: 'leaf switches', spine: 'spine switches' } as Record<string, string>)[String(level)] ?? String(level);
+}
+
+/** "a" or "an" before a number as it is read aloud: an 8-chip slice, an 11-layer model, an
+ *  18,000-token prompt, a 16-chip slice, a 1.5B-parameter model. */
+export function article(numberText: string): 'a' | 'an' {
+  const lead = numberText.trim().replace(/^[^\d]*/, '').split(/[,\s]/)[0].split('.')[0];
+  return /^8/.test(lead) || lead === '11' || lead === '18' ? 'an' : 'a';
+}
