@@ -2,14 +2,13 @@
 // TP / PP degrees, dtypes, optimizer bytes, the rematerialisation policy and the batch; the lab
 // shows the bytes per chip as a stacked bar (weights, gradients, optimizer, master weights,
 // activations) against the chip's HBM, and the comm-vs-compute roofline of that parallelism
-// over the batch, with its critical batch, from the engine's training_comm calculator.
-// The engine reports each part for the whole job; the per-chip share of a part is read off the
-// engine's bytes_per_chip for evaluations that keep only that part (the others set to zero), so the
-// lab never applies a sharding rule itself: it only takes differences of engine figures.
+// over the batch, with its critical batch, from the engine's training_comm calculator. Each part
+// per chip and the strategy that prices the degrees are the engine's outputs.
 import { html, nothing } from 'lit';
 import { ChartCache, Plot, reachOf } from './plot';
 import { ONE_DEVICE_KINDS, byChip, chipCount, defineLab, type LabResult, LabElement, type ControlSpec, type OutputSpec } from './lab-element';
 import { MODEL_PICKER } from './model-picker';
+import { layoutWords } from './words';
 import { isError, type Result } from '../engine';
 
 type O = Record<string, unknown>;
@@ -23,13 +22,14 @@ type CurvePoint = { batch: number; t_math_s: number; t_comm_s: number };
 
 export class MemoryBudgetLab extends LabElement<'training_memory'> {
   readonly controls: ControlSpec[] = [
-    { path: 'chips', label: 'chips (empty: the product of the degrees, or a pod)', main: true, start: chipCount(256) },
+    // the point: on a slice, chips down until the state no longer fits; on one device, the batch up
+    { path: 'chips', label: 'chips (empty: the product of the degrees, or a pod)', main: (c) => !ONE_DEVICE_KINDS.includes(c.kind), start: chipCount(256) },
     { ...MODEL_PICKER, start: byChip({ device: 'llama3.2-1b', tpu: 'llama3-70b', gpu: 'llama3-8b' }) },
     { path: 'dp', label: 'data parallel: replicas holding the whole state' },
     { path: 'fsdp', label: 'FSDP: shards of the state (takes the chips the others leave)' },
     { path: 'tp', label: 'tensor parallel degree' },
     { path: 'pp', label: 'pipeline stages' },
-    { path: 'batch_tokens', label: 'global batch (tokens)', start: byChip({ device: 16384, tpu: 1048576, gpu: 524288 }) },
+    { path: 'batch_tokens', label: 'global batch (tokens)', main: (c) => ONE_DEVICE_KINDS.includes(c.kind), start: byChip({ device: 16384, tpu: 1048576, gpu: 524288 }) },
     { path: 'T', label: 'sequence length' },
     { path: 'weight_dtype' },
     { path: 'activation_dtype' },
@@ -59,48 +59,18 @@ export class MemoryBudgetLab extends LabElement<'training_memory'> {
     this.comm = this.evalComm(this.result);
   }
 
-  /** The per-chip size of each part: the engine's bytes_per_chip with every other part set to 0,
-   *  less the weights-only figure for the parts that cannot exist without weights. */
-  private stateKey = '';
-  private stateParts: (number | null)[] = [];
+  /** What each chip holds of each part: the engine's per-chip outputs (they add up to bytes_per_chip). */
   private perChipParts(r: LabResult<'training_memory'>): { part: string; bytes: number }[] {
-    const base: O = structuredClone(r.inputs);
-    const all = num(r.outputs.bytes_per_chip);
-    // the state parts do not depend on the batch: evaluated once per setting of everything else
-    const key = JSON.stringify({ ...base, batch_tokens: 0 });
-    if (key !== this.stateKey) {
-      this.stateKey = key;
-      const zero = { grad_bytes_per_param: 0, optimizer_bytes_per_param: 0, master_bytes_per_param: 0, batch_tokens: 0 };
-      const per = (p: O): number | null => {
-        const x = this.engine!.evaluate('training_memory', { ...base, ...zero, ...p }, { steps: false });
-        return isError(x) ? null : num(x.outputs.bytes_per_chip);
-      };
-      const noAct = this.engine!.evaluate('training_memory', { ...base, batch_tokens: 0 }, { steps: false });
-      this.stateParts = [per({}), per({ grad_bytes_per_param: base.grad_bytes_per_param }), per({ optimizer_bytes_per_param: base.optimizer_bytes_per_param }),
-        per({ master_bytes_per_param: base.master_bytes_per_param }), isError(noAct) ? null : num(noAct.outputs.bytes_per_chip)];
-    }
-    const [w, g, o, m, state] = this.stateParts;
-    if (w === null || all === null) return [];
-    const vals = [w, g === null ? 0 : g - w, o === null ? 0 : o - w, m === null ? 0 : m - w, state === null ? 0 : all - state];
-    return PARTS.map((part, i) => ({ part, bytes: Math.max(0, vals[i]) }));
+    const o = r.outputs;
+    const vals = [o.params_bytes_per_chip, o.grads_bytes_per_chip, o.optimizer_bytes_per_chip, o.master_bytes_per_chip, o.activations_bytes_per_chip];
+    return PARTS.map((part, i) => ({ part, bytes: Math.max(0, num(vals[i]) ?? 0) }));
   }
 
-  /** training_comm for the chosen degrees. The strategy analysed follows from which degrees are
-   *  above one (the engine's own names); GPUs pair FSDP with in-node TP as "fsdp" (see api/training.md). */
-  private strategyFor(d: Record<string, number>): string | null {
-    const chip = this.chipValue();
-    const spec = typeof chip === 'string' ? this.engine!.chips.find((c) => c.id === chip) : (chip as O);
-    const gpu = spec ? spec.node_gpus != null : false;
-    if (d.pp > 1) return 'pp';
-    if (d.fsdp > 1 && d.tp > 1) return gpu || d.dp > 1 ? 'fsdp' : 'fsdp_tp';
-    if (d.fsdp > 1) return 'fsdp';
-    if (d.dp > 1) return 'dp';
-    if (d.tp > 1) return 'tp';
-    return null;
-  }
+  /** training_comm for the chosen degrees, with the strategy the engine names for them on this
+   *  chip (comm_strategy: none on one chip). */
   private evalComm(r: LabResult<'training_memory'>): Comm {
     const d = r.outputs.degrees as Record<string, number> | undefined;
-    const strategy = d ? this.strategyFor(d) : null;
+    const strategy = typeof r.outputs.comm_strategy === 'string' ? r.outputs.comm_strategy : null;
     if (!d || !strategy) return { strategy: '', result: null, error: 'One chip: no parallelism, so nothing to communicate.', query: null };
     const inp = r.inputs;
     const q: O = { strategy, chips: r.outputs.chips };
@@ -108,7 +78,7 @@ export class MemoryBudgetLab extends LabElement<'training_memory'> {
     for (const k of ['dp', 'fsdp', 'tp', 'pp'] as const) if (d[k] > 1) q[k] = d[k];
     if (num(q.batch_tokens) === 0) delete q.batch_tokens;
     const c = this.engine!.evaluate('training_comm', q, { steps: false });
-    if (isError(c)) return { strategy, result: null, error: `${c.error.param ?? ''}: ${c.error.message}`, query: null };
+    if (isError(c)) return { strategy, result: null, error: c.error.message, query: null };
     return { strategy, result: c, error: null, query: q };
   }
 
@@ -147,11 +117,12 @@ export class MemoryBudgetLab extends LabElement<'training_memory'> {
     const f = (v: unknown, u: string) => this.engine!.format(v, u);
     const c = this.comm.result?.outputs;
     const d = o.degrees as Record<string, number> | undefined;
-    return html`<p class="verdict verdict-${fits === false ? 'memory' : 'compute'}">
-      ${fits === true ? html`<strong>Fits</strong>: ${this.fig('bytes_per_chip')} per chip of ${this.fig('hbm_bytes')} HBM.`
-        : fits === false ? html`<strong>Does not fit</strong>: ${this.fig('bytes_per_chip')} per chip against ${this.fig('hbm_bytes')} HBM; perfectly sharded it needs at least ${this.fig('min_chips')}.`
+    const hbm = this.onOwnDevice() ? 'memory' : 'HBM';
+    return html`<p class="verdict" data-fits=${String(fits)}>
+      ${fits === true ? html`${this.fitWords(true, 'Fits', '')}: ${this.fig('bytes_per_chip')} per chip of ${this.fig('hbm_bytes')} ${hbm}.`
+        : fits === false ? html`${this.fitWords(false, '', 'Does not fit')}: ${this.fig('bytes_per_chip')} per chip against ${this.fig('hbm_bytes')} ${hbm}; perfectly sharded it needs at least ${this.fig('min_chips')}.`
         : html`<strong>Unknown fit</strong>: ${this.fig('bytes_per_chip')} per chip, and this chip has no HBM figure (see the warning; give one with a custom chip).`}
-      ${d ? html`Layout: dp ${d.dp} × fsdp ${d.fsdp} × tp ${d.tp} × pp ${d.pp} = ${this.fig('chips')}.` : nothing}</p>
+      ${d ? html`Layout: ${layoutWords(d, this.technical)}${Number(r.outputs.chips) > 1 ? html` on ${this.fig('chips')}` : nothing}.` : nothing}</p>
       ${c ? html`<p class="verdict verdict-${String(c.bound)} comm-verdict"><strong>${String(c.bound) === 'compute' ? 'Compute-bound' : 'Comms-bound'}</strong>: with ${this.choiceText('strategy', this.comm.strategy, 'training_comm')} over the ${this.choiceText('fabric', c.fabric, 'training_comm')},
         per layer the math takes ${f(c.t_math_s, 's')}, communication ${f(c.t_comm_s, 's')}.
         ${num(c.critical_batch_tokens) !== null ? html`Critical batch ${f(c.critical_batch_tokens, 'tokens')} (${f(c.critical_tokens_per_chip, 'tokens')} per chip).` : html`This strategy's communication does not shrink with the batch: no critical batch.`}</p>`
@@ -187,6 +158,7 @@ export class MemoryBudgetLab extends LabElement<'training_memory'> {
         width,
         height: 130,
         marginLeft: 20,
+        marginRight: 24, // the last tick's label, whole
         marginBottom: 40,
         ariaLabel: 'Bytes per chip by part, against the chip\u2019s HBM',
         ariaDescription: barDescription,
@@ -197,7 +169,7 @@ export class MemoryBudgetLab extends LabElement<'training_memory'> {
         marks: [
           Plot.barX(parts, Plot.stackX({ x: 'bytes', fill: 'part', y: () => 'chip', ariaHidden: 'true', insetTop: 8, insetBottom: 8, className: 'memory-parts' })),
           hbm !== null ? Plot.ruleX([hbm], { stroke: 'currentColor', strokeWidth: 2.5, ariaHidden: 'true', className: 'hbm-line' }) : null,
-          hbm !== null ? Plot.text([hbm], { x: (d: number) => d, frameAnchor: 'top', text: () => `HBM ${f(hbm, 'bytes')}`, dx: -4, textAnchor: 'end', fill: 'currentColor', ariaHidden: 'true' }) : null,
+          hbm !== null ? Plot.text([hbm], { x: (d: number) => d, frameAnchor: 'top', text: () => `${this.onOwnDevice() ? 'memory' : 'HBM'} ${f(hbm, 'bytes')}`, dx: -4, textAnchor: 'end', fill: 'currentColor', ariaHidden: 'true' }) : null,
         ],
       });
       bar.classList.add('memory-bar');
