@@ -59,6 +59,20 @@ TEST(FormatQuantity, CountsRatiosAndMoney) {
   EXPECT_EQ(format_quantity(12.5, "usd"), "$12.5");
 }
 
+TEST(FormatQuantity, APluralNounIsSingularAfterOne) {
+  EXPECT_EQ(format_quantity(1, "chips"), "1 chip");
+  EXPECT_EQ(format_quantity(2, "chips"), "2 chips");
+  EXPECT_EQ(format_quantity(1, "tokens"), "1 token");
+  EXPECT_EQ(format_quantity(1, "sequences"), "1 sequence");
+  EXPECT_EQ(format_quantity(0, "sequences"), "0 sequences");
+  EXPECT_EQ(format_quantity(1.5, "chips"), "1.5 chips");
+  EXPECT_EQ(format_quantity(1, "tokens/s"), "1 tokens/s");
+}
+
+TEST(FormatQuantity, ARatePerSecondWithoutANoun) {
+  EXPECT_EQ(format_quantity(0.0961, "1/s"), "0.0961/s");
+}
+
 TEST(FormatQuantity, CountsUseThousandsSeparatorsThenWords) {
   EXPECT_EQ(format_quantity(2400, "count"), "2,400");
   EXPECT_EQ(format_quantity(8960, "count"), "8,960");

@@ -305,7 +305,22 @@ void append_dollars(double value, std::string& out) {
 }
 
 // Counts of things: "2,400", "240 tokens", "70B params", "15T tokens".
+// The unit after a number that takes no prefix: a plural noun is singular after one ("1 chip",
+// "1 token", "1 sequence"); a rate with no noun before its slash reads "0.096/s", not "0.096 1/s".
+void append_unit_word(const std::string& number, std::string_view unit, std::string& out) {
+  if (unit == "1/s") {
+    out += "/s";
+    return;
+  }
+  const bool noun = unit.size() > 1 && unit.back() == 's' &&
+                    std::all_of(unit.begin(), unit.end(), [](char c) { return c >= 'a' && c <= 'z'; });
+  if (noun && number == "1") unit.remove_suffix(1);
+  out += ' ';
+  out += unit;
+}
+
 void append_count(double value, std::string_view unit, std::string& out) {
+  const size_t start = out.size();
   if (!append_small_whole(value, out)) {
     const int exponent = value == 0 ? 0 : rounded_exponent(value);
     if (exponent < 6 || exponent >= 15) {
@@ -317,10 +332,7 @@ void append_count(double value, std::string_view unit, std::string& out) {
       out += kSymbols[group - 2];
     }
   }
-  if (unit != "count") {
-    out += ' ';
-    out += unit;
-  }
+  if (unit != "count") append_unit_word(out.substr(start), unit, out);
 }
 
 struct Prefix {
@@ -654,9 +666,9 @@ void append_quantity(double value, std::string_view unit, std::string& out) {
   } else if (is_count(unit)) {
     append_count(value, unit, out);
   } else if (!takes_prefix(unit)) {
+    const size_t start = out.size();
     append_readable(value, out);
-    out += ' ';
-    out += unit;
+    append_unit_word(out.substr(start), unit, out);
   } else if (value == 0) {
     out += "0 ";
     out += unit_symbol(unit);
