@@ -157,6 +157,7 @@ export class MemoryBudgetLab extends LabElement<'training_memory'> {
       bar = Plot.plot({
         width,
         height: 130,
+        marginTop: 22, // the memory line's label sits above the bar, whole
         marginLeft: 20,
         marginRight: 24, // the last tick's label, whole
         marginBottom: 40,
@@ -169,7 +170,7 @@ export class MemoryBudgetLab extends LabElement<'training_memory'> {
         marks: [
           Plot.barX(parts, Plot.stackX({ x: 'bytes', fill: 'part', y: () => 'chip', ariaHidden: 'true', insetTop: 8, insetBottom: 8, className: 'memory-parts' })),
           hbm !== null ? Plot.ruleX([hbm], { stroke: 'currentColor', strokeWidth: 2.5, ariaHidden: 'true', className: 'hbm-line' }) : null,
-          hbm !== null ? Plot.text([hbm], { x: (d: number) => d, frameAnchor: 'top', text: () => `${this.onOwnDevice() ? 'memory' : 'HBM'} ${f(hbm, 'bytes')}`, dx: -4, textAnchor: 'end', fill: 'currentColor', ariaHidden: 'true' }) : null,
+          hbm !== null ? Plot.text([hbm], { x: (d: number) => d, frameAnchor: 'top', lineAnchor: 'bottom', dy: -3, text: () => `${this.onOwnDevice() ? 'memory' : 'HBM'} ${f(hbm, 'bytes')}`, dx: -4, textAnchor: 'end', fill: 'currentColor', ariaHidden: 'true' }) : null,
         ],
       });
       bar.classList.add('memory-bar');

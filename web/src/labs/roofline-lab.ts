@@ -79,6 +79,7 @@ export class RooflineLab extends LabElement<'roofline'> {
       width,
       height: Math.round(Math.min(340, width * 0.6)),
       marginLeft: 92,
+      marginRight: 28, // the last tick's label (10,000), whole
       marginBottom: 42,
       ariaLabel: 'Roofline plot: attainable FLOP/s against arithmetic intensity, log–log',
       ariaDescription: description,
