@@ -277,7 +277,7 @@ TEST(Topology, MissingFigureIsNamedInWordsWithTheReason) {
   auto e = eval_refused("transfer", {{"chip", "tpu-v5e"}, {"path", "nvlink"}}, "chip");
   EXPECT_TRUE(contains(e.message, "TPU v5e")) << e.message;
   EXPECT_TRUE(contains(e.message, "NVLink egress per GPU")) << e.message;
-  EXPECT_TRUE(contains(e.message, "(nvlink_bytes_per_s)")) << e.message;
+  EXPECT_TRUE(contains(e.message, "(chip_overrides.nvlink_bytes_per_s)")) << e.message;
   EXPECT_TRUE(contains(e.message, "moves bytes at this bandwidth")) << e.message;
 }
 

@@ -63,7 +63,7 @@ TEST(Validation, AMissingChipFigureIsNamedAsAField) {
     json err = json::parse(e.json)["error"];
     EXPECT_EQ(err.value("field", ""), field) << e.json;
     EXPECT_TRUE(is_chip_field(field)) << field;
-    EXPECT_NE(e.message.find(std::string("(") + field + ")"), std::string::npos) << e.message;
+    EXPECT_NE(e.message.find(std::string("(chip_overrides.") + field + ")"), std::string::npos) << e.message;
   }
   EXPECT_FALSE(json::parse(eval("transfer", R"({"bytes": -1})").json)["error"].contains("field"));
   // A sweep's refused points name it too.

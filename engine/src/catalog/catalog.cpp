@@ -474,8 +474,8 @@ double Chip::need(Figure Chip::*figure, const std::string& why) const {
   std::string key = chip_figure_key(figure);
   std::optional<std::string> words = figure_words(key);
   throw InputError("chip",
-                   name() + " (" + kind_name() + ") has no figure for " + words.value_or(key) + " (" + key + "): " + why +
-                       "; give it with chip_overrides, e.g. {\"" + key + "\": …}",
+                   name() + " (" + kind_name() + ") has no figure for " + words.value_or(key) + ": " + why +
+                       "; a custom chip can give it (chip_overrides." + key + ")",
                    words ? key : "");  // the error's "field" only when it names a field of the chip schema
 }
 
@@ -498,8 +498,8 @@ std::optional<Chip::Rate> Chip::fastest_rate() const {
 
 double Chip::flops(const std::string& dtype, const std::string& param) const {
   if (auto v = flops_if(dtype)) return *v;
-  throw InputError(param, name() + " has no " + dtype + " FLOP/s rate; choose another dtype " +
-                              "or give chip_overrides {\"flops_per_s\": {\"" + dtype + "\": …}}");
+  throw InputError(param, name() + " has no " + dtype + " FLOP/s rate; choose another number format " +
+                              "or give the rate in a custom chip (chip_overrides.flops_per_s." + dtype + ")");
 }
 
 Chip resolve_chip(const json& value, const json& overrides) {

@@ -18,6 +18,7 @@ import { ControlsController } from './controls';
 import { UrlStateController } from './url-state';
 import { DerivationController } from './derivation';
 import { ChartController, nextTask, type ChartLayer, type LayerContext } from './chart';
+import { forPeople } from './words';
 import './labs.css';
 
 export type { ControlSpec, Control, ChipFacts } from './lab-state';
@@ -193,6 +194,9 @@ export abstract class LabElement<C extends CalculatorName = CalculatorName> exte
   protected setValue(c: Control, v: unknown, text?: string) { this.state.setValue(c, v, text); }
   protected findSchema(path: string): ParamSchema | undefined { return this.state.findSchema(path); }
   protected bound(path: string, which: 'min' | 'max' | 'min_items' | 'max_items'): number { return this.state.bound(path, which); }
+  /** An engine message for this reader: Technical as the engine wrote it, Plain without the
+   *  identifiers the engine puts in parentheses. */
+  protected words(message: string): string { return this.technical ? message : forPeople(message); }
   /** Whether the lab is its page (/labs/<name>/) rather than placed in a chapter. */
   protected get ownPage(): boolean { return this.url?.isPage ?? false; }
   /** The parameters the engine receives. */
@@ -387,9 +391,9 @@ export abstract class LabElement<C extends CalculatorName = CalculatorName> exte
     return html`<div class="lab ${stale ? 'stale' : ''}">
       ${this.hintText() ? html`<p class="lab-hint">${this.hintText()}</p>` : nothing}
       ${this.renderChipNote()}
-      ${st.notices.length ? html`<div class="lab-notice" role="alert"><strong>Note:</strong> ${st.notices.map((n) => html`<p>${n}</p>`)}</div>` : nothing}
+      ${st.notices.length ? html`<div class="lab-notice" role="alert"><strong>Note:</strong> ${st.notices.map((n) => html`<p>${this.words(n)}</p>`)}</div>` : nothing}
       ${main.length ? html`<div class="lab-main">${main.map((c) => this.renderControl(c))}</div>` : nothing}
-      ${this.refusal?.field ? this.renderMissingFigure(this.refusal.field) : general ? html`<p class="lab-error" role="alert">${general}</p>` : nothing}
+      ${this.refusal?.field ? this.renderMissingFigure(this.refusal.field) : general ? html`<p class="lab-error" role="alert">${this.words(general)}</p>` : nothing}
       ${r ? html`
         ${this.hasViz ? html`<div class="lab-viz"></div>` : nothing}
         <div class="lab-verdict" aria-live="polite">${this.renderVerdict(r)}</div>
@@ -402,7 +406,7 @@ export abstract class LabElement<C extends CalculatorName = CalculatorName> exte
       </fieldset>
       ${r ? html`
         ${this.renderOutputs(r)}
-        ${r.warnings.length ? html`<ul class="lab-warnings">${r.warnings.map((w) => html`<li>${w}</li>`)}</ul>` : nothing}
+        ${r.warnings.length ? html`<ul class="lab-warnings">${r.warnings.map((w) => html`<li>${this.words(w)}</li>`)}</ul>` : nothing}
         ${this.derivation.render(this.technical)}` : nothing}
       ${this.url.isPage ? nothing : html`<p class="lab-link"><a href=${`/labs/${LAB_INFO[this.localName]?.name ?? this.calculator}/${q ? '?' + q : ''}`}>Open this lab on its own page</a> (the settings come along)</p>`}
     </div>`;

@@ -31,3 +31,10 @@ export function article(numberText: string): 'a' | 'an' {
   const lead = numberText.trim().replace(/^[^\d]*/, '').split(/[,\s]/)[0].split('.')[0];
   return /^8/.test(lead) || lead === '11' || lead === '18' ? 'an' : 'a';
 }
+
+/** An engine message as a Plain reader reads it. The engine writes its messages in words and puts
+ *  an identifier (a parameter, a chip field, chip_overrides.hbm_bytes) only in parentheses, for
+ *  the Technical reader and the API; Plain leaves those parentheses out. */
+export function forPeople(message: string): string {
+  return message.replace(/\s*\(([^()]*)\)/g, (group, inner: string) => (/\b[a-z][a-z0-9]*(_[a-z0-9]+)+\b|\b[a-z_]+\.[a-z0-9_.]+\b/.test(inner) ? '' : group));
+}
