@@ -225,7 +225,8 @@ void compute(const Args& args, Result& r) {
   output_measured(args, f.decode, f.throughput_tokens_per_s, r);
   if (!q.price_per_hour_usd) {
     r.warn(args.chip().name() +
-           " has no catalog price: give price_per_hour_usd for the cost per million tokens.");
+           " has no catalog price: give a price per chip-hour (price_per_hour_usd) for the cost per "
+           "million tokens.");
   }
   if (args.given("sweep")) {
     run_sweep(args, setup, q, r);

@@ -20,8 +20,8 @@ inline MatmulRate sixteen_bit_rate(const Chip& chip) {
   for (const char* dtype : {"bf16", "fp16", "fp32"}) {
     if (auto rate = chip.flops_if(dtype)) return {dtype, *rate};
   }
-  throw InputError("chip", chip.name() + " has no 16- or 32-bit FLOP/s rate (flops_per_s bf16, fp16 "
-                                         "or fp32); give one with chip_overrides");
+  throw InputError("chip", chip.name() + " has no 16- or 32-bit FLOP/s rate; a custom chip can give one "
+                                         "(chip_overrides.flops_per_s.bf16, fp16 or fp32)");
 }
 
 // The share of device memory a job may use: the caller's, else the chip's default GPU share of

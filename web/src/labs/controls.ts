@@ -7,6 +7,7 @@ import { customChip, chipParam } from '../state';
 import { fieldText, typedValue } from '../format';
 import { groupChips } from '../chip-groups.js';
 import { ONE_DEVICE_KINDS, type Control, type LabState } from './lab-state';
+import { forPeople } from './words';
 
 /** What the controls ask of the lab they sit in. */
 export interface ControlsHost extends ReactiveControllerHost {
@@ -64,6 +65,8 @@ export class ControlsController implements ReactiveController {
   hostConnected() {}
 
   /** per control and mode, worked out once: a label and its unit do not change as the reader drags */
+  /** a refusal for this reader: Plain leaves out the identifiers the engine puts in parentheses */
+  private words(message: string): string { return this.host.technical ? message : forPeople(message); }
   private unitNotes = new Map<string, string | null>();
   private unitNote(c: Control): string | null {
     const key = `${c.path}|${this.host.technical}`;
@@ -103,7 +106,7 @@ export class ControlsController implements ReactiveController {
     const off = !st.applies(c);
     const errId = `${c.id}-err`;
     const invalid = err ? 'true' : 'false';
-    const error = html`<span class="field-error" id=${errId} role="alert">${err ?? ''}</span>`;
+    const error = html`<span class="field-error" id=${errId} role="alert">${err ? this.words(err) : ''}</span>`;
     if (s.type === 'choice') {
       return html`<div class="control" data-key=${c.key}>
         <label for=${c.id}>${this.labelText(c)}</label>
@@ -160,7 +163,7 @@ export class ControlsController implements ReactiveController {
         ${groups.map((grp) => html`<optgroup label=${grp.title}>${grp.chips.map((c) => html`<option value=${c.id} ?selected=${pin === c.id}>${c.name}</option>`)}</optgroup>`)}
         ${custom ? html`<option value="custom" ?selected=${pin === 'custom'}>Custom: ${String(custom.name ?? 'chip')}</option>` : nothing}
       </select>
-      <span class="field-error" id=${`${id}-err`} role="alert">${err ?? ''}</span>
+      <span class="field-error" id=${`${id}-err`} role="alert">${err ? this.words(err) : ''}</span>
     </div>`;
   }
 }

@@ -9,6 +9,9 @@ import { Plot } from './plot';
 import { byChip, chipCount, defineLab, type LabResult, LabElement, type Control, type ControlSpec, type OutputSpec } from './lab-element';
 import { MODEL_PICKER } from './model-picker';
 import { counted } from './words';
+
+/** a topology's legend and description words: "1 chip", "4 chips" */
+const chipsWord = (c: number) => `${c} chip${c === 1 ? '' : 's'}`;
 import { MEASURED_CONTROL, measuredLine } from './measured';
 import { isError, type Result } from '../engine';
 
@@ -156,7 +159,7 @@ export class ServingLab extends LabElement<'serving'> {
       box.querySelectorAll<HTMLElement>('tr.chosen').forEach((tr) => { if (tr.dataset.point !== want) tr.classList.remove('chosen'); });
       box.querySelector<HTMLElement>(`tr[data-point="${want}"]`)?.classList.add('chosen');
     };
-    const description = `${fit.length} configurations that fit in memory, over ${new Set(pts.map((p) => p.chips)).size} topologies. The Pareto frontier (lower step time, more tokens per chip) has ${frontier.length} points${frontier.length ? `, from ${f(frontier[0].tokens_per_s_per_chip, 'tokens/s')} per chip at ${f(frontier[0].latency_s, 's')} to ${f(frontier[frontier.length - 1].tokens_per_s_per_chip, 'tokens/s')} per chip at ${f(frontier[frontier.length - 1].latency_s, 's')}` : ''}. The chosen point, ${chosen.chips} chips at batch ${chosen.batch}: ${f(chosen.latency_s, 's')} per response, ${f(chosen.tokens_per_s_per_chip, 'tokens/s')} per chip, ${f(chosen.cost_per_million_tokens_usd, 'usd')} per million tokens${chosen.fits ? '' : ' (does not fit)'}. The table below lists every point.`;
+    const description = `${fit.length} configurations that fit in memory, over ${new Set(pts.map((p) => p.chips)).size} topologies. The Pareto frontier (lower step time, more tokens per chip) has ${frontier.length} points${frontier.length ? `, from ${f(frontier[0].tokens_per_s_per_chip, 'tokens/s')} per chip at ${f(frontier[0].latency_s, 's')} to ${f(frontier[frontier.length - 1].tokens_per_s_per_chip, 'tokens/s')} per chip at ${f(frontier[frontier.length - 1].latency_s, 's')}` : ''}. The chosen point, ${chipsWord(chosen.chips)} at batch ${chosen.batch}: ${f(chosen.latency_s, 's')} per response, ${f(chosen.tokens_per_s_per_chip, 'tokens/s')} per chip, ${f(chosen.cost_per_million_tokens_usd, 'usd')} per million tokens${chosen.fits ? '' : ' (does not fit)'}. The table below lists every point.`;
     // same sweep as the last drawing: move the highlight ring and re-mark the table row only
     // (a chosen point that does not fit, or has no time, is not drawn: the ring is hidden)
     const shown = chosen.fits && chosen.latency_s > 0 && chosen.tokens_per_s_per_chip > 0;
@@ -186,11 +189,11 @@ export class ServingLab extends LabElement<'serving'> {
         x: { type: 'log', label: 'Tokens/s per chip →', tickFormat: (d: number) => f(d, 'count') },
         y: { type: 'log', label: '↑ Latency per response', tickFormat: (d: number) => f(d, 's'), grid: true, ticks: 5 },
         // the legend lists the topologies drawn (those with a point that fits), in a categorical scheme readable on both themes
-        color: { legend: true, type: 'ordinal', scheme: 'tableau10', domain: [...new Set(fit.map((p) => p.chips))].sort((a, b) => a - b).map((c) => `${c} chips`) },
+        color: { legend: true, type: 'ordinal', scheme: 'tableau10', domain: [...new Set(fit.map((p) => p.chips))].sort((a, b) => a - b).map(chipsWord) },
         marks: [
           Plot.line(frontier, { x: 'tokens_per_s_per_chip', y: 'latency_s', stroke: 'currentColor', strokeOpacity: 0.6, strokeWidth: 1.5, ariaHidden: 'true' }),
-          Plot.dot(fit.filter((d) => !d.pareto), { x: 'tokens_per_s_per_chip', y: 'latency_s', stroke: (d: SPoint) => `${d.chips} chips`, fill: 'var(--bg)', r: 4, ariaHidden: 'true' }),
-          Plot.dot(frontier, { x: 'tokens_per_s_per_chip', y: 'latency_s', fill: (d: SPoint) => `${d.chips} chips`, r: 4.5, ariaHidden: 'true', className: 'pareto-point' }),
+          Plot.dot(fit.filter((d) => !d.pareto), { x: 'tokens_per_s_per_chip', y: 'latency_s', stroke: (d: SPoint) => chipsWord(d.chips), fill: 'var(--bg)', r: 4, ariaHidden: 'true' }),
+          Plot.dot(frontier, { x: 'tokens_per_s_per_chip', y: 'latency_s', fill: (d: SPoint) => chipsWord(d.chips), r: 4.5, ariaHidden: 'true', className: 'pareto-point' }),
           // the chosen point (from the main evaluation): a ring, moved in place while the sweep is unchanged
           // (drawn at the first point and hidden when the chosen one is not shown, so it can move in later)
           Plot.dot([shown ? chosen : fit[0]], { x: 'tokens_per_s_per_chip', y: 'latency_s', r: 9, stroke: 'currentColor', strokeWidth: 2.5, fill: 'none', ariaHidden: 'true', className: 'operating-point' }),
