@@ -279,7 +279,12 @@ export abstract class LabElement<C extends CalculatorName = CalculatorName> exte
 
   // ------------------------------------------------------------ what the controls report
   lastInputs(): Record<string, unknown> | null { return this.result?.inputs ?? null; }
-  emptyValue(c: Control): unknown { return c.schema.default; }
+  /** Where an empty field's slider sits: the figure the engine used for it where it reports one
+   *  under the same name (training-pod's empty chips: the pod it took), else the schema's default. */
+  emptyValue(c: Control): unknown {
+    const used = (this.result?.outputs as Record<string, unknown> | undefined)?.[c.path];
+    return typeof used === 'number' ? used : c.schema.default;
+  }
   changed(c: Control, previous: unknown) { this.controlChanged(c, previous); this.schedule(); }
   pinned(chip: string | null) {
     this.state.pin = chip;
