@@ -74,6 +74,8 @@ export class TrainingPodLab extends LabElement<'training_run'> {
     const rejected = (Array.isArray(o.rejected) ? o.rejected : []) as O[];
     const counts = (o.rejected_counts && typeof o.rejected_counts === 'object' ? o.rejected_counts : {}) as Record<string, number>;
     const shown = layouts.slice(0, 10);
+    // no search on this chip (the engine's warning says why): no tables claiming that nothing fits
+    if (!Array.isArray(o.layouts)) return html`${base}<p class="no-search">No layout search on this chip: see the note below.</p>`;
     return html`${base}
       <div class="lb-scroll"><table class="lb-table layouts">
         <caption>${shown.length ? `Layout search: the ${shown.length === layouts.length ? '' : `${shown.length} `}fastest of the ${f(o.layouts_fitting, 'count')} layouts that fit, by step time` : 'Layout search: no layout fits on these chips'}</caption>
