@@ -1,0 +1,228 @@
+// The labs' contract, one table for every lab (from the manifests) × one chip of each kind × Plain
+// and Technical: the lab answers for the page's chip (a link's chip=), in words for people (no
+// engine identifier in Plain, no null/undefined/NaN/JSON, no doubled or bare unit, no e-notation),
+// its charts' labels unclipped and readable, the figures its verdict names equal to its table, the
+// colours of fits and does-not-fit the same everywhere, its main control and what it moves on screen
+// together; then every catalog chip through the page's chip menu, and the state through its URL.
+// One page per lab and chip kind: the assertions read that page.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startServer, launch, watchedPage } from './harness.mjs';
+import { CHIPS, engine, evaluate } from './lab-helpers.mjs';
+import { LABS } from '../build/labs.mjs';
+
+let server, browser;
+before(async () => { server = await startServer(); browser = await launch(); });
+after(async () => { await browser?.close(); await server?.stop(); });
+
+/** one chip of each kind, and the viewport each is read at (a desk for the datacenter parts, a
+ *  phone for the reader's own devices, so every lab is read at both widths) */
+const KINDS = [
+  { kind: 'tpu', chip: 'tpu-v5e', viewport: { width: 1280, height: 800 } },
+  { kind: 'datacenter-gpu', chip: 'h100', viewport: { width: 1280, height: 800 } },
+  { kind: 'consumer-gpu', chip: 'rtx-4090', viewport: { width: 375, height: 812 } },
+  { kind: 'unified-memory', chip: 'apple-m2-max', viewport: { width: 375, height: 812 } },
+  { kind: 'cpu', chip: 'desktop-ddr5', viewport: { width: 1280, height: 800 } },
+];
+// LABS_ONLY=decode,serving: those labs alone (the inner loop)
+const ENGINE_LABS = LABS.filter((l) => l.calculator && (!process.env.LABS_ONLY || process.env.LABS_ONLY.split(',').includes(l.name)));
+/** the labs about the reader's own hardware: they name the chip they answer for */
+const OWN_HARDWARE = new Set(['can-i-run', 'can-i-fine-tune']);
+
+const SCHEMA = JSON.parse(engine.calculators());
+/** every parameter, output and chip or model field name that is an identifier, not a word */
+const IDENTIFIERS = [...new Set([
+  ...SCHEMA.calculators.flatMap((c) => [...c.params.map((p) => p.name), ...c.outputs.map((o) => o.name)]),
+  ...SCHEMA.chip_fields.map((f) => f.name), ...SCHEMA.model_fields.map((f) => f.name),
+])].filter((n) => n.includes('_'));
+const IDENTIFIER = new RegExp(`(^|[^\\w-])(${IDENTIFIERS.map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})($|[^\\w-])`);
+
+/** What a reader should never see, in any mode: [pattern, what it is]. */
+const NEVER = [
+  [/\b(null|undefined|NaN|Infinity)\b/, 'a programming value'],
+  [/\[object |[{[]\s*"[a-z_]+"\s*:/, 'JSON or an object'],
+  [/\b(chips|tokens|sequences|days|FLOPs|bytes|GPUs|parameters|params|hops|layers)[ \u00a0]+\1\b/, 'a unit written twice'],
+  [/\b\d[\d.,]*[ \u00a0]?[kMGTPE]?(FLOPs|B|params)[ \u00a0]+(FLOPs|FLOP|parameters|bytes)\b/, 'a unit after a unit'],
+  [/\bchips[ \u00a0](ways|H100s|GPUs|chips)\b/, 'a unit after a unit'],
+  [/(^|[^\d.,])1 (chips|tokens|sequences|GPUs|layers|days|hops|users|devices)\b/, 'a plural after 1'],
+  [/\ba (8|11|18)[\d,]*[-\s]/, '"a" before a number said with a vowel'],
+  [/\s\d[\d.,]*\s1\/s\b/, 'a bare unit (1/s)'],
+  [/—\s*$|\bn\/a\b/m, 'a dash or n/a where a value should be'],
+];
+
+function lint(text, where, { plain }) {
+  for (const [re, what] of NEVER) {
+    const m = re.exec(text);
+    assert.ok(!m, `${where}: ${what}: “${m && text.slice(Math.max(0, m.index - 40), m.index + 60).replace(/\s+/g, ' ')}”`);
+  }
+  if (plain) {
+    const e = /\d(\.\d+)?e[+-]?\d+\b/.exec(text);
+    assert.ok(!e, `${where}: e-notation: “${e && text.slice(Math.max(0, e.index - 40), e.index + 60).replace(/\s+/g, ' ')}”`);
+    const m = IDENTIFIER.exec(text);
+    assert.ok(!m, `${where}: an engine identifier in Plain mode: “${m && text.slice(Math.max(0, m.index - 40), m.index + 60).replace(/\s+/g, ' ')}”`);
+  }
+}
+
+/** In the page: what the lab shows that the rules read. */
+function readLab(el) {
+  const lab = document.querySelector(el);
+  const text = (n) => (n ? n.innerText : '');
+  const fields = [...lab.querySelectorAll('input[type=text]')].map((i) => i.value);
+  const figures = [...lab.querySelectorAll('.lab-verdict [data-figure]')].map((f) => {
+    const row = lab.querySelector(`.lab-outputs [data-out="${f.dataset.figure}"] dd`);
+    return { name: f.dataset.figure, said: f.textContent.trim(), table: row ? row.textContent.trim() : null };
+  });
+  // a chart's text clipped by its svg, or smaller than 11 px on screen
+  const clipped = [], small = [];
+  for (const svg of lab.querySelectorAll('.lab-viz svg')) {
+    if (svg.closest('svg') !== svg || svg.classList.contains('plot-swatch') || svg.closest('.plot-legend, [class*="-swatches"]')) continue;
+    const box = svg.getBoundingClientRect();
+    if (!box.width) continue;
+    const scale = box.width / (svg.viewBox.baseVal?.width || svg.width.baseVal.value || box.width);
+    for (const t of svg.querySelectorAll('text')) {
+      if (!t.textContent.trim() || t.closest('[visibility=hidden]')) continue;
+      const r = t.getBoundingClientRect();
+      if (!r.width) continue;
+      if (r.left < box.left - 1 || r.right > box.right + 1 || r.top < box.top - 1 || r.bottom > box.bottom + 1) clipped.push(t.textContent.trim());
+      const px = parseFloat(getComputedStyle(t).fontSize) * scale;
+      if (px < 10.95) small.push(`${t.textContent.trim()} (${px.toFixed(1)} px)`);
+    }
+  }
+  const colour = (sel) => { const n = lab.querySelector(sel); return n ? getComputedStyle(n).color : null; };
+  const probe = document.createElement('span');
+  lab.append(probe);
+  probe.style.color = 'var(--ok)'; const ok = getComputedStyle(probe).color;
+  probe.style.color = 'var(--warn)'; const warn = getComputedStyle(probe).color;
+  probe.remove();
+  const widths = [...lab.querySelectorAll('.lab-viz svg')].filter((s) => s.closest('svg') === s && s.getBoundingClientRect().width > 100).map((s) => s.getBoundingClientRect().width);
+  // the main control and what it moves (the chart, else the verdict's first paragraph) within one screen
+  const main = lab.querySelector('.lab-main .control');
+  const moved = lab.querySelector('.lab-viz svg') ?? lab.querySelector('.lab-verdict .verdict');
+  let together = null;
+  if (main && moved) {
+    const a = main.getBoundingClientRect(), b = moved.getBoundingClientRect();
+    together = Math.max(a.bottom, b.bottom) - Math.min(a.top, b.top) <= innerHeight;
+  }
+  return {
+    text: text(lab), fields, figures, clipped, small, widths, together, viewport: innerWidth,
+    fits: { yes: colour('.fits-yes'), no: colour('.fits-no'), ok, warn },
+    chip: lab.state ? JSON.stringify(lab.currentChip()) : 'the lab has not started', inputChip: JSON.stringify(lab.result?.inputs?.chip ?? null),
+    query: location.search,
+  };
+}
+
+async function waitRendered(page, el) {
+  // data-rendered counts evaluations shown: 0 is the engine still loading
+  await page.waitForFunction((e) => Number(document.querySelector(e)?.dataset.rendered) > 0, el, { timeout: 30000 });
+  // the chart, once its box is near the viewport
+  const viz = page.locator(`${el} .lab-viz`);
+  if (await viz.count()) {
+    await viz.first().scrollIntoViewIfNeeded();
+    await page.waitForFunction((e) => { const l = document.querySelector(e); const v = l.querySelector('.lab-viz'); return !v || !l.result || v.dataset.renders === l.dataset.rendered; }, el, { timeout: 30000 });
+  }
+  await page.evaluate((e) => document.querySelector(e).flush(), el);
+}
+async function setMode(page, mode) {
+  await page.evaluate((m) => { localStorage.setItem('scalelab.mode', m); }, mode);
+}
+
+function checkPage(got, lab, chip, mode) {
+  const where = `${lab.name} on ${chip} (${mode}, ${got.viewport} px)`;
+  lint(got.text, where, { plain: mode === 'plain' });
+  for (const f of got.fields) assert.doesNotMatch(f, /\d(\.\d+)?e[+-]?\d+/, `${where}: a field reads ${f}`);
+  for (const f of got.figures) if (f.table !== null) assert.equal(f.said, f.table, `${where}: the verdict says ${f.name} is ${f.said}, the table ${f.table}`);
+  assert.deepEqual(got.clipped, [], `${where}: chart labels clipped`);
+  assert.deepEqual(got.small, [], `${where}: chart labels under 11 px`);
+  for (const w of got.widths) assert.ok(w >= 300, `${where}: a chart ${w} px wide`);
+  if (got.fits.yes) assert.equal(got.fits.yes, got.fits.ok, `${where}: "fits" in the fits colour`);
+  if (got.fits.no) assert.equal(got.fits.no, got.fits.warn, `${where}: "does not fit" in the does-not-fit colour`);
+  assert.equal(got.chip, JSON.stringify(chip), `${where}: the lab answers for the page's chip`);
+  if (got.inputChip !== 'null') assert.equal(got.inputChip, JSON.stringify(chip), `${where}: the result is for the page's chip`);
+  if (got.together !== null) assert.ok(got.together, `${where}: the main control and the chart or verdict it moves do not fit on one screen`);
+}
+
+for (const lab of ENGINE_LABS) {
+  test(`${lab.name}: every chip kind, Plain and Technical`, async () => {
+    for (const { chip, viewport } of KINDS) {
+      const { page, problems } = await watchedPage(browser.context, server.url);
+      await page.setViewportSize(viewport);
+      await page.goto(server.url + '/');
+      await setMode(page, 'plain');
+      await page.goto(`${server.url}/labs/${lab.name}/?chip=${chip}`);
+      await waitRendered(page, lab.element);
+      assert.equal(await page.locator('#chip-select').inputValue(), chip, `${lab.name}: the page's chip selector shows the link's chip`);
+      const plain = await page.evaluate(readLab, lab.element);
+      checkPage(plain, lab, chip, 'plain');
+      if (OWN_HARDWARE.has(lab.name)) {
+        const name = CHIPS.find((c) => c.id === chip).name;
+        assert.ok(plain.text.includes(name), `${lab.name} on ${chip}: the verdict names the chip it answers for (${name})`);
+      }
+      // Technical: the same page, its words switched
+      await page.locator('.mode-switch button[data-mode="technical"]').click();
+      await page.evaluate((e) => document.querySelector(e).updateComplete, lab.element);
+      checkPage(await page.evaluate(readLab, lab.element), lab, chip, 'technical');
+      assert.deepEqual(problems.errors, [], `${lab.name} on ${chip}: page errors`);
+      await page.close();
+    }
+  });
+}
+
+// Every catalog chip through the page's chip menu (no reload): the lab follows, in words; then the
+// state through the URL: a moved main control and the chip come back from the address.
+for (const lab of ENGINE_LABS) {
+  test(`${lab.name}: follows the page's chip through the catalog; the URL round-trips`, async () => {
+    const { page, problems } = await watchedPage(browser.context, server.url);
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto(server.url + '/');
+    await setMode(page, 'plain');
+    await page.goto(`${server.url}/labs/${lab.name}/`);
+    await waitRendered(page, lab.element);
+    for (const c of CHIPS) {
+      const before = await page.locator(lab.element).getAttribute('data-rendered');
+      await page.selectOption('#chip-select', c.id);
+      await page.waitForFunction(([e, b]) => document.querySelector(e).dataset.rendered !== b, [lab.element, before]);
+      await page.evaluate((e) => document.querySelector(e).flush(), lab.element);
+      const got = await page.evaluate(readLab, lab.element);
+      lint(got.text, `${lab.name} on ${c.id} (the page's chip menu)`, { plain: true });
+      assert.equal(got.chip, JSON.stringify(c.id), `${lab.name}: follows the page's chip to ${c.id}`);
+      // every number in the outputs' table is the engine's, for the parameters the lab sent
+      const { params, table } = await page.evaluate((e) => {
+        const l = document.querySelector(e);
+        return { params: l.params(), table: Object.fromEntries([...l.querySelectorAll('.lab-outputs [data-out]')].map((d) => [d.dataset.out, d.querySelector('dd').textContent.trim()])) };
+      }, lab.element);
+      const want = evaluate(lab.calculator, params);
+      if (!want.error) {
+        for (const [name, text] of Object.entries(table)) {
+          const v = want.outputs[name];
+          if (typeof v !== 'number') continue;
+          const unit = engine.outputUnit(lab.calculator, name);
+          const formatted = unit === 'bytes' && v < 0 ? `${engine.formatQuantity(-v, unit)} short` : engine.formatQuantity(v, unit);
+          assert.equal(text, formatted, `${lab.name} on ${c.id}: ${name}`);
+        }
+      }
+    }
+    // back on the H100, the main control moved one step: the address carries the state
+    await page.selectOption('#chip-select', 'h100');
+    await waitRendered(page, lab.element);
+    const main = page.locator(`${lab.element} .lab-main input[type=range]`).first();
+    if (await main.count()) {
+      const before = await page.locator(lab.element).getAttribute('data-rendered');
+      await main.focus();
+      await page.keyboard.press('ArrowLeft');
+      await page.keyboard.press('ArrowLeft');
+      await page.waitForFunction(([e, b]) => document.querySelector(e).dataset.rendered !== b, [lab.element, before]);
+    }
+    if (await page.evaluate((e) => document.querySelector(e).usesChip, lab.element)) await page.waitForFunction(() => /[?&]chip=h100\b/.test(location.search), null, { timeout: 5000 });
+    await page.waitForTimeout(400); // the address is written 250 ms after the last input
+    const url = page.url();
+    const verdict = await page.locator(`${lab.element} .lab-verdict`).innerText();
+    const { page: again, problems: p2 } = await watchedPage(browser.context, server.url);
+    await again.goto(url);
+    await waitRendered(again, lab.element);
+    assert.equal(await again.locator(`${lab.element} .lab-verdict`).innerText(), verdict, `${lab.name}: the same verdict from the address ${new URL(url).search}`);
+    assert.deepEqual(p2.errors, []);
+    assert.deepEqual(problems.errors, []);
+    await again.close();
+    await page.close();
+  });
+}
