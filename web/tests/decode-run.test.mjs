@@ -223,3 +223,24 @@ test('chapter 7 places the run after the H200 figure, loading nothing of it unti
   assert.deepEqual(problems.errors, []);
   await page.close();
 });
+
+test('the decode lab\'s own page places the run after its verdict, outside the live region, for the lab\'s model', async () => {
+  const { page, problems } = await watchedPage(withoutGpu.context, server.url);
+  const requested = [];
+  page.on('request', (r) => requested.push(r.url()));
+  await page.goto(`${server.url}/labs/decode/?model=llama3-70b`);
+  await page.waitForFunction(() => Number(document.querySelector('sl-decode-lab')?.dataset.rendered) >= 1);
+  const stub = page.locator('sl-decode-lab sl-decode-run');
+  await stub.locator('[data-run]').waitFor();
+  assert.equal(await stub.getAttribute('model'), 'llama3-70b');
+  assert.equal(await page.locator('sl-decode-lab [aria-live] sl-decode-run').count(), 0, 'its progress is not announced by the verdict');
+  assert.ok(await stub.evaluate((el) => el.previousElementSibling?.classList.contains('lab-verdict')), 'right after the verdict');
+  assert.ok(!requested.some((u) => /\/(view|worker|cpu-thread)-[\w-]+\.js|decode_kernel/.test(u)), 'the run\'s code waits for the button');
+  await page.evaluate((h) => { window.__slDecodeRunHooks = h; }, { ...CPU_RUN, batches: [1, 2] });
+  await stub.locator('[data-run]').click();
+  const r = await finish(page);
+  assert.equal(r.state, 'done', r.failure);
+  assert.equal(await page.evaluate((el) => document.querySelector(el).model, VIEW), 'llama3-70b');
+  assert.deepEqual(problems.errors, []);
+  await page.close();
+});

@@ -9,6 +9,8 @@ import { byChip, chipCount, defineLab, type LabResult, LabElement, type ControlS
 import { MODEL_PICKER } from './model-picker';
 import { MEASURED_CONTROL, measuredLine } from './measured';
 import { isError, type Result } from '../engine';
+// "Run it here" (issue 38): a 1 KB stub on the lab's own page; the run itself loads on its button
+import '../measure/decode-run/index';
 
 type O = Record<string, unknown>;
 interface Pt { batch: number; t_kv_s: number; t_weights_s: number; t_math_s: number; t_comm_s: number; step_s: number }
@@ -68,6 +70,13 @@ export class DecodeLab extends LabElement<'decode'> {
       for (const b of missing) if (!this.curve.has(b)) this.curve.set(b, null);
     }
     return batches.map((b) => this.curve.get(b)).filter((p): p is Pt => p != null);
+  }
+
+  /** On the lab's own page, "Run it here" for the lab's catalog model (a custom model: the default). */
+  protected renderAfterVerdict(r: LabResult<'decode'>) {
+    if (!this.ownPage) return nothing;
+    const model = typeof r.inputs.model === 'string' ? r.inputs.model : nothing;
+    return html`<sl-decode-run model=${model}></sl-decode-run>`;
   }
 
   protected renderVerdict(r: LabResult<'decode'>) {
