@@ -3,7 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, launch, watchedPage, axe } from './harness.mjs';
-import { CHIPS, MODELS, evaluate, expected, customChip, clean, labHelpers, shown, fieldNumber } from './lab-helpers.mjs';
+import { CHIPS, MODELS, evaluate, expected, customChip, clean, labHelpers, shown, fieldNumber, asPlain } from './lab-helpers.mjs';
 
 const EL = 'sl-decode-lab';
 const LAB = '/labs/decode/';
@@ -183,7 +183,7 @@ test('model picker: labelled, keyboard, the catalog; each model gives the engine
       assert.match(verdict, /weights alone do not fit/, m.id);
       assert.ok(verdict.includes(expected('decode', p, 'min_chips')), m.id);
       const warns = await page.locator(`${EL} .lab-warnings li`).allInnerTexts();
-      for (const w of want.warnings) assert.ok(warns.includes(w), `${m.id}: ${w}`);
+      for (const w of want.warnings) assert.ok(warns.includes(asPlain(w)), `${m.id}: ${asPlain(w)}`);
     } else assert.doesNotMatch(verdict, /weights alone/, m.id);
     await noNaN(page);
   }

@@ -71,6 +71,8 @@ export function fieldNumber(text) {
   return m ? Number(m[1]) * ({ '': 1, k: 1e3, M: 1e6, B: 1e9, T: 1e12 })[m[2]] : NaN;
 }
 
+/** An engine message as Plain shows it: without the parentheses that name an identifier (words.ts forPeople). */
+export const asPlain = (w) => w.replace(/\s*\(([^()]*)\)/g, (g, inner) => (/\b[a-z][a-z0-9]*(_[a-z0-9]+)+\b|\b[a-z_]+\.[a-z0-9_.]+\b/.test(inner) ? '' : g));
 export const esc = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 export async function waitText(page, sel, re) {
   await page.waitForFunction(([s, src]) => new RegExp(src).test(document.querySelector(s)?.textContent ?? ''), [sel, re.source]);

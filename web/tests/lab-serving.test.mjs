@@ -3,7 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, launch, watchedPage, axe } from './harness.mjs';
-import { engine, MODELS, evaluate, expected, customChip, labHelpers } from './lab-helpers.mjs';
+import { engine, MODELS, evaluate, expected, customChip, labHelpers, asPlain } from './lab-helpers.mjs';
 
 const EL = 'sl-serving-lab';
 const CALC = 'serving';
@@ -171,9 +171,7 @@ test('model picker: labelled, keyboard, the catalog; each model gives the engine
       assert.match(verdict, /does not fit in memory/, m.id);
       assert.ok(verdict.includes(minTopology(p)), m.id);
       const warns = await page.locator(`${EL} .lab-warnings li`).allInnerTexts();
-      // Plain leaves out the parentheses in which the engine names an identifier (words.ts forPeople)
-      const plain = (w) => w.replace(/\s*\(([^()]*)\)/g, (g, inner) => (/\b[a-z][a-z0-9]*(_[a-z0-9]+)+\b|\b[a-z_]+\.[a-z0-9_.]+\b/.test(inner) ? '' : g));
-      for (const w of want.warnings) assert.ok(warns.includes(plain(w)), `${m.id}: ${plain(w)}`);
+      for (const w of want.warnings) assert.ok(warns.includes(asPlain(w)), `${m.id}: ${asPlain(w)}`);
     } else assert.doesNotMatch(verdict, /does not fit/, m.id);
     await noNaN(page);
   }

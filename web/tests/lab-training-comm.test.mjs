@@ -4,7 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, launch, watchedPage, axe } from './harness.mjs';
-import { evaluate, expected, clean, labHelpers } from './lab-helpers.mjs';
+import { evaluate, expected, clean, labHelpers, asPlain, choiceTitle } from './lab-helpers.mjs';
 
 const EL = 'sl-training-comm-lab';
 const LAB = '/labs/training-comm/';
@@ -92,8 +92,10 @@ test('bad URL state: the engine\u2019s message in a notice, the preset kept', as
   await ready(page);
   const notice = await page.locator(`${EL} .lab-notice`).innerText();
   assert.match(notice, /bogus/);
-  assert.ok(notice.includes(evaluate('training_comm', { strategy: 'zigzag' }).error.message), notice);
-  assert.ok(notice.includes(evaluate('training_comm', { batch_tokens: -5 }).error.message), notice);
+  // Plain: a refusal's message without identifiers, and a choice's allowed values in words
+  assert.ok(notice.includes(asPlain(evaluate('training_comm', { batch_tokens: -5 }).error.message)), notice);
+  assert.match(notice, /It takes one of: [^.]*\./);
+  for (const s of ['fsdp', 'tp', 'pp']) assert.ok(notice.includes(choiceTitle('training_comm', 'strategy', s)), `${s}: ${notice}`);
   const p = await labParams(page);
   assert.equal(p.batch_tokens, undefined, 'the default batch');
   assert.equal(await out(page, 't_comm_s'), expected('training_comm', p, 't_comm_s'));

@@ -46,7 +46,7 @@ inline ComputeRate compute_rate(const Args& args, const Chip& chip) {
   return {fastest->dtype, fastest->flops_per_s,
           chip.name() + " has no " + dtype + " FLOP/s rate, so the math is priced at its fastest rate, " +
               fastest->dtype + " (" + format_quantity(fastest->flops_per_s, "FLOP/s") +
-              "); give compute_dtype to choose another."};
+              "); another arithmetic dtype can be chosen (compute_dtype)."};
 }
 
 // compute_rate's figure, with its note as a warning of `r`.

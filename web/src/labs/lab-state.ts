@@ -287,7 +287,10 @@ export class LabState {
         this.resetToStart();
         return;
       }
-      this.notices.push(`The address’s ${bad.key}=${given.get(bad.path)} (${this.labelOf(bad)}) was refused (${r.error.message}); it starts at ${fieldText(this.startOf(bad))} instead.`);
+      // a choice's allowed values in words too: Plain leaves out a message that names identifiers
+      const titles = choiceTitles(bad.schema);
+      const allowed = titles ? ` It takes one of: ${Object.values(titles).join(', ')}.` : '';
+      this.notices.push(`The address’s ${bad.key}=${given.get(bad.path)} (${this.labelOf(bad)}) was refused (${r.error.message}); it starts at ${fieldText(this.startOf(bad))} instead.${allowed}`);
       given.delete(bad.path);
       this.setValue(bad, this.startOf(bad));
     }
