@@ -115,7 +115,7 @@ TEST(DeclaredOutputs, DecodePositionsAreItsDeclaredOrder) {
   ASSERT_EQ(declared.size(), std::size(scalelab::kDecodeOutputs));
   for (std::size_t i = 0; i < declared.size(); ++i) EXPECT_EQ(declared[i].name, scalelab::kDecodeOutputs[i].name) << i;
   static_assert(scalelab::output_index(scalelab::kDecodeOutputs, "kv_bytes_per_token") == 0);
-  static_assert(scalelab::output_index(scalelab::kDecodeOutputs, "step_s") == 11);
+  static_assert(scalelab::output_index(scalelab::kDecodeOutputs, "step_s") == 14);
 }
 
 }  // namespace

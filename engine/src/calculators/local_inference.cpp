@@ -360,6 +360,13 @@ void compute(const Args& args, Result& r) {
 
   r.out("params", wr.params_total);
   r.out("params_active", wr.params_active);
+  if (m.is_moe()) {
+    r.out("experts_read_share", wr.touched);
+    r.out("all_experts_batch", all_experts_batch(m, r.log()).value());
+  } else {
+    r.out_null("experts_read_share");
+    r.out_null("all_experts_batch");
+  }
   r.out("weight_bits", w.bits);
   r.out("weight_bytes", mem.weight_bytes);
   r.out("kv_bits", kv.bits);

@@ -132,6 +132,7 @@ void output_serving(const Request& q, const ServingFigures& f, Result& r) {
   r.out_at(at("bound"), d.bound);
   r.out_at(at("mlp_bound"), d.mlp_bound);
   r.out_at(at("fits"), d.fits);
+  r.out_at(at("experts_read_share"), d.experts_read_share);
 }
 
 json point_json(const ServingFigures& f) {

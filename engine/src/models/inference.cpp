@@ -38,6 +38,7 @@ ServedModel read_served_model(const Args& args, double kv_dtype_bytes) {
     ParamCounts counts = count_params(model);
     m.params_total = args.given("params") ? args.num("params") : counts.total();
     m.params_active = args.given("params") ? args.num("params") : counts.active();
+    m.params_routed = counts.mlp_routed;
     m.dims = std::move(held);
   }
   m.kv_given = args.has("kv_bytes_per_token");
@@ -69,6 +70,14 @@ void decode_bytes(const InferenceSetup& s, DecodeFigures& f, const Steps& log) {
   Expr b_w = log.sym("b_w", s.w);
   Expr weights = log.step("Weight bytes", "\\text{bytes}_w", log.sym("P", m.params_total) * b_w, "bytes");
   f.weight_bytes = weights.value();
+  Expr read = weights;
+  if (m.dims && m.dims->is_moe()) {
+    read = log.step("Weight bytes a step reads (the experts its batch routes to)", "\\text{bytes}_{w,read}",
+                    params_read(*m.dims, m.params_total, m.params_routed, f.batch, log) * b_w, "bytes");
+    f.experts_read_share = 1 - std::pow(1 - m.dims->k / m.dims->E, f.batch);
+    f.all_experts_batch = all_experts_batch(*m.dims, log).value();
+  }
+  f.weight_bytes_read = read.value();
   if (f.context > 0 && !m.kv_bytes_per_token) {
     throw InputError("kv_bytes_per_token",
                      "is required with a bare params count when context > 0 (KV-cache bytes per "
@@ -90,14 +99,19 @@ void decode_bytes(const InferenceSetup& s, DecodeFigures& f, const Steps& log) {
   Expr batch = log.sym("B", f.batch);
   Expr kv_total = log.step("KV bytes of the batch", "\\text{KV}", batch * per_seq, "bytes");
   f.kv_bytes_total = kv_total.value();
-  f.total_bytes = log.step("Bytes read per step", "\\text{bytes}", weights + kv_total, "bytes").value();
+  f.total_bytes = log.step("Bytes read per step", "\\text{bytes}", read + kv_total, "bytes").value();
+  f.held_bytes = f.weight_bytes_read == f.weight_bytes
+                     ? f.total_bytes
+                     : log.step("Bytes held: every weight + KV", "\\text{bytes}_{held}", weights + kv_total, "bytes").value();
   f.flops = log.step("FLOPs per step (attention FLOPs ignored)", "\\text{FLOPs}",
                      2 * log.sym("P_{active}", m.params_active) * batch, "FLOPs").value();
 }
 
 void decode_times(const InferenceSetup& s, DecodeFigures& f, const Steps& log) {
   Expr n = log.sym("n", f.chips), W = log.sym("W_{hbm}", s.W);
-  f.t_weights_s = log.step("Weight load time", "T_w", log.sym("\\text{bytes}_w", f.weight_bytes) / (n * W), "s").value();
+  Expr read = f.weight_bytes_read == f.weight_bytes ? log.sym("\\text{bytes}_w", f.weight_bytes)
+                                                     : log.sym("\\text{bytes}_{w,read}", f.weight_bytes_read);
+  f.t_weights_s = log.step("Weight load time", "T_w", read / (n * W), "s").value();
   f.t_kv_s = log.step("KV load time", "T_{kv}", log.sym("\\text{KV}", f.kv_bytes_total) / (n * W), "s").value();
   f.t_math_s = log.step("Math time", "T_{math}", log.sym("\\text{FLOPs}", f.flops) / (n * log.sym("C", s.C)), "s").value();
 }
@@ -246,7 +260,7 @@ void decode_fit_warnings(const DecodeFigures& f, double free_raw, const Steps& l
     return;
   }
   if (f.fits) return;
-  log.warn(Warning(does_not_fit_warning, {f.batch, f.total_bytes, f.slice_hbm_bytes, f.chips, f.min_chips_for_batch,
+  log.warn(Warning(does_not_fit_warning, {f.batch, f.held_bytes, f.slice_hbm_bytes, f.chips, f.min_chips_for_batch,
                                           f.min_slice_chips, f.max_batch ? 1.0 : 0.0, f.max_batch.value_or(0),
                                           f.context, f.kv_bytes_per_sequence}));
 }
@@ -273,13 +287,14 @@ void decode_fit(const InferenceSetup& s, DecodeFigures& f, const Steps& log) {
   f.chips_for_weights = for_weights.value();
   f.min_chips = log.step("Whole chips to hold the weights", "", ceil(for_weights), "chips").value();
   Expr for_batch = log.step("Chips to hold weights + this batch's KV", "n_{w+kv}",
-                            log.sym("\\text{bytes}", f.total_bytes) / hbm, "chips");
+                            log.sym(f.held_bytes == f.total_bytes ? StepText("\\text{bytes}") : StepText("\\text{bytes}_{held}"),
+                                    f.held_bytes) / hbm, "chips");
   f.chips_for_batch = for_batch.value();
   Expr whole = log.step("Whole chips to hold weights + KV", "", ceil(for_batch), "chips");
   f.min_chips_for_batch = whole.value();
   f.min_slice_chips = log.step("Smallest power-of-two slice that holds them", "",
                                pow(2, ceil(log2(whole))), "chips").value();
-  f.fits = f.total_bytes <= f.slice_hbm_bytes * (1 + 1e-12);
+  f.fits = f.held_bytes <= f.slice_hbm_bytes * (1 + 1e-12);
   decode_fit_warnings(f, free.value(), log);
 }
 
@@ -310,26 +325,61 @@ void decode_limits(const InferenceSetup& s, DecodeFigures& f, const Steps& log) 
   f.critical_batch = log.step("Critical batch (B ≪ D, F)", "B^*", B, "sequences").value();
 }
 
+// Weight bytes a step of `batch` sequences reads: all of them for a dense model; an MoE's
+// always-active weights and the share 1 - (1 - k/E)^B of its routed experts.
+double weight_bytes_read_at(const InferenceSetup& s, double batch) {
+  const ServedModel& m = s.model;
+  if (!m.dims || !m.dims->is_moe()) return m.params_total * s.w;
+  double share = 1 - std::pow(1 - m.dims->k / m.dims->E, batch);
+  return (m.params_total - m.params_routed + m.params_routed * share) * s.w;
+}
+
+// The batch where bytes that grow as `per_batch` · B meet the weight read. A dense model's read
+// is flat: weight bytes / per_batch. An MoE's grows with B (concave, from its always-active
+// weights up to all of them), so the one crossing is found by bisection, to the last bits.
+double meeting_batch(const InferenceSetup& s, double per_batch) {
+  double all = s.model.params_total * s.w;
+  if (weight_bytes_read_at(s, 1) == all) return all / per_batch;
+  double lo = 0, hi = all / per_batch;  // the read never passes `all`: it crosses by hi
+  for (int i = 0; i < 200 && hi - lo > 1e-15 * hi; ++i) {
+    double mid = (lo + hi) / 2;
+    (weight_bytes_read_at(s, mid) > per_batch * mid ? lo : hi) = mid;
+  }
+  return (lo + hi) / 2;
+}
+
 // The batches where the verdict of the weight matmuls and of the reads change. The math and the
-// comms grow in proportion to the batch and the weight load does not, so each crosses it at
-// T_w B / T; the first to cross binds the matmuls above that batch (exact for the engine's own
-// terms, where critical_batch is the B << D, F shorthand). The KV reads grow with the batch too
-// and equal the weight reads at bytes_w / KV_seq.
-void decode_flips(DecodeFigures& f, const Steps& log) {
+// comms grow in proportion to the batch; the weight load does not (a dense model) or more slowly
+// (an MoE, as more experts are read), so each crosses it once; the first to cross binds the
+// matmuls above that batch (exact for the engine's own terms, where critical_batch is the
+// B << D, F shorthand). The KV reads grow with the batch too and equal the weight reads at
+// bytes_w / KV_seq (an MoE: at the batch where its read weights equal the batch's KV).
+void decode_flips(const InferenceSetup& s, DecodeFigures& f, const Steps& log) {
+  bool moe = s.model.dims && s.model.dims->is_moe();
   double comm = f.t_comm_s.value_or(0);
   bool comms_first = comm > f.t_math_s;
   double rising = comms_first ? comm : f.t_math_s;
   if (rising > 0) {
-    Expr T_w = log.sym("T_w", f.t_weights_s), B = log.sym("B", f.batch);
+    StepText label = comms_first ? StepText("Batch where the comms overtake the weight load (matmuls turn comms-bound)")
+                                 : StepText("Batch where the math overtakes the weight load (matmuls turn compute-bound)");
+    Expr B = log.sym("B", f.batch);
     Expr T = log.sym(comms_first ? StepText("T_{comm}") : StepText("T_{math}"), rising);
-    f.mlp_flip_batch = log.step(comms_first ? StepText("Batch where the comms overtake the weight load (matmuls turn comms-bound)")
-                                            : StepText("Batch where the math overtakes the weight load (matmuls turn compute-bound)"),
-                                "B_{flip}", T_w * B / T, "sequences").value();
+    if (!moe) {
+      f.mlp_flip_batch = log.step(label, "B_{flip}", log.sym("T_w", f.t_weights_s) * B / T, "sequences").value();
+    } else {
+      // T grows as T/B per sequence; the weight load at the flip is its own batch's
+      double per_batch = rising / f.batch * f.chips * s.W;
+      double flip = meeting_batch(s, per_batch);
+      Expr T_w = log.sym("T_w(B_{flip})", weight_bytes_read_at(s, flip) / (f.chips * s.W));
+      f.mlp_flip_batch = log.step(label, "B_{flip}", T_w * B / T, "sequences").value();
+    }
     f.mlp_bound_above_flip = comms_first ? Word("comms") : Word("compute");
   }
   if (f.kv_bytes_per_sequence > 0) {
-    f.kv_crossover_batch = log.step("Batch where the KV reads equal the weight reads", "B_{kv}",
-                                    log.sym("\\text{bytes}_w", f.weight_bytes) / log.sym("\\text{KV}_{seq}", f.kv_bytes_per_sequence),
+    Expr kv_seq = log.sym("\\text{KV}_{seq}", f.kv_bytes_per_sequence);
+    Expr read = moe ? log.sym("\\text{bytes}_{w,read}(B_{kv})", weight_bytes_read_at(s, meeting_batch(s, f.kv_bytes_per_sequence)))
+                    : log.sym("\\text{bytes}_w", f.weight_bytes);
+    f.kv_crossover_batch = log.step("Batch where the KV reads equal the weight reads", "B_{kv}", read / kv_seq,
                                     "sequences").value();
   }
 }
@@ -353,11 +403,6 @@ void decode_sharding_warnings(const InferenceSetup& s, const DecodeFigures& f, c
     log.warn("KV caches split over K = " + plain(d.K) + " heads × batch " + plain(f.batch) + " cover only " +
              plain(d.K * f.batch) + " of the " + plain(f.chips) +
              " chips: the step assumes them evenly spread, which needs sequence sharding.");
-  }
-  if (d.is_moe() && f.batch * d.k < d.E) {
-    log.warn("At batch " + plain(f.batch) + " at most " + plain(f.batch * d.k) + " of the " + plain(d.E) +
-             " experts per layer are used, yet every expert's weights are counted as loaded: "
-             "t_weights_s is an upper bound.");
   }
   if (f.mlp_bound == "comms") {
     log.warn(
@@ -506,7 +551,7 @@ DecodeFigures decode_step(const InferenceSetup& s, double batch, double chips, d
   decode_comm(s, f, fabric, log);
   decode_step_time(f, log);
   decode_limits(s, f, log);
-  decode_flips(f, log);
+  decode_flips(s, f, log);
   decode_fit(s, f, log);
   decode_matmul(s, f, fabric, log);
   decode_attention(s, f, log);
@@ -524,6 +569,9 @@ consteval std::size_t at(std::string_view name) { return output_index(kDecodeOut
 void output_decode(const DecodeFigures& f, Result& r) {
   r.out_at(at("kv_bytes_per_token"), f.kv_bytes_per_token);
   r.out_at(at("weight_bytes"), f.weight_bytes);
+  r.out_at(at("weight_bytes_read"), f.weight_bytes_read);
+  r.out_at(at("experts_read_share"), f.experts_read_share);
+  r.out_at(at("all_experts_batch"), f.all_experts_batch);
   r.out_at(at("kv_bytes_per_sequence"), f.kv_bytes_per_sequence);
   r.out_at(at("kv_bytes_total"), f.kv_bytes_total);
   r.out_at(at("total_bytes"), f.total_bytes);

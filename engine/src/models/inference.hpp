@@ -20,6 +20,7 @@ namespace scalelab {
 struct ServedModel {
   double params_total = 0;
   double params_active = 0;
+  double params_routed = 0;                  // an MoE's routed experts, all E of them (0 for dense)
   std::shared_ptr<const Model> dims;         // null for a bare parameter count
   std::optional<double> kv_bytes_per_token;  // null when unknown (bare params, no KV size)
   bool kv_given = false;                     // kv_bytes_per_token came from the caller
@@ -70,6 +71,10 @@ struct DecodeFigures {
   double batch = 0, chips = 0, context = 0;
   std::optional<double> kv_bytes_per_token;
   double weight_bytes = 0, kv_bytes_per_sequence = 0, kv_bytes_total = 0, total_bytes = 0;
+  // what a step reads of the weights (an MoE: the experts its batch routes to) and what the slice
+  // holds (weights + KV caches); both equal weight_bytes and total_bytes for a dense model
+  double weight_bytes_read = 0, held_bytes = 0;
+  std::optional<double> experts_read_share, all_experts_batch;
   double flops = 0, t_weights_s = 0, t_kv_s = 0, t_math_s = 0;
   std::optional<double> t_comm_s, mlp_t_comm_s;
   double step_s = 0, tokens_per_s = 0, tokens_per_s_per_chip = 0;

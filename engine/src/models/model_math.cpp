@@ -15,6 +15,7 @@ ParamCounts count_params(const Model& m) {
     double moe_layers = m.L - m.dense_layers;
     p.mlp = dense + moe_layers * (m.E + m.shared_experts) * mats * m.D * m.F_expert;
     p.mlp_active = dense + moe_layers * (m.k + m.shared_experts) * mats * m.D * m.F_expert;
+    p.mlp_routed = moe_layers * m.E * mats * m.D * m.F_expert;
   } else {
     p.mlp = p.mlp_active = m.L * mats * m.D * m.F;
   }
@@ -51,6 +52,26 @@ Expr kv_tokens_held(const Model& m, double context, const Steps& log) {
   Expr kept = m.sink_tokens > 0 ? window + log.sym("s", m.sink_tokens) : window;
   return log.step("Tokens the caches hold (local layers keep their window)", "T_{held}",
                   (L - local) * S + local * min(S, kept), "tokens");
+}
+
+Expr experts_read_share(const Model& m, double tokens, const Steps& log) {
+  if (!m.is_moe()) return Expr(1);
+  return log.step("Share of the routed experts a step reads", "s_E",
+                  1 - pow(1 - frac(log.sym("k", m.k), log.sym("E", m.E)), log.sym("B", tokens)), "ratio");
+}
+
+Expr all_experts_batch(const Model& m, const Steps& log) {
+  Expr E = log.sym("E", m.E);
+  return log.step("Batch from which every expert is read (under one per layer expected unread)", "B_E",
+                  ceil(log2(E) / -log2(1 - frac(log.sym("k", m.k), E))), "sequences");
+}
+
+Expr params_read(const Model& m, double params_total, double params_routed, double tokens, const Steps& log) {
+  Expr P = log.sym("P", params_total);
+  if (!m.is_moe()) return P;
+  Expr routed = log.sym("P_{exp}", params_routed);
+  return log.step("Weight parameters a step reads", "P_{read}", P - routed + routed * experts_read_share(m, tokens, log),
+                  "params");
 }
 
 double context_holding(const Model& m, double tokens) {

@@ -10,6 +10,7 @@ namespace scalelab {
 struct ParamCounts {
   double mlp = 0;         // all MLP weights (every expert)
   double mlp_active = 0;  // MLP weights one token uses
+  double mlp_routed = 0;  // the routed experts' weights, all E of them in every MoE layer (0 for dense)
   double attention = 0;
   double embedding = 0;
   double norm = 0;
@@ -33,6 +34,18 @@ Expr kv_bytes_per_layer_token(const Model& m, double kv_dtype_bytes, const Steps
 // window (and the sinks) in a local one: (L - L_local) S + L_local min(S, W + s).
 Expr kv_tokens_held(const Model& m, double context, const Steps& log);
 inline bool has_window(const Model& m) { return m.local_layers > 0 && m.sliding_window > 0; }
+// ---- MoE as it is read (issue 35 §1) -------------------------------------------------------------
+// A token's router picks k of a layer's E routed experts; B tokens leave an expert unread with
+// probability (1 - k/E)^B, so a step reads the share 1 - (1 - k/E)^B of the routed weights
+// (expected, routing taken as uniform and independent). 1 for a dense model.
+Expr experts_read_share(const Model& m, double tokens, const Steps& log);
+// The batch from which fewer than one of a layer's E experts is expected to go unread,
+// E (1 - k/E)^B < 1: B = ⌈log2 E / -log2(1 - k/E)⌉. Only for an MoE model.
+Expr all_experts_batch(const Model& m, const Steps& log);
+// Weight parameters a step of B tokens reads: all of a dense model's; an MoE's always-active ones
+// plus the routed experts' read share.
+Expr params_read(const Model& m, double params_total, double params_routed, double tokens, const Steps& log);
+
 // The context at which the caches hold `tokens` tokens in all (kv_tokens_held's inverse): tokens / L
 // while every layer still keeps all of it, else (tokens - L_local (W + s)) / (L - L_local); +inf
 // when every layer is local and the caches never grow that far.

@@ -258,6 +258,8 @@ constexpr Output kChip[] = {
 constexpr Output kLocalInference[] = {
     {"params", "params", "parameters", "parameters of the model, all experts counted", false},
     {"params_active", "params", "active parameters", "parameters one token passes through", false},
+    {"experts_read_share", "ratio", "share of the experts read", "expected share of an MoE's routed experts one step of every user reads, 1 - (1 - k/E)^B (null for a dense model)", true},
+    {"all_experts_batch", "count", "users that read every expert", "users from which fewer than one of a layer's experts is expected to go unread per step (null for a dense model)", true},
     {"weight_bits", "bits", "bits per weight", "effective bits per weight of the format, block scales included", false},
     {"weight_bytes", "bytes", "weight bytes", "bytes of the weights in this format", false},
     {"kv_bits", "bits", "bits per KV value", "effective bits per cached value of the KV format", false},
