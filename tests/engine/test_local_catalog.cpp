@@ -135,4 +135,34 @@ TEST(LocalInference, SuggestedContextOfAWindowedModelIsTheLongestThatFits) {
   EXPECT_GT(context, 3 * tokens / L);  // all-global layers would hold a sixth of it
 }
 
+// Expert offload (issue 35 §1): gpt-oss-120b in MXFP4 beside a 24 GB RTX 3090. With the experts
+// placed last, the always-active weights and the KV cache fill the card first and the routed
+// experts take what is left, then system RAM; a step reads the k/E = 4/128 of the experts its
+// token routes to from where they lie. Whole layers spilling instead put 60 % of every kind of
+// weight in RAM and read 60 % of the step from there: slower.
+TEST(LocalInference, ExpertsPlacedLastLeaveTheCardWhatEveryTokenReads) {
+  json in = {{"chip", "rtx-3090"}, {"model", "gpt-oss-120b"}, {"weight_format", "mxfp4"}, {"context", 8192}};
+  json layers = local(in);
+  in["expert_placement"] = "experts_last";
+  json last = local(in);
+  json m = model_entry("gpt-oss-120b");
+  double routed = m["L"].get<double>() * m["E"].get<double>() * 3 * m["D"].get<double>() * m["F"].get<double>() * 4.25 / 8;
+  double share = 4.0 / 128, resident = last["weight_bytes"].get<double>() + last["kv_bytes"].get<double>();
+  double device = last["tiers"][0]["stored_bytes"], in_ram = last["tiers"][1]["stored_bytes"];
+  EXPECT_NEAR(device + in_ram, resident, 1e-6 * resident);
+  EXPECT_GT(resident - routed, 0);
+  EXPECT_LT(resident - routed, device) << "every always-active byte and the KV cache sit on the card";
+  // RAM holds experts only: its reads are the experts' read share of what it stores
+  EXPECT_NEAR(last["tiers"][1]["read_bytes"].get<double>(), routed * share * in_ram / routed, 1e-6 * in_ram * share);
+  EXPECT_EQ(last["read_bytes_per_step"], layers["read_bytes_per_step"]) << "the same bytes, read from other places";
+  EXPECT_GT(last["tokens_per_s"].get<double>(), 1.4 * layers["tokens_per_s"].get<double>());
+  EXPECT_EQ(last["bound_tier"], "ram");
+  // a dense model has no experts to place: the default's answer, with a warning that says so
+  scalelab::Evaluation dense = scalelab::evaluate("local_inference", json{{"model", "llama3.1-8b"}, {"expert_placement", "experts_last"}}.dump());
+  ASSERT_EQ(dense.status, scalelab::Status::ok);
+  json d = json::parse(dense.json);
+  EXPECT_EQ(d["outputs"]["tokens_per_s"], local({{"model", "llama3.1-8b"}})["tokens_per_s"]);
+  EXPECT_NE(d["warnings"].dump().find("dense model"), std::string::npos) << d["warnings"].dump();
+}
+
 }  // namespace

@@ -369,6 +369,28 @@ TEST(Steps, EveryCatalogModelAndChipStepAddsUp) {
   EXPECT_TRUE(bad.empty()) << bad.size() << " of " << checked << " steps do not add up:\n" << report(bad);
 }
 
+// The MoE reads of issue 35 away from the defaults: every catalog model decoded at batches where
+// part of its experts are read, and run locally with its experts placed last.
+TEST(Steps, EveryCatalogModelsExpertReadsAddUp) {
+  std::vector<Mismatch> bad;
+  int checked = 0;
+  for (const std::string& id : catalog_ids(scalelab::models_json())) {
+    std::vector<std::pair<std::string, json>> runs = {
+        {"decode", {{"model", id}, {"chip", "h100"}, {"chips", 16}, {"batch", 3}}},
+        {"serving", {{"model", id}, {"chip", "h100"}, {"chips", 16}, {"batch", 5}}},
+        {"local_inference", {{"model", id}, {"users", 2}, {"expert_placement", "experts_last"}}}};
+    for (const auto& [calc, in] : runs) {
+      scalelab::Evaluation e = scalelab::evaluate(calc, in.dump());
+      ASSERT_NE(e.status, scalelab::Status::internal) << calc << " " << id << ": " << e.json;
+      if (e.status != scalelab::Status::ok) continue;
+      auto more = check_steps(calc + " " + id, json::parse(e.json), checked);
+      bad.insert(bad.end(), more.begin(), more.end());
+    }
+  }
+  EXPECT_GT(checked, 1000);
+  EXPECT_TRUE(bad.empty()) << bad.size() << " of " << checked << " steps do not add up:\n" << report(bad);
+}
+
 TEST(Steps, NumbersOnlyGivesTheSameOutputs) {
   for (const auto& c : scalelab::testing::cases()) {
     std::string input = c.raw["params"].dump();

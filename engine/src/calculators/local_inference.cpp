@@ -4,6 +4,7 @@
 // tier's bytes at that tier's bandwidth. Tokens/s and time-to-first-token bounds, the binding
 // term, and the first change that would make it fit or run faster.
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "schema/params.hpp"
@@ -18,6 +19,16 @@ namespace {
 struct Tier {
   std::string id, label;
   double capacity = 0, bytes_per_s = 0, stored = 0, read = 0, t_s = 0;
+  std::array<double, 2> part_stored{};  // what of each placed part (Placement) this tier holds
+};
+
+// What goes into the tiers, in order: one part (every tier holds the same mix of layers, as
+// llama.cpp's --n-gpu-layers places whole layers), or, with the experts placed last, the
+// always-active weights and the KV cache first and then the routed experts (llama.cpp's
+// --n-cpu-moe, -ot exps=CPU): the device holds what every token reads, system RAM the experts.
+struct Part {
+  std::string name;   // "" for the one part; TeX subscript otherwise
+  double resident = 0, read = 0, prefill_read = 0;
 };
 
 struct Format {
@@ -150,23 +161,46 @@ std::vector<Tier> make_tiers(const Args& args, const Memory& mem) {
   return tiers;
 }
 
-// Places weights + KV in the tiers in order and reads each tier's share of the step's bytes
-// (every tier holds the same mix of layers).
-double place_and_read(std::vector<Tier>& tiers, double resident, double read_bytes, Result& r) {
-  double left = resident, total_t = 0;
+// Places the parts in the tiers in order (each fills what the ones before left) and reads each
+// tier's share of every part's bytes.
+double place_and_read(std::vector<Tier>& tiers, const std::vector<Part>& parts, Result& r) {
+  for (std::size_t p = 0; p < parts.size(); ++p) {
+    double left = parts[p].resident;
+    for (Tier& t : tiers) {
+      t.part_stored[p] = std::min(left, t.capacity - t.stored);
+      t.stored += t.part_stored[p];
+      left -= t.part_stored[p];
+    }
+  }
+  double total_t = 0;
   for (Tier& t : tiers) {
-    t.stored = std::min(left, t.capacity);
-    left -= t.stored;
     if (t.stored <= 0) continue;
-    double share = t.stored / resident;
-    t.read = r.step("Bytes read per step from " + t.label, "\\text{read} \\times \\text{stored}_i / \\text{stored}",
-                    tex(read_bytes) + " \\times " + tex(t.stored) + " / " + tex(resident), read_bytes * share,
-                    "bytes");
+    std::string formula, substituted;
+    for (std::size_t p = 0; p < parts.size(); ++p) {
+      const Part& part = parts[p];
+      double share = part.resident > 0 ? t.part_stored[p] / part.resident : 0;
+      t.read += part.read * share;
+      std::string sub = part.name.empty() ? "" : "_{" + part.name + "}";
+      formula += (p ? " + " : "") + std::string("\\text{read}") + sub + " \\times \\text{stored}" + sub + "_i / \\text{stored}" + sub;
+      substituted += (p ? " + " : "") + tex(part.read) + " \\times " + tex(t.part_stored[p]) + " / " + tex(part.resident);
+    }
+    t.read = r.step("Bytes read per step from " + t.label, formula, substituted, t.read, "bytes");
     t.t_s = r.step("Time to read them (" + t.label + ")", "T_i = \\text{read}_i / W_i",
                    tex(t.read) + " / " + tex(t.bytes_per_s), t.read / t.bytes_per_s, "s");
     total_t += t.t_s;
   }
   return total_t;
+}
+
+// The prefill's weight reads: each tier's share of every part's prefill bytes, at its bandwidth.
+double prefill_reads(const std::vector<Tier>& tiers, const std::vector<Part>& parts) {
+  double t_s = 0;
+  for (const Tier& t : tiers) {
+    for (std::size_t p = 0; p < parts.size(); ++p) {
+      if (parts[p].resident > 0) t_s += t.part_stored[p] / parts[p].resident * parts[p].prefill_read / t.bytes_per_s;
+    }
+  }
+  return t_s;
 }
 
 json tiers_json(const std::vector<Tier>& tiers, double resident) {
@@ -306,7 +340,26 @@ void compute(const Args& args, Result& r) {
              wr.read_params() * w.bits / 8, "bytes");
   double read = r.step("Bytes read per step", "\\text{bytes}_{w,read} + \\text{KV}",
                        tex(weight_read_bytes) + " + " + tex(mem.kv_bytes), weight_read_bytes + mem.kv_bytes, "bytes");
-  double t_mem = place_and_read(tiers, resident, read, r);
+  bool experts_last = args.str("expert_placement") == "experts_last";
+  if (experts_last && !m.is_moe()) {
+    r.warn("expert_placement is ignored: " + m.name + " is a dense model, it has no experts to place apart.");
+    experts_last = false;
+  }
+  double bytes_per_param = w.bits / 8;
+  std::vector<Part> parts;
+  if (experts_last) {
+    Part experts{"exp", r.step("Routed expert bytes (placed last)", "\\text{stored}_{exp} = P_{exp} \\, b_w / 8",
+                               tex(wr.routed) + " \\times " + tex(w.bits) + " / 8", wr.routed * bytes_per_param, "bytes"),
+                 r.step("Expert bytes read per step", "\\text{read}_{exp} = P_{exp} \\, s_E \\, b_w / 8",
+                        times(wr.routed, wr.touched) + " \\times " + tex(w.bits) + " / 8",
+                        wr.routed * wr.touched * bytes_per_param, "bytes"),
+                 0};
+    parts.push_back({"fix", resident - experts.resident, read - experts.read, 0});
+    parts.push_back(experts);
+  } else {
+    parts.push_back({"", resident, read, 0});
+  }
+  double t_mem = place_and_read(tiers, parts, r);
   double flops = r.step("FLOPs per step", "2 P_{active} U", "2 \\times " + times(wr.params_active, users),
                         2 * wr.params_active * users, "FLOPs");
   double t_math = r.step("Math time (" + rate.dtype + ")", "T_{math} = \\text{FLOPs} / C", tex(flops) + " / " + tex(rate.flops_per_s),
@@ -328,10 +381,14 @@ void compute(const Args& args, Result& r) {
                                 "2 \\times " + times(wr.params_active, prompt), 2 * wr.params_active * prompt, "FLOPs");
   double ttft_math = r.step("Prefill math time (" + rate.dtype + ")", "\\text{FLOPs}_{pre} / C",
                             tex(prefill_flops) + " / " + tex(rate.flops_per_s), prefill_flops / rate.flops_per_s, "s");
-  double ttft_weights = 0;
-  for (const Tier& t : tiers) {
-    if (t.stored > 0) ttft_weights += t.stored / resident * prefill_read.read_params() * w.bits / 8 / t.bytes_per_s;
+  double prefill_weights = prefill_read.read_params() * bytes_per_param;
+  if (experts_last) {
+    parts[1].prefill_read = wr.routed * prefill_read.touched * bytes_per_param;
+    parts[0].prefill_read = prefill_weights - parts[1].prefill_read;
+  } else {
+    parts[0].prefill_read = prefill_weights;
   }
+  double ttft_weights = prefill_reads(tiers, parts);
   r.step("Prefill weight reads (once, from each tier)", "\\sum_i \\text{bytes}_{w,i} / W_i", tex(ttft_weights),
          ttft_weights, "s");
   double ttft = r.step("Time to first token (bound)", "\\max(T_{math}^{pre}, T_w^{pre})",
@@ -444,6 +501,12 @@ std::vector<Param> local_params() {
              "spilled layers: cpu (the CPU computes them from RAM, as llama.cpp's --n-gpu-layers does) or "
              "stream (the GPU pulls them over PCIe every step)",
              {"CPU computes them", "GPU streams them (PCIe)"}),
+      choice("expert_placement", {"with_layers", "experts_last"}, "with_layers",
+             "what an MoE model spills first when it does not fit the device: with_layers (every tier holds a "
+             "slice of every layer, as llama.cpp's --n-gpu-layers places whole layers) or experts_last (the "
+             "always-active weights and the KV cache fill the device first, the routed experts what is left "
+             "and then system RAM, as llama.cpp's --n-cpu-moe or -ot exps=CPU place them)",
+             {"whole layers spill", "experts spill first"}),
       measured_tokens_per_s("your own measured decode speed (all users): gives the share of the bound it reaches and "
                             "the memory bandwidth that implies"),
       number("ssd_bytes_per_s", "bytes/s", 1e6, 1e12, 7.45e9,
