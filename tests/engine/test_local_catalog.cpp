@@ -165,4 +165,35 @@ TEST(LocalInference, ExpertsPlacedLastLeaveTheCardWhatEveryTokenReads) {
   EXPECT_NE(d["warnings"].dump().find("dense model"), std::string::npos) << d["warnings"].dump();
 }
 
+// Several devices (issue 35 §3): LLaMA-3 70B in Q4_K_M on two RTX 3090s. Their memory adds up
+// (one overhead each) and the model fits; split by layers, each card reads its own layers in
+// turn, so a step reads all the bytes at one card's bandwidth; split by rows, both read at once
+// and exchange 2 (n - 1)/n U D 16-bit activations twice a layer, over the 3090s' NVLink bridge
+// (over PCIe for two RTX 4090s, which have none).
+TEST(LocalInference, TwoCardsAddTheirMemoryAndALayerSplitTheirTurns) {
+  json one = local({{"chip", "rtx-3090"}, {"model", "llama3-70b"}, {"weight_format", "q4_k_m"}, {"context", 8192}});
+  json two = local({{"chip", "rtx-3090"}, {"model", "llama3-70b"}, {"weight_format", "q4_k_m"}, {"context", 8192}, {"devices", 2}});
+  EXPECT_FALSE(one["fits"].get<bool>());
+  EXPECT_TRUE(two["fits"].get<bool>());
+  EXPECT_DOUBLE_EQ(two["usable_bytes"].get<double>(), 2 * one["usable_bytes"].get<double>());
+  EXPECT_DOUBLE_EQ(two["needed_bytes"].get<double>(), one["needed_bytes"].get<double>() + one["overhead_bytes"].get<double>());
+  double bw = two["tiers"][0]["bytes_per_s"];
+  EXPECT_DOUBLE_EQ(bw, one["tiers"][0]["bytes_per_s"].get<double>()) << "a layer split reads one card at a time";
+  EXPECT_NEAR(two["step_s"].get<double>(), two["read_bytes_per_step"].get<double>() / bw, 1e-12);
+  EXPECT_TRUE(two["t_comm_s"].is_null());
+  json row = local({{"chip", "rtx-3090"}, {"model", "llama3-70b"}, {"weight_format", "q4_k_m"}, {"context", 8192}, {"devices", 2}, {"split", "row"}});
+  EXPECT_DOUBLE_EQ(row["tiers"][0]["bytes_per_s"].get<double>(), 2 * bw);
+  json m = model_entry("llama3-70b"), c;
+  for (const auto& chip : json::parse(scalelab::chips_json())) if (chip["id"] == "rtx-3090") c = chip;
+  double exchange = 2 * m["L"].get<double>() * (2 * 0.5 * m["D"].get<double>() * 2) / c["nvlink_bytes_per_s"].get<double>();
+  EXPECT_NEAR(row["t_comm_s"].get<double>(), exchange, 1e-12 * exchange);
+  EXPECT_NEAR(row["step_s"].get<double>(), two["step_s"].get<double>() / 2 + exchange, 1e-12);
+  json pcie = local({{"chip", "rtx-4090"}, {"model", "llama3-70b"}, {"weight_format", "q4_k_m"}, {"devices", 2}, {"split", "row"}});
+  EXPECT_GT(pcie["t_comm_s"].get<double>(), 0);
+  // a Mac is one device
+  scalelab::Evaluation mac = scalelab::evaluate("local_inference", json{{"chip", "apple-m3-ultra"}, {"devices", 2}}.dump());
+  EXPECT_EQ(mac.status, scalelab::Status::bad_input);
+  EXPECT_NE(mac.json.find("\"devices\""), std::string::npos) << mac.json;
+}
+
 }  // namespace

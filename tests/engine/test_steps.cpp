@@ -369,8 +369,9 @@ TEST(Steps, EveryCatalogModelAndChipStepAddsUp) {
   EXPECT_TRUE(bad.empty()) << bad.size() << " of " << checked << " steps do not add up:\n" << report(bad);
 }
 
-// The MoE reads of issue 35 away from the defaults: every catalog model decoded at batches where
-// part of its experts are read, and run locally with its experts placed last.
+// The MoE reads and several devices of issue 35 away from the defaults: every catalog model decoded
+// at batches where part of its experts are read, run locally with its experts placed last, and
+// split by rows over two RTX 3090s.
 TEST(Steps, EveryCatalogModelsExpertReadsAddUp) {
   std::vector<Mismatch> bad;
   int checked = 0;
@@ -378,7 +379,8 @@ TEST(Steps, EveryCatalogModelsExpertReadsAddUp) {
     std::vector<std::pair<std::string, json>> runs = {
         {"decode", {{"model", id}, {"chip", "h100"}, {"chips", 16}, {"batch", 3}}},
         {"serving", {{"model", id}, {"chip", "h100"}, {"chips", 16}, {"batch", 5}}},
-        {"local_inference", {{"model", id}, {"users", 2}, {"expert_placement", "experts_last"}}}};
+        {"local_inference", {{"model", id}, {"users", 2}, {"expert_placement", "experts_last"}}},
+        {"local_inference", {{"model", id}, {"chip", "rtx-3090"}, {"devices", 2}, {"split", "row"}}}};
     for (const auto& [calc, in] : runs) {
       scalelab::Evaluation e = scalelab::evaluate(calc, in.dump());
       ASSERT_NE(e.status, scalelab::Status::internal) << calc << " " << id << ": " << e.json;

@@ -94,6 +94,7 @@ WeightRead weight_read(const Model& m, double tokens, Result& r) {
 }
 
 struct Memory {
+  double devices = 1;  // identical devices the model is split over (their memory adds up)
   double weight_bytes = 0, kv_bytes_per_token = 0, kv_bytes_per_layer_token = 0, kv_bytes = 0, overhead = 0,
          needed = 0;
   double share = 1, usable = 0, margin = 0;
@@ -115,7 +116,12 @@ Memory memory(const Args& args, const Model& m, const Format& w, const Format& k
   mem.kv_bytes_per_layer_token = kv_layer.value();
   mem.kv_bytes = r.step("KV cache of all users (" + kv.name + ")", "\\text{KV}", r.sym("U", users) * held * kv_layer,
                         "bytes").value();
+  mem.devices = args.num("devices");
   mem.overhead = args.num("overhead_bytes");
+  if (mem.devices > 1) {
+    mem.overhead = r.step("Runtime overhead on every device", "n \\times \\text{overhead}", times(mem.devices, mem.overhead),
+                          mem.devices * mem.overhead, "bytes");
+  }
   mem.needed = r.step("Memory needed", "\\text{bytes}_w + \\text{KV} + \\text{overhead}",
                       tex(mem.weight_bytes) + " + " + tex(mem.kv_bytes) + " + " + tex(mem.overhead),
                       mem.weight_bytes + mem.kv_bytes + mem.overhead, "bytes");
@@ -123,6 +129,10 @@ Memory memory(const Args& args, const Model& m, const Format& w, const Format& k
   double capacity = chip.need(&Chip::hbm_bytes, "the model must fit in the device's memory");
   mem.usable = r.step("Usable device memory", "M = \\text{capacity} \\times \\text{share}",
                       times(capacity, mem.share), capacity * mem.share, "bytes");
+  if (mem.devices > 1) {
+    mem.usable = r.step("Usable memory of the devices", "n \\times M", times(mem.devices, mem.usable),
+                        mem.devices * mem.usable, "bytes");
+  }
   mem.margin = mem.usable - mem.needed;
   mem.fits = mem.margin >= 0;
   if (mem.fits) {
@@ -151,7 +161,11 @@ std::vector<Tier> make_tiers(const Args& args, const Memory& mem) {
   double capacity = chip.need(&Chip::hbm_bytes, "the model must fit in the device's memory"),
          bw = chip.need(&Chip::hbm_bytes_per_s, "every decode step reads the weights from device memory");
   std::vector<Tier> tiers;
-  tiers.push_back({"device", "device memory", std::max(0.0, mem.usable - mem.overhead), bw});
+  // a layer split reads one device's layers after another's (one device's bandwidth at a time); a
+  // row split reads a slice of every layer on every device at once
+  if (mem.devices > 1 && args.str("split") == "row") bw *= mem.devices;
+  tiers.push_back({"device", mem.devices > 1 ? "memory of the devices" : "device memory",
+                   std::max(0.0, mem.usable - mem.overhead), bw});
   if (is_discrete(chip)) {
     tiers.push_back({"ram", "system RAM", args.num("system_ram_bytes"), spill_bandwidth(args, chip)});
   } else if (chip.kind == ChipKind::unified_memory) {
@@ -274,9 +288,16 @@ Suggestion suggest_fit(const Args& args, const Memory& mem, const Format& w, dou
     }
   }
   s.kind = "more_devices";
-  s.devices = std::ceil(mem.needed / mem.usable);
-  s.text = "No format or context fits one device: " + gb(mem.needed) + " needs " + format_quantity(*s.devices, "devices") +
-           " of " + gb(mem.usable) + " usable each (or a device with more memory).";
+  double usable_one = mem.usable / mem.devices, overhead_one = mem.overhead / mem.devices;
+  if (usable_one <= overhead_one) {
+    s.text = "The runtime overhead alone (" + gb(overhead_one) + ") fills the " + gb(usable_one) +
+             " usable on each device: only a device with more memory would hold the model.";
+    return s;
+  }
+  s.devices = std::ceil((mem.weight_bytes + mem.kv_bytes) / (usable_one - overhead_one));
+  s.text = "No format or context fits " + (mem.devices == 1 ? std::string("one device") : format_quantity(mem.devices, "devices")) + ": " +
+           gb(mem.needed) + " needs " + format_quantity(*s.devices, "devices") + " of " + gb(usable_one) +
+           " usable each (or a device with more memory).";
   return s;
 }
 
@@ -304,6 +325,27 @@ Suggestion suggest_speed(const Format& w, const WeightRead& wr, const Memory& me
   return s;
 }
 
+// A row (tensor) split sums each layer's attention and MLP outputs over the devices: two
+// all-reduces a layer of U D 16-bit activations, each moving 2 (n - 1) / n of them over the link
+// between the devices (an NVLink bridge where the chip has one for that many, else PCIe).
+// Bandwidth only: each exchange's latency (microseconds on PCIe) comes on top.
+double row_split_comm(const Args& args, const Model& m, double n, double users, Result& r) {
+  const Chip& chip = args.chip();
+  bool bridge = chip.nvlink_bytes_per_s && chip.node_gpus && *chip.node_gpus >= n;
+  std::optional<double> link = bridge ? chip.nvlink_bytes_per_s : chip.pcie_bytes_per_s;
+  if (!link) {
+    throw InputError("split", "\"row\" exchanges activations between the devices, but " + chip.name() +
+                                  " has no host-link bandwidth in the catalog (chip_overrides.pcie_bytes_per_s); "
+                                  "choose \"layer\" or give it");
+  }
+  double bytes = r.step("Activations one all-reduce moves per device", "2 (n - 1) / n \\times U D \\times 2",
+                        "2 (" + tex(n) + " - 1) / " + tex(n) + " \\times " + times(users, m.D) + " \\times 2",
+                        2 * (n - 1) / n * users * m.D * 2, "bytes");
+  return r.step(std::string("Exchange time per token step over ") + (bridge ? "the NVLink bridge" : "PCIe"),
+                "T_{comm} = 2 L \\times \\text{bytes} / W_{link}",
+                "2 \\times " + times(m.L, bytes) + " / " + tex(*link), 2 * m.L * bytes / *link, "s");
+}
+
 // The tier whose reads take longest; null when the math outlasts every tier's reads.
 std::optional<std::string> binding_tier(const std::vector<Tier>& tiers, double t_math) {
   std::optional<std::string> bound;
@@ -323,6 +365,10 @@ void compute(const Args& args, Result& r) {
   Format w = read_format(args.str("weight_format")), kv = read_format(args.str("kv_format"));
   double users = args.num("users"), context = args.num("context");
   double prompt = args.has("prompt_tokens") ? args.num("prompt_tokens") : context;
+  if (!is_discrete(chip) && args.num("devices") > 1) {
+    throw InputError("devices", "must be 1 on " + chip.name() + ": splitting a model over several devices is "
+                                "modelled for discrete GPUs, which each bring their own memory");
+  }
   if (!is_discrete(chip)) {
     for (const char* p : {"system_ram_bytes", "system_ram_bytes_per_s", "offload"}) {
       if (args.given(p)) {
@@ -362,10 +408,20 @@ void compute(const Args& args, Result& r) {
   double t_mem = place_and_read(tiers, parts, r);
   double flops = r.step("FLOPs per step", "2 P_{active} U", "2 \\times " + times(wr.params_active, users),
                         2 * wr.params_active * users, "FLOPs");
-  double t_math = r.step("Math time (" + rate.dtype + ")", "T_{math} = \\text{FLOPs} / C", tex(flops) + " / " + tex(rate.flops_per_s),
-                         flops / rate.flops_per_s, "s");
+  bool row = mem.devices > 1 && args.str("split") == "row";
+  double t_math = row ? r.step("Math time (" + rate.dtype + ", every device at once)", "T_{math} = \\text{FLOPs} / (n C)",
+                               tex(flops) + " / (" + times(mem.devices, rate.flops_per_s) + ")",
+                               flops / (mem.devices * rate.flops_per_s), "s")
+                      : r.step("Math time (" + rate.dtype + ")", "T_{math} = \\text{FLOPs} / C", tex(flops) + " / " + tex(rate.flops_per_s),
+                               flops / rate.flops_per_s, "s");
   double step = r.step("Step time (bound)", "\\max(\\sum_i T_i, T_{math})",
                        "\\max(" + tex(t_mem) + ", " + tex(t_math) + ")", std::max(t_mem, t_math), "s");
+  std::optional<double> t_comm;
+  if (row) {
+    t_comm = row_split_comm(args, m, mem.devices, users, r);
+    step = r.step("Step time with the exchanges (each layer waits for its own)", "\\max(\\sum_i T_i, T_{math}) + T_{comm}",
+                  tex(step) + " + " + tex(*t_comm), step + *t_comm, "s");
+  }
   double tokens = r.step("Tokens per second (all users)", "U / T_{step}", tex(users) + " / " + tex(step), users / step,
                          "tokens/s");
   std::optional<std::string> bound_tier = binding_tier(tiers, t_math);
@@ -379,8 +435,11 @@ void compute(const Args& args, Result& r) {
   }
   double prefill_flops = r.step("Prefill FLOPs (attention ignored)", "2 P_{active} T",
                                 "2 \\times " + times(wr.params_active, prompt), 2 * wr.params_active * prompt, "FLOPs");
-  double ttft_math = r.step("Prefill math time (" + rate.dtype + ")", "\\text{FLOPs}_{pre} / C",
-                            tex(prefill_flops) + " / " + tex(rate.flops_per_s), prefill_flops / rate.flops_per_s, "s");
+  double ttft_math = row ? r.step("Prefill math time (" + rate.dtype + ", every device at once)", "\\text{FLOPs}_{pre} / (n C)",
+                                  tex(prefill_flops) + " / (" + times(mem.devices, rate.flops_per_s) + ")",
+                                  prefill_flops / (mem.devices * rate.flops_per_s), "s")
+                         : r.step("Prefill math time (" + rate.dtype + ")", "\\text{FLOPs}_{pre} / C",
+                                  tex(prefill_flops) + " / " + tex(rate.flops_per_s), prefill_flops / rate.flops_per_s, "s");
   double prefill_weights = prefill_read.read_params() * bytes_per_param;
   if (experts_last) {
     parts[1].prefill_read = wr.routed * prefill_read.touched * bytes_per_param;
@@ -446,6 +505,7 @@ void compute(const Args& args, Result& r) {
   r.out("compute_dtype", rate.dtype);
   r.out("flops_per_s", rate.flops_per_s);
   r.out("t_math_s", t_math);
+  out_opt(r, "t_comm_s", t_comm);
   r.out("step_s", step);
   r.out("tokens_per_s", tokens);
   r.out("tokens_per_s_per_user", 1 / step);
@@ -501,6 +561,13 @@ std::vector<Param> local_params() {
              "spilled layers: cpu (the CPU computes them from RAM, as llama.cpp's --n-gpu-layers does) or "
              "stream (the GPU pulls them over PCIe every step)",
              {"CPU computes them", "GPU streams them (PCIe)"}),
+      integer("devices", "count", 1, 16, 1,
+              "identical GPUs the model is split over (their memory adds up; discrete GPUs only)", Scale::linear),
+      choice("split", {"layer", "row"}, "layer",
+             "how several devices share the model: layer (each holds whole layers and runs them in turn, "
+             "llama.cpp's default --split-mode layer: one device's bandwidth at a time) or row (each holds a "
+             "slice of every layer and they run at once, exchanging activations twice a layer: --split-mode row)",
+             {"whole layers each", "a slice of every layer"}),
       choice("expert_placement", {"with_layers", "experts_last"}, "with_layers",
              "what an MoE model spills first when it does not fit the device: with_layers (every tier holds a "
              "slice of every layer, as llama.cpp's --n-gpu-layers places whole layers) or experts_last (the "
