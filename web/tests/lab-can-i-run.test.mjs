@@ -102,3 +102,35 @@ test('axe: the lab page', async () => {
   assert.deepEqual(problems, clean);
   await page.close();
 });
+
+test('two GPUs hold what one cannot, split by layers or rows; an MoE spills its experts first', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + LAB + '?chip=rtx-3090&model=llama3-70b&weight_format=q4_k_m');
+  await ready(page);
+  let p = { chip: 'rtx-3090', model: 'llama3-70b', weight_format: 'q4_k_m' };
+  assert.match(await verdict(page), /does not fit on the GeForce RTX 3090/);
+  await type(page, 'devices', '2');
+  p = { ...p, devices: 2 };
+  assert.match(await verdict(page), /It fits on 2 × GeForce RTX 3090/);
+  for (const name of ['tokens_per_s', 'usable_bytes', 'needed_bytes']) assert.equal(await out(page, name), expected(CALC, p, name), name);
+  await choose(page, 'split', 'row');
+  p = { ...p, split: 'row' };
+  for (const name of ['tokens_per_s', 't_comm_s']) assert.equal(await out(page, name), expected(CALC, p, name), name);
+  // gpt-oss-120b beside one 24 GB card: its experts in system RAM read faster than whole layers there
+  await page.goto(server.url + LAB + '?chip=rtx-3090&model=gpt-oss-120b&weight_format=mxfp4');
+  await ready(page);
+  p = { chip: 'rtx-3090', model: 'gpt-oss-120b', weight_format: 'mxfp4' };
+  const layers = await out(page, 'tokens_per_s');
+  assert.equal(await out(page, 'experts_read_share'), expected(CALC, p, 'experts_read_share'));
+  await choose(page, 'expert_placement', 'experts_last');
+  p = { ...p, expert_placement: 'experts_last' };
+  assert.equal(await out(page, 'tokens_per_s'), expected(CALC, p, 'tokens_per_s'));
+  assert.notEqual(await out(page, 'tokens_per_s'), layers);
+  // a Mac is one device: the engine's refusal under the control
+  await page.goto(server.url + LAB + '?chip=apple-m3-ultra&devices=2');
+  await ready(page);
+  assert.match(await page.locator(`${EL} .lab-notice`).innerText(), /devices=2/);
+  await noNaN(page);
+  assert.deepEqual(problems, clean);
+  await page.close();
+});

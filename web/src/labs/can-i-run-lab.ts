@@ -25,12 +25,15 @@ export class CanIRunLab extends LabElement<'local_inference'> {
     { path: 'users', label: 'concurrent users' },
     { path: 'arithmetic', label: 'matmul arithmetic' },
     { path: 'offload', label: 'layers that do not fit' },
+    { path: 'devices', label: 'GPUs of this kind the model is split over' },
+    { path: 'split', label: 'how the GPUs share the model' },
+    { path: 'expert_placement', label: 'what an MoE model spills first' },
     { path: 'measured_tokens_per_s', label: 'I measured: your own decode speed, all users together, if you ran it' },
   ];
   readonly outputs: OutputSpec<'local_inference'>[] = [
     'tokens_per_s', 'tokens_per_s_per_user', 'ttft_s', 'needed_bytes', 'usable_bytes', 'free_bytes',
     'shortfall_bytes', 'weight_bytes', 'kv_bytes', 'overhead_bytes', 'spilled_bytes', 'read_bytes_per_step',
-    'flops_per_s',
+    'flops_per_s', 't_comm_s', 'experts_read_share', 'all_experts_batch',
   ];
 
   private readonly tiersId = `cir-tiers-${++tiersCounter}`;
@@ -98,9 +101,11 @@ export class CanIRunLab extends LabElement<'local_inference'> {
     const bound = String(o.bound);
     const tier = typeof o.bound_tier === 'string' ? (o.tiers as Tier[]).find((t) => t.tier === o.bound_tier)?.label : null;
     const what = bound === 'compute' ? 'the arithmetic' : `reading ${tier ?? 'memory'}`;
-    const on = this.state.chipFacts?.name ?? 'this device';
+    const devices = num(r.inputs.devices) || 1;
+    const name = this.state.chipFacts?.name ?? 'this device';
+    const on = devices > 1 ? `${this.engine!.format(devices, 'count')} × ${name}` : `the ${name}`;
     return html`${this.ownDeviceOffer()}<p class="verdict verdict-${bound}" data-fits=${String(o.fits)}>
-      ${o.fits ? html`${this.fitWords(true, 'It fits', '')} on the ${on}.` : html`${this.fitWords(false, '', 'It does not fit')} on the ${on}: the rest spills to slower memory.`}
+      ${o.fits ? html`${this.fitWords(true, 'It fits', '')} on ${on}.` : html`${this.fitWords(false, '', 'It does not fit')} on ${on}: the rest spills to slower memory.`}
       At most ${this.fig('tokens_per_s')}, ${bound}-bound (${what} sets the pace);
       the first token after ${article(this.engine!.format(num(o.prompt_tokens), 'count'))} ${this.engine!.format(num(o.prompt_tokens), 'count')}-token prompt takes at least ${this.fig('ttft_s')}.</p>
       ${this.meter(r)}

@@ -46,7 +46,7 @@ export class DecodeLab extends LabElement<'decode'> {
   readonly outputs: OutputSpec<'decode'>[] = [
     'step_s', 'tokens_per_s', 'tokens_per_s_per_chip', 't_weights_s', 't_kv_s', 't_math_s', 't_comm_s',
     'mlp_flip_batch', 'critical_batch', 'kv_crossover_batch', 'max_batch', 'min_chips', 'weight_bytes',
-    'kv_bytes_per_sequence', 'free_hbm_bytes',
+    'kv_bytes_per_sequence', 'free_hbm_bytes', 'experts_read_share', 'all_experts_batch',
   ];
   protected readonly hasViz = true;
 
