@@ -4,6 +4,7 @@
 #include "calculators/calculators.hpp"
 #include "models/common.hpp"
 #include "models/training_memory_schema.hpp"
+#include "models/layout_search.hpp"
 #include "models/training_math.hpp"
 
 namespace scalelab {
@@ -22,7 +23,8 @@ void state_steps(const MemoryInputs& in, const MemoryBreakdown& b, Result& r) {
   (void)b;
 }
 
-void activation_steps(const MemoryInputs& in, const MemoryBreakdown& b, Result& r) {
+// The book's count, or each policy's tensors at their true widths.
+Expr checkpoint_count(const MemoryInputs& in, const MemoryBreakdown& b, Result& r) {
   Expr c = r.sym(in.checkpointing == "custom" ? "c" : tex_text(in.checkpointing), b.checkpoints_per_layer.value_or(0));
   if (!b.checkpoints_per_layer) {
     r.out_null("checkpoints_per_layer");
@@ -34,37 +36,72 @@ void activation_steps(const MemoryInputs& in, const MemoryBreakdown& b, Result& 
   } else {
     r.out("checkpoints_per_layer", *b.checkpoints_per_layer);
   }
-  if (in.model && b.checkpoints_per_layer) {
-    const Model& m = *in.model;
+  return c;
+}
+
+// With the book's defaults (the whole batch at once, no pipeline): A = b_a · tokens · D · L · c.
+bool book_defaults(const MemoryInputs& in) {
+  return in.accounting == Accounting::book && in.micro_batch <= 0 && in.degrees.pp == 1;
+}
+
+void activation_steps(const MemoryInputs& in, const MemoryBreakdown& b, Result& r) {
+  Expr c = checkpoint_count(in, b, r);
+  if (!in.model || (!b.checkpoints_per_layer && book_defaults(in))) {
+    r.out("activations_bytes", 0);
+    return;
+  }
+  const Model& m = *in.model;
+  if (book_defaults(in)) {
     r.out("activations_bytes",
           r.step("Saved activations", "A",
                  r.sym("b_a", in.act_bytes) * r.sym("\\text{tokens}", in.batch_tokens) * r.sym("D", m.D) *
                      r.sym("L", m.L) * c,
                  "bytes"));
-  } else {
-    r.out("activations_bytes", 0);
+    return;
   }
+  r.out("activations_bytes", r.step("Saved activations, all chips at the peak", "A",
+                                    r.sym("A_{chip}", b.per_chip.parts[int(Part::activations)]) *
+                                        r.sym("n", in.chips),
+                                    "bytes"));
 }
 
-void per_chip_steps(const Args& args, const MemoryInputs& in, const MemoryBreakdown& b, Result& r) {
-  const Degrees& d = in.degrees;
-  r.out("chips", in.chips);
-  r.out("degrees", json{{"dp", d.dp}, {"fsdp", d.fsdp}, {"tp", d.tp}, {"pp", d.pp}});
-  Expr state = r.sym("P b_P", b.state_bytes), A = r.sym("A", b.activations_bytes);
-  r.out("total_bytes", r.step("Total bytes", "\\text{total}", state + A, "bytes"));
-  Expr XYZ = r.sym("X_{fsdp}", d.fsdp) * r.sym("Y_{tp}", d.tp) * r.sym("Z_{pp}", d.pp);
-  r.out("bytes_per_chip", r.step("Bytes per chip", "", state / XYZ + A / r.sym("n", in.chips), "bytes"));
-  double shards = d.fsdp * d.tp * d.pp;
-  r.out("params_bytes_per_chip", b.params_bytes / shards);
-  r.out("grads_bytes_per_chip", b.grads_bytes / shards);
-  r.out("optimizer_bytes_per_chip", b.optimizer_bytes / shards);
-  r.out("master_bytes_per_chip", b.master_bytes / shards);
-  r.out("activations_bytes_per_chip", b.activations_bytes / in.chips);
-  if (auto strategy = comm_strategy_for(d, args.chip())) {
+// The simple case: state spread evenly over fsdp·tp·pp and activations over every chip.
+bool even_split(const MemoryInputs& in) {
+  return book_defaults(in) && in.zero == 0 && in.cp == 1 && in.ep == 1 && in.offload == Offload::none;
+}
+
+void per_chip_outputs(const Args& args, const MemoryInputs& in, const MemoryBreakdown& b, Result& r) {
+  const StepMemory& mem = b.per_chip;
+  for (int i = 0; i < kParts; ++i) r.out(std::string(part_id(Part(i))) + "_bytes_per_chip", mem.parts[i]);
+  double tensors = mem.total - mem.parts[int(Part::workspace)] - mem.parts[int(Part::reserve)];
+  r.out("tensor_bytes_per_chip", tensors);
+  r.out("host_bytes_per_chip", mem.host_bytes);
+  json parts = json::array();
+  for (int i = 0; i < kParts; ++i) {
+    if (mem.parts[i] <= 0) continue;
+    parts.push_back({{"part", part_id(Part(i))}, {"label", part_label(Part(i))}, {"bytes", mem.parts[i]},
+                     {"source", part_source(Part(i))}});
+  }
+  r.out("memory_parts", parts);
+  r.out("largest_part", part_id(mem.largest));
+  r.out("accounting", in.accounting == Accounting::practice ? "practice" : "book");
+  r.out("micro_batches", mem.micro_batches);
+  r.out("in_flight_micro_batches", mem.in_flight);
+  r.out("stage", mem.stage + 1);
+  if (in.model) {
+    r.out("stage_layers", stage_layers_text(in.model->L, in.degrees.pp, in.virtual_stages));
+  } else {
+    r.out_null("stage_layers");
+  }
+  if (auto strategy = comm_strategy_for(in.degrees, args.chip())) {
     r.out("comm_strategy", strategy_name(*strategy));
   } else {
     r.out_null("comm_strategy");
   }
+}
+
+void fit_steps(const Args& args, const MemoryInputs& in, const MemoryBreakdown& b, Result& r) {
+  const Degrees& d = in.degrees;
   const Chip& chip = args.chip();
   auto hbm = chip.hbm_bytes;
   if (!hbm) {
@@ -87,15 +124,36 @@ void per_chip_steps(const Args& args, const MemoryInputs& in, const MemoryBreakd
   } else {
     r.out_null("min_nodes");
   }
+  Expr XYZ = r.sym("X_{fsdp}", d.fsdp) * r.sym("Y_{tp}", d.tp) * r.sym("Z_{pp}", d.pp);
   r.out("max_params", r.step("Largest model whose state fits (activations ignored)", "P_{max}",
                              HBM * XYZ / r.sym("b_P", b.bytes_per_param), "count"));
   if (b.bytes_per_chip > *hbm) {
-    bool state = b.state_bytes / (d.fsdp * d.tp * d.pp) > b.activations_bytes / in.chips;
+    const StepMemory& mem = b.per_chip;
     r.warn("Does not fit: " + format_quantity(b.bytes_per_chip, "bytes") + " per chip > " +
-           format_quantity(*hbm, "bytes") + " of HBM; the larger term is " +
-           (state ? "the parameter/optimizer state (shard it with fsdp, tp or pp)"
-                  : "activations (use more chips or a stronger checkpointing policy)") + ".");
+           format_quantity(*hbm, "bytes") + " of HBM, " + format_quantity(b.bytes_per_chip - *hbm, "bytes") +
+           " over; the largest part is " + part_label(mem.largest) + " (" +
+           format_quantity(mem.parts[int(mem.largest)], "bytes") + ")" +
+           (mem.largest == Part::activations ? ": a smaller micro-batch, a stronger checkpointing policy or "
+                                               "more chips would shrink it."
+                                             : ": shard it further (fsdp, zero_stage, tp, pp) or offload it."));
   }
+}
+
+void per_chip_steps(const Args& args, const MemoryInputs& in, const MemoryBreakdown& b, Result& r) {
+  const Degrees& d = in.degrees;
+  r.out("chips", in.chips);
+  r.out("degrees", json{{"dp", d.dp}, {"fsdp", d.fsdp}, {"tp", d.tp}, {"pp", d.pp}, {"cp", in.cp}, {"ep", in.ep}});
+  Expr state = r.sym("P b_P", b.state_bytes), A = r.sym("A", b.activations_bytes);
+  r.out("total_bytes", r.step("Total bytes", "\\text{total}", state + A, "bytes"));
+  if (even_split(in)) {
+    Expr XYZ = r.sym("X_{fsdp}", d.fsdp) * r.sym("Y_{tp}", d.tp) * r.sym("Z_{pp}", d.pp);
+    r.out("bytes_per_chip", r.step("Bytes per chip", "", state / XYZ + A / r.sym("n", in.chips), "bytes"));
+  } else {
+    memory_part_steps(in.settings(args.chip(), 0), in.layout(), in.model ? in.model->V : 0, b.per_chip, r);
+    r.out("bytes_per_chip", b.bytes_per_chip);
+  }
+  per_chip_outputs(args, in, b, r);
+  fit_steps(args, in, b, r);
 }
 
 void compute(const Args& args, Result& r) {
@@ -107,8 +165,9 @@ void compute(const Args& args, Result& r) {
   activation_steps(in, b, r);
   per_chip_steps(args, in, b, r);
   out_opt(r, "recompute_flops", b.recompute_flops);
-  if (in.checkpointing == "none" && in.model) {
-    r.warn("checkpointing \"none\" uses the book's rough count of 20 saved [tokens, D] tensors per layer.");
+  if (in.checkpointing == "none" && in.model && in.accounting == Accounting::book) {
+    r.warn("checkpointing \"none\" uses the book's rough count of 20 saved [tokens, D] tensors per layer "
+           "(accounting \"practice\" counts each at its width).");
   }
 }
 

@@ -16,30 +16,77 @@ struct RunTimes {
   double C = 0, chips = 1, total_flops = 0, t_s = 0, mfu = 0;
 };
 
+// Attention's FLOPs over the whole run, as the book's transformer chapter counts them: 2·T·N·(H_qk +
+// H_v) a token per layer forward, three times that with the backward pass, no causal discount.
+std::optional<Expr> attention_flops(const MemoryInputs& mem, double tokens, Result& r) {
+  if (!mem.model) return std::nullopt;
+  const Model& m = *mem.model;
+  return r.step("Attention FLOPs (the book's count: forward and backward, no causal discount)", "F_{attn}",
+                3 * 2 * r.sym("T", mem.T) * r.sym("N", m.N) * r.sym("(H_{qk} + H_v)", head_dim_qk(m) + head_dim_v(m)) *
+                    r.sym("L", m.L) * r.sym("D", tokens),
+                "FLOPs");
+}
+
 RunTimes time_steps(const Args& args, const MemoryInputs& mem, Result& r) {
   RunTimes t;
   t.C = compute_flops(args, r);
   t.chips = mem.chips;
   double tokens = args.num("tokens");
   r.out("params", mem.params_active);
-  Expr flops = r.step("Training FLOPs", "\\text{FLOPs}", 6 * r.sym("P_{act}", mem.params_active) * r.sym("D", tokens),
-                       "FLOPs");
+  Expr flops = r.step("Training FLOPs (6·P·D)", "\\text{FLOPs}", 6 * r.sym("P_{act}", mem.params_active) * r.sym("D", tokens),
+                      "FLOPs");
   t.total_flops = flops.value();
   r.out("total_flops", t.total_flops);
+  std::optional<Expr> attention = attention_flops(mem, tokens, r);
+  std::optional<Expr> with_attention;
+  if (attention) {
+    with_attention = r.step("Training FLOPs with attention", "\\text{FLOPs}_{attn}", flops + *attention, "FLOPs");
+    r.out("total_flops_with_attention", *with_attention);
+  } else {
+    r.out_null("total_flops_with_attention");
+  }
+  bool attention_convention = args.str("mfu_convention") == "attention";
+  if (attention_convention && !with_attention) {
+    throw InputError("mfu_convention", "\"attention\" needs a model's attention shape (bare params count 6·P·D only)");
+  }
+  r.out("mfu_convention", attention_convention ? "attention" : "6pd");
+  Expr counted = attention_convention ? *with_attention : flops;
   r.out("chips", t.chips);
   Expr n = r.sym("n", t.chips), C = r.sym("C", t.C);
+  double mfu_attention = 0;
   if (args.given("chip_hours")) {
     if (args.given("mfu")) throw InputError("chip_hours", "give either mfu or chip_hours, not both");
     Expr time = r.step("Wall time from chip-hours", "t", r.sym("\\text{chip-hours}", args.num("chip_hours")) * 3600 / n, "s");
     Expr peak = r.step("Peak FLOPs in that time", "\\text{peak}", n * time * C, "FLOPs");
     t.t_s = time.value();
-    t.mfu = r.step("Implied MFU", "\\text{MFU}", flops / peak, "ratio").value();
+    t.mfu = r.step("Implied MFU (6·P·D convention)", "\\text{MFU}", flops / peak, "ratio").value();
+    if (with_attention) {
+      mfu_attention = r.step("Implied MFU with attention", "\\text{MFU}_{attn}", *with_attention / peak, "ratio").value();
+    }
   } else {
-    t.mfu = args.num("mfu");
-    Expr rate = r.step("Achieved FLOP/s", "R", n * C * r.sym("\\text{MFU}", t.mfu), "FLOP/s");
-    t.t_s = r.step("Wall time", "t", flops / rate, "s").value();
+    double given = args.num("mfu");
+    Expr rate = r.step(attention_convention ? StepText("Achieved FLOP/s (MFU counted with attention)") : StepText("Achieved FLOP/s"),
+                       "R", n * C * r.sym("\\text{MFU}", given), "FLOP/s");
+    t.t_s = r.step("Wall time", "t", counted / rate, "s").value();
+    // the same FLOP/s counted the other way: the MFUs differ by the ratio of the FLOP counts
+    Expr mfu = r.sym("\\text{MFU}", given);
+    if (attention_convention) {
+      t.mfu = r.step("MFU in the 6·P·D convention", "\\text{MFU}_{6PD}", mfu * flops / *with_attention, "ratio").value();
+      mfu_attention = given;
+    } else {
+      t.mfu = given;
+      if (with_attention) {
+        mfu_attention = r.step("The same run's MFU counted with attention", "\\text{MFU}_{attn}",
+                               mfu * *with_attention / flops, "ratio").value();
+      }
+    }
   }
   r.out("mfu", t.mfu);
+  if (with_attention) {
+    r.out("mfu_with_attention", mfu_attention);
+  } else {
+    r.out_null("mfu_with_attention");
+  }
   r.out("achieved_flops_per_s", t.chips * t.C * t.mfu);
   r.out("peak_flops", t.chips * t.t_s * t.C);
   r.out("t_s", t.t_s);
@@ -159,83 +206,134 @@ json recommend(const Args& args, const Model& m, const MemoryInputs& mem, double
   return {{"fsdp", s.deg.fsdp}, {"tp", tp}, {"bound", bound_of(analyse_comm(s))}};
 }
 
-LayoutProblem layout_problem(const Args& args, const Model& m, const MemoryInputs& mem, double C) {
+// What the inputs fix for the search; the rest it tries.
+SearchSpace search_space(const Args& args, const MemoryInputs& mem) {
+  SearchSpace s;
+  if (args.given("checkpointing")) {
+    s.remat_fixed = true;
+    s.remat = mem.remat;
+  }
+  if (args.given("schedule")) {
+    s.schedule_fixed = true;
+    s.schedule = mem.schedule;
+    s.virtual_stages = args.num_if("virtual_stages").value_or(0);
+  }
+  if (args.given("micro_batch")) s.micro_batch = mem.micro_batch;
+  s.sequence_parallel = mem.sequence_parallel;
+  s.offload = mem.offload;
+  return s;
+}
+
+LayoutProblem layout_problem(const Args& args, const MemoryInputs& mem, double C) {
   const Chip& chip = args.chip();
-  MemoryBreakdown b = training_memory_math(mem);
   LayoutProblem p;
   p.chips = mem.chips;
-  p.params_total = mem.params;
-  p.params_active = mem.params_active;
-  p.layers = m.L;
-  p.d_model = m.D;
-  p.heads = m.N;
-  p.attention_flops_fwd = 2 * mem.batch_tokens * mem.T * m.N * (head_dim_qk(m) + head_dim_v(m)) * m.L;
-  p.recompute_flops = b.recompute_flops.value_or(0);
-  p.batch_tokens = mem.batch_tokens;
-  p.seq_len = mem.T;
-  p.state_bytes = b.state_bytes;
-  p.activation_bytes = b.activations_bytes;
-  p.hbm_bytes = chip.hbm_bytes.value_or(0);
-  p.weight_bytes = mem.weight_bytes;
-  p.act_bytes = mem.act_bytes;
-  p.flops_per_s = C;
-  p.gpu = chip.is_gpu();
-  if (p.gpu) {
-    p.nvlink_bytes_per_s = chip.need(&Chip::nvlink_bytes_per_s, "collectives inside an NVLink domain are priced at it");
-    p.ib_bytes_per_s = chip.need(&Chip::ib_bytes_per_s, "collectives beyond one NVLink domain cross InfiniBand at it");
-    p.node_gpus = chip.need(&Chip::node_gpus, "it sets how many GPUs share one NVLink domain");
-  } else {
-    p.ici_link_bytes_per_s = chip.need(&Chip::ici_link_bytes_per_s, "ICI collectives are priced at one link's bandwidth");
-    p.torus_axes = std::max(1.0, double(chip.pod_shape().size()));
-    PodSpan span = tpu_pod_span(chip, p.chips);
-    if (span.beyond) {
-      p.pod_chips = span.pod_chips;
-      p.dcn_bytes_per_s = chip.need(&Chip::dcn_bytes_per_s, "the data-parallel collectives between pods cross it");
+  p.model = step_model(mem);
+  p.settings = mem.settings(chip, C);
+  p.settings.max_bubble = args.num("max_bubble");
+  p.settings.max_comm_ratio = args.num_if("max_comm_ratio").value_or(0);
+  p.network = step_network(chip, mem.chips);
+  if (mem.chips > 1 && chip.is_gpu()) {
+    // inside one NVLink domain nothing else is needed; beyond it, InfiniBand
+    p.network.node_gpus = chip.need(&Chip::node_gpus, "it sets how many GPUs share one NVLink domain");
+    p.network.nvlink = chip.need(&Chip::nvlink_bytes_per_s, "collectives inside an NVLink domain are priced at it");
+    if (mem.chips > p.network.node_gpus) {
+      p.network.ib = chip.need(&Chip::ib_bytes_per_s, "collectives beyond one NVLink domain cross InfiniBand at it");
+    }
+  } else if (mem.chips > 1) {
+    p.network.ici_link = chip.need(&Chip::ici_link_bytes_per_s, "ICI collectives are priced at one link's bandwidth");
+    if (p.network.pod_chips > 0) {
+      p.network.dcn = chip.need(&Chip::dcn_bytes_per_s, "the data-parallel collectives between pods cross it");
     }
   }
+  p.space = search_space(args, mem);
   p.top_n = int(args.num("top_n"));
   p.rejected_samples = int(args.num("rejected_samples"));
   return p;
 }
 
-json layout_json(const LayoutEval& e) {
-  return {{"dp", e.dp}, {"fsdp", e.fsdp}, {"tp", e.tp}, {"pp", e.pp}, {"microbatches", e.microbatches},
-          {"step_s", e.step_s}, {"mfu", e.step_s > 0 ? e.t_math_s / e.step_s : 0},
-          {"bound", term_name(e.dominant)}, {"t_math_s", e.t_math_s},
-          {"t_data_parallel_s", e.t_data_parallel_s}, {"t_dcn_s", e.t_dcn_s}, {"t_tp_s", e.t_tp_s}, {"t_pp_s", e.t_pp_s},
-          {"bubble_fraction", e.bubble_fraction}, {"bytes_per_chip", e.bytes_per_chip}};
+json parts_json(const StepMemory& mem) {
+  json parts = json::object();
+  for (int i = 0; i < kParts; ++i) parts[part_id(Part(i))] = mem.parts[i];
+  return parts;
 }
 
-void search_steps(const LayoutProblem& p, Result& r) {
+// One layout: the keys the book's search had (dp, fsdp, tp, pp, microbatches, step_s, mfu, bound,
+// t_*_s, bubble_fraction, bytes_per_chip) and the axes and figures of a step as it is run.
+json layout_json(const LayoutProblem& p, const StepEval& e) {
+  const StepLayout& l = e.layout;
+  const StepTime& t = e.time;
+  const StepMemory& mem = e.memory;
+  json j = {{"dp", l.dp}, {"fsdp", l.fsdp}, {"tp", l.tp}, {"pp", l.pp}, {"cp", l.cp}, {"ep", l.ep},
+            {"zero_stage", l.fsdp > 1 ? 3 : l.zero}, {"micro_batch", l.micro_batch > 0 ? json(l.micro_batch) : json()},
+            {"microbatches", mem.micro_batches}, {"checkpointing", remat_id(l.remat)},
+            {"schedule", l.pp > 1 ? json(schedule_id(l.schedule)) : json()}, {"virtual_stages", l.virtual_stages},
+            {"bytes_per_chip", mem.total}, {"largest_part", part_id(mem.largest)},
+            {"in_flight_micro_batches", mem.in_flight},
+            {"stage_layers", stage_layers_text(p.model.layers, l.pp, l.virtual_stages)}};
+  if (e.reason == Reject::memory || t.step_s <= 0) return j;
+  j.update({{"step_s", t.step_s}, {"mfu", t.mfu_6pd}, {"mfu_with_attention", t.mfu_attention},
+            {"bound", term_name(t.dominant)}, {"t_math_s", t.compute_s}, {"t_data_parallel_s", t.dp_s},
+            {"t_exposed_data_parallel_s", t.exposed_dp_s}, {"t_dcn_s", t.dcn_s}, {"t_tp_s", t.tp_s},
+            {"t_cp_s", t.cp_s}, {"t_ep_s", t.ep_s}, {"t_pp_s", t.pp_s}, {"t_bubble_s", t.bubble_s},
+            {"bubble_fraction", t.bubble_fraction}});
+  return j;
+}
+
+json rejected_json(const LayoutProblem& p, const StepEval& e) {
+  json j = layout_json(p, e);
+  j["reason"] = reject_id(e.reason);
+  j["message"] = reject_message(p, e);
+  return j;
+}
+
+// The fastest layout's step, written out: its micro-batches' passes, the bubble, and the
+// data-parallel traffic the last backward pass cannot hide.
+void best_step(const StepEval& best, Result& r, const std::string& what) {
+  const StepTime& t = best.time;
+  const StepLayout& l = best.layout;
+  std::string title = what + " (tp " + plain(l.tp) + ", pp " + plain(l.pp) + ", cp " + plain(l.cp) +
+                      ", dp " + plain(l.dp * l.fsdp) + (l.fsdp > 1 ? " FSDP" : " ZeRO-" + plain(l.zero)) + ", " +
+                      plain(best.memory.micro_batches) + " micro-batches" +
+                      (l.pp > 1 ? std::string(", ") + schedule_title(l.schedule) : std::string()) + ")";
+  Expr mb = r.sym("m", best.memory.micro_batches);
+  Expr pass = r.sym("T_F", t.t_fwd_mb) + r.sym("T_B", t.t_bwd_mb);
+  Expr step = mb * pass + r.sym("T_{bubble}", t.bubble_s) + r.sym("T_{dp,exposed}", t.exposed_dp_s);
+  if (t.offload_s > 0) step = step + r.sym("T_{offload}", t.offload_s);
+  r.step(title, "T_{step}", step, "s");
+  r.step("Its MFU, 6·P·D convention", "\\text{MFU}",
+         r.sym("6 P B", t.flops_6pd) / (r.sym("n", l.chips()) * r.sym("C", t.flops_per_s) * r.sym("T_{step}", t.step_s)),
+         "ratio");
+}
+
+std::optional<double> search_steps(const LayoutProblem& p, Result& r) {
   LayoutSearchResult found = search_layouts(p);
-  json ranked = json::array(), rejected = json::array(), counts = json::object();
-  for (const LayoutEval& e : found.ranked) ranked.push_back(layout_json(e));
-  for (const LayoutEval& e : found.rejected_sample) {
-    rejected.push_back({{"dp", e.dp}, {"fsdp", e.fsdp}, {"tp", e.tp}, {"pp", e.pp},
-                        {"reason", reject_reason_name(e.reason)}, {"message", reject_message(p, e)},
-                        {"bytes_per_chip", e.bytes_per_chip}});
-  }
-  for (int i = 1; i < kRejectReasons; ++i) {
-    if (found.rejected_by_reason[i]) counts[reject_reason_name(RejectReason(i))] = found.rejected_by_reason[i];
+  json ranked = json::array(), rejected = json::array(), counts = json::object(), reasons = json::object();
+  for (const StepEval& e : found.ranked) ranked.push_back(layout_json(p, e));
+  for (const StepEval& e : found.rejected_sample) rejected.push_back(rejected_json(p, e));
+  for (int i = 1; i < kRejects; ++i) {
+    if (!found.rejected_by_reason[i]) continue;
+    counts[reject_id(Reject(i))] = found.rejected_by_reason[i];
+    reasons[reject_id(Reject(i))] = reject_title(Reject(i));
   }
   r.out("layouts", ranked);
   r.out("rejected", rejected);
   r.out("rejected_counts", counts);
+  r.out("rejected_reasons", reasons);
   r.out("layouts_evaluated", double(found.evaluated));
   r.out("layouts_fitting", double(found.fitting));
-  if (found.ranked.empty()) {
-    r.warn("No dp × fsdp × tp × pp layout of " + plain(p.chips) + " chips fits in memory and divides the model.");
-    return;
+  if (found.any_memory_miss) {
+    r.out("nearest_memory_miss", rejected_json(p, found.nearest_memory_miss));
+  } else {
+    r.out_null("nearest_memory_miss");
   }
-  const LayoutEval& best = found.ranked.front();
-  if (!r.record_steps) return;
-  Expr tp = r.sym("T_{tp}", best.tp_pass_s), pp = r.sym("T_{pp}", best.pp_pass_s);
-  Expr N_MB = r.sym("N_{MB}", best.microbatches);
-  Expr fwd = max(r.sym("T^{fwd}_{math}", best.fwd_math_s), r.sym("T^{fwd}_{fsdp}", best.fwd_gather_s), tp, pp);
-  Expr bwd = max(r.sym("T^{bwd}_{math}", best.bwd_math_s), r.sym("T^{bwd}_{dp}", best.bwd_gather_s), tp, pp);
-  r.step("Fastest layout's step time (dp " + plain(best.dp) + ", fsdp " + plain(best.fsdp) + ", tp " +
-             plain(best.tp) + ", pp " + plain(best.pp) + ")",
-         "T_{step}", (fwd + bwd) * (N_MB + r.sym("P", best.pp) - 1) / N_MB, "s");
+  if (found.ranked.empty()) {
+    r.warn("No layout of " + plain(p.chips) + " chips fits in memory and divides the model" +
+           (found.any_memory_miss ? "; the nearest " + reject_message(p, found.nearest_memory_miss) : std::string()) + ".");
+    return std::nullopt;
+  }
+  if (r.record_steps) best_step(found.ranked.front(), r, "Fastest layout's step");
+  return found.ranked.front().time.step_s;
 }
 
 void warn_pod_boundary(const Chip& chip, double chips, Result& r) {
@@ -243,6 +341,71 @@ void warn_pod_boundary(const Chip& chip, double chips, Result& r) {
   if (!span.beyond) return;
   r.warn(pod_boundary_warning(chip, span, "the layouts price data parallelism between pods at DCN bandwidth "
                                           "(t_dcn_s) and keep tensor and pipeline parallelism inside a pod."));
+}
+
+const char* const kSearchOutputs[] = {"layouts", "rejected", "rejected_counts", "rejected_reasons",
+                                      "layouts_evaluated", "layouts_fitting", "nearest_memory_miss"};
+
+void null_search(Result& r) {
+  for (const char* name : kSearchOutputs) r.out_null(name);
+}
+
+// "Why not this layout?": the layout the reader names, its unnamed axes filled by the search's best
+// choice; its memory parts, step time and, if it is refused, why.
+void layout_check(const Args& args, LayoutProblem p, const MemoryInputs& mem, std::optional<double> fastest, Result& r) {
+  const json& named = args.raw("layout");
+  auto axis = [&](const char* key) { return named.contains(key) ? named[key].get<double>() : 0.0; };
+  p.space.tp = axis("tp");
+  p.space.pp = axis("pp");
+  p.space.cp = axis("cp");
+  p.space.ep = axis("ep");
+  p.space.data = axis("dp");
+  double product = std::max(1.0, p.space.tp) * std::max(1.0, p.space.pp) * std::max(1.0, p.space.cp) *
+                   std::max(1.0, p.space.data);
+  bool all_given = p.space.tp > 0 && p.space.pp > 0 && p.space.data > 0;
+  if (all_given && p.space.cp == 0) p.space.cp = 1;
+  if (all_given ? product != mem.chips : std::fmod(mem.chips, product) != 0) {
+    throw InputError("layout", "tp · pp · cp · dp = " + plain(product) + " must " + (all_given ? "equal" : "divide") +
+                                   " the " + plain(mem.chips) + " chips");
+  }
+  if (named.contains("zero_stage")) p.space.zero = int(named["zero_stage"].get<double>());
+  if (named.contains("micro_batch")) p.space.micro_batch = named["micro_batch"].get<double>();
+  if (named.contains("checkpointing")) {
+    p.space.remat_fixed = true;
+    p.space.remat = parse_remat(named["checkpointing"].get<std::string>());
+  }
+  if (named.contains("schedule")) {
+    p.space.schedule_fixed = true;
+    p.space.schedule = parse_schedule(named["schedule"].get<std::string>());
+    p.space.virtual_stages = named.contains("virtual_stages") ? named["virtual_stages"].get<double>() : 0;
+  }
+  p.top_n = 1;
+  p.rejected_samples = 1;
+  LayoutSearchResult found = search_layouts(p);
+  json check;
+  const StepEval* shown = nullptr;
+  if (!found.ranked.empty()) {
+    shown = &found.ranked.front();
+    check = layout_json(p, *shown);
+    check["fits"] = true;
+    check["reason"] = "none";
+    check["message"] = "";
+  } else {
+    shown = found.any_memory_miss ? &found.nearest_memory_miss
+                                  : found.rejected_sample.empty() ? nullptr : &found.rejected_sample.front();
+    if (!shown) throw InputError("layout", "names no layout of these chips");
+    check = rejected_json(p, *shown);
+    check["fits"] = false;
+  }
+  check["parts"] = parts_json(shown->memory);
+  check["host_bytes"] = shown->memory.host_bytes;
+  check["completions_evaluated"] = double(found.evaluated);
+  check["completions_fitting"] = double(found.fitting);
+  check["fastest_step_s"] = fastest ? json(*fastest) : json();
+  r.out("layout_check", check);
+  if (!r.record_steps || shown->memory.stage_params <= 0) return;
+  memory_part_steps(p.settings, shown->layout, p.model.vocab, shown->memory, r);
+  if (shown->time.step_s > 0) best_step(*shown, r, "The named layout's step");
 }
 
 void compute(const Args& args, Result& r) {
@@ -253,11 +416,12 @@ void compute(const Args& args, Result& r) {
   warn_pod_boundary(args.chip(), mem.chips, r);
   cost_steps(args, t, r);
   memory_steps(args, mem, t, r);
+  bool named = args.given("layout");
   if (!mem.model) {
-    for (const char* name : {"recommended", "layouts", "rejected", "rejected_counts", "layouts_evaluated",
-                             "layouts_fitting"}) {
-      r.out_null(name);
-    }
+    if (named) throw InputError("layout", "needs a model: bare params give no layers, heads or widths to lay out");
+    r.out_null("recommended");
+    null_search(r);
+    r.out_null("layout_check");
     return;
   }
   try {
@@ -267,23 +431,33 @@ void compute(const Args& args, Result& r) {
     r.warn(std::string("No recommended sharding: ") + e.what());
   }
   if (mem.batch_tokens <= 0) {
-    for (const char* name : {"layouts", "rejected", "rejected_counts", "layouts_evaluated", "layouts_fitting"}) {
-      r.out_null(name);
-    }
+    if (named) throw InputError("batch_tokens", "must be positive to time the named layout's step");
+    null_search(r);
+    r.out_null("layout_check");
     r.warn("batch_tokens is 0: the layout search needs a batch to time a step.");
     return;
   }
   std::optional<LayoutProblem> problem;
   try {
-    problem = layout_problem(args, *mem.model, mem, t.C);
+    problem = layout_problem(args, mem, t.C);
   } catch (const InputError& e) {
-    for (const char* name : {"layouts", "rejected", "rejected_counts", "layouts_evaluated", "layouts_fitting"}) {
-      r.out_null(name);
-    }
+    if (named) throw;
+    null_search(r);
+    r.out_null("layout_check");
     r.warn(std::string("No layout search: ") + e.what());
     return;
   }
-  search_steps(*problem, r);
+  std::optional<double> fastest;
+  if (args.flag("search")) {
+    fastest = search_steps(*problem, r);
+  } else {
+    null_search(r);
+  }
+  if (named) {
+    layout_check(args, *problem, mem, fastest, r);
+  } else {
+    r.out_null("layout_check");
+  }
 }
 
 }  // namespace
@@ -301,9 +475,38 @@ Calculator make_training_run() {
   ps.push_back(integer("top_n", "count", 0, 1000, 20, "ranked layouts to return", Scale::linear));
   ps.push_back(integer("rejected_samples", "count", 0, 100, 12, "rejected layouts to show with reasons",
                        Scale::linear));
+  ps.push_back(choice("mfu_convention", {"6pd", "attention"}, "6pd",
+                      "what the MFU counts: 6·P·D (the book's, PaLM's 'without self-attention') or those FLOPs "
+                      "plus attention's (PaLM's and Llama 3's published MFUs)",
+                      {"6·P·D", "6·P·D plus attention"}));
+  ps.push_back(number("max_bubble", "ratio", 0, 1, 0.5,
+                      "the search refuses a layout whose pipeline bubble takes more than this share of the step",
+                      Scale::linear));
+  ps.push_back(number("max_comm_ratio", "ratio", 0.01, 1000, nullptr,
+                      "the search refuses a layout whose slowest collective takes more than this many times its "
+                      "compute (default: no such limit)"));
+  ps.push_back(boolean("search", true, "rank every layout of the chips (false: only the named layout)"));
+  ps.push_back(object("layout",
+                      {integer("tp", "count", 1, 1e7, nullptr, "tensor-parallel degree"),
+                       integer("pp", "count", 1, 1e7, nullptr, "pipeline stages"),
+                       integer("cp", "count", 1, 1e7, nullptr, "context-parallel degree"),
+                       integer("ep", "count", 1, 1e7, nullptr, "expert-parallel degree"),
+                       integer("dp", "count", 1, 1e7, nullptr, "data-parallel degree"),
+                       integer("zero_stage", "count", 0, 3, nullptr, "ZeRO stage over dp (3: FSDP)", Scale::linear),
+                       integer("micro_batch", "sequences", 1, 1e9, nullptr, "sequences per micro-batch"),
+                       choice("checkpointing", {"none", "block", "big_matmuls", "mlp_outputs", "custom", "selective", "full"},
+                              nullptr, "rematerialisation policy",
+                              {"none: keep everything", "block: layer inputs", "big matmuls' outputs", "MLP outputs",
+                               "custom count per layer", "selective (matmul outputs kept)", "full (layer inputs kept)"}),
+                       choice("schedule", schedule_names(), nullptr, "pipeline schedule", schedule_titles()),
+                       integer("virtual_stages", "count", 1, 128, nullptr, "interleaved: chunks per device",
+                               Scale::linear)},
+                      "a layout to check (\"why not this layout?\"): its memory parts, step time and the reason it "
+                      "is refused; axes left out are chosen by the search"));
   return {"training_run", "Training run", {6, 12},
           "Time, chip-hours and cost of a training run, its memory per chip, the book's recommended sharding, "
-          "and every dp × fsdp × tp × pp layout ranked by step time.",
+          "and every tp × pp × cp × dp (ZeRO stage or FSDP) × ep layout with its micro-batch, rematerialisation "
+          "and pipeline schedule ranked by step time, each refusal with its reason.",
           std::move(ps), compute};
 }
 

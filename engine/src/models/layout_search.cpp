@@ -1,4 +1,4 @@
-#include "models/layout_search.hpp"
+#include "layout_search.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -8,149 +8,45 @@
 namespace scalelab {
 namespace {
 
-struct Bandwidths {
-  double data_parallel = 0;  // per chip, for the FSDP/DP collective
-  double replica_share = 1;  // Y_f: chips (or node egress shares) a replica's collective uses
-  double tp = 0, pp = 0;
-};
-
-// TPU: TP takes one torus axis, PP one link, data parallelism the remaining axes.
-// GPU: TP innermost (NVLink while it fits a node), then PP, then data parallelism over IB.
-Bandwidths bandwidths(const LayoutProblem& p, double tp, double pp) {
-  Bandwidths b;
-  double Y = tp * pp;
-  if (!p.gpu) {
-    double axes_x = std::max(1.0, p.torus_axes - (tp > 1) - (pp > 1));
-    b.data_parallel = 2 * p.ici_link_bytes_per_s * axes_x;
-    b.replica_share = Y;
-    b.tp = 2 * p.ici_link_bytes_per_s;
-    b.pp = p.ici_link_bytes_per_s;
-    return b;
-  }
-  double G = p.node_gpus;
-  b.tp = tp <= G ? p.nvlink_bytes_per_s : p.ib_bytes_per_s * G;
-  b.pp = Y <= G ? p.nvlink_bytes_per_s : p.ib_bytes_per_s;
-  if (p.chips <= G) {
-    b.data_parallel = p.nvlink_bytes_per_s;
-    b.replica_share = Y;
-  } else {
-    b.data_parallel = p.ib_bytes_per_s;
-    b.replica_share = std::max(Y, G);
-  }
-  return b;
-}
-
-RejectReason memory_reason(const LayoutProblem& p, const LayoutEval& e) {
-  if (p.hbm_bytes <= 0 || e.bytes_per_chip <= p.hbm_bytes) return RejectReason::none;
-  if (e.state_bytes_per_chip > p.hbm_bytes) return RejectReason::memory_state;
-  if (e.activation_bytes_per_chip > p.hbm_bytes) return RejectReason::memory_activations;
-  return RejectReason::memory_both;
-}
-
-RejectReason structural_reason(const LayoutProblem& p, double dp, double fsdp, double tp, double pp) {
-  if (tp > p.heads || std::fmod(p.heads, tp) != 0) return RejectReason::tp_heads;
-  if (pp > p.layers || std::fmod(p.layers, pp) != 0) return RejectReason::pp_layers;
-  if (dp * fsdp > p.batch_tokens) return RejectReason::batch;
-  if (p.pod_chips > 0 && tp * pp > p.pod_chips) return RejectReason::model_parallel_beyond_pod;
-  return RejectReason::none;
-}
-
-// TPU slices of several pods: the data-parallel axis crosses DCN between pods (tp × pp stay
-// inside one). Per chip, a pod's share of one weight gather is (1 − 1/pods) P b_w / n_pod
-// bytes at the chip's DCN bandwidth. FSDP across pods gathers in forward and backward and
-// scatters gradients (1 + 2 such transfers); DP across pods AllReduces gradients (0 + 2).
-struct DcnTimes {
-  double fwd = 0, bwd = 0;
-};
-
-DcnTimes dcn_times(const LayoutProblem& p, const LayoutEval& e) {
-  if (p.pod_chips <= 0 || p.chips <= p.pod_chips || p.dcn_bytes_per_s <= 0) return {};
-  double unit = (1 - p.pod_chips / p.chips) * p.weight_bytes * p.params_total / (p.pod_chips * p.dcn_bytes_per_s);
-  bool fsdp_crosses = e.fsdp * e.tp * e.pp > p.pod_chips;
-  return fsdp_crosses ? DcnTimes{unit, 2 * unit} : DcnTimes{0, 2 * unit};
-}
-
-void time_layout(const LayoutProblem& p, LayoutEval& e) {
-  double N = p.chips, X = e.dp * e.fsdp;
-  Bandwidths bw = bandwidths(p, e.tp, e.pp);
-  double fwd_math = (2 * p.params_active * p.batch_tokens + p.attention_flops_fwd) / (N * p.flops_per_s);
-  double bwd_math = 2 * fwd_math + p.recompute_flops / (N * p.flops_per_s);
-  double gather = p.weight_bytes * p.params_total / (bw.replica_share * bw.data_parallel);
-  DcnTimes dcn = dcn_times(p, e);
-  e.t_dcn_s = dcn.fwd + dcn.bwd;
-  double fwd_x = (e.fsdp > 1 ? gather : 0) + dcn.fwd;
-  double bwd_x = (e.fsdp > 1 ? 2 * gather : 0) + (e.dp > 1 ? 2 * gather / e.fsdp : 0) + dcn.bwd;
-  // Per layer, attention and MLP each AllGather and ReduceScatter [B/X, D] (same in backward).
-  double tp_pass = e.tp > 1 ? (p.layers / e.pp) * 4 * p.act_bytes * (p.batch_tokens / X) * p.d_model / bw.tp : 0;
-  double sequences = std::floor(p.batch_tokens / (X * p.seq_len));
-  e.microbatches = e.pp > 1 ? std::clamp(sequences, 1.0, 4 * e.pp) : 1;
-  double pp_pass = e.pp > 1 ? p.act_bytes * (p.batch_tokens / X) * p.d_model * (e.microbatches + e.pp - 2) /
-                                  (e.microbatches * bw.pp)
-                            : 0;
-  double fwd = std::max({fwd_math, fwd_x, tp_pass, pp_pass});
-  double bwd = std::max({bwd_math, bwd_x, tp_pass, pp_pass});
-  double bubble = (e.microbatches + e.pp - 1) / e.microbatches;
-  e.fwd_math_s = fwd_math;
-  e.bwd_math_s = bwd_math;
-  e.fwd_gather_s = fwd_x;
-  e.bwd_gather_s = bwd_x;
-  e.tp_pass_s = tp_pass;
-  e.pp_pass_s = pp_pass;
-  e.t_math_s = fwd_math + bwd_math;
-  e.t_data_parallel_s = fwd_x + bwd_x;
-  e.t_tp_s = 2 * tp_pass;
-  e.t_pp_s = 2 * pp_pass;
-  e.step_s = (fwd + bwd) * bubble;
-  e.bubble_fraction = 1 - 1 / bubble;
-  double costs[] = {e.t_math_s, e.t_data_parallel_s, e.t_tp_s, e.t_pp_s, e.step_s - (fwd + bwd)};
-  e.dominant = Term(std::max_element(std::begin(costs), std::end(costs)) - std::begin(costs));
-}
-
-double largest_comm(const LayoutEval& e) { return std::max({e.t_data_parallel_s, e.t_tp_s, e.t_pp_s}); }
-
-// Equal step times (typically several compute-bound layouts): prefer the most slack under
-// the math, then the least memory.
-bool faster(const LayoutEval& a, const LayoutEval& b) {
-  if (a.step_s != b.step_s) return a.step_s < b.step_s;
-  if (largest_comm(a) != largest_comm(b)) return largest_comm(a) < largest_comm(b);
-  return a.bytes_per_chip < b.bytes_per_chip;
-}
-
-std::vector<std::uint64_t> divisors(std::uint64_t n) {
-  std::vector<std::uint64_t> small, large;
+std::vector<double> divisors(double value) {
+  auto n = std::uint64_t(value);
+  std::vector<double> small, large;
   for (std::uint64_t d = 1; d * d <= n; ++d) {
     if (n % d) continue;
-    small.push_back(d);
-    if (d * d != n) large.push_back(n / d);
+    small.push_back(double(d));
+    if (d * d != n) large.push_back(double(n / d));
   }
   small.insert(small.end(), large.rbegin(), large.rend());
   return small;
 }
 
-// Divisors of m taken from the divisors of n (m divides n), written into `out`.
-void divisors_of(const std::vector<std::uint64_t>& all, std::uint64_t m, std::vector<std::uint64_t>& out) {
-  out.clear();
-  for (std::uint64_t d : all) {
-    if (d > m) break;
-    if (m % d == 0) out.push_back(d);
-  }
+bool divides(double d, double n) { return d >= 1 && std::fmod(n, d) == 0; }
+
+// Equal step times: the one with less memory first.
+bool faster(const StepEval& a, const StepEval& b) {
+  if (a.time.step_s != b.time.step_s) return a.time.step_s < b.time.step_s;
+  return a.memory.total < b.memory.total;
 }
 
 class Collector {
  public:
-  explicit Collector(const LayoutProblem& p) : top_n_(std::max(0, p.top_n)), samples_(p.rejected_samples) {
+  explicit Collector(const LayoutProblem& p) : top_n_(std::max(0, p.top_n)), samples_(std::max(0, p.rejected_samples)) {
     result_.ranked.reserve(top_n_ + 1);
-    result_.rejected_sample.reserve(std::max(0, samples_));
+    result_.rejected_sample.reserve(samples_);
   }
-  void add(const LayoutEval& e) {
+  void add(const StepEval& e) {
     ++result_.evaluated;
-    if (e.reason != RejectReason::none) {
+    if (e.reason != Reject::none) {
       std::uint64_t& count = result_.rejected_by_reason[int(e.reason)];
-      // The first few of each reason, up to the sample size in all.
-      if (count < std::uint64_t(std::max(1, samples_ / 3)) && int(result_.rejected_sample.size()) < samples_) {
+      if (count < std::uint64_t(std::max(1, samples_ / 4)) && int(result_.rejected_sample.size()) < samples_) {
         result_.rejected_sample.push_back(e);
       }
       ++count;
+      if (e.reason == Reject::memory &&
+          (!result_.any_memory_miss || e.memory.total < result_.nearest_memory_miss.memory.total)) {
+        result_.any_memory_miss = true;
+        result_.nearest_memory_miss = e;
+      }
       return;
     }
     ++result_.fitting;
@@ -165,6 +61,18 @@ class Collector {
       std::push_heap(heap.begin(), heap.end(), faster);
     }
   }
+  // Layouts refused before pricing (a degree that does not divide): counted, one kept as a sample.
+  void refuse(const StepLayout& l, Reject reason, std::uint64_t layouts) {
+    result_.evaluated += layouts;
+    std::uint64_t& count = result_.rejected_by_reason[int(reason)];
+    if (count < std::uint64_t(std::max(1, samples_ / 4)) && int(result_.rejected_sample.size()) < samples_) {
+      StepEval e;
+      e.layout = l;
+      e.reason = reason;
+      result_.rejected_sample.push_back(e);
+    }
+    count += layouts;
+  }
   LayoutSearchResult finish() {
     std::sort_heap(result_.ranked.begin(), result_.ranked.end(), faster);
     return std::move(result_);
@@ -175,89 +83,210 @@ class Collector {
   LayoutSearchResult result_;
 };
 
-}  // namespace
+struct ScheduleOption {
+  Schedule schedule;
+  double virtual_stages;
+};
 
-LayoutEval evaluate_layout(const LayoutProblem& p, double dp, double fsdp, double tp, double pp) {
-  LayoutEval e;
-  e.dp = dp;
-  e.fsdp = fsdp;
-  e.tp = tp;
-  e.pp = pp;
-  e.state_bytes_per_chip = p.state_bytes / (fsdp * tp * pp);
-  e.activation_bytes_per_chip = p.activation_bytes / p.chips;
-  e.bytes_per_chip = e.state_bytes_per_chip + e.activation_bytes_per_chip;
-  time_layout(p, e);
-  e.reason = structural_reason(p, dp, fsdp, tp, pp);
-  if (e.reason == RejectReason::none) e.reason = memory_reason(p, e);
-  return e;
+std::vector<ScheduleOption> schedules(const SearchSpace& s, double pp) {
+  if (pp <= 1) return {{s.schedule_fixed ? s.schedule : Schedule::one_f_one_b, 1}};
+  if (s.schedule_fixed) {
+    double v = s.virtual_stages > 0 ? s.virtual_stages : s.schedule == Schedule::interleaved ? 2 : 1;
+    return {{s.schedule, v}};
+  }
+  return {{Schedule::gpipe, 1},       {Schedule::one_f_one_b, 1}, {Schedule::interleaved, 2},
+          {Schedule::interleaved, 4}, {Schedule::zero_bubble, 1}, {Schedule::dualpipe, 1}};
 }
+
+std::vector<Remat> remats(const SearchSpace& s) {
+  if (s.remat_fixed) return {s.remat};
+  return {Remat::none, Remat::selective, Remat::full};
+}
+
+// Micro-batch sizes (sequences) the search tries: the powers of two up to 32 that divide the
+// replica's sequences, and the whole replica batch; the whole batch alone when the sequences are
+// not whole. (Larger micro-batches only add activations and bubble in this model.)
+constexpr double kLargestMicroBatch = 32;
+
+std::vector<double> micro_batches(const SearchSpace& s, double replica_sequences) {
+  if (s.micro_batch >= 0) return {s.micro_batch};
+  if (replica_sequences < 1 || std::floor(replica_sequences) != replica_sequences) return {0};
+  std::vector<double> out;
+  for (double mb = 1; mb < replica_sequences && mb <= kLargestMicroBatch; mb *= 2) {
+    if (divides(mb, replica_sequences)) out.push_back(mb);
+  }
+  out.push_back(0);  // one micro-batch: the whole replica batch
+  return out;
+}
+
+}  // namespace
 
 LayoutSearchResult search_layouts(const LayoutProblem& p) {
   Collector collector(p);
-  auto n = std::uint64_t(p.chips);
-  std::vector<std::uint64_t> all = divisors(n), after_tp, after_pp;
-  after_tp.reserve(all.size());
-  after_pp.reserve(all.size());
-  for (std::uint64_t tp : all) {
-    divisors_of(all, n / tp, after_tp);
-    for (std::uint64_t pp : after_tp) {
-      std::uint64_t rest = n / tp / pp;
-      divisors_of(after_tp, rest, after_pp);
-      for (std::uint64_t fsdp : after_pp) {
-        collector.add(evaluate_layout(p, double(rest / fsdp), double(fsdp), double(tp), double(pp)));
+  const SearchSpace& space = p.space;
+  const StepModel& m = p.model;
+  double sequences = p.settings.batch_tokens / p.settings.seq_len;
+  std::vector<Remat> remat_options = remats(space);
+  for (double tp : divisors(p.chips)) {
+    if (space.tp > 0 && tp != space.tp) continue;
+    for (double pp : divisors(p.chips / tp)) {
+      if (space.pp > 0 && pp != space.pp) continue;
+      std::vector<ScheduleOption> schedule_options = schedules(space, pp);
+      for (double cp : divisors(p.chips / (tp * pp))) {
+        if (space.cp > 0 && cp != space.cp) continue;
+        double data = p.chips / (tp * pp * cp);
+        if (space.data > 0 && data != space.data) continue;
+        for (int zero = 0; zero <= 3; ++zero) {
+          if (space.zero >= 0 ? zero != space.zero : (data == 1 && zero > 0)) continue;
+          std::vector<double> ep_options{1};
+          if (m.experts > 1) {
+            ep_options.clear();
+            for (double ep : divisors(data * cp)) {
+              if (divides(ep, m.experts)) ep_options.push_back(ep);
+            }
+          }
+          for (double ep : ep_options) {
+            if (space.ep > 0 && ep != space.ep) continue;
+            StepLayout l;
+            l.tp = tp;
+            l.pp = pp;
+            l.cp = cp;
+            l.ep = ep;
+            l.dp = zero == 3 ? 1 : data;
+            l.fsdp = zero == 3 ? data : 1;
+            l.zero = zero == 3 ? 0 : zero;
+            l.sequence_parallel = space.sequence_parallel;
+            l.offload = space.offload;
+            std::vector<double> mb_options = micro_batches(space, sequences / data);
+            std::uint64_t inner = std::uint64_t(mb_options.size() * remat_options.size() * schedule_options.size());
+            // Refusals that hold for every micro-batch, policy and schedule: counted once for all.
+            l.schedule = schedule_options.front().schedule;
+            l.virtual_stages = schedule_options.front().virtual_stages;
+            l.micro_batch = mb_options.front();
+            Reject outer = structural_reject(m, p.settings, p.network, l);
+            if (outer == Reject::tp_heads || outer == Reject::tp_domain || outer == Reject::cp_sequence ||
+                outer == Reject::ep_experts || outer == Reject::ep_ranks || outer == Reject::model_parallel_beyond_pod ||
+                (outer == Reject::batch && sequences / data < 1)) {
+              collector.refuse(l, outer, inner);
+              continue;
+            }
+            for (double mb : mb_options) {
+              l.micro_batch = mb;
+              for (Remat remat : remat_options) {
+                l.remat = remat;
+                for (const ScheduleOption& sc : schedule_options) {
+                  l.schedule = sc.schedule;
+                  l.virtual_stages = sc.virtual_stages;
+                  collector.add(evaluate_step(m, p.settings, p.network, l));
+                }
+              }
+            }
+          }
+        }
       }
     }
   }
   return collector.finish();
 }
 
-std::string term_name(Term t) {
-  switch (t) {
-    case Term::compute: return "compute";
-    case Term::data_parallel: return "data_parallel_comms";
-    case Term::tensor_parallel: return "tp_comms";
-    case Term::pipeline_send: return "pp_comms";
-    case Term::pipeline_bubble: return "pipeline_bubble";
-  }
-  return "compute";
+// ---- words -----------------------------------------------------------------------------------
+
+const char* schedule_id(Schedule s) {
+  static const char* const ids[kSchedules] = {"gpipe", "1f1b", "interleaved", "zero_bubble", "dualpipe"};
+  return ids[int(s)];
 }
 
-std::string reject_reason_name(RejectReason r) {
-  switch (r) {
-    case RejectReason::none: return "none";
-    case RejectReason::tp_heads: return "tp_does_not_divide_heads";
-    case RejectReason::pp_layers: return "pp_does_not_divide_layers";
-    case RejectReason::batch: return "batch_smaller_than_replicas";
-    case RejectReason::memory_state: return "memory_state";
-    case RejectReason::memory_activations: return "memory_activations";
-    case RejectReason::memory_both: return "memory_state_plus_activations";
-    case RejectReason::model_parallel_beyond_pod: return "model_parallel_beyond_pod";
-  }
-  return "none";
+const char* schedule_title(Schedule s) {
+  static const char* const titles[kSchedules] = {"GPipe", "1F1B", "interleaved 1F1B", "zero-bubble (ZB-H1)",
+                                                 "DualPipe"};
+  return titles[int(s)];
 }
 
-std::string reject_message(const LayoutProblem& p, const LayoutEval& e) {
+const char* remat_id(Remat r) {
+  static const char* const ids[kRemats] = {"none", "block", "big_matmuls", "mlp_outputs", "custom", "selective", "full"};
+  return ids[int(r)];
+}
+
+std::string term_name(int term) {
+  static const char* const names[] = {"compute",  "data_parallel_comms", "tp_comms",       "cp_comms",
+                                      "ep_comms", "pp_comms",            "pipeline_bubble"};
+  return names[std::clamp(term, 0, 6)];
+}
+
+std::string stage_layers_text(double layers, double pp, double v) {
+  if (pp <= 1) return "one stage: all " + plain(layers) + " layers";
+  StageSplit s = split_layers(layers, pp, v);
+  if (!s.ok) return plain(layers) + " layers cannot fill " + plain(pp * v) + " pipeline chunks";
+  auto count = [](double n) { return plain(n) + (n == 1 ? " layer" : " layers"); };
+  std::string chunks = v > 1 ? " (" + plain(v) + " chunks each)" : "";
+  if (s.first == s.middle && s.last == s.middle) return plain(pp) + " stages of " + count(s.middle) + chunks;
+  std::string middle = pp > 2 ? ", stages 2–" + plain(pp - 1) + ": " + plain(s.middle) + " each" : "";
+  return "stage 1: " + count(s.first) + middle + ", stage " + plain(pp) + ": " + count(s.last) + chunks;
+}
+
+std::string reject_message(const LayoutProblem& p, const StepEval& e) {
   auto gb = [](double bytes) { return format_quantity(bytes, "bytes"); };
+  const StepLayout& l = e.layout;
+  const StepModel& m = p.model;
+  double sequences = p.settings.batch_tokens / p.settings.seq_len;
   switch (e.reason) {
-    case RejectReason::tp_heads:
-      return "tp = " + plain(e.tp) + " does not divide the " + plain(p.heads) + " query heads";
-    case RejectReason::pp_layers:
-      return "pp = " + plain(e.pp) + " does not divide the " + plain(p.layers) + " layers";
-    case RejectReason::batch:
-      return plain(e.dp * e.fsdp) + " data-parallel replicas exceed the " + plain(p.batch_tokens) + " tokens";
-    case RejectReason::memory_state:
-      return "parameter/optimizer state alone needs " + gb(e.state_bytes_per_chip) + " per chip > " +
-             gb(p.hbm_bytes) + " HBM (shard by fsdp·tp·pp = " + plain(e.fsdp * e.tp * e.pp) + ")";
-    case RejectReason::memory_activations:
-      return "saved activations alone need " + gb(e.activation_bytes_per_chip) + " per chip > " +
-             gb(p.hbm_bytes) + " HBM";
-    case RejectReason::memory_both:
-      return "state " + gb(e.state_bytes_per_chip) + " + activations " + gb(e.activation_bytes_per_chip) +
-             " per chip > " + gb(p.hbm_bytes) + " HBM";
-    case RejectReason::model_parallel_beyond_pod:
-      return "tp × pp = " + plain(e.tp * e.pp) + " chips do not fit in one " + plain(p.pod_chips) +
-             "-chip pod: tensor and pipeline parallelism would cross DCN";
-    case RejectReason::none: break;
+    case Reject::none: return "";
+    case Reject::tp_heads:
+      return "tp " + plain(l.tp) + " does not divide the " + plain(m.heads) + " query heads";
+    case Reject::tp_domain:
+      if (p.network.gpu) {
+        return "tp " + plain(l.tp) + " spans more than the " + plain(p.network.node_gpus) +
+               " GPUs of one NVLink domain: its collectives every layer would cross the slower network";
+      }
+      return "tp " + plain(l.tp) + " is longer than two axes of the chip's torus can hold";
+    case Reject::pp_layers:
+      return plain(l.pp) + " stages × " + plain(l.virtual_stages) + " chunks cannot each hold at least one of the " +
+             plain(m.layers) + " layers";
+    case Reject::cp_sequence:
+      return "cp " + plain(l.cp) + " does not split the " + plain(p.settings.seq_len) + "-token sequence into " +
+             plain(2 * l.cp) + " equal chunks (ring attention gives each rank two, to balance causal work)";
+    case Reject::ep_experts:
+      return m.experts > 1 ? "ep " + plain(l.ep) + " does not divide the " + plain(m.experts) + " experts"
+                           : "ep " + plain(l.ep) + " needs a mixture-of-experts model";
+    case Reject::ep_ranks:
+      return "ep " + plain(l.ep) + " does not divide the " + plain(l.data_parallel() * l.cp) +
+             " data- and context-parallel ranks its experts are spread over";
+    case Reject::batch: {
+      double replicas = l.data_parallel();
+      if (sequences / replicas < 1) {
+        return plain(replicas) + " data-parallel replicas exceed the " + plain(sequences) + " sequences of the batch";
+      }
+      return "the " + plain(sequences) + " sequences do not split into " + plain(replicas) +
+             " replicas × micro-batches of " + plain(l.micro_batch) + " sequences";
+    }
+    case Reject::schedule:
+      if (l.pp <= 1) return "a pipeline schedule with virtual stages needs pipeline stages";
+      if (l.schedule == Schedule::interleaved) return "interleaved 1F1B needs at least 2 virtual stages per device";
+      if (l.schedule == Schedule::dualpipe) return "DualPipe pairs stages from both ends: it needs an even stage count, got " + plain(l.pp);
+      return std::string(schedule_title(l.schedule)) + " runs one chunk per device (virtual stages 1)";
+    case Reject::memory: {
+      const StepMemory& mem = e.memory;
+      std::string where = l.pp > 1 ? " on stage " + plain(mem.stage + 1) + " of " + plain(l.pp) : "";
+      std::string flight = mem.largest == Part::activations && mem.in_flight > 1
+                               ? ", " + plain(std::round(mem.in_flight * 10) / 10) + " micro-batches in flight"
+                               : "";
+      return "needs " + gb(mem.total) + " per chip, " + gb(mem.total - p.settings.hbm_bytes) + " over the " +
+             gb(p.settings.hbm_bytes) + " of HBM; the largest part is " + part_label(mem.largest) + " (" +
+             gb(mem.parts[int(mem.largest)]) + where + flight + ")";
+    }
+    case Reject::bubble:
+      return std::string(schedule_title(l.schedule)) + "'s bubble is " + plain(std::round(e.time.bubble_fraction * 100)) +
+             " % of the step with " + plain(e.memory.micro_batches) + " micro-batches over " + plain(l.pp) +
+             " stages, above the " + plain(std::round(p.settings.max_bubble * 100)) + " % allowed";
+    case Reject::comms:
+      return "the slowest collective takes " + format_quantity(e.time.slowest_comm_s, "s") + " a step against " +
+             format_quantity(e.time.compute_s, "s") + " of compute (more than " + plain(p.settings.max_comm_ratio) +
+             "×)";
+    case Reject::model_parallel_beyond_pod:
+      return "tp × pp × cp = " + plain(l.tp * l.pp * l.cp) + " chips do not fit in one " +
+             plain(p.network.pod_chips) + "-chip pod: model parallelism would cross DCN";
+    case Reject::offload_link:
+      return "optimizer offload needs the chip's host link (pcie_bytes_per_s), which the catalog does not give";
   }
   return "";
 }

@@ -13,11 +13,220 @@ namespace scalelab {
 
 std::optional<double> checkpoints_per_layer(const std::string& policy, const Model* m, double custom) {
   if (policy == "none") return 20.0;
-  if (policy == "block") return 1.0;
+  if (policy == "block" || policy == "full") return 1.0;
   if (policy == "big_matmuls") return 7.0;
+  if (policy == "selective") return std::nullopt;  // true widths: saved_tensors_per_layer
   if (policy == "custom") return custom;
   if (!m) return std::nullopt;  // mlp_outputs needs D and F
   return (m->D + (m->gated ? 2 : 1) * m->F) / m->D;
+}
+
+namespace {
+
+constexpr double kGiB = 1073741824.0;
+// PyTorch's caching allocator holds on average 15 % of its reserved memory unused in LLM training
+// (GMLake, Guo et al., ASPLOS 2024, https://arxiv.org/abs/2401.08156: fragmentation reduced by
+// 15 % on average, up to 33 %, across eight LLMs on A100-80GB).
+constexpr double kAllocatorShare = 0.15;
+
+constexpr EnumTable<Schedule, kSchedules> kScheduleNames({{
+    {Schedule::gpipe, "gpipe", "GPipe: every forward, then every backward"},
+    {Schedule::one_f_one_b, "1f1b", "1F1B: one forward, one backward"},
+    {Schedule::interleaved, "interleaved", "interleaved 1F1B (virtual stages)"},
+    {Schedule::zero_bubble, "zero_bubble", "zero-bubble (ZB-H1): weight gradients fill the bubble"},
+    {Schedule::dualpipe, "dualpipe", "DualPipe: both ends at once (DeepSeek-V3)"},
+}});
+static_assert(kScheduleNames.in_enum_order(), "one row per Schedule, in enum order");
+
+}  // namespace
+
+Remat parse_remat(const std::string& policy) {
+  if (policy == "block") return Remat::block;
+  if (policy == "big_matmuls") return Remat::big_matmuls;
+  if (policy == "mlp_outputs") return Remat::mlp_outputs;
+  if (policy == "custom") return Remat::custom;
+  if (policy == "selective") return Remat::selective;
+  if (policy == "full") return Remat::full;
+  return Remat::none;
+}
+
+Schedule parse_schedule(const std::string& s) { return kScheduleNames.parse(s, "schedule"); }
+
+const std::vector<std::string>& schedule_names() {
+  static const std::vector<std::string> names = kScheduleNames.names();
+  return names;
+}
+
+const std::vector<std::string>& schedule_titles() {
+  static const std::vector<std::string> titles = kScheduleNames.titles();
+  return titles;
+}
+
+Offload parse_offload(const std::string& s) {
+  if (s == "host") return Offload::host;
+  if (s == "paged") return Offload::paged;
+  return Offload::none;
+}
+
+double default_workspace_bytes(const Chip& chip) { return chip.is_gpu() ? kGiB : 0; }
+
+StepLayout MemoryInputs::layout() const {
+  StepLayout l;
+  l.tp = degrees.tp;
+  l.pp = degrees.pp;
+  l.dp = degrees.dp;
+  l.fsdp = degrees.fsdp;
+  l.cp = cp;
+  l.ep = ep;
+  l.zero = zero;
+  l.micro_batch = micro_batch;
+  l.virtual_stages = virtual_stages;
+  l.remat = remat;
+  l.schedule = schedule;
+  l.sequence_parallel = sequence_parallel;
+  l.offload = offload;
+  return l;
+}
+
+StepSettings MemoryInputs::settings(const Chip& chip, double flops_per_s) const {
+  StepSettings s;
+  s.accounting = accounting;
+  s.batch_tokens = batch_tokens;
+  s.seq_len = T;
+  s.weight_bytes = weight_bytes;
+  s.grad_bytes = grad_bytes;
+  s.optimizer_bytes = optimizer_bytes;
+  s.master_bytes = master_bytes;
+  s.act_bytes = act_bytes;
+  s.flops_per_s = flops_per_s;
+  s.hbm_bytes = chip.hbm_bytes.value_or(0);
+  s.gpu = chip.is_gpu();
+  s.workspace_bytes = workspace_bytes;
+  s.allocator_share = accounting == Accounting::practice && chip.is_gpu() ? kAllocatorShare : 0;
+  return s;
+}
+
+StepModel step_model(const MemoryInputs& in) {
+  StepModel s;
+  s.book_count = checkpoints_per_layer(in.checkpointing, in.model, in.custom_checkpoints).value_or(0);
+  if (!in.model) {  // bare parameters: the state alone, as one layer without activations
+    s.layers = 1;
+    s.d_model = 0;
+    s.layer_params = s.layer_active_params = s.params_total = s.params_active = in.params;
+    return s;
+  }
+  const Model& m = *in.model;
+  ParamCounts c = count_params(m);
+  s.layers = m.L;
+  s.d_model = m.D;
+  s.vocab = m.V;
+  s.heads = m.N;
+  s.kv_heads = m.is_mla() ? m.N : m.K;  // MLA: its latent decompressed into N heads of k and v
+  double h_qk = head_dim_qk(m), h_v = head_dim_v(m);
+  s.q_width = m.N * h_qk;
+  s.k_width = s.kv_heads * h_qk;
+  s.v_width = s.kv_heads * h_v;
+  s.attn_out_width = m.N * h_v;
+  s.gated = m.gated;
+  // An MoE layer computes (k + shared) experts of F_expert for each token and sends k copies of it
+  // to its experts; averaged over the layers with the dense ones.
+  double moe_layers = m.is_moe() ? m.L - m.dense_layers : 0;
+  s.mlp_width = m.is_moe() ? (moe_layers * (m.k + m.shared_experts) * m.F_expert + m.dense_layers * m.F) / m.L : m.F;
+  s.routed_inputs = m.is_moe() ? m.k * moe_layers / m.L : 0;
+  s.experts = m.is_moe() ? m.E : 1;
+  s.params_total = c.total();
+  s.params_active = c.active();
+  s.layer_params = (c.total() - c.embedding) / m.L;
+  s.layer_active_params = (c.active() - c.embedding) / m.L;
+  s.layer_expert_params = moe_layers * m.E * mlp_matrices(m) * m.D * m.F_expert / m.L;
+  s.embed_params = m.D * m.V;
+  s.head_params = m.tied_embeddings ? 0 : m.D * m.V;
+  s.attn_flops_fwd_per_token_layer = 2 * in.T * m.N * (h_qk + h_v);
+  // selective recomputes the matmuls it does not keep: k, o, and the MLP's up (gated) or down
+  s.skipped_matmul_params = m.D * s.k_width + s.attn_out_width * m.D + m.D * s.mlp_width;
+  return s;
+}
+
+namespace {
+
+Expr part_step(Result& r, Part part, StepText title, const Expr& value) {
+  std::string symbol = std::string("M_{\\text{") + part_id(part) + "}}";
+  return r.step(title, StepText(symbol), value, "bytes");
+}
+
+}  // namespace
+
+void memory_part_steps(const StepSettings& s, const StepLayout& l, double vocab, const StepMemory& mem, Result& r) {
+  auto sym = [&](std::string_view tex, double v) { return r.sym(StepText(tex), v); };
+  Expr P = sym("P_{chip}", mem.stage_params * mem.copies);
+  Expr total = part_step(r, Part::params, "Weights on one chip", P * sym("b_w", s.weight_bytes) / sym("S_w", mem.shard_params));
+  total = total + part_step(r, Part::grads, "Gradients on one chip",
+                            P * sym("b_g", s.grad_bytes) / sym("S_g", mem.shard_grads));
+  if (l.offload == Offload::host) {
+    r.step("Optimizer state and master weights in host memory (offloaded)", "M_{host}",
+           P * (sym("b_{opt}", s.optimizer_bytes) + sym("b_{master}", s.master_bytes)) / sym("S_o", mem.shard_optimizer),
+           "bytes");
+  } else {
+    total = total + part_step(r, Part::optimizer, "Optimizer state on one chip",
+                              P * sym("b_{opt}", s.optimizer_bytes) / sym("S_o", mem.shard_optimizer));
+    total = total + part_step(r, Part::master, "Master weights on one chip",
+                              P * sym("b_{master}", s.master_bytes) / sym("S_o", mem.shard_optimizer));
+  }
+  if (mem.saved_per_token > 0) {
+    Expr saved = sym("b_a", s.act_bytes) * sym("t_{chip}", mem.chip_tokens) * sym("w", mem.saved_per_token) *
+                 sym("L_{stage}", mem.stage_layers) * sym("m_{flight}", mem.in_flight);
+    if (mem.recompute_per_token > 0) {
+      saved = saved + sym("b_a", s.act_bytes) * sym("t_{chip}", mem.chip_tokens) * sym("w_{layer}", mem.recompute_per_token);
+    }
+    total = total + part_step(r, Part::activations,
+                              "Saved activations on one chip (w elements a token per layer, m micro-batches in flight)",
+                              saved);
+  }
+  if (mem.parts[int(Part::logits)] > 0) {
+    total = total + part_step(r, Part::logits, "fp32 logits and their gradient (last stage)",
+                              sym("t_{chip}", mem.chip_tokens) * sym("V", vocab) / sym("t_p", l.tp) * 8);
+  }
+  if (mem.parts[int(Part::fsdp_buffers)] > 0) {
+    total = total + part_step(r, Part::fsdp_buffers, "FSDP's gathered weights and unsharded gradients",
+                              sym("P_{gathered}", mem.gathered_params) * sym("b_{gather}", mem.gather_bytes) +
+                                  sym("P_{grad}", mem.gathered_grads) * sym("b_{reduce}", mem.reduce_bytes));
+  }
+  if (mem.parts[int(Part::workspace)] > 0) {
+    total = total + part_step(r, Part::workspace, "Framework workspace", sym("M_{ws}", mem.parts[int(Part::workspace)]));
+  }
+  if (mem.parts[int(Part::reserve)] > 0) {
+    Expr share = sym("f_{alloc}", s.allocator_share);
+    total = total + part_step(r, Part::reserve, "Allocator reserve (a share f of reserved memory held unused)",
+                              sym("M_{tensors}", total.value()) * share / (1 - share));
+  }
+  if (l.offload == Offload::paged && mem.host_bytes > 0) {
+    r.step("Optimizer state paged out to host memory", "M_{paged}", sym("M_{paged}", mem.host_bytes), "bytes");
+  }
+  r.step("Bytes per chip", "M", l.offload == Offload::paged ? sym("M", mem.total) : total, "bytes");
+}
+
+StepNetwork step_network(const Chip& chip, double chips) {
+  StepNetwork n;
+  n.gpu = chip.is_gpu();
+  n.pcie = chip.pcie_bytes_per_s.value_or(0);
+  if (n.gpu) {
+    n.node_gpus = chip.node_gpus.value_or(1);
+    n.nvlink = chip.nvlink_bytes_per_s.value_or(0);
+    n.ib = chip.ib_bytes_per_s.value_or(0);
+    return n;
+  }
+  n.ici_link = chip.ici_link_bytes_per_s.value_or(0);
+  std::vector<double> axes = chip.pod_shape();
+  std::sort(axes.begin(), axes.end(), std::greater<>());
+  n.torus_axes = std::max(1.0, double(axes.size()));
+  for (size_t i = 0; i < axes.size() && i < 3; ++i) n.axes[i] = axes[i];
+  n.longest_axis = axes.empty() ? chips : axes[0];
+  if (axes.empty()) n.axes[0] = chips;
+  if (chip.pod_chips && chips > *chip.pod_chips) {
+    n.pod_chips = *chip.pod_chips;
+    n.dcn = chip.dcn_bytes_per_s.value_or(0);
+  }
+  return n;
 }
 
 MemoryBreakdown training_memory_math(const MemoryInputs& in) {
@@ -29,20 +238,39 @@ MemoryBreakdown training_memory_math(const MemoryInputs& in) {
   b.master_bytes = in.params * in.master_bytes;
   b.state_bytes = in.params * b.bytes_per_param;
   b.checkpoints_per_layer = checkpoints_per_layer(in.checkpointing, in.model, in.custom_checkpoints);
-  if (in.model && b.checkpoints_per_layer) {
+  StepModel sm = step_model(in);
+  bool true_widths = in.remat == Remat::selective || (in.accounting == Accounting::practice && in.remat == Remat::none);
+  if (in.model && true_widths) b.checkpoints_per_layer = saved_tensors_per_layer(sm, in.remat);
+  StepSettings settings;
+  settings.accounting = in.accounting;
+  settings.batch_tokens = in.batch_tokens;
+  settings.seq_len = in.T;
+  settings.weight_bytes = in.weight_bytes;
+  settings.grad_bytes = in.grad_bytes;
+  settings.optimizer_bytes = in.optimizer_bytes;
+  settings.master_bytes = in.master_bytes;
+  settings.act_bytes = in.act_bytes;
+  b.per_chip = step_memory(sm, settings, in.layout());
+  bool book_batch = in.accounting == Accounting::book && in.micro_batch <= 0 && in.degrees.pp == 1;
+  if (in.model && b.checkpoints_per_layer && book_batch) {
+    // the book's A: every token of the batch, all layers (api/training.md §2.4)
     b.activations_bytes =
         in.act_bytes * in.batch_tokens * in.model->D * in.model->L * *b.checkpoints_per_layer;
+  } else if (in.model) {
+    b.activations_bytes = b.per_chip.parts[int(Part::activations)] * in.chips;
   }
   b.total_bytes = b.state_bytes + b.activations_bytes;
-  const Degrees& d = in.degrees;
-  b.bytes_per_chip = b.state_bytes / (d.fsdp * d.tp * d.pp) + b.activations_bytes / in.chips;
+  b.bytes_per_chip = b.per_chip.total;
   if (in.checkpointing == "none") {
     b.recompute_flops = 0.0;
-  } else if (in.model && (in.checkpointing == "big_matmuls" || in.checkpointing == "block")) {
+  } else if (in.model && (in.checkpointing == "big_matmuls" || in.checkpointing == "block" ||
+                          in.checkpointing == "full")) {
     const Model& m = *in.model;
     double attention = 2 * in.batch_tokens * in.T * m.N * (head_dim_qk(m) + head_dim_v(m)) * m.L;
-    b.recompute_flops = in.checkpointing == "block" ? 2 * in.params_active * in.batch_tokens + attention
-                                                    : attention;
+    b.recompute_flops = in.checkpointing == "big_matmuls" ? attention
+                                                          : 2 * in.params_active * in.batch_tokens + attention;
+  } else if (in.model && in.checkpointing == "selective") {
+    b.recompute_flops = 2 * sm.skipped_matmul_params * in.model->L * in.batch_tokens;
   }
   return b;
 }
@@ -58,23 +286,23 @@ double exact_quotient(double total, double divisor, const std::string& param, co
   return q;
 }
 
-Degrees resolve_memory_degrees(const Args& args, double& chips) {
+Degrees resolve_memory_degrees(const Args& args, double cp, double& chips) {
   Degrees d;
   d.dp = args.num_if("dp").value_or(1);
   d.tp = args.num_if("tp").value_or(1);
   d.pp = args.num_if("pp").value_or(1);
-  bool any = args.given("dp") || args.given("fsdp") || args.given("tp") || args.given("pp");
-  double rest = d.dp * d.tp * d.pp;
+  bool any = args.given("dp") || args.given("fsdp") || args.given("tp") || args.given("pp") || args.given("cp");
+  double rest = d.dp * d.tp * d.pp * cp;
   if (args.given("chips")) {
     chips = args.num("chips");
     if (args.given("fsdp")) {
       d.fsdp = args.num("fsdp");
       if (rest * d.fsdp != chips) {
-        throw InputError("chips", "must equal dp·fsdp·tp·pp = " + plain(rest * d.fsdp) + ", got " +
+        throw InputError("chips", "must equal dp·fsdp·tp·pp·cp = " + plain(rest * d.fsdp) + ", got " +
                                       plain(chips));
       }
     } else {
-      d.fsdp = exact_quotient(chips, rest, "chips", "dp·tp·pp");
+      d.fsdp = exact_quotient(chips, rest, "chips", "dp·tp·pp·cp");
     }
     return d;
   }
@@ -90,12 +318,8 @@ Degrees resolve_memory_degrees(const Args& args, double& chips) {
   return d;
 }
 
-}  // namespace
-
-MemoryInputs read_memory_inputs(const Args& args, std::vector<std::string>& warnings) {
-  MemoryInputs in;
-  bool bare = args.given("params");
-  if (bare) {
+void read_model_or_params(const Args& args, MemoryInputs& in, std::vector<std::string>& warnings) {
+  if (args.given("params")) {
     if (args.given("model")) throw InputError("params", "give either model or params, not both");
     if (args.given("model_overrides")) throw InputError("model_overrides", "needs a model, not bare params");
     in.params = in.params_active = args.num("params");
@@ -106,29 +330,18 @@ MemoryInputs read_memory_inputs(const Args& args, std::vector<std::string>& warn
     if (!args.given("batch_tokens")) {
       warnings.push_back("Bare params: activations are not counted (they need the model's D and L).");
     }
-  } else {
-    in.model = &args.model();
-    ParamCounts p = count_params(*in.model);
-    in.params = p.total();
-    in.params_active = p.active();
-    in.batch_tokens = args.num("batch_tokens");
+    return;
   }
-  in.T = args.num("T");
-  in.degrees = resolve_memory_degrees(args, in.chips);
-  if (in.model && in.degrees.tp > in.model->N) {
-    throw InputError("tp", "must be ≤ the model's " + plain(in.model->N) + " query heads, got " +
-                               plain(in.degrees.tp));
-  }
-  if (in.model && in.degrees.pp > in.model->L) {
-    throw InputError("pp", "must be ≤ the model's " + plain(in.model->L) + " layers, got " +
-                               plain(in.degrees.pp));
-  }
-  in.weight_bytes = args.dtype("weight_dtype");
-  in.act_bytes = args.dtype("activation_dtype");
-  in.grad_bytes = args.num("grad_bytes_per_param");
-  in.optimizer_bytes = args.num("optimizer_bytes_per_param");
-  in.master_bytes = args.num("master_bytes_per_param");
+  in.model = &args.model();
+  ParamCounts p = count_params(*in.model);
+  in.params = p.total();
+  in.params_active = p.active();
+  in.batch_tokens = args.num("batch_tokens");
+}
+
+void read_checkpointing(const Args& args, MemoryInputs& in) {
   in.checkpointing = args.str("checkpointing");
+  in.remat = parse_remat(in.checkpointing);
   if (in.checkpointing == "custom") {
     if (!args.given("checkpoints_per_layer")) {
       throw InputError("checkpoints_per_layer", "is required with checkpointing \"custom\"");
@@ -136,6 +349,107 @@ MemoryInputs read_memory_inputs(const Args& args, std::vector<std::string>& warn
     in.custom_checkpoints = args.num("checkpoints_per_layer");
   } else if (args.given("checkpoints_per_layer")) {
     throw InputError("checkpoints_per_layer", "applies only to checkpointing \"custom\"");
+  }
+}
+
+// Micro-batch, schedule and ZeRO: global batch = micro-batch × gradient-accumulation steps × the
+// data-parallel degree, in whole sequences once a micro-batch is given.
+void read_step(const Args& args, MemoryInputs& in) {
+  in.accounting = args.str("accounting") == "practice" ? Accounting::practice : Accounting::book;
+  if (in.accounting == Accounting::practice && !in.model) {
+    throw InputError("accounting", "\"practice\" counts tensors at their widths and needs a model, not bare params");
+  }
+  in.zero = int(args.num("zero_stage"));
+  if (in.zero == 3) {  // ZeRO-3 over the replicas is FSDP over them
+    in.degrees.fsdp *= in.degrees.dp;
+    in.degrees.dp = 1;
+    in.zero = 0;
+  } else if (in.zero > 0 && in.degrees.dp == 1) {
+    throw InputError("zero_stage", "shards state across the dp replicas, but dp is 1 (fsdp already shards "
+                                   "everything it spans)");
+  }
+  in.schedule = parse_schedule(args.str("schedule"));
+  in.virtual_stages = args.num_if("virtual_stages").value_or(in.schedule == Schedule::interleaved ? 2 : 1);
+  in.sequence_parallel = args.flag("sequence_parallel");
+  in.offload = parse_offload(args.str("optimizer_offload"));
+  double replicas = in.degrees.dp * in.degrees.fsdp;
+  if (args.given("micro_batch")) {
+    in.micro_batch = args.num("micro_batch");
+    double sequences = in.batch_tokens / in.T;
+    double per_replica = sequences / replicas;
+    if (std::floor(sequences) != sequences) {
+      throw InputError("micro_batch", "needs whole sequences: batch_tokens " + plain(in.batch_tokens) +
+                                          " is not a multiple of T = " + plain(in.T));
+    }
+    if (per_replica < in.micro_batch || std::fmod(per_replica, in.micro_batch) != 0) {
+      throw InputError("micro_batch", "must divide the " + plain(per_replica) + " sequences each of the " +
+                                          plain(replicas) + " data-parallel replicas gets (global batch = "
+                                          "micro-batch × accumulation steps × data-parallel degree), got " +
+                                          plain(in.micro_batch));
+    }
+  }
+}
+
+void check_step_layout(const MemoryInputs& in) {
+  if (!in.model) return;
+  const Model& m = *in.model;
+  if (in.degrees.tp > m.N) {
+    throw InputError("tp", "must be ≤ the model's " + plain(m.N) + " query heads, got " + plain(in.degrees.tp));
+  }
+  if (in.degrees.pp * in.virtual_stages > m.L) {
+    throw InputError(in.virtual_stages > 1 ? "virtual_stages" : "pp",
+                     "leaves a pipeline chunk without a layer: pp × virtual_stages = " +
+                         plain(in.degrees.pp * in.virtual_stages) + " > the model's " + plain(m.L) + " layers");
+  }
+  if (in.schedule == Schedule::interleaved && in.degrees.pp > 1 && in.virtual_stages < 2) {
+    throw InputError("virtual_stages", "must be at least 2 for the interleaved schedule, got " + plain(in.virtual_stages));
+  }
+  if (in.schedule != Schedule::interleaved && in.virtual_stages != 1) {
+    throw InputError("virtual_stages", "applies to the interleaved schedule only (1 for " +
+                                           kScheduleNames.name(in.schedule) + "), got " + plain(in.virtual_stages));
+  }
+  if (in.schedule == Schedule::dualpipe && in.degrees.pp > 1 && std::fmod(in.degrees.pp, 2) != 0) {
+    throw InputError("pp", "must be even for DualPipe, which pairs stages from both ends, got " + plain(in.degrees.pp));
+  }
+  if (in.cp > 1 && std::fmod(in.T, 2 * in.cp) != 0) {
+    throw InputError("cp", "must split T = " + plain(in.T) + " into 2·cp equal chunks (ring attention balances "
+                           "causal work that way), got cp " + plain(in.cp));
+  }
+  if (in.ep > 1) {
+    if (!m.is_moe() || std::fmod(m.E, in.ep) != 0) {
+      throw InputError("ep", m.is_moe() ? "must divide the model's " + plain(m.E) + " experts, got " + plain(in.ep)
+                                        : "needs a mixture-of-experts model (" + m.name + " is dense)");
+    }
+    double ranks = in.degrees.dp * in.degrees.fsdp * in.cp;
+    if (std::fmod(ranks, in.ep) != 0) {
+      throw InputError("ep", "must divide the " + plain(ranks) + " data- and context-parallel ranks (dp·fsdp·cp) "
+                             "the experts are spread over, got " + plain(in.ep));
+    }
+  }
+}
+
+}  // namespace
+
+MemoryInputs read_memory_inputs(const Args& args, std::vector<std::string>& warnings) {
+  MemoryInputs in;
+  read_model_or_params(args, in, warnings);
+  in.T = args.num("T");
+  in.cp = args.num_if("cp").value_or(1);
+  in.ep = args.num_if("ep").value_or(1);
+  in.degrees = resolve_memory_degrees(args, in.cp, in.chips);
+  in.weight_bytes = args.dtype("weight_dtype");
+  in.act_bytes = args.dtype("activation_dtype");
+  in.grad_bytes = args.num("grad_bytes_per_param");
+  in.optimizer_bytes = args.num("optimizer_bytes_per_param");
+  in.master_bytes = args.num("master_bytes_per_param");
+  read_checkpointing(args, in);
+  read_step(args, in);
+  check_step_layout(in);
+  in.workspace_bytes = in.accounting == Accounting::practice
+                           ? args.num_if("workspace_bytes").value_or(default_workspace_bytes(args.chip()))
+                           : 0;
+  if (in.accounting == Accounting::book && args.given("workspace_bytes")) {
+    warnings.push_back("workspace_bytes is counted with accounting \"practice\" only; the book's rules leave it out.");
   }
   return in;
 }

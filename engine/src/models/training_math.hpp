@@ -4,9 +4,11 @@
 #include <optional>
 #include <string>
 
+#include "core/result.hpp"
 #include "schema/args.hpp"
 #include "catalog/catalog.hpp"
 #include "models/model_math.hpp"
+#include "models/training_step.hpp"
 
 namespace scalelab {
 
@@ -22,10 +24,23 @@ struct MemoryInputs {
   double params = 0, params_active = 0;
   double batch_tokens = 0, T = 0;
   double chips = 1;
-  Degrees degrees;
+  Degrees degrees;               // dp, fsdp, tp, pp (ep is separate: it reuses data-parallel ranks)
+  double cp = 1, ep = 1;
+  int zero = 0;                  // ZeRO stage across the dp replicas (3 has become fsdp)
   double weight_bytes = 2, grad_bytes = 0, optimizer_bytes = 8, master_bytes = 0, act_bytes = 2;
   std::string checkpointing = "none";
   double custom_checkpoints = 0;
+  Remat remat = Remat::none;
+  Accounting accounting = Accounting::book;
+  double micro_batch = 0;        // sequences per micro-batch; 0: the whole replica batch
+  Schedule schedule = Schedule::one_f_one_b;
+  double virtual_stages = 1;
+  bool sequence_parallel = true;
+  Offload offload = Offload::none;
+  double workspace_bytes = 0;    // practice, GPUs: CUDA context and library buffers
+
+  StepLayout layout() const;
+  StepSettings settings(const Chip& chip, double flops_per_s) const;
 };
 
 struct MemoryBreakdown {
@@ -33,10 +48,11 @@ struct MemoryBreakdown {
   double params_bytes = 0, grads_bytes = 0, optimizer_bytes = 0, master_bytes = 0;
   double state_bytes = 0;
   std::optional<double> checkpoints_per_layer;
-  double activations_bytes = 0;
+  double activations_bytes = 0;  // all chips at the peak (the book's A with its defaults)
   double total_bytes = 0;
   double bytes_per_chip = 0;
   std::optional<double> recompute_flops;
+  StepMemory per_chip;           // each part on the largest stage's chip
 };
 
 MemoryBreakdown training_memory_math(const MemoryInputs& in);
@@ -44,8 +60,27 @@ MemoryBreakdown training_memory_math(const MemoryInputs& in);
 std::optional<double> checkpoints_per_layer(const std::string& policy, const Model* m, double custom);
 
 // Reads the memory inputs shared by training_memory and training_run (model or bare params,
-// dtypes, policy, degrees) and resolves chips and degrees (§2.4). Throws InputError.
+// dtypes, policy, degrees, micro-batch, schedule, ZeRO, offload, accounting) and resolves chips
+// and degrees (§2.4). Throws InputError.
 MemoryInputs read_memory_inputs(const Args& args, std::vector<std::string>& warnings);
+
+// The training step's view of a model at sequence length T (bare params: one layer of them).
+StepModel step_model(const MemoryInputs& in);
+// The chip's network for the step: NVLink domain and InfiniBand, or ICI torus, pod and DCN.
+StepNetwork step_network(const Chip& chip, double chips);
+// Names of the step's choices as the schema spells them.
+Remat parse_remat(const std::string& policy);
+Schedule parse_schedule(const std::string& s);
+Offload parse_offload(const std::string& s);
+const std::vector<std::string>& schedule_names();
+const std::vector<std::string>& schedule_titles();
+// Each memory part on one chip of the largest stage as a step of the derivation (its value is
+// step_memory's), and the bytes per chip they add up to.
+void memory_part_steps(const StepSettings& s, const StepLayout& l, double vocab, const StepMemory& mem, Result& r);
+
+// Default framework workspace on a chip under practice accounting (bytes): CUDA context, cuBLAS
+// and NCCL buffers on a GPU, none on a TPU or CPU.
+double default_workspace_bytes(const Chip& chip);
 
 // ---- communication (ch 5, 12) ---------------------------------------------------------
 

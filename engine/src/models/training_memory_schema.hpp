@@ -2,6 +2,7 @@
 #pragma once
 #include <vector>
 
+#include "models/training_math.hpp"
 #include "schema/params.hpp"
 
 namespace scalelab {
@@ -28,12 +29,45 @@ inline std::vector<Param> training_memory_params() {
              Scale::linear),
       number("master_bytes_per_param", "bytes", 0, 16, 0, "fp32 master-weight bytes per parameter",
              Scale::linear),
-      choice("checkpointing", {"none", "block", "big_matmuls", "mlp_outputs", "custom"}, "none",
-             "what the forward pass saves for the backward pass",
+      choice("checkpointing", {"none", "block", "big_matmuls", "mlp_outputs", "custom", "selective", "full"}, "none",
+             "what the forward pass saves for the backward pass: the book's policies (none, block, big_matmuls, "
+             "mlp_outputs, custom) or the frameworks' (selective: torchtitan's op-level policy keeps attention's "
+             "output and every other matmul's; full: Megatron-LM and torchtitan keep each layer's input and "
+             "recompute the rest)",
              {"none: keep everything", "block: layer inputs", "big matmuls' outputs", "MLP outputs",
-              "custom count per layer"}),
+              "custom count per layer", "selective (matmul outputs kept)", "full (layer inputs kept)"}),
       number("checkpoints_per_layer", "count", 0, 1e4, nullptr,
              "[tokens, D]-sized tensors saved per layer (checkpointing custom)", Scale::linear),
+      choice("accounting", {"book", "practice"}, "book",
+             "how memory is counted: the book's rules (saved tensors as counts of [tokens, D], state spread "
+             "evenly, nothing else), or as a framework holds it (saved tensors at their true widths, the "
+             "embedding and output layer on the end stages, fp32 logits and their gradient, FSDP's gathered "
+             "layers, framework workspace and the allocator's reserve)",
+             {"the book's rules", "as frameworks run it"}),
+      integer("micro_batch", "sequences", 1, 1e9, nullptr,
+              "sequences per micro-batch (default: each replica's whole batch at once); global batch = "
+              "micro-batch × gradient-accumulation steps × data-parallel degree"),
+      choice("schedule", schedule_names(), "1f1b",
+             "pipeline schedule (with pp > 1): it decides the micro-batches whose activations a stage holds "
+             "and the bubble", schedule_titles()),
+      integer("virtual_stages", "count", 1, 128, nullptr,
+              "model chunks per device for the interleaved schedule (default 2 with it, else 1)", Scale::linear),
+      integer("zero_stage", "count", 0, 3, 0,
+              "ZeRO stage across the dp replicas: 1 shards the optimizer state, 2 the gradients too, 3 the "
+              "weights too (the same as giving those replicas as fsdp)", Scale::linear),
+      degree("cp", "context-parallel degree: each sequence split over cp chips (ring attention)"),
+      degree("ep", "expert-parallel degree: the experts spread over ep of the data- and context-parallel ranks "
+                   "(it takes no chips of its own)"),
+      boolean("sequence_parallel", true,
+              "with tp: shard the [tokens, D] tensors between the matmuls over the sequence as well "
+              "(Megatron-LM's sequence parallelism); off, tp ranks hold them whole"),
+      choice("optimizer_offload", {"none", "host", "paged"}, "none",
+             "where the optimizer state and master weights live: on the chip, in host memory (ZeRO-Offload), "
+             "or paged to the host when the chip runs short (bitsandbytes' paged optimizers)",
+             {"on the chip", "host memory", "paged when short"}),
+      number("workspace_bytes", "bytes", 0, 1e12, nullptr,
+             "accounting practice: framework workspace beside the tensors (default 1 GiB on a GPU: CUDA context "
+             "about 0.3-0.5 GiB, cuBLAS workspaces and NCCL buffers; 0 elsewhere)", Scale::linear),
   };
 }
 
