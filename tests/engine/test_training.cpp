@@ -42,3 +42,157 @@ TEST(TrainingMemory, CommStrategyFollowsTheDegreesAndTheChip) {
 }
 
 }  // namespace
+
+namespace {
+
+using scalelab::testing::json;
+
+json run_ok(const std::string& calculator, const json& input) {
+  scalelab::Evaluation e = scalelab::evaluate(calculator, input.dump());
+  EXPECT_EQ(e.status, scalelab::Status::ok) << input.dump() << ": " << e.param << ": " << e.message;
+  return json::parse(e.json);
+}
+
+std::string refusal(const std::string& calculator, const json& input) {
+  scalelab::Evaluation e = scalelab::evaluate(calculator, input.dump());
+  EXPECT_EQ(e.status, scalelab::Status::bad_input) << input.dump();
+  return e.param;
+}
+
+// Llama 3 405B as the Llama 3 paper trained it: 8,192 H100s, TP 8, PP 16, DP 64, 16M-token batches
+// of 8k sequences (The Llama 3 Herd of Models, Table 4).
+json llama3_405b(json extra = json::object()) {
+  json in = {{"chip", "h100"}, {"model", "llama3-405b"}, {"chips", 8192}, {"batch_tokens", 2048 * 8192},
+             {"T", 8192}, {"accounting", "practice"}, {"grad_bytes_per_param", 4}, {"master_bytes_per_param", 4},
+             {"top_n", 5}, {"layout", {{"tp", 8}, {"pp", 16}, {"dp", 64}}}};
+  in.update(extra);
+  return in;
+}
+
+TEST(TrainingRun, Llama3LayoutFitsIn80GBWithItsPartsAndStepTime) {
+  json r = run_ok("training_run", llama3_405b());
+  const json& check = r["outputs"]["layout_check"];
+  ASSERT_TRUE(check.is_object());
+  EXPECT_TRUE(check["fits"].get<bool>()) << check.dump();
+  EXPECT_EQ(check["tp"], 8);
+  EXPECT_EQ(check["pp"], 16);
+  EXPECT_EQ(check["dp"].get<double>() * check["fsdp"].get<double>(), 64);
+  EXPECT_LT(check["bytes_per_chip"].get<double>(), 80e9);
+  double sum = 0;
+  for (auto& [part, bytes] : check["parts"].items()) sum += bytes.get<double>();
+  EXPECT_NEAR(sum, check["bytes_per_chip"].get<double>(), 1e-6 * sum);
+  EXPECT_GT(check["parts"]["activations"].get<double>(), 0);
+  EXPECT_EQ(check["stage_layers"], "stage 1: 7 layers, stages 2–15: 8 each, stage 16: 7 layers" +
+                                       std::string(check["virtual_stages"] == 1 ? "" : " (" +
+                                           std::to_string(int(check["virtual_stages"].get<double>())) + " chunks each)"));
+  // the bound lies below the published 430 TFLOP/s per GPU (11.6 s a step) and above its half
+  double published = 6 * r["outputs"]["params"].get<double>() * 2048 * 8192 / (8192 * 430e12);
+  EXPECT_LT(check["step_s"].get<double>(), published);
+  EXPECT_GT(check["step_s"].get<double>(), 0.4 * published);
+  EXPECT_GE(check["step_s"].get<double>(), check["fastest_step_s"].get<double>());
+  // without rematerialisation the same layout does not fit, and says which part overflows
+  json none = run_ok("training_run", llama3_405b({{"layout", {{"tp", 8}, {"pp", 16}, {"dp", 64}, {"checkpointing", "none"},
+                                                             {"micro_batch", 1}, {"schedule", "1f1b"}}},
+                                                  {"search", false}}))["outputs"]["layout_check"];
+  EXPECT_FALSE(none["fits"].get<bool>());
+  EXPECT_EQ(none["reason"], "memory");
+  EXPECT_NE(none["message"].get<std::string>().find("saved activations"), std::string::npos) << none.dump();
+}
+
+TEST(TrainingRun, SearchRanksOverAHundredThousandLayoutsAndExplainsEveryRefusal) {
+  json o = run_ok("training_run", llama3_405b({{"rejected_samples", 40}}))["outputs"];
+  EXPECT_GE(o["layouts_evaluated"].get<double>(), 100000);
+  EXPECT_GT(o["layouts_fitting"].get<double>(), 0);
+  for (const json& l : o["layouts"]) {
+    EXPECT_LE(l["tp"].get<double>(), 8) << "TP stays inside the 8-GPU NVLink domain: " << l.dump();
+    EXPECT_LE(l["bytes_per_chip"].get<double>() * 0.85, 80e9);
+  }
+  for (auto& [reason, count] : o["rejected_counts"].items()) {
+    EXPECT_TRUE(o["rejected_reasons"].contains(reason)) << reason;
+  }
+  EXPECT_FALSE(o["rejected"].empty());
+  for (const json& l : o["rejected"]) {
+    EXPECT_GT(l["message"].get<std::string>().size(), 20u) << l.dump();
+    EXPECT_NE(l["reason"], "none");
+  }
+}
+
+TEST(TrainingRun, BothMfuConventionsAreNamedAndConvert) {
+  json in = {{"chip", "h100"}, {"model", "llama3-8b"}, {"chips", 64}, {"T", 8192}, {"tokens", 1e12}, {"mfu", 0.4},
+             {"search", false}};
+  json a = run_ok("training_run", in)["outputs"];
+  EXPECT_EQ(a["mfu_convention"], "6pd");
+  double ratio = a["total_flops_with_attention"].get<double>() / a["total_flops"].get<double>();
+  EXPECT_GT(ratio, 1.2);  // at an 8k context attention adds about a quarter for an 8B model
+  EXPECT_NEAR(a["mfu_with_attention"].get<double>(), 0.4 * ratio, 1e-12);
+  in["mfu_convention"] = "attention";
+  json b = run_ok("training_run", in)["outputs"];
+  EXPECT_NEAR(b["mfu"].get<double>(), 0.4 / ratio, 1e-12);
+  EXPECT_NEAR(b["t_s"].get<double>(), a["t_s"].get<double>() * ratio, 1e-9 * b["t_s"].get<double>());
+}
+
+TEST(TrainingRun, OneNodeNeedsNoInfiniBandFigure) {
+  json in = {{"chip", "h100-pcie"}, {"model", "llama3.2-1b"}, {"chips", 2}, {"batch_tokens", 65536}, {"T", 4096}};
+  json o = run_ok("training_run", in)["outputs"];
+  EXPECT_FALSE(o["layouts"].is_null());
+  in["chips"] = 8;  // four NVLink pairs: beyond a pair the catalog has no network figure
+  json r = run_ok("training_run", in);
+  EXPECT_TRUE(r["outputs"]["layouts"].is_null());
+  bool warned = false;
+  for (const json& w : r["warnings"]) warned = warned || w.get<std::string>().find("ib_bytes_per_s") != std::string::npos;
+  EXPECT_TRUE(warned) << r["warnings"].dump();
+}
+
+TEST(TrainingMemory, PracticePartsCarryTheirSourcesAndAddUp) {
+  json in = {{"chip", "h100"}, {"model", "llama3-8b"}, {"chips", 8}, {"batch_tokens", 16 * 8192}, {"T", 8192},
+             {"micro_batch", 2}, {"checkpointing", "selective"}, {"accounting", "practice"},
+             {"weight_dtype", "fp32"}, {"grad_bytes_per_param", 4}};
+  json o = run_ok("training_memory", in)["outputs"];
+  double sum = 0;
+  for (const json& p : o["memory_parts"]) {
+    EXPECT_FALSE(p["source"].get<std::string>().empty());
+    EXPECT_EQ(p["bytes"], o[p["part"].get<std::string>() + "_bytes_per_chip"]) << p.dump();
+    sum += p["bytes"].get<double>();
+  }
+  EXPECT_NEAR(sum, o["bytes_per_chip"].get<double>(), 1e-9 * sum);
+  EXPECT_GT(o["logits_bytes_per_chip"].get<double>(), 0);
+  EXPECT_GT(o["fsdp_buffers_bytes_per_chip"].get<double>(), 0);
+  EXPECT_EQ(o["micro_batches"], 1);
+  EXPECT_EQ(o["accounting"], "practice");
+}
+
+TEST(TrainingMemory, MicroBatchesAndSchedulesChangeOnlyWhatIsInFlight) {
+  json base = {{"chip", "h100"}, {"model", "llama3-70b"}, {"chips", 64}, {"tp", 8}, {"pp", 8}, {"batch_tokens", 64 * 8192},
+               {"T", 8192}, {"micro_batch", 1}};
+  auto in_flight = [&](const char* schedule) {
+    json in = base;
+    in["schedule"] = schedule;
+    return run_ok("training_memory", in)["outputs"]["in_flight_micro_batches"].get<double>();
+  };
+  EXPECT_EQ(in_flight("gpipe"), 64);  // every micro-batch of the replica
+  EXPECT_EQ(in_flight("1f1b"), 8);    // one per stage
+  EXPECT_EQ(in_flight("zero_bubble"), 8);
+  EXPECT_EQ(in_flight("dualpipe"), 9);
+  EXPECT_DOUBLE_EQ(in_flight("interleaved"), 8 + 7.0 / 2);
+}
+
+TEST(TrainingMemory, RefusesWhatCannotBeLaidOut) {
+  json base = {{"chip", "h100"}, {"model", "llama3-8b"}, {"chips", 64}, {"batch_tokens", 64 * 8192}, {"T", 8192}};
+  auto with = [&](json extra) {
+    json in = base;
+    in.update(extra);
+    return refusal("training_memory", in);
+  };
+  EXPECT_EQ(with({{"micro_batch", 3}}), "micro_batch");
+  EXPECT_EQ(with({{"zero_stage", 1}}), "zero_stage");  // fsdp already takes every chip
+  EXPECT_EQ(with({{"pp", 4}, {"virtual_stages", 2}}), "virtual_stages");
+  EXPECT_EQ(with({{"cp", 3}, {"chips", 48}}), "cp");
+  EXPECT_EQ(with({{"ep", 2}}), "ep");
+  EXPECT_EQ(with({{"pp", 3}, {"chips", 48}, {"schedule", "dualpipe"}}), "pp");  // DualPipe pairs stages
+}
+
+TEST(TrainingRun, NamedLayoutMustMatchTheChips) {
+  EXPECT_EQ(refusal("training_run", llama3_405b({{"layout", {{"tp", 8}, {"pp", 16}, {"dp", 32}}}})), "layout");
+}
+
+}  // namespace

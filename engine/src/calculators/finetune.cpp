@@ -9,6 +9,7 @@
 #include "models/common.hpp"
 #include "models/local_device.hpp"
 #include "models/model_math.hpp"
+#include "models/training_math.hpp"
 
 namespace scalelab {
 namespace {
@@ -63,6 +64,10 @@ struct Setup {
   double micro_batch = 1;
 };
 
+// PyTorch's caching allocator on a GPU holds on average 15 % of its reserved memory unused
+// (GMLake, https://arxiv.org/abs/2401.08156); the training-step model's share (training_math).
+constexpr double kAllocatorShare = 0.15;
+
 // Everything read once from the arguments.
 struct Inputs {
   const Model* model = nullptr;
@@ -72,6 +77,11 @@ struct Inputs {
   double quant_bits = 4;
   bool method_is_qlora = false;
   double moment_bytes = kFp32Bytes;
+  bool paged = false;         // bitsandbytes' paged optimizers: moments leave the device when it runs short
+  bool practice = false;      // accounting practice: tensors at their true widths, fp32 logits' gradient, reserve
+  double lora_dropout = 0;
+  double accumulation = 1;
+  bool gpu = false;
   MatmulRate rate;
 };
 
@@ -111,7 +121,7 @@ Adapters adapter_params(const Model& m, const std::string& targets, double rank,
 struct Footprint {
   double adapters = 0, adapters_active = 0, trainable = 0, bytes_per_trainable = 0;
   double weights = 0, adapter_bytes = 0, grads = 0, master = 0, optimizer = 0;
-  double activations = 0, logits = 0, needed = 0, margin = 0;
+  double activations = 0, logits = 0, reserve = 0, paged = 0, needed = 0, margin = 0;
   double per_sequence = 0;  // activation and logit bytes one more sequence of the micro-batch adds
   bool fits() const { return margin >= 0; }
 };
@@ -126,10 +136,33 @@ Expr frozen_weight_bytes(const Inputs& in, Method method, const Steps& log) {
                   linear * log.sym("b_q", in.quant_bits) / 8 + rest * log.sym("b_w", kBf16Bytes), "bytes");
 }
 
+// The inputs of the LoRA matrices a target set adapts, in elements per token per layer: under
+// dropout each keeps its dropped-out input (and a one-byte mask, half a bf16 element) for backward.
+double adapted_inputs(const Model& m, const std::string& targets) {
+  double NH = m.N * m.H, D = m.D;
+  if (targets == "qv") return 2 * D;
+  double attention = 3 * D + NH;  // q, k, v read the layer's input; o reads attention's output
+  if (targets == "attention") return attention;
+  return attention + (m.gated ? 2 * D : D) + (m.is_moe() ? (m.k + m.shared_experts) * m.F_expert : m.F);
+}
+
 Expr activation_bytes(const Inputs& in, const Setup& s, const Steps& log) {
   const Model& m = *in.model;
   Expr b_a = log.sym("b_a", kBf16Bytes), tokens = log.sym("B", s.micro_batch) * log.sym("T", in.seq);
   Expr D = log.sym("D", m.D), L = log.sym("L", m.L), c = Expr(kSavedTensorsPerLayer);
+  if (in.practice) {
+    // each tensor at its true width (training_step's rule), with LoRA's dropped-out inputs
+    StepModel sm = step_model(m, in.seq);
+    double per_layer = saved_tensors_per_layer(sm, Remat::none) * m.D;
+    double lora = uses_adapters(s.method) && in.lora_dropout > 0 ? 1.5 * adapted_inputs(m, in.targets) : 0;
+    Expr w = log.sym("w", per_layer), w_lora = log.sym("w_{LoRA}", lora);
+    if (!s.checkpointing) {
+      return log.step("Saved activations (each tensor at its width, w elements a token per layer)", "A",
+                      b_a * tokens * (w + w_lora) * L, "bytes");
+    }
+    return log.step("Saved activations (each layer's input, and one layer recomputed in full)", "A",
+                    b_a * tokens * (D * L + w + w_lora), "bytes");
+  }
   if (!s.checkpointing) {
     return log.step("Saved activations (20 [B T, D] tensors per layer)", "A", c * b_a * tokens * D * L, "bytes");
   }
@@ -161,22 +194,43 @@ Footprint footprint(const Inputs& in, const Setup& s, const Steps& log) {
   f.optimizer = log.step("Optimizer state (Adam m and v)", "", N * b_opt, "bytes").value();
   f.activations = activation_bytes(in, s, log).value();
   Expr tokens = log.sym("B", s.micro_batch) * log.sym("T", in.seq);
-  f.logits = log.step("Logits for the loss (fp32)", "", tokens * log.sym("V", in.model->V) * kFp32Bytes, "bytes").value();
+  f.logits = in.practice ? log.step("fp32 logits and their gradient", "", tokens * log.sym("V", in.model->V) * (2 * kFp32Bytes),
+                                    "bytes").value()
+                         : log.step("Logits for the loss (fp32)", "", tokens * log.sym("V", in.model->V) * kFp32Bytes,
+                                    "bytes").value();
   f.per_sequence = (f.activations + f.logits) / s.micro_batch;
   Expr parts = log.sym("\\text{bytes}_W", f.weights);
   if (lora) parts = parts + log.sym("\\text{adapters}", f.adapter_bytes);
   parts = parts + log.sym("\\text{grads}", f.grads) + log.sym("\\text{master}", f.master) +
           log.sym("\\text{opt}", f.optimizer) + log.sym("A", f.activations) + log.sym("\\text{logits}", f.logits) +
           log.sym("\\text{overhead}", in.overhead);
+  if (in.practice && in.gpu) {
+    Expr share = log.sym("f_{alloc}", kAllocatorShare);
+    f.reserve = log.step("Allocator reserve (a share f of reserved memory held unused)", "\\text{reserve}",
+                         log.sym("M_{tensors}", parts.value()) * share / (1 - share), "bytes").value();
+    parts = parts + log.sym("\\text{reserve}", f.reserve);
+  }
   Expr needed = log.step("Memory needed", "\\text{needed}", parts, "bytes");
   f.needed = needed.value();
-  f.margin = in.usable - f.needed;
+  // It fits when everything but the allocator's reserve does: under pressure the allocator frees
+  // its cached blocks and retries before it gives up (the reserve is what it holds on average).
+  double hard = f.needed - f.reserve;
+  if (in.paged && hard > in.usable) {
+    // paged optimizer states move to host memory as the device runs short
+    f.paged = log.step("Optimizer state paged out to host memory", "M_{paged}",
+                       min(log.sym("\\text{opt}", f.optimizer),
+                           log.sym("\\text{needed} - \\text{reserve}", hard) - log.sym("M", in.usable)),
+                       "bytes").value();
+    f.needed -= f.paged;
+    hard -= f.paged;
+  }
+  f.margin = in.usable - hard;
   return f;
 }
 
 // The largest micro-batch whose activations still fit beside everything else (0: not even one).
 double max_micro_batch(const Inputs& in, const Footprint& f, double micro_batch) {
-  double fixed = f.needed - f.per_sequence * micro_batch;
+  double fixed = f.needed - f.reserve - f.per_sequence * micro_batch;
   return std::max(0.0, std::floor((in.usable - fixed) / f.per_sequence));
 }
 
@@ -319,7 +373,16 @@ Inputs read_inputs(const Args& args, Method method, Result& r) {
   in.tokens = args.num("tokens");
   in.mfu = args.num("mfu");
   in.overhead = args.num("overhead_bytes");
-  in.moment_bytes = args.str("optimizer") == "adam_8bit" ? kAdam8bitMomentBytes : kFp32Bytes;
+  std::string optimizer = args.str("optimizer");
+  in.moment_bytes = optimizer.ends_with("adam_8bit") ? kAdam8bitMomentBytes : kFp32Bytes;
+  in.paged = optimizer.starts_with("paged_");
+  in.practice = args.str("accounting") == "practice";
+  in.lora_dropout = args.num("lora_dropout");
+  in.accumulation = args.num("gradient_accumulation");
+  in.gpu = chip.is_gpu();
+  if (in.lora_dropout > 0 && !in.practice) {
+    r.warn("lora_dropout counts its saved copies with accounting \"practice\" only; the book's count leaves them out.");
+  }
   double capacity = chip.need(&Chip::hbm_bytes, "the training state must fit in the device's memory");
   in.usable = r.step("Usable device memory", "M",
                      r.sym("\\text{capacity}", capacity) * r.sym("\\text{share}", usable_share(args, chip)), "bytes")
@@ -342,6 +405,9 @@ void output_memory(const Inputs& in, const Footprint& f, Result& r) {
   r.out("optimizer_bytes", f.optimizer);
   r.out("activations_bytes", f.activations);
   r.out("logits_bytes", f.logits);
+  r.out("allocator_reserve_bytes", f.reserve);
+  r.out("paged_bytes", f.paged);
+  r.out("tensor_bytes", f.needed + f.paged - f.reserve - in.overhead);
   r.out("overhead_bytes", in.overhead);
   r.out("needed_bytes", f.needed);
   r.out("usable_bytes", in.usable);
@@ -363,10 +429,16 @@ void compute(const Args& args, Result& r) {
   Setup s{parse_method(args.str("method")), args.flag("activation_checkpointing"), args.num("micro_batch")};
   Inputs in = read_inputs(args, s.method, r);
   Footprint f = footprint(in, s, r.log());
+  Expr hard = r.sym(f.reserve > 0 ? StepText("\\text{needed} - \\text{reserve}") : StepText("\\text{needed}"),
+                    f.needed - f.reserve);
   if (f.fits()) {
-    r.step("Free memory", "", r.sym("M", in.usable) - r.sym("\\text{needed}", f.needed), "bytes");
+    r.step("Free memory", "", r.sym("M", in.usable) - hard, "bytes");
+    if (f.needed > in.usable) {
+      r.warn("Tight: it fits only if the allocator gives up most of its usual reserve (" + gb(f.reserve) +
+             "); fragmentation can still run it out of memory.");
+    }
   } else {
-    r.step("Shortfall (does not fit)", "", r.sym("\\text{needed}", f.needed) - r.sym("M", in.usable), "bytes");
+    r.step("Shortfall (does not fit)", "", hard - r.sym("M", in.usable), "bytes");
     r.warn("Does not fit: " + gb(f.needed) + " needed, " + gb(in.usable) + " usable on " + args.chip().name() +
            " (" + gb(-f.margin) + " short).");
   }
@@ -381,6 +453,9 @@ void compute(const Args& args, Result& r) {
   if (best >= 1) r.out("max_micro_batch", best);
   else r.out_null("max_micro_batch");
   r.out("micro_steps", std::ceil(in.tokens / (s.micro_batch * in.seq)));
+  r.out("global_batch_sequences", s.micro_batch * in.accumulation);
+  r.out("optimizer_steps", std::ceil(in.tokens / (s.micro_batch * in.accumulation * in.seq)));
+  r.out("accounting", in.practice ? "practice" : "book");
   r.out("total_flops", t.flops);
   r.out("compute_dtype", in.rate.dtype);
   r.out("flops_per_s", in.rate.flops_per_s);
@@ -421,10 +496,22 @@ std::vector<Param> finetune_params() {
       utilisation("mfu", 0.4, "model FLOPs utilisation of the device's 16-bit peak"),
       boolean("activation_checkpointing", true,
               "keep only each layer's input and recompute the rest in the backward pass"),
-      choice("optimizer", {"adam", "adam_8bit"}, "adam",
+      choice("optimizer", {"adam", "adam_8bit", "paged_adam", "paged_adam_8bit"}, "adam",
              "optimizer state: adam (two fp32 moments, 8 bytes per trained parameter) or adam_8bit (bitsandbytes "
-             "block-wise 8-bit moments, about 2 bytes)",
-             {"Adam, fp32 moments", "Adam, 8-bit moments"}),
+             "block-wise 8-bit moments, about 2 bytes); paged_ (bitsandbytes' paged optimizers, as QLoRA uses): "
+             "the moments move to host memory when the device runs short",
+             {"Adam, fp32 moments", "Adam, 8-bit moments", "paged Adam, fp32 moments", "paged Adam, 8-bit moments"}),
+      choice("accounting", {"book", "practice"}, "book",
+             "how memory is counted: the book's rough count of saved tensors and fp32 logits, or as frameworks "
+             "hold it (each saved tensor at its width, LoRA's dropped-out inputs, the logits' fp32 gradient, "
+             "the allocator's reserve on a GPU)",
+             {"the book's rules", "as frameworks run it"}),
+      number("lora_dropout", "ratio", 0, 0.99, 0,
+             "dropout on the LoRA adapters' inputs (PEFT's lora_dropout; default 0): above 0 each adapted matrix "
+             "keeps its dropped-out input for the backward pass (accounting practice)", Scale::linear),
+      integer("gradient_accumulation", "count", 1, 1e6, 1,
+              "micro-batches whose gradients are summed before each optimizer step (global batch = micro-batch × "
+              "this, on one device)", Scale::log),
       number("overhead_bytes", "bytes", 0, 1e13, kGiB,
              "runtime overhead on the device beside the training state: CUDA context and library workspaces "
              "(about 0.3-0.5 GiB, as for local_inference) and allocator slack; default 1 GiB",

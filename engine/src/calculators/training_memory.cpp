@@ -114,7 +114,9 @@ void fit_steps(const Args& args, const MemoryInputs& in, const MemoryBreakdown& 
   }
   r.out("hbm_bytes", *hbm);
   r.out("total_hbm_bytes", in.chips * *hbm);
-  r.out("fits", b.bytes_per_chip <= *hbm);
+  // it fits when all but the allocator's reserve does (under pressure the allocator frees its cache)
+  double must_fit = b.per_chip.fit_bytes;
+  r.out("fits", must_fit <= *hbm);
   Expr HBM = r.sym("\\text{HBM}", *hbm);
   double min_chips = r.step("Minimum chips (perfect sharding)", "",
                             ceil(r.sym("\\text{total}", b.total_bytes) / HBM), "count").value();
@@ -127,10 +129,14 @@ void fit_steps(const Args& args, const MemoryInputs& in, const MemoryBreakdown& 
   Expr XYZ = r.sym("X_{fsdp}", d.fsdp) * r.sym("Y_{tp}", d.tp) * r.sym("Z_{pp}", d.pp);
   r.out("max_params", r.step("Largest model whose state fits (activations ignored)", "P_{max}",
                              HBM * XYZ / r.sym("b_P", b.bytes_per_param), "count"));
-  if (b.bytes_per_chip > *hbm) {
+  if (must_fit <= *hbm && b.bytes_per_chip > *hbm) {
+    r.warn("Tight: it fits only if the allocator gives up most of its usual reserve (" +
+           format_quantity(b.per_chip.parts[int(Part::reserve)], "bytes") + "); fragmentation can still run it out of memory.");
+  }
+  if (must_fit > *hbm) {
     const StepMemory& mem = b.per_chip;
-    r.warn("Does not fit: " + format_quantity(b.bytes_per_chip, "bytes") + " per chip > " +
-           format_quantity(*hbm, "bytes") + " of HBM, " + format_quantity(b.bytes_per_chip - *hbm, "bytes") +
+    r.warn("Does not fit: " + format_quantity(must_fit, "bytes") + " per chip > " +
+           format_quantity(*hbm, "bytes") + " of HBM, " + format_quantity(must_fit - *hbm, "bytes") +
            " over; the largest part is " + part_label(mem.largest) + " (" +
            format_quantity(mem.parts[int(mem.largest)], "bytes") + ")" +
            (mem.largest == Part::activations ? ": a smaller micro-batch, a stronger checkpointing policy or "

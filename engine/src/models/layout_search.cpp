@@ -43,7 +43,7 @@ class Collector {
       }
       ++count;
       if (e.reason == Reject::memory &&
-          (!result_.any_memory_miss || e.memory.total < result_.nearest_memory_miss.memory.total)) {
+          (!result_.any_memory_miss || e.memory.fit_bytes < result_.nearest_memory_miss.memory.fit_bytes)) {
         result_.any_memory_miss = true;
         result_.nearest_memory_miss = e;
       }
@@ -270,7 +270,7 @@ std::string reject_message(const LayoutProblem& p, const StepEval& e) {
       std::string flight = mem.largest == Part::activations && mem.in_flight > 1
                                ? ", " + plain(std::round(mem.in_flight * 10) / 10) + " micro-batches in flight"
                                : "";
-      return "needs " + gb(mem.total) + " per chip, " + gb(mem.total - p.settings.hbm_bytes) + " over the " +
+      return "needs " + gb(mem.fit_bytes) + " per chip, " + gb(mem.fit_bytes - p.settings.hbm_bytes) + " over the " +
              gb(p.settings.hbm_bytes) + " of HBM; the largest part is " + part_label(mem.largest) + " (" +
              gb(mem.parts[int(mem.largest)]) + where + flight + ")";
     }

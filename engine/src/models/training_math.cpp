@@ -107,15 +107,21 @@ StepSettings MemoryInputs::settings(const Chip& chip, double flops_per_s) const 
 }
 
 StepModel step_model(const MemoryInputs& in) {
-  StepModel s;
-  s.book_count = checkpoints_per_layer(in.checkpointing, in.model, in.custom_checkpoints).value_or(0);
   if (!in.model) {  // bare parameters: the state alone, as one layer without activations
+    StepModel s;
+    s.book_count = checkpoints_per_layer(in.checkpointing, nullptr, in.custom_checkpoints).value_or(0);
     s.layers = 1;
     s.d_model = 0;
     s.layer_params = s.layer_active_params = s.params_total = s.params_active = in.params;
     return s;
   }
-  const Model& m = *in.model;
+  StepModel s = step_model(*in.model, in.T);
+  s.book_count = checkpoints_per_layer(in.checkpointing, in.model, in.custom_checkpoints).value_or(0);
+  return s;
+}
+
+StepModel step_model(const Model& m, double T) {
+  StepModel s;
   ParamCounts c = count_params(m);
   s.layers = m.L;
   s.d_model = m.D;
@@ -141,7 +147,7 @@ StepModel step_model(const MemoryInputs& in) {
   s.layer_expert_params = moe_layers * m.E * mlp_matrices(m) * m.D * m.F_expert / m.L;
   s.embed_params = m.D * m.V;
   s.head_params = m.tied_embeddings ? 0 : m.D * m.V;
-  s.attn_flops_fwd_per_token_layer = 2 * in.T * m.N * (h_qk + h_v);
+  s.attn_flops_fwd_per_token_layer = 2 * T * m.N * (h_qk + h_v);
   // selective recomputes the matmuls it does not keep: k, o, and the MLP's up (gated) or down
   s.skipped_matmul_params = m.D * s.k_width + s.attn_out_width * m.D + m.D * s.mlp_width;
   return s;

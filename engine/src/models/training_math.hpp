@@ -66,6 +66,7 @@ MemoryInputs read_memory_inputs(const Args& args, std::vector<std::string>& warn
 
 // The training step's view of a model at sequence length T (bare params: one layer of them).
 StepModel step_model(const MemoryInputs& in);
+StepModel step_model(const Model& m, double T);
 // The chip's network for the step: NVLink domain and InfiniBand, or ICI torus, pod and DCN.
 StepNetwork step_network(const Chip& chip, double chips);
 // Names of the step's choices as the schema spells them.

@@ -233,6 +233,7 @@ void finish(StepMemory& out, const StepSettings& s) {
     out.parts[int(Part::reserve)] = allocated * s.allocator_share / (1 - s.allocator_share);
   }
   out.total = allocated + out.parts[int(Part::reserve)];
+  out.fit_bytes = allocated;
   int largest = 0;
   for (int i = 1; i < kParts; ++i) {
     if (out.parts[i] > out.parts[largest]) largest = i;
@@ -345,10 +346,10 @@ StepMemory practice_memory(const StepModel& m, const StepSettings& s, const Step
 }
 
 void apply_paging(StepMemory& mem, const StepSettings& s, const StepLayout& l) {
-  if (l.offload != Offload::paged || s.hbm_bytes <= 0 || mem.total <= s.hbm_bytes) return;
+  if (l.offload != Offload::paged || s.hbm_bytes <= 0 || mem.fit_bytes <= s.hbm_bytes) return;
   // Paged optimizer states leave the device when it runs short: what does not fit goes to host.
   double optimizer = mem.parts[int(Part::optimizer)] + mem.parts[int(Part::master)];
-  double over = std::min(optimizer, mem.total - s.hbm_bytes);
+  double over = std::min(optimizer, mem.fit_bytes - s.hbm_bytes);
   double share = optimizer > 0 ? (optimizer - over) / optimizer : 0;
   mem.host_bytes += over;
   mem.parts[int(Part::optimizer)] *= share;
@@ -560,7 +561,7 @@ StepEval evaluate_step(const StepModel& m, const StepSettings& s, const StepNetw
   e.reason = structural_reject(m, s, n, l);
   if (e.reason != Reject::none) return e;
   e.memory = step_memory(m, s, l);
-  if (s.hbm_bytes > 0 && e.memory.total > s.hbm_bytes) {
+  if (s.hbm_bytes > 0 && e.memory.fit_bytes > s.hbm_bytes) {
     e.reason = Reject::memory;  // priced no further: the search has many of these
     return e;
   }

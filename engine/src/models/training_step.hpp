@@ -106,6 +106,7 @@ struct StepMemory {
   std::array<double, kParts> parts{};
   double total = 0;
   double host_bytes = 0;        // optimizer state kept in host memory (offload) or paged out
+  double fit_bytes = 0;         // what must fit: all but the allocator's reserve, which it gives up under pressure
   double stage = 0;             // 0-based index of the stage whose memory is largest
   double stage_layers = 0;      // its layers
   double in_flight = 0;         // micro-batches whose activations it holds at the peak
