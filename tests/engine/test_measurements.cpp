@@ -69,6 +69,10 @@ TEST(Measurements, EachRunHasItsSourceItsRegimeAndTheInputsThatReproduceIt) {
 
 TEST(Measurements, NoRunBeatsItsBoundUnlessItSaysWhyAndEachReachesAPlausibleShare) {
   json doc = measurements();
+  std::set<std::string> estimates;  // regimes compared with an estimate, not a bound (training-memory)
+  for (const auto& g : doc["regimes"]) {
+    if (g.value("estimate", false)) estimates.insert(g["id"]);
+  }
   for (const auto& run : doc["runs"]) {
     std::string id = run["id"];
     scalelab::Evaluation e = scalelab::evaluate(run["calculator"].get<std::string>(), run["inputs"].dump());
@@ -77,7 +81,9 @@ TEST(Measurements, NoRunBeatsItsBoundUnlessItSaysWhyAndEachReachesAPlausibleShar
     const json& bound = out[run["measured"]["output"].get<std::string>()];
     ASSERT_TRUE(bound.is_number()) << id << ": " << run["calculator"] << " has no number " << run["measured"]["output"];
     double share = share_of_bound(run, bound.get<double>());
-    if (run.contains("exceeds_bound")) {
+    if (estimates.count(run["regime"])) {
+      // an estimate may lie on either side: tests/engine/test_training.cpp holds these within ±15 %
+    } else if (run.contains("exceeds_bound")) {
       EXPECT_GT(share, 1) << id << " says it beats its bound but reaches " << share << " of it";
     } else {
       EXPECT_LE(share, 1) << id << ": the measurement beats the engine's bound (" << share << " of it)";

@@ -2,6 +2,7 @@
 // prices its degrees.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <string>
 
 #include "scalelab/engine.hpp"
@@ -193,6 +194,51 @@ TEST(TrainingMemory, RefusesWhatCannotBeLaidOut) {
 
 TEST(TrainingRun, NamedLayoutMustMatchTheChips) {
   EXPECT_EQ(refusal("training_run", llama3_405b({{"layout", {{"tp", 8}, {"pp", 16}, {"dp", 32}}}})), "layout");
+}
+
+}  // namespace
+
+// Published runs (data/measurements.json): each peak memory per GPU within ±15 % of the engine's
+// estimate for the same setup (regime training-memory), and each run with a named layout slower
+// than the engine's bound on that layout's step (layout_step_s: the measured seconds a step).
+namespace {
+
+using scalelab::testing::json;
+
+json measurement_runs() {
+  return json::parse(scalelab::testing::read_file(scalelab::testing::source_dir() + "/data/measurements.json"))["runs"];
+}
+
+TEST(TrainingRuns, PublishedPeakMemoryLiesWithinFifteenPercentOfTheEstimate) {
+  int checked = 0;
+  for (const json& run : measurement_runs()) {
+    if (run["regime"] != "training-memory") continue;
+    json o = run_ok(run["calculator"].get<std::string>(), run["inputs"])["outputs"];
+    double estimate = o[run["measured"]["output"].get<std::string>()].get<double>();
+    double measured = run["measured"]["value"].get<double>();
+    EXPECT_NEAR(measured / estimate, 1.0, 0.15) << run["id"] << ": measured " << measured << ", estimate " << estimate;
+    std::printf("  %-44s measured %.3g, estimate %.3g: %+.1f %%\n", run["id"].get<std::string>().c_str(), measured,
+                estimate, 100 * (estimate / measured - 1));
+    ++checked;
+  }
+  EXPECT_GE(checked, 5);
+}
+
+TEST(TrainingRuns, PublishedStepsTakeLongerThanTheBoundOnTheirLayout) {
+  int checked = 0;
+  for (const json& run : measurement_runs()) {
+    if (!run.contains("layout_step_s")) continue;
+    json check = run_ok(run["calculator"].get<std::string>(), run["inputs"])["outputs"]["layout_check"];
+    ASSERT_TRUE(check.is_object()) << run["id"];
+    double bound = check["step_s"].get<double>(), measured = run["layout_step_s"].get<double>();
+    EXPECT_LE(bound, measured) << run["id"] << ": the published step beats the engine's bound on its layout";
+    EXPECT_GE(bound / measured, 0.1) << run["id"];
+    std::printf("  %-44s step %.3g s, bound %.3g s on tp %g pp %g cp %g: %.2f of the bound's speed\n",
+                run["id"].get<std::string>().c_str(), measured, bound, check["tp"].get<double>(),
+                check["pp"].get<double>(), check["cp"].get<double>(), bound / measured);
+    ++checked;
+  }
+  EXPECT_GE(checked, 5);
 }
 
 }  // namespace

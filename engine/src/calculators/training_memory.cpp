@@ -166,7 +166,7 @@ void compute(const Args& args, Result& r) {
   std::vector<std::string> warnings;
   MemoryInputs in = read_memory_inputs(args, warnings);
   for (const auto& w : warnings) r.warn(w);
-  MemoryBreakdown b = training_memory_math(in);
+  MemoryBreakdown b = training_memory_math(in, args.chip());
   state_steps(in, b, r);
   activation_steps(in, b, r);
   per_chip_steps(args, in, b, r);

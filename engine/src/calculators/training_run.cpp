@@ -108,7 +108,7 @@ void cost_steps(const Args& args, const RunTimes& t, Result& r) {
 }
 
 void memory_steps(const Args& args, const MemoryInputs& mem, const RunTimes& t, Result& r) {
-  MemoryBreakdown b = training_memory_math(mem);
+  MemoryBreakdown b = training_memory_math(mem, args.chip());
   r.out("bytes_per_chip", b.bytes_per_chip);
   auto hbm = args.chip().hbm_bytes;
   if (!hbm) {

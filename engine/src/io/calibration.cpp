@@ -91,7 +91,7 @@ double t_quantile(double p, double df) {
   return z + g1 / df + g2 / (df * df) + g3 / (df * df * df) + g4 / (df * df * df * df);
 }
 
-BandFit fit_band(const std::vector<double>& shares) {
+BandFit fit_band(const std::vector<double>& shares, BandOf of) {
   if (shares.size() < 3) throw std::invalid_argument("a band needs at least three runs");
   std::vector<double> logs, sorted = shares;
   for (double s : shares) logs.push_back(std::log(s));
@@ -105,7 +105,7 @@ BandFit fit_band(const std::vector<double>& shares) {
   const double half = t_quantile((1 + kBandProbability) / 2, n - 1) * f.log_sd * std::sqrt(1 + 1 / n);
   f.low = std::exp(m - half);
   f.high = std::exp(m + half);
-  f.capped = f.high > 1;
+  f.capped = of == BandOf::bound && f.high > 1;
   if (f.capped) f.high = 1;
   f.geometric_mean = std::exp(m);
   std::size_t k = sorted.size();
@@ -145,6 +145,7 @@ json fit_bands(const json& catalog) {
   json bands = json::array();
   for (const json& regime : catalog.at("regimes")) {
     const std::string id = regime.at("id");
+    const BandOf of = regime.value("estimate", false) ? BandOf::estimate : BandOf::bound;
     std::vector<const RunShare*> mine;
     for (const RunShare& r : runs) {
       if (r.regime == id) mine.push_back(&r);
@@ -157,9 +158,9 @@ json fit_bands(const json& catalog) {
       listed.push_back({{"id", r->id}, {"share", r->share}});
     }
     json band = {{"regime", id}, {"title", regime.at("title")}, {"chip_kinds", regime.at("chip_kinds")},
-                 {"applies_to", regime.at("applies_to")}, {"runs", mine.size()}};
+                 {"applies_to", regime.at("applies_to")}, {"estimate", of == BandOf::estimate}, {"runs", mine.size()}};
     if (shares.size() >= 3) {
-      BandFit f = fit_band(shares);
+      BandFit f = fit_band(shares, of);
       band["low"] = f.low;
       band["high"] = f.high;
       band["capped"] = f.capped;
@@ -173,7 +174,7 @@ json fit_bands(const json& catalog) {
         for (std::size_t i = 0; i < shares.size(); ++i) {
           std::vector<double> rest = shares;
           rest.erase(rest.begin() + std::ptrdiff_t(i));
-          BandFit without = fit_band(rest);
+          BandFit without = fit_band(rest, of);
           inside += shares[i] >= without.low && shares[i] <= without.high;
         }
         band["leave_one_out_inside"] = inside;
@@ -189,7 +190,8 @@ json fit_bands(const json& catalog) {
           {"method", "Per regime, each published run's share of the engine's bound (measured / bound for a rate, bound / measured "
                      "for a time); the band is the log-normal prediction interval exp(m ± t·s·√(1 + 1/n)) of those n shares "
                      "(m, s: mean and standard deviation of their logs; t: Student's t at 0.95 with n − 1 degrees of freedom), "
-                     "its high end held at the bound. leave_one_out_inside counts the runs that lie in the band fitted without them."},
+                     "its high end held at the bound, except in a regime whose figure is an estimate (estimate: true; runs lie on "
+                     "either side of it, so its band is fitted on both sides of 1). leave_one_out_inside counts the runs that lie in the band fitted without them."},
           {"bands", bands}};
 }
 

@@ -25,11 +25,15 @@ struct BandFit {
   bool capped = false;       // the fit's high end passed the bound, which holds it at 1
   double median = 0, geometric_mean = 0, log_sd = 0, min = 0, max = 0;
 };
+// What the engine's figure is to a regime's runs: a bound no run beats (its band is held at 1), or
+// an estimate runs lie on either side of (a regime marked "estimate": its band is fitted on both
+// sides of 1, as training's peak memory per GPU is).
+enum class BandOf { bound, estimate };
 // The band of `shares` (each > 0): a log-normal prediction interval, exp(m ± t·s·√(1 + 1/n)) with m
 // and s the mean and standard deviation of the logs of n shares and t the t quantile at
-// (1 + kBandProbability) / 2 with n − 1 degrees of freedom; its high end is held at 1. At least
-// three shares (std::invalid_argument otherwise).
-BandFit fit_band(const std::vector<double>& shares);
+// (1 + kBandProbability) / 2 with n − 1 degrees of freedom; for a bound its high end is held at 1.
+// At least three shares (std::invalid_argument otherwise).
+BandFit fit_band(const std::vector<double>& shares, BandOf of = BandOf::bound);
 
 // One published run evaluated.
 struct RunShare {

@@ -235,7 +235,7 @@ StepNetwork step_network(const Chip& chip, double chips) {
   return n;
 }
 
-MemoryBreakdown training_memory_math(const MemoryInputs& in) {
+MemoryBreakdown training_memory_math(const MemoryInputs& in, const Chip& chip) {
   MemoryBreakdown b;
   b.bytes_per_param = in.weight_bytes + in.grad_bytes + in.optimizer_bytes + in.master_bytes;
   b.params_bytes = in.params * in.weight_bytes;
@@ -247,15 +247,7 @@ MemoryBreakdown training_memory_math(const MemoryInputs& in) {
   StepModel sm = step_model(in);
   bool true_widths = in.remat == Remat::selective || (in.accounting == Accounting::practice && in.remat == Remat::none);
   if (in.model && true_widths) b.checkpoints_per_layer = saved_tensors_per_layer(sm, in.remat);
-  StepSettings settings;
-  settings.accounting = in.accounting;
-  settings.batch_tokens = in.batch_tokens;
-  settings.seq_len = in.T;
-  settings.weight_bytes = in.weight_bytes;
-  settings.grad_bytes = in.grad_bytes;
-  settings.optimizer_bytes = in.optimizer_bytes;
-  settings.master_bytes = in.master_bytes;
-  settings.act_bytes = in.act_bytes;
+  StepSettings settings = in.settings(chip, 0);
   b.per_chip = step_memory(sm, settings, in.layout());
   bool book_batch = in.accounting == Accounting::book && in.micro_batch <= 0 && in.degrees.pp == 1;
   if (in.model && b.checkpoints_per_layer && book_batch) {

@@ -55,7 +55,7 @@ struct MemoryBreakdown {
   StepMemory per_chip;           // each part on the largest stage's chip
 };
 
-MemoryBreakdown training_memory_math(const MemoryInputs& in);
+MemoryBreakdown training_memory_math(const MemoryInputs& in, const Chip& chip);
 // [tokens, D]-sized tensors saved per layer under a checkpointing policy; null when unknown.
 std::optional<double> checkpoints_per_layer(const std::string& policy, const Model* m, double custom);
 
