@@ -242,3 +242,29 @@ TEST(TrainingRuns, PublishedStepsTakeLongerThanTheBoundOnTheirLayout) {
 }
 
 }  // namespace
+
+// A chip without a pod size (a consumer GPU, a Mac, a CPU) trains on one chip when no chips are
+// given, and a warning says so; a chip with a pod still defaults to it. training_comm still asks
+// for the fabric's figure where the chip has none (an RTX 4090 has no NVLink), even on one chip.
+namespace {
+
+using scalelab::testing::json;
+
+TEST(TrainingDefaults, AChipWithoutAPodSizeTrainsOnOneChip) {
+  for (const char* chip : {"a100", "rtx-4090", "apple-m2", "desktop-ddr5"}) {
+    for (const char* calculator : {"training_memory", "training_comm", "training_run"}) {
+      if (std::string(calculator) == "training_comm" && std::string(chip) != "a100") continue;
+      scalelab::Evaluation e = scalelab::evaluate(calculator, json{{"chip", chip}}.dump());
+      ASSERT_EQ(e.status, scalelab::Status::ok) << calculator << " on " << chip << ": " << e.param << ": " << e.message;
+      json r = json::parse(e.json);
+      EXPECT_EQ(r["outputs"]["chips"], 1) << calculator << " on " << chip;
+      EXPECT_NE(r["warnings"].dump().find("has no pod size: one chip is assumed"), std::string::npos)
+          << calculator << " on " << chip << ": " << r["warnings"].dump();
+    }
+  }
+  scalelab::Evaluation pod = scalelab::evaluate("training_memory", json{{"chip", "tpu-v5p"}}.dump());
+  ASSERT_EQ(pod.status, scalelab::Status::ok);
+  EXPECT_EQ(json::parse(pod.json)["outputs"]["chips"], 8960);
+}
+
+}  // namespace

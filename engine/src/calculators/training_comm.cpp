@@ -34,7 +34,7 @@ double& degree_ref(Degrees& d, const std::string& name) {
 }
 
 // §2.3 "Degrees": the strategy's own degree absorbs the chips the given ones leave.
-Degrees resolve_degrees(const Args& args, Strategy strategy, double& chips, bool& at_optimum) {
+Degrees resolve_degrees(const Args& args, Strategy strategy, double& chips, bool& at_optimum, Result& r) {
   Degrees d;
   std::map<std::string, double> given;
   for (const char* name : kDegreeNames) {
@@ -52,9 +52,10 @@ Degrees resolve_degrees(const Args& args, Strategy strategy, double& chips, bool
   if (args.given("chips")) {
     chips = args.num("chips");
   } else {
-    auto pod = args.chip().pod_chips;
-    if (!pod) throw InputError("chips", "is required: " + args.chip().name() + " has no pod size");
-    chips = strategy == Strategy::dcn_dp ? *pod * rest : *pod;
+    std::vector<std::string> warnings;
+    double pod = default_chips(args.chip(), warnings);
+    for (const auto& w : warnings) r.warn(w);
+    chips = strategy == Strategy::dcn_dp ? pod * rest : pod;
   }
   if (!given.count(own)) {
     double q = chips / rest;
@@ -207,7 +208,7 @@ CommSetup read_setup(const Args& args, Result& r, const Model*& model, double& c
   CommSetup s;
   s.strategy = parse_strategy(args.str("strategy"));
   read_layer(args, s, model, r);
-  s.deg = resolve_degrees(args, s.strategy, chips, s.at_optimum);
+  s.deg = resolve_degrees(args, s.strategy, chips, s.at_optimum, r);
   s.N = chips;
   s.fabric = args.given("fabric") ? parse_fabric(args.str("fabric"))
                                   : default_fabric(chip, s.strategy, s.deg, chips);

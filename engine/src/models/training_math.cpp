@@ -70,6 +70,12 @@ Offload parse_offload(const std::string& s) {
 
 double default_workspace_bytes(const Chip& chip) { return chip.is_gpu() ? kGiB : 0; }
 
+double default_chips(const Chip& chip, std::vector<std::string>& warnings) {
+  if (chip.pod_chips) return *chip.pod_chips;
+  warnings.push_back(chip.name() + " has no pod size: one chip is assumed (give the number of chips for more).");
+  return 1;
+}
+
 StepLayout MemoryInputs::layout() const {
   StepLayout l;
   l.tp = degrees.tp;
@@ -284,7 +290,7 @@ double exact_quotient(double total, double divisor, const std::string& param, co
   return q;
 }
 
-Degrees resolve_memory_degrees(const Args& args, double cp, double& chips) {
+Degrees resolve_memory_degrees(const Args& args, double cp, double& chips, std::vector<std::string>& warnings) {
   Degrees d;
   d.dp = args.num_if("dp").value_or(1);
   d.tp = args.num_if("tp").value_or(1);
@@ -309,9 +315,7 @@ Degrees resolve_memory_degrees(const Args& args, double cp, double& chips) {
     chips = rest * d.fsdp;
     return d;
   }
-  auto pod = args.chip().pod_chips;
-  if (!pod) throw InputError("chips", "is required: " + args.chip().name() + " has no pod size");
-  chips = *pod;
+  chips = default_chips(args.chip(), warnings);
   d.fsdp = chips;
   return d;
 }
@@ -434,7 +438,7 @@ MemoryInputs read_memory_inputs(const Args& args, std::vector<std::string>& warn
   in.T = args.num("T");
   in.cp = args.num_if("cp").value_or(1);
   in.ep = args.num_if("ep").value_or(1);
-  in.degrees = resolve_memory_degrees(args, in.cp, in.chips);
+  in.degrees = resolve_memory_degrees(args, in.cp, in.chips, warnings);
   in.weight_bytes = args.dtype("weight_dtype");
   in.act_bytes = args.dtype("activation_dtype");
   in.grad_bytes = args.num("grad_bytes_per_param");

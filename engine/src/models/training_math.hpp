@@ -3,6 +3,7 @@
 #pragma once
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/result.hpp"
 #include "schema/args.hpp"
@@ -82,6 +83,9 @@ void memory_part_steps(const StepSettings& s, const StepLayout& l, double vocab,
 // Default framework workspace on a chip under practice accounting (bytes): CUDA context, cuBLAS
 // and NCCL buffers on a GPU, none on a TPU or CPU.
 double default_workspace_bytes(const Chip& chip);
+// Chips when neither chips nor a degree sets them: the chip's pod, else one chip (a consumer GPU,
+// a Mac, a measured CPU), with a warning that says so.
+double default_chips(const Chip& chip, std::vector<std::string>& warnings);
 
 // ---- communication (ch 5, 12) ---------------------------------------------------------
 
