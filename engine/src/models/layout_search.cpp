@@ -1,6 +1,7 @@
 #include "layout_search.hpp"
 
 #include <algorithm>
+#include <tuple>
 #include <cmath>
 
 #include "core/format.hpp"
@@ -22,10 +23,17 @@ std::vector<double> divisors(double value) {
 
 bool divides(double d, double n) { return d >= 1 && std::fmod(n, d) == 0; }
 
-// Equal step times: the one with less memory first.
+// Equal step times: the one with less memory first, then the layout's own order, so that the
+// ranking is one total order (the same top layouts natively and in WebAssembly, whose standard
+// libraries break ties differently).
 bool faster(const StepEval& a, const StepEval& b) {
   if (a.time.step_s != b.time.step_s) return a.time.step_s < b.time.step_s;
-  return a.memory.total < b.memory.total;
+  if (a.memory.total != b.memory.total) return a.memory.total < b.memory.total;
+  const StepLayout &x = a.layout, &y = b.layout;
+  return std::tie(x.tp, x.pp, x.dp, x.fsdp, x.cp, x.ep, x.zero, x.micro_batch, x.virtual_stages, x.remat, x.schedule,
+                  x.sequence_parallel, x.offload) < std::tie(y.tp, y.pp, y.dp, y.fsdp, y.cp, y.ep, y.zero, y.micro_batch,
+                                                             y.virtual_stages, y.remat, y.schedule, y.sequence_parallel,
+                                                             y.offload);
 }
 
 class Collector {
