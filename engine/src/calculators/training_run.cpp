@@ -16,14 +16,17 @@ struct RunTimes {
   double C = 0, chips = 1, total_flops = 0, t_s = 0, mfu = 0;
 };
 
-// Attention's FLOPs over the whole run, as the book's transformer chapter counts them: 2·T·N·(H_qk +
-// H_v) a token per layer forward, three times that with the backward pass, no causal discount.
+// Attention's FLOPs over the whole run as a causal model executes them: the book's 2·T·N·(H_qk + H_v)
+// a token per layer forward, halved by the causal mask (the book's note on causal masking: a token
+// attends to the tokens before it, which a flash-attention kernel skips the rest of), three times
+// that with the backward pass. The layout's step time counts attention so too, so that no MFU
+// counted with attention exceeds 1 at the bound.
 std::optional<Expr> attention_flops(const MemoryInputs& mem, double tokens, Result& r) {
   if (!mem.model) return std::nullopt;
   const Model& m = *mem.model;
-  return r.step("Attention FLOPs (the book's count: forward and backward, no causal discount)", "F_{attn}",
+  return r.step("Attention FLOPs (forward and backward, causal: half the dot products)", "F_{attn}",
                 3 * 2 * r.sym("T", mem.T) * r.sym("N", m.N) * r.sym("(H_{qk} + H_v)", head_dim_qk(m) + head_dim_v(m)) *
-                    r.sym("L", m.L) * r.sym("D", tokens),
+                    r.sym("L", m.L) * r.sym("D", tokens) / 2,
                 "FLOPs");
 }
 
@@ -59,6 +62,11 @@ RunTimes time_steps(const Args& args, const MemoryInputs& mem, Result& r) {
     Expr time = r.step("Wall time from chip-hours", "t", r.sym("\\text{chip-hours}", args.num("chip_hours")) * 3600 / n, "s");
     Expr peak = r.step("Peak FLOPs in that time", "\\text{peak}", n * time * C, "FLOPs");
     t.t_s = time.value();
+    if (flops.value() > peak.value()) {
+      throw InputError("chip_hours", "must be at least " + plain(flops.value() / t.C / 3600) +
+                                         ": fewer chip-hours than 6·P·D needs at the chips' peak (an MFU above 1), got " +
+                                         plain(args.num("chip_hours")));
+    }
     t.mfu = r.step("Implied MFU (6·P·D convention)", "\\text{MFU}", flops / peak, "ratio").value();
     if (with_attention) {
       mfu_attention = r.step("Implied MFU with attention", "\\text{MFU}_{attn}", *with_attention / peak, "ratio").value();
@@ -82,7 +90,13 @@ RunTimes time_steps(const Args& args, const MemoryInputs& mem, Result& r) {
     }
   }
   r.out("mfu", t.mfu);
-  if (with_attention) {
+  if (with_attention && mfu_attention > 1) {
+    // an MFU counted as 6·P·D leaves attention's FLOPs no time when it is near 1: no run is that fast
+    r.warn("At an MFU of " + plain(t.mfu) + " counted as 6·P·D the chips would run attention's FLOPs too, at " +
+           plain(mfu_attention) + " of their peak, which no run reaches: the highest MFU counted as 6·P·D is " +
+           plain(flops.value() / with_attention->value()) + " here, and this time is below any real run's.");
+    r.out_null("mfu_with_attention");
+  } else if (with_attention) {
     r.out("mfu_with_attention", mfu_attention);
   } else {
     r.out_null("mfu_with_attention");

@@ -496,7 +496,8 @@ StepTime step_time(const StepModel& m, const StepSettings& s, const StepNetwork&
   t.ep_s = 2 * mbs * ep;
   t.pp_s = 2 * mbs * send;
   t.flops_6pd = 6 * m.params_active * s.batch_tokens;
-  t.flops_attention = t.flops_6pd + 3 * s.batch_tokens * m.layers * m.attn_flops_fwd_per_token_layer;
+  // attention counted as it executes (causal, as the step time counts it): no MFU exceeds 1 at the bound
+  t.flops_attention = t.flops_6pd + 3 * s.batch_tokens * m.layers * attention;
   double peak = l.chips() * C * t.step_s;
   t.mfu_6pd = peak > 0 ? t.flops_6pd / peak : 0;
   t.mfu_attention = peak > 0 ? t.flops_attention / peak : 0;

@@ -188,11 +188,11 @@ constexpr Output kTrainingComm[] = {
 constexpr Output kTrainingRun[] = {
     {"params", "params", "parameters", "parameters of the model", false},
     {"total_flops", "FLOPs", "training FLOPs", "FLOPs of the whole run, 6·P·D", false},
-    {"total_flops_with_attention", "FLOPs", "training FLOPs with attention", "6·P·D plus attention's FLOPs as the book counts them (null with bare params)", true},
+    {"total_flops_with_attention", "FLOPs", "training FLOPs with attention", "6·P·D plus attention's FLOPs as a causal model executes them, half the book's count (null with bare params)", true},
     {"mfu_convention", "", "MFU convention", "what the given MFU counts: 6pd or attention", false},
     {"chips", "chips", "chips", "chips the run uses", false},
     {"mfu", "ratio", "MFU", "model FLOPs utilisation counting 6·P·D (given, converted from the attention convention, or implied by chip_hours)", false},
-    {"mfu_with_attention", "ratio", "MFU with attention", "the same run's utilisation counting attention's FLOPs too (null with bare params)", true},
+    {"mfu_with_attention", "ratio", "MFU with attention", "the same run's utilisation counting attention's FLOPs too (null with bare params, or where that passes 1: a warning says so)", true},
     {"achieved_flops_per_s", "FLOP/s", "achieved FLOP/s", "FLOP/s the run sustains over all chips", false},
     {"peak_flops", "FLOP/s", "peak FLOP/s", "FLOP/s of all chips at their peak", false},
     {"t_s", "s", "run time", "wall-clock time of the run", false},
