@@ -72,6 +72,22 @@ test('loads with the engine numbers, the bar against HBM and the comm roofline; 
   await page.close();
 });
 
+test('chips left empty on a GPU without a pod size: one chip, and a warning says so', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + LAB + '?chip=h200');
+  await ready(page);
+  await type(page, 'chips', '');
+  await page.waitForFunction((el) => /H200 has no pod size: one chip is assumed/.test(document.querySelector(`${el} .lab-warnings`)?.textContent ?? ''), EL);
+  const params = await page.evaluate((el) => document.querySelector(el).params(), EL);
+  assert.equal(params.chips, undefined, 'no chips given');
+  const r = evaluate(CALC, params);
+  assert.equal(r.outputs.chips, 1);
+  for (const o of ['bytes_per_chip', 'hbm_bytes']) assert.equal(await out(page, o), expected(CALC, params, o), o);
+  await noNaN(page);
+  assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
+  await page.close();
+});
+
 test('a custom chip works', async () => {
   const { page, problems } = await watchedPage(browser.context, server.url);
   await page.goto(server.url + '/about/');

@@ -56,6 +56,22 @@ test('loads with LLaMA-3 70B on 15T tokens: FLOPs, days, dollars, minimum slice,
   await page.close();
 });
 
+test('chips left empty on a GPU without a pod size: one chip, and a warning says so', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + LAB + '?chip=b200');
+  await ready(page);
+  await type(page, 'chips', '');
+  await page.waitForFunction((el) => /B200 has no pod size: one chip is assumed/.test(document.querySelector(`${el} .lab-warnings`)?.textContent ?? ''), EL);
+  const params = await page.evaluate((el) => document.querySelector(el).params(), EL);
+  assert.equal(params.chips, undefined, 'no chips given');
+  const r = evaluate(CALC, params);
+  assert.equal(r.outputs.chips, 1);
+  for (const o of ['days', 'chip_hours']) assert.equal(await out(page, o), expected(CALC, params, o), o);
+  await noNaN(page);
+  assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
+  await page.close();
+});
+
 test('a custom chip works', async () => {
   const { page, problems } = await watchedPage(browser.context, server.url);
   await page.goto(server.url + '/about/');

@@ -79,7 +79,7 @@ export class TrainingPodLab extends LabElement<'training_run'> {
     return html`${base}
       <div class="lb-scroll"><table class="lb-table layouts">
         <caption>${shown.length ? `Layout search: the ${shown.length === layouts.length ? '' : `${shown.length} `}fastest of the ${f(o.layouts_fitting, 'count')} layouts that fit, by step time` : 'Layout search: no layout fits on these chips'}</caption>
-        <thead><tr><th scope="col">rank</th>${this.degreeHeads()}<th scope="col">step</th><th scope="col" title="the share of the step spent on math (1: no time lost to communication or the bubble); the run as a whole is at the MFU above">math share</th><th scope="col">bound by</th><th scope="col">bytes per chip</th></tr></thead>
+        <thead><tr><th scope="col">rank</th>${this.degreeHeads()}<th scope="col">step</th><th scope="col" title="the MFU this layout reaches at its step's bound: 6·P·D over the chips' peak for that time, below 1 by attention, recomputation, the bubble and communication it cannot hide; the run as a whole is at the MFU above">best MFU</th><th scope="col">bound by</th><th scope="col">bytes per chip</th></tr></thead>
         <tbody>${shown.length ? shown.map((l, i) => html`<tr><td>${i + 1}</td><td>${l.dp}</td><td>${l.fsdp}</td><td>${l.tp}</td><td>${l.pp}</td><td>${f(l.step_s, 's')}</td><td>${f(l.mfu, 'ratio')}</td><td>${boundWords(l.bound)}</td><td>${f(l.bytes_per_chip, 'bytes')}</td></tr>`)
           : html`<tr><td colspan="9">No layout fits on these chips.</td></tr>`}</tbody>
       </table></div>
