@@ -117,4 +117,54 @@ TEST(Bands, AnEstimatesBandIsFittedOnBothSidesOfIt) {
   EXPECT_GE(estimates, 1);
 }
 
+// The expected range beside a bound: decode and local inference write, beside each bound they
+// compare with published runs, the band of that regime times the bound (a time: the bound over the
+// band). The band is fitted to these runs, so the runs lie inside the ranges the engine writes for
+// their own setups: the 90 % band holds at least 80 % of them, and a run named here lies inside.
+TEST(Bands, PublishedDecodeAndLocalRunsLieInsideTheExpectedRangeBesideTheirBound) {
+  json catalog = json::parse(scalelab::measurements_json());
+  std::size_t checked = 0, inside = 0;
+  std::string outside;
+  for (const json& run : catalog["runs"]) {
+    std::string calculator = run["calculator"], output = run["measured"]["output"], id = run["id"];
+    if (calculator != "decode" && calculator != "local_inference") continue;
+    scalelab::Evaluation e = scalelab::evaluate(calculator, run["inputs"].dump());
+    ASSERT_EQ(e.status, scalelab::Status::ok) << id << ": " << e.message;
+    const json out = json::parse(e.json)["outputs"];
+    const json &low = out["expected_" + output + "_low"], &high = out["expected_" + output + "_high"];
+    ASSERT_TRUE(low.is_number() && high.is_number()) << id << ": no expected range beside " << output;
+    double bound = out[output], measured = run["measured"]["value"];
+    if (output == "tokens_per_s") {  // the range is the band's shares of the bound
+      EXPECT_NEAR(low.get<double>(), out["expected_share_low"].get<double>() * bound, 1e-9 * bound) << id;
+      EXPECT_NEAR(high.get<double>(), out["expected_share_high"].get<double>() * bound, 1e-9 * bound) << id;
+    }
+    EXPECT_LE(low.get<double>(), high.get<double>()) << id;
+    ++checked;
+    if (measured >= low.get<double>() && measured <= high.get<double>()) ++inside;
+    else outside += " " + id;
+  }
+  EXPECT_GE(checked, 50u) << "published decode and local runs";
+  EXPECT_GE(double(inside), 0.8 * double(checked)) << inside << " of " << checked << " inside; outside:" << outside;
+}
+
+TEST(Bands, AnExpectedRangeNamesItsRunsAndSaysWhenTheSetupLiesOutsideThem) {
+  // llama.cpp's LLaMA 3 8B Q4_K_M on an RTX 4090 at batch 1: inside the local-GPU runs
+  json in = json::parse(scalelab::evaluate("local_inference", R"({"chip": "rtx-4090", "model": "llama3-8b", "context": 1024})").json);
+  EXPECT_EQ(in["outputs"]["expected_covered"], true);
+  EXPECT_GE(in["outputs"]["expected_runs"].get<double>(), 10);
+  bool said = false;
+  for (const auto& s : in["steps"]) said = said || s["label"].get<std::string>().find("published runs of local inference on a GPU") != std::string::npos;
+  EXPECT_TRUE(said) << "a step names the band it comes from";
+  // 64 users: the runs had one, so the range is carried beyond them, and says so
+  json many = json::parse(scalelab::evaluate("local_inference", R"({"chip": "rtx-4090", "model": "llama3-8b", "users": 64})").json);
+  EXPECT_EQ(many["outputs"]["expected_covered"], false);
+  bool warned = false;
+  for (const auto& w : many["warnings"]) warned = warned || w.get<std::string>().find("users") != std::string::npos;
+  EXPECT_TRUE(warned);
+  // decode on a TPU has a band; local inference on a TPU has none: null, not a guess
+  json tpu = json::parse(scalelab::evaluate("local_inference", R"({"chip": "tpu-v5e", "model": "llama3-8b"})").json);
+  EXPECT_TRUE(tpu["outputs"]["expected_tokens_per_s_low"].is_null());
+  EXPECT_TRUE(tpu["outputs"]["expected_covered"].is_null());
+}
+
 }  // namespace

@@ -2,10 +2,21 @@
 // and what fits in the slice's HBM.
 #include "calculators/calculators.hpp"
 #include "models/common.hpp"
+#include "models/expected.hpp"
 #include "models/inference.hpp"
 
 namespace scalelab {
 namespace {
+
+// The range published decode runs on this kind of chip reach, beside the tokens/s and step-time bounds.
+void output_expected(const InferenceSetup& setup, const DecodeFigures& f, const Setup& settings, Result& r) {
+  const Band* band = band_for("decode", "tokens_per_s", setup.chip->kind);
+  out_expected(band, {"tokens_per_s", "expected_tokens_per_s_low", "expected_tokens_per_s_high", "tokens/s",
+                      "tokens per second"}, f.tokens_per_s, r);
+  out_expected(band_for("decode", "step_s", setup.chip->kind),
+               {"step_s", "expected_step_s_low", "expected_step_s_high", "s", "step time"}, f.step_s, r);
+  out_band(band, settings, r);
+}
 
 void compute(const Args& args, Result& r) {
   const InferenceSetup& setup = inference_setup(args);
@@ -16,6 +27,7 @@ void compute(const Args& args, Result& r) {
   DecodeFigures f = decode_step(setup, args.num("batch"), chips, args.num("context"), r.log());
   output_decode(f, r);
   output_measured(args, f, f.tokens_per_s, r);
+  output_expected(setup, f, {{"batch", args.num("batch")}, {"chips", chips}, {"context", args.num("context")}}, r);
 }
 
 }  // namespace

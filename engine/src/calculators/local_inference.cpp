@@ -10,6 +10,7 @@
 #include "schema/params.hpp"
 #include "calculators/calculators.hpp"
 #include "models/common.hpp"
+#include "models/expected.hpp"
 #include "models/local_device.hpp"
 #include "models/model_math.hpp"
 
@@ -359,6 +360,18 @@ std::optional<std::string> binding_tier(const std::vector<Tier>& tiers, double t
   return bound;
 }
 
+// The range published runs of local runtimes on this kind of device reach, beside the bounds.
+void output_expected(ChipKind kind, double step, double tokens, double ttft, const Setup& settings, Result& r) {
+  const Band* band = band_for("local_inference", "tokens_per_s", kind);
+  out_expected(band, {"tokens_per_s", "expected_tokens_per_s_low", "expected_tokens_per_s_high", "tokens/s",
+                      "tokens per second"}, tokens, r);
+  out_expected(band_for("local_inference", "step_s", kind),
+               {"step_s", "expected_step_s_low", "expected_step_s_high", "s", "time per token step"}, step, r);
+  out_expected(band_for("local_inference", "ttft_s", kind),
+               {"ttft_s", "expected_ttft_s_low", "expected_ttft_s_high", "s", "time to first token"}, ttft, r);
+  out_band(band, settings, r);
+}
+
 void compute(const Args& args, Result& r) {
   const Chip& chip = args.chip();
   const Model& m = args.model();
@@ -525,6 +538,7 @@ void compute(const Args& args, Result& r) {
   else r.out_null("suggested_format");
   out_opt(r, "suggested_context", s.context);
   out_opt(r, "suggested_devices", s.devices);
+  output_expected(chip.kind, step, tokens, ttft, {{"users", users}, {"context", context}}, r);
 }
 
 constexpr double kGiB = 1073741824.0;

@@ -319,6 +319,16 @@ constexpr Output kLocalInference[] = {
     {"suggested_format", "", "suggested format", "a smaller weight format that fits (null if not the suggestion)", true},
     {"suggested_context", "tokens", "suggested context", "a context that fits (null if not the suggestion)", true},
     {"suggested_devices", "count", "suggested devices", "devices that would hold the model (null if not the suggestion)", true},
+    {"expected_tokens_per_s_low", "tokens/s", "expected tokens per second, low", "the bound times the low end of the share published local runs on this kind of device reach (null where no runs calibrate it)", true},
+    {"expected_tokens_per_s_high", "tokens/s", "expected tokens per second, high", "the bound times the high end of the share published local runs on this kind of device reach (null where no runs calibrate it)", true},
+    {"expected_step_s_low", "s", "expected time per token step, short", "the step-time bound over the high end of the published runs' share (null where no runs calibrate it)", true},
+    {"expected_step_s_high", "s", "expected time per token step, long", "the step-time bound over the low end of the published runs' share (null where no runs calibrate it)", true},
+    {"expected_ttft_s_low", "s", "expected time to first token, short", "the time-to-first-token bound over the high end of the share published prefill runs reach (null where no runs calibrate it)", true},
+    {"expected_ttft_s_high", "s", "expected time to first token, long", "the time-to-first-token bound over the low end of the share published prefill runs reach (null where no runs calibrate it)", true},
+    {"expected_runs", "count", "published runs behind the range", "how many published runs the expected tokens/s range is fitted to (null where no runs calibrate it)", true},
+    {"expected_share_low", "ratio", "expected share of the bound, low", "the low end of the share of the tokens/s bound published runs reach (null where no runs calibrate it)", true},
+    {"expected_share_high", "ratio", "expected share of the bound, high", "the high end of the share of the tokens/s bound published runs reach (null where no runs calibrate it)", true},
+    {"expected_covered", "", "setup within the published runs", "whether users and context lie within what the published runs took (null where no runs calibrate it)", true},
 };
 
 constexpr Output kFinetune[] = {

@@ -106,6 +106,14 @@ inline constexpr Output kDecodeOutputs[] = {
     {"achieved_bytes_per_s", "bytes/s", "achieved bandwidth", "bytes a decode step reads, over its time, times the measured share (null without a measurement)", true},
     {"achieved_flops_per_s", "FLOP/s", "achieved FLOP/s", "FLOPs of a decode step, over its time, times the measured share (null without a measurement)", true},
     {"measured_verdict", "", "what usually explains the gap", "a sentence on the overheads that usually separate a measurement from this share of the bound (null without a measurement)", true},
+    {"expected_tokens_per_s_low", "tokens/s", "expected tokens per second, low", "the bound times the low end of the share published decode runs on this kind of chip reach (null where no runs calibrate it)", true},
+    {"expected_tokens_per_s_high", "tokens/s", "expected tokens per second, high", "the bound times the high end of the share published decode runs on this kind of chip reach (null where no runs calibrate it)", true},
+    {"expected_step_s_low", "s", "expected step time, short", "the step-time bound over the high end of the published runs' share (null where no runs calibrate it)", true},
+    {"expected_step_s_high", "s", "expected step time, long", "the step-time bound over the low end of the published runs' share (null where no runs calibrate it)", true},
+    {"expected_runs", "count", "published runs behind the range", "how many published runs the expected range is fitted to (null where no runs calibrate it)", true},
+    {"expected_share_low", "ratio", "expected share of the bound, low", "the low end of the share of the bound published runs reach (null where no runs calibrate it)", true},
+    {"expected_share_high", "ratio", "expected share of the bound, high", "the high end of the share of the bound published runs reach (null where no runs calibrate it)", true},
+    {"expected_covered", "", "setup within the published runs", "whether batch, chips and context lie within what the published runs took (null where no runs calibrate it)", true},
 };
 // clang-format on
 
