@@ -155,12 +155,18 @@ TEST(Bands, AnExpectedRangeNamesItsRunsAndSaysWhenTheSetupLiesOutsideThem) {
   bool said = false;
   for (const auto& s : in["steps"]) said = said || s["label"].get<std::string>().find("published runs of local inference on a GPU") != std::string::npos;
   EXPECT_TRUE(said) << "a step names the band it comes from";
-  // 64 users: the runs had one, so the range is carried beyond them, and says so
-  json many = json::parse(scalelab::evaluate("local_inference", R"({"chip": "rtx-4090", "model": "llama3-8b", "users": 64})").json);
+  EXPECT_TRUE(in["outputs"]["expected_outside"].is_null());
+  // 64 users: the runs had one, so the range is carried beyond them, and says so in words
+  json many = json::parse(scalelab::evaluate("local_inference", R"({"chip": "rtx-4090", "model": "llama3-8b", "users": 64, "context": 1024})").json);
   EXPECT_EQ(many["outputs"]["expected_covered"], false);
-  bool warned = false;
-  for (const auto& w : many["warnings"]) warned = warned || w.get<std::string>().find("users") != std::string::npos;
-  EXPECT_TRUE(warned);
+  EXPECT_EQ(many["outputs"]["expected_outside"],
+            "The published runs behind this range took concurrent users 1; this setup takes concurrent users 64, "
+            "so the range is carried beyond what was measured.");
+  // decode's settings by their labels, each with the range the runs took and its unit
+  json slice = json::parse(scalelab::evaluate("decode", R"({"chip": "tpu-v5e", "model": "llama3-70b", "chips": 16, "batch": 32, "context": 8192})").json);
+  EXPECT_EQ(slice["outputs"]["expected_outside"],
+            "The published runs behind this range took chips 1–8 and context 205–2,048 tokens; this setup takes "
+            "chips 16 and context 8,192 tokens, so the range is carried beyond what was measured.");
   // decode on a TPU has a band; local inference on a TPU has none: null, not a guess
   json tpu = json::parse(scalelab::evaluate("local_inference", R"({"chip": "tpu-v5e", "model": "llama3-8b"})").json);
   EXPECT_TRUE(tpu["outputs"]["expected_tokens_per_s_low"].is_null());

@@ -21,4 +21,23 @@ struct FormatRow {
 extern const FormatRow kFormatRows[];
 extern const std::size_t kFormatRowCount;
 
+// One row per fitted band of data/bands.json, in its order: what the expected ranges beside the
+// bounds need (models/expected.hpp), read from the JSON at build time.
+struct BandRange {
+  const char* setting;  // a numeric setting of the band's runs: "batch", "context", …
+  double low, high;     // the least and the most the runs took
+};
+struct BandRow {
+  const char* regime;
+  const char* title;  // "decode on datacenter chips", to sit inside a sentence
+  double low, high;   // the band: shares of the bound
+  std::size_t runs;
+  const char* chip_kinds;  // " datacenter-gpu tpu ": each kind between spaces
+  const char* outputs;     // " decode.tokens_per_s decode.step_s ": calculator.output between spaces
+  const BandRange* ranges;
+  std::size_t range_count;
+};
+extern const BandRow kBandRows[];
+extern const std::size_t kBandRowCount;
+
 }  // namespace scalelab

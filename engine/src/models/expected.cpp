@@ -1,45 +1,18 @@
 #include "models/expected.hpp"
 
-#include <algorithm>
 #include <cstdio>
+#include <span>
+#include <string>
 
 #include "core/format.hpp"
+#include "schema/labels.hpp"
 
 namespace scalelab {
 namespace {
 
-Band read_band(const json& j) {
-  Band b;
-  b.regime = j.at("regime");
-  b.title = j.at("title");
-  b.low = j.at("low");
-  b.high = j.at("high");
-  b.runs = j.at("runs");
-  const json& covers = j.at("covers");
-  for (auto it = covers.begin(); it != covers.end(); ++it) {
-    const json& v = it.value();
-    if (v.is_array() && v.size() == 2 && v[0].is_number()) {
-      b.ranges.push_back({it.key(), {v[0].get<double>(), v[1].get<double>()}});
-    }
-  }
-  for (const json& k : j.at("chip_kinds")) b.chip_kinds.push_back(k);
-  for (const json& a : j.at("applies_to")) {
-    std::vector<std::string> outputs;
-    for (const json& o : a.at("outputs")) outputs.push_back(o);
-    b.applies_to.push_back({a.at("calculator"), std::move(outputs)});
-  }
-  return b;
-}
-
-const std::vector<Band>& bands() {
-  static const std::vector<Band> all = [] {
-    std::vector<Band> out;
-    for (const json& j : band_catalog().at("bands")) {
-      if (j.contains("low")) out.push_back(read_band(j));  // a regime of too few runs has no band
-    }
-    return out;
-  }();
-  return all;
+// Whether `word` stands between spaces in `list` (" datacenter-gpu tpu ").
+bool listed(std::string_view list, std::string_view word) {
+  return list.find(" " + std::string(word) + " ") != std::string_view::npos;
 }
 
 std::string two_digits(double x) {
@@ -50,26 +23,40 @@ std::string two_digits(double x) {
 
 // "published runs of decode on datacenter chips reach 0.25–0.93 of the bound, 18 runs"
 std::string band_words(const Band& b) {
-  return "published runs of " + b.title + " reach " + two_digits(b.low) + "–" + two_digits(b.high) +
+  return std::string("published runs of ") + b.title + " reach " + two_digits(b.low) + "–" + two_digits(b.high) +
          " of the bound, " + std::to_string(b.runs) + " runs";
+}
+
+std::string count(double x) { return format_quantity(x, "count"); }
+
+// A setting in words, from its label: "context (tokens)" → {"context", " tokens"}.
+struct SettingWords {
+  std::string name, unit;
+};
+SettingWords setting_words(std::string_view calculator, std::string_view setting) {
+  const std::string label(param_label(calculator, setting));
+  if (label.empty()) return {std::string(setting), ""};
+  const std::size_t open = label.find(" (");
+  if (open == std::string::npos || label.back() != ')') return {label, ""};
+  return {label.substr(0, open), " " + label.substr(open + 2, label.size() - open - 3)};
+}
+
+// "a, b and c"
+std::string and_list(const std::vector<std::string>& parts) {
+  std::string text;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    text += (i == 0 ? "" : i + 1 == parts.size() ? " and " : ", ") + parts[i];
+  }
+  return text;
 }
 
 }  // namespace
 
-bool Band::calibrates(std::string_view calculator, std::string_view output) const {
-  for (const auto& [calc, outputs] : applies_to) {
-    if (calc == calculator && std::find(outputs.begin(), outputs.end(), output) != outputs.end()) return true;
-  }
-  return false;
-}
-
 const Band* band_for(std::string_view calculator, std::string_view output, ChipKind kind) {
+  const std::string calculator_output = std::string(calculator) + "." + std::string(output);
   const std::string& kind_name = chip_kind_names()[std::size_t(kind)];
-  for (const Band& b : bands()) {
-    if (b.calibrates(calculator, output) &&
-        std::find(b.chip_kinds.begin(), b.chip_kinds.end(), kind_name) != b.chip_kinds.end()) {
-      return &b;
-    }
+  for (const Band& b : std::span(kBandRows, kBandRowCount)) {
+    if (listed(b.outputs, calculator_output) && listed(b.chip_kinds, kind_name)) return &b;
   }
   return nullptr;
 }
@@ -92,9 +79,10 @@ void out_expected(const Band* band, const ExpectedOutput& o, double bound, Resul
   r.out(o.high, r.step(label_high, "", time ? b / lo : hi * b, o.unit));
 }
 
-void out_band(const Band* band, const Setup& setup, Result& r) {
+void out_band(const Band* band, std::string_view calculator, const Setup& setup, Result& r) {
   if (!band) {
-    for (const char* name : {"expected_runs", "expected_share_low", "expected_share_high", "expected_covered"}) {
+    for (const char* name : {"expected_runs", "expected_share_low", "expected_share_high", "expected_covered",
+                             "expected_outside"}) {
       r.out_null(name);
     }
     return;
@@ -102,18 +90,24 @@ void out_band(const Band* band, const Setup& setup, Result& r) {
   r.out("expected_runs", double(band->runs));
   r.out("expected_share_low", band->low);
   r.out("expected_share_high", band->high);
-  bool covered = true;
+  std::vector<std::string> theirs, ours;
   for (const auto& [name, value] : setup) {
-    for (const auto& [key, range] : band->ranges) {
-      if (key != name || (value >= range.first && value <= range.second)) continue;
-      covered = false;
-      r.warn("The expected range comes from published runs of " + band->title + " with " + std::string(name) +
-             " from " + format_quantity(range.first, "count") + " to " + format_quantity(range.second, "count") +
-             "; this setup's " + std::string(name) + " (" + format_quantity(value, "count") +
-             ") lies outside them, so the range is carried beyond what was measured.");
+    for (const BandRange& range : std::span(band->ranges, band->range_count)) {
+      if (range.setting != name || (value >= range.low && value <= range.high)) continue;
+      const SettingWords words = setting_words(calculator, name);
+      const std::string span = range.low == range.high ? count(range.low)
+                                                         : count(range.low) + "–" + count(range.high);
+      theirs.push_back(words.name + " " + span + words.unit);
+      ours.push_back(words.name + " " + count(value) + words.unit);
     }
   }
-  r.out("expected_covered", covered);
+  r.out("expected_covered", ours.empty());
+  if (ours.empty()) {
+    r.out_null("expected_outside");
+  } else {
+    r.out("expected_outside", "The published runs behind this range took " + and_list(theirs) + "; this setup takes " +
+                                  and_list(ours) + ", so the range is carried beyond what was measured.");
+  }
 }
 
 }  // namespace scalelab

@@ -3,28 +3,18 @@
 // time or a rate asks for its regime's band and writes, beside the bound, the range real systems
 // reach: share × bound for a rate, bound / share for a time.
 #pragma once
-#include <cstddef>
-#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include "catalog/catalog.hpp"
+#include "catalog/catalog_data.hpp"
 #include "core/result.hpp"
 
 namespace scalelab {
 
-// One regime's band, read once from data/bands.json.
-struct Band {
-  std::string regime, title;
-  double low = 0, high = 0;
-  std::size_t runs = 0;
-  // the range of each numeric setting the runs took (batch, chips, context, users, …)
-  std::vector<std::pair<std::string, std::pair<double, double>>> ranges;
-  std::vector<std::string> chip_kinds;
-  std::vector<std::pair<std::string, std::vector<std::string>>> applies_to;  // calculator, its outputs
-  bool calibrates(std::string_view calculator, std::string_view output) const;
-};
+// One regime's band: a row the build reads from data/bands.json (catalog/catalog_data.hpp).
+using Band = BandRow;
 
 // The band of the regime whose runs calibrate `output` of `calculator` on a chip of `kind`; null
 // when no regime does or its runs are too few to fit a band.
@@ -39,11 +29,12 @@ struct ExpectedOutput {
 // (share × bound for a rate, bound / share for a time, unit "s"); both null without a band.
 void out_expected(const Band* band, const ExpectedOutput& o, double bound, Result& r);
 
-// The settings of the reader's setup checked against the band's runs (the keys of `ranges`).
+// The settings of the reader's setup checked against the band's runs (its ranges' settings).
 using Setup = std::vector<std::pair<std::string_view, double>>;
-// The band's own figures: expected_runs, expected_share_low, expected_share_high and
-// expected_covered (false, with a warning naming the setting, when the setup lies outside what the
-// runs took). All null without a band.
-void out_band(const Band* band, const Setup& setup, Result& r);
+// The band's own figures: expected_runs, expected_share_low, expected_share_high, expected_covered
+// and expected_outside: null when the setup lies within what the runs took, else a sentence naming
+// in words (the labels of `calculator`'s parameters) each setting that lies outside and the range
+// the runs took. All null without a band.
+void out_band(const Band* band, std::string_view calculator, const Setup& setup, Result& r);
 
 }  // namespace scalelab

@@ -114,6 +114,7 @@ inline constexpr Output kDecodeOutputs[] = {
     {"expected_share_low", "ratio", "expected share of the bound, low", "the low end of the share of the bound published runs reach (null where no runs calibrate it)", true},
     {"expected_share_high", "ratio", "expected share of the bound, high", "the high end of the share of the bound published runs reach (null where no runs calibrate it)", true},
     {"expected_covered", "", "setup within the published runs", "whether batch, chips and context lie within what the published runs took (null where no runs calibrate it)", true},
+    {"expected_outside", "", "setup beyond the published runs", "a sentence naming the settings that lie outside what the published runs took, and their range (null when none does, or where no runs calibrate it)", true},
 };
 // clang-format on
 
