@@ -11,6 +11,7 @@ import { memoryMeter, num } from './memory-meter';
 import { article } from './words';
 import { isError, type PublishedRun, type Result } from '../engine';
 import { publishedRuns } from '../published-runs';
+import { expectedLine } from './expected';
 
 interface Tier { tier: string; label: string; capacity_bytes: number | null; bytes_per_s: number; stored_bytes: number; stored_share: number; read_bytes: number; t_s: number }
 
@@ -108,6 +109,7 @@ export class CanIRunLab extends LabElement<'local_inference'> {
       ${o.fits ? html`${this.fitWords(true, 'It fits', '')} on ${on}.` : html`${this.fitWords(false, '', 'It does not fit')} on ${on}: the rest spills to slower memory.`}
       At most ${this.fig('tokens_per_s')}, ${bound}-bound (${what} sets the pace);
       the first token after ${article(this.engine!.format(num(o.prompt_tokens), 'count'))} ${this.engine!.format(num(o.prompt_tokens), 'count')}-token prompt takes at least ${this.fig('ttft_s')}.</p>
+      ${expectedLine(this.engine!, r, 'tokens_per_s', 'tokens/s')}
       ${this.meter(r)}
       ${this.tiers(r)}
       ${this.measuredAgainstBound(r)}
