@@ -166,14 +166,15 @@ test('labs: Plain shows human labels, Technical the parameter names and the deri
   const { page } = await watchedPage(browser.context, server.url);
   await page.goto(`${server.url}/labs/decode/`);
   await page.waitForFunction(() => Number(document.querySelector('[data-lab]')?.dataset.rendered) > 0);
-  const labels = () => page.$$eval('.lab-controls label', (ls) => ls.map((l) => l.innerText.trim()));
+  // the main control sits above the result (.lab-main), the rest in the settings (.lab-controls)
+  const labels = () => page.$$eval('.lab-main label, .lab-controls label', (ls) => ls.map((l) => l.innerText.trim()));
   for (const l of await labels()) assert.doesNotMatch(l, /\b[a-z]+_[a-z_]+\b/, `Plain label without code identifiers: “${l}”`);
-  assert.equal(await page.locator('.lab-controls .c-name').count(), 0, 'no raw names in Plain');
+  assert.equal(await page.locator('[data-lab] .c-name').count(), 0, 'no raw names in Plain');
   assert.equal(await page.locator('details.lab-steps').evaluate((d) => d.open), false, 'Plain folds the derivation');
   await page.click('.mode-switch button[data-mode="technical"]');
-  await page.waitForFunction(() => document.querySelector('.lab-controls .c-name') !== null);
+  await page.waitForFunction(() => document.querySelector('[data-lab] .c-name') !== null);
   assert.equal(await page.locator('details.lab-steps').evaluate((d) => d.open), true, 'Technical opens the derivation');
-  assert.ok((await page.$$eval('.lab-controls .c-name', (es) => es.map((e) => e.textContent))).includes('batch'), 'Technical names the parameters');
+  assert.ok((await page.$$eval('[data-lab] .c-name', (es) => es.map((e) => e.textContent))).includes('batch'), 'Technical names the parameters');
   await page.click('.mode-switch button[data-mode="plain"]');
   await page.close();
 });
