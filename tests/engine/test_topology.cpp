@@ -98,6 +98,24 @@ TEST(Topology, CollectiveAxisLongerThanThePodIsRefused) {
   EXPECT_TRUE(contains(e.message, "DCN")) << e.message;
 }
 
+// The book's chip-free ring questions: no chip named and the link given, so the axis is the
+// reader's own ring (it wraps unless told not), not a slice of the default chip's pod.
+TEST(Topology, CollectiveOnTheReadersOwnRingHasNoPod) {
+  json ring = {{"op", "all_gather"}, {"bytes", 1e8}, {"axes", {42}}, {"link_bytes_per_s", 4.5e10}};
+  json r = eval_ok("collective", ring);
+  EXPECT_EQ(r["outputs"]["wraparound"], json::array({true}));
+  EXPECT_EQ(r["outputs"]["group_size"], 42);
+  EXPECT_TRUE(r["warnings"].empty()) << r["warnings"].dump();
+  ring["wraparound"] = false;
+  EXPECT_EQ(eval_ok("collective", ring)["outputs"]["hops"], 41);
+  ring.erase("axes");
+  auto e = eval_refused("collective", ring, "axes");
+  EXPECT_TRUE(contains(e.message, "no chip is named")) << e.message;
+  ring["axes"] = {42};
+  ring["chip"] = "tpu-v5e";  // a named chip's pod still limits its axes
+  eval_refused("collective", ring, "axes");
+}
+
 TEST(Topology, ChipWithoutAWraparoundRuleSaysItAssumesOne) {
   json r = eval_ok("collective", gather("tpu-v3", {4}));
   EXPECT_TRUE(warned(r, "no wraparound rule for TPU v3")) << r["warnings"].dump();

@@ -63,18 +63,33 @@ double product(const std::vector<double>& xs) {
 
 std::optional<double> ragged_k(const Args& args) { return args.num_if("ragged_k"); }
 
+// No chip named and the link's bandwidth given: the axes are the reader's own rings (the book's
+// chip-free ring questions), not a slice of the default chip's pod.
+bool own_rings(const Args& args) {
+  return !args.given("chip") && !args.given("chip_overrides") && args.given("link_bytes_per_s");
+}
+
 CollectiveCost on_ici(const Args& args, CollectiveOp op, double bytes, std::vector<double>& axes,
                       IciLinks& links, Result& r) {
   const Chip& chip = args.chip();
+  bool own = own_rings(args);
+  if (axes.empty() && own) {
+    throw InputError("axes", "is required when no chip is named: give the length of each ring (axes: [8])");
+  }
   if (axes.empty()) axes = chip.pod_shape();
   if (axes.empty()) throw InputError("axes", "is required: " + chip.name() + " has no pod_shape to default to");
-  check_ici_slice(chip, axes, "axes");
-  std::vector<bool> wrap = resolve_wraparound(chip, axes, args.given("wraparound") ? args.raw("wraparound") : json(), r);
+  if (!own) check_ici_slice(chip, axes, "axes");
+  json given_wrap = args.given("wraparound") ? args.raw("wraparound") : json();
+  // The reader's own rings wrap around unless they say not; a chip's axes wrap as its torus does.
+  std::vector<bool> wrap = !own                ? resolve_wraparound(chip, axes, given_wrap, r)
+                           : given_wrap.is_null() ? std::vector<bool>(axes.size(), true)
+                                                  : given_wraparound(axes, given_wrap);
   r.out("wraparound", wrap);  // per axis, as priced
   bool bidirectional = args.flag("bidirectional");
   links.link_bytes_per_s = args.given("link_bytes_per_s") ? args.num("link_bytes_per_s")
                                                           : chip.need(&Chip::ici_link_bytes_per_s, "ICI collectives are priced at one link's bandwidth");
   links.hop_latency_s = args.given("hop_latency_s") ? args.num("hop_latency_s")
+                        : own                       ? 1e-6
                                                     : chip.ici_hop_latency_s.value_or(1e-6);
   std::vector<RingAxis> rings;
   for (size_t i = 0; i < axes.size(); ++i) {
@@ -241,13 +256,15 @@ Calculator make_collective() {
   wrap.default_value = nullptr;
   wrap.scale = Scale::choice;
   wrap.doc = "ICI: whether each axis wraps into a ring (one boolean, or one per axis; default: what the chip "
-             "has for that axis length, e.g. only axes of 16 on TPU v5e)";
+             "has for that axis length, e.g. only axes of 16 on TPU v5e; every axis with no chip named and "
+             "link_bytes_per_s given)";
   return {"collective", "Collective", {3, 7, 12},
           "Time of an AllGather, ReduceScatter, AllReduce or AllToAll over ICI axes, an NVLink node, an "
           "InfiniBand fat tree or DCN: bandwidth term, latency term, and which one limits.",
           {params::chip("tpu-v5e"), chip_overrides(),
            number("link_bytes_per_s", "bytes/s", 1, 1e15, nullptr,
-                    "ICI only: one link's one-way bandwidth, instead of the chip's"),
+                    "ICI only: one link's one-way bandwidth, instead of the chip's (with no chip named, the axes are "
+                    "your own rings: no pod limits their length, each wraps around unless wraparound says not)"),
            choice("op", collective_op_names(), "all_gather", "the collective", collective_op_titles()),
            number("bytes", "bytes", 0, 1e18, 1e9,
                   "V: the full array one group gathers, or the unreduced buffer each device holds"),

@@ -81,6 +81,18 @@ void check_ici_slice(const Chip& chip, const std::vector<double>& axes, const st
   }
 }
 
+std::vector<bool> given_wraparound(const std::vector<double>& axes, const json& given) {
+  if (given.is_boolean()) return std::vector<bool>(axes.size(), given.get<bool>());
+  if (given.size() != axes.size()) {
+    throw InputError("wraparound", "gives " + std::to_string(given.size()) + " values for " +
+                                       std::to_string(axes.size()) +
+                                       " axes; give one boolean per axis, or a single boolean");
+  }
+  std::vector<bool> wrap;
+  for (const auto& b : given) wrap.push_back(b.get<bool>());
+  return wrap;
+}
+
 std::vector<bool> resolve_wraparound(const Chip& chip, const std::vector<double>& axes, const json& given,
                                      Result& r) {
   std::optional<std::vector<bool>> real = hardware_wraparound(chip, axes);
@@ -90,17 +102,7 @@ std::vector<bool> resolve_wraparound(const Chip& chip, const std::vector<double>
            ": every axis is assumed to wrap around (give wraparound to choose).");
     return std::vector<bool>(axes.size(), true);
   }
-  std::vector<bool> wrap;
-  if (given.is_boolean()) {
-    wrap.assign(axes.size(), given.get<bool>());
-  } else {
-    if (given.size() != axes.size()) {
-      throw InputError("wraparound", "gives " + std::to_string(given.size()) + " values for " +
-                                         std::to_string(axes.size()) +
-                                         " axes; give one boolean per axis, or a single boolean");
-    }
-    for (const auto& b : given) wrap.push_back(b.get<bool>());
-  }
+  std::vector<bool> wrap = given_wraparound(axes, given);
   if (!real) return wrap;
   for (size_t i = 0; i < axes.size(); ++i) {
     if (wrap[i] && !(*real)[i] && axes[i] > 2) {

@@ -22,6 +22,9 @@ std::string wraparound_rule(const Chip& chip);
 // axis longer than the pod's. `param` names the input that gave them.
 void check_ici_slice(const Chip& chip, const std::vector<double>& axes, const std::string& param);
 
+// Wraparound per axis as the caller gave it (a boolean, or one per axis), checked against the axes.
+std::vector<bool> given_wraparound(const std::vector<double>& axes, const json& given);
+
 // Wraparound per axis: the caller's `given` (a boolean or one per axis; a warning where the chip
 // has no such ring), or else what the chip has (every axis wraps, with a warning, without a rule).
 std::vector<bool> resolve_wraparound(const Chip& chip, const std::vector<double>& axes, const json& given,
