@@ -184,6 +184,26 @@ TEST(Topology, TrainingCommRefusesMorePodsThanIciReaches) {
   eval_refused("training_comm", three, "axes_fsdp");
 }
 
+// The book's FSDP spans M_X torus axes; one axis of a v5e pod holds 16 chips, so 256-way FSDP
+// spans two by default and is refused over one.
+TEST(Topology, TrainingCommFsdpSpansTheAxesThatHoldIt) {
+  json fsdp = {{"chip", "tpu-v5e"}, {"model", "llama3-70b"}, {"strategy", "fsdp"}, {"chips", 256}};
+  json two = eval_ok("training_comm", fsdp)["outputs"];
+  EXPECT_EQ(two["axes_fsdp"], 2);
+  fsdp["axes_fsdp"] = 2;
+  EXPECT_EQ(eval_ok("training_comm", fsdp)["outputs"]["critical_batch_tokens"], two["critical_batch_tokens"]);
+  fsdp["axes_fsdp"] = 1;
+  auto e = eval_refused("training_comm", fsdp, "axes_fsdp");
+  EXPECT_TRUE(contains(e.message, "at most 16 chips")) << e.message;
+  EXPECT_TRUE(contains(e.message, "give 2 axes")) << e.message;
+  fsdp["chips"] = 16;  // one axis holds 16
+  EXPECT_EQ(eval_ok("training_comm", fsdp)["outputs"]["axes_fsdp"], 1);
+  json tp = {{"chip", "tpu-v5e"}, {"model", "llama3-70b"}, {"strategy", "tp"}, {"tp", 32}, {"axes_tp", 1}};
+  eval_refused("training_comm", tp, "axes_tp");
+  json gpu = {{"chip", "h100"}, {"model", "llama3-70b"}, {"strategy", "fsdp"}, {"chips", 256}};
+  EXPECT_TRUE(eval_ok("training_comm", gpu)["outputs"]["axes_fsdp"].is_null());
+}
+
 TEST(Topology, TrainingCommRefusesNvlinkBeyondTheDomain) {
   json in = {{"chip", "h100"}, {"chips", 16}, {"model", "llama3-70b"}, {"fabric", "nvlink"}};
   auto e = eval_refused("training_comm", in, "fabric");

@@ -98,14 +98,32 @@ void check_axes(const Args& args, const Chip& chip, Fabric fabric, Strategy stra
   if (shape.empty() || fabric != Fabric::ici) return;
   double dims = double(shape.size());
   for (const char* axes : {"axes_fsdp", "axes_tp"}) {
-    if (args.num(axes) > dims) {
+    if (args.num_if(axes).value_or(1) > dims) {
       throw InputError(axes, "must be ≤ the " + plain(dims) + " axes of " + chip.name() + "'s torus, got " +
                                  plain(args.num(axes)));
     }
   }
-  if (strategy == Strategy::fsdp_tp && args.num("axes_fsdp") + args.num("axes_tp") > dims) {
+  if (strategy == Strategy::fsdp_tp && args.num_if("axes_fsdp").value_or(1) + args.num_if("axes_tp").value_or(1) > dims) {
     throw InputError("axes_tp", "axes_fsdp + axes_tp must be ≤ the torus's " + plain(dims) + " axes");
   }
+}
+
+// M_X and M_Y: the torus axes the FSDP/DP and the TP collectives span. By default a DP, FSDP or
+// TP collective on ICI spans the fewest axes of the pod that hold its chips (the book spreads
+// them over the pod's axes); given, they must hold them. Off ICI, and for fsdp_tp, 1 each.
+void read_axes(const Args& args, const Chip& chip, CommSetup& s) {
+  bool on_torus = s.fabric == Fabric::ici && s.strategy != Strategy::fsdp_tp;
+  auto axes_for = [&](const char* param, double group, const char* what) {
+    if (!on_torus) return args.num_if(param).value_or(1);
+    if (!args.given(param)) return axes_to_hold(chip, group);
+    check_group_on_axes(chip, group, args.num(param), what, param);
+    return args.num(param);
+  };
+  bool fsdp_group = s.strategy == Strategy::dp || s.strategy == Strategy::fsdp;
+  s.axes_fsdp = axes_for("axes_fsdp", fsdp_group ? s.N : 1, s.strategy == Strategy::dp
+                                                                 ? "the gradient AllReduce"
+                                                                 : "the FSDP collective");
+  s.axes_tp = axes_for("axes_tp", s.strategy == Strategy::tp ? s.deg.tp : 1, "the tensor-parallel collective");
 }
 
 // NVLink reaches the GPUs of one domain: a larger group crosses InfiniBand.
@@ -219,8 +237,7 @@ CommSetup read_setup(const Args& args, Result& r, const Model*& model, double& c
   s.w = args.dtype("weight_dtype");
   s.a = args.dtype("activation_dtype");
   s.B = args.num("batch_tokens");
-  s.axes_fsdp = args.num("axes_fsdp");
-  s.axes_tp = args.num("axes_tp");
+  read_axes(args, chip, s);
   s.exact_ring = args.flag("exact_ring");
   s.sharp = args.flag("sharp");
   s.microbatches = args.num_if("microbatches").value_or(s.deg.pp);
@@ -430,6 +447,10 @@ void compute(const Args& args, Result& r) {
   out_opt(r, "dp_bytes_per_s", n.dp_bytes_per_s);
   out_opt(r, "tp_bytes_per_s", n.tp_bytes_per_s);
   r.out("ring_factor", n.ring);
+  for (auto [name, axes] : {std::pair{"axes_fsdp", s.axes_fsdp}, std::pair{"axes_tp", s.axes_tp}}) {
+    if (s.fabric == Fabric::ici) r.out(name, axes);
+    else r.out_null(name);
+  }
   LayerTimes t = time_steps(s, n, v, r);
   r.out("t_math_s", t.t_math);
   r.out("t_comm_s", t.t_comm);
@@ -460,8 +481,14 @@ Calculator make_training_comm() {
            chips(nullptr, "chips (default: product of the degrees, or a pod)"),
            degree("dp", "data-parallel replicas"), degree("fsdp", "FSDP degree"), degree("tp", "tensor parallelism"),
            degree("pp", "pipeline stages"), degree("ep", "expert parallelism"),
-           integer("axes_fsdp", "count", 1, 8, 1, "torus axes the FSDP/DP collective spans (M_X)", Scale::linear),
-           integer("axes_tp", "count", 1, 8, 1, "torus axes tensor parallelism spans (M_Y)", Scale::linear),
+           integer("axes_fsdp", "count", 1, 8, nullptr,
+                   "torus axes the FSDP/DP collective spans (M_X; default: the fewest of the pod's axes that "
+                   "hold its chips, 1 for fsdp_tp)",
+                   Scale::linear),
+           integer("axes_tp", "count", 1, 8, nullptr,
+                   "torus axes tensor parallelism spans (M_Y; default: the fewest of the pod's axes that hold "
+                   "the TP group, 1 for fsdp_tp)",
+                   Scale::linear),
            dtype("weight_dtype", "dtype of the weights moved"),
            dtype("activation_dtype", "dtype of the activations moved"),
            dtype("compute_dtype", "dtype of the arithmetic: picks the FLOP/s rate"),

@@ -125,6 +125,35 @@ void check_ici_links(const Chip& chip, double links, const std::string& param, R
   }
 }
 
+std::optional<double> chips_on_axes(const Chip& chip, double axes) {
+  std::vector<double> room = sorted_descending(chip.pod_shape());
+  if (room.empty()) return std::nullopt;
+  double chips = 1;
+  for (size_t i = 0; i < room.size() && double(i) < axes; ++i) chips *= room[i];
+  return chips;
+}
+
+double axes_to_hold(const Chip& chip, double group) {
+  double dims = double(chip.pod_shape().size());
+  for (double axes = 1; axes < dims; ++axes) {
+    if (group <= *chips_on_axes(chip, axes)) return axes;
+  }
+  return std::max(1.0, dims);
+}
+
+void check_group_on_axes(const Chip& chip, double group, double axes, const std::string& what,
+                         const std::string& param) {
+  std::optional<double> room = chips_on_axes(chip, axes);
+  if (!room || group <= *room) return;
+  double need = axes_to_hold(chip, group);
+  throw InputError(param, "gives " + axes_word(size_t(axes)) + " of " + chip.name() + "'s " +
+                              shape_text(chip.pod_shape()) + " torus, which hold" + (axes == 1 ? "s" : "") +
+                              " at most " + plain(*room) + " chips, but " + what + " spans " + plain(group) +
+                              " chips" +
+                              (group <= *chips_on_axes(chip, need) ? ": give " + plain(need) + " axes" : "") +
+                              ", or fewer chips");
+}
+
 void check_torus_axes(const Chip& chip, double axes, const std::string& param) {
   const auto& pod = chip.pod_shape();
   if (!chip.is_tpu() || pod.empty() || axes <= double(pod.size())) return;

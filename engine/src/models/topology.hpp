@@ -33,6 +33,17 @@ std::vector<bool> resolve_wraparound(const Chip& chip, const std::vector<double>
 // Refuses more ICI links than the chip has (`param` names the input).
 void check_ici_links(const Chip& chip, double links, const std::string& param, Result& r);
 
+// The most chips `axes` axes of the chip's pod hold (the product of its longest axes); none
+// without a pod shape.
+std::optional<double> chips_on_axes(const Chip& chip, double axes);
+// The fewest axes of the chip's pod that hold `group` chips (all of them where none do; 1
+// without a pod shape).
+double axes_to_hold(const Chip& chip, double group);
+// Refuses a collective of `group` chips over `axes` torus axes that cannot hold it: `what` names
+// the collective ("the FSDP AllGather"), `param` the input that gave the axes.
+void check_group_on_axes(const Chip& chip, double group, double axes, const std::string& what,
+                         const std::string& param);
+
 // Refuses more model-parallel mesh axes than the chip's torus has.
 void check_torus_axes(const Chip& chip, double axes, const std::string& param);
 

@@ -168,6 +168,8 @@ constexpr Output kTrainingComm[] = {
     {"dp_bytes_per_s", "bytes/s", "data-parallel bandwidth", "bandwidth the data-parallel collectives get", true},
     {"tp_bytes_per_s", "bytes/s", "tensor-parallel bandwidth", "bandwidth the tensor-parallel collectives get", true},
     {"ring_factor", "ratio", "ring factor", "the (N − 1)/N factor of the ring collectives", false},
+    {"axes_fsdp", "count", "FSDP torus axes", "torus axes the FSDP or DP collective spans, the book's M_X (null off ICI)", true},
+    {"axes_tp", "count", "TP torus axes", "torus axes the tensor-parallel collective spans, the book's M_Y (null off ICI)", true},
     {"t_math_s", "s", "math time per layer", "time of one layer's matmuls", false},
     {"t_comm_s", "s", "comms time per layer", "time of one layer's collectives", false},
     {"bound", "", "bound", "what limits a layer: compute or comms", false},
