@@ -188,6 +188,46 @@ TEST(Cli, ProbeJsonIsAChipThatDecodeAndLocalInferenceAccept) {
   EXPECT_EQ(json::parse(local.out)["outputs"]["compute_dtype"], chip["flops_per_s"].contains("bf16") ? "bf16" : "fp32");
 }
 
+// Every calculator that takes a chip evaluates on its defaults with the probe's chip in place of
+// the catalog's, whether or not the CPU has a bf16 rate (compute_dtype then falls back to its
+// fastest floating-point rate and says so); roofline is given the one input it always needs.
+// A collective needs a mesh of chips joined by links, which a CPU has not: refused, naming them.
+TEST(Cli, ProbeJsonRoundTripsIntoEveryCalculatorOnDefaults) {
+  RunResult probe = cli({"probe", "--quick", "--runs", "1", "--json"});
+  ASSERT_EQ(probe.exit_code, 0) << probe.err;
+  json measured = json::parse(probe.out);
+  json without_bf16 = measured;
+  without_bf16["flops_per_s"].erase("bf16");
+  json calculators = json::parse(cli({"list", "--json"}).out);
+  int evaluated = 0;
+  for (const json& chip : {measured, without_bf16}) {
+    for (const auto& calc : calculators["calculators"]) {
+      bool takes_chip = false;
+      for (const auto& p : calc["params"]) takes_chip = takes_chip || p["name"] == "chip";
+      if (!takes_chip) continue;
+      std::string name = calc["name"];
+      json input = {{"chip", chip}};
+      if (name == "roofline") input["flops"] = 1e12, input["bytes"] = 1e9;
+      RunResult r = cli({"eval", name, "-"}, input.dump());
+      if (name == "collective") {
+        EXPECT_EQ(r.exit_code, 2) << r.out;
+        EXPECT_EQ(json::parse(r.out)["error"]["param"], "axes") << r.out;
+        continue;
+      }
+      EXPECT_EQ(r.exit_code, 0) << name << ": " << r.err << r.out;
+      ++evaluated;
+      if (!chip["flops_per_s"].contains("bf16") && r.exit_code == 0) {
+        std::string warnings = json::parse(r.out)["warnings"].dump();
+        bool prices_math = name == "roofline" || name == "decode" || name == "prefill" || name == "serving";
+        if (prices_math) {
+          EXPECT_NE(warnings.find("has no bf16 FLOP/s rate"), std::string::npos) << name << warnings;
+        }
+      }
+    }
+  }
+  EXPECT_GE(evaluated, 20);
+}
+
 TEST(Cli, ProbeTextGivesTheKernelsBesideThePeak) {
   RunResult r = cli({"probe", "--quick", "--runs", "2"});
   ASSERT_EQ(r.exit_code, 0) << r.err;

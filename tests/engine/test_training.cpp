@@ -31,6 +31,22 @@ TEST(TrainingMemory, PartsPerChipAddUpToBytesPerChip) {
   }
 }
 
+// One chip (an RTX 4090 with no pod, or chips: 1 on any chip) communicates nothing: no fabric
+// is read, the communication time is 0, the layer's math is the same as with chips to share it.
+TEST(TrainingComm, OneChipHasNothingToCommunicate) {
+  for (json input : {json{{"chip", "rtx-4090"}}, json{{"chip", "h100"}, {"chips", 1}}}) {
+    json o = outputs_of("training_comm", input);
+    EXPECT_EQ(o["t_comm_s"], 0) << input.dump();
+    EXPECT_EQ(o["bound"], "compute");
+    for (const char* none : {"fabric", "collective_intensity", "ring_factor", "critical_batch_tokens"}) {
+      EXPECT_TRUE(o[none].is_null()) << none << " " << input.dump();
+    }
+  }
+  json one = outputs_of("training_comm", {{"chip", "h100"}, {"chips", 1}});
+  json eight = outputs_of("training_comm", {{"chip", "h100"}, {"chips", 8}});
+  EXPECT_DOUBLE_EQ(one["t_math_s"].get<double>(), 8 * eight["t_math_s"].get<double>());
+}
+
 TEST(TrainingMemory, CommStrategyFollowsTheDegreesAndTheChip) {
   auto strategy = [](json input) { return outputs_of("training_memory", input)["comm_strategy"]; };
   EXPECT_EQ(strategy({{"chip", "tpu-v5p"}, {"chips", 64}, {"fsdp", 16}, {"tp", 4}}), "fsdp_tp");

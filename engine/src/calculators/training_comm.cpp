@@ -221,6 +221,9 @@ void read_layer(const Args& args, CommSetup& s, const Model*& model, Result& r) 
   }
 }
 
+// One chip with no degree above 1: no collective runs, so no network is priced.
+bool one_chip(const CommSetup& s) { return s.N == 1 && s.deg.product() == 1; }
+
 CommSetup read_setup(const Args& args, Result& r, const Model*& model, double& chips) {
   const Chip& chip = args.chip();
   CommSetup s;
@@ -228,6 +231,13 @@ CommSetup read_setup(const Args& args, Result& r, const Model*& model, double& c
   read_layer(args, s, model, r);
   s.deg = resolve_degrees(args, s.strategy, chips, s.at_optimum, r);
   s.N = chips;
+  if (one_chip(s)) {  // nothing to communicate: no fabric to read
+    s.C = compute_flops(args, r);
+    s.w = args.dtype("weight_dtype");
+    s.a = args.dtype("activation_dtype");
+    s.B = args.num("batch_tokens");
+    return s;
+  }
   s.fabric = args.given("fabric") ? parse_fabric(args.str("fabric"))
                                   : default_fabric(chip, s.strategy, s.deg, chips);
   check_axes(args, chip, s.fabric, s.strategy);
@@ -421,10 +431,43 @@ void batch_checks(const Args& args, const CommSetup& s, const CommNumbers& n, Re
   }
 }
 
+// One chip: the layer's math alone. No collective, so no fabric, intensity, ring factor or
+// critical batch; the communication time is 0 and the chip is compute-bound at any batch.
+void answer_one_chip(const Args& args, const CommSetup& s, Result& r) {
+  r.warn("One chip: nothing to communicate, so no collective is priced (communication time 0); give more "
+         "chips to price a strategy's collectives.");
+  r.out("strategy", strategy_name(s.strategy));
+  r.out_null("fabric");
+  bool backward = s.strategy == Strategy::dp || s.strategy == Strategy::dcn_dp;
+  r.out("pass", backward ? "backward" : "forward");
+  r.out("chips", 1.0);
+  r.out("degrees", json{{"dp", 1}, {"fsdp", 1}, {"tp", 1}, {"pp", 1}, {"ep", 1}});
+  r.out("model_parallel", 1.0);
+  r.out("tokens_per_chip", s.B);
+  r.out("tokens_per_replica", s.B);
+  for (const char* name : {"collective_intensity", "dp_bytes_per_s", "tp_bytes_per_s", "ring_factor", "axes_fsdp",
+                           "axes_tp"}) {
+    r.out_null(name);
+  }
+  Expr t_math = r.step("Math time per layer", "T_{math}",
+                       (backward ? 8 : 4) * r.sym("B", s.B) * r.sym("D", s.D) * r.sym("F_a", s.F_a) / r.sym("C", s.C),
+                       "s");
+  r.out("t_math_s", t_math);
+  r.out("t_comm_s", 0.0);
+  r.out("bound", "compute");
+  for (const char* name : {"critical_tokens_per_chip", "critical_tokens_per_replica", "critical_batch_tokens",
+                           "max_chips", "tp_limit", "max_tp", "critical_F", "fsdp_opt", "tp_opt", "fsdp_pow2",
+                           "tp_pow2"}) {
+    r.out_null(name);
+  }
+  r.out("max_dp", std::floor(s.B / args.num("T")));
+}
+
 void compute(const Args& args, Result& r) {
   const Model* model = nullptr;
   double chips = 1;
   CommSetup s = read_setup(args, r, model, chips);
+  if (one_chip(s)) return answer_one_chip(args, s, r);
   CommNumbers n = analyse_comm(s);
   r.out("strategy", strategy_name(s.strategy));
   r.out("fabric", fabric_name(s.fabric));
