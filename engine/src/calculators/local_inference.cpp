@@ -88,9 +88,7 @@ WeightRead weight_read(const Model& m, double tokens, Result& r) {
                     "(" + tex(counts.mlp) + " - " + tex(counts.mlp_active) + ") / (1 - " + tex(m.k) +
                         "/" + tex(m.E) + ")",
                     (counts.mlp - counts.mlp_active) / (1 - k_over_e), "params");
-  w.touched = r.step("Share of experts a step touches", "1 - (1 - k/E)^B",
-                     "1 - (1 - " + tex(m.k) + "/" + tex(m.E) + ")^{" + tex(tokens) + "}",
-                     1 - std::pow(1 - k_over_e, tokens), "ratio");
+  w.touched = experts_read_share(m, tokens, r.log(), "Share of experts a step touches").value();
   return w;
 }
 
@@ -442,9 +440,7 @@ void compute(const Args& args, Result& r) {
 
   WeightRead prefill_read = wr;
   if (m.is_moe()) {
-    prefill_read.touched = r.step("Share of experts the prompt touches", "1 - (1 - k/E)^T",
-                                  "1 - (1 - " + tex(m.k) + "/" + tex(m.E) + ")^{" + tex(prompt) + "}",
-                                  1 - std::pow(1 - m.k / m.E, prompt), "ratio");
+    prefill_read.touched = experts_read_share(m, prompt, r.log(), "Share of experts the prompt touches", "T").value();
   }
   double prefill_flops = r.step("Prefill FLOPs (attention ignored)", "2 P_{active} T",
                                 "2 \\times " + times(wr.params_active, prompt), 2 * wr.params_active * prompt, "FLOPs");

@@ -74,7 +74,7 @@ void decode_bytes(const InferenceSetup& s, DecodeFigures& f, const Steps& log) {
   if (m.dims && m.dims->is_moe()) {
     read = log.step("Weight bytes a step reads (the experts its batch routes to)", "\\text{bytes}_{w,read}",
                     params_read(*m.dims, m.params_total, m.params_routed, f.batch, log) * b_w, "bytes");
-    f.experts_read_share = 1 - std::pow(1 - m.dims->k / m.dims->E, f.batch);
+    f.experts_read_share = experts_read_share(*m.dims, f.batch, Steps()).value();
     f.all_experts_batch = all_experts_batch(*m.dims, log).value();
   }
   f.weight_bytes_read = read.value();
@@ -330,7 +330,7 @@ void decode_limits(const InferenceSetup& s, DecodeFigures& f, const Steps& log) 
 double weight_bytes_read_at(const InferenceSetup& s, double batch) {
   const ServedModel& m = s.model;
   if (!m.dims || !m.dims->is_moe()) return m.params_total * s.w;
-  double share = 1 - std::pow(1 - m.dims->k / m.dims->E, batch);
+  double share = experts_read_share(*m.dims, batch, Steps()).value();
   return (m.params_total - m.params_routed + m.params_routed * share) * s.w;
 }
 

@@ -54,10 +54,10 @@ Expr kv_tokens_held(const Model& m, double context, const Steps& log) {
                   (L - local) * S + local * min(S, kept), "tokens");
 }
 
-Expr experts_read_share(const Model& m, double tokens, const Steps& log) {
+Expr experts_read_share(const Model& m, double tokens, const Steps& log, StepText title, StepText tokens_symbol) {
   if (!m.is_moe()) return Expr(1);
-  return log.step("Share of the routed experts a step reads", "s_E",
-                  1 - pow(1 - frac(log.sym("k", m.k), log.sym("E", m.E)), log.sym("B", tokens)), "ratio");
+  return log.step(title, "s_E", 1 - pow(1 - frac(log.sym("k", m.k), log.sym("E", m.E)), log.sym(tokens_symbol, tokens)),
+                  "ratio");
 }
 
 Expr all_experts_batch(const Model& m, const Steps& log) {

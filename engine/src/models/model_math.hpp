@@ -37,8 +37,11 @@ inline bool has_window(const Model& m) { return m.local_layers > 0 && m.sliding_
 // ---- MoE as it is read (issue 35 §1) -------------------------------------------------------------
 // A token's router picks k of a layer's E routed experts; B tokens leave an expert unread with
 // probability (1 - k/E)^B, so a step reads the share 1 - (1 - k/E)^B of the routed weights
-// (expected, routing taken as uniform and independent). 1 for a dense model.
-Expr experts_read_share(const Model& m, double tokens, const Steps& log);
+// (expected, routing taken as uniform and independent). 1 for a dense model. The one definition
+// decode, serving and local inference read: a step named `title` when steps are on, the tokens
+// written `tokens_symbol` (B for a batch, T for a prompt); pass Steps() for the number alone.
+Expr experts_read_share(const Model& m, double tokens, const Steps& log,
+                        StepText title = "Share of the routed experts a step reads", StepText tokens_symbol = "B");
 // The batch from which fewer than one of a layer's E experts is expected to go unread,
 // E (1 - k/E)^B < 1: B = ⌈log2 E / -log2(1 - k/E)⌉. Only for an MoE model.
 Expr all_experts_batch(const Model& m, const Steps& log);
