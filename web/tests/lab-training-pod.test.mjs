@@ -30,8 +30,10 @@ test('loads with LLaMA-3 70B on 15T tokens: FLOPs, days, dollars, minimum slice,
   assert.equal(await rows.count(), Math.min(10, r.outputs.layouts.length));
   const first = r.outputs.layouts[0];
   assert.match(await rows.first().innerText(), new RegExp(`^1\\s+${first.dp}\\s+${first.fsdp}\\s+${first.tp}\\s+${first.pp}\\s`));
-  // the verdict's layout is the table's first row
-  const words = [['dp', 'data parallel'], ['fsdp', 'FSDP'], ['tp', 'tensor parallel'], ['pp', 'pipeline']].filter(([k]) => first[k] > 1).map(([k, w]) => `${first[k]}-way ${w}`).join(' × ');
+  // the verdict's layout is the table's first row, every degree said: their product is the chips
+  const degrees = [['dp', 'data parallel'], ['fsdp', 'FSDP'], ['tp', 'tensor parallel'], ['pp', 'pipeline'], ['cp', 'context parallel'], ['ep', 'expert parallel']];
+  assert.equal(degrees.reduce((n, [k]) => n * first[k], 1), r.outputs.chips);
+  const words = degrees.filter(([k]) => first[k] > 1).map(([k, w]) => `${first[k]}-way ${w}`).join(' × ');
   assert.equal(await page.locator(`${EL} .lab-verdict .best-layout`).innerText(), words);
   assert.doesNotMatch(await page.locator(`${EL} .lab-verdict`).innerText(), /Recommended/);
   const rej = page.locator(`${EL} table.rejected tbody tr`);

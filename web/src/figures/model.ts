@@ -174,13 +174,15 @@ export class TrainingPodFigure extends FigureElement {
     }
     const k = this.step('layout', layouts.length);
     const L = layouts[k];
-    const axes = (['dp', 'fsdp', 'tp', 'pp'] as const).map((a) => ({ a, n: Number(L[a]) }));
+    // every degree the engine's layout search sets (their product is the number of chips); expert
+    // parallelism only where the layout uses it (a dense model has none to leave unused)
+    const axes = (['dp', 'fsdp', 'tp', 'pp', 'cp', 'ep'] as const).map((a) => ({ a, n: Number(L[a] ?? 1) })).filter((x) => x.a !== 'ep' || x.n > 1);
     const used = axes.filter((x) => x.n > 1);
     const logs = used.map((x) => Math.log2(x.n));
     const total = logs.reduce((p, q) => p + q, 0);
     const body: SVGTemplateResult[] = [];
     let x = 12;
-    const names: Record<string, string> = { dp: 'data', fsdp: 'FSDP', tp: 'tensor', pp: 'pipeline' };
+    const names: Record<string, string> = { dp: 'data', fsdp: 'FSDP', tp: 'tensor', pp: 'pipeline', cp: 'context', ep: 'expert' };
     used.forEach((ax, i) => {
       const w = 376 * logs[i] / total;
       body.push(rect(x, 16, w - 3, 40, 'accent', ax.a));
@@ -204,7 +206,7 @@ export class TrainingPodFigure extends FigureElement {
       readout: [`Below: one tensor-parallel group, ${tp} chips sharing each matmul over fast links.`, `Step ${f(L.step_s, 's')}, ${L.bound}-bound; ${f(L.bytes_per_chip, 'bytes')} per chip; the run takes ${f(o.days, 'count')} days.`],
       body,
       controls: html`${this.stepper('layout', layouts.length, (i) => `Layout ${i + 1} of the ${layouts.length} fastest`)} ${chipsControl}`,
-      alt: `Layout ${k + 1} of the fastest ${layouts.length} the engine ranks for training LLaMA-3 70B on ${f(o.chips, 'count')} ${name} chips: data ${L.dp} × FSDP ${L.fsdp} × tensor ${L.tp} × pipeline ${L.pp}. A step takes ${f(L.step_s, 's')} (${L.bound}-bound), each chip holds ${f(L.bytes_per_chip, 'bytes')}, and the 15T-token run takes ${f(o.days, 'count')} days.`,
+      alt: `Layout ${k + 1} of the fastest ${layouts.length} the engine ranks for training LLaMA-3 70B on ${f(o.chips, 'count')} ${name} chips: ${axes.map((x) => `${names[x.a]} ${x.n}`).join(' × ')}. A step takes ${f(L.step_s, 's')} (${L.bound}-bound), each chip holds ${f(L.bytes_per_chip, 'bytes')}, and the 15T-token run takes ${f(o.days, 'count')} days.`,
     };
   }
 }
