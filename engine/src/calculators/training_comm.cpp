@@ -295,7 +295,10 @@ LayerTimes time_steps(const CommSetup& s, const CommNumbers& n, const LayerSymbo
   std::string W = W_symbol(s.fabric);
   bool backward = s.strategy == Strategy::dp || s.strategy == Strategy::dcn_dp;
   LayerTimes t;
-  t.t_math = r.step("Math time per layer", "T_{math}", (backward ? 8 : 4) * v.B * v.D * v.F_a / (v.N * v.C), "s");
+  t.t_math = s.strategy == Strategy::ep  // the book counts the k routed experts' matmuls
+                 ? r.step("Math time per layer (the routed experts)", "T_{math}",
+                          4 * v.B * r.sym("k", s.routed_k) * v.D * r.sym("F", s.F_unit) / (v.N * v.C), "s")
+                 : r.step("Math time per layer", "T_{math}", (backward ? 8 : 4) * v.B * v.D * v.F_a / (v.N * v.C), "s");
   Expr Y_f = r.sym("Y_f", n.Y_f), W_x = r.sym(W, n.W_x), W_tp = r.sym("W_{tp}", n.W_tp);
   Expr B_X = v.B / v.X;
   switch (s.strategy) {

@@ -606,6 +606,10 @@ void analyse_fsdp_tp(const CommSetup& s, CommNumbers& n) {
 
 }  // namespace
 
+// Expert parallelism's math, as the book counts it: the k routed experts' matmuls,
+// 4 B k D F / (Z C); a shared expert's, which every GPU also runs, is left out.
+double ep_math_time(const CommSetup& s) { return 4 * s.B * s.routed_k * s.D * s.F_unit / (s.N * s.C); }
+
 CommNumbers analyse_comm(const CommSetup& s) {
   CommNumbers n;
   const Degrees& d = s.deg;
@@ -643,7 +647,10 @@ CommNumbers analyse_comm(const CommSetup& s) {
                  (s.microbatches * n.W_pp * s.L);
       break;
     case Strategy::ep: {
-      n.ring = s.exact_ring ? group_ring(s, d.ep) : 1;
+      // The book's expert-parallel AllToAll: across nodes only (Z − G)/Z of it leaves a node, a
+      // share its formula always carries; within one node exact_ring applies (Z − 1)/Z.
+      n.ring = s.fabric == Fabric::ib_fat_tree || s.exact_ring ? group_ring(s, d.ep) : 1;
+      n.t_math = ep_math_time(s);
       double G = s.fabric == Fabric::ib_fat_tree ? s.node_gpus : 1;
       double W_ep = s.fabric == Fabric::ib_fat_tree ? s.ib * s.node_gpus : s.nvlink;
       double share = std::min(G * s.routed_k / d.ep, 1.0);
