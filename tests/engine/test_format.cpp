@@ -70,7 +70,19 @@ TEST(FormatQuantity, APluralNounIsSingularAfterOne) {
 }
 
 TEST(FormatQuantity, ARatePerSecondWithoutANoun) {
-  EXPECT_EQ(format_quantity(0.0961, "1/s"), "0.0961/s");
+  EXPECT_EQ(format_quantity(2.5, "1/s"), "2.5/s");
+}
+
+// A rate below one per second is said per minute, hour or day, as people count slow events.
+TEST(FormatQuantity, ASlowRateIsSaidPerMinuteHourOrDay) {
+  EXPECT_EQ(format_quantity(0.0961, "1/s"), "5.77/min");
+  EXPECT_EQ(format_quantity(0.001, "1/s"), "3.6/h");
+  EXPECT_EQ(format_quantity(1e-5, "1/s"), "0.864/day");
+}
+
+TEST(FormatQuantity, AShareIsAPercentAndChipHoursAreNamed) {
+  EXPECT_EQ(format_quantity(0.0707, "share"), "7.07 %");
+  EXPECT_EQ(format_quantity(4.45e6, "chip-hours"), "4.45 million chip-hours");
 }
 
 TEST(FormatQuantity, CountsUseThousandsSeparatorsThenWords) {

@@ -110,7 +110,7 @@ RunTimes time_steps(const Args& args, const MemoryInputs& mem, Result& r) {
 }
 
 void cost_steps(const Args& args, const RunTimes& t, Result& r) {
-  Expr chip_hours = r.step("Chip-hours", "\\text{chip-hours}", r.sym("n", t.chips) * r.sym("t", t.t_s) / 3600, "h");
+  Expr chip_hours = r.step("Chip-hours", "\\text{chip-hours}", r.sym("n", t.chips) * r.sym("t", t.t_s) / 3600, "chip-hours");
   r.out("chip_hours", chip_hours);
   std::optional<double> price = args.num_if("price_per_hour_usd");
   if (!price) price = args.chip().price_per_hour_usd;
@@ -481,7 +481,7 @@ Calculator make_training_run() {
   std::vector<Param> ps = training_memory_params();
   ps.push_back(positive("tokens", "tokens", 1e18, 1.5e13, "training tokens (D in 6ND)"));
   ps.push_back(utilisation("mfu", 0.4, "model FLOPs utilisation"));
-  ps.push_back(number("chip_hours", "h", 1e-3, 1e15, nullptr,
+  ps.push_back(number("chip_hours", "chip-hours", 1e-3, 1e15, nullptr,
                       "measured chip-hours (instead of mfu); at least 0.001 (3.6 chip-seconds): "
                       "a shorter run is no training run and would imply an MFU far above 1"));
   ps.push_back(number("price_per_hour_usd", "usd", 0, 1e6, nullptr, "price per chip-hour (default: the chip's)"));

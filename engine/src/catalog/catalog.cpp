@@ -39,6 +39,7 @@ constexpr FieldRow kChipRows[] = {
     {Row::built, "flops_per_s"},
     {Row::number, "hbm_bytes", "HBM capacity per chip", 1, kRate, "bytes"},
     {Row::number, "hbm_bytes_per_s", "HBM bandwidth per chip", 1, kRate, "bytes/s"},
+    {Row::text, "memory_kind", "the kind of device memory: HBM3, GDDR6X, LPDDR5 (unified), DDR5 (system RAM)"},
     {Row::number, "vmem_bytes", "VMEM (TPU) or SMEM/L2 (GPU) capacity", 1, kRate, "bytes"},
     {Row::number, "vmem_bytes_per_s", "VMEM (TPU) or SMEM/L2 (GPU) bandwidth", 1, kRate, "bytes/s"},
     {Row::number, "smem_bytes_per_sm", "shared memory per SM (GPU)", 1, kRate, "bytes"},

@@ -312,6 +312,10 @@ void append_unit_word(const std::string& number, std::string_view unit, std::str
     out += "/s";
     return;
   }
+  if (unit == "1/min" || unit == "1/h" || unit == "1/day") {
+    out += unit.substr(1);
+    return;
+  }
   const bool noun = unit.size() > 1 && unit.back() == 's' &&
                     std::all_of(unit.begin(), unit.end(), [](char c) { return c >= 'a' && c <= 'z'; });
   if (noun && number == "1") unit.remove_suffix(1);
@@ -659,10 +663,18 @@ void append_quantity(double value, std::string_view unit, std::string& out) {
       append_g(magnitude >= 3600 ? value / 3600 : value / 60, 3, out);
       out += magnitude >= 3600 ? " h" : " min";
     }
+  } else if (unit == "1/s" && magnitude > 0 && magnitude < 1) {
+    // a slow rate per minute, hour or day: "5.77/min", not "0.0961/s"
+    const bool minute = magnitude * 60 >= 1, hour = magnitude * 3600 >= 1;
+    append_quantity(value * (minute ? 60 : hour ? 3600 : 86400), minute ? "1/min" : hour ? "1/h" : "1/day", out);
   } else if (unit == "usd" || unit == "USD") {
     append_dollars(value, out);
   } else if (unit == "ratio" || unit.empty()) {
     append_readable(value, out);
+  } else if (unit == "share") {
+    // a part of a whole, in percent: "7.07 %"
+    append_readable(value * 100, out);
+    out += " %";
   } else if (is_count(unit)) {
     append_count(value, unit, out);
   } else if (!takes_prefix(unit)) {

@@ -35,7 +35,9 @@ double normal_quantile(double p) {
          (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
 }
 
-bool is_time_unit(const std::string& unit) { return unit == "s" || unit == "h" || unit == "days" || unit == "years"; }
+bool is_time_unit(const std::string& unit) {
+  return unit == "s" || unit == "h" || unit == "chip-hours" || unit == "days" || unit == "years";
+}
 
 double mean_of(const std::vector<double>& xs) { return std::accumulate(xs.begin(), xs.end(), 0.0) / double(xs.size()); }
 

@@ -240,24 +240,24 @@ std::string reject_message(const LayoutProblem& p, const StepEval& e) {
   switch (e.reason) {
     case Reject::none: return "";
     case Reject::tp_heads:
-      return "tp " + plain(l.tp) + " does not divide the " + plain(m.heads) + " query heads";
+      return plain(l.tp) + "-way tensor parallelism does not divide the " + plain(m.heads) + " query heads";
     case Reject::tp_domain:
       if (p.network.gpu) {
-        return "tp " + plain(l.tp) + " spans more than the " + plain(p.network.node_gpus) +
+        return plain(l.tp) + "-way tensor parallelism spans more than the " + plain(p.network.node_gpus) +
                " GPUs of one NVLink domain: its collectives every layer would cross the slower network";
       }
-      return "tp " + plain(l.tp) + " is longer than two axes of the chip's torus can hold";
+      return plain(l.tp) + "-way tensor parallelism is longer than two axes of the chip's torus can hold";
     case Reject::pp_layers:
       return plain(l.pp) + " stages × " + plain(l.virtual_stages) + " chunks cannot each hold at least one of the " +
              plain(m.layers) + " layers";
     case Reject::cp_sequence:
-      return "cp " + plain(l.cp) + " does not split the " + plain(p.settings.seq_len) + "-token sequence into " +
+      return plain(l.cp) + "-way context parallelism does not split the " + plain(p.settings.seq_len) + "-token sequence into " +
              plain(2 * l.cp) + " equal chunks (ring attention gives each rank two, to balance causal work)";
     case Reject::ep_experts:
-      return m.experts > 1 ? "ep " + plain(l.ep) + " does not divide the " + plain(m.experts) + " experts"
-                           : "ep " + plain(l.ep) + " needs a mixture-of-experts model";
+      return m.experts > 1 ? plain(l.ep) + "-way expert parallelism does not divide the " + plain(m.experts) + " experts"
+                           : plain(l.ep) + "-way expert parallelism needs a mixture-of-experts model";
     case Reject::ep_ranks:
-      return "ep " + plain(l.ep) + " does not divide the " + plain(l.data_parallel() * l.cp) +
+      return plain(l.ep) + "-way expert parallelism does not divide the " + plain(l.data_parallel() * l.cp) +
              " data- and context-parallel ranks its experts are spread over";
     case Reject::batch: {
       double replicas = l.data_parallel();
@@ -279,19 +279,20 @@ std::string reject_message(const LayoutProblem& p, const StepEval& e) {
                                ? ", " + plain(std::round(mem.in_flight * 10) / 10) + " micro-batches in flight"
                                : "";
       return "needs " + gb(mem.fit_bytes) + " per chip, " + gb(mem.fit_bytes - p.settings.hbm_bytes) + " over the " +
-             gb(p.settings.hbm_bytes) + " of HBM; the largest part is " + part_label(mem.largest) + " (" +
+             gb(p.settings.hbm_bytes) + " of memory; the largest part is " + part_label(mem.largest) + " (" +
              gb(mem.parts[int(mem.largest)]) + where + flight + ")";
     }
     case Reject::bubble:
       return std::string(schedule_title(l.schedule)) + "'s bubble is " + plain(std::round(e.time.bubble_fraction * 100)) +
-             " % of the step with " + plain(e.memory.micro_batches) + " micro-batches over " + plain(l.pp) +
+             " % of the step with " + plain(e.memory.micro_batches) +
+             (e.memory.micro_batches == 1 ? " micro-batch over " : " micro-batches over ") + plain(l.pp) +
              " stages, above the " + plain(std::round(p.settings.max_bubble * 100)) + " % allowed";
     case Reject::comms:
       return "the slowest collective takes " + format_quantity(e.time.slowest_comm_s, "s") + " a step against " +
              format_quantity(e.time.compute_s, "s") + " of compute (more than " + plain(p.settings.max_comm_ratio) +
              "×)";
     case Reject::model_parallel_beyond_pod:
-      return "tp × pp × cp = " + plain(l.tp * l.pp * l.cp) + " chips do not fit in one " +
+      return "the model-parallel group (tensor × pipeline × context) of " + plain(l.tp * l.pp * l.cp) + " chips does not fit in one " +
              plain(p.network.pod_chips) + "-chip pod: model parallelism would cross DCN";
     case Reject::offload_link:
       return "optimizer offload needs the chip's host link (pcie_bytes_per_s), which the catalog does not give";

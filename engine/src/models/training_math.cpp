@@ -302,11 +302,11 @@ Degrees resolve_memory_degrees(const Args& args, double cp, double& chips, std::
     if (args.given("fsdp")) {
       d.fsdp = args.num("fsdp");
       if (rest * d.fsdp != chips) {
-        throw InputError("chips", "must equal dp·fsdp·tp·pp·cp = " + plain(rest * d.fsdp) + ", got " +
+        throw InputError("chips", "must equal the product of the data, FSDP, tensor, pipeline and context degrees, " + plain(rest * d.fsdp) + ", got " +
                                       plain(chips));
       }
     } else {
-      d.fsdp = exact_quotient(chips, rest, "chips", "dp·tp·pp·cp");
+      d.fsdp = exact_quotient(chips, rest, "chips", "the product of the data, tensor, pipeline and context degrees");
     }
     return d;
   }
@@ -414,8 +414,8 @@ void check_step_layout(const MemoryInputs& in) {
     throw InputError("pp", "must be even for DualPipe, which pairs stages from both ends, got " + plain(in.degrees.pp));
   }
   if (in.cp > 1 && std::fmod(in.T, 2 * in.cp) != 0) {
-    throw InputError("cp", "must split T = " + plain(in.T) + " into 2·cp equal chunks (ring attention balances "
-                           "causal work that way), got cp " + plain(in.cp));
+    throw InputError("cp", "must split the " + plain(in.T) + "-token sequence into twice its degree of equal chunks (ring "
+                           "attention balances causal work that way), got " + plain(in.cp));
   }
   if (in.ep > 1) {
     if (!m.is_moe() || std::fmod(m.E, in.ep) != 0) {
@@ -424,7 +424,7 @@ void check_step_layout(const MemoryInputs& in) {
     }
     double ranks = in.degrees.dp * in.degrees.fsdp * in.cp;
     if (std::fmod(ranks, in.ep) != 0) {
-      throw InputError("ep", "must divide the " + plain(ranks) + " data- and context-parallel ranks (dp·fsdp·cp) "
+      throw InputError("ep", "must divide the " + plain(ranks) + " data- and context-parallel ranks "
                              "the experts are spread over, got " + plain(in.ep));
     }
   }

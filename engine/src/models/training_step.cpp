@@ -529,7 +529,7 @@ const char* reject_title(Reject r) {
       "expert parallelism does not divide the data-parallel ranks",
       "the batch does not split into replicas and micro-batches",
       "the schedule cannot run with these stages",
-      "memory per chip exceeds HBM",
+      "memory per chip exceeds the chip's memory",
       "pipeline bubble above the limit",
       "communication above compute",
       "model parallelism would cross pods",

@@ -62,6 +62,7 @@ constexpr Label kLabels[] = {
     {"chip:id", "catalog id"},
     {"chip:kind", "kind"},
     {"chip:l2_bytes", "L2 cache"},
+    {"chip:memory_kind", "memory type"},
     {"chip:mxu_dim", "MXU size"},
     {"chip:mxus_per_core", "MXUs per core"},
     {"chip:name", "name"},

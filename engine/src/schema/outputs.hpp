@@ -30,7 +30,7 @@ inline constexpr Output kServingOutputs[] = {
     {"time_to_first_token_s", "s", "time to first token", "prefill time of the prompt", false},
     {"throughput_tokens_per_s", "tokens/s", "throughput", "tokens generated per second by the server", false},
     {"tokens_per_s_per_chip", "tokens/s", "tokens per second per chip", "throughput divided by all chips", false},
-    {"qps_per_chip", "1/s", "responses per second per chip", "whole responses finished per second, per chip", false},
+    {"qps_per_chip", "1/s", "response rate per chip", "whole responses finished per second, per chip", false},
     {"cost_per_million_tokens_usd", "usd", "cost per million tokens", "dollars per million generated tokens at the chip price (null when the chip has no price)", true},
     {"prefill_to_decode_chips", "ratio", "prefill-to-decode chips", "prefill chips needed per decode chip to keep up", false},
     {"total_chips", "chips", "chips in all", "decode chips plus prefill chips", false},
