@@ -329,7 +329,7 @@ TEST(Topology, ChipKindsOldAndNew) {
   json rtx = {{"name", "Desk GPU"}, {"kind", "consumer-gpu"}, {"flops_per_s", {{"bf16", 1e14}}},
               {"hbm_bytes_per_s", 1e12}};
   auto e = eval_refused("collective", {{"chip", rtx}, {"op", "all_gather"}, {"bytes", 1e9}}, "chip");
-  EXPECT_TRUE(contains(e.message, "Desk GPU (consumer-gpu) has no")) << e.message;
+  EXPECT_TRUE(contains(e.message, "Desk GPU has no")) << e.message;
   for (const char* kind : {"tpu", "datacenter-gpu", "workstation-gpu", "consumer-gpu", "unified-memory", "cpu"}) {
     json chip = {{"name", "x"}, {"kind", kind}, {"hbm_bytes_per_s", 1e12}, {"flops_per_s", {{"bf16", 1e14}}}};
     EXPECT_EQ(eval_ok("chip", {{"chip", chip}})["outputs"]["topology"]["kind"], kind);

@@ -475,7 +475,7 @@ double Chip::need(Figure Chip::*figure, const std::string& why) const {
   std::string key = chip_figure_key(figure);
   std::optional<std::string> words = figure_words(key);
   throw InputError("chip",
-                   name() + " (" + kind_name() + ") has no figure for " + words.value_or(key) + ": " + why +
+                   name() + " has no figure for " + words.value_or(key) + ": " + why +
                        "; a custom chip can give it (chip_overrides." + key + ")",
                    words ? key : "");  // the error's "field" only when it names a field of the chip schema
 }
