@@ -48,6 +48,20 @@ const NEVER = [
   [/\ba (8|11|18)[\d,]*[-\s]/, '"a" before a number said with a vowel'],
   [/\s\d[\d.,]*\s1\/s\b/, 'a bare unit (1/s)'],
   [/—\s*$|\bn\/a\b/m, 'a dash or n/a where a value should be'],
+  [/\bparameters?\b[^()\n]*\(params\)/, 'a unit after its word (parameters … (params))'],
+  [/(^|[^\d.,])0\.0\d*\/s\b/, 'a slow rate per second (say it per minute, hour or day)'],
+  [/\b(million|billion|trillion) h\b/, 'hours in millions (say days or years, or name what is counted)'],
+];
+/** Engine identifiers that are not written with an underscore: choice values, chip kinds and the
+ *  book's short names, which Plain says in words (case-sensitive: "NVLink" and "ICI" are words). */
+const SHORT_IDENTIFIERS = /(^|[^\w-])(nvlink|ici|ib|dcn|gqa|mla|fsdp|tp|pp|dp|ep|cp|tpu|consumer-gpu|datacenter-gpu|workstation-gpu|unified-memory)($|[^\w-])/;
+/** What a chip of a kind must not be said to have, in what the lab says (its settings aside):
+ *  [kinds, pattern, what]. The memory and links of a reader's own device are its own. */
+const FALSE_ON_CHIP = [
+  [['consumer-gpu', 'unified-memory', 'cpu'], /\bHBM\b/, 'HBM on a chip without it'],
+  [['consumer-gpu', 'unified-memory', 'cpu'], /\bICI\b/, 'an ICI link on a chip without one'],
+  [['consumer-gpu', 'unified-memory', 'cpu'], /\bslice\b/, 'a slice of chips for one device'],
+  [['datacenter-gpu', 'consumer-gpu', 'unified-memory', 'cpu'], /\b(switch|move|change) the bandwidth to ICI\b/, 'a hint to a link the chip lacks'],
 ];
 
 function lint(text, where, { plain }) {
@@ -58,8 +72,10 @@ function lint(text, where, { plain }) {
   if (plain) {
     const e = /\d(\.\d+)?e[+-]?\d+\b/.exec(text);
     assert.ok(!e, `${where}: e-notation: “${e && text.slice(Math.max(0, e.index - 40), e.index + 60).replace(/\s+/g, ' ')}”`);
-    const m = IDENTIFIER.exec(text);
-    assert.ok(!m, `${where}: an engine identifier in Plain mode: “${m && text.slice(Math.max(0, m.index - 40), m.index + 60).replace(/\s+/g, ' ')}”`);
+    for (const re of [IDENTIFIER, SHORT_IDENTIFIERS]) {
+      const m = re.exec(text);
+      assert.ok(!m, `${where}: an engine identifier in Plain mode: “${m && text.slice(Math.max(0, m.index - 40), m.index + 60).replace(/\s+/g, ' ')}”`);
+    }
   }
 }
 
@@ -103,8 +119,27 @@ function readLab(el) {
     const a = main.getBoundingClientRect(), b = moved.getBoundingClientRect();
     together = Math.max(a.bottom, b.bottom) - Math.min(a.top, b.top) <= innerHeight;
   }
+  // what the lab says, its settings aside (their menus list every choice, for any chip) and its
+  // derivation (the book's symbols)
+  const said = lab.cloneNode(true);
+  for (const n of said.querySelectorAll('.lab-controls, select, option, .lab-steps')) n.remove();
+  // a chart's tick labels that run into each other
+  const collided = [];
+  for (const g of lab.querySelectorAll('.lab-viz svg g[aria-label$="tick label"]')) {
+    const boxes = [...g.querySelectorAll('text')].filter((t) => t.textContent.trim()).map((t) => ({ t: t.textContent.trim(), r: t.getBoundingClientRect() })).filter((b) => b.r.width);
+    for (let i = 1; i < boxes.length; i++) {
+      const a = boxes[i - 1].r, b = boxes[i].r;
+      if (a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1) collided.push(`${boxes[i - 1].t} / ${boxes[i].t}`);
+    }
+  }
+  // a share (part of a whole) written as a bare fraction, not a percent
+  const fractions = [...lab.querySelectorAll('.lab-outputs > div')].map((d) => [d.querySelector('dt')?.textContent ?? '', d.querySelector('dd')?.textContent.trim() ?? ''])
+    .filter(([l, v]) => /\bshare\b/i.test(l) && /^0\.\d+$/.test(v)).map(([l, v]) => `${l} ${v}`);
+  const labels = [...lab.querySelectorAll('.lab-controls .control')].filter((c) => !c.querySelector('input:disabled, select:disabled')).map((c) => c.querySelector('label')?.innerText ?? '');
   return {
-    text: text(lab), fields, figures, clipped, small, widths, together, viewport: innerWidth,
+    text: text(lab), said: said.textContent, fractions, labels, collided, overflow: document.documentElement.scrollWidth - innerWidth,
+    units: text(lab.querySelector('.lab-units')),
+    fields, figures, clipped, small, widths, together, viewport: innerWidth,
     fits: { yes: colour('.fits-yes'), no: colour('.fits-no'), ok, warn },
     chip: lab.state ? JSON.stringify(lab.currentChip()) : 'the lab has not started', inputChip: JSON.stringify(lab.result?.inputs?.chip ?? null),
     query: location.search,
@@ -126,9 +161,19 @@ async function setMode(page, mode) {
   await page.evaluate((m) => { localStorage.setItem('scalelab.mode', m); }, mode);
 }
 
-function checkPage(got, lab, chip, mode) {
+function checkPage(got, lab, chip, mode, kind) {
   const where = `${lab.name} on ${chip} (${mode}, ${got.viewport} px)`;
   lint(got.text, where, { plain: mode === 'plain' });
+  for (const [kinds, re, what] of FALSE_ON_CHIP) {
+    const m = kinds.includes(kind) && re.exec(got.said);
+    assert.ok(!m, `${where}: ${what}: “${m && got.said.slice(Math.max(0, m.index - 40), m.index + 60).replace(/\s+/g, ' ')}”`);
+  }
+  if (kind === 'tpu' && mode === 'plain') for (const l of got.labels) assert.doesNotMatch(l, /\bGPUs?\b/, `${where}: a setting for GPUs on a TPU page: ${l}`);
+  // unified memory: the usable share is said beside the memory it is a share of
+  if (kind === 'unified-memory' && got.units) assert.match(got.units, /GPU may use/, `${where}: the memory note leaves out the GPU's share of unified memory`);
+  assert.deepEqual(got.fractions, [], `${where}: a share shown as a fraction, not a percent`);
+  assert.deepEqual(got.collided, [], `${where}: chart tick labels run into each other`);
+  assert.ok(got.overflow <= 0, `${where}: the page is ${got.overflow} px wider than the screen`);
   for (const f of got.fields) assert.doesNotMatch(f, /\d(\.\d+)?e[+-]?\d+/, `${where}: a field reads ${f}`);
   for (const f of got.figures) if (f.table !== null) assert.equal(f.said, f.table, `${where}: the verdict says ${f.name} is ${f.said}, the table ${f.table}`);
   assert.deepEqual(got.clipped, [], `${where}: chart labels clipped`);
@@ -143,7 +188,7 @@ function checkPage(got, lab, chip, mode) {
 
 for (const lab of ENGINE_LABS) {
   test(`${lab.name}: every chip kind, Plain and Technical`, async () => {
-    for (const { chip, viewport } of KINDS) {
+    for (const { kind, chip, viewport } of KINDS) {
       const { page, problems } = await watchedPage(browser.context, server.url);
       await page.setViewportSize(viewport);
       await page.goto(server.url + '/');
@@ -152,7 +197,7 @@ for (const lab of ENGINE_LABS) {
       await waitRendered(page, lab.element);
       assert.equal(await page.locator('#chip-select').inputValue(), chip, `${lab.name}: the page's chip selector shows the link's chip`);
       const plain = await page.evaluate(readLab, lab.element);
-      checkPage(plain, lab, chip, 'plain');
+      checkPage(plain, lab, chip, 'plain', kind);
       if (OWN_HARDWARE.has(lab.name)) {
         const name = CHIPS.find((c) => c.id === chip).name;
         assert.ok(plain.text.includes(name), `${lab.name} on ${chip}: the verdict names the chip it answers for (${name})`);
@@ -160,7 +205,7 @@ for (const lab of ENGINE_LABS) {
       // Technical: the same page, its words switched
       await page.locator('.mode-switch button[data-mode="technical"]').click();
       await page.evaluate((e) => document.querySelector(e).updateComplete, lab.element);
-      checkPage(await page.evaluate(readLab, lab.element), lab, chip, 'technical');
+      checkPage(await page.evaluate(readLab, lab.element), lab, chip, 'technical', kind);
       assert.deepEqual(problems.errors, [], `${lab.name} on ${chip}: page errors`);
       await page.close();
     }

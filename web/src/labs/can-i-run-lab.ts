@@ -5,7 +5,7 @@
 // bounds with the binding term, and the engine's first suggested change. Every number and every
 // sentence of advice is the engine's; this file only lays them out.
 import { html, nothing, type TemplateResult } from 'lit';
-import { defineLab, type LabResult, LabElement, type ControlSpec, type OutputSpec } from './lab-element';
+import { defineLab, type LabResult, LabElement, type Control, type ControlSpec, type OutputSpec } from './lab-element';
 import { MODEL_PICKER } from './model-picker';
 import { memoryMeter, num } from './memory-meter';
 import { article } from './words';
@@ -26,8 +26,8 @@ export class CanIRunLab extends LabElement<'local_inference'> {
     { path: 'users', label: 'concurrent users' },
     { path: 'arithmetic', label: 'matmul arithmetic' },
     { path: 'offload', label: 'layers that do not fit' },
-    { path: 'devices', label: 'GPUs of this kind the model is split over' },
-    { path: 'split', label: 'how the GPUs share the model' },
+    { path: 'devices', label: 'devices of this kind the model is split over' },
+    { path: 'split', label: 'how the devices share the model' },
     { path: 'expert_placement', label: 'what an MoE model spills first' },
     { path: 'measured_tokens_per_s', label: 'I measured: your own decode speed, all users together, if you ran it' },
   ];
@@ -38,6 +38,12 @@ export class CanIRunLab extends LabElement<'local_inference'> {
   ];
 
   private readonly tiersId = `cir-tiers-${++tiersCounter}`;
+
+  /** a TPU has no host memory a model spills to: the spill settings apply to GPUs, Macs and CPUs */
+  protected controlApplies(c: Control): boolean | undefined {
+    if (c.path === 'offload' || c.path === 'expert_placement') return this.state?.chipFacts?.kind !== 'tpu';
+    return undefined;
+  }
 
   /** the reader's own devices first in the chip menu */
   readonly devicesFirst = true;

@@ -30,6 +30,12 @@ export class CollectivesLab extends LabElement<'collective'> {
     { path: 'sharp', label: 'GPU: in-network reduction (SHARP)' },
   ];
   readonly hint = 'Try this: shrink the array size until the verdict turns latency-bound; then double an axis and see how the time changes.';
+  /** where the fabric has no hop latency, no size turns the verdict latency-bound: say what to try there */
+  protected hintText() {
+    return this.result && this.result.outputs.t_latency_s === 0
+      ? 'Try this: double an axis and see how the time changes; then switch the network to the ICI torus or InfiniBand, whose hops cost latency, and shrink the array until the verdict turns latency-bound.'
+      : this.hint;
+  }
   protected readonly hasViz = true;
   private hop = 0;
   private timer = 0;
@@ -102,7 +108,7 @@ export class CollectivesLab extends LabElement<'collective'> {
       ['bytes_per_link', 'Bytes per link'], ['effective_bytes_per_s', 'Effective bandwidth'], ['fabric', 'Fabric'], ['bottleneck', 'Bottleneck level']];
     const levels = (r.outputs.levels ?? []) as Record<string, unknown>[];
     const f = (v: unknown, u: string) => this.engine!.format(v, u);
-    return html`<dl class="lab-outputs">${rows.filter(([n]) => r.outputs[n] != null).map(([n, l]) => html`<div data-out=${n}><dt>${l}</dt><dd>${n === 'fabric' ? this.choiceText('fabric', r.outputs.fabric) : this.fmt(n)}</dd></div>`)}</dl>
+    return html`<dl class="lab-outputs">${rows.filter(([n]) => r.outputs[n] != null).map(([n, l]) => html`<div data-out=${n}><dt>${l}</dt><dd>${n === 'fabric' ? this.choiceText('fabric', r.outputs.fabric) : n === 'bottleneck' ? levelWords(r.outputs.bottleneck) : this.fmt(n)}</dd></div>`)}</dl>
       ${levels.length ? html`<div class="table-scroll"><table class="co-levels"><caption>GPU fabric levels the group crosses (the slowest one sets the time)</caption>
         <thead><tr><th scope="col">level</th><th scope="col">degree</th><th scope="col">GPUs</th><th scope="col">uplink</th><th scope="col">effective</th><th scope="col">time</th></tr></thead>
         <tbody>${levels.map((l) => html`<tr data-level=${String(l.level)} class=${l.level === r.outputs.bottleneck ? 'bottleneck' : ''}><th scope="row">${levelWords(l.level)}</th>

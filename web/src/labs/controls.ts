@@ -52,11 +52,12 @@ export function sliderValue(s: ParamSchema, pos: number): number {
 /** `unit`, unless `label` already names it as a word ("global batch (tokens)"); none for counts. */
 function unitUnlessNamed(unit: string | undefined, label: string): string | null {
   if (!unit || unit === 'count') return null;
-  const word = new RegExp(`(^|[^\\w/])${unit.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}($|[^\\w/])`);
-  return word.test(label) ? null : UNIT_WORDS[unit] ?? unit;
+  const named = (w: string) => new RegExp(`(^|[^\\w/])${w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}($|[^\\w/])`).test(label);
+  return named(unit) || (UNIT_WORDS[unit] !== undefined && named(UNIT_WORDS[unit])) ? null : UNIT_WORDS[unit] ?? unit;
 }
-/** Unit ids that are not words for people (the engine's schema says "usd" for a price). */
-const UNIT_WORDS: Record<string, string> = { usd: 'US dollars' };
+/** Unit ids that are not words for people (the engine's schema says "usd" for a price, "params"
+ *  for a count of parameters). */
+const UNIT_WORDS: Record<string, string> = { usd: 'US dollars', params: 'parameters' };
 
 export class ControlsController implements ReactiveController {
   constructor(private readonly host: ControlsHost, private readonly state: LabState, private readonly engine: () => Engine | null) {

@@ -86,7 +86,7 @@ export class DecodeLab extends LabElement<'decode'> {
     const b = this.engine!.format(r.inputs.batch, 'count');
     const fits = o.fits !== false;
     const chips = num(r.inputs.chips) ?? 1;
-    const memory = this.onOwnDevice() ? 'memory' : 'HBM';
+    const memory = this.memoryName();
     const what = bound === 'compute' ? 'the FLOPs set' : bound === 'comms' ? 'the model-parallel collectives set' : `reading ${memory} (weights and KV caches) sets`;
     const where = chips === 1 ? `on one ${this.onOwnDevice() ? 'device' : 'chip'}` : `for the ${this.engine!.format(chips, 'count')}-chip slice`;
     return html`<p class="verdict verdict-${bound}" data-bound=${bound}><strong>${cap(bound)}-bound step</strong> at batch ${b}:

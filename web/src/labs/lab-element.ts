@@ -196,7 +196,16 @@ export abstract class LabElement<C extends CalculatorName = CalculatorName> exte
   protected bound(path: string, which: 'min' | 'max' | 'min_items' | 'max_items'): number { return this.state.bound(path, which); }
   /** An engine message for this reader: Technical as the engine wrote it, Plain without the
    *  identifiers the engine puts in parentheses. */
-  protected words(message: string): string { return this.technical ? message : forPeople(message); }
+  protected words(message: string): string { return this.onChip(this.technical ? message : forPeople(message)); }
+  /** The chip's memory as a reader names it, from the catalog's memory kind: "HBM" on HBM parts,
+   *  "GDDR6X memory" on a card, "unified LPDDR5 memory" on a Mac, "DDR5 system RAM" on a CPU. */
+  memoryName(): string { return memoryName(this.state?.chipFacts ?? null); }
+  /** A sentence or label written with the book's HBM, in the words of this chip's memory (the
+   *  labels stay the engine's; a chip without HBM does not read "HBM"). */
+  protected onChip(text: string): string {
+    const name = this.memoryName();
+    return name === 'HBM' ? text : text.replace(/\bHBM \(off-chip memory\)/g, name).replace(/\bHBM\b/g, name);
+  }
   /** Whether the lab is its page (/labs/<name>/) rather than placed in a chapter. */
   protected get ownPage(): boolean { return this.url?.isPage ?? false; }
   /** The parameters the engine receives. */
@@ -214,7 +223,10 @@ export abstract class LabElement<C extends CalculatorName = CalculatorName> exte
     if (isError(r)) return null;
     const o = r.outputs;
     const count = (v: unknown) => (typeof v === 'number' && v > 0 ? v : null);
-    return { kind: String(o.kind), nodeGpus: count(o.node_gpus), podChips: count(o.pod_chips), memoryBytes: count(o.hbm_bytes), name: String(o.name) };
+    return {
+      kind: String(o.kind), nodeGpus: count(o.node_gpus), podChips: count(o.pod_chips), memoryBytes: count(o.hbm_bytes),
+      memoryKind: typeof o.memory_kind === 'string' && o.memory_kind ? o.memory_kind : null, gpuShare: count(o.gpu_memory_share), name: String(o.name),
+    };
   }
   /** For the labs about the reader's own hardware on a datacenter chip: a sentence saying so, and
    *  the reader's own kinds of device offered first (a measured one where the page has it). */
@@ -307,7 +319,7 @@ export abstract class LabElement<C extends CalculatorName = CalculatorName> exte
   }
   /** The engine's label of one of this lab's outputs (or of `calculator`'s). */
   protected outputLabel(name: string, calculator: string = this.calculator): string {
-    return this.engine!.output(calculator, name)?.label ?? name.replace(/_/g, ' ');
+    return this.onChip(this.engine!.output(calculator, name)?.label ?? name.replace(/_/g, ' '));
   }
   /** A choice value as the reader reads it: the engine's title for it (schema choice_titles),
    *  e.g. fabric "ici" → "ICI torus (TPU)". `param` is a parameter of `calculator` (default: this
@@ -346,7 +358,11 @@ export abstract class LabElement<C extends CalculatorName = CalculatorName> exte
       const r = this.engine!.evaluate(this.calculator, { ...this.params(), chip: id }, { steps: false });
       return !isError(r);
     });
-    return html`<div class="lab-error lab-missing" role="alert" data-field=${field}><p>The catalog gives the ${name} no ${words}${this.technical ? html` (<code>${field}</code>)` : nothing}, and this lab needs it to price what it shows.
+    // a link between chips on the reader's one device: no such link, named in its own words (a Mac has no ICI)
+    const link = /^(ici_|nvlink|node_gpus|ib_|node_ib|dcn_)/.test(field) && this.onOwnDevice();
+    const what = link ? html`The ${name} is one device: the catalog gives it no link to another chip${this.technical ? html` (<code>${field}</code>)` : nothing}, and this lab prices what travels between chips.`
+      : html`The catalog gives the ${name} no ${words}${this.technical ? html` (<code>${field}</code>)` : nothing}, and this lab needs it to price what it shows.`;
+    return html`<div class="lab-error lab-missing" role="alert" data-field=${field}><p>${what}
       ${others.length ? html`See it on` : nothing} ${others.map((id, i) => html`${i ? ' or ' : ''}<button type="button" class="lab-button" @click=${() => this.pinned(id)}>${this.engine!.chipName(id)}</button>`)}${others.length ? ',' : ''}
       or give the figure in a custom chip (the chip menu at the top of the page).</p></div>`;
   }
@@ -371,7 +387,9 @@ export abstract class LabElement<C extends CalculatorName = CalculatorName> exte
   protected renderMemoryUnits(): TemplateResult {
     const m = this.state.chipFacts?.memoryBytes;
     const gib = m && m % 2 ** 30 === 0 ? m / 2 ** 30 : null;
-    return html`<p class="lab-units">Memory here is in decimal units: 1 GB is 10⁹ bytes${gib ? html`, so the ${this.state.chipFacts!.name}'s ${this.engine!.format(gib, 'count')} GiB (2³⁰ bytes each) read as ${this.engine!.format(m, 'bytes')}` : nothing}.</p>`;
+    const share = this.state.chipFacts?.gpuShare;
+    return html`<p class="lab-units">Memory here is in decimal units: 1 GB is 10⁹ bytes${gib ? html`, so the ${this.state.chipFacts!.name}'s ${this.engine!.format(gib, 'count')} GiB (2³⁰ bytes each) read as ${this.engine!.format(m, 'bytes')}` : nothing}.${m && share && share < 1
+      ? html` Its GPU may use ${this.engine!.format(share * 100, 'count')} % of that memory by default, ${this.engine!.format(m * share, 'bytes')}: the rest stays with the system.` : nothing}</p>`;
   }
 
   protected updated() {
@@ -394,7 +412,7 @@ export abstract class LabElement<C extends CalculatorName = CalculatorName> exte
     const main = st.controls.filter((c) => st.isMain(c));
     const rest = st.controls.filter((c) => !st.isMain(c));
     return html`<div class="lab ${stale ? 'stale' : ''}">
-      ${this.hintText() ? html`<p class="lab-hint">${this.hintText()}</p>` : nothing}
+      ${this.hintText() ? html`<p class="lab-hint">${this.onChip(this.hintText())}</p>` : nothing}
       ${this.renderChipNote()}
       ${st.notices.length ? html`<div class="lab-notice" role="alert"><strong>Note:</strong> ${st.notices.map((n) => html`<p>${this.words(n)}</p>`)}</div>` : nothing}
       ${main.length ? html`<div class="lab-main">${main.map((c) => this.renderControl(c))}</div>` : nothing}
@@ -421,5 +439,14 @@ export abstract class LabElement<C extends CalculatorName = CalculatorName> exte
 /** The reader's own kinds of device a hardware lab offers on a datacenter chip: a gaming card, a
  *  Mac, a desktop CPU. */
 const OWN_DEVICES = ['rtx-4090', 'apple-m2-max', 'desktop-ddr5'];
+
+/** The memory of a chip as a reader names it (see LabElement.memoryName); "HBM" for a datacenter
+ *  part the catalog gives no kind, "device memory" for any other. */
+export function memoryName(f: ChipFacts | null): string {
+  const kind = f?.memoryKind;
+  if (!kind) return !f || ['tpu', 'datacenter-gpu'].includes(f.kind) ? 'HBM' : 'device memory';
+  if (/^HBM/i.test(kind)) return 'HBM';
+  return f.kind === 'unified-memory' ? `unified ${kind} memory` : f.kind === 'cpu' ? `${kind} system RAM` : `${kind} memory`;
+}
 
 const cap = (s: string) => (s ? s[0].toUpperCase() + s.slice(1) : s);

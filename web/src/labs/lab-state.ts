@@ -17,6 +17,10 @@ export interface ChipFacts {
   podChips: number | null;
   /** the chip's memory in bytes (HBM, a card's memory, a Mac's unified memory), where known */
   memoryBytes: number | null;
+  /** the catalog's kind of memory (HBM3, GDDR6X, LPDDR5, DDR5), where it gives one */
+  memoryKind: string | null;
+  /** unified memory: the share of it the GPU may use by default, where the catalog gives one */
+  gpuShare: number | null;
   /** the chip's name, for a sentence */
   name: string;
 }

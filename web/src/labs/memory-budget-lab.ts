@@ -33,7 +33,7 @@ export class MemoryBudgetLab extends LabElement<'training_memory'> {
     { path: 'T', label: 'sequence length' },
     { path: 'weight_dtype' },
     { path: 'activation_dtype' },
-    { path: 'grad_bytes_per_param', label: 'gradient bytes per parameter' },
+    { path: 'grad_bytes_per_param', label: 'gradient bytes per parameter (0 as in the book, which leaves them out; 2 for bf16, 4 for fp32)' },
     { path: 'optimizer_bytes_per_param', label: 'optimizer bytes per parameter (Adam fp32: 8)' },
     { path: 'master_bytes_per_param', label: 'fp32 master-weight bytes per parameter' },
     { path: 'checkpointing', label: 'rematerialisation: what the forward pass saves', start: 'block' },
@@ -42,7 +42,7 @@ export class MemoryBudgetLab extends LabElement<'training_memory'> {
   protected hintText() {
     return this.state.chipFacts && ONE_DEVICE_KINDS.includes(this.state.chipFacts.kind)
       ? 'Try this: drag the global batch up, or pick a larger model, until the bytes no longer fit in the device’s memory.'
-      : 'Try this: drag the chips down until the bytes per chip no longer fit in HBM (FSDP takes the chips the other degrees leave).';
+      : `Try this: drag the chips down until the bytes per chip no longer fit in ${this.memoryName()} (FSDP takes the chips the other degrees leave).`;
   }
   readonly outputs: OutputSpec<'training_memory'>[] = [
     'bytes_per_chip', 'hbm_bytes', 'params_bytes', 'grads_bytes', 'optimizer_bytes', 'master_bytes',
@@ -117,11 +117,11 @@ export class MemoryBudgetLab extends LabElement<'training_memory'> {
     const f = (v: unknown, u: string) => this.engine!.format(v, u);
     const c = this.comm.result?.outputs;
     const d = o.degrees as Record<string, number> | undefined;
-    const hbm = this.onOwnDevice() ? 'memory' : 'HBM';
+    const hbm = this.memoryName();
     return html`<p class="verdict" data-fits=${String(fits)}>
       ${fits === true ? html`${this.fitWords(true, 'Fits', '')}: ${this.fig('bytes_per_chip')} per chip of ${this.fig('hbm_bytes')} ${hbm}.`
         : fits === false ? html`${this.fitWords(false, '', 'Does not fit')}: ${this.fig('bytes_per_chip')} per chip against ${this.fig('hbm_bytes')} ${hbm}; perfectly sharded it needs at least ${this.fig('min_chips')}.`
-        : html`<strong>Unknown fit</strong>: ${this.fig('bytes_per_chip')} per chip, and this chip has no HBM figure (see the warning; give one with a custom chip).`}
+        : html`<strong>Unknown fit</strong>: ${this.fig('bytes_per_chip')} per chip, and this chip has no memory figure (see the warning; give one with a custom chip).`}
       ${d ? html`Layout: ${layoutWords(d, this.technical)}${Number(r.outputs.chips) > 1 ? html` on ${this.fig('chips')}` : nothing}.` : nothing}</p>
       ${c ? html`<p class="verdict verdict-${String(c.bound)} comm-verdict"><strong>${String(c.bound) === 'compute' ? 'Compute-bound' : 'Comms-bound'}</strong>: with ${this.choiceText('strategy', this.comm.strategy, 'training_comm')} over the ${this.choiceText('fabric', c.fabric, 'training_comm')},
         per layer the math takes ${f(c.t_math_s, 's')}, communication ${f(c.t_comm_s, 's')}.
@@ -148,7 +148,7 @@ export class MemoryBudgetLab extends LabElement<'training_memory'> {
     // the parts and the roofline's curve are the chart's: evaluated when it is drawn
     const allParts = this.perChipParts(r);
     const parts = allParts.filter((p) => p.bytes > 0);
-    const barDescription = `Per chip: ${allParts.map((p) => `${p.part} ${f(p.bytes, 'bytes')}`).join(', ')}; total ${f(r.outputs.bytes_per_chip, 'bytes')}${hbm !== null ? ` against ${f(hbm, 'bytes')} of HBM` : ' (HBM unknown for this chip)'}.`;
+    const barDescription = `Per chip: ${allParts.map((p) => `${p.part} ${f(p.bytes, 'bytes')}`).join(', ')}; total ${f(r.outputs.bytes_per_chip, 'bytes')}${hbm !== null ? ` against ${f(hbm, 'bytes')} of ${this.memoryName()}` : ' (the chip\u2019s memory unknown)'}.`;
     const reach = reachOf(Math.max(parts.reduce((s, p) => s + p.bytes, 0), num(r.outputs.bytes_per_chip) ?? 0, hbm ?? 0));
     const barKey = JSON.stringify([parts.map((p) => p.part), hbm, reach, width]);
     this.bar = this.bars.get(barKey) ?? null;
@@ -161,7 +161,7 @@ export class MemoryBudgetLab extends LabElement<'training_memory'> {
         marginLeft: 20,
         marginRight: 24, // the last tick's label, whole
         marginBottom: 40,
-        ariaLabel: 'Bytes per chip by part, against the chip\u2019s HBM',
+        ariaLabel: 'Bytes per chip by part, against the chip\u2019s memory',
         ariaDescription: barDescription,
         style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
         x: { domain: [0, reach], label: 'Bytes per chip →', tickFormat: (d: number) => f(d, 'bytes'), grid: true, ticks: 5 },
@@ -170,7 +170,7 @@ export class MemoryBudgetLab extends LabElement<'training_memory'> {
         marks: [
           Plot.barX(parts, Plot.stackX({ x: 'bytes', fill: 'part', y: () => 'chip', ariaHidden: 'true', insetTop: 8, insetBottom: 8, className: 'memory-parts' })),
           hbm !== null ? Plot.ruleX([hbm], { stroke: 'currentColor', strokeWidth: 2.5, ariaHidden: 'true', className: 'hbm-line' }) : null,
-          hbm !== null ? Plot.text([hbm], { x: (d: number) => d, frameAnchor: 'top', lineAnchor: 'bottom', dy: -3, text: () => `${this.onOwnDevice() ? 'memory' : 'HBM'} ${f(hbm, 'bytes')}`, dx: -4, textAnchor: 'end', fill: 'currentColor', ariaHidden: 'true' }) : null,
+          hbm !== null ? Plot.text([hbm], { x: (d: number) => d, frameAnchor: 'top', lineAnchor: 'bottom', dy: -3, text: () => `${this.memoryName()} ${f(hbm, 'bytes')}`, dx: -4, textAnchor: 'end', fill: 'currentColor', ariaHidden: 'true' }) : null,
         ],
       });
       bar.classList.add('memory-bar');

@@ -16,10 +16,14 @@ export class MemoryLadderLab extends LabElement<'transfer'> {
     { path: 'bytes', label: 'tensor size', main: true },
     { path: 'path', label: 'the rung whose derivation is shown below' },
     { path: 'chips' },
-    { path: 'hops', label: 'ICI hops (ici rung only)' },
-    { path: 'links', label: 'ICI links striped over (ici rung only)' },
+    { path: 'hops', label: 'ICI hops (for the ICI rung)' },
+    { path: 'links', label: 'ICI links striped over (for the ICI rung)' },
   ];
   readonly hint = 'Try this: drag the tensor size up and down and compare the rungs: how many times longer than HBM does each network rung take?';
+  /** the reader's one device has no network rung to compare: the hint sends them to a chip that has */
+  protected hintText() {
+    return this.onOwnDevice() ? 'Try this: drag the tensor size up and down and watch its time over the device\u2019s memory; then pick TPU v5e or H100 in the chip menu to see the network rungs beside it.' : this.hint;
+  }
   protected readonly hasViz = true;
   rungs: Rung[] = [];
   private rungsFor: Result | null = null;
@@ -36,14 +40,16 @@ export class MemoryLadderLab extends LabElement<'transfer'> {
     const choices = this.builtControls.find((c) => c.path === 'path')!.schema.choices ?? [];
     const paths = [...ORDER.filter((p) => choices.includes(p)), ...choices.filter((p) => !ORDER.includes(p))];
     const base = this.params();
-    return paths.map((path) => {
+    // the reader's one device has no link to another chip: its network rungs are left off, not listed as missing
+    const links = ['ici', 'nvlink', 'dcn', 'ib'];
+    return paths.flatMap((path): Rung[] => {
       const q: Record<string, unknown> = { ...base, path };
       // the ICI rung with the reader's hops and links (sent for that rung only)
       if (path === 'ici') for (const k of ['hops', 'links']) { const v = this.values.get(k); if (v !== this.control(k)?.schema.default) q[k] = v; }
       const r = this.engine!.evaluate('transfer', q, { steps: false });
-      const name = this.choiceText('path', path); // the engine's title, as the rung selector shows it
-      if (isError(r)) return { path, name, missing: this.missing(r) };
-      return { path, name, t: r.outputs.t_s as number, bw: r.outputs.bytes_per_s as number };
+      const name = this.onChip(this.choiceText('path', path)); // the engine's title, in this chip's memory words
+      if (isError(r)) return this.onOwnDevice() && links.includes(path) ? [] : [{ path, name, missing: this.missing(r) }];
+      return [{ path, name, t: r.outputs.t_s as number, bw: r.outputs.bytes_per_s as number }];
     });
   }
 
@@ -61,6 +67,7 @@ export class MemoryLadderLab extends LabElement<'transfer'> {
     if (!have.length) return html`<p class="verdict">Moving ${this.fig('bytes_per_chip')} per chip takes no time on any rung.</p>`;
     const fast = have.reduce((a, b) => (b.t! < a.t! ? b : a)), slow = have.reduce((a, b) => (b.t! > a.t! ? b : a));
     const f = (v: unknown, u: string) => this.engine!.format(v, u);
+    if (have.length === 1) return html`<p class="verdict">Moving ${f(r.inputs.bytes, 'bytes')} over <strong>${fast.name}</strong> takes ${f(fast.t, 's')}: the catalog gives this chip no other rung to compare it with.</p>`;
     return html`<p class="verdict">Moving ${f(r.inputs.bytes, 'bytes')}: fastest over <strong>${fast.name}</strong> (${f(fast.t, 's')}),
       slowest over <strong>${slow.name}</strong> (${f(slow.t, 's')})${fast.t! > 0 ? html`, <span class="ratio">${f(slow.t! / fast.t!, '')}×</span> longer` : nothing}.</p>`;
   }
@@ -72,7 +79,7 @@ export class MemoryLadderLab extends LabElement<'transfer'> {
       <tbody>${this.rungs.map((x) => html`<tr data-rung=${x.path}><th scope="row">${x.name}</th>
         ${x.missing ? html`<td colspan="2" class="na">not in the catalog for this chip: ${x.missing}</td>`
           : html`<td>${f(x.t, 's')}</td><td>${f(x.bw, 'bytes/s')}</td>`}</tr>`)}</tbody></table>
-      <dl class="lab-outputs"><div data-out="t_s"><dt>Time on the ${this.choiceText('path', r.inputs.path)} rung</dt><dd>${this.fmt('t_s')}</dd></div>
+      <dl class="lab-outputs"><div data-out="t_s"><dt>Time on the ${this.onChip(this.choiceText('path', r.inputs.path))} rung</dt><dd>${this.fmt('t_s')}</dd></div>
       <div data-out="t_latency_s"><dt>of which latency</dt><dd>${this.fmt('t_latency_s')}</dd></div></dl>`;
   }
 
@@ -89,7 +96,7 @@ export class MemoryLadderLab extends LabElement<'transfer'> {
     const missing = this.rungs.filter((x) => x.missing);
     if (!have.length) { host.replaceChildren(); return; }
     const ref = this.reference(have);
-    const refName = ref.path === 'hbm' ? 'HBM' : ref.name;
+    const refName = ref.path === 'hbm' ? this.memoryName() : ref.name;
     const times = (x: Rung) => x.t! / ref.t!;
     const multiple = (v: number) => `${f(v, '')}×`;
     // whole decades around the multiples and 1× (the reference's own bar, a labelled tick)
@@ -112,7 +119,7 @@ export class MemoryLadderLab extends LabElement<'transfer'> {
       ariaLabel: `Time to move the tensor over each rung of the memory ladder, one horizontal bar per rung, as a multiple of the ${refName} time on a log axis`,
       ariaDescription: description,
       style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
-      x: { type: 'log', domain: [lo, hi], label: `Time as a multiple of ${refName}'s (log scale) →`, tickFormat: multiple, ticks: decadeTicks(lo, hi, width - marginLeft - marginRight, multiple, 1), grid: true },
+      x: { type: 'log', domain: [lo, hi], label: narrow && ref.path === 'hbm' ? 'Time as a multiple of the memory’s (log) →' : `Time as a multiple of ${refName}'s (log scale) →`, tickFormat: multiple, ticks: decadeTicks(lo, hi, width - marginLeft - marginRight, multiple, 1), grid: true },
       y: narrow ? { domain: names, label: null, axis: null, padding: 0.45 } : { domain: names, label: null },
       marks: [
         ...(narrow ? [Plot.text(this.rungs, { y: 'name', x: lo, text: 'name', dy: -row * 0.4, textAnchor: 'start', fill: 'currentColor', ariaHidden: 'true', className: 'ml-name' })] : []),

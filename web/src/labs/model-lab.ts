@@ -5,6 +5,7 @@ import { html, nothing, type TemplateResult } from 'lit';
 import { Plot, decadeTicks, tickRoom } from './plot';
 import { defineLab, type OutputName, type LabResult, LabElement, type Control, type ControlSpec } from './lab-element';
 import { MODEL_PICKER } from './model-picker';
+import { forPeople } from './words';
 import { isError, type Result } from '../engine';
 
 /** the sentinel for "as the catalog model has it" in choice overrides */
@@ -43,7 +44,14 @@ export class ModelLab extends LabElement<'transformer'> {
     const m = this.catalogModel();
     const name = c.path.split('.')[1];
     const own = m?.[name];
-    return super.renderControl({ ...c, label: `${c.schema.doc}${own != null ? ` (model: ${String(own)})` : ''}; empty keeps the model's` });
+    // the model field's words: Plain drops the identifiers the catalog's doc carries ("(d_model)")
+    const doc = this.technical ? String(c.schema.doc) : name === 'attention' ? 'attention: grouped-query (multi-head and multi-query too) or multi-head latent' : forPeople(String(c.schema.doc));
+    return super.renderControl({ ...c, label: `${doc}${own != null ? ` (model: ${typeof own === 'number' ? this.engine!.format(own, 'count') : this.choiceWords(name, own)})` : ''}; empty keeps the model's` });
+  }
+  /** a model's choice field (attention gqa / mla) as the override menu titles it */
+  private choiceWords(name: string, v: unknown): string {
+    if (this.technical) return String(v);
+    return ({ gqa: 'grouped-query', mla: 'multi-head latent' } as Record<string, string>)[String(v)] ?? String(v);
   }
   protected adjustParams(p: Record<string, unknown>) {
     const o = p.model_overrides as Record<string, unknown> | undefined;
@@ -58,7 +66,7 @@ export class ModelLab extends LabElement<'transformer'> {
     return c.path.startsWith('model_overrides.') ? this.catalogModel()?.[c.path.split('.')[1]] ?? null : super.emptyValue(c);
   }
   protected renderControlsIntro(): TemplateResult {
-    return html`<p class="ml-note">Override any dimension below to build your own model: K &lt; N is grouped-query attention (K = 1: multi-query), E &gt; 1 with k active experts is a mixture of experts, attention = mla with a latent rank caches a compressed key/value.</p>`;
+    return html`<p class="ml-note">Override any dimension below to build your own model: K &lt; N is grouped-query attention (K = 1: multi-query), E &gt; 1 with k active experts is a mixture of experts, multi-head latent attention (MLA) with a latent rank caches a compressed key/value.</p>`;
   }
 
   protected renderVerdict(r: LabResult<'transformer'>) {

@@ -16,6 +16,8 @@ export function loadPlot(): Promise<void> {
 export function logLogFrame(o: {
   width: number; ariaLabel: string; description: string; xLabel: string; yLabel: string;
   format: (v: number, unit: string) => string; color: { domain: string[]; range: string[] };
+  /** the x axis's ends: its ticks then are whole decades, as many as their labels have room for */
+  xDomain?: [number, number];
 }) {
   return {
     width: o.width,
@@ -26,7 +28,8 @@ export function logLogFrame(o: {
     ariaLabel: o.ariaLabel,
     ariaDescription: o.description,
     style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
-    x: { type: 'log' as const, label: o.xLabel, tickFormat: (d: number) => o.format(d, 'count') },
+    x: { type: 'log' as const, label: o.xLabel, tickFormat: (d: number) => o.format(d, 'count'),
+      ...(o.xDomain ? { ticks: decadeTicks(o.xDomain[0], o.xDomain[1], o.width - 100, (d) => o.format(d, 'count')) } : {}) },
     y: { type: 'log' as const, label: o.yLabel, tickFormat: (d: number) => o.format(d, 's'), grid: true, ticks: 5 },
     color: { legend: true, ...o.color },
   };

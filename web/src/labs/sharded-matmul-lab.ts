@@ -4,7 +4,7 @@
 // equivalent JAX PartitionSpecs. The PartitionSpecs are a translation of the notation the
 // reader typed (which axis names sit on which dimension), not a computation.
 import { html, nothing, type TemplateResult } from 'lit';
-import { Plot, moveBarsX, reachOf, type Chart } from './plot';
+import { Plot, moveBarsX, reachOf, type Chart, tickRoom } from './plot';
 import { opWords } from './words';
 import { defineLab, type OutputName, type LabResult, LabElement, type Control, type ControlSpec } from './lab-element';
 import { isError, type Result } from '../engine';
@@ -192,7 +192,7 @@ export class ShardedMatmulLab extends LabElement<'sharded_matmul'> {
       ariaLabel: 'Math time against each collective\u2019s time, horizontal bars',
       ariaDescription: description,
       style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
-      x: { label: 'Time →', domain: [0, reach], tickFormat: (d: number) => f(d, 's'), ticks: 4, grid: true },
+      x: { label: 'Time →', domain: [0, reach], tickFormat: (d: number) => f(d, 's'), ticks: tickRoom(width - 170, 2, 72), grid: true },
       y: { label: null, domain: data.map((d) => d.what) },
       marks: [
         Plot.barX(data, { y: 'what', x: 't', fill: (d: { what: string }) => (d.what === 'math' ? 'var(--ok)' : 'var(--warn)'), ariaHidden: 'true', className: 'sm-bar' }),

@@ -7,7 +7,7 @@
 import { html, nothing } from 'lit';
 // Plot is fetched with the engine (./plot), not a static import: it stays off the first paint.
 import { ChartCache, Plot, logLogFrame, moveMarker, showIn } from './plot';
-import { chipCount, defineLab, type LabResult, LabElement, type Control, type ControlSpec, type OutputSpec } from './lab-element';
+import { chipCount, defineLab, type LabResult, LabElement, type Control, type ControlSpec, type OutputSpec, type OutputName } from './lab-element';
 import { MODEL_PICKER } from './model-picker';
 import { isError, type Result } from '../engine';
 
@@ -53,7 +53,7 @@ export class TrainingCommLab extends LabElement<'training_comm'> {
     'chips',
     'fabric',
     'collective_intensity',
-    'tp_limit',
+    { name: 'tp_limit', label: 'Largest tensor-parallel degree that stays compute-bound (ways)' },
     { name: 'critical_F', label: 'Critical MLP width' },
   ];
   protected readonly hasViz = true;
@@ -86,9 +86,23 @@ export class TrainingCommLab extends LabElement<'training_comm'> {
     return xs.map((x) => this.curve.get(x)).filter((p): p is Pt => p != null);
   }
 
+  /** the fabric in the engine's words for it (its choice title), not its identifier */
+  protected fmt(name: OutputName<'training_comm'>): string {
+    const v = this.result?.outputs[name];
+    return name === 'fabric' && typeof v === 'string' ? this.choiceText('fabric', v) : super.fmt(name);
+  }
+
+  /** one chip: nothing crosses a network; the layer is its matmuls */
+  private alone(r: LabResult<'training_comm'>): boolean {
+    return num(r.outputs.chips) === 1 && !num(r.outputs.t_comm_s);
+  }
+
   protected renderVerdict(r: LabResult<'training_comm'>) {
     const o = r.outputs;
     const bound = String(o.bound);
+    if (this.alone(r)) {
+      return html`<p class="verdict verdict-compute" data-bound=${bound}><strong>One ${this.onOwnDevice() ? 'device' : 'chip'}, no communication</strong>: with nothing to share between chips, every layer is its matmuls (${this.fig('t_math_s')} per layer in the ${String(o.pass)} pass at ${this.fig('tokens_per_chip')}). Pick a TPU slice or a GPU node with the chip menu to see the network's share.</p>`;
+    }
     const s = STRATEGY[String(o.strategy)] ?? { name: String(o.strategy), sends: 'the collectives' };
     const perLayer = `per layer in the ${String(o.pass)} pass`; // the pass the engine's per-layer figures describe
     const lead = bound === 'compute'
@@ -109,7 +123,7 @@ export class TrainingCommLab extends LabElement<'training_comm'> {
     const why = 'The batch does not move this bound: what crosses the network grows with the tokens per chip just as the FLOPs do, so both lines on the plot rise together.';
     const strategy = String(o.strategy);
     if (strategy === 'tp' && num(o.tp_limit) !== null) {
-      return html`<p class="verdict-part" data-part="critical">${why} The degree moves it: tensor parallelism stays compute-bound while tp is below ${this.fig('tp_limit')} for this model${num(o.critical_F) !== null ? html`, or, at this degree, while the MLP is at least ${this.fig('critical_F')} wide` : nothing}.</p>`;
+      return html`<p class="verdict-part" data-part="critical">${why} The degree moves it: tensor parallelism stays compute-bound below ${this.fig('tp_limit')} ways for this model${num(o.critical_F) !== null ? html`, or, at this degree, while the MLP is at least ${this.fig('critical_F')} wide` : nothing}.</p>`;
     }
     if (strategy === 'ep' && num(o.critical_F) !== null) {
       return html`<p class="verdict-part" data-part="critical">${why} The expert width moves it: at this degree the experts stay compute-bound when each is at least ${this.fig('critical_F')} wide.</p>`;
@@ -155,7 +169,7 @@ export class TrainingCommLab extends LabElement<'training_comm'> {
     if (drawn && moveMarker(drawn, now, tNow, description)) return showIn(host, drawn);
     const chart = Plot.plot({
       ...logLogFrame({ width, description, format: f, ariaLabel: 'Per-layer FLOP time and communication time against tokens per chip, from the engine',
-        xLabel: 'Tokens per chip →', yLabel: '↑ Time per layer', color: { domain: ['FLOPs (matmuls)', 'communication'], range: ['var(--ok)', 'var(--warn)'] } }),
+        xLabel: 'Tokens per chip →', yLabel: '↑ Time per layer', xDomain: [xs[0], xs[xs.length - 1]], color: { domain: ['FLOPs (matmuls)', 'communication'], range: ['var(--ok)', 'var(--warn)'] } }),
       marks: [
         // the comm line dashed: for TP, PP and EP the two lines run parallel and may nearly coincide
         Plot.line(rows.filter((d) => d.term !== 'communication'), { x: 'x', y: 'y', stroke: 'term', strokeWidth: 2.2, ariaHidden: 'true' }),

@@ -73,6 +73,7 @@ export class TrainingPodLab extends LabElement<'training_run'> {
     const layouts = (Array.isArray(o.layouts) ? o.layouts : []) as O[];
     const rejected = (Array.isArray(o.rejected) ? o.rejected : []) as O[];
     const counts = (o.rejected_counts && typeof o.rejected_counts === 'object' ? o.rejected_counts : {}) as Record<string, number>;
+    const reasons = (o.rejected_reasons && typeof o.rejected_reasons === 'object' ? o.rejected_reasons : {}) as Record<string, string>;
     const shown = layouts.slice(0, 10);
     // no search on this chip (the engine's warning says why): no tables claiming that nothing fits
     if (!Array.isArray(o.layouts)) return html`${base}<p class="no-search">No layout search on this chip: see the note below.</p>`;
@@ -86,9 +87,9 @@ export class TrainingPodLab extends LabElement<'training_run'> {
       <div class="lb-scroll"><table class="lb-table rejected">
         <caption>Rejected layouts (a sample) and why each fails</caption>
         <thead><tr>${this.degreeHeads()}<th scope="col">reason</th></tr></thead>
-        <tbody>${rejected.map((l) => html`<tr><td>${l.dp}</td><td>${l.fsdp}</td><td>${l.tp}</td><td>${l.pp}</td><td>${String(l.message ?? l.reason)}</td></tr>`)}</tbody>
+        <tbody>${rejected.map((l) => html`<tr><td>${l.dp}</td><td>${l.fsdp}</td><td>${l.tp}</td><td>${l.pp}</td><td>${this.words(String(l.message ?? l.reason))}</td></tr>`)}</tbody>
       </table></div>
-      ${Object.keys(counts).length ? html`<p class="rejected-counts">Rejected in all: ${Object.entries(counts).map(([k, v], i) => html`${i ? ', ' : ''}${f(v, 'count')} × ${this.technical ? html`<code>${k}</code>` : k.replace(/_/g, ' ')}`)}.</p>` : nothing}`;
+      ${Object.keys(counts).length ? html`<p class="rejected-counts">Rejected in all: ${Object.entries(counts).map(([k, v], i) => html`${i ? ', ' : ''}${f(v, 'count')} × ${this.technical ? html`<code>${k}</code>` : this.words(reasons[k] ?? k.replace(/_/g, ' '))}`)}.</p>` : nothing}`;
   }
 }
 
