@@ -185,7 +185,7 @@ export class LabState {
   }
   setValue(c: Control, v: unknown, text?: string) {
     this.values.set(c.path, v);
-    this.texts.set(c.path, text ?? fieldText(v));
+    this.texts.set(c.path, text ?? fieldText(v, c.schema.unit));
   }
   resetToStart() { for (const c of this.controls) this.setValue(c, this.startOf(c)); }
 
