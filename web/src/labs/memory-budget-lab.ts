@@ -170,7 +170,7 @@ export class MemoryBudgetLab extends LabElement<'training_memory'> {
         marks: [
           Plot.barX(parts, Plot.stackX({ x: 'bytes', fill: 'part', y: () => 'chip', ariaHidden: 'true', insetTop: 8, insetBottom: 8, className: 'memory-parts' })),
           hbm !== null ? Plot.ruleX([hbm], { stroke: 'currentColor', strokeWidth: 2.5, ariaHidden: 'true', className: 'hbm-line' }) : null,
-          hbm !== null ? Plot.text([hbm], { x: (d: number) => d, frameAnchor: 'top', lineAnchor: 'bottom', dy: -3, text: () => `${this.memoryName()} ${f(hbm, 'bytes')}`, dx: -4, textAnchor: 'end', fill: 'currentColor', ariaHidden: 'true' }) : null,
+          hbm !== null ? Plot.text([hbm], { x: (d: number) => d, frameAnchor: 'top', lineAnchor: 'bottom', dy: -3, text: () => `${this.memoryName() === 'HBM' ? 'HBM' : 'memory'} ${f(hbm, 'bytes')}`, dx: -4, textAnchor: 'end', fill: 'currentColor', ariaHidden: 'true' }) : null,
         ],
       });
       bar.classList.add('memory-bar');

@@ -101,7 +101,7 @@ export class TrainingCommLab extends LabElement<'training_comm'> {
     const o = r.outputs;
     const bound = String(o.bound);
     if (this.alone(r)) {
-      return html`<p class="verdict verdict-compute" data-bound=${bound}><strong>One ${this.onOwnDevice() ? 'device' : 'chip'}, no communication</strong>: with nothing to share between chips, every layer is its matmuls (${this.fig('t_math_s')} per layer in the ${String(o.pass)} pass at ${this.fig('tokens_per_chip')}). Pick a TPU slice or a GPU node with the chip menu to see the network's share.</p>`;
+      return html`<p class="verdict verdict-compute" data-bound=${bound}><strong>One ${this.onOwnDevice() ? 'device' : 'chip'}, no communication</strong>: with nothing to share between chips, every layer is its matmuls (${this.fig('t_math_s')} per layer in the ${String(o.pass)} pass at ${this.fig('tokens_per_chip')}). Pick TPU v5e or H100 in the chip menu to see the network's share.</p>`;
     }
     const s = STRATEGY[String(o.strategy)] ?? { name: String(o.strategy), sends: 'the collectives' };
     const perLayer = `per layer in the ${String(o.pass)} pass`; // the pass the engine's per-layer figures describe
