@@ -3,7 +3,7 @@
 # libFuzzer run, the Node tests (native vs WebAssembly), the browser tests, and the
 # originality check. Prints a summary; exits non-zero if anything failed.
 #   BUILD_DIR, WASM_BUILD_DIR, ASAN_BUILD_DIR, FUZZ_BUILD_DIR: build folders
-#   FUZZ_RUNS (200000), FUZZ_SECONDS (120): bounds of the fuzz run
+#   FUZZ_RUNS (200000), FUZZ_SECONDS (60): bounds of the fuzz run (the long one: scripts/fuzz-long.sh)
 # scripts/test.sh --quick: the inner loop instead — build, release ctest, the Node tests and one
 # browser test file (QUICK_BROWSER_TEST, default web/tests/chapter.test.mjs); no sanitizers, no fuzzing.
 set -euo pipefail
@@ -22,7 +22,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 ASAN_BUILD_DIR="${ASAN_BUILD_DIR:-build-asan}"
 FUZZ_BUILD_DIR="${FUZZ_BUILD_DIR:-build-fuzz}"
 FUZZ_RUNS="${FUZZ_RUNS:-200000}"
-FUZZ_SECONDS="${FUZZ_SECONDS:-120}"
+FUZZ_SECONDS="${FUZZ_SECONDS:-60}"
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:strict_string_checks=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 export CTEST_OUTPUT_ON_FAILURE=1
