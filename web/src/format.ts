@@ -27,27 +27,23 @@ export function percent(x: number): string {
   return `${p < 10 ? p.toPrecision(2) : Math.round(p)}%`;
 }
 
-/** The scales a field writes a large number with, as people write them: "100M", "70B", "15T". */
+/** The scales a field writes a large number with, as people write them: "100M", "70B", "15T"; a
+ *  number of bytes in decimal units instead, "1 GB" (a bare "1B" reads as a billion, or one byte). */
 const FIELD_SCALES: [number, string][] = [[1e12, 'T'], [1e9, 'B'], [1e6, 'M'], [1e3, 'k']];
-const BYTE_SCALES: [number, string][] = [[1e12, 'T'], [1e9, 'G'], [1e6, 'M'], [1e3, 'k']];
+const BYTE_SCALES: [number, string][] = [[1e12, ' TB'], [1e9, ' GB'], [1e6, ' MB'], [1e3, ' kB']];
 
 /** A number for an input field, exact and as people write it: 100000000 → "100M", 7e10 → "70B",
- *  1.5e13 → "15T", 4194304 → "4194304" (no shorter exact form), 512 → "512", 1e24 → "1e24". */
+ *  1.5e13 → "15T", 4194304 → "4194304" (no shorter exact form), 512 → "512", 1e24 → "1e24";
+ *  with unit "bytes", 1e9 → "1 GB". */
 export function fieldText(v: unknown, unit?: string): string {
   if (typeof v !== 'number' || !Number.isFinite(v)) return v == null ? '' : String(v);
   const plain = String(Number(v.toPrecision(12)));
   const a = Math.abs(v);
-  // bytes in decimal units, as the labs show them: "1 GB", not "1B" (a billion, read as one byte)
-  if (unit === 'bytes' && a >= 1e3 && a < 1e16) {
-    for (const [scale, letter] of BYTE_SCALES) {
+  const bytes = unit === 'bytes';
+  if (a >= (bytes ? 1e3 : 1e4) && a < 1e16) {
+    for (const [scale, suffix] of bytes ? BYTE_SCALES : FIELD_SCALES) {
       const x: number = v / scale;
-      if (Math.abs(x) >= 1 && Math.abs(x) < 1e4 && Number(x.toPrecision(4)) * scale === v) return `${Number(x.toPrecision(4))} ${letter}B`;
-    }
-  }
-  if (a >= 1e4 && a < 1e16) {
-    for (const [scale, letter] of FIELD_SCALES) {
-      const x: number = v / scale;
-      if (Math.abs(x) >= 1 && Math.abs(x) < 1e4 && Number(x.toPrecision(4)) * scale === v) return `${Number(x.toPrecision(4))}${letter}`;
+      if (Math.abs(x) >= 1 && Math.abs(x) < 1e4 && Number(x.toPrecision(4)) * scale === v) return `${Number(x.toPrecision(4))}${suffix}`;
     }
   }
   if (v === 0 || (a < 1e16 && a >= 1e-3)) return plain;

@@ -181,7 +181,7 @@ ${groupsHtml}
       const el = form.elements.namedItem(f.path) as HTMLInputElement | HTMLSelectElement | null;
       if (!el) continue;
       const v = get(chip, f.path);
-      el.value = f.path === 'name' && chip.id !== 'custom' ? `Custom (${String(chip.name)})` : fieldText(v);
+      el.value = f.path === 'name' && chip.id !== 'custom' ? `Custom (${String(chip.name)})` : fieldText(v, f.schema.unit);
     }
   };
   fill(start);
