@@ -48,6 +48,23 @@ TEST(TrainingComm, OneChipHasNothingToCommunicate) {
   EXPECT_NEAR(t, 8 * eight["t_math_s"].get<double>(), 1e-12 * t);
 }
 
+// The model's rules hold on one chip too, and one chip's math is the strategy's own: expert
+// parallelism counts the k routed experts there as it does across chips (4 B k D F / (N C)).
+TEST(TrainingComm, OneChipKeepsTheModelsRulesAndTheStrategysMath) {
+  scalelab::Evaluation dense = scalelab::evaluate("training_comm", json{{"chip", "h100"}, {"chips", 1},
+                                                                        {"strategy", "ep"}}.dump());
+  EXPECT_EQ(dense.status, scalelab::Status::bad_input);
+  EXPECT_EQ(dense.param, "strategy");
+  auto moe = [](int chips) {
+    return json{{"chip", "h100"}, {"model", "deepseek-v3"}, {"strategy", "ep"}, {"batch_tokens", 65536},
+                {"chips", chips}};
+  };
+  json one = outputs_of("training_comm", moe(1));
+  json many = outputs_of("training_comm", moe(32));
+  double t = one["t_math_s"].get<double>();
+  EXPECT_NEAR(t, 32 * many["t_math_s"].get<double>(), 1e-12 * t);
+}
+
 TEST(TrainingMemory, CommStrategyFollowsTheDegreesAndTheChip) {
   auto strategy = [](json input) { return outputs_of("training_memory", input)["comm_strategy"]; };
   EXPECT_EQ(strategy({{"chip", "tpu-v5p"}, {"chips", 64}, {"fsdp", 16}, {"tp", 4}}), "fsdp_tp");

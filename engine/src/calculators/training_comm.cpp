@@ -6,6 +6,7 @@
 #include "calculators/calculators.hpp"
 #include "models/collective_model.hpp"
 #include "models/common.hpp"
+#include "models/layer_times.hpp"
 #include "models/topology.hpp"
 #include "models/training_math.hpp"
 #include "schema/params.hpp"
@@ -148,7 +149,24 @@ void check_pod(const Chip& chip, Fabric fabric, double chips) {
                                 "with strategy dcn_dp (dp = " + plain(span.pods) + "), got " + plain(chips));
 }
 
+// What the model allows of the strategy and degrees, on any number of chips.
+void check_model(const CommSetup& s, const Model* m) {
+  bool moe = m && m->is_moe();
+  if (s.strategy == Strategy::ep && !moe) throw InputError("strategy", "ep needs an MoE model (E > 1)");
+  if (s.deg.ep > 1 && !moe) throw InputError("ep", "expert parallelism needs an MoE model");
+  if (moe && s.deg.ep > m->E) {
+    throw InputError("ep", "must be ≤ the model's " + plain(m->E) + " experts, got " + plain(s.deg.ep));
+  }
+  if (m && s.deg.tp > m->N) {
+    throw InputError("tp", "must be ≤ the model's " + plain(m->N) + " query heads, got " + plain(s.deg.tp));
+  }
+  if (m && s.deg.pp > m->L) {
+    throw InputError("pp", "must be ≤ the model's " + plain(m->L) + " layers, got " + plain(s.deg.pp));
+  }
+}
+
 void check_strategy(const Args& args, const CommSetup& s, const Model* m) {
+  check_model(s, m);
   if (s.strategy == Strategy::fsdp_tp) {
     refuse_if_given(args, "exact_ring", "is not defined for fsdp_tp (two collectives on different axes)");
     if (s.fabric != Fabric::ici && s.fabric != Fabric::nvlink) {
@@ -166,22 +184,8 @@ void check_strategy(const Args& args, const CommSetup& s, const Model* m) {
                    (s.fabric == Fabric::nvlink || s.fabric == Fabric::ib_fat_tree))) {
     throw InputError("sharp", "in-network reduction applies to strategy dp on nvlink or ib_fat_tree");
   }
-  if (s.strategy == Strategy::ep) {
-    if (!m || !m->is_moe()) throw InputError("strategy", "ep needs an MoE model (E > 1)");
-    if (s.fabric != Fabric::nvlink && s.fabric != Fabric::ib_fat_tree) {
-      throw InputError("fabric", "ep is modelled on nvlink or ib_fat_tree");
-    }
-    if (s.deg.ep > m->E) {
-      throw InputError("ep", "must be ≤ the model's " + plain(m->E) + " experts, got " + plain(s.deg.ep));
-    }
-  } else if (s.deg.ep > 1 && (!m || !m->is_moe())) {
-    throw InputError("ep", "expert parallelism needs an MoE model");
-  }
-  if (m && s.deg.tp > m->N) {
-    throw InputError("tp", "must be ≤ the model's " + plain(m->N) + " query heads, got " + plain(s.deg.tp));
-  }
-  if (m && s.deg.pp > m->L) {
-    throw InputError("pp", "must be ≤ the model's " + plain(m->L) + " layers, got " + plain(s.deg.pp));
+  if (s.strategy == Strategy::ep && s.fabric != Fabric::nvlink && s.fabric != Fabric::ib_fat_tree) {
+    throw InputError("fabric", "ep is modelled on nvlink or ib_fat_tree");
   }
   if (s.fabric == Fabric::dcn && s.strategy != Strategy::dcn_dp) {
     throw InputError("fabric", "dcn is the fabric of strategy dcn_dp");
@@ -232,6 +236,7 @@ CommSetup read_setup(const Args& args, Result& r, const Model*& model, double& c
   s.deg = resolve_degrees(args, s.strategy, chips, s.at_optimum, r);
   s.N = chips;
   if (one_chip(s)) {  // nothing to communicate: no fabric to read
+    check_model(s, model);
     s.C = compute_flops(args, r);
     s.w = args.dtype("weight_dtype");
     s.a = args.dtype("activation_dtype");
@@ -291,48 +296,61 @@ struct LayerTimes {
   Expr t_math = 0, t_comm = 0;
 };
 
+bool has_backward(Strategy s) { return s == Strategy::dp || s == Strategy::dcn_dp; }
+
+Expr math_step(const CommSetup& s, const LayerSymbols& v, Result& r) {
+  if (s.strategy == Strategy::ep) {
+    return r.step("Math time per layer (the routed experts)", "T_{math}",
+                  layer_time::routed_experts_math(v.B, r.sym("k", s.routed_k), v.D, r.sym("F", s.F_unit), v.N, v.C),
+                  "s");
+  }
+  return r.step("Math time per layer", "T_{math}",
+                layer_time::math(has_backward(s.strategy) ? 8 : 4, v.B, v.D, v.F_a, v.N, v.C), "s");
+}
+
 LayerTimes time_steps(const CommSetup& s, const CommNumbers& n, const LayerSymbols& v, Result& r) {
   std::string W = W_symbol(s.fabric);
-  bool backward = s.strategy == Strategy::dp || s.strategy == Strategy::dcn_dp;
   LayerTimes t;
-  t.t_math = s.strategy == Strategy::ep  // the book counts the k routed experts' matmuls
-                 ? r.step("Math time per layer (the routed experts)", "T_{math}",
-                          4 * v.B * r.sym("k", s.routed_k) * v.D * r.sym("F", s.F_unit) / (v.N * v.C), "s")
-                 : r.step("Math time per layer", "T_{math}", (backward ? 8 : 4) * v.B * v.D * v.F_a / (v.N * v.C), "s");
+  t.t_math = math_step(s, v, r);
   Expr Y_f = r.sym("Y_f", n.Y_f), W_x = r.sym(W, n.W_x), W_tp = r.sym("W_{tp}", n.W_tp);
   Expr B_X = v.B / v.X;
   switch (s.strategy) {
     case Strategy::dp:
     case Strategy::dcn_dp:
       t.t_comm = r.step("Gradient AllReduce per layer", "T_{comm}",
-                        2 * r.sym("ar", s.sharp ? 1 : 2) * v.D * v.F_w * v.b_w * v.r / (Y_f * W_x), "s");
+                        layer_time::gradient_allreduce(r.sym("ar", s.sharp ? 1 : 2), v.D, v.F_w, v.b_w, v.r, Y_f, W_x),
+                        "s");
       break;
     case Strategy::fsdp:
-      t.t_comm = r.step("Weight AllGather per layer", "T_{comm}", 2 * v.D * v.F_w * v.b_w * v.r / (Y_f * W_x), "s");
+      t.t_comm = r.step("Weight AllGather per layer", "T_{comm}",
+                        layer_time::weight_allgather(v.D, v.F_w, v.b_w, v.r, Y_f, W_x), "s");
       break;
     case Strategy::tp:
       t.t_comm = r.step("Activation AllGather + ReduceScatter per layer", "T_{comm}",
-                        2 * v.b_a * B_X * v.D * v.r / (r.sym("Z_{pp}", s.deg.pp) * W_tp), "s");
+                        layer_time::activation_collectives(v.b_a, B_X, v.D, v.r, r.sym("Z_{pp}", s.deg.pp), W_tp),
+                        "s");
       break;
     case Strategy::ep: {
       double G = s.fabric == Fabric::ib_fat_tree ? s.node_gpus : 1;
       Expr share = min(r.sym("G", G) * r.sym("k", s.routed_k) / r.sym("Z", s.deg.ep), 1);
       t.t_comm = r.step("Token AllToAll (dispatch + combine) per layer", "T_{comm}",
-                        2 * v.b_a * B_X * v.D * v.r * share / r.sym(W, n.W_tp), "s");
+                        layer_time::token_alltoall(v.b_a, B_X, v.D, v.r, share, r.sym(W, n.W_tp)), "s");
       break;
     }
     case Strategy::fsdp_tp: {
       Expr t_fsdp = r.step("FSDP AllGather per layer", "T_{fsdp}",
-                           2 * v.D * v.F_w * v.b_w / (r.sym("Y", n.Y) * r.sym("W_f", n.W_x)), "s");
-      Expr t_tp = r.step("TP activation collectives per layer", "T_{tp}", 2 * v.b_a * B_X * v.D / W_tp, "s");
+                           layer_time::fsdp_tp_weight_allgather(v.D, v.F_w, v.b_w, r.sym("Y", n.Y), r.sym("W_f", n.W_x)),
+                           "s");
+      Expr t_tp = r.step("TP activation collectives per layer", "T_{tp}",
+                         layer_time::fsdp_tp_activations(v.b_a, B_X, v.D, W_tp), "s");
       t.t_comm = r.step("Communication time per layer", "T_{comm}", max(t_fsdp, t_tp), "s");
       break;
     }
     case Strategy::pp: {
       Expr N_MB = r.sym("N_{MB}", s.microbatches);
       t.t_comm = r.step("Pipeline sends per layer", "T_{comm}",
-                        v.b_a * B_X * v.D * (N_MB + r.sym("P", s.deg.pp) - 2) /
-                            (N_MB * r.sym("W_{pp}", n.W_pp) * r.sym("L", s.L)),
+                        layer_time::pipeline_sends(v.b_a, B_X, v.D, N_MB, r.sym("P", s.deg.pp),
+                                                   r.sym("W_{pp}", n.W_pp), r.sym("L", s.L)),
                         "s");
       break;
     }
@@ -349,8 +367,8 @@ void critical_steps(const CommSetup& s, const CommNumbers& n, const LayerSymbols
     return;
   }
   Expr crit = s.strategy == Strategy::fsdp_tp
-                  ? pow(v.C, 2) * v.b_w * v.b_a * v.F_w /
-                        (4 * r.sym("W_f", n.W_x) * r.sym("W_{tp}", n.W_tp) * pow(v.F_a, 2))
+                  ? layer_time::fsdp_tp_critical_per_chip(v.C, v.b_w, v.b_a, v.F_w, v.F_a, r.sym("W_f", n.W_x),
+                                                          r.sym("W_{tp}", n.W_tp))
                   : (v.B / v.N) * t.t_comm / t.t_math;
   crit = r.step("Critical tokens per chip", "B^*_{chip}", crit, "tokens");
   r.out("critical_tokens_per_chip", crit);
@@ -371,9 +389,10 @@ void split_steps(const CommSetup& s, const CommNumbers& n, const LayerSymbols& v
     for (const char* name : {"fsdp_opt", "tp_opt", "fsdp_pow2", "tp_pow2"}) r.out_null(name);
     return;
   }
-  Expr W_ratio = r.sym("W_f", n.W_x) / r.sym("W_{tp}", n.W_tp);
   Expr X_opt = r.step("Optimal FSDP degree", "X_{opt}",
-                      sqrt((v.b_a / v.b_w) * (v.B / v.F_w) * W_ratio * v.N), "count");
+                      layer_time::fsdp_tp_optimal_fsdp(v.b_a, v.b_w, v.B, v.F_w, r.sym("W_f", n.W_x),
+                                                       r.sym("W_{tp}", n.W_tp), v.N),
+                      "count");
   r.out("fsdp_opt", X_opt);
   r.out("tp_opt", *n.tp_opt);
   // Rounded in log space (⌊x + 1/2⌋ is round-half-up), within 1 and the largest power of two ≤ N.
@@ -407,11 +426,10 @@ void tp_steps(const CommSetup& s, const CommNumbers& n, const LayerSymbols& v, c
     return;
   }
   Expr F_unit = r.sym("F", s.F_unit);
-  Expr critical_F =
-      s.strategy == Strategy::fsdp_tp
-          ? pow(v.C, 2) * v.b_w * v.b_a * (v.F_w / v.F_a) * v.N /
-                (4 * r.sym("W_f", n.W_x) * r.sym("W_{tp}", n.W_tp) * v.B) * (F_unit / v.F_a)
-          : F_unit * t.t_comm / t.t_math;
+  Expr critical_F = s.strategy == Strategy::fsdp_tp
+                          ? layer_time::fsdp_tp_critical_F(v.C, v.b_w, v.b_a, v.F_w, v.F_a, v.N, r.sym("W_f", n.W_x),
+                                                           r.sym("W_{tp}", n.W_tp), v.B, F_unit)
+                          : F_unit * t.t_comm / t.t_math;
   r.out("critical_F", r.step("Smallest F that is compute-bound at these degrees", "F^*", critical_F, "count"));
 }
 
@@ -441,8 +459,7 @@ void answer_one_chip(const Args& args, const CommSetup& s, Result& r) {
          "chips to price a strategy's collectives.");
   r.out("strategy", strategy_name(s.strategy));
   r.out_null("fabric");
-  bool backward = s.strategy == Strategy::dp || s.strategy == Strategy::dcn_dp;
-  r.out("pass", backward ? "backward" : "forward");
+  r.out("pass", has_backward(s.strategy) ? "backward" : "forward");
   r.out("chips", 1.0);
   r.out("degrees", json{{"dp", 1}, {"fsdp", 1}, {"tp", 1}, {"pp", 1}, {"ep", 1}});
   r.out("model_parallel", 1.0);
@@ -452,10 +469,7 @@ void answer_one_chip(const Args& args, const CommSetup& s, Result& r) {
                            "axes_tp"}) {
     r.out_null(name);
   }
-  Expr t_math = r.step("Math time per layer", "T_{math}",
-                       (backward ? 8 : 4) * r.sym("B", s.B) * r.sym("D", s.D) * r.sym("F_a", s.F_a) / r.sym("C", s.C),
-                       "s");
-  r.out("t_math_s", t_math);
+  r.out("t_math_s", math_step(s, LayerSymbols(s, CommNumbers{}, r), r));
   r.out("t_comm_s", 0.0);
   r.out("bound", "compute");
   for (const char* name : {"critical_tokens_per_chip", "critical_tokens_per_replica", "critical_batch_tokens",
@@ -474,8 +488,7 @@ void compute(const Args& args, Result& r) {
   CommNumbers n = analyse_comm(s);
   r.out("strategy", strategy_name(s.strategy));
   r.out("fabric", fabric_name(s.fabric));
-  bool backward = s.strategy == Strategy::dp || s.strategy == Strategy::dcn_dp;
-  r.out("pass", backward ? "backward" : "forward");
+  r.out("pass", has_backward(s.strategy) ? "backward" : "forward");
   r.out("chips", chips);
   if (s.at_optimum) {
     r.out_null("degrees");

@@ -6,6 +6,7 @@
 #include "core/enum_table.hpp"
 #include "core/errors.hpp"
 #include "core/format.hpp"
+#include "models/layer_times.hpp"
 
 namespace scalelab {
 
@@ -584,7 +585,7 @@ void fill_bandwidths(const CommSetup& s, CommNumbers& n) {
 }
 
 void analyse_fsdp_tp(const CommSetup& s, CommNumbers& n) {
-  double X_opt = std::sqrt((s.a / s.w) * (s.B / s.F_w) * (n.W_x / n.W_tp) * s.N);
+  double X_opt = layer_time::fsdp_tp_optimal_fsdp(s.a, s.w, s.B, s.F_w, n.W_x, n.W_tp, s.N);
   n.fsdp_opt = X_opt;
   n.tp_opt = s.N / X_opt;
   double cap = largest_pow2_at_most(s.N);
@@ -595,20 +596,14 @@ void analyse_fsdp_tp(const CommSetup& s, CommNumbers& n) {
     n.X = std::clamp(X_opt, 1.0, s.N);
     n.Y = s.N / n.X;
   }
-  n.t_comm_fsdp = 2 * s.D * s.F_w * s.w / (n.Y * n.W_x);
-  n.t_comm_tp = 2 * s.a * (s.B / n.X) * s.D / n.W_tp;
+  n.t_comm_fsdp = layer_time::fsdp_tp_weight_allgather(s.D, s.F_w, s.w, n.Y, n.W_x);
+  n.t_comm_tp = layer_time::fsdp_tp_activations(s.a, s.B / n.X, s.D, n.W_tp);
   n.t_comm = std::max(n.t_comm_fsdp, n.t_comm_tp);
-  n.crit_per_chip = s.C * s.C * s.w * s.a * s.F_w / (4 * n.W_x * n.W_tp * s.F_a * s.F_a);
-  // F_a at which the critical batch per chip equals B/N, with F_w/F_a held fixed.
-  double F_a = s.C * s.C * s.w * s.a * (s.F_w / s.F_a) * s.N / (4 * n.W_x * n.W_tp * s.B);
-  n.critical_F = F_a * s.F_unit / s.F_a;
+  n.crit_per_chip = layer_time::fsdp_tp_critical_per_chip(s.C, s.w, s.a, s.F_w, s.F_a, n.W_x, n.W_tp);
+  n.critical_F = layer_time::fsdp_tp_critical_F(s.C, s.w, s.a, s.F_w, s.F_a, s.N, n.W_x, n.W_tp, s.B, s.F_unit);
 }
 
 }  // namespace
-
-// Expert parallelism's math, as the book counts it: the k routed experts' matmuls,
-// 4 B k D F / (Z C); a shared expert's, which every GPU also runs, is left out.
-double ep_math_time(const CommSetup& s) { return 4 * s.B * s.routed_k * s.D * s.F_unit / (s.N * s.C); }
 
 CommNumbers analyse_comm(const CommSetup& s) {
   CommNumbers n;
@@ -616,46 +611,44 @@ CommNumbers analyse_comm(const CommSetup& s) {
   n.X = d.dp * d.fsdp;
   n.Y = d.tp * d.pp * d.ep;
   fill_bandwidths(s, n);
-  double math_fwd = 4 * s.B * s.D * s.F_a / (s.N * s.C);
+  double math_fwd = layer_time::math(4, s.B, s.D, s.F_a, s.N, s.C);
   n.t_math = math_fwd;
   switch (s.strategy) {
     case Strategy::dp:
     case Strategy::dcn_dp: {
       double ar = s.sharp ? 1 : 2;
       n.ring = s.exact_ring ? data_parallel_ring(s, n.X, n.Y) : 1;
-      n.t_math = 2 * math_fwd;
-      n.t_comm = 2 * ar * s.D * s.F_w * s.w * n.ring / (n.Y_f * n.W_x);
+      n.t_math = layer_time::math(8, s.B, s.D, s.F_a, s.N, s.C);
+      n.t_comm = layer_time::gradient_allreduce(ar, s.D, s.F_w, s.w, n.ring, n.Y_f, n.W_x);
       n.crit_per_chip = s.C * ar * s.w * s.F_w * n.ring / (4 * s.F_a * n.Y_f * n.W_x);
       break;
     }
     case Strategy::fsdp:
       n.ring = s.exact_ring ? data_parallel_ring(s, n.X, n.Y) : 1;
-      n.t_comm = 2 * s.D * s.F_w * s.w * n.ring / (n.Y_f * n.W_x);
+      n.t_comm = layer_time::weight_allgather(s.D, s.F_w, s.w, n.ring, n.Y_f, n.W_x);
       n.crit_per_chip = s.C * s.w * s.F_w * n.ring / (2 * s.F_a * n.Y_f * n.W_x);
       break;
     case Strategy::tp:
       n.ring = s.exact_ring ? group_ring(s, d.tp) : 1;
-      n.t_comm = 2 * s.a * (s.B / n.X) * s.D * n.ring / (d.pp * n.W_tp);
+      n.t_comm = layer_time::activation_collectives(s.a, s.B / n.X, s.D, n.ring, d.pp, n.W_tp);
       n.critical_F = s.F_unit * n.t_comm / n.t_math;
       break;
     case Strategy::fsdp_tp:
       analyse_fsdp_tp(s, n);
-      n.t_math = 4 * s.B * s.D * s.F_a / (s.N * s.C);
       break;
     case Strategy::pp:
-      n.t_comm = s.a * (s.B / n.X) * s.D * (s.microbatches + d.pp - 2) /
-                 (s.microbatches * n.W_pp * s.L);
+      n.t_comm = layer_time::pipeline_sends(s.a, s.B / n.X, s.D, s.microbatches, d.pp, n.W_pp, s.L);
       break;
     case Strategy::ep: {
       // The book's expert-parallel AllToAll: across nodes only (Z − G)/Z of it leaves a node, a
       // share its formula always carries; within one node exact_ring applies (Z − 1)/Z.
       n.ring = s.fabric == Fabric::ib_fat_tree || s.exact_ring ? group_ring(s, d.ep) : 1;
-      n.t_math = ep_math_time(s);
+      n.t_math = layer_time::routed_experts_math(s.B, s.routed_k, s.D, s.F_unit, s.N, s.C);
       double G = s.fabric == Fabric::ib_fat_tree ? s.node_gpus : 1;
       double W_ep = s.fabric == Fabric::ib_fat_tree ? s.ib * s.node_gpus : s.nvlink;
       double share = std::min(G * s.routed_k / d.ep, 1.0);
       n.W_tp = W_ep;
-      n.t_comm = 2 * s.a * (s.B / n.X) * s.D * n.ring * share / W_ep;
+      n.t_comm = layer_time::token_alltoall(s.a, s.B / n.X, s.D, n.ring, share, W_ep);
       n.critical_F = s.F_unit * n.t_comm / n.t_math;
       break;
     }
