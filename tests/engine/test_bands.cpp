@@ -167,6 +167,14 @@ TEST(Bands, AnExpectedRangeNamesItsRunsAndSaysWhenTheSetupLiesOutsideThem) {
   EXPECT_EQ(slice["outputs"]["expected_outside"],
             "The published runs behind this range took chips 1–8 and context 205–2,048 tokens; this setup takes "
             "chips 16 and context 8,192 tokens, so the range is carried beyond what was measured.");
+  // decode's runs ran on A100s and TPU v5es: on an RTX 4090 the range is carried to another kind of chip
+  json consumer = json::parse(scalelab::evaluate("decode", R"({"chip": "rtx-4090", "model": "llama3-8b", "chips": 1, "batch": 1, "context": 1024})").json);
+  EXPECT_EQ(consumer["outputs"]["expected_covered"], false);
+  EXPECT_EQ(consumer["outputs"]["expected_outside"],
+            "The published runs behind this range ran on TPU and datacenter GPU chips; this setup runs on a consumer "
+            "GPU, so the range is carried beyond what was measured.");
+  json a100 = json::parse(scalelab::evaluate("decode", R"({"chip": "a100", "model": "llama3-8b", "chips": 1, "batch": 1, "context": 1024})").json);
+  EXPECT_EQ(a100["outputs"]["expected_covered"], true);
   // decode on a TPU has a band; local inference on a TPU has none: null, not a guess
   json tpu = json::parse(scalelab::evaluate("local_inference", R"({"chip": "tpu-v5e", "model": "llama3-8b"})").json);
   EXPECT_TRUE(tpu["outputs"]["expected_tokens_per_s_low"].is_null());

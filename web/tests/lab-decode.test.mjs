@@ -261,3 +261,25 @@ test('headline: dragging the batch up from 1 flips the weight matmuls, and the s
   assert.deepEqual(problems, clean);
   await page.close();
 });
+
+test('the expected range says "runs like this" only where the runs cover the setup, chip kind included', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  const line = async (query) => {
+    await page.goto(server.url + LAB + query);
+    await ready(page);
+    return page.locator(`${EL} .lab-expected`).innerText();
+  };
+  // an A100 at one chip, batch 1 and context 1,024: within gpt-fast's runs
+  const covered = await line('?chip=a100&model=llama3-8b&chips=1&batch=1&context=1024');
+  assert.match(covered, /^Published runs like this reach/);
+  assert.doesNotMatch(covered, /carried beyond/);
+  // the same setup on an RTX 4090: the runs were on datacenter GPUs and TPUs, and the line says so
+  const outside = await line('?chip=rtx-4090&model=llama3-8b&chips=1&batch=1&context=1024');
+  const p = { ...(await labParams(page)) };
+  assert.equal(p.chip, 'rtx-4090');
+  assert.match(outside, /^Published runs reach/);
+  assert.ok(outside.includes(evaluate('decode', p).outputs.expected_outside), outside);
+  assert.match(outside, /ran on TPU and datacenter GPU chips; this setup runs on a consumer GPU/);
+  assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
+  await page.close();
+});

@@ -15,7 +15,7 @@ void output_expected(const InferenceSetup& setup, const DecodeFigures& f, const 
                       "tokens per second"}, f.tokens_per_s, r);
   out_expected(band_for("decode", "step_s", setup.chip->kind),
                {"step_s", "expected_step_s_low", "expected_step_s_high", "s", "step time"}, f.step_s, r);
-  out_band(band, "decode", settings, r);
+  out_band(band, "decode", setup.chip->kind, settings, r);
 }
 
 void compute(const Args& args, Result& r) {

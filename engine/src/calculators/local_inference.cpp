@@ -367,7 +367,7 @@ void output_expected(ChipKind kind, double step, double tokens, double ttft, con
                {"step_s", "expected_step_s_low", "expected_step_s_high", "s", "time per token step"}, step, r);
   out_expected(band_for("local_inference", "ttft_s", kind),
                {"ttft_s", "expected_ttft_s_low", "expected_ttft_s_high", "s", "time to first token"}, ttft, r);
-  out_band(band, "local_inference", settings, r);
+  out_band(band, "local_inference", kind, settings, r);
 }
 
 void compute(const Args& args, Result& r) {

@@ -33,6 +33,7 @@ struct BandRow {
   double low, high;   // the band: shares of the bound
   std::size_t runs;
   const char* chip_kinds;  // " datacenter-gpu tpu ": each kind between spaces
+  const char* run_kinds;   // the kinds the runs ran on, likewise (covers.chip_kinds)
   const char* outputs;     // " decode.tokens_per_s decode.step_s ": calculator.output between spaces
   const BandRange* ranges;
   std::size_t range_count;

@@ -60,8 +60,21 @@ void add_unique(json& list, const std::string& item) {
   if (std::find(list.begin(), list.end(), item) == list.end()) list.push_back(item);
 }
 
+// The kinds of chip the runs ran on ("datacenter-gpu", "tpu"), in the catalog's order of kinds.
+json chip_kinds_of(const std::vector<const RunShare*>& runs) {
+  std::vector<bool> seen(chip_kind_names().size());
+  for (const RunShare* r : runs) {
+    seen[std::size_t(resolve_chip(r->inputs.value("chip", json()), json::object()).kind)] = true;
+  }
+  json kinds = json::array();
+  for (std::size_t k = 0; k < seen.size(); ++k) {
+    if (seen[k]) kinds.push_back(chip_kind_names()[k]);
+  }
+  return kinds;
+}
+
 json covers_of(const std::vector<const RunShare*>& runs) {
-  json covers = {{"chip_ids", json::array()}, {"model_ids", json::array()}};
+  json covers = {{"chip_ids", json::array()}, {"chip_kinds", chip_kinds_of(runs)}, {"model_ids", json::array()}};
   for (const RunShare* r : runs) {
     add_unique(covers["chip_ids"], chip_name(r->inputs.value("chip", json())));
     add_unique(covers["model_ids"], model_name(r->inputs));

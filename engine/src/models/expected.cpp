@@ -79,7 +79,22 @@ void out_expected(const Band* band, const ExpectedOutput& o, double bound, Resul
   r.out(o.high, r.step(label_high, "", time ? b / lo : hi * b, o.unit));
 }
 
-void out_band(const Band* band, std::string_view calculator, const Setup& setup, Result& r) {
+// A kind of chip for people, without the title's examples: "unified memory (Apple, …)" → "unified memory".
+std::string kind_words(std::size_t kind) {
+  const std::string& title = chip_kind_titles()[kind];
+  return title.substr(0, title.find(" ("));
+}
+
+// "TPU and datacenter GPU": the kinds listed between spaces in `list`.
+std::string kinds_words(std::string_view list) {
+  std::vector<std::string> kinds;
+  for (std::size_t k = 0; k < chip_kind_names().size(); ++k) {
+    if (listed(list, chip_kind_names()[k])) kinds.push_back(kind_words(k));
+  }
+  return and_list(kinds);
+}
+
+void out_band(const Band* band, std::string_view calculator, ChipKind kind, const Setup& setup, Result& r) {
   if (!band) {
     for (const char* name : {"expected_runs", "expected_share_low", "expected_share_high", "expected_covered",
                              "expected_outside"}) {
@@ -101,13 +116,22 @@ void out_band(const Band* band, std::string_view calculator, const Setup& setup,
       ours.push_back(words.name + " " + count(value) + words.unit);
     }
   }
-  r.out("expected_covered", ours.empty());
-  if (ours.empty()) {
+  const bool other_kind = !listed(band->run_kinds, chip_kind_names()[std::size_t(kind)]);
+  r.out("expected_covered", ours.empty() && !other_kind);
+  if (ours.empty() && !other_kind) {
     r.out_null("expected_outside");
-  } else {
-    r.out("expected_outside", "The published runs behind this range took " + and_list(theirs) + "; this setup takes " +
-                                  and_list(ours) + ", so the range is carried beyond what was measured.");
+    return;
   }
+  std::string runs = "The published runs behind this range", setup_words;
+  if (other_kind) {
+    runs += " ran on " + kinds_words(band->run_kinds) + " chips";
+    setup_words = "this setup runs on a " + kind_words(std::size_t(kind));
+  }
+  if (!ours.empty()) {
+    runs += (other_kind ? " and took " : " took ") + and_list(theirs);
+    setup_words += (other_kind ? " and takes " : "this setup takes ") + and_list(ours);
+  }
+  r.out("expected_outside", runs + "; " + setup_words + ", so the range is carried beyond what was measured.");
 }
 
 }  // namespace scalelab

@@ -33,8 +33,8 @@ void out_expected(const Band* band, const ExpectedOutput& o, double bound, Resul
 using Setup = std::vector<std::pair<std::string_view, double>>;
 // The band's own figures: expected_runs, expected_share_low, expected_share_high, expected_covered
 // and expected_outside: null when the setup lies within what the runs took, else a sentence naming
-// in words (the labels of `calculator`'s parameters) each setting that lies outside and the range
-// the runs took. All null without a band.
-void out_band(const Band* band, std::string_view calculator, const Setup& setup, Result& r);
+// in words the kind of chip, when no run ran on a chip of `kind`, and each setting that lies outside
+// (the labels of `calculator`'s parameters) with the range the runs took. All null without a band.
+void out_band(const Band* band, std::string_view calculator, ChipKind kind, const Setup& setup, Result& r);
 
 }  // namespace scalelab

@@ -23,7 +23,8 @@ export function expectedLine(engine: Engine, r: Result, boundOutput: string, uni
   if (low === null || high === null || shareLow === null || shareHigh === null || runs === null) return nothing;
   const pct = (share: number) => engine.format(Math.round(share * 100), 'count');
   const outside = typeof o.expected_outside === 'string' ? o.expected_outside : null;
-  return html`<p class="lab-expected" data-low=${low} data-high=${high}>Published runs like this reach
+  // "like this" only where the setup lies within what the runs took; else the sentence says how it differs
+  return html`<p class="lab-expected" data-low=${low} data-high=${high}>Published runs ${outside ? '' : 'like this '}reach
     ${pct(shareLow)}–${pct(shareHigh)}\u00a0% of this bound: expect <strong>${span(engine, low, high, unit)}</strong>
     (${engine.format(runs, 'count')} runs).${outside ? html` <span class="lab-expected-outside">${outside}</span>` : nothing}</p>`;
 }
