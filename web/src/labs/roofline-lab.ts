@@ -16,12 +16,11 @@ export class RooflineLab extends LabElement<'roofline'> {
     { path: 'bandwidth' },
     { path: 'links', onlyWith: { bandwidth: 'ici' } },
   ];
-  readonly hint = 'Try this: drag the batch below the marked critical batch and watch the matmul turn memory-bound; then switch the bandwidth to ICI.';
   /** the link the hint moves to is one this chip has: ICI on a TPU, NVLink on a GPU node, PCIe on the reader's own device */
   protected hintText() {
     const kind = this.state?.chipFacts?.kind;
-    const link = kind === 'tpu' || !kind ? 'ICI' : this.onOwnDevice() ? 'PCIe (to the host)' : this.state.chipFacts?.nodeGpus ? 'NVLink' : 'PCIe (to the host)';
-    return this.hint.replace(/ICI\.$/, `${link}.`);
+    const link = kind === 'tpu' || !kind ? 'ICI' : !this.onOwnDevice() && this.state.chipFacts?.nodeGpus ? 'NVLink' : 'PCIe (to the host)';
+    return `Try this: drag the batch below the marked critical batch and watch the matmul turn memory-bound; then switch the bandwidth to ${link}.`;
   }
   readonly outputs: OutputSpec<'roofline'>[] = [
     'flops', 'bytes', 'intensity', 'critical_intensity', 't_math_s', 't_comm_s', 't_lower_s', 't_upper_s',
