@@ -117,17 +117,20 @@ TEST(Bands, AnEstimatesBandIsFittedOnBothSidesOfIt) {
   EXPECT_GE(estimates, 1);
 }
 
-// The expected range beside a bound: decode and local inference write, beside each bound they
+// The expected range beside a bound: decode, serving, prefill and local inference write, beside each bound they
 // compare with published runs, the band of that regime times the bound (a time: the bound over the
 // band). The band is fitted to these runs, so the runs lie inside the ranges the engine writes for
 // their own setups: the 90 % band holds at least 80 % of them, and a run named here lies inside.
-TEST(Bands, PublishedDecodeAndLocalRunsLieInsideTheExpectedRangeBesideTheirBound) {
+TEST(Bands, PublishedInferenceRunsLieInsideTheExpectedRangeBesideTheirBound) {
   json catalog = json::parse(scalelab::measurements_json());
   std::size_t checked = 0, inside = 0;
   std::string outside;
   for (const json& run : catalog["runs"]) {
     std::string calculator = run["calculator"], output = run["measured"]["output"], id = run["id"];
-    if (calculator != "decode" && calculator != "local_inference") continue;
+    if (calculator != "decode" && calculator != "local_inference" && calculator != "serving" &&
+        calculator != "prefill") {
+      continue;
+    }
     scalelab::Evaluation e = scalelab::evaluate(calculator, run["inputs"].dump());
     ASSERT_EQ(e.status, scalelab::Status::ok) << id << ": " << e.message;
     const json out = json::parse(e.json)["outputs"];
@@ -143,7 +146,7 @@ TEST(Bands, PublishedDecodeAndLocalRunsLieInsideTheExpectedRangeBesideTheirBound
     if (measured >= low.get<double>() && measured <= high.get<double>()) ++inside;
     else outside += " " + id;
   }
-  EXPECT_GE(checked, 50u) << "published decode and local runs";
+  EXPECT_GE(checked, 75u) << "published decode, serving, prefill and local runs";
   EXPECT_GE(double(inside), 0.8 * double(checked)) << inside << " of " << checked << " inside; outside:" << outside;
 }
 
@@ -179,6 +182,24 @@ TEST(Bands, AnExpectedRangeNamesItsRunsAndSaysWhenTheSetupLiesOutsideThem) {
   json tpu = json::parse(scalelab::evaluate("local_inference", R"({"chip": "tpu-v5e", "model": "llama3-8b"})").json);
   EXPECT_TRUE(tpu["outputs"]["expected_tokens_per_s_low"].is_null());
   EXPECT_TRUE(tpu["outputs"]["expected_covered"].is_null());
+}
+
+// The runs were fitted at full utilisation: a prefill MFU below 1 is the reader's own estimate of the
+// gap the range stands for, so the range stays that of the bound at MFU 1 (not derated twice).
+TEST(Bands, AnExpectedRangeIsOfTheBoundAtFullUtilisation) {
+  auto outputs = [](const char* calculator, const char* input) {
+    return json::parse(scalelab::evaluate(calculator, input).json)["outputs"];
+  };
+  json full = outputs("prefill", R"({"chip": "h100", "model": "llama2-7b", "chips": 1, "tokens": 2048})");
+  json half = outputs("prefill", R"({"chip": "h100", "model": "llama2-7b", "chips": 1, "tokens": 2048, "mfu": 0.5})");
+  EXPECT_GT(half["t_s"].get<double>(), full["t_s"].get<double>());
+  EXPECT_EQ(half["expected_t_s_low"], full["expected_t_s_low"]);
+  EXPECT_EQ(half["expected_t_s_high"], full["expected_t_s_high"]);
+  EXPECT_EQ(full["expected_covered"], true);
+  json served = outputs("serving", R"({"chip": "h100", "model": "llama2-7b", "chips": 1, "batch": 64, "prompt_tokens": 128, "decode_tokens": 2048})");
+  json slow = outputs("serving", R"({"chip": "h100", "model": "llama2-7b", "chips": 1, "batch": 64, "prompt_tokens": 128, "decode_tokens": 2048, "prefill_mfu": 0.5})");
+  EXPECT_EQ(slow["expected_throughput_tokens_per_s_high"], served["expected_throughput_tokens_per_s_high"]);
+  EXPECT_EQ(served["expected_throughput_tokens_per_s_high"], served["throughput_tokens_per_s"]);  // the band's high end is the bound
 }
 
 }  // namespace

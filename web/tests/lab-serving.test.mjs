@@ -198,3 +198,22 @@ test('model picker: labelled, keyboard, the catalog; each model gives the engine
   assert.deepEqual(pr2, { console: [], errors: [], thirdParty: [] });
   await p2.close();
 });
+
+test('the expected throughput: what published serving runs reach, of the engine\u2019s bound, and where they ran', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  for (const chip of ['h100', 'tpu-v5e']) {
+    await page.goto(server.url + LAB + '?chip=' + chip);
+    await ready(page);
+    const params = await page.evaluate((el) => document.querySelector(el).params(), EL);
+    const o = evaluate(CALC, params).outputs;
+    const line = page.locator(`${EL} .lab-expected`);
+    assert.equal(Number(await line.getAttribute('data-low')), o.expected_throughput_tokens_per_s_low, chip);
+    assert.equal(Number(await line.getAttribute('data-high')), o.expected_throughput_tokens_per_s_high, chip);
+    const text = await line.innerText();
+    assert.match(text, /of the server’s throughput bound: expect [\d,.]+–[\d,.]+ (k )?tokens\/s \(15 runs\)/, text);
+    assert.ok(text.includes(o.expected_outside), `${chip}: the sentence on what the runs took`);
+    if (chip === 'tpu-v5e') assert.match(text, /ran on datacenter GPU chips.*runs on a TPU/);
+  }
+  assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
+  await page.close();
+});

@@ -3,6 +3,7 @@
 #include "schema/params.hpp"
 #include "calculators/calculators.hpp"
 #include "models/common.hpp"
+#include "models/expected.hpp"
 #include "models/inference.hpp"
 
 namespace scalelab {
@@ -11,8 +12,15 @@ namespace {
 void compute(const Args& args, Result& r) {
   const InferenceSetup& setup = inference_setup(args);
   if (setup.compute.note) r.warn(*setup.compute.note);
-  PrefillFigures f = prefill_step(setup, args.num("tokens"), args.num("chips"), args.num("mfu"), r.log());
+  const double tokens = args.num("tokens"), chips = args.num("chips"), mfu = args.num("mfu");
+  PrefillFigures f = prefill_step(setup, tokens, chips, mfu, r.log());
   output_prefill(f, r);
+  // The range published prefill runs on this kind of chip reach, of the bound at full utilisation
+  // (the runs were fitted there: a lower mfu is the reader's own estimate of the same gap).
+  const Band* band = band_for("prefill", "t_s", setup.chip->kind);
+  const double bound = mfu == 1 ? f.t_s : prefill_step(setup, tokens, chips, 1, Steps()).t_s;
+  out_expected(band, {"t_s", "expected_t_s_low", "expected_t_s_high", "s", "prefill time"}, bound, r);
+  out_band(band, "prefill", setup.chip->kind, {{"chips", chips}, {"tokens", tokens}}, r);
   if (f.bound == "memory") {
     r.warn("Only " + plain(f.tokens) +
            " tokens: loading the weights takes longer than the math, so "

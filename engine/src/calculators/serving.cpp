@@ -8,6 +8,7 @@
 #include "schema/params.hpp"
 #include "calculators/calculators.hpp"
 #include "models/common.hpp"
+#include "models/expected.hpp"
 #include "models/inference.hpp"
 
 namespace scalelab {
@@ -214,6 +215,28 @@ void run_sweep(const Args& args, const InferenceSetup& s, const Request& q, Resu
   if (frontier.empty()) r.warn("No point of the sweep fits in HBM, so the Pareto frontier is empty.");
 }
 
+// The ranges published serving runs on this kind of chip reach beside the throughput and latency
+// bounds, and published prefill runs beside the time to first token. The runs were fitted at full
+// prefill utilisation, so the ranges are of the bounds at prefill_mfu 1 (`full`).
+void output_expected(const InferenceSetup& setup, const Request& q, const ServingFigures& full, Result& r) {
+  const ChipKind kind = setup.chip->kind;
+  const Band* band = band_for("serving", "throughput_tokens_per_s", kind);
+  out_expected(band, {"throughput_tokens_per_s", "expected_throughput_tokens_per_s_low",
+                      "expected_throughput_tokens_per_s_high", "tokens/s", "throughput"},
+               full.throughput_tokens_per_s, r);
+  out_expected(band_for("serving", "latency_s", kind),
+               {"latency_s", "expected_latency_s_low", "expected_latency_s_high", "s", "response latency"},
+               full.latency_s, r);
+  out_expected(band_for("serving", "time_to_first_token_s", kind),
+               {"time_to_first_token_s", "expected_time_to_first_token_s_low", "expected_time_to_first_token_s_high",
+                "s", "time to first token"},
+               full.t_prefill_s, r);
+  out_band(band, "serving", kind,
+           {{"batch", full.decode.batch}, {"chips", full.decode.chips}, {"context", q.context},
+            {"prompt_tokens", q.prompt_tokens}, {"decode_tokens", q.decode_tokens}},
+           r);
+}
+
 void compute(const Args& args, Result& r) {
   const InferenceSetup& setup = inference_setup(args);
   Request q = read_request(args);
@@ -224,6 +247,9 @@ void compute(const Args& args, Result& r) {
   ServingFigures f = serve(setup, q, args.num("batch"), chips, r.log());
   output_serving(q, f, r);
   output_measured(args, f.decode, f.throughput_tokens_per_s, r);
+  Request full = q;
+  full.prefill_mfu = 1;
+  output_expected(setup, q, q.prefill_mfu == 1 ? f : serve(setup, full, args.num("batch"), chips, Steps()), r);
   if (!q.price_per_hour_usd) {
     r.warn(args.chip().name() +
            " has no catalog price: give a price per chip-hour (price_per_hour_usd) for the cost per "

@@ -89,6 +89,13 @@ constexpr Output kPrefill[] = {
     {"bound", "", "bound", "what limits the prefill: compute or memory", false},
     {"attention_critical_length", "tokens", "attention critical length", "sequence length above which attention FLOPs outweigh the parameter FLOPs", true},
     {"activation_bytes", "bytes", "activation bytes", "activations moved by the model-parallel collectives", true},
+    {"expected_t_s_low", "s", "expected prefill time, short", "the prefill-time bound at full utilisation over the high end of the share published prefill runs on this kind of chip reach (null where no runs calibrate it)", true},
+    {"expected_t_s_high", "s", "expected prefill time, long", "the prefill-time bound at full utilisation over the low end of the share published prefill runs on this kind of chip reach (null where no runs calibrate it)", true},
+    {"expected_runs", "count", "published runs behind the range", "how many published prefill runs the expected range is fitted to (null where no runs calibrate it)", true},
+    {"expected_share_low", "ratio", "expected share of the bound, low", "the low end of the share of the bound published runs reach (null where no runs calibrate it)", true},
+    {"expected_share_high", "ratio", "expected share of the bound, high", "the high end of the share of the bound published runs reach (null where no runs calibrate it)", true},
+    {"expected_covered", "", "setup within the published runs", "whether the chip's kind and the settings lie within what the published runs took (null where no runs calibrate it)", true},
+    {"expected_outside", "", "setup beyond the published runs", "a sentence naming the chip's kind or the settings that lie outside what the published runs took, and what they took (null when none does, or where no runs calibrate it)", true},
 };
 
 
@@ -330,8 +337,8 @@ constexpr Output kLocalInference[] = {
     {"expected_runs", "count", "published runs behind the range", "how many published runs the expected tokens/s range is fitted to (null where no runs calibrate it)", true},
     {"expected_share_low", "ratio", "expected share of the bound, low", "the low end of the share of the tokens/s bound published runs reach (null where no runs calibrate it)", true},
     {"expected_share_high", "ratio", "expected share of the bound, high", "the high end of the share of the tokens/s bound published runs reach (null where no runs calibrate it)", true},
-    {"expected_covered", "", "setup within the published runs", "whether users and context lie within what the published runs took (null where no runs calibrate it)", true},
-    {"expected_outside", "", "setup beyond the published runs", "a sentence naming the settings that lie outside what the published runs took, and their range (null when none does, or where no runs calibrate it)", true},
+    {"expected_covered", "", "setup within the published runs", "whether the device's kind, users and context lie within what the published runs took (null where no runs calibrate it)", true},
+    {"expected_outside", "", "setup beyond the published runs", "a sentence naming the device's kind or the settings that lie outside what the published runs took, and what they took (null when none does, or where no runs calibrate it)", true},
 };
 
 constexpr Output kFinetune[] = {

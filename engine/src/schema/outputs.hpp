@@ -50,6 +50,17 @@ inline constexpr Output kServingOutputs[] = {
     {"achieved_bytes_per_s", "bytes/s", "achieved bandwidth", "bytes a decode step reads, over its time, times the measured share (null without a measurement)", true},
     {"achieved_flops_per_s", "FLOP/s", "achieved FLOP/s", "FLOPs of a decode step, over its time, times the measured share (null without a measurement)", true},
     {"measured_verdict", "", "what usually explains the gap", "a sentence on the overheads that usually separate a measurement from this share of the bound (null without a measurement)", true},
+    {"expected_throughput_tokens_per_s_low", "tokens/s", "expected throughput, low", "the throughput bound times the low end of the share published serving runs on this kind of chip reach (null where no runs calibrate it)", true},
+    {"expected_throughput_tokens_per_s_high", "tokens/s", "expected throughput, high", "the throughput bound times the high end of the share published serving runs on this kind of chip reach (null where no runs calibrate it)", true},
+    {"expected_latency_s_low", "s", "expected response latency, short", "the latency bound over the high end of the published serving runs' share (null where no runs calibrate it)", true},
+    {"expected_latency_s_high", "s", "expected response latency, long", "the latency bound over the low end of the published serving runs' share (null where no runs calibrate it)", true},
+    {"expected_time_to_first_token_s_low", "s", "expected time to first token, short", "the time-to-first-token bound over the high end of the share published prefill runs reach (null where no runs calibrate it)", true},
+    {"expected_time_to_first_token_s_high", "s", "expected time to first token, long", "the time-to-first-token bound over the low end of the share published prefill runs reach (null where no runs calibrate it)", true},
+    {"expected_runs", "count", "published runs behind the range", "how many published serving runs the expected range is fitted to (null where no runs calibrate it)", true},
+    {"expected_share_low", "ratio", "expected share of the bound, low", "the low end of the share of the bound published runs reach (null where no runs calibrate it)", true},
+    {"expected_share_high", "ratio", "expected share of the bound, high", "the high end of the share of the bound published runs reach (null where no runs calibrate it)", true},
+    {"expected_covered", "", "setup within the published runs", "whether the chip's kind and the settings lie within what the published runs took (null where no runs calibrate it)", true},
+    {"expected_outside", "", "setup beyond the published runs", "a sentence naming the chip's kind or the settings that lie outside what the published runs took, and what they took (null when none does, or where no runs calibrate it)", true},
 };
 
 // decode's outputs (declared_outputs("decode") is this table, in this order).
@@ -113,8 +124,8 @@ inline constexpr Output kDecodeOutputs[] = {
     {"expected_runs", "count", "published runs behind the range", "how many published runs the expected range is fitted to (null where no runs calibrate it)", true},
     {"expected_share_low", "ratio", "expected share of the bound, low", "the low end of the share of the bound published runs reach (null where no runs calibrate it)", true},
     {"expected_share_high", "ratio", "expected share of the bound, high", "the high end of the share of the bound published runs reach (null where no runs calibrate it)", true},
-    {"expected_covered", "", "setup within the published runs", "whether batch, chips and context lie within what the published runs took (null where no runs calibrate it)", true},
-    {"expected_outside", "", "setup beyond the published runs", "a sentence naming the settings that lie outside what the published runs took, and their range (null when none does, or where no runs calibrate it)", true},
+    {"expected_covered", "", "setup within the published runs", "whether the chip's kind, batch, chips and context lie within what the published runs took (null where no runs calibrate it)", true},
+    {"expected_outside", "", "setup beyond the published runs", "a sentence naming the chip's kind or the settings that lie outside what the published runs took, and what they took (null when none does, or where no runs calibrate it)", true},
 };
 // clang-format on
 

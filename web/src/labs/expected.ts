@@ -15,8 +15,9 @@ function span(engine: Engine, low: number, high: number, unit: string): string {
   return a.includes(' ') && tail(a) === tail(b) ? `${a.slice(0, a.indexOf(' '))}–${b}` : `${a}–${b}`;
 }
 
-/** The range published runs reach beside the bound `boundOutput` (a rate), or nothing where no runs calibrate it. */
-export function expectedLine(engine: Engine, r: Result, boundOutput: string, unit: string): TemplateResult | typeof nothing {
+/** The range published runs reach beside the bound `boundOutput` (a rate), or nothing where no runs calibrate it;
+ * `bound` names it where the verdict above does not ("the throughput bound"). */
+export function expectedLine(engine: Engine, r: Result, boundOutput: string, unit: string, bound = 'this bound'): TemplateResult | typeof nothing {
   const o = r.outputs;
   const low = num(o[`expected_${boundOutput}_low`]), high = num(o[`expected_${boundOutput}_high`]);
   const shareLow = num(o.expected_share_low), shareHigh = num(o.expected_share_high), runs = num(o.expected_runs);
@@ -25,6 +26,6 @@ export function expectedLine(engine: Engine, r: Result, boundOutput: string, uni
   const outside = typeof o.expected_outside === 'string' ? o.expected_outside : null;
   // "like this" only where the setup lies within what the runs took; else the sentence says how it differs
   return html`<p class="lab-expected" data-low=${low} data-high=${high}>Published runs ${outside ? '' : 'like this '}reach
-    ${pct(shareLow)}–${pct(shareHigh)}\u00a0% of this bound: expect <strong>${span(engine, low, high, unit)}</strong>
+    ${pct(shareLow)}–${pct(shareHigh)}\u00a0% of ${bound}: expect <strong>${span(engine, low, high, unit)}</strong>
     (${engine.format(runs, 'count')} runs).${outside ? html` <span class="lab-expected-outside">${outside}</span>` : nothing}</p>`;
 }

@@ -13,6 +13,7 @@ import { counted } from './words';
 /** a topology's legend and description words: "1 chip", "4 chips" */
 const chipsWord = (c: number) => `${c} chip${c === 1 ? '' : 's'}`;
 import { MEASURED_CONTROL, measuredLine } from './measured';
+import { expectedLine } from './expected';
 import { isError, type Result } from '../engine';
 
 type O = Record<string, unknown>;
@@ -137,7 +138,8 @@ export class ServingLab extends LabElement<'serving'> {
       ${num(o.cost_per_million_tokens_usd) !== null ? html`${this.fig('cost_per_million_tokens_usd')} per million tokens` : html`cost unknown (this chip has no price: type one)`}.
       ${o.fits === false ? html`${this.fitWords(false, '', 'It does not fit in memory')} (at most ${this.fig('max_batch')}).` : chosen ? (chosen.pareto ? html`It is on the Pareto frontier.` : html`It is <em>not</em> on the Pareto frontier: another point is both faster and gives more tokens per second per chip.`) : nothing}
       ${m.error ? html`<span class="lb-msg">${this.words(m.error)}</span>` : m.min_chips !== null ? html`The weights need ${m.min_chips === 1 ? `${n(1)} chip’s` : `${n(m.min_chips)} chips’`} worth of ${this.memoryName()}${m.min_slice_chips !== null && m.min_slice_chips !== m.min_chips && !this.onOwnDevice() ? html`; the smallest slice that holds them has ${counted(m.min_slice_chips, 'chip', n)}` : nothing}.` : nothing}</p>
-      ${measuredLine(this.engine!, r, 'throughput_tokens_per_s')}`;
+      ${measuredLine(this.engine!, r, 'throughput_tokens_per_s')}
+      ${expectedLine(this.engine!, r, 'throughput_tokens_per_s', 'tokens/s', 'the server’s throughput bound')}`;
   }
 
   protected drawViz(r: LabResult<'serving'>, host: HTMLElement) {
