@@ -204,6 +204,36 @@ TEST(Topology, TrainingCommFsdpSpansTheAxesThatHoldIt) {
   EXPECT_TRUE(eval_ok("training_comm", gpu)["outputs"]["axes_fsdp"].is_null());
 }
 
+// FSDP × TP: the TP group takes the fewest axes that hold it, FSDP the rest of what the slice
+// needs, and the pair must fit the axes they span together. The book's 1,024-way FSDP × 8-way
+// TP on v5p spans 2 + 1 axes (FSDP also uses the half of TP's axis that TP leaves).
+TEST(Topology, TrainingCommFsdpTpSpansAxesTogether) {
+  json book = {{"chip", "tpu-v5p"}, {"model", "llama3-70b"}, {"strategy", "fsdp_tp"},
+               {"chips", 8192}, {"fsdp", 1024}, {"tp", 8}};
+  json out = eval_ok("training_comm", book)["outputs"];
+  EXPECT_EQ(out["axes_fsdp"], 2);
+  EXPECT_EQ(out["axes_tp"], 1);
+  json optimum = {{"chip", "tpu-v5p"}, {"model", "llama3-70b"}, {"strategy", "fsdp_tp"}, {"chips", 8960}};
+  out = eval_ok("training_comm", optimum)["outputs"];
+  EXPECT_EQ(out["axes_fsdp"], 2);  // the book's M_X M_Y = 2 on a 3D pod
+  EXPECT_EQ(out["axes_tp"], 1);
+  book["axes_fsdp"] = 1;  // 1 + 1 axes of 16×20×28 hold 28 × 20 = 560 chips, not 8,192
+  auto e = eval_refused("training_comm", book, "axes_fsdp");
+  EXPECT_TRUE(contains(e.message, "at most 560 chips together")) << e.message;
+  EXPECT_TRUE(contains(e.message, "give them 3 axes between them")) << e.message;
+  book["axes_fsdp"] = 3;  // 3 + 1 axes: more than the torus has
+  eval_refused("training_comm", book, "axes_fsdp");
+  json v5e = {{"chip", "tpu-v5e"}, {"model", "llama3-70b"}, {"strategy", "fsdp_tp"}, {"fsdp", 16}, {"tp", 16}};
+  out = eval_ok("training_comm", v5e)["outputs"];
+  EXPECT_EQ(out["axes_fsdp"], 1);
+  EXPECT_EQ(out["axes_tp"], 1);
+  v5e["axes_tp"] = 2;  // 1 + 2 axes of a 2-axis torus
+  e = eval_refused("training_comm", v5e, "axes_tp");
+  EXPECT_TRUE(contains(e.message, "2 axes of TPU v5e")) << e.message;
+  json gpu = {{"chip", "h100"}, {"model", "llama3-70b"}, {"strategy", "fsdp_tp"}, {"fsdp", 2}, {"tp", 4}};
+  EXPECT_TRUE(eval_ok("training_comm", gpu)["outputs"]["axes_fsdp"].is_null());
+}
+
 TEST(Topology, TrainingCommRefusesNvlinkBeyondTheDomain) {
   json in = {{"chip", "h100"}, {"chips", 16}, {"model", "llama3-70b"}, {"fabric", "nvlink"}};
   auto e = eval_refused("training_comm", in, "fabric");

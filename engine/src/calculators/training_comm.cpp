@@ -91,7 +91,7 @@ Fabric default_fabric(const Chip& chip, Strategy s, const Degrees& d, double chi
   return group > *node ? Fabric::ib_fat_tree : Fabric::nvlink;
 }
 
-void check_axes(const Args& args, const Chip& chip, Fabric fabric, Strategy strategy) {
+void check_axes(const Args& args, const Chip& chip, Fabric fabric) {
   for (const char* axes : {"axes_fsdp", "axes_tp"}) {
     if (fabric != Fabric::ici) refuse_if_given(args, axes, "applies only to fabric ici");
   }
@@ -104,15 +104,34 @@ void check_axes(const Args& args, const Chip& chip, Fabric fabric, Strategy stra
                                  plain(args.num(axes)));
     }
   }
-  if (strategy == Strategy::fsdp_tp && args.num_if("axes_fsdp").value_or(1) + args.num_if("axes_tp").value_or(1) > dims) {
-    throw InputError("axes_tp", "axes_fsdp + axes_tp must be ≤ the torus's " + plain(dims) + " axes");
+}
+
+// FSDP × TP on a torus: the TP group takes the fewest axes that hold it and FSDP the rest of the
+// axes the slice needs (the book's M_X + M_Y, "roughly 3" on a 3D pod; 2 + 1 for its 1,024 × 8 on
+// v5p). Either group may use the part of an axis the other leaves, so what must hold is the pair:
+// fsdp × tp chips on the axes they span together.
+void read_fsdp_tp_axes(const Args& args, const Chip& chip, CommSetup& s) {
+  double dims = double(chip.pod_shape().size());
+  double together = axes_to_hold(chip, s.N);
+  double tp_default = s.at_optimum ? 1 : std::min(axes_to_hold(chip, s.deg.tp), std::max(1.0, dims - 1));
+  s.axes_tp = args.num_if("axes_tp").value_or(tp_default);
+  s.axes_fsdp = args.num_if("axes_fsdp").value_or(std::max(1.0, together - s.axes_tp));
+  if (s.axes_fsdp + s.axes_tp > dims) {
+    throw InputError(args.given("axes_tp") ? "axes_tp" : "axes_fsdp",
+                     "axes_fsdp + axes_tp must be ≤ the " + plain(dims) + " axes of " + chip.name() +
+                         "'s torus: FSDP and TP span different axes, got " + plain(s.axes_fsdp) + " + " +
+                         plain(s.axes_tp));
   }
+  check_pair_on_axes(chip, s.N, s.axes_fsdp, s.axes_tp, args.given("axes_fsdp") ? "axes_fsdp" : "axes_tp");
 }
 
 // M_X and M_Y: the torus axes the FSDP/DP and the TP collectives span. By default a DP, FSDP or
 // TP collective on ICI spans the fewest axes of the pod that hold its chips (the book spreads
-// them over the pod's axes); given, they must hold them. Off ICI, and for fsdp_tp, 1 each.
+// them over the pod's axes); given, they must hold them. Off ICI, 1 each; fsdp_tp above.
 void read_axes(const Args& args, const Chip& chip, CommSetup& s) {
+  if (s.strategy == Strategy::fsdp_tp && s.fabric == Fabric::ici && !chip.pod_shape().empty()) {
+    return read_fsdp_tp_axes(args, chip, s);
+  }
   bool on_torus = s.fabric == Fabric::ici && s.strategy != Strategy::fsdp_tp;
   auto axes_for = [&](const char* param, double group, const char* what) {
     if (!on_torus) return args.num_if(param).value_or(1);
@@ -245,7 +264,7 @@ CommSetup read_setup(const Args& args, Result& r, const Model*& model, double& c
   }
   s.fabric = args.given("fabric") ? parse_fabric(args.str("fabric"))
                                   : default_fabric(chip, s.strategy, s.deg, chips);
-  check_axes(args, chip, s.fabric, s.strategy);
+  check_axes(args, chip, s.fabric);
   check_pod(chip, s.fabric, chips);
   check_nvlink_domain(chip, s);
   s.C = compute_flops(args, r);
@@ -542,11 +561,11 @@ Calculator make_training_comm() {
            degree("pp", "pipeline stages"), degree("ep", "expert parallelism"),
            integer("axes_fsdp", "count", 1, 8, nullptr,
                    "torus axes the FSDP/DP collective spans (M_X; default: the fewest of the pod's axes that "
-                   "hold its chips, 1 for fsdp_tp)",
+                   "hold its chips; for fsdp_tp, the axes the slice needs beyond the TP group's)",
                    Scale::linear),
            integer("axes_tp", "count", 1, 8, nullptr,
                    "torus axes tensor parallelism spans (M_Y; default: the fewest of the pod's axes that hold "
-                   "the TP group, 1 for fsdp_tp)",
+                   "the TP group; 1 for fsdp_tp at its optimum)",
                    Scale::linear),
            dtype("weight_dtype", "dtype of the weights moved"),
            dtype("activation_dtype", "dtype of the activations moved"),

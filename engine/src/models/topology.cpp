@@ -154,6 +154,15 @@ void check_group_on_axes(const Chip& chip, double group, double axes, const std:
                               ", or fewer chips");
 }
 
+void check_pair_on_axes(const Chip& chip, double chips, double axes_fsdp, double axes_tp, const std::string& param) {
+  std::optional<double> room = chips_on_axes(chip, axes_fsdp + axes_tp);
+  if (!room || chips <= *room) return;
+  throw InputError(param, "gives FSDP and TP " + plain(axes_fsdp) + " + " + plain(axes_tp) + " axes of " + chip.name() +
+                              "'s " + shape_text(chip.pod_shape()) + " torus, which hold at most " + plain(*room) +
+                              " chips together, but fsdp × tp spans " + plain(chips) + " chips: give them " +
+                              plain(axes_to_hold(chip, chips)) + " axes between them, or fewer chips");
+}
+
 void check_torus_axes(const Chip& chip, double axes, const std::string& param) {
   const auto& pod = chip.pod_shape();
   if (!chip.is_tpu() || pod.empty() || axes <= double(pod.size())) return;

@@ -44,6 +44,10 @@ double axes_to_hold(const Chip& chip, double group);
 void check_group_on_axes(const Chip& chip, double group, double axes, const std::string& what,
                          const std::string& param);
 
+// Refuses FSDP × TP whose `chips` do not fit on the axes_fsdp + axes_tp longest axes of the pod
+// together (each group may use the part of an axis the other leaves, as the book's 1,024 × 8 on
+// v5p does); `param` names the input that gave the axes.
+void check_pair_on_axes(const Chip& chip, double chips, double axes_fsdp, double axes_tp, const std::string& param);
 // Refuses more model-parallel mesh axes than the chip's torus has.
 void check_torus_axes(const Chip& chip, double axes, const std::string& param);
 
