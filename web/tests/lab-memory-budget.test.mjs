@@ -271,3 +271,45 @@ test('the batch slider moves the bar and the operating points in place; drawn af
   assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
   await page.close();
 });
+
+// Chapter 5's first FSDP Try-it asks for the critical batch of 256-way FSDP: the lab above it opens
+// on 256 chips on every chip the reader picks (on an H100 it once opened on one node and refused
+// fsdp 256 against 8 chips), and until Check its critical batch (verdict and the plot's rule and
+// label) and the per-chip figure read as hidden (issue 33 §4).
+test('chapter 5, FSDP Try-it: the lab holds on a TPU and an H100 and hides the critical batch until Check', async () => {
+  for (const chip of ['tpu-v5e', 'h100']) {
+    const { page, problems } = await watchedPage(browser.context, server.url);
+    await page.goto(server.url + '/about/');
+    await page.evaluate((id) => { localStorage.clear(); localStorage.setItem('scalelab.chip', id); localStorage.setItem('scalelab.chapterChipDeclined.05-training', id); }, chip);
+    await page.goto(server.url + '/chapters/05-training/');
+    const sel = `section.step:has(${EL} ~ sl-tryit[data-out="critical_batch_tokens"])`;
+    const step = await page.locator(sel).first().getAttribute('id');
+    await page.goto(server.url + `/chapters/05-training/#${step}`);
+    await page.reload();
+    const lab = page.locator(`#${step} ${EL}`).first();
+    await lab.locator('.comm-plot').waitFor();
+    assert.equal(await lab.locator('.lab-error').count(), 0, `no refusal on ${chip}`);
+    const p = { chip, model: 'llama3-70b', chips: 256, fsdp: 256, batch_tokens: 2000000 };
+    assert.equal(await lab.locator('[data-out="chips"] dd').textContent(), expected(CALC, p, 'chips'), chip);
+    const crit = commFor(p, 'fsdp').outputs.critical_batch_tokens;
+    const fig = lab.locator('.comm-verdict [data-figure="critical_batch_tokens"]');
+    assert.equal(await fig.textContent(), engine.formatQuantity(crit, 'tokens'), 'the lab computes the answer');
+    const hidden = () => lab.evaluate((el) => [...el.querySelectorAll('[data-figure="critical_batch_tokens"], [data-figure="critical_tokens_per_chip"]')]
+      .map((e) => getComputedStyle(e).visibility));
+    const seen = await hidden();
+    assert.ok(seen.length >= 4, 'verdict figures, the plot\u2019s rule and label');
+    assert.deepEqual([...new Set(seen)], ['hidden'], `veiled before Check on ${chip}`);
+    const block = page.locator(`#${step} sl-tryit[data-out="critical_batch_tokens"]`).first();
+    await block.locator('input[name=prediction]').fill(String(Math.round(crit)));
+    await block.locator('button.tryit-lock').click();
+    const drawn = await lab.getAttribute('data-rendered');
+    await lab.locator('.control[data-key="batch_tokens"] input[type=text]').fill('1000000');
+    await page.waitForFunction(([s, b]) => document.querySelector(s).dataset.rendered !== b, [`#${step} ${EL}`, drawn]);
+    await block.locator('.tryit-check').click();
+    await block.locator('.tryit-result').waitFor();
+    assert.deepEqual([...new Set(await hidden())], ['visible'], `shown after Check on ${chip}`);
+    assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
+    await page.evaluate(() => localStorage.clear());
+    await page.close();
+  }
+});

@@ -125,7 +125,7 @@ export class MemoryBudgetLab extends LabElement<'training_memory'> {
       ${d ? html`Layout: ${layoutWords(d, this.technical)}${Number(r.outputs.chips) > 1 ? html` on ${this.fig('chips')}` : nothing}.` : nothing}</p>
       ${c ? html`<p class="verdict verdict-${String(c.bound)} comm-verdict"><strong>${String(c.bound) === 'compute' ? 'Compute-bound' : 'Comms-bound'}</strong>: with ${this.choiceText('strategy', this.comm.strategy, 'training_comm')} over the ${this.choiceText('fabric', c.fabric, 'training_comm')},
         per layer the math takes ${f(c.t_math_s, 's')}, communication ${f(c.t_comm_s, 's')}.
-        ${num(c.critical_batch_tokens) !== null ? html`Critical batch ${f(c.critical_batch_tokens, 'tokens')} (${f(c.critical_tokens_per_chip, 'tokens')} per chip).` : html`This strategy's communication does not shrink with the batch: no critical batch.`}</p>`
+        ${num(c.critical_batch_tokens) !== null ? html`Critical batch <span class="fig" data-figure="critical_batch_tokens">${f(c.critical_batch_tokens, 'tokens')}</span> (<span class="fig" data-figure="critical_tokens_per_chip">${f(c.critical_tokens_per_chip, 'tokens')}</span> per chip).` : html`This strategy's communication does not shrink with the batch: no critical batch.`}</p>`
         : html`<p class="lb-msg comm-verdict">${this.comm.error}</p>`}`;
   }
 
@@ -207,11 +207,13 @@ export class MemoryBudgetLab extends LabElement<'training_memory'> {
           marks: [
             Plot.line(rows, { x: 'x', y: 'y', stroke: 'what', strokeWidth: 2, ariaHidden: 'true' }),
             crit !== null ? Plot.ruleX([crit], { stroke: 'currentColor', strokeDasharray: '4 3', ariaHidden: 'true', className: 'critical-batch' }) : null,
-            crit !== null ? Plot.text([crit], { x: (d: number) => d, frameAnchor: 'top', text: () => `critical ${f(crit, 'tokens')}`, dx: 4, textAnchor: 'start', fill: 'currentColor', ariaHidden: 'true' }) : null,
+            crit !== null ? Plot.text([crit], { x: (d: number) => d, frameAnchor: 'top', text: () => `critical ${f(crit, 'tokens')}`, dx: 4, textAnchor: 'start', fill: 'currentColor', ariaHidden: 'true', className: 'critical-batch' }) : null,
             Plot.dot(here, { x: 'x', y: 'y', r: 5, fill: 'currentColor', ariaHidden: 'true', className: 'operating-point' }),
           ],
         });
         comm.classList.add('comm-plot');
+        // the critical batch's rule and label are its figure: a Try-it asking for it hides them (tryit.ts)
+        for (const g of comm.querySelectorAll('.critical-batch')) g.setAttribute('data-figure', 'critical_batch_tokens');
         this.commChart = this.commCharts.put(commKey, comm);
       }
     } else {
