@@ -25,6 +25,9 @@ function veilRule(name: string) {
   const lab = `[data-veil$=":${name}"], [data-veil*=":${name} "]`;
   sheet.sheet?.insertRule(`:is(${lab}) :is([data-out="${name}"] dd, [data-figure="${name}"]) { visibility: hidden; }`);
   sheet.sheet?.insertRule(`:is(${lab}) :is([data-out="${name}"] dd, [data-figure="${name}"])::before { visibility: visible; content: "hidden"; margin-inline-end: 0.5em; font-style: italic; color: var(--muted); }`);
+  // a figure inside a sentence takes no room of its own: "Critical batch hidden (hidden per chip)"
+  sheet.sheet?.insertRule(`:is(${lab}) span[data-figure="${name}"] { font-size: 0; }`);
+  sheet.sheet?.insertRule(`:is(${lab}) span[data-figure="${name}"]::before { font-size: 1rem; margin-inline-end: 0; }`);
 }
 
 export class TryIt extends LitElement {
