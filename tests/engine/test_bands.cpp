@@ -202,4 +202,27 @@ TEST(Bands, AnExpectedRangeIsOfTheBoundAtFullUtilisation) {
   EXPECT_EQ(served["expected_throughput_tokens_per_s_high"], served["throughput_tokens_per_s"]);  // the band's high end is the bound
 }
 
+// Whole training runs: training_run's expected run time is the time at the chips' peak over the MFUs
+// published runs reached, whatever MFU is given; the runs' own chip-hours lie inside it.
+TEST(Bands, PublishedTrainingRunsLieInsideTheExpectedRunTime) {
+  json catalog = json::parse(scalelab::measurements_json());
+  std::size_t checked = 0, inside = 0;
+  std::string outside;
+  for (const json& run : catalog["runs"]) {
+    if (run["regime"] != "training-run" || run["measured"]["output"] != "chip_hours") continue;
+    json input = run["inputs"];
+    input["mfu"] = 0.3;  // the reader's own guess moves the time, not the range
+    const json out = json::parse(scalelab::evaluate("training_run", input.dump()).json)["outputs"];
+    ASSERT_TRUE(out["expected_t_s_low"].is_number()) << run["id"];
+    const double t = run["measured"]["value"].get<double>() * 3600 / out["chips"].get<double>();
+    const double at_peak = out["total_flops"].get<double>() / out["peak_flops"].get<double>() * out["t_s"].get<double>();
+    EXPECT_NEAR(out["expected_t_s_high"].get<double>(), at_peak / out["expected_share_low"].get<double>(), 1e-9 * t);
+    ++checked;
+    if (t >= out["expected_t_s_low"].get<double>() && t <= out["expected_t_s_high"].get<double>()) ++inside;
+    else outside += " " + run["id"].get<std::string>();
+  }
+  EXPECT_GE(checked, 10u);
+  EXPECT_GE(double(inside), 0.8 * double(checked)) << inside << " of " << checked << " inside; outside:" << outside;
+}
+
 }  // namespace

@@ -190,3 +190,20 @@ test('model picker: labelled, keyboard, the catalog; each model gives the engine
   assert.deepEqual(pr2, { console: [], errors: [], thirdParty: [] });
   await p2.close();
 });
+
+test('the expected run time: the MFUs published runs reached, of the chips\u2019 peak, whatever MFU is typed', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url + LAB);
+  await ready(page);
+  const line = page.locator(`${EL} .lab-expected`);
+  const params = await page.evaluate((el) => document.querySelector(el).params(), EL);
+  const o = evaluate(CALC, params).outputs;
+  assert.equal(Number(await line.getAttribute('data-low')), o.expected_t_s_low);
+  assert.equal(Number(await line.getAttribute('data-high')), o.expected_t_s_high);
+  assert.match(await line.innerText(), /^Published runs like this reach 19–65\s% of the chips’ peak FLOP\/s: expect [\d.,]+( days| years)?–[\d.,]+ (days|years) \(13 runs\)\.$/);
+  const before = await line.innerText();
+  await type(page, 'mfu', '0.25');
+  assert.equal(await line.innerText(), before, 'the range is the runs\u2019, not the typed MFU\u2019s');
+  assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
+  await page.close();
+});

@@ -4,6 +4,7 @@
 
 #include "calculators/calculators.hpp"
 #include "models/common.hpp"
+#include "models/expected.hpp"
 #include "models/layout_search.hpp"
 #include "models/topology.hpp"
 #include "models/training_math.hpp"
@@ -119,6 +120,17 @@ void cost_steps(const Args& args, const RunTimes& t, Result& r) {
     return;
   }
   r.out("cost_usd", r.step("Cost", "", chip_hours * r.sym("\\text{price}", *price), "USD"));
+}
+
+// The range of run times published training runs on this kind of chip reach: the band holds their
+// MFUs, shares of the time at the chips' peak (6·P·D), so the range is that time over the band, whatever
+// MFU the reader gave (their own guess at the same gap).
+void expected_steps(const Args& args, const MemoryInputs& mem, const RunTimes& t, Result& r) {
+  const ChipKind kind = args.chip().kind;
+  const Band* band = band_for("training_run", "t_s", kind);
+  const double at_peak = t.total_flops / (t.chips * t.C);
+  out_expected(band, {"t_s", "expected_t_s_low", "expected_t_s_high", "s", "run time"}, at_peak, r);
+  out_band(band, "training_run", kind, {{"chips", t.chips}, {"T", mem.T}}, r);
 }
 
 void memory_steps(const Args& args, const MemoryInputs& mem, const RunTimes& t, Result& r) {
@@ -429,6 +441,7 @@ void compute(const Args& args, Result& r) {
   RunTimes t = time_steps(args, mem, r);
   warn_pod_boundary(args.chip(), mem.chips, r);
   cost_steps(args, t, r);
+  expected_steps(args, mem, t, r);
   memory_steps(args, mem, t, r);
   bool named = args.given("layout");
   if (!mem.model) {

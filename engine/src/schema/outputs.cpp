@@ -222,6 +222,13 @@ constexpr Output kTrainingRun[] = {
     {"layouts_fitting", "count", "layouts that fit", "layouts that fit in HBM and run", true},
     {"nearest_memory_miss", "", "nearest miss", "of the layouts refused for memory, the one closest to fitting (null when none)", true},
     {"layout_check", "", "the named layout", "the layout given as layout: its memory parts, step time, MFUs and the reason it is refused (null without one)", true},
+    {"expected_t_s_low", "s", "expected run time, short", "the run time at the chips' peak (MFU 1, 6·P·D) over the high end of the MFU published training runs on this kind of chip reached (null where no runs calibrate it)", true},
+    {"expected_t_s_high", "s", "expected run time, long", "the run time at the chips' peak (MFU 1, 6·P·D) over the low end of the MFU published training runs on this kind of chip reached (null where no runs calibrate it)", true},
+    {"expected_runs", "count", "published runs behind the range", "how many published training runs the expected range is fitted to (null where no runs calibrate it)", true},
+    {"expected_share_low", "ratio", "expected MFU, low", "the low end of the MFU (share of the chips' peak, 6·P·D) published training runs reached (null where no runs calibrate it)", true},
+    {"expected_share_high", "ratio", "expected MFU, high", "the high end of the MFU (share of the chips' peak, 6·P·D) published training runs reached (null where no runs calibrate it)", true},
+    {"expected_covered", "", "setup within the published runs", "whether the chip's kind, the chips and the sequence length lie within what the published runs took (null where no runs calibrate it)", true},
+    {"expected_outside", "", "setup beyond the published runs", "a sentence naming the chip's kind or the settings that lie outside what the published runs took, and what they took (null when none does, or where no runs calibrate it)", true},
 };
 
 constexpr Output kComputeBudget[] = {

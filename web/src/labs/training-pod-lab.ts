@@ -6,6 +6,7 @@ import { html, nothing } from 'lit';
 import { ONE_DEVICE_KINDS, byChip, defineLab, type StartFn, type LabResult, LabElement, type ControlSpec, type OutputSpec } from './lab-element';
 import { MODEL_PICKER } from './model-picker';
 import { layoutWords } from './words';
+import { expectedLine } from './expected';
 import type { Result } from '../engine';
 
 type O = Record<string, unknown>;
@@ -57,7 +58,8 @@ export class TrainingPodLab extends LabElement<'training_run'> {
         : html`The state needs at least ${this.fig('min_chips_memory')} (${this.fig('days_at_min_chips')} on them).`}
       ${o.fits === false ? this.fitWords(false, '', 'These chips cannot hold the state and activations.') : nothing}
       ${best ? html`Fastest layout found (the table's first row): <strong class="best-layout">${layoutWords(best, this.technical)}</strong>, ${f(best.step_s, 's')} per step (${boundWords(best.bound)}).` : nothing}
-      ${rec ? html`The book's rule of thumb would start from ${layoutWords({ dp: 1, pp: 1, ...rec }, this.technical)}.` : nothing}</p>`;
+      ${rec ? html`The book's rule of thumb would start from ${layoutWords({ dp: 1, pp: 1, ...rec }, this.technical)}.` : nothing}</p>
+      ${expectedLine(this.engine!, r, 't_s', 's', 'the chips’ peak FLOP/s')}`;
   }
 
   /** The degrees' column heads: words in Plain, the book's names in Technical. */
