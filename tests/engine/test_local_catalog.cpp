@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <regex>
 #include <set>
 #include <string>
 
@@ -62,6 +63,58 @@ TEST(LocalCatalog, DevicesAndModelsNameTheirSources) {
     EXPECT_TRUE(kinds.count(kind)) << kind;
   }
   for (const auto& m : json::parse(scalelab::models_json())) EXPECT_FALSE(m.value("source", "").empty()) << m["id"];
+}
+
+// Every chip's memory kind is spelled one way, as the memory makers (and JEDEC) write it: HBM3E,
+// HBM2E, LPDDR5X (never HBM3e beside HBM3E), and has a source.
+TEST(LocalCatalog, MemoryKindsAreSpelledOneWayAndSourced) {
+  const std::regex spelling("(HBM[0-9]?E?|GDDR[0-9]X?|LPDDR[0-9]X?|DDR[0-9])");
+  int kinds = 0;
+  for (const auto& c : json::parse(scalelab::chips_json())) {
+    if (!c.contains("memory_kind")) continue;
+    ++kinds;
+    std::string kind = c["memory_kind"];
+    EXPECT_TRUE(std::regex_match(kind, spelling)) << c["id"] << ": " << kind;
+    EXPECT_TRUE(c["sources"].contains("memory_kind")) << c["id"];
+  }
+  EXPECT_GE(kinds, 60);
+}
+
+// The chip's memory in a reader's words (Chip::memory_name) and as the ladder's rung, from the
+// catalog's memory kind: HBM on TPUs and datacenter GPUs, the card's, the Mac's and the CPU's own.
+TEST(LocalCatalog, TheChipNamesItsMemory) {
+  struct Case { const char* chip; const char* name; const char* rung; };
+  for (const Case& c : {Case{"tpu-v5e", "HBM", "HBM (off-chip memory)"}, Case{"h100", "HBM", "HBM (off-chip memory)"},
+                        Case{"rtx-4090", "GDDR6X memory", "GDDR6X memory"},
+                        Case{"apple-m2-max", "unified LPDDR5 memory", "unified LPDDR5 memory"},
+                        Case{"desktop-ddr5", "DDR5 system RAM", "DDR5 system RAM"}}) {
+    scalelab::Evaluation e = scalelab::evaluate("chip", json{{"chip", c.chip}}.dump());
+    ASSERT_EQ(e.status, scalelab::Status::ok) << c.chip << ": " << e.message;
+    json out = json::parse(e.json)["outputs"];
+    EXPECT_EQ(out["memory_name"], c.name) << c.chip;
+    EXPECT_EQ(out["memory_rung"], c.rung) << c.chip;
+  }
+}
+
+// Issue 34: the engine's own messages about the chip's memory say that memory, not "HBM": decode of
+// a 70B model on one RTX 4090 names its GDDR6X; on an H100 the book's HBM; one sweep over both
+// chips' points keeps each its own words.
+TEST(LocalCatalog, DecodeWarningsNameTheChipsMemory) {
+  auto warnings = [](const char* chip) {
+    json in = {{"chip", chip}, {"model", "llama3-70b"}, {"chips", 1}, {"batch", 1}};
+    scalelab::Evaluation e = scalelab::evaluate("decode", in.dump());
+    EXPECT_EQ(e.status, scalelab::Status::ok) << chip << ": " << e.message;
+    return json::parse(e.json)["warnings"].dump();
+  };
+  std::string card = warnings("rtx-4090"), h100 = warnings("h100");
+  EXPECT_NE(card.find("exceed the GDDR6X memory of 1 chip (25.8 GB)"), std::string::npos) << card;
+  EXPECT_EQ(card.find("HBM"), std::string::npos) << card;
+  EXPECT_NE(h100.find("exceed the HBM of 1 chip (80 GB)"), std::string::npos) << h100;
+  json fits = {{"chip", "rtx-4090"}, {"model", "llama3.1-8b"}, {"chips", 1}, {"batch", 4096}, {"context", 8192}};
+  scalelab::Evaluation e = scalelab::evaluate("decode", fits.dump());
+  ASSERT_EQ(e.status, scalelab::Status::ok) << e.message;
+  std::string text = json::parse(e.json)["warnings"].dump();
+  EXPECT_NE(text.find("of GDDR6X memory on 1 chip"), std::string::npos) << text;
 }
 
 json local(json in) {

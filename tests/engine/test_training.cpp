@@ -2,6 +2,7 @@
 // prices its degrees.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
 #include <string>
 
@@ -326,6 +327,52 @@ TEST(TrainingDefaults, AChipWithoutAPodSizeTrainsOnOneChip) {
   scalelab::Evaluation pod = scalelab::evaluate("training_memory", json{{"chip", "tpu-v5p"}}.dump());
   ASSERT_EQ(pod.status, scalelab::Status::ok);
   EXPECT_EQ(json::parse(pod.json)["outputs"]["chips"], 8960);
+}
+
+}  // namespace
+
+namespace {
+
+using scalelab::testing::json;
+
+json chip_entry(const std::string& id) {
+  for (const auto& c : json::parse(scalelab::chips_json())) {
+    if (c["id"] == id) return c;
+  }
+  ADD_FAILURE() << id << " is not in the catalog";
+  return json::object();
+}
+
+std::string steps_of(const std::string& calculator, const json& input) {
+  scalelab::Evaluation e = scalelab::evaluate(calculator, input.dump());
+  EXPECT_EQ(e.status, scalelab::Status::ok) << e.message;
+  return json::parse(e.json)["steps"].dump();
+}
+
+// Issue 34: every calculator that asks "does it fit" on a unified-memory machine gives the GPU the
+// same default share of it (the chip's gpu_memory_share, 75 % on an M2 Max): 96 GiB × 0.75 =
+// 77.3 GB in training_memory, training_run, decode and local_inference alike, said in a step.
+TEST(UnifiedMemory, EveryFitUsesTheGpusShare) {
+  json mac = chip_entry("apple-m2-max");
+  double usable = mac["hbm_bytes"].get<double>() * mac["gpu_memory_share"].get<double>();
+  EXPECT_NEAR(usable, 77.309e9, 1e6);
+  json in = {{"chip", "apple-m2-max"}, {"model", "llama3-8b"}};
+  EXPECT_NEAR(outputs_of("training_memory", in)["hbm_bytes"].get<double>(), usable, 1);
+  EXPECT_NEAR(outputs_of("decode", {{"chip", "apple-m2-max"}, {"model", "llama3-8b"}, {"chips", 1}, {"batch", 1}})["slice_hbm_bytes"].get<double>(),
+              usable, 1);
+  EXPECT_NEAR(outputs_of("local_inference", in)["usable_bytes"].get<double>(), usable, 1);
+  for (const char* calculator : {"training_memory", "training_run"}) {
+    EXPECT_NE(steps_of(calculator, in).find("Memory the GPU may use (its default share of unified memory)"),
+              std::string::npos) << calculator;
+  }
+  // the verdict and the fewest chips are read against the GPU's share, not all 96 GiB
+  json o = outputs_of("training_run", in);
+  double need = o["bytes_per_chip"].get<double>();
+  EXPECT_EQ(o["fits"], need <= usable) << need;
+  EXPECT_EQ(o["min_chips_memory"], std::ceil(need / usable));
+  // a chip without a share (an H100) keeps all of its HBM
+  EXPECT_EQ(outputs_of("training_memory", {{"chip", "h100"}, {"model", "llama3-8b"}, {"chips", 8}})["hbm_bytes"],
+            chip_entry("h100")["hbm_bytes"]);
 }
 
 }  // namespace

@@ -140,3 +140,19 @@ test('the chart in multiples of HBM: the size dragged keeps the drawing; latency
   assert.deepEqual(problems, clean);
   await page.close();
 });
+
+// Issue 34: the memory rung and its menu say the chip's own memory, in the engine's words (the
+// chip calculator's memory_rung): HBM on a TPU, the card's GDDR6X on an RTX 4090, the Mac's unified
+// LPDDR5; no "HBM" anywhere on a chip without it.
+test('the memory rung names the chip\'s own memory, in the menu and the ladder', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  for (const [chip, title] of [['tpu-v5e', 'HBM (off-chip memory)'], ['rtx-4090', 'GDDR6X memory'], ['apple-m2-max', 'unified LPDDR5 memory']]) {
+    await page.goto(`${server.url}${LAB}?chip=${chip}`);
+    await ready(page);
+    const option = await page.locator(`${TAG} .control[data-key="path"] select option[value="hbm"]`).innerText();
+    assert.equal(option.trim(), title, `${chip}: the menu's memory rung`);
+    assert.equal(await page.locator(`${TAG} tr[data-rung="hbm"] th`).innerText(), title, `${chip}: the ladder's memory rung`);
+    if (chip !== 'tpu-v5e') assert.doesNotMatch(await page.locator(TAG).innerText(), /\bHBM\b/, `${chip}: HBM named on a chip without it`);
+  }
+  assert.deepEqual(problems, clean);
+});

@@ -71,6 +71,8 @@ void compute(const Args& args, Result& r) {
   const Chip& c = args.chip();
   for (auto it = c.data().begin(); it != c.data().end(); ++it) r.out(it.key(), it.value());
   r.out("topology", topology_facts(c));
+  r.out("memory_name", c.memory_name());
+  r.out("memory_rung", c.memory_rung());
   Opt bf16 = c.flops_if("bf16"), hbm = c.hbm_bytes_per_s, link = c.ici_link_bytes_per_s;
   Opt axis = link ? Opt(2 * *link) : std::nullopt;
   out_opt(r, "critical_intensity", opt_div(bf16, hbm));

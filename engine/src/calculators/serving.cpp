@@ -212,7 +212,7 @@ void run_sweep(const Args& args, const InferenceSetup& s, const Request& q, Resu
   r.step("Sweep", "\\text{points}",
          r.sym("|\\text{batch}|", double(batches.size())) * r.sym("|\\text{chips}|", double(chip_counts.size())),
          "points");
-  if (frontier.empty()) r.warn("No point of the sweep fits in HBM, so the Pareto frontier is empty.");
+  if (frontier.empty()) r.warn("No point of the sweep fits in " + args.chip().memory_name() + ", so the Pareto frontier is empty.");
 }
 
 // The ranges published serving runs on this kind of chip reach beside the throughput and latency

@@ -112,6 +112,7 @@ void fit_steps(const Args& args, const MemoryInputs& in, const MemoryBreakdown& 
                          "(give chip_overrides {\"hbm_bytes\": …}).");
     return;
   }
+  hbm = usable_memory(chip, *hbm, r.log());
   r.out("hbm_bytes", *hbm);
   r.out("total_hbm_bytes", in.chips * *hbm);
   // it fits when all but the allocator's reserve does (under pressure the allocator frees its cache)
@@ -136,7 +137,7 @@ void fit_steps(const Args& args, const MemoryInputs& in, const MemoryBreakdown& 
   if (must_fit > *hbm) {
     const StepMemory& mem = b.per_chip;
     r.warn("Does not fit: " + format_quantity(must_fit, "bytes") + " per chip > " +
-           format_quantity(*hbm, "bytes") + " of HBM, " + format_quantity(must_fit - *hbm, "bytes") +
+           format_quantity(*hbm, "bytes") + " of " + chip.memory_name() + ", " + format_quantity(must_fit - *hbm, "bytes") +
            " over; the largest part is " + part_label(mem.largest) + " (" +
            format_quantity(mem.parts[int(mem.largest)], "bytes") + ")" +
            (mem.largest == Part::activations ? ": a smaller micro-batch, a stronger checkpointing policy or "

@@ -142,6 +142,7 @@ void memory_steps(const Args& args, const MemoryInputs& mem, const RunTimes& t, 
     r.warn(args.chip().name() + " has no hbm_bytes: memory fit is unknown (chip_overrides {\"hbm_bytes\": …}).");
     return;
   }
+  hbm = usable_memory(args.chip(), *hbm, r.log());
   r.out("fits", b.per_chip.fit_bytes <= *hbm);
   double min_chips = r.step("Minimum chips to hold the training state", "",
                             // at least one chip, however small the model

@@ -449,6 +449,7 @@ Chip::Chip(json resolved) : data_(std::move(resolved)) {
     wrap_whole_cubes = it->get<bool>();
   }
   if (auto it = data_.find("beyond_pod"); it != data_.end() && it->is_string()) beyond_pod = it->get<std::string>();
+  if (auto it = data_.find("memory_kind"); it != data_.end() && it->is_string()) memory_kind = it->get<std::string>();
   if (auto it = data_.find("superpod"); it != data_.end() && it->is_object()) superpod = read_superpod(*it);
   pod_shape_ = numbers_at(data_, "pod_shape");
   vpu_shape = numbers_at(data_, "vpu_shape");
@@ -457,6 +458,20 @@ Chip::Chip(json resolved) : data_(std::move(resolved)) {
 std::string Chip::kind_name() const {
   const auto& names = chip_kind_names();
   return names[size_t(kind)];
+}
+
+std::string Chip::memory_name() const {
+  bool datacenter = kind == ChipKind::tpu || kind == ChipKind::datacenter_gpu;
+  if (memory_kind.empty()) return datacenter ? "HBM" : "device memory";
+  if (memory_kind.rfind("HBM", 0) == 0) return "HBM";
+  if (kind == ChipKind::unified_memory) return "unified " + memory_kind + " memory";
+  if (kind == ChipKind::cpu) return memory_kind + " system RAM";
+  return memory_kind + " memory";
+}
+
+std::string Chip::memory_rung() const {
+  std::string name = memory_name();
+  return name == "HBM" ? "HBM (off-chip memory)" : name;
 }
 
 bool Chip::is_gpu() const {

@@ -105,6 +105,7 @@ class Chip {
   Figure wrap_axis_multiple;  // an axis wraps when its length is a multiple of this
   std::optional<bool> wrap_whole_cubes;  // …and only when every axis of the slice is (v4, v5p)
   std::string beyond_pod;                // "dcn", "infiniband", or empty
+  std::string memory_kind;               // "HBM3", "GDDR6X", "LPDDR5", "DDR5", or empty
   Figure nvlink_bytes_per_s, node_gpus, ib_bytes_per_s, node_ib_bytes_per_s, nvlink_link_bytes_per_s,
       nvswitches_per_node, nvswitch_ports;  // GPU node and fabric
   Figure price_per_hour_usd, price_usd;
@@ -121,6 +122,15 @@ class Chip {
   std::string kind_name() const;
   bool is_gpu() const;  // any GPU kind
   bool is_tpu() const { return kind == ChipKind::tpu; }
+  // The chip's memory as a reader names it, from its memory kind: "HBM" on HBM parts (and on a
+  // TPU or datacenter GPU the catalog gives no kind), "GDDR6X memory" on a card, "unified LPDDR5
+  // memory" on a Mac, "DDR5 system RAM" on a CPU, "device memory" on any other.
+  std::string memory_name() const;
+  // The same memory as a rung of the memory ladder: "HBM (off-chip memory)" on HBM parts.
+  std::string memory_rung() const;
+  // The memory one job may use on the chip, what every "does it fit" asks: all of it, but on
+  // unified memory the GPU's default share of it (gpu_memory_share, 75 % on a Mac).
+  Figure usable_memory_bytes() const { return hbm_bytes ? Figure(*hbm_bytes * gpu_memory_share.value_or(1.0)) : hbm_bytes; }
   const std::vector<double>& pod_shape() const { return pod_shape_; }  // empty when unknown
   // The figure, or an InputError on `chip`: "<chip> has no figure for <words> (<key>): <why>".
   double need(Figure Chip::*figure, const std::string& why) const;

@@ -21,7 +21,7 @@ namespace scalelab {
 // that meets the same kind and numbers at many points makes it once.
 class Warning {
  public:
-  static constexpr std::size_t kMaxNumbers = 10;
+  static constexpr std::size_t kMaxNumbers = 11;
   using Numbers = std::array<double, kMaxNumbers>;
   // Appends the text made from the numbers to `out` (the result's own text, as it is written).
   using Text = void (*)(const Numbers&, std::string& out);

@@ -49,6 +49,14 @@ inline ComputeRate compute_rate(const Args& args, const Chip& chip) {
               "); another arithmetic dtype can be chosen (compute_dtype)."};
 }
 
+// Chip::usable_memory_bytes of `memory` (the chip's), as a step where the GPU's share of unified
+// memory cuts it: every calculator that asks whether something fits reads it from here.
+inline double usable_memory(const Chip& chip, double memory, const Steps& log) {
+  if (!chip.gpu_memory_share) return memory;
+  return log.step("Memory the GPU may use (its default share of unified memory)", "M_{GPU}",
+                  log.sym("M", memory) * log.sym("s_{GPU}", *chip.gpu_memory_share), "bytes").value();
+}
+
 // compute_rate's figure, with its note as a warning of `r`.
 inline double compute_flops(const Args& args, Result& r) {
   ComputeRate rate = compute_rate(args, args.chip());

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <mutex>
 
 #include "schema/outputs.hpp"
 #include "schema/params.hpp"
@@ -203,23 +204,50 @@ void decode_step_time(DecodeFigures& f, const Steps& log) {
   f.tokens_per_s_per_chip = log.step("Tokens per second per chip", "", per_s / log.sym("n", f.chips), "tokens/s").value();
 }
 
-// numbers: weight bytes, chips, slice HBM bytes, min chips, free HBM bytes (negative).
+// A warning's text is a pure function of its numbers, so the chip's memory name (Chip::memory_name)
+// travels among them as a number: its place in a list that grows by each new name met.
+struct MemoryNames {
+  std::mutex guard;
+  std::vector<std::string> names;
+};
+MemoryNames& memory_names() {
+  static MemoryNames list;
+  return list;
+}
+double memory_name_number(const std::string& name) {
+  MemoryNames& list = memory_names();
+  std::lock_guard<std::mutex> lock(list.guard);
+  auto it = std::find(list.names.begin(), list.names.end(), name);
+  if (it == list.names.end()) it = list.names.insert(list.names.end(), name);
+  return double(it - list.names.begin());
+}
+void append_memory_name(double number, std::string& t) {
+  MemoryNames& list = memory_names();
+  std::lock_guard<std::mutex> lock(list.guard);
+  t += list.names.at(std::size_t(number));
+}
+
+// numbers: weight bytes, chips, slice memory bytes, min chips, free memory bytes (negative), the
+// memory's name (memory_name_number).
 void weights_exceed_hbm_warning(const Warning::Numbers& n, std::string& t) {
   t += "The weights alone (";
   append_quantity(n[0], "bytes", t);
-  t += ") exceed the HBM of ";
+  t += ") exceed the ";
+  append_memory_name(n[5], t);
+  t += " of ";
   t += chips_text(n[1]);
   t += " (";
   append_quantity(n[2], "bytes", t);
   t += "): they need at least ";
   append_quantity(n[3], "chips", t);
-  t += ". HBM falls short by ";
+  t += ". The memory falls short by ";
   append_quantity(-n[4], "bytes", t);
   t += " (free_hbm_bytes is negative) and nothing fits.";
 }
 
 // numbers: batch, total bytes, slice HBM bytes, chips, min chips for the batch, min slice chips,
-// whether there is a max batch (1 or 0), the max batch, context, KV bytes per sequence.
+// whether there is a max batch (1 or 0), the max batch, context, KV bytes per sequence, the
+// memory's name (memory_name_number).
 void does_not_fit_warning(const Warning::Numbers& n, std::string& t) {
   bool has_max = n[6] != 0;
   double max_batch = n[7], context = n[8];
@@ -229,7 +257,9 @@ void does_not_fit_warning(const Warning::Numbers& n, std::string& t) {
   append_quantity(n[1], "bytes", t);
   t += ", more than the ";
   append_quantity(n[2], "bytes", t);
-  t += " of HBM on ";
+  t += " of ";
+  append_memory_name(n[10], t);
+  t += " on ";
   t += chips_text(n[3]);
   t += "; ";
   if (has_max && max_batch == 0) {
@@ -254,20 +284,21 @@ void does_not_fit_warning(const Warning::Numbers& n, std::string& t) {
   t += "-chip slice). The times are what the step would take if it fit.";
 }
 
-void decode_fit_warnings(const DecodeFigures& f, double free_raw, const Steps& log) {
+void decode_fit_warnings(const DecodeFigures& f, double free_raw, const Chip& chip, const Steps& log) {
   if (free_raw <= 0) {
-    log.warn(Warning(weights_exceed_hbm_warning, {f.weight_bytes, f.chips, f.slice_hbm_bytes, f.min_chips, free_raw}));
+    log.warn(Warning(weights_exceed_hbm_warning, {f.weight_bytes, f.chips, f.slice_hbm_bytes, f.min_chips, free_raw,
+                                                  memory_name_number(chip.memory_name())}));
     return;
   }
   if (f.fits) return;
   log.warn(Warning(does_not_fit_warning, {f.batch, f.held_bytes, f.slice_hbm_bytes, f.chips, f.min_chips_for_batch,
                                           f.min_slice_chips, f.max_batch ? 1.0 : 0.0, f.max_batch.value_or(0),
-                                          f.context, f.kv_bytes_per_sequence}));
+                                          f.context, f.kv_bytes_per_sequence, memory_name_number(chip.memory_name())}));
 }
 
 void decode_fit(const InferenceSetup& s, DecodeFigures& f, const Steps& log) {
   static const std::string why = "the weights and the KV cache must fit in it";  // made once, not per point
-  double hbm_per_chip = s.chip->need(&Chip::hbm_bytes, why);
+  double hbm_per_chip = usable_memory(*s.chip, s.chip->need(&Chip::hbm_bytes, why), log);
   Expr n = log.sym("n", f.chips), hbm = log.sym("\\text{HBM}", hbm_per_chip);
   Expr slice = log.step("HBM of the slice", "\\text{HBM}_{slice}", n * hbm, "bytes");
   f.slice_hbm_bytes = slice.value();
@@ -295,7 +326,7 @@ void decode_fit(const InferenceSetup& s, DecodeFigures& f, const Steps& log) {
   f.min_slice_chips = log.step("Smallest power-of-two slice that holds them", "",
                                pow(2, ceil(log2(whole))), "chips").value();
   f.fits = f.held_bytes <= f.slice_hbm_bytes * (1 + 1e-12);
-  decode_fit_warnings(f, free.value(), log);
+  decode_fit_warnings(f, free.value(), *s.chip, log);
 }
 
 void decode_matmul(const InferenceSetup& s, DecodeFigures& f, const std::optional<ParallelFabric>& fabric,

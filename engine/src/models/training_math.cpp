@@ -106,7 +106,7 @@ StepSettings MemoryInputs::settings(const Chip& chip, double flops_per_s) const 
   s.master_bytes = master_bytes;
   s.act_bytes = act_bytes;
   s.flops_per_s = flops_per_s;
-  s.hbm_bytes = chip.hbm_bytes.value_or(0);
+  s.hbm_bytes = chip.usable_memory_bytes().value_or(0);
   s.gpu = chip.is_gpu();
   s.workspace_bytes = workspace_bytes;
   s.allocator_share = accounting == Accounting::practice && chip.is_gpu() ? kAllocatorShare : 0;

@@ -82,7 +82,8 @@ export class ControlsController implements ReactiveController {
   }
   /** An option of a choice: its name for people; Technical adds the value the engine takes. */
   private optionText(c: Control, value: string): string {
-    const title = c.choiceLabels?.[value];
+    // the memory rung (a bandwidth path's "hbm") in the words of the chip's own memory, the engine's
+    const title = value === 'hbm' && this.state.chipFacts ? this.state.chipFacts.memoryRung : c.choiceLabels?.[value];
     if (!title) return value;
     return this.host.technical && title.toLowerCase() !== value.toLowerCase() ? `${title} (${value})` : title;
   }

@@ -196,16 +196,11 @@ export abstract class LabElement<C extends CalculatorName = CalculatorName> exte
   protected bound(path: string, which: 'min' | 'max' | 'min_items' | 'max_items'): number { return this.state.bound(path, which); }
   /** An engine message for this reader: Technical as the engine wrote it, Plain without the
    *  identifiers the engine puts in parentheses. */
-  protected words(message: string): string { return this.onChip(this.technical ? message : forPeople(message)); }
-  /** The chip's memory as a reader names it, from the catalog's memory kind: "HBM" on HBM parts,
-   *  "GDDR6X memory" on a card, "unified LPDDR5 memory" on a Mac, "DDR5 system RAM" on a CPU. */
-  memoryName(): string { return memoryName(this.state?.chipFacts ?? null); }
-  /** A sentence or label written with the book's HBM, in the words of this chip's memory (the
-   *  labels stay the engine's; a chip without HBM does not read "HBM"). */
-  protected onChip(text: string): string {
-    const name = this.memoryName();
-    return name === 'HBM' ? text : text.replace(/\bHBM \(off-chip memory\)/g, name).replace(/\bHBM\b/g, name);
-  }
+  protected words(message: string): string { return this.technical ? message : forPeople(message); }
+  /** The chip's memory as a reader names it, the engine's words from the catalog's memory kind:
+   *  "HBM" on HBM parts, "GDDR6X memory" on a card, "unified LPDDR5 memory" on a Mac, "DDR5 system
+   *  RAM" on a CPU ("HBM" before the chip is read). */
+  memoryName(): string { return this.state?.chipFacts?.memoryName ?? 'HBM'; }
   /** Whether the lab is its page (/labs/<name>/) rather than placed in a chapter. */
   protected get ownPage(): boolean { return this.url?.isPage ?? false; }
   /** The parameters the engine receives. */
@@ -225,7 +220,8 @@ export abstract class LabElement<C extends CalculatorName = CalculatorName> exte
     const count = (v: unknown) => (typeof v === 'number' && v > 0 ? v : null);
     return {
       kind: String(o.kind), nodeGpus: count(o.node_gpus), podChips: count(o.pod_chips), memoryBytes: count(o.hbm_bytes),
-      memoryKind: typeof o.memory_kind === 'string' && o.memory_kind ? o.memory_kind : null, gpuShare: count(o.gpu_memory_share), name: String(o.name),
+      memoryKind: typeof o.memory_kind === 'string' && o.memory_kind ? o.memory_kind : null,
+      memoryName: String(o.memory_name), memoryRung: String(o.memory_rung), gpuShare: count(o.gpu_memory_share), name: String(o.name),
     };
   }
   /** For the labs about the reader's own hardware on a datacenter chip: a sentence saying so, and
@@ -319,13 +315,14 @@ export abstract class LabElement<C extends CalculatorName = CalculatorName> exte
   }
   /** The engine's label of one of this lab's outputs (or of `calculator`'s). */
   protected outputLabel(name: string, calculator: string = this.calculator): string {
-    return this.onChip(this.engine!.output(calculator, name)?.label ?? name.replace(/_/g, ' '));
+    return this.engine!.output(calculator, name)?.label ?? name.replace(/_/g, ' ');
   }
   /** A choice value as the reader reads it: the engine's title for it (schema choice_titles),
    *  e.g. fabric "ici" → "ICI torus (TPU)". `param` is a parameter of `calculator` (default: this
    *  lab's); a value the schema does not list stays as it is. */
   protected choiceText(param: string, value: unknown, calculator: string = this.calculator): string {
     const p = this.engine?.calculator(calculator)?.params.find((x) => x.name === param);
+    if (value === 'hbm' && this.state?.chipFacts) return this.state.chipFacts.memoryRung; // the memory rung, in this chip's words
     const titles = p?.choices && p.choice_titles && p.choices.length === p.choice_titles.length ? p.choice_titles[p.choices.indexOf(String(value))] : undefined;
     return titles ?? String(value);
   }
@@ -412,7 +409,7 @@ export abstract class LabElement<C extends CalculatorName = CalculatorName> exte
     const main = st.controls.filter((c) => st.isMain(c));
     const rest = st.controls.filter((c) => !st.isMain(c));
     return html`<div class="lab ${stale ? 'stale' : ''}">
-      ${this.hintText() ? html`<p class="lab-hint">${this.onChip(this.hintText())}</p>` : nothing}
+      ${this.hintText() ? html`<p class="lab-hint">${this.hintText()}</p>` : nothing}
       ${this.renderChipNote()}
       ${st.notices.length ? html`<div class="lab-notice" role="alert"><strong>Note:</strong> ${st.notices.map((n) => html`<p>${this.words(n)}</p>`)}</div>` : nothing}
       ${main.length ? html`<div class="lab-main">${main.map((c) => this.renderControl(c))}</div>` : nothing}
@@ -439,14 +436,5 @@ export abstract class LabElement<C extends CalculatorName = CalculatorName> exte
 /** The reader's own kinds of device a hardware lab offers on a datacenter chip: a gaming card, a
  *  Mac, a desktop CPU. */
 const OWN_DEVICES = ['rtx-4090', 'apple-m2-max', 'desktop-ddr5'];
-
-/** The memory of a chip as a reader names it (see LabElement.memoryName); "HBM" for a datacenter
- *  part the catalog gives no kind, "device memory" for any other. */
-export function memoryName(f: ChipFacts | null): string {
-  const kind = f?.memoryKind;
-  if (!kind) return !f || ['tpu', 'datacenter-gpu'].includes(f.kind) ? 'HBM' : 'device memory';
-  if (/^HBM/i.test(kind)) return 'HBM';
-  return f.kind === 'unified-memory' ? `unified ${kind} memory` : f.kind === 'cpu' ? `${kind} system RAM` : `${kind} memory`;
-}
 
 const cap = (s: string) => (s ? s[0].toUpperCase() + s.slice(1) : s);

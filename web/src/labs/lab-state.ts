@@ -19,6 +19,10 @@ export interface ChipFacts {
   memoryBytes: number | null;
   /** the catalog's kind of memory (HBM3, GDDR6X, LPDDR5, DDR5), where it gives one */
   memoryKind: string | null;
+  /** the chip's memory as a reader names it, the engine's words (HBM, GDDR6X memory, unified
+   *  LPDDR5 memory, DDR5 system RAM), and the same memory as the ladder's rung (the path hbm) */
+  memoryName: string;
+  memoryRung: string;
   /** unified memory: the share of it the GPU may use by default, where the catalog gives one */
   gpuShare: number | null;
   /** the chip's name, for a sentence */

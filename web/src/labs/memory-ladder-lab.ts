@@ -47,7 +47,7 @@ export class MemoryLadderLab extends LabElement<'transfer'> {
       // the ICI rung with the reader's hops and links (sent for that rung only)
       if (path === 'ici') for (const k of ['hops', 'links']) { const v = this.values.get(k); if (v !== this.control(k)?.schema.default) q[k] = v; }
       const r = this.engine!.evaluate('transfer', q, { steps: false });
-      const name = this.onChip(this.choiceText('path', path)); // the engine's title, in this chip's memory words
+      const name = this.choiceText('path', path); // the engine's title (the memory rung in this chip's words)
       if (isError(r)) return this.onOwnDevice() && links.includes(path) ? [] : [{ path, name, missing: this.missing(r) }];
       return [{ path, name, t: r.outputs.t_s as number, bw: r.outputs.bytes_per_s as number }];
     });
@@ -79,7 +79,7 @@ export class MemoryLadderLab extends LabElement<'transfer'> {
       <tbody>${this.rungs.map((x) => html`<tr data-rung=${x.path}><th scope="row">${x.name}</th>
         ${x.missing ? html`<td colspan="2" class="na">not in the catalog for this chip: ${x.missing}</td>`
           : html`<td>${f(x.t, 's')}</td><td>${f(x.bw, 'bytes/s')}</td>`}</tr>`)}</tbody></table>
-      <dl class="lab-outputs"><div data-out="t_s"><dt>Time on the ${this.onChip(this.choiceText('path', r.inputs.path))} rung</dt><dd>${this.fmt('t_s')}</dd></div>
+      <dl class="lab-outputs"><div data-out="t_s"><dt>Time on the ${this.choiceText('path', r.inputs.path)} rung</dt><dd>${this.fmt('t_s')}</dd></div>
       <div data-out="t_latency_s"><dt>of which latency</dt><dd>${this.fmt('t_latency_s')}</dd></div></dl>`;
   }
 
