@@ -375,4 +375,54 @@ TEST(UnifiedMemory, EveryFitUsesTheGpusShare) {
             chip_entry("h100")["hbm_bytes"]);
 }
 
+// Issue 34: training_run on a Mac prices no ICI collective: one device communicates nothing
+// (training_comm's one-chip rule), so the recommended sharding is FSDP 1 x TP 1, compute-bound, and
+// no warning names ICI. For several of a reader's own devices the sharding and the layout search are
+// refused in words (PCIe's figure for cards without NVLink) while the run's days stand; cards with an
+// NVLink bridge (RTX 3090) still get a sharding.
+TEST(TrainingRun, OwnDevicesPriceNoIci) {
+  for (const char* chip : {"apple-m2-max", "rtx-4090", "desktop-ddr5"}) {
+    scalelab::Evaluation e = scalelab::evaluate("training_run", json{{"chip", chip}, {"model", "llama3.2-1b"}}.dump());
+    ASSERT_EQ(e.status, scalelab::Status::ok) << chip << ": " << e.message;
+    json r = json::parse(e.json);
+    EXPECT_EQ(r["outputs"]["recommended"], (json{{"fsdp", 1}, {"tp", 1}, {"bound", "compute"}})) << chip;
+    EXPECT_EQ(r["warnings"].dump().find("ICI"), std::string::npos) << chip << ": " << r["warnings"].dump();
+  }
+  auto several = [](const char* chip) {
+    json in = {{"chip", chip}, {"model", "llama3.2-1b"}, {"chips", 4}, {"tokens", 1e11}, {"mfu", 0.4}};
+    scalelab::Evaluation e = scalelab::evaluate("training_run", in.dump());
+    EXPECT_EQ(e.status, scalelab::Status::ok) << chip << ": " << e.message;
+    json r = json::parse(e.json);
+    EXPECT_TRUE(r["outputs"]["recommended"].is_null()) << chip;
+    EXPECT_TRUE(r["outputs"]["layouts"].is_null()) << chip;
+    EXPECT_EQ(r["warnings"].dump().find("ICI"), std::string::npos) << chip << ": " << r["warnings"].dump();
+    // 6 P D over four chips' peak at 40 % MFU: the time stands without a sharding
+    EXPECT_GT(r["outputs"]["days"].get<double>(), 0) << chip;
+    return r["warnings"].dump();
+  };
+  std::string card = several("rtx-4090");
+  EXPECT_NE(card.find("No recommended sharding: GeForce RTX 4090 has no NVLink, and several would talk over PCIe "
+                      "(31.5 GB/s each way), which this model does not price"), std::string::npos) << card;
+  EXPECT_NE(card.find("No layout search: GeForce RTX 4090 has no NVLink"), std::string::npos) << card;
+  EXPECT_NE(several("apple-m2-max").find("Apple M2 Max (96 GB) is one unified-memory machine, with no link to another"),
+            std::string::npos);
+  json bridged = outputs_of("training_run", {{"chip", "rtx-3090"}, {"model", "llama3.2-1b"}, {"chips", 2}});
+  EXPECT_FALSE(bridged["recommended"].is_null());
+}
+
+// Issue 34: a TPU has no host-memory spill path in local_inference: its tiers are its own memory
+// alone, nothing is spilled, and what does not fit is said to be timed as if it fit.
+TEST(LocalInferenceOnTpu, NothingSpills) {
+  scalelab::Evaluation e = scalelab::evaluate("local_inference", json{{"chip", "tpu-v5e"}, {"model", "llama3-70b"}}.dump());
+  ASSERT_EQ(e.status, scalelab::Status::ok) << e.message;
+  json r = json::parse(e.json);
+  json o = r["outputs"];
+  EXPECT_EQ(o["fits"], false);
+  ASSERT_EQ(o["tiers"].size(), 1u);
+  EXPECT_EQ(o["tiers"][0]["tier"], "device");
+  EXPECT_EQ(o["spilled_bytes"], 0);
+  EXPECT_NE(r["warnings"].dump().find("a TPU has no host-memory spill path in this model, so nothing spills"),
+            std::string::npos) << r["warnings"].dump();
+}
+
 }  // namespace

@@ -165,6 +165,7 @@ std::vector<Tier> make_tiers(const Args& args, const Memory& mem) {
   if (mem.devices > 1 && args.str("split") == "row") bw *= mem.devices;
   tiers.push_back({"device", mem.devices > 1 ? "memory of the devices" : "device memory",
                    std::max(0.0, mem.usable - mem.overhead), bw});
+  if (chip.is_tpu()) return tiers;  // no host-memory spill path (no_spill_on_tpu)
   if (is_discrete(chip)) {
     tiers.push_back({"ram", "system RAM", args.num("system_ram_bytes"), spill_bandwidth(args, chip)});
   } else if (chip.kind == ChipKind::unified_memory) {
@@ -174,13 +175,13 @@ std::vector<Tier> make_tiers(const Args& args, const Memory& mem) {
   return tiers;
 }
 
-// Places the parts in the tiers in order (each fills what the ones before left) and reads each
-// tier's share of every part's bytes.
+// Places the parts in the tiers in order (each fills what the ones before left; the last, the SSD,
+// or a TPU's own memory alone, holds the rest) and reads each tier's share of every part's bytes.
 double place_and_read(std::vector<Tier>& tiers, const std::vector<Part>& parts, Result& r) {
   for (std::size_t p = 0; p < parts.size(); ++p) {
     double left = parts[p].resident;
     for (Tier& t : tiers) {
-      t.part_stored[p] = std::min(left, t.capacity - t.stored);
+      t.part_stored[p] = &t == &tiers.back() ? left : std::min(left, t.capacity - t.stored);
       t.stored += t.part_stored[p];
       left -= t.part_stored[p];
     }
@@ -370,6 +371,18 @@ void output_expected(ChipKind kind, double step, double tokens, double ttft, con
   out_band(band, "local_inference", kind, settings, r);
 }
 
+// A TPU has no host-memory spill path in this model (its host's RAM and SSD are not tiers a decode
+// step reads from): the spill settings are refused there, each named in words.
+void no_spill_on_tpu(const Args& args, const Chip& chip) {
+  if (!chip.is_tpu()) return;
+  const std::string why = " is not used on " + chip.name() + ": a TPU has no host-memory spill path in this model "
+                          "(what does not fit in its HBM is not spilled to system RAM or SSD); leave it out";
+  refuse_if_given(args, "system_ram_bytes", "system RAM size" + why);
+  refuse_if_given(args, "system_ram_bytes_per_s", "system RAM bandwidth" + why);
+  refuse_if_given(args, "offload", "where spilled layers run" + why);
+  refuse_if_given(args, "ssd_bytes_per_s", "SSD read speed" + why);
+}
+
 void compute(const Args& args, Result& r) {
   const Chip& chip = args.chip();
   const Model& m = args.model();
@@ -380,6 +393,7 @@ void compute(const Args& args, Result& r) {
     throw InputError("devices", "must be 1 on " + chip.name() + ": splitting a model over several devices is "
                                 "modelled for discrete GPUs, which each bring their own memory");
   }
+  no_spill_on_tpu(args, chip);
   if (!is_discrete(chip)) {
     for (const char* p : {"system_ram_bytes", "system_ram_bytes_per_s", "offload"}) {
       if (args.given(p)) {
@@ -480,7 +494,10 @@ void compute(const Args& args, Result& r) {
                           : suggest_fit(args, mem, w, wr.params_total);
   if (!mem.fits) {
     r.warn("Does not fit: " + gb(mem.needed) + " needed, " + gb(mem.usable) + " usable on " + chip.name() + " (" +
-           gb(-mem.margin) + " short); the rest spills to slower memory, shown in the tiers.");
+           gb(-mem.margin) + " short); " +
+           (chip.is_tpu() ? "a TPU has no host-memory spill path in this model, so nothing spills: the times are "
+                            "what the step would take if it fit."
+                          : "the rest spills to slower memory, shown in the tiers."));
   }
 
   r.out("params", wr.params_total);

@@ -244,8 +244,6 @@ void read_layer(const Args& args, CommSetup& s, const Model*& model, Result& r) 
   }
 }
 
-// One chip with no degree above 1: no collective runs, so no network is priced.
-bool one_chip(const CommSetup& s) { return s.N == 1 && s.deg.product() == 1; }
 
 CommSetup read_setup(const Args& args, Result& r, const Model*& model, double& chips) {
   const Chip& chip = args.chip();

@@ -154,6 +154,25 @@ void memory_steps(const Args& args, const MemoryInputs& mem, const RunTimes& t, 
 
 const char* bound_of(const CommNumbers& n) { return n.t_math >= n.t_comm ? "compute" : "comms"; }
 
+// Several chips' collectives are priced over a TPU pod's links or GPUs' NVLink and InfiniBand. A
+// reader's own devices have neither (a gaming card without an NVLink bridge, a Mac, a CPU): one of
+// them communicates nothing (one_chip); for several, the sharding and the layout search are refused
+// in words (PCIe between cards is not priced here), while the run's time and memory still stand.
+void refuse_own_devices_link(const Chip& chip, double chips) {
+  if (chips <= 1 || chip.is_tpu() || chip.kind == ChipKind::datacenter_gpu) return;
+  if (chip.is_gpu() && chip.nvlink_bytes_per_s && chip.node_gpus) return;  // cards with an NVLink bridge
+  std::string why =
+      chip.is_gpu()
+          ? chip.name() + " has no NVLink, and several would talk over " +
+                (chip.pcie_bytes_per_s ? "PCIe (" + format_quantity(*chip.pcie_bytes_per_s, "bytes/s") + " each way)"
+                                       : "the host") +
+                ", which this model does not price (it prices collectives over NVLink and InfiniBand, or a TPU "
+                "pod's links)"
+          : chip.name() + " is one " + (chip.kind == ChipKind::cpu ? "CPU" : "unified-memory machine") +
+                ", with no link to another that this model prices";
+  throw InputError("chips", why);
+}
+
 // The book's TPU recipe inside one pod: pure FSDP while it is compute-bound, else FSDP × TP.
 json recommend_in_pod(const Chip& chip, CommSetup s) {
   double axes = std::max(1.0, double(chip.pod_shape().size()));
@@ -214,6 +233,8 @@ json recommend(const Args& args, const Model& m, const MemoryInputs& mem, double
   s.F_unit = m.is_moe() ? m.F_expert : m.F;
   s.B = std::max(1.0, mem.batch_tokens);
   s.N = mem.chips;
+  if (one_chip(s)) return {{"fsdp", 1}, {"tp", 1}, {"bound", "compute"}};  // nothing to communicate
+  refuse_own_devices_link(chip, mem.chips);
   if (!chip.is_gpu()) return recommend_tpu(chip, s, mem.chips);
   double G = chip.need(&Chip::node_gpus, "it sets how many GPUs share one NVLink domain");
   s.nvlink = chip.need(&Chip::nvlink_bytes_per_s, "collectives inside an NVLink domain are priced at it");
@@ -253,6 +274,7 @@ SearchSpace search_space(const Args& args, const MemoryInputs& mem) {
 
 LayoutProblem layout_problem(const Args& args, const MemoryInputs& mem, double C) {
   const Chip& chip = args.chip();
+  refuse_own_devices_link(chip, mem.chips);
   LayoutProblem p;
   p.chips = mem.chips;
   p.model = step_model(mem);

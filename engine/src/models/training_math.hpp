@@ -116,6 +116,10 @@ struct CommSetup {
   double ici_link = 0, nvlink = 0, ib = 0, dcn = 0, node_gpus = 0;
 };
 
+// One chip with no degree above 1: no collective runs, so no network is priced (training_comm,
+// and training_run's recommended sharding).
+inline bool one_chip(const CommSetup& s) { return s.N == 1 && s.deg.product() == 1; }
+
 struct CommNumbers {
   double X = 1, Y = 1, Y_f = 1;
   double W_x = 0, W_tp = 0, W_pp = 0;
