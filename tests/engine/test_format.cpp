@@ -44,6 +44,16 @@ TEST(FormatQuantity, SecondsUseSubUnitsAndClockUnits) {
   EXPECT_EQ(format_quantity(59, "s"), "59 s");
 }
 
+// Issue 34: a run of days shorter than a day is said in its natural unit (a consumer GPU's
+// training-pod figure read "3.62 × 10⁻⁵ days"); a day or more stays in days.
+TEST(FormatQuantity, DaysUnderADayUseTheirNaturalUnit) {
+  EXPECT_EQ(format_quantity(3.62e-5, "days"), "3.13 s");
+  EXPECT_EQ(format_quantity(0.01, "days"), "14.4 min");
+  EXPECT_EQ(format_quantity(0.5, "days"), "12 h");
+  EXPECT_EQ(format_quantity(2, "days"), "2 days");
+  EXPECT_EQ(format_quantity(3643, "days"), "3,643 days");
+}
+
 TEST(FormatQuantity, ZeroAndNonFinite) {
   EXPECT_EQ(format_quantity(0, "s"), "0 s");
   EXPECT_EQ(format_quantity(0, "bytes"), "0 B");

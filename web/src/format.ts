@@ -21,6 +21,11 @@ export function parseNumber(text: string): number | null {
   return Number.isFinite(v) ? v : null;
 }
 
+/** Words for people for the schema's unit ids that are not words (the engine says "usd" for a
+ *  price, "params" for a count of parameters, "ratio" for a share written 0 to 1; a count needs
+ *  none): the custom chip form's and the labs' fields both read them here. */
+export const UNIT_WORDS: Record<string, string> = { usd: 'US dollars', params: 'parameters', count: '', ratio: 'share, 0 to 1' };
+
 /** A relative difference as a short percentage: 0.034 → "3.4%". */
 export function percent(x: number): string {
   const p = Math.abs(x) * 100;

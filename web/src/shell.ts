@@ -2,7 +2,7 @@
 import { getEngine, isError, type ParamSchema } from './engine';
 import { chipId, customChip, DEFAULT_CHIP, linkedChipProblem, mode, setChip, setMode, setTheme, theme, type Mode, type Theme } from './state';
 import { esc, } from './tex';
-import { fieldText, typedValue } from './format';
+import { fieldText, typedValue, UNIT_WORDS } from './format';
 import { chipFromAddress, openMeasureDialog } from './measure/measure-device';
 
 export function applyMode(m: Mode = mode()) {
@@ -108,7 +108,6 @@ const CHIP_GROUPS: { title: string; fields: RegExp; folded?: boolean }[] = [
   { title: 'Price', fields: /^(price_per_hour_usd|price_usd)$/ },
   { title: 'Architecture details', fields: /./, folded: true },
 ];
-const UNIT_WORDS: Record<string, string> = { usd: 'US dollars', count: '', ratio: 'share, 0 to 1' };
 function chipFormFields(fields: ParamSchema[]): Field[] {
   const out: Field[] = [];
   for (const f of fields) {

@@ -51,6 +51,8 @@ const NEVER = [
   [/\bparameters?\b[^()\n]*\(params\)/, 'a unit after its word (parameters … (params))'],
   [/(^|[^\d.,])0\.0\d*\/s\b/, 'a slow rate per second (say it per minute, hour or day)'],
   [/\b(million|billion|trillion) h\b/, 'hours in millions (say days or years, or name what is counted)'],
+  [/× 10⁻[⁰¹²³⁴⁵⁶⁷⁸⁹]+ days\b|\b0\.\d+ days\b/, 'less than a day in days (say seconds, minutes or hours)'],
+  [/(^|[^\d,.])\d{4,}-way\b/, 'a degree without its thousands separator ("1120-way")'],
 ];
 /** Engine identifiers that are not written with an underscore: choice values, chip kinds and the
  *  book's short names, which Plain says in words (case-sensitive: "NVLink" and "ICI" are words). */

@@ -663,6 +663,9 @@ void append_quantity(double value, std::string_view unit, std::string& out) {
       append_g(magnitude >= 3600 ? value / 3600 : value / 60, 3, out);
       out += magnitude >= 3600 ? " h" : " min";
     }
+  } else if (unit == "days" && magnitude < 1) {
+    // less than a day in its own unit: "3.13 s", "12 h", not "3.62 × 10⁻⁵ days"
+    append_quantity(value * 86400, "s", out);
   } else if (unit == "1/s" && magnitude > 0 && magnitude < 1) {
     // a slow rate per minute, hour or day: "5.77/min", not "0.0961/s"
     const bool minute = magnitude * 60 >= 1, hour = magnitude * 3600 >= 1;

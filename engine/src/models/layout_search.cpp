@@ -240,24 +240,24 @@ std::string reject_message(const LayoutProblem& p, const StepEval& e) {
   switch (e.reason) {
     case Reject::none: return "";
     case Reject::tp_heads:
-      return plain(l.tp) + "-way tensor parallelism does not divide the " + plain(m.heads) + " query heads";
+      return format_quantity(l.tp, "count") + "-way tensor parallelism does not divide the " + plain(m.heads) + " query heads";
     case Reject::tp_domain:
       if (p.network.gpu) {
-        return plain(l.tp) + "-way tensor parallelism spans more than the " + plain(p.network.node_gpus) +
+        return format_quantity(l.tp, "count") + "-way tensor parallelism spans more than the " + plain(p.network.node_gpus) +
                " GPUs of one NVLink domain: its collectives every layer would cross the slower network";
       }
-      return plain(l.tp) + "-way tensor parallelism is longer than two axes of the chip's torus can hold";
+      return format_quantity(l.tp, "count") + "-way tensor parallelism is longer than two axes of the chip's torus can hold";
     case Reject::pp_layers:
       return plain(l.pp) + " stages × " + plain(l.virtual_stages) + " chunks cannot each hold at least one of the " +
              plain(m.layers) + " layers";
     case Reject::cp_sequence:
-      return plain(l.cp) + "-way context parallelism does not split the " + plain(p.settings.seq_len) + "-token sequence into " +
+      return format_quantity(l.cp, "count") + "-way context parallelism does not split the " + plain(p.settings.seq_len) + "-token sequence into " +
              plain(2 * l.cp) + " equal chunks (ring attention gives each rank two, to balance causal work)";
     case Reject::ep_experts:
-      return m.experts > 1 ? plain(l.ep) + "-way expert parallelism does not divide the " + plain(m.experts) + " experts"
-                           : plain(l.ep) + "-way expert parallelism needs a mixture-of-experts model";
+      return m.experts > 1 ? format_quantity(l.ep, "count") + "-way expert parallelism does not divide the " + plain(m.experts) + " experts"
+                           : format_quantity(l.ep, "count") + "-way expert parallelism needs a mixture-of-experts model";
     case Reject::ep_ranks:
-      return plain(l.ep) + "-way expert parallelism does not divide the " + plain(l.data_parallel() * l.cp) +
+      return format_quantity(l.ep, "count") + "-way expert parallelism does not divide the " + plain(l.data_parallel() * l.cp) +
              " data- and context-parallel ranks its experts are spread over";
     case Reject::batch: {
       double replicas = l.data_parallel();

@@ -4,7 +4,7 @@
 import { html, nothing, type ReactiveController, type ReactiveControllerHost, type TemplateResult } from 'lit';
 import { getPath, type Engine, type ParamSchema } from '../engine';
 import { customChip, chipParam } from '../state';
-import { fieldText, typedValue } from '../format';
+import { fieldText, typedValue, UNIT_WORDS } from '../format';
 import { groupChips } from '../chip-groups.js';
 import { ONE_DEVICE_KINDS, type Control, type LabState } from './lab-state';
 import { forPeople } from './words';
@@ -55,9 +55,6 @@ function unitUnlessNamed(unit: string | undefined, label: string): string | null
   const named = (w: string) => new RegExp(`(^|[^\\w/])${w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}($|[^\\w/])`).test(label);
   return named(unit) || (UNIT_WORDS[unit] !== undefined && named(UNIT_WORDS[unit])) ? null : UNIT_WORDS[unit] ?? unit;
 }
-/** Unit ids that are not words for people (the engine's schema says "usd" for a price, "params"
- *  for a count of parameters). */
-const UNIT_WORDS: Record<string, string> = { usd: 'US dollars', params: 'parameters' };
 
 export class ControlsController implements ReactiveController {
   constructor(private readonly host: ControlsHost, private readonly state: LabState, private readonly engine: () => Engine | null) {

@@ -301,6 +301,8 @@ export abstract class LabElement<C extends CalculatorName = CalculatorName> exte
   }
 
   // ------------------------------------------------------------ words and figures
+  /** A count as the engine writes it: "1,120" (a layout's degree, read from its JSON). */
+  protected count = (n: unknown): string => this.engine!.format(n, 'count');
   /** An output as the engine formats it ("1.39 ms", "140 GB"); a negative size is a shortfall. */
   protected fmt(name: OutputName<C>): string {
     const r = this.result!;

@@ -122,7 +122,7 @@ export class MemoryBudgetLab extends LabElement<'training_memory'> {
       ${fits === true ? html`${this.fitWords(true, 'Fits', '')}: ${this.fig('bytes_per_chip')} per chip of ${this.fig('hbm_bytes')} ${hbm}.`
         : fits === false ? html`${this.fitWords(false, '', 'Does not fit')}: ${this.fig('bytes_per_chip')} per chip against ${this.fig('hbm_bytes')} ${hbm}; perfectly sharded it needs at least ${this.fig('min_chips')}.`
         : html`<strong>Unknown fit</strong>: ${this.fig('bytes_per_chip')} per chip, and this chip has no memory figure (see the warning; give one with a custom chip).`}
-      ${d ? html`Layout: ${layoutWords(d, this.technical)}${Number(r.outputs.chips) > 1 ? html` on ${this.fig('chips')}` : nothing}.` : nothing}</p>
+      ${d ? html`Layout: ${layoutWords(d, this.technical, this.count)}${Number(r.outputs.chips) > 1 ? html` on ${this.fig('chips')}` : nothing}.` : nothing}</p>
       ${c ? html`<p class="verdict verdict-${String(c.bound)} comm-verdict"><strong>${String(c.bound) === 'compute' ? 'Compute-bound' : 'Comms-bound'}</strong>: with ${this.choiceText('strategy', this.comm.strategy, 'training_comm')} over the ${this.choiceText('fabric', c.fabric, 'training_comm')},
         per layer the math takes ${f(c.t_math_s, 's')}, communication ${f(c.t_comm_s, 's')}.
         ${num(c.critical_batch_tokens) !== null ? html`Critical batch <span class="fig" data-figure="critical_batch_tokens">${f(c.critical_batch_tokens, 'tokens')}</span> (<span class="fig" data-figure="critical_tokens_per_chip">${f(c.critical_tokens_per_chip, 'tokens')}</span> per chip).` : html`This strategy's communication does not shrink with the batch: no critical batch.`}</p>`

@@ -57,8 +57,8 @@ export class TrainingPodLab extends LabElement<'training_run'> {
         ? html`The training state fits in the ${this.state.chipFacts?.name ?? 'device'}’s memory.`
         : html`The state needs at least ${this.fig('min_chips_memory')} (${this.fig('days_at_min_chips')} on them).`}
       ${o.fits === false ? this.fitWords(false, '', 'These chips cannot hold the state and activations.') : nothing}
-      ${best ? html`Fastest layout found (the table's first row): <strong class="best-layout">${layoutWords(best, this.technical)}</strong>, ${f(best.step_s, 's')} per step (${boundWords(best.bound)}).` : nothing}
-      ${rec ? html`The book's rule of thumb would start from ${layoutWords({ dp: 1, pp: 1, ...rec }, this.technical)}.` : nothing}</p>
+      ${best ? html`Fastest layout found (the table's first row): <strong class="best-layout">${layoutWords(best, this.technical, this.count)}</strong>, ${f(best.step_s, 's')} per step (${boundWords(best.bound)}).` : nothing}
+      ${rec ? html`The book's rule of thumb would start from ${layoutWords({ dp: 1, pp: 1, ...rec }, this.technical, this.count)}.` : nothing}</p>
       ${expectedLine(this.engine!, r, 't_s', 's', 'the chips’ peak FLOP/s')}`;
   }
 
@@ -83,13 +83,13 @@ export class TrainingPodLab extends LabElement<'training_run'> {
       <div class="lb-scroll"><table class="lb-table layouts">
         <caption>${shown.length ? `Layout search: the ${shown.length === layouts.length ? '' : `${shown.length} `}fastest of the ${f(o.layouts_fitting, 'count')} layouts that fit, by step time` : 'Layout search: no layout fits on these chips'}</caption>
         <thead><tr><th scope="col">rank</th>${this.degreeHeads()}<th scope="col">step</th><th scope="col" title="the MFU this layout reaches at its step's bound: 6·P·D over the chips' peak for that time, below 1 by attention, recomputation, the bubble and communication it cannot hide; the run as a whole is at the MFU above">best MFU</th><th scope="col">bound by</th><th scope="col">bytes per chip</th></tr></thead>
-        <tbody>${shown.length ? shown.map((l, i) => html`<tr><td>${i + 1}</td><td>${l.dp}</td><td>${l.fsdp}</td><td>${l.tp}</td><td>${l.pp}</td><td>${f(l.step_s, 's')}</td><td>${f(l.mfu, 'ratio')}</td><td>${boundWords(l.bound)}</td><td>${f(l.bytes_per_chip, 'bytes')}</td></tr>`)
+        <tbody>${shown.length ? shown.map((l, i) => html`<tr><td>${i + 1}</td><td>${this.count(l.dp)}</td><td>${this.count(l.fsdp)}</td><td>${this.count(l.tp)}</td><td>${this.count(l.pp)}</td><td>${f(l.step_s, 's')}</td><td>${f(l.mfu, 'ratio')}</td><td>${boundWords(l.bound)}</td><td>${f(l.bytes_per_chip, 'bytes')}</td></tr>`)
           : html`<tr><td colspan="9">No layout fits on these chips.</td></tr>`}</tbody>
       </table></div>
       <div class="lb-scroll"><table class="lb-table rejected">
         <caption>Rejected layouts (a sample) and why each fails</caption>
         <thead><tr>${this.degreeHeads()}<th scope="col">reason</th></tr></thead>
-        <tbody>${rejected.map((l) => html`<tr><td>${l.dp}</td><td>${l.fsdp}</td><td>${l.tp}</td><td>${l.pp}</td><td>${this.words(String(l.message ?? l.reason))}</td></tr>`)}</tbody>
+        <tbody>${rejected.map((l) => html`<tr><td>${this.count(l.dp)}</td><td>${this.count(l.fsdp)}</td><td>${this.count(l.tp)}</td><td>${this.count(l.pp)}</td><td>${this.words(String(l.message ?? l.reason))}</td></tr>`)}</tbody>
       </table></div>
       ${Object.keys(counts).length ? html`<p class="rejected-counts">Rejected in all: ${Object.entries(counts).map(([k, v], i) => html`${i ? ', ' : ''}${f(v, 'count')} × ${this.technical ? html`<code>${k}</code>` : this.words(reasons[k] ?? k.replace(/_/g, ' '))}`)}.</p>` : nothing}`;
   }

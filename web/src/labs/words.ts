@@ -4,15 +4,16 @@
 /** The degrees of a parallel layout as a reader says them: "16-way FSDP × 4-way tensor parallel ×
  *  32-way context parallel" (degrees of 1 left out; one chip says so). Technical: the book's
  *  dp × fsdp × tp × pp, then cp and ep where the layout splits sequences or experts. Every degree
- *  the layout sets is said, so that their product is its number of chips. */
-export function layoutWords(d: Record<string, unknown>, technical: boolean): string {
+ *  the layout sets is said, so that their product is its number of chips. Each degree is written
+ *  by `count`, the engine's formatter of counts ("1,120-way", not "1120-way"). */
+export function layoutWords(d: Record<string, unknown>, technical: boolean, count: (n: number) => string): string {
   const degrees = [['dp', 'data parallel'], ['fsdp', 'FSDP'], ['tp', 'tensor parallel'], ['pp', 'pipeline'],
     ['cp', 'context parallel'], ['ep', 'expert parallel']] as const;
   if (technical) {
     return degrees.filter(([k]) => ['dp', 'fsdp', 'tp', 'pp'].includes(k) || Number(d[k]) > 1)
-      .map(([k]) => `${k} ${String(d[k])}`).join(' × ');
+      .map(([k]) => `${k} ${count(Number(d[k]))}`).join(' × ');
   }
-  const parts = degrees.filter(([k]) => Number(d[k]) > 1).map(([k, w]) => `${String(d[k])}-way ${w}`);
+  const parts = degrees.filter(([k]) => Number(d[k]) > 1).map(([k, w]) => `${count(Number(d[k]))}-way ${w}`);
   return parts.length ? parts.join(' × ') : 'one chip, no parallelism';
 }
 
