@@ -299,6 +299,10 @@ test('chapter 5, FSDP Try-it: the lab holds on a TPU and an H100 and hides the c
     const seen = await hidden();
     assert.ok(seen.length >= 4, 'verdict figures, the plot\u2019s rule and label');
     assert.deepEqual([...new Set(seen)], ['hidden'], `veiled before Check on ${chip}`);
+    // the plot's words for screen readers keep the secret too, until Check
+    const said = () => lab.locator('.comm-plot svg[aria-description]').getAttribute('aria-description');
+    assert.ok(!(await said()).includes(engine.formatQuantity(crit, 'tokens')), `the description veils it on ${chip}`);
+    assert.match(await said(), /critical batch \(hidden until you check your prediction\)/);
     const block = page.locator(`#${step} sl-tryit[data-out="critical_batch_tokens"]`).first();
     await block.locator('input[name=prediction]').fill(String(Math.round(crit)));
     await block.locator('button.tryit-lock').click();
@@ -308,6 +312,8 @@ test('chapter 5, FSDP Try-it: the lab holds on a TPU and an H100 and hides the c
     await block.locator('.tryit-check').click();
     await block.locator('.tryit-result').waitFor();
     assert.deepEqual([...new Set(await hidden())], ['visible'], `shown after Check on ${chip}`);
+    await page.waitForFunction((s) => !document.querySelector(s).getAttribute('aria-description').includes('hidden until'), `#${step} ${EL} .comm-plot svg[aria-description]`);
+    assert.ok((await said()).includes(engine.formatQuantity(crit, 'tokens')), `the description names it after Check on ${chip}`);
     assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
     await page.evaluate(() => localStorage.clear());
     await page.close();

@@ -123,12 +123,14 @@ export abstract class LabElement<C extends CalculatorName = CalculatorName> exte
     super.connectedCallback();
     window.addEventListener('sl-chip-change', this.onPageChip);
     window.addEventListener('sl-mode-change', this.onMode);
+    this.veilWatch.observe(this, { attributes: true, attributeFilter: ['data-veil'] });
     if (!this.started) { this.started = true; void this.start(); }
   }
   disconnectedCallback() {
     super.disconnectedCallback();
     window.removeEventListener('sl-chip-change', this.onPageChip);
     window.removeEventListener('sl-mode-change', this.onMode);
+    this.veilWatch.disconnect();
   }
   private onPageChip = () => {
     if (!this.state || this.state.pin) return;
@@ -136,6 +138,17 @@ export abstract class LabElement<C extends CalculatorName = CalculatorName> exte
     this.schedule();
   };
   private onMode = () => this.requestUpdate();
+  /** Whether a Try-it on the page hides this output of the lab until Check (tryit.ts sets
+   *  data-veil): a chart's words for screen readers leave it out then, as its drawn label does. */
+  protected veils(name: string): boolean {
+    return (this.dataset.veil ?? '').split(' ').some((t) => t.endsWith(`:${name}`));
+  }
+  /** a Try-it veiled or unveiled an output: the chart, and its description, are drawn again */
+  private veilWatch = new MutationObserver(() => {
+    const box = this.querySelector<HTMLElement>('.lab-viz');
+    if (box) delete box.dataset.renders;
+    this.requestUpdate();
+  });
   /** Technical mode shows parameter names and opens the derivation; Plain shows words. */
   get technical(): boolean { return mode() === 'technical'; }
 

@@ -161,7 +161,7 @@ export class TrainingCommLab extends LabElement<'training_comm'> {
     const critShown = crit !== null && crit >= xs[0] && crit <= xs[xs.length - 1];
     const width = this.vizWidth();
     const description = `Per-layer time against tokens per chip, both axes logarithmic, for ${STRATEGY[String(o.strategy)]?.name ?? String(o.strategy)}. ` +
-      `${crit !== null ? `The communication line crosses the FLOP line at the critical batch, ${f(crit, 'tokens')} per chip; below it the layer is comms-bound. ` : 'The two lines run parallel: the batch does not change which one binds. '}` +
+      `${crit !== null ? `The communication line crosses the FLOP line at the critical batch, ${this.veils('critical_tokens_per_chip') || this.veils('critical_batch_tokens') ? 'hidden until you check your prediction' : `${f(crit, 'tokens')} per chip`}; below it the layer is comms-bound. ` : 'The two lines run parallel: the batch does not change which one binds. '}` +
       `At ${f(now, 'tokens')} per chip the FLOPs take ${this.fmt('t_math_s')} and the communication ${this.fmt('t_comm_s')}: ${String(o.bound)}-bound.`;
     // same curve as the last drawing: move the batch marker only (the plot's own scales place it)
     const chartKey = JSON.stringify([key, xs, crit, width]);
@@ -175,12 +175,14 @@ export class TrainingCommLab extends LabElement<'training_comm'> {
         Plot.line(rows.filter((d) => d.term !== 'communication'), { x: 'x', y: 'y', stroke: 'term', strokeWidth: 2.2, ariaHidden: 'true' }),
         Plot.line(rows.filter((d) => d.term === 'communication'), { x: 'x', y: 'y', stroke: 'term', strokeWidth: 2.2, strokeDasharray: '7 4', ariaHidden: 'true' }),
         critShown ? Plot.ruleX([crit], { stroke: 'currentColor', strokeDasharray: '4 3', ariaHidden: 'true', className: 'critical-batch' }) : null,
-        critShown ? Plot.text([crit], { x: (d: number) => d, frameAnchor: 'top', dy: -14, text: () => `critical batch ${f(crit, 'tokens')}`, textAnchor: 'middle', fill: 'currentColor', ariaHidden: 'true' }) : null,
+        critShown ? Plot.text([crit], { x: (d: number) => d, frameAnchor: 'top', dy: -14, text: () => `critical batch ${f(crit, 'tokens')}`, textAnchor: 'middle', fill: 'currentColor', ariaHidden: 'true', className: 'critical-batch' }) : null,
         Plot.ruleX([now], { stroke: 'currentColor', strokeOpacity: 0.5, ariaHidden: 'true', className: 'batch-rule' }),
         Plot.dot([{ x: now, y: tNow }], { x: 'x', y: 'y', r: 6, fill: 'currentColor', stroke: 'var(--bg)', strokeWidth: 2, ariaHidden: 'true', className: 'operating-point' }),
       ],
     });
     chart.classList.add('training-comm-plot');
+    // the critical batch's rule and label are its figure: a Try-it asking for it hides them (tryit.ts)
+    for (const g of chart.querySelectorAll('.critical-batch')) g.setAttribute('data-figure', 'critical_tokens_per_chip');
     host.replaceChildren(this.charts.put(chartKey, chart));
   }
   // the charts drawn, by their curve, axes and width (dragging back re-uses them)
