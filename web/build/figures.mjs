@@ -16,6 +16,8 @@ export const FIGURES = [
   { name: 'trace', element: 'sl-fig-trace', chapter: 9, fallback: 'A synthetic profiler trace: lanes for the matrix unit and the interconnect, named operations and notes on what to read in it.' },
   { name: 'partition', element: 'sl-fig-partition', chapter: 10, fallback: 'An array split over a 2D device mesh by a PartitionSpec: each block coloured by the device that holds it.' },
   { name: 'regimes', element: 'sl-fig-regimes', chapter: 11, fallback: 'The roofline regimes on one axis: the tokens per chip above which a matmul is compute-bound against HBM, ICI and DCN.' },
+  { name: 'sm', element: 'sl-fig-sm', chapter: 12, fallback: 'One streaming multiprocessor: four subpartitions, each a warp scheduler, a register file, a strip of fp32 lanes (CUDA cores) and a Tensor Core, above the L1 and shared memory they share.' },
+  { name: 'nvlink-node', element: 'sl-fig-nvlink-node', chapter: 12, fallback: 'An NVLink node: eight GPUs, each linked to every NVSwitch, so any GPU reaches any other in one hop; the GPUs’ links, not the switches, set the node’s bandwidth.' },
   { name: 'gpu', element: 'sl-fig-gpu', chapter: 12, fallback: 'A GPU from the inside out: one SM, an NVLink node of GPUs around its switches, and the InfiniBand fat tree above the nodes, with the bandwidth of each level.' },
 ];
 

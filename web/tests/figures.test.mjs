@@ -49,6 +49,8 @@ const FIGURES = [
   { ch: '10-jax', name: 'partition', expect: () => q(out('sharding', { shape: [1024, 4096], spec: 'A[I_X, J_Y]', mesh: { X: 2, Y: 4 } }, 'local_bytes'), 'bytes') },
   { ch: '11-conclusions', name: 'regimes', expect: () => q(out('roofline', { chip: CHIP, flops: 1e9, bytes: 1e6, bandwidth: 'ici' }, 'critical_intensity'), 'count') },
   { ch: '12-gpus', name: 'gpu', expect: () => q(out('chip', { chip: 'h100' }, 'hbm_bytes_per_s'), 'bytes/s') },
+  { ch: '12-gpus', name: 'sm', expect: () => q(out('chip', { chip: 'h100', chip_overrides: { sms: 132, subpartitions_per_sm: 4, fp32_cores_per_subpartition: 32, tensor_cores_per_sm: 4, registers_per_subpartition: 16384, clock_hz: 1.76e9 } }, 'tensor_core_flops_per_cycle'), 'count') },
+  { ch: '12-gpus', name: 'nvlink-node', expect: () => q(out('chip', { chip: 'h100' }, 'node_nvlink_bytes_per_s'), 'bytes/s') },
 ];
 
 /** open a chapter at the step holding the figure; returns the figure's element once drawn */

@@ -117,6 +117,98 @@ export class GpuFigure extends FigureElement {
   }
 }
 
+// ---------------------------------------------------------------- ch 12: inside one SM
+// The SM's layout (subpartitions, lanes, Tensor Cores, registers) is not in the chip catalog: the
+// placement gives it as chip_overrides (the book's H100 figures), and the engine's chip calculator
+// turns it into the per-SM numbers the drawing and its text carry.
+const SM_LEVELS = ['one subpartition', 'the whole SM'];
+export class SmFigure extends FigureElement {
+  static override readonly calculators = ['chip'];
+  protected draw(): Drawing | null {
+    const chip = typeof this.state.chip === 'string' ? this.state.chip : 'h100';
+    const overrides = (this.state.chip_overrides ?? {}) as Record<string, unknown>;
+    const r = this.evaluate('chip', { chip, chip_overrides: overrides });
+    if (!r) return null;
+    const o = r.outputs;
+    const f = (v: unknown, u: string) => (v == null ? 'not in the catalog' : this.fmt(v, u));
+    const name = String(o.name);
+    const parts = Number(o.subpartitions_per_sm ?? 4);
+    const k = this.step('level', SM_LEVELS.length);
+    const body: SVGTemplateResult[] = [];
+    body.push(rect(6, 6, 388, 208, 'none', 'sm'));
+    body.push(t(200, 22, `one SM of the ${name} (${f(o.sms, 'count')} in all)`, 'small bold', 'middle'));
+    const w = 380 / parts;
+    for (let i = 0; i < parts; i++) {
+      const x = 10 + i * w, on = k === 1 || i === 0;
+      body.push(rect(x, 30, w - 6, 128, on ? 'soft' : 'none', 'subpartition'));
+      body.push(t(x + (w - 6) / 2, 44, 'scheduler', 'small muted', 'middle'));
+      body.push(rect(x + 4, 50, w - 14, 22, 'ok'), t(x + (w - 6) / 2, 65, 'registers', 'small', 'middle'));
+      // the CUDA cores: a strip of lanes
+      const lanes = Number(o.fp32_cores_per_subpartition ?? 32), lw = (w - 14) / lanes;
+      for (let j = 0; j < lanes; j++) body.push(rect(x + 4 + j * lw, 78, Math.max(0.6, lw - 0.6), 22, 'warn'));
+      body.push(t(x + (w - 6) / 2, 113, 'CUDA cores', 'small', 'middle'));
+      body.push(rect(x + 4, 120, w - 14, 30, 'accent', 'tensor-core'), t(x + (w - 6) / 2, 139, 'Tensor Core', 'small on-accent', 'middle'));
+    }
+    body.push(rect(10, 166, 374, 22, 'ok', 'smem'), t(197, 181, `L1 and shared memory, ${f(o.smem_bytes_per_sm, 'bytes')}`, 'small', 'middle'));
+    body.push(t(200, 206, 'to L2 and HBM, shared by every SM', 'small muted', 'middle'));
+    const sentences = [
+      `One of the ${f(o.subpartitions_per_sm, 'count')} subpartitions of an SM of the ${name}: a warp scheduler drives ${f(o.fp32_cores_per_subpartition, 'count')} fp32 lanes (CUDA cores) and one Tensor Core, which does about ${f(o.tensor_core_flops_per_cycle, 'count')} bf16 FLOPs a cycle, beside a register file of ${f(o.registers_per_subpartition, 'count')} 32-bit words.`,
+      `The whole SM: ${f(o.subpartitions_per_sm, 'count')} subpartitions, ${f(o.tensor_cores_per_sm, 'count')} Tensor Cores and ${f(Number(o.subpartitions_per_sm) * Number(o.fp32_cores_per_subpartition), 'count')} fp32 lanes, sharing ${f(o.smem_bytes_per_sm, 'bytes')} of L1 and shared memory; at the bf16 peak one SM does ${f(o.flops_per_s_per_sm, 'FLOP/s')}, and the ${f(o.sms, 'count')} SMs share the L2 and HBM.`,
+    ];
+    return {
+      title: `Inside one SM of the ${name}`,
+      viewBox: [400, 218],
+      body,
+      controls: this.stepper('level', SM_LEVELS.length, (i) => `Level ${i + 1}: ${SM_LEVELS[i]}`),
+      alt: `Level ${k + 1} of 2, ${SM_LEVELS[k]}. ${sentences[k]}`,
+    };
+  }
+}
+
+// ---------------------------------------------------------------- ch 12: the NVLink node
+// The switches' count and ports come from the placement (chip_overrides, as the chapter's text);
+// the GPUs' links and the node's egress from the catalog, through the chip calculator.
+const NODE_LEVELS = ['what each GPU can send', 'what the switches could carry'];
+export class NvlinkNodeFigure extends FigureElement {
+  static override readonly calculators = ['chip'];
+  protected draw(): Drawing | null {
+    const chip = typeof this.state.chip === 'string' ? this.state.chip : 'h100';
+    const overrides = (this.state.chip_overrides ?? {}) as Record<string, unknown>;
+    const r = this.evaluate('chip', { chip, chip_overrides: overrides });
+    if (!r) return null;
+    const o = r.outputs;
+    const f = (v: unknown, u: string) => (v == null ? 'not in the catalog' : this.fmt(v, u));
+    const name = String(o.name);
+    const gpus = Math.min(16, Number(o.node_gpus ?? 8)), switches = Math.min(8, Number(o.nvswitches_per_node ?? 4));
+    const k = this.step('level', NODE_LEVELS.length);
+    const body: SVGTemplateResult[] = [];
+    body.push(rect(6, 6, 388, 196, 'none', 'node'));
+    body.push(t(200, 22, `a node of ${f(o.node_gpus, 'count')} ${name} GPUs`, 'small bold', 'middle'));
+    const gx = (i: number) => 14 + (i % (gpus / 2)) * (372 / (gpus / 2)), gw = 372 / (gpus / 2) - 8;
+    const sx = (j: number) => 40 + j * (320 / switches), sw = 320 / switches - 16;
+    for (let j = 0; j < switches; j++) body.push(rect(sx(j), 92, sw, 26, k === 1 ? 'accent' : 'ok', 'nvswitch'), t(sx(j) + sw / 2, 109, 'NVSwitch', `small ${k === 1 ? 'on-accent' : ''}`, 'middle'));
+    for (let i = 0; i < gpus; i++) {
+      const top = i < gpus / 2, y = top ? 32 : 158;
+      body.push(rect(gx(i), y, gw, 22, k === 0 ? 'accent' : 'soft', 'gpu'), t(gx(i) + gw / 2, y + 15, 'GPU', `small ${k === 0 ? 'on-accent' : ''}`, 'middle'));
+      for (let j = 0; j < switches; j++) body.push(line(gx(i) + gw / 2, top ? y + 22 : y, sx(j) + sw / 2, top ? 92 : 118, k === 0 ? 'accent' : ''));
+    }
+    body.push(t(200, 196, k === 0 ? `${f(o.nvlink_bytes_per_s, 'bytes/s')} out of each GPU, ${f(o.node_nvlink_bytes_per_s, 'bytes/s')} in all` : `${f(o.node_switch_bytes_per_s, 'bytes/s')} of switch ports`, 'small', 'middle'));
+    const sentences = [
+      `A node of ${f(o.node_gpus, 'count')} ${name} GPUs, each one hop from every other through ${f(o.nvswitches_per_node, 'count')} NVSwitches. Each GPU sends ${f(o.nvlink_bytes_per_s, 'bytes/s')} over its NVLinks, so the node's GPUs together inject ${f(o.node_nvlink_bytes_per_s, 'bytes/s')}.`,
+      `The ${f(o.nvswitches_per_node, 'count')} NVSwitches have ${f(o.nvswitch_ports, 'count')} ports each, ${f(o.node_switch_bytes_per_s, 'bytes/s')} in all, more than the ${f(o.node_nvlink_bytes_per_s, 'bytes/s')} the GPUs can inject: the GPUs' links, not the switches, set the node's bandwidth.`,
+    ];
+    return {
+      title: `The NVLink node of the ${name}`,
+      viewBox: [400, 206],
+      body,
+      controls: this.stepper('level', NODE_LEVELS.length, (i) => `Level ${i + 1}: ${NODE_LEVELS[i]}`),
+      alt: `Level ${k + 1} of 2, ${NODE_LEVELS[k]}. ${sentences[k]}`,
+    };
+  }
+}
+
 customElements.define('sl-fig-regimes', RegimesFigure);
 customElements.define('sl-fig-gpu', GpuFigure);
+customElements.define('sl-fig-sm', SmFigure);
+customElements.define('sl-fig-nvlink-node', NvlinkNodeFigure);
 void html;

@@ -17,6 +17,8 @@ export const FIGURE_MODULES: Record<string, () => Promise<unknown>> = {
   'sl-fig-measured-decode': () => import('./inference'),
   'sl-fig-regimes': () => import('./gpu'),
   'sl-fig-gpu': () => import('./gpu'),
+  'sl-fig-sm': () => import('./gpu'),
+  'sl-fig-nvlink-node': () => import('./gpu'),
 };
 
 export function upgradeFigures(root: ParentNode = document) {
