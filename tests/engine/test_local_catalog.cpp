@@ -117,6 +117,47 @@ TEST(LocalCatalog, DecodeWarningsNameTheChipsMemory) {
   EXPECT_NE(text.find("of GDDR6X memory on 1 chip"), std::string::npos) << text;
 }
 
+// Issue 34: decode, serving and prefill split the model over the book's 16-chip slice on a TPU or a
+// datacenter GPU, and over one device on a reader's own (no link between two is priced there); the
+// schema gives the default per kind of chip, and the inputs echo the count used.
+TEST(LocalCatalog, ServedModelsDefaultToOneOwnDevice) {
+  json schema = json::parse(scalelab::calculators_json());
+  for (const char* calc : {"decode", "serving", "prefill"}) {
+    json chips;
+    for (const auto& c : schema["calculators"]) {
+      if (c["name"] != calc) continue;
+      for (const auto& p : c["params"]) {
+        if (p["name"] == "chips") chips = p;
+      }
+    }
+    ASSERT_TRUE(chips.is_object()) << calc;
+    EXPECT_TRUE(chips["default"].is_null()) << calc;
+    const json& by_kind = chips["default_by_chip_kind"];
+    EXPECT_EQ(by_kind.size(), 6u) << calc;
+    struct Case { json chip; double chips; };
+    json card = {{"id", "my-card"}, {"name", "My card"}, {"kind", "consumer-gpu"}, {"hbm_bytes", 24e9},
+                 {"hbm_bytes_per_s", 1e12}, {"flops_per_s", {{"bf16", 1e14}}}};
+    for (const Case& c : {Case{"tpu-v5e", 16}, Case{"h100", 16}, Case{"l4", 16}, Case{"rtx-4090", 1},
+                          Case{"rtx-a6000", 1}, Case{"apple-m2-max", 1}, Case{"desktop-ddr5", 1}, Case{card, 1}}) {
+      json in = {{"chip", c.chip}, {"model", "llama3.1-8b"}};
+      scalelab::Evaluation e = scalelab::evaluate(calc, in.dump());
+      ASSERT_EQ(e.status, scalelab::Status::ok) << calc << " " << c.chip.dump() << ": " << e.message;
+      json out = json::parse(e.json);
+      EXPECT_EQ(out["inputs"]["chips"], c.chips) << calc << " " << c.chip.dump();
+      json chip = scalelab::testing::json::parse(scalelab::evaluate("chip", json{{"chip", c.chip}}.dump()).json);
+      EXPECT_EQ(by_kind[chip["outputs"]["kind"].get<std::string>()], c.chips) << calc << " " << c.chip.dump();
+      EXPECT_EQ(out["warnings"].dump().find("comms figures"), std::string::npos) << calc << " " << out["warnings"].dump();
+    }
+    // A count given is the count used, on any chip.
+    json four = {{"chip", "rtx-4090"}, {"model", "llama3.1-8b"}, {"chips", 4}};
+    EXPECT_EQ(json::parse(scalelab::evaluate(calc, four.dump()).json)["inputs"]["chips"], 4) << calc;
+  }
+  // Bad input still names the parameter and its range.
+  scalelab::Evaluation bad = scalelab::evaluate("decode", json{{"chip", "rtx-4090"}, {"chips", 0}}.dump());
+  EXPECT_EQ(bad.status, scalelab::Status::bad_input);
+  EXPECT_NE(bad.message.find("chips"), std::string::npos) << bad.message;
+}
+
 json local(json in) {
   scalelab::Evaluation e = scalelab::evaluate("local_inference", in.dump());
   EXPECT_EQ(e.status, scalelab::Status::ok) << in.dump() << ": " << e.message;

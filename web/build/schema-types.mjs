@@ -85,6 +85,8 @@ export interface ParamSchema {
   type: ${[...new Set(s.calculators.flatMap((c) => c.params.map((p) => p.type)).concat(['number', 'integer', 'boolean', 'choice', 'text', 'chip', 'model', 'object', 'map', 'list', 'bool_or_list', 'overrides']))].map((t) => JSON.stringify(t)).join(' | ')};
   unit: string;
   default: unknown;
+  /** a default that depends on the chip: the value for each kind of chip (default is then null) */
+  default_by_chip_kind?: Record<string, unknown>;
   min?: number;
   max?: number;
   min_exclusive?: boolean;

@@ -34,7 +34,7 @@ Calculator make_prefill() {
   using namespace params;
   std::vector<Param> list = served_model_params();
   std::vector<Param> more = {
-      chips(16, "chips the model is sharded over"),
+      served_chips("chips the model is sharded over"),
       integer("tokens", "tokens", 1, 1e9, 8192,
               "prompt tokens processed together (prompt length × sequences)"),
       utilisation("mfu", 1, "FLOP utilisation applied to the compute time"),

@@ -54,6 +54,10 @@ class SchemaWriter {
     text("unit", p.unit);
     key("default");
     append_text(p.default_value, out_);
+    if (p.default_by_chip_kind.is_object()) {
+      key("default_by_chip_kind");
+      append_text(p.default_by_chip_kind, out_);
+    }
     if (p.type == Type::number || p.type == Type::integer) {
       number("min", p.min);
       number("max", p.max);

@@ -689,6 +689,17 @@ void output_measured(const Args& args, const DecodeFigures& d, double bound_toke
   }
 }
 
+Param served_chips(std::string_view doc) {
+  // The book's 16-chip slice on a TPU or a datacenter GPU (its node and fabric); one device on a
+  // reader's own (a card, a Mac, a CPU), where a model is first run on one.
+  Param p = params::chips(nullptr, std::string(doc) +
+                                       "; default 16 on a TPU or a datacenter GPU (the book's slice), 1 on "
+                                       "a workstation or consumer GPU, a unified-memory machine or a CPU");
+  p.default_by_chip_kind = {{"tpu", 16},         {"datacenter-gpu", 16}, {"workstation-gpu", 1},
+                            {"consumer-gpu", 1}, {"unified-memory", 1},  {"cpu", 1}};
+  return p;
+}
+
 std::vector<Param> served_model_params() {
   using namespace params;
   return {model("llama3-70b"),
@@ -705,7 +716,7 @@ std::vector<Param> decode_params(bool context_defaults_to_request) {
   std::string context_doc = "tokens in each sequence's KV cache (0: the weights-only latency floor)";
   if (context_defaults_to_request) context_doc += "; default prompt_tokens + decode_tokens";
   std::vector<Param> more = {
-      chips(16, "chips the model is sharded over (one replica)"),
+      served_chips("chips the model is sharded over (one replica)"),
       batch(32, "sequences decoded together, one new token each per step"),
       integer("context", "tokens", 0, 1e8, context_default, context_doc),
       weight_format("weight_dtype",

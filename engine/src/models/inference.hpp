@@ -116,6 +116,9 @@ void output_measured(const Args& args, const DecodeFigures& d, double bound_toke
 
 // Parameters shared by the inference calculators (schemas: unit, default, range, doc).
 std::vector<Param> served_model_params();
+// The chips a served model is split over: 16 by default on a TPU or datacenter GPU, 1 on the
+// reader's own devices (Param::default_by_chip_kind).
+Param served_chips(std::string_view doc);
 std::vector<Param> decode_params(bool context_defaults_to_request);
 
 }  // namespace scalelab

@@ -153,6 +153,9 @@ json validated_object(const std::vector<Param>& fields, json&& v, const Path& pa
     } else if (fill_defaults && !f.default_value.is_null()) {
       if (given) given->push_back(false);
       members.emplace_back(f.name, f.default_value);
+    } else if (fill_defaults && f.default_by_chip_kind.is_object()) {
+      if (given) given->push_back(false);
+      members.emplace_back(f.name, nullptr);  // its place, filled once the chip is resolved (Args)
     }
   }
   // Emptied now: nlohmann's destructor of a non-empty object first moves every member onto a
@@ -286,6 +289,7 @@ Args::Args(const Calculator& calc, json&& input) {
   index_members(given);
   if (member("chip")) {
     resolve_chip();
+    fill_chip_defaults(calc.params);
   } else if (member("chip_overrides")) {
     throw InputError("chip_overrides", "needs a chip to override");
   }
@@ -293,6 +297,17 @@ Args::Args(const Calculator& calc, json&& input) {
     resolve_model();
   } else if (member("model_overrides")) {
     throw InputError("model_overrides", "needs a model to override");
+  }
+}
+
+// A parameter whose default depends on the kind of chip takes the value for the chip resolved
+// (the kind is the chip's own: a sweep's overrides change its figures, never its kind).
+void Args::fill_chip_defaults(const std::vector<Param>& params) {
+  for (const Param& p : params) {
+    if (!p.default_by_chip_kind.is_object()) continue;
+    for (Member& m : members_) {
+      if (!m.given && same_name(m.key, p.name)) *m.value = p.default_by_chip_kind.at(chip_->kind_name());
+    }
   }
 }
 

@@ -97,6 +97,7 @@ class Args {
   };
   std::vector<Member> members_;
   void index_members(const std::vector<bool>& given);
+  void fill_chip_defaults(const std::vector<Param>& params);
   const Member* find_member(std::string_view name) const {
     for (const Member& m : members_) {
       if (same_name(m.key, name)) return &m;

@@ -37,6 +37,9 @@ struct Param {
   Type type = Type::number;
   std::string unit;            // "bytes", "s", "FLOP/s", "count", "" ...
   json default_value;          // null: no default (optional, or required if `required`)
+  // A default that depends on the chip: {kind name: value} for every kind of chip_kind_names()
+  // (null when the default is default_value). Filled in once the chip is resolved (Args).
+  json default_by_chip_kind;
   double min = 0;
   double max = 1e20;
   bool min_exclusive = false;  // (min, max] instead of [min, max]

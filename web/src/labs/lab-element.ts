@@ -301,10 +301,13 @@ export abstract class LabElement<C extends CalculatorName = CalculatorName> exte
   // ------------------------------------------------------------ what the controls report
   lastInputs(): Record<string, unknown> | null { return this.result?.inputs ?? null; }
   /** Where an empty field's slider sits: the figure the engine used for it where it reports one
-   *  under the same name (training-pod's empty chips: the pod it took), else the schema's default. */
+   *  under the same name (training-pod's empty chips: the pod it took), or the default it echoes
+   *  among its inputs (decode's chips: 16 on a TPU, one on a card), else the schema's default. */
   emptyValue(c: Control): unknown {
     const used = (this.result?.outputs as Record<string, unknown> | undefined)?.[c.path];
-    return typeof used === 'number' ? used : c.schema.default;
+    if (typeof used === 'number') return used;
+    const echoed = this.result?.inputs ? getPath(this.result.inputs, c.path) : undefined;
+    return typeof echoed === 'number' ? echoed : c.schema.default;
   }
   changed(c: Control, previous: unknown) { this.controlChanged(c, previous); this.schedule(); }
   pinned(chip: string | null) {
