@@ -115,6 +115,49 @@ TEST(LocalCatalog, DecodeWarningsNameTheChipsMemory) {
   ASSERT_EQ(e.status, scalelab::Status::ok) << e.message;
   std::string text = json::parse(e.json)["warnings"].dump();
   EXPECT_NE(text.find("of GDDR6X memory on 1 chip"), std::string::npos) << text;
+  // The overflow is said in words, on any chip (no output identifier in the message).
+  EXPECT_EQ(card.find("free_hbm_bytes"), std::string::npos) << card;
+  EXPECT_NE(h100.find("They overflow it by"), std::string::npos) << h100;
+}
+
+// Issue 34: decode's fit steps name the chip's memory: "HBM of the slice" on a TPU or an H100, the
+// card's GDDR6X (symbol "mem") on an RTX 4090, the Mac's unified memory; the chip calculator's
+// critical-intensity step too. Each step still evaluates to the value beside it.
+TEST(LocalCatalog, DecodeStepsNameTheChipsMemory) {
+  auto steps = [](const char* calc, const json& in) {
+    scalelab::Evaluation e = scalelab::evaluate(calc, in.dump());
+    EXPECT_EQ(e.status, scalelab::Status::ok) << in.dump() << ": " << e.message;
+    return json::parse(e.json)["steps"];
+  };
+  auto labels = [](const json& list) {
+    std::string all;
+    for (const auto& s : list) all += s["label"].get<std::string>() + "\n";
+    return all;
+  };
+  auto step = [](const json& list, const std::string& label) {
+    for (const auto& s : list) {
+      if (s["label"] == label) return s;
+    }
+    ADD_FAILURE() << "no step " << label;
+    return json::object();
+  };
+  json card = steps("decode", {{"chip", "rtx-4090"}, {"model", "llama3.1-8b"}, {"chips", 2}});
+  json h100 = steps("decode", {{"chip", "h100"}, {"model", "llama3.1-8b"}});
+  json mac = steps("decode", {{"chip", "apple-m2-max"}, {"model", "llama3.1-8b"}});
+  EXPECT_EQ(labels(card).find("HBM"), std::string::npos) << labels(card);
+  json all = step(card, "GDDR6X memory of the devices together");
+  EXPECT_NE(all["formula"].get<std::string>().find("\\text{mem}"), std::string::npos) << all.dump();
+  json chip = json::parse(scalelab::evaluate("chip", json{{"chip", "rtx-4090"}}.dump()).json)["outputs"];
+  EXPECT_DOUBLE_EQ(all["value"].get<double>(), 2 * chip["hbm_bytes"].get<double>());
+  json left = step(card, "GDDR6X memory left for KV caches");
+  json weights = step(card, "Weight bytes");
+  EXPECT_DOUBLE_EQ(left["value"].get<double>(), all["value"].get<double>() - weights["value"].get<double>());
+  step(card, "GDDR6X memory bandwidth of the devices together");
+  step(mac, "Unified LPDDR5 memory of the devices together");
+  EXPECT_NE(step(h100, "HBM of the slice")["formula"].get<std::string>().find("\\text{HBM}_{slice}"), std::string::npos);
+  step(h100, "HBM left for KV caches");
+  step(steps("chip", {{"chip", "rtx-4090"}}), "Critical arithmetic intensity (GDDR6X memory)");
+  step(steps("chip", {{"chip", "tpu-v5e"}}), "Critical arithmetic intensity (HBM)");
 }
 
 // Issue 34: decode, serving and prefill split the model over the book's 16-chip slice on a TPU or a

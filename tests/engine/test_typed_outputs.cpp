@@ -328,7 +328,7 @@ TEST(TypedOutputs, PlainWritesWholeNumbersAsPrintfDoes) {
 
 }  // namespace
 
-void some_warning(const scalelab::Warning::Numbers&, std::string& out) { out += "w"; }
+void some_warning(const scalelab::Warning::Numbers&, std::string_view, std::string& out) { out += "w"; }
 
 // A sweep keys the warnings it has met by warning_hash, truncated to size_t: 32 bits in
 // WebAssembly. Numbers that differ only in their high bits (whole numbers, byte counts, powers
@@ -346,4 +346,25 @@ TEST(TypedOutputs, WarningHashSpreadsNumbersThatDifferOnlyInHighBitsOverItsLow32
   // A uniform 32-bit hash puts two of 4,096 keys together once in 500 runs (the birthday bound,
   // 4096^2 / 2^33), three once in 10^9: the hash that kept the high bits out gave 1 distinct value.
   EXPECT_GE(low.size(), static_cast<std::size_t>(keys - 2));
+}
+
+void named_warning(const scalelab::Warning::Numbers& n, std::string_view memory, std::string& out) {
+  out += "short of ";
+  out += memory;
+  out += " by ";
+  out += scalelab::plain(n[0]);
+}
+
+// Issue 32: a warning made from a kind carries one text argument (the chip's memory) into its
+// message, and a sweep tells two warnings of one kind and numbers apart by it.
+TEST(TypedOutputs, AWarningCarriesItsTextArgument) {
+  scalelab::Warning card(named_warning, {3}, "GDDR6X memory"), tpu(named_warning, {3}, "HBM");
+  EXPECT_EQ(card.text(), "short of GDDR6X memory by 3");
+  EXPECT_EQ(tpu.text(), "short of HBM by 3");
+  EXPECT_EQ(card.argument(), "GDDR6X memory");
+  std::array<std::uint64_t, scalelab::Warning::kMaxNumbers> bits{};
+  EXPECT_NE(scalelab::warning_hash(named_warning, bits, card.argument()),
+            scalelab::warning_hash(named_warning, bits, tpu.argument()));
+  EXPECT_NE(scalelab::warning_hash(named_warning, bits, "unified LPDDR5 memory"),
+            scalelab::warning_hash(named_warning, bits, "unified LPDDR5 memorz"));
 }

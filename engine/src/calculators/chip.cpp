@@ -100,7 +100,10 @@ void compute(const Args& args, Result& r) {
   vector_units(c, r);
 
   Expr C = r.sym("C_{bf16}", bf16.value_or(0));
-  if (bf16 && hbm) r.step("Critical arithmetic intensity (HBM)", "I^*", C / r.sym("W_{hbm}", *hbm), "FLOPs/byte");
+  if (bf16 && hbm) {
+    r.step(r.log().on() ? "Critical arithmetic intensity (" + c.memory_name() + ")" : std::string(), "I^*",
+           C / r.sym("W_{hbm}", *hbm), "FLOPs/byte");
+  }
   if (bf16 && axis) {
     r.step("Critical intensity over ICI (one axis, both directions)", "I^*_{ici}",
            C / (2 * r.sym("W_{link}", *link)), "FLOPs/byte");

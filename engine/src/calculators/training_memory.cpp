@@ -118,7 +118,7 @@ void fit_steps(const Args& args, const MemoryInputs& in, const MemoryBreakdown& 
   // it fits when all but the allocator's reserve does (under pressure the allocator frees its cache)
   double must_fit = b.per_chip.fit_bytes;
   r.out("fits", must_fit <= *hbm);
-  Expr HBM = r.sym("\\text{HBM}", *hbm);
+  Expr HBM = r.sym(chip.memory_symbol(), *hbm);
   double min_chips = r.step("Minimum chips (perfect sharding)", "",
                             ceil(r.sym("\\text{total}", b.total_bytes) / HBM), "count").value();
   r.out("min_chips", min_chips);

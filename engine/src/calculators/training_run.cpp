@@ -146,7 +146,7 @@ void memory_steps(const Args& args, const MemoryInputs& mem, const RunTimes& t, 
   r.out("fits", b.per_chip.fit_bytes <= *hbm);
   double min_chips = r.step("Minimum chips to hold the training state", "",
                             // at least one chip, however small the model
-                            max(Expr(1), ceil(r.sym("\\text{total}", b.total_bytes) / r.sym("\\text{HBM}", *hbm))),
+                            max(Expr(1), ceil(r.sym("\\text{total}", b.total_bytes) / r.sym(args.chip().memory_symbol(), *hbm))),
                             "count").value();
   r.out("min_chips_memory", min_chips);
   r.out("days_at_min_chips", t.t_s * t.chips / min_chips / 86400);

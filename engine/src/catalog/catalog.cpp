@@ -460,10 +460,14 @@ std::string Chip::kind_name() const {
   return names[size_t(kind)];
 }
 
+bool Chip::has_hbm() const {
+  if (memory_kind.empty()) return kind == ChipKind::tpu || kind == ChipKind::datacenter_gpu;
+  return memory_kind.rfind("HBM", 0) == 0;
+}
+
 std::string Chip::memory_name() const {
-  bool datacenter = kind == ChipKind::tpu || kind == ChipKind::datacenter_gpu;
-  if (memory_kind.empty()) return datacenter ? "HBM" : "device memory";
-  if (memory_kind.rfind("HBM", 0) == 0) return "HBM";
+  if (has_hbm()) return "HBM";
+  if (memory_kind.empty()) return "device memory";
   if (kind == ChipKind::unified_memory) return "unified " + memory_kind + " memory";
   if (kind == ChipKind::cpu) return memory_kind + " system RAM";
   return memory_kind + " memory";

@@ -128,6 +128,10 @@ class Chip {
   std::string memory_name() const;
   // The same memory as a rung of the memory ladder: "HBM (off-chip memory)" on HBM parts.
   std::string memory_rung() const;
+  // The memory per chip as a formula's symbol: the book's \text{HBM} on HBM parts, \text{mem} on others.
+  std::string_view memory_symbol() const { return has_hbm() ? "\\text{HBM}" : "\\text{mem}"; }
+  // HBM by its memory kind, or (the catalog giving none) a TPU or datacenter GPU.
+  bool has_hbm() const;
   // The memory one job may use on the chip, what every "does it fit" asks: all of it, but on
   // unified memory the GPU's default share of it (gpu_memory_share, 75 % on a Mac).
   Figure usable_memory_bytes() const { return hbm_bytes ? Figure(*hbm_bytes * gpu_memory_share.value_or(1.0)) : hbm_bytes; }

@@ -7,7 +7,8 @@
 
 namespace scalelab {
 
-std::uint64_t warning_hash(Warning::Text kind, const std::array<std::uint64_t, Warning::kMaxNumbers>& bits) {
+std::uint64_t warning_hash(Warning::Text kind, const std::array<std::uint64_t, Warning::kMaxNumbers>& bits,
+                           std::string_view argument) {
   // Each word through MurmurHash3's 64-bit finaliser, so that every bit of every word reaches the
   // low 32 bits (WebAssembly's size_t). FNV's multiply alone carried a word's high bits only
   // upwards: with the warning's address in the mix, 1 sweep in 4 put two of 4,096 keys together.
@@ -21,7 +22,12 @@ std::uint64_t warning_hash(Warning::Text kind, const std::array<std::uint64_t, W
   };
   std::uint64_t h = fmix(reinterpret_cast<std::uintptr_t>(kind));
   for (std::uint64_t word : bits) h = fmix(h ^ word);
-  return h;
+  for (std::size_t at = 0; at < argument.size(); at += 8) {
+    std::uint64_t word = 0;
+    std::memcpy(&word, argument.data() + at, std::min<std::size_t>(8, argument.size() - at));
+    h = fmix(h ^ word);
+  }
+  return fmix(h ^ argument.size());
 }
 
 Outputs::Outputs(const std::vector<Output>& declared)

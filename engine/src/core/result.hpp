@@ -17,22 +17,25 @@
 namespace scalelab {
 
 // A warning: its text, or its kind (the function that writes the text, a pure function of the
-// numbers) and its numbers, so that the text is made only when the result is written and a sweep
-// that meets the same kind and numbers at many points makes it once.
+// numbers and of one text argument, a word placed into the message: the chip's memory, say) with
+// its numbers and argument, so that the text is made only when the result is written and a sweep
+// that meets the same kind, numbers and argument at many points makes it once.
 class Warning {
  public:
-  static constexpr std::size_t kMaxNumbers = 11;
+  static constexpr std::size_t kMaxNumbers = 10;
   using Numbers = std::array<double, kMaxNumbers>;
-  // Appends the text made from the numbers to `out` (the result's own text, as it is written).
-  using Text = void (*)(const Numbers&, std::string& out);
+  // Appends the text made from the numbers and the argument to `out` (the result's own text, as
+  // it is written).
+  using Text = void (*)(const Numbers&, std::string_view argument, std::string& out);
 
   Warning(std::string text) : text_(std::move(text)) {}  // NOLINT: a warning given as its text
   Warning(const char* text) : text_(text) {}             // NOLINT
-  Warning(Text make, const Numbers& numbers) : make_(make), numbers_(numbers) {}
+  Warning(Text make, const Numbers& numbers, std::string argument = {})
+      : make_(make), numbers_(numbers), text_(std::move(argument)) {}
 
   // The text appended to `out`, unescaped; text() makes it on its own.
   void append_text(std::string& out) const {
-    if (make_) make_(numbers_, out);
+    if (make_) make_(numbers_, text_, out);
     else out += text_;
   }
   std::string text() const {
@@ -40,15 +43,17 @@ class Warning {
     append_text(t);
     return t;
   }
-  // Made from a kind and numbers (a sweep tells these apart by kind and numbers, bit for bit).
+  // Made from a kind, numbers and an argument (a sweep tells these apart by kind, numbers bit for
+  // bit, and argument).
   bool has_kind() const { return make_ != nullptr; }
   Text kind() const { return make_; }
   const Numbers& numbers() const { return numbers_; }
+  const std::string& argument() const { return text_; }  // empty unless made from a kind
 
  private:
   Text make_ = nullptr;
   Numbers numbers_{};
-  std::string text_;
+  std::string text_;  // the whole text, or the argument of a kind
 };
 using Warnings = std::vector<Warning>;
 // Appends `warning` to `warnings`, room for four made at the first (a decode past its HBM meets
@@ -64,7 +69,9 @@ inline void add_warning(Warnings& warnings, Warning&& warning) {
 // keeps: FNV's low bits depend only on the words' low bits, which are zero in most doubles (whole
 // numbers, powers of two). Unfolded, the warnings of a sweep whose numbers differed only in their
 // high bits all hashed alike there, and each new one was compared with every one before it.
-std::uint64_t warning_hash(Warning::Text kind, const std::array<std::uint64_t, Warning::kMaxNumbers>& bits);
+// The argument's bytes are mixed in after the numbers, eight at a time.
+std::uint64_t warning_hash(Warning::Text kind, const std::array<std::uint64_t, Warning::kMaxNumbers>& bits,
+                           std::string_view argument = {});
 
 // Text a step is written with (a label, a symbol's TeX, a unit). A literal is measured, and its
 // form inside a JSON string told (literal_form), at compile time: it lasts as long as the program,

@@ -469,7 +469,13 @@ class Column {
   CanonicalNumber last_{0, true};
 };
 
-using WarningKey = std::pair<Warning::Text, std::array<std::uint64_t, Warning::kMaxNumbers>>;
+// A warning made from a kind: the kind, its numbers' bits and its argument.
+struct WarningKey {
+  Warning::Text kind;
+  std::array<std::uint64_t, Warning::kMaxNumbers> bits;
+  std::string argument;
+  bool operator==(const WarningKey&) const = default;
+};
 
 class Collector {
  public:
@@ -507,9 +513,9 @@ class Collector {
                        {"message", e.what()}});
     if (!e.field.empty()) errors_.back()["field"] = e.field;
   }
-  // Distinct warnings by their text, the first kMaxWarnings kept. A warning made from a kind and
-  // numbers already met is skipped before its text is made: the same kind and numbers make the
-  // same text. Once kMaxWarnings are kept, a warning made from a kind and numbers not met before
+  // Distinct warnings by their text, the first kMaxWarnings kept. A warning made from a kind,
+  // numbers and argument already met is skipped before its text is made: they make the same
+  // text. Once kMaxWarnings are kept, a warning made from a kind and numbers not met before
   // is counted without its text being made (so two sets of numbers that happen to print alike
   // count as two); a warning given as its text is still told apart by its text.
   void warn(const Warnings& warnings) {
@@ -619,18 +625,18 @@ class Collector {
   std::vector<Column> columns_;
   json errors_ = json::array();
   static WarningKey key_of(const Warning& w) {
-    WarningKey key{w.kind(), {}};
-    for (std::size_t i = 0; i < Warning::kMaxNumbers; ++i) key.second[i] = bits_of(w.numbers()[i]);
+    WarningKey key{w.kind(), {}, w.argument()};
+    for (std::size_t i = 0; i < Warning::kMaxNumbers; ++i) key.bits[i] = bits_of(w.numbers()[i]);
     return key;
   }
 
   json warnings_ = json::array();
   struct KeyHash {  // warning_hash (result.hpp): its low 32 bits, all WebAssembly's size_t keeps, depend on every bit
     std::size_t operator()(const WarningKey& key) const {
-      return static_cast<std::size_t>(warning_hash(key.first, key.second));
+      return static_cast<std::size_t>(warning_hash(key.kind, key.bits, key.argument));
     }
   };
-  std::unordered_set<WarningKey, KeyHash> met_;  // the kinds and numbers (bit for bit) of the warnings met so far
+  std::unordered_set<WarningKey, KeyHash> met_;  // the kinds, numbers (bit for bit) and arguments of the warnings met so far
   std::set<std::string, std::less<>> seen_;
   std::size_t more_warnings_ = 0;
 };

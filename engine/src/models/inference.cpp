@@ -4,8 +4,8 @@
 #include "models/topology.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
-#include <mutex>
 
 #include "schema/outputs.hpp"
 #include "schema/params.hpp"
@@ -148,7 +148,7 @@ void mlp_comm(const InferenceSetup& s, DecodeFigures& f, const ParallelFabric& f
 
 // The warnings a sweep meets at many points are kept as their numbers (Warning); these write
 // their text from them when it is written.
-void latency_bound_warning(const Warning::Numbers& n, std::string& t) {
+void latency_bound_warning(const Warning::Numbers& n, std::string_view, std::string& t) {
   t += "The model-parallel collectives are latency-bound: each moves ";
   append_quantity(n[0], "bytes", t);
   t += ", under ";
@@ -204,51 +204,28 @@ void decode_step_time(DecodeFigures& f, const Steps& log) {
   f.tokens_per_s_per_chip = log.step("Tokens per second per chip", "", per_s / log.sym("n", f.chips), "tokens/s").value();
 }
 
-// A warning's text is a pure function of its numbers, so the chip's memory name (Chip::memory_name)
-// travels among them as a number: its place in a list that grows by each new name met.
-struct MemoryNames {
-  std::mutex guard;
-  std::vector<std::string> names;
-};
-MemoryNames& memory_names() {
-  static MemoryNames list;
-  return list;
-}
-double memory_name_number(const std::string& name) {
-  MemoryNames& list = memory_names();
-  std::lock_guard<std::mutex> lock(list.guard);
-  auto it = std::find(list.names.begin(), list.names.end(), name);
-  if (it == list.names.end()) it = list.names.insert(list.names.end(), name);
-  return double(it - list.names.begin());
-}
-void append_memory_name(double number, std::string& t) {
-  MemoryNames& list = memory_names();
-  std::lock_guard<std::mutex> lock(list.guard);
-  t += list.names.at(std::size_t(number));
-}
-
-// numbers: weight bytes, chips, slice memory bytes, min chips, free memory bytes (negative), the
-// memory's name (memory_name_number).
-void weights_exceed_hbm_warning(const Warning::Numbers& n, std::string& t) {
+// numbers: weight bytes, chips, slice memory bytes, min chips, free memory bytes (negative);
+// argument: the chip's memory (Chip::memory_name).
+void weights_exceed_memory_warning(const Warning::Numbers& n, std::string_view memory, std::string& t) {
   t += "The weights alone (";
   append_quantity(n[0], "bytes", t);
   t += ") exceed the ";
-  append_memory_name(n[5], t);
+  t += memory;
   t += " of ";
   t += chips_text(n[1]);
   t += " (";
   append_quantity(n[2], "bytes", t);
   t += "): they need at least ";
   append_quantity(n[3], "chips", t);
-  t += ". The memory falls short by ";
+  t += ". They overflow it by ";
   append_quantity(-n[4], "bytes", t);
-  t += " (free_hbm_bytes is negative) and nothing fits.";
+  t += ", so no room is left for a KV cache and nothing fits.";
 }
 
-// numbers: batch, total bytes, slice HBM bytes, chips, min chips for the batch, min slice chips,
-// whether there is a max batch (1 or 0), the max batch, context, KV bytes per sequence, the
-// memory's name (memory_name_number).
-void does_not_fit_warning(const Warning::Numbers& n, std::string& t) {
+// numbers: batch, total bytes, slice memory bytes, chips, min chips for the batch, min slice chips,
+// whether there is a max batch (1 or 0), the max batch, context, KV bytes per sequence; argument:
+// the chip's memory (Chip::memory_name).
+void does_not_fit_warning(const Warning::Numbers& n, std::string_view memory, std::string& t) {
   bool has_max = n[6] != 0;
   double max_batch = n[7], context = n[8];
   t += "Does not fit: weights + KV for batch ";
@@ -258,7 +235,7 @@ void does_not_fit_warning(const Warning::Numbers& n, std::string& t) {
   t += ", more than the ";
   append_quantity(n[2], "bytes", t);
   t += " of ";
-  append_memory_name(n[10], t);
+  t += memory;
   t += " on ";
   t += chips_text(n[3]);
   t += "; ";
@@ -286,27 +263,52 @@ void does_not_fit_warning(const Warning::Numbers& n, std::string& t) {
 
 void decode_fit_warnings(const DecodeFigures& f, double free_raw, const Chip& chip, const Steps& log) {
   if (free_raw <= 0) {
-    log.warn(Warning(weights_exceed_hbm_warning, {f.weight_bytes, f.chips, f.slice_hbm_bytes, f.min_chips, free_raw,
-                                                  memory_name_number(chip.memory_name())}));
+    log.warn(Warning(weights_exceed_memory_warning, {f.weight_bytes, f.chips, f.slice_hbm_bytes, f.min_chips, free_raw},
+                     chip.memory_name()));
     return;
   }
   if (f.fits) return;
-  log.warn(Warning(does_not_fit_warning, {f.batch, f.held_bytes, f.slice_hbm_bytes, f.chips, f.min_chips_for_batch,
-                                          f.min_slice_chips, f.max_batch ? 1.0 : 0.0, f.max_batch.value_or(0),
-                                          f.context, f.kv_bytes_per_sequence, memory_name_number(chip.memory_name())}));
+  log.warn(Warning(does_not_fit_warning,
+                   {f.batch, f.held_bytes, f.slice_hbm_bytes, f.chips, f.min_chips_for_batch, f.min_slice_chips,
+                    f.max_batch ? 1.0 : 0.0, f.max_batch.value_or(0), f.context, f.kv_bytes_per_sequence},
+                   chip.memory_name()));
+}
+
+// The words decode's fit steps name the chip's memory with: the book's "HBM of the slice" on a TPU
+// or a datacenter GPU; a reader's own devices' memory in their words ("GDDR6X memory of the devices
+// together"), its symbol "mem" where the memory is not HBM.
+// Empty when steps are not recorded (nothing is made per sweep point).
+struct MemoryWords {
+  std::string symbol, symbol_all, of_all, bandwidth_of_all, flops_of_all, left;
+};
+MemoryWords memory_words(const Chip& chip) {
+  MemoryWords w;
+  std::string name = chip.memory_name();
+  w.symbol = chip.memory_symbol();
+  w.symbol_all = w.symbol + (chip.has_hbm() ? "_{slice}" : "_{all}");
+  bool slice = chip.is_tpu() || chip.kind == ChipKind::datacenter_gpu;
+  std::string all = slice ? " of the slice" : " of the devices together";
+  std::string capital = name;
+  capital[0] = char(std::toupper(static_cast<unsigned char>(capital[0])));
+  w.of_all = capital + all;
+  w.bandwidth_of_all = capital + " bandwidth" + all;
+  w.flops_of_all = "FLOP/s" + all;
+  w.left = capital + " left for KV caches";
+  return w;
 }
 
 void decode_fit(const InferenceSetup& s, DecodeFigures& f, const Steps& log) {
   static const std::string why = "the weights and the KV cache must fit in it";  // made once, not per point
   double hbm_per_chip = usable_memory(*s.chip, s.chip->need(&Chip::hbm_bytes, why), log);
-  Expr n = log.sym("n", f.chips), hbm = log.sym("\\text{HBM}", hbm_per_chip);
-  Expr slice = log.step("HBM of the slice", "\\text{HBM}_{slice}", n * hbm, "bytes");
+  const MemoryWords words = log.on() ? memory_words(*s.chip) : MemoryWords();
+  Expr n = log.sym("n", f.chips), hbm = log.sym(words.symbol, hbm_per_chip);
+  Expr slice = log.step(words.of_all, words.symbol_all, n * hbm, "bytes");
   f.slice_hbm_bytes = slice.value();
-  f.slice_hbm_bytes_per_s = log.step("HBM bandwidth of the slice", "", n * log.sym("W_{hbm}", s.W), "bytes/s").value();
-  f.slice_flops_per_s = log.step("FLOP/s of the slice", "", n * log.sym("C", s.C), "FLOP/s").value();
+  f.slice_hbm_bytes_per_s = log.step(words.bandwidth_of_all, "", n * log.sym("W_{hbm}", s.W), "bytes/s").value();
+  f.slice_flops_per_s = log.step(words.flops_of_all, "", n * log.sym("C", s.C), "FLOP/s").value();
   // Negative when the weights alone do not fit: the margin says by how much (fits is false).
   Expr weights = log.sym("\\text{bytes}_w", f.weight_bytes);
-  Expr free = log.step("HBM left for KV caches", "\\text{free}", slice - weights, "bytes");
+  Expr free = log.step(words.left, "\\text{free}", slice - weights, "bytes");
   f.free_hbm_bytes = free.value();
   if (f.context > 0 && f.kv_bytes_per_sequence > 0) {
     f.max_batch = free.value() <= 0 ? 0

@@ -9,12 +9,17 @@ const num = (o: Out, k: string) => o[k] as number;
 
 // ---------------------------------------------------------------- ch 7: KV cache beside the weights
 export class KvCacheFigure extends FigureElement {
-  static override readonly calculators = ['decode'];
+  static override readonly calculators = ['chip', 'decode'];
   protected draw(): Drawing | null {
     const batch = Number(this.state.batch ?? 32), context = Number(this.state.context ?? 8192);
     const r = this.evaluate('decode', { chip: this.chip(), batch, context });
     if (!r) return null;
     const o = r.outputs, inp = r.inputs as Record<string, unknown>;
+    // the chip's memory in its own words (HBM, a card's GDDR6X, a Mac's unified memory) and its
+    // count: the engine's default is one of the reader's own devices, the book's slice otherwise
+    const memory = String(this.evaluate('chip', { chip: this.chip() })?.outputs.memory_name ?? 'HBM');
+    const own = ['consumer-gpu', 'workstation-gpu', 'unified-memory', 'cpu'].includes(this.chipEntry().kind ?? '');
+    const chips = Number(inp.chips), unit = own ? (chips === 1 ? 'device' : 'devices') : chips === 1 ? 'chip' : 'chips';
     const hbm = num(o, 'slice_hbm_bytes'), wts = num(o, 'weight_bytes'), kv = num(o, 'kv_bytes_total');
     const used = wts + kv, scale = Math.max(hbm, used);
     const X = (b: number) => 12 + 376 * b / scale;
@@ -26,7 +31,7 @@ export class KvCacheFigure extends FigureElement {
     if (used > hbm) body.push(rect(X(hbm), 24, X(used) - X(hbm), 36, 'solid-warn', 'overflow'));
     body.push(line(X(hbm), 14, X(hbm), 70, 'warn'));
     const f = (v: unknown, u: string) => this.fmt(v, u);
-    body.push(t(Math.min(X(hbm), 388), 12, `HBM ${f(hbm, 'bytes')}`, 'small bold', X(hbm) > 300 ? 'end' : 'start'));
+    body.push(t(Math.min(X(hbm), 388), 12, `${memory === 'HBM' ? 'HBM' : 'memory'} ${f(hbm, 'bytes')}`, 'small bold', X(hbm) > 300 ? 'end' : 'start'));
     body.push(t(16, 46, `weights ${f(wts, 'bytes')}`, 'small on-accent'));
     if (X(Math.min(used, hbm)) - X(wts) > 26) body.push(t(X(wts) + 4, 46, 'KV', 'small on-accent'));
     const maxB = num(o, 'max_batch');
@@ -43,13 +48,13 @@ export class KvCacheFigure extends FigureElement {
     body.push(t(200, 146, 'batch (sequences), log scale', 'small muted', 'middle'));
     const model = this.engine!.modelName(String(inp.model)) || String(inp.model);
     return {
-      title: `${model} decoding on ${f(inp.chips, 'count')} ${this.chipEntry().name} chips: what fills HBM`,
+      title: `${model} decoding on ${f(chips, 'count')} ${this.chipEntry().name} ${unit}: what fills ${memory}`,
       viewBox: [400, 154],
       readout: [`Weights ${f(wts, 'bytes')}; KV cache ${f(kv, 'bytes')} = ${f(batch, 'count')} sequences × ${f(context, 'count')} tokens × ${f(o.kv_bytes_per_token, 'bytes')}.`, o.fits ? `Fits, with ${f(o.free_hbm_bytes, 'bytes')} to spare.` : 'Does not fit.'],
       body,
       controls: html`${this.slider('batch', 'Batch', pow2(1, 4096), batch, (v) => f(v, 'count'))}
         ${this.slider('context', 'Context', pow2(512, 131072), context, (v) => `${f(v, 'count')} tokens`)}`,
-      alt: `${model} on ${f(inp.chips, 'count')} ${this.chipEntry().name} chips with ${f(hbm, 'bytes')} of HBM: the weights take ${f(wts, 'bytes')} and the KV cache of ${f(batch, 'count')} sequences of ${f(context, 'count')} tokens takes ${f(kv, 'bytes')}, so it ${o.fits ? 'fits' : 'does not fit'}; at this context at most ${f(maxB, 'count')} sequences fit.`,
+      alt: `${model} on ${f(chips, 'count')} ${this.chipEntry().name} ${unit} with ${f(hbm, 'bytes')} of ${memory}: the weights take ${f(wts, 'bytes')} and the KV cache of ${f(batch, 'count')} sequences of ${f(context, 'count')} tokens takes ${f(kv, 'bytes')}, so it ${o.fits ? 'fits' : 'does not fit'}; at this context at most ${f(maxB, 'count')} sequences fit.`,
     };
   }
 }

@@ -62,7 +62,7 @@ const STRATEGIES = [
   { id: 'pp', text: 'Pipeline parallelism (PP)', weights: 'layers', batch: 'full', note: 'each chip holds a run of whole layers; microbatches flow from chip to chip' },
 ] as const;
 export class ParallelismFigure extends FigureElement {
-  static override readonly calculators = ['training_memory'];
+  static override readonly calculators = ['chip', 'training_memory'];
   protected draw(): Drawing | null {
     const chips = 8;
     const st = STRATEGIES.find((x) => x.id === this.pick('strategy', 'parallelism', STRATEGIES.map((s) => s.id), 'dp'))!;
@@ -93,13 +93,14 @@ export class ParallelismFigure extends FigureElement {
     const yEnd = oy + 2 * (chh + 8) + 8;
     const f = (v: unknown, u: string) => this.fmt(v, u);
     const name = this.engine!.chipName(String(chip)) || String(chip);
+    const memory = String(this.evaluate('chip', { chip })?.outputs.memory_name ?? 'HBM'); // HBM, GDDR6X memory, …
     return {
       title: 'Four ways to split training over chips',
       viewBox: [400, yEnd - 8],
-      readout: [`${st.note[0].toUpperCase()}${st.note.slice(1)}.`, `${f(o.bytes_per_chip, 'bytes')} per chip of ${f(o.hbm_bytes, 'bytes')} HBM: ${o.fits ? 'fits' : 'does not fit'}.`],
+      readout: [`${st.note[0].toUpperCase()}${st.note.slice(1)}.`, `${f(o.bytes_per_chip, 'bytes')} per chip of ${f(o.hbm_bytes, 'bytes')} of ${memory}: ${o.fits ? 'fits' : 'does not fit'}.`],
       body,
       controls: this.choice('strategy', 'Parallelism', STRATEGIES.map((x) => ({ value: x.id, text: x.text })), st.id),
-      alt: `${st.text} over ${chips} chips: ${st.note}. Training ${this.engine!.modelName(String(r.inputs.model)) || String(r.inputs.model)} this way on the ${name} needs ${f(o.bytes_per_chip, 'bytes')} per chip against ${f(o.hbm_bytes, 'bytes')} of HBM, so it ${o.fits ? 'fits' : 'does not fit'}.`,
+      alt: `${st.text} over ${chips} chips: ${st.note}. Training ${this.engine!.modelName(String(r.inputs.model)) || String(r.inputs.model)} this way on the ${name} needs ${f(o.bytes_per_chip, 'bytes')} per chip against ${f(o.hbm_bytes, 'bytes')} of ${memory}, so it ${o.fits ? 'fits' : 'does not fit'}.`,
     };
   }
 }
