@@ -17,6 +17,8 @@ namespace {
 
 using scalelab::testing::json;
 
+json model_entry(const std::string& id);  // the catalog's entry of a model (below)
+
 TEST(Formats, EveryFormatHasBitsUsesAndASource) {
   const auto& formats = scalelab::format_catalog();
   ASSERT_GE(formats.size(), 16u);
@@ -158,6 +160,37 @@ TEST(LocalCatalog, DecodeStepsNameTheChipsMemory) {
   step(h100, "HBM left for KV caches");
   step(steps("chip", {{"chip", "rtx-4090"}}), "Critical arithmetic intensity (GDDR6X memory)");
   step(steps("chip", {{"chip", "tpu-v5e"}}), "Critical arithmetic intensity (HBM)");
+}
+
+// Issue 34: several consumer cards without NVLink reach each other over PCIe: decode prices the
+// tensor-parallel collectives at each card's PCIe link (one way), T_comm = 2 L · 2 b_a B D / (M W);
+// a Mac has no such link, and says so in words.
+TEST(LocalCatalog, CardsWithoutNVLinkTalkOverPCIe) {
+  json in = {{"chip", "rtx-4090"}, {"model", "llama3.1-8b"}, {"chips", 2}, {"batch", 8}};
+  scalelab::Evaluation e = scalelab::evaluate("decode", in.dump());
+  ASSERT_EQ(e.status, scalelab::Status::ok) << e.message;
+  json out = json::parse(e.json);
+  json chip = json::parse(scalelab::evaluate("chip", json{{"chip", "rtx-4090"}}.dump()).json)["outputs"];
+  json model = model_entry("llama3.1-8b");
+  double W = chip["pcie_bytes_per_s"].get<double>(), L = model["L"].get<double>(), D = model["D"].get<double>();
+  double mlp = 2 * 2.0 * 8 * D / (1 * W);
+  ASSERT_TRUE(out["outputs"]["t_comm_s"].is_number()) << out["warnings"].dump();
+  EXPECT_NEAR(out["outputs"]["t_comm_s"].get<double>(), 2 * L * mlp, 1e-12 * 2 * L * mlp);
+  bool named = false;
+  for (const auto& s : out["steps"]) {
+    if (s["label"].get<std::string>().find("over PCIe") != std::string::npos) named = true;
+  }
+  EXPECT_TRUE(named) << "a step names PCIe";
+  EXPECT_EQ(out["warnings"].dump().find("not timed"), std::string::npos) << out["warnings"].dump();
+  // An NVLink pair stays on NVLink; a third RTX 3090 is past the bridge and goes over PCIe.
+  json pair = json::parse(scalelab::evaluate("decode", json{{"chip", "rtx-3090"}, {"model", "llama3.1-8b"}, {"chips", 2}}.dump()).json);
+  json three = json::parse(scalelab::evaluate("decode", json{{"chip", "rtx-3090"}, {"model", "llama3.1-8b"}, {"chips", 4}}.dump()).json);
+  EXPECT_NE(pair["steps"].dump().find("over NVLink"), std::string::npos);
+  EXPECT_NE(three["steps"].dump().find("over PCIe"), std::string::npos);
+  json mac = json::parse(scalelab::evaluate("decode", json{{"chip", "apple-m2-max"}, {"model", "llama3.1-8b"}, {"chips", 2}}.dump()).json);
+  EXPECT_TRUE(mac["outputs"]["t_comm_s"].is_null());
+  EXPECT_NE(mac["warnings"].dump().find("has no link between chips that this prices"), std::string::npos) << mac["warnings"].dump();
+  EXPECT_EQ(mac["warnings"].dump().find("null"), std::string::npos) << mac["warnings"].dump();
 }
 
 // Issue 34: decode, serving and prefill split the model over the book's 16-chip slice on a TPU or a

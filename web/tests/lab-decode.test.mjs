@@ -262,7 +262,7 @@ test('headline: dragging the batch up from 1 flips the weight matmuls, and the s
   await page.close();
 });
 
-test('the expected range says "runs like this" only where the runs cover the setup, chip kind included', async () => {
+test('the expected range says "runs like this" only where the runs cover the setup, chip kind included; two RTX 4090s talk over PCIe', async () => {
   const { page, problems } = await watchedPage(browser.context, server.url);
   const line = async (query) => {
     await page.goto(server.url + LAB + query);
@@ -280,6 +280,17 @@ test('the expected range says "runs like this" only where the runs cover the set
   assert.match(outside, /^Published runs reach/);
   assert.ok(outside.includes(evaluate('decode', p).outputs.expected_outside), outside);
   assert.match(outside, /ran on TPU and datacenter GPU chips; this setup runs on a consumer GPU/);
+  // issue 34: two cards without NVLink split the model over PCIe: the collectives are timed (the
+  // engine's figure on screen), the verdict counts devices, and no warning says comms are missing
+  await type(page, 'chips', '2');
+  const two = { ...(await labParams(page)) };
+  assert.equal(two.chips, 2);
+  const r = evaluate('decode', two);
+  assert.ok(r.outputs.t_comm_s > 0, 'PCIe priced');
+  assert.ok(r.steps.some((x) => x.label.includes('over PCIe')), 'a step names PCIe');
+  assert.match(await page.locator(`${EL} .lab-verdict .verdict`).innerText(), /over 2 devices/);
+  assert.ok((await out(page, 't_comm_s')).includes(expected('decode', two, 't_comm_s')));
+  assert.doesNotMatch(await page.locator(EL).innerText(), /not timed|comms figures|null/);
   assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
   await page.close();
 });

@@ -181,9 +181,10 @@ void decode_comm(const InferenceSetup& s, DecodeFigures& f, const std::optional<
   if (!fabric) {
     if (f.chips > 1) {
       log.warn(s.chip->name() +
-               " gives no bandwidth for model-parallel collectives "
-               "(ici_link_bytes_per_s, nvlink_bytes_per_s or ib_bytes_per_s): comms figures are "
-               "null; give one with chip_overrides.");
+               " has no link between chips that this prices (a TPU's ICI, NVLink, InfiniBand, or a card's "
+               "PCIe), so the model-parallel collectives are not timed: the comms times are left out. Give "
+               "a link's bandwidth among the chip's figures to time them (chip_overrides: "
+               "ici_link_bytes_per_s, nvlink_bytes_per_s, ib_bytes_per_s or, on a card, pcie_bytes_per_s).");
     }
     return;
   }
@@ -345,7 +346,8 @@ void decode_matmul(const InferenceSetup& s, DecodeFigures& f, const std::optiona
     f.matmul_t_comm_s =
         log.step(log.on() ? over("One D×F matmul: activation collective over ", *fabric) : std::string(), "", comm, "s").value();
     f.max_model_parallelism =
-        log.step(log.on() ? over("Model-parallel width before ", *fabric) + " outlasts the matmul" : std::string(), "",
+        log.step(log.on() ? over("Model-parallel width before the collectives over ", *fabric) + " outlast the matmul"
+                          : std::string(), "",
                  M * F * max(frac(2 * W_ici, b_a * C), frac(b_w * W_ici, b_a * B * W)), "chips").value();
   }
   f.matmul_bound = largest_term(*f.matmul_t_weights_s, *f.matmul_t_math_s, f.matmul_t_comm_s);
@@ -450,15 +452,22 @@ void decode_sharding_warnings(const InferenceSetup& s, const DecodeFigures& f, c
 std::optional<ParallelFabric> model_parallel_fabric(const Chip& chip, double chips) {
   if (chip.is_tpu()) {
     if (tpu_pod_span(chip, chips).beyond && chip.dcn_bytes_per_s) {
-      return ParallelFabric{"dcn", *chip.dcn_bytes_per_s, *chip.dcn_bytes_per_s, std::nullopt};
+      return ParallelFabric{"DCN", *chip.dcn_bytes_per_s, *chip.dcn_bytes_per_s, std::nullopt};
     }
     auto link = chip.ici_link_bytes_per_s;
     if (!link) return std::nullopt;
-    return ParallelFabric{"ici", 2 * *link, *link, chip.ici_hop_latency_s};
+    return ParallelFabric{"ICI", 2 * *link, *link, chip.ici_hop_latency_s};
   }
   auto nvlink = chip.nvlink_bytes_per_s, node = chip.node_gpus, ib = chip.ib_bytes_per_s;
-  if (nvlink && (!node || chips <= *node)) return ParallelFabric{"nvlink", *nvlink, *nvlink, std::nullopt};
-  if (ib) return ParallelFabric{"ib", *ib, *ib, std::nullopt};
+  if (nvlink && (!node || chips <= *node)) return ParallelFabric{"NVLink", *nvlink, *nvlink, std::nullopt};
+  if (ib) return ParallelFabric{"InfiniBand", *ib, *ib, std::nullopt};
+  // Workstation and consumer cards with no NVLink (or more of them than a bridge joins) reach each
+  // other over PCIe: each card's own link, both ways at once, is what a ring of them can use.
+  bool card = chip.kind == ChipKind::workstation_gpu || chip.kind == ChipKind::consumer_gpu;
+  if (card && chip.pcie_bytes_per_s) {
+    return ParallelFabric{"PCIe (each card's link, one way)", *chip.pcie_bytes_per_s, *chip.pcie_bytes_per_s,
+                          std::nullopt};
+  }
   return std::nullopt;
 }
 

@@ -31,9 +31,9 @@ struct ServedModel {
 };
 
 // The fabric model-parallel collectives cross: TPU ICI (bidirectional on one axis), GPU
-// NVLink inside a node, else InfiniBand.
+// NVLink inside a node, else InfiniBand; a workstation or consumer card's PCIe.
 struct ParallelFabric {
-  std::string_view name;                // "ici" | "nvlink" | "ib" | "dcn" (TPU chips beyond a pod)
+  std::string_view name;                // for people: "ICI", "NVLink", "InfiniBand", "DCN" (TPU chips beyond a pod), "PCIe (…)"
   double bytes_per_s = 0;               // W_ici in the book's formulas
   double link_bytes_per_s = 0;          // one-way, one link (latency threshold)
   std::optional<double> hop_latency_s;  // null where the chip gives none

@@ -88,11 +88,12 @@ export class DecodeLab extends LabElement<'decode'> {
     const chips = num(r.inputs.chips) ?? 1;
     const memory = this.memoryName();
     const what = bound === 'compute' ? 'the FLOPs set' : bound === 'comms' ? 'the model-parallel collectives set' : `reading ${memory} (weights and KV caches) sets`;
-    const where = chips === 1 ? `on one ${this.onOwnDevice() ? 'device' : 'chip'}` : `for the ${this.engine!.format(chips, 'count')}-chip slice`;
+    const own = this.onOwnDevice(), n = this.engine!.format(chips, 'count');
+    const where = chips === 1 ? `on one ${own ? 'device' : 'chip'}` : own ? `over ${n} devices` : `for the ${n}-chip slice`;
     return html`<p class="verdict verdict-${bound}" data-bound=${bound}><strong>${cap(bound)}-bound step</strong> at batch ${b}:
       ${what} the step time, ${this.fig('step_s')} (${this.fig('tokens_per_s')} ${where}).
       ${fits ? html`Memory holds ${num(o.max_batch) === null ? 'any batch' : html`up to ${this.fig('max_batch')}`} at this context.`
-        : num(o.max_batch) === 0 ? html`${this.fitWords(false, '', 'The weights alone do not fit')} on ${r.inputs.chips === 1 ? 'one chip' : `these ${this.engine!.format(r.inputs.chips, 'count')} chips`}: they need at least ${this.fig('min_chips')}, so no batch fits.`
+        : num(o.max_batch) === 0 ? html`${this.fitWords(false, '', 'The weights alone do not fit')} on ${chips === 1 ? `one ${own ? 'device' : 'chip'}` : `these ${n} ${own ? 'devices' : 'chips'}`}: they need at least ${this.fig('min_chips')}, so no batch fits.`
         : html`${this.fitWords(false, '', 'This batch does not fit')}: memory holds ${this.fig('max_batch')} of this context.`}</p>
       ${expectedLine(this.engine!, r, 'tokens_per_s', 'tokens/s')}
       ${this.matmulVerdict(r)}
