@@ -117,20 +117,36 @@ export class GpuFigure extends FigureElement {
   }
 }
 
-// ---------------------------------------------------------------- ch 12: inside one SM
-// The SM's layout (subpartitions, lanes, Tensor Cores, registers) is not in the chip catalog: the
-// placement gives it as chip_overrides (the book's H100 figures), and the engine's chip calculator
-// turns it into the per-SM numbers the drawing and its text carry.
-const SM_LEVELS = ['one subpartition', 'the whole SM'];
-export class SmFigure extends FigureElement {
+// ---------------------------------------------------------------- ch 12: one SM, one NVLink node
+// What the chip catalog lacks of an SM's or a node's layout (subpartitions, lanes, Tensor Cores,
+// registers; switches and their ports) the placement gives as chip_overrides (the book's H100
+// figures, as the chapter's text does), and the engine's chip calculator turns it into the numbers
+// the drawing and its text carry. Both step through levels, each with its own sentence.
+abstract class ChipPartFigure extends FigureElement {
   static override readonly calculators = ['chip'];
-  protected draw(): Drawing | null {
+  /** the chip calculator's outputs for the placement's chip (the H100 by default) and overrides */
+  protected partOutputs(): Out | null {
     const chip = typeof this.state.chip === 'string' ? this.state.chip : 'h100';
-    const overrides = (this.state.chip_overrides ?? {}) as Record<string, unknown>;
-    const r = this.evaluate('chip', { chip, chip_overrides: overrides });
-    if (!r) return null;
-    const o = r.outputs;
-    const f = (v: unknown, u: string) => (v == null ? 'not in the catalog' : this.fmt(v, u));
+    const r = this.evaluate('chip', { chip, chip_overrides: (this.state.chip_overrides ?? {}) as Record<string, unknown> });
+    return r ? r.outputs : null;
+  }
+  protected f(v: unknown, u: string) { return v == null ? 'not in the catalog' : this.fmt(v, u); }
+  /** the drawing at level k of `levels`, its text the level's sentence */
+  protected atLevel(title: string, viewBox: [number, number], body: SVGTemplateResult[], levels: string[], k: number, sentence: string): Drawing {
+    return {
+      title, viewBox, body,
+      controls: this.stepper('level', levels.length, (i) => `Level ${i + 1}: ${levels[i]}`),
+      alt: `Level ${k + 1} of ${levels.length}, ${levels[k]}. ${sentence}`,
+    };
+  }
+}
+
+const SM_LEVELS = ['one subpartition', 'the whole SM'];
+export class SmFigure extends ChipPartFigure {
+  protected draw(): Drawing | null {
+    const o = this.partOutputs();
+    if (!o) return null;
+    const f = (v: unknown, u: string) => this.f(v, u);
     const name = String(o.name);
     const parts = Number(o.subpartitions_per_sm ?? 4);
     const k = this.step('level', SM_LEVELS.length);
@@ -155,29 +171,16 @@ export class SmFigure extends FigureElement {
       `One of the ${f(o.subpartitions_per_sm, 'count')} subpartitions of an SM of the ${name}: a warp scheduler drives ${f(o.fp32_cores_per_subpartition, 'count')} fp32 lanes (CUDA cores) and one Tensor Core, which does about ${f(o.tensor_core_flops_per_cycle, 'count')} bf16 FLOPs a cycle, beside a register file of ${f(o.registers_per_subpartition, 'count')} 32-bit words.`,
       `The whole SM: ${f(o.subpartitions_per_sm, 'count')} subpartitions, ${f(o.tensor_cores_per_sm, 'count')} Tensor Cores and ${f(Number(o.subpartitions_per_sm) * Number(o.fp32_cores_per_subpartition), 'count')} fp32 lanes, sharing ${f(o.smem_bytes_per_sm, 'bytes')} of L1 and shared memory; at the bf16 peak one SM does ${f(o.flops_per_s_per_sm, 'FLOP/s')}, and the ${f(o.sms, 'count')} SMs share the L2 and HBM.`,
     ];
-    return {
-      title: `Inside one SM of the ${name}`,
-      viewBox: [400, 218],
-      body,
-      controls: this.stepper('level', SM_LEVELS.length, (i) => `Level ${i + 1}: ${SM_LEVELS[i]}`),
-      alt: `Level ${k + 1} of 2, ${SM_LEVELS[k]}. ${sentences[k]}`,
-    };
+    return this.atLevel(`Inside one SM of the ${name}`, [400, 218], body, SM_LEVELS, k, sentences[k]);
   }
 }
 
-// ---------------------------------------------------------------- ch 12: the NVLink node
-// The switches' count and ports come from the placement (chip_overrides, as the chapter's text);
-// the GPUs' links and the node's egress from the catalog, through the chip calculator.
 const NODE_LEVELS = ['what each GPU can send', 'what the switches could carry'];
-export class NvlinkNodeFigure extends FigureElement {
-  static override readonly calculators = ['chip'];
+export class NvlinkNodeFigure extends ChipPartFigure {
   protected draw(): Drawing | null {
-    const chip = typeof this.state.chip === 'string' ? this.state.chip : 'h100';
-    const overrides = (this.state.chip_overrides ?? {}) as Record<string, unknown>;
-    const r = this.evaluate('chip', { chip, chip_overrides: overrides });
-    if (!r) return null;
-    const o = r.outputs;
-    const f = (v: unknown, u: string) => (v == null ? 'not in the catalog' : this.fmt(v, u));
+    const o = this.partOutputs();
+    if (!o) return null;
+    const f = (v: unknown, u: string) => this.f(v, u);
     const name = String(o.name);
     const gpus = Math.min(16, Number(o.node_gpus ?? 8)), switches = Math.min(8, Number(o.nvswitches_per_node ?? 4));
     const k = this.step('level', NODE_LEVELS.length);
@@ -197,13 +200,7 @@ export class NvlinkNodeFigure extends FigureElement {
       `A node of ${f(o.node_gpus, 'count')} ${name} GPUs, each one hop from every other through ${f(o.nvswitches_per_node, 'count')} NVSwitches. Each GPU sends ${f(o.nvlink_bytes_per_s, 'bytes/s')} over its NVLinks, so the node's GPUs together inject ${f(o.node_nvlink_bytes_per_s, 'bytes/s')}.`,
       `The ${f(o.nvswitches_per_node, 'count')} NVSwitches have ${f(o.nvswitch_ports, 'count')} ports each, ${f(o.node_switch_bytes_per_s, 'bytes/s')} in all, more than the ${f(o.node_nvlink_bytes_per_s, 'bytes/s')} the GPUs can inject: the GPUs' links, not the switches, set the node's bandwidth.`,
     ];
-    return {
-      title: `The NVLink node of the ${name}`,
-      viewBox: [400, 206],
-      body,
-      controls: this.stepper('level', NODE_LEVELS.length, (i) => `Level ${i + 1}: ${NODE_LEVELS[i]}`),
-      alt: `Level ${k + 1} of 2, ${NODE_LEVELS[k]}. ${sentences[k]}`,
-    };
+    return this.atLevel(`The NVLink node of the ${name}`, [400, 206], body, NODE_LEVELS, k, sentences[k]);
   }
 }
 

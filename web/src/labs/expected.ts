@@ -28,6 +28,6 @@ export function expectedLine(engine: Engine, r: Result, boundOutput: string, uni
   // the range is a figure of the range's top (the bound itself where runs reach it): a Try-it asking for
   // the bound hides it until Check (hides="expected_<bound>_high", tryit.ts)
   return html`<p class="lab-expected" data-low=${low} data-high=${high}>Published runs ${outside ? '' : 'like this '}reach
-    ${pct(shareLow)}–${pct(shareHigh)}\u00a0% of ${bound}: expect <strong class="fig" data-figure=${`expected_${boundOutput}_high`}>${span(engine, low, high, unit)}</strong>
+    ${pct(shareLow)}–${pct(shareHigh)}\u00a0% of ${bound}: expect <strong><span class="fig" data-figure=${`expected_${boundOutput}_high`}>${span(engine, low, high, unit)}</span></strong>
     (${engine.format(runs, 'count')} runs).${outside ? html` <span class="lab-expected-outside">${outside}</span>` : nothing}</p>`;
 }
