@@ -132,7 +132,7 @@ export class ComputeBudgetLab extends LabElement<'compute_budget'> {
     const d1 = Math.max(Math.ceil(Math.log10(this.opt[1])) + 3, Math.ceil(Math.log10(Nc)), drawn?.d1 ?? -Infinity);
     this.range = { bkey, d0, d1 };
     const key = JSON.stringify([bkey, d0, d1]);
-    const describe = (bi: number, bc: number) => `At this budget (${f(budget, 'FLOPs')}) the invented curve is lowest near N = ${f(bi, 'count')}, the Chinchilla fit near N = ${f(bc, 'count')}. This configuration, N = ${f(Nc, 'count')}, gives loss ${f(here.loss, '')} on the ${String(o.curve)} curve. The invented curve's constants are made up for teaching.`;
+    const describe = (bi: number, bc: number) => `At this budget (${f(budget, 'FLOPs')}) the invented curve is lowest near N = ${f(bi, 'count')}, the Chinchilla fit near N = ${f(bc, 'count')}. This configuration, N = ${f(Nc, 'count')}, gives loss ${this.veils('loss') ? '(hidden until you check your prediction)' : f(here.loss, '')} on the ${String(o.curve)} curve. The invented curve's constants are made up for teaching.`;
     if (key === this.curveKey && this.chart && host.contains(this.chart) && this.moveMarker(here)) {
       const svg = this.chart instanceof SVGSVGElement ? this.chart : this.chart.querySelector('svg');
       svg?.setAttribute('aria-description', describe(Number(svg.dataset.bi), Number(svg.dataset.bc)));
