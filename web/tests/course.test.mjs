@@ -130,52 +130,77 @@ async function checkLives(page, chip) {
   }
   return want;
 }
-/** Answers every question on the page for `chip`: the engine's answer is accepted, four times it is refused (`wrong`). */
+/** Submits answers in the page, each as the form's own submit (what the button does), and
+ *  returns each form's feedback once it shows the class it should: one round trip for them all.
+ *  `items`: [{ index, value, cls }], in order. */
+const answerInPage = (page, items) => page.evaluate(async (items) => {
+  const forms = [...document.querySelectorAll('form.question')];
+  const one = (f, value, cls) => new Promise((res) => {
+    const fb = f.querySelector('.q-feedback');
+    fb.className = 'q-feedback'; fb.textContent = '';
+    const o = new MutationObserver(() => { if (fb.classList.contains(cls)) { o.disconnect(); clearTimeout(t); res({ ok: true, text: fb.innerText }); } });
+    const t = setTimeout(() => { o.disconnect(); res({ ok: false, text: `"${fb.className}" ${fb.textContent}` }); }, 5000);
+    o.observe(fb, { attributes: true, childList: true });
+    f.querySelector('input[name=answer]').value = value;
+    f.requestSubmit();
+  });
+  const out = [];
+  for (const { index, value, cls } of items) out.push(await one(forms[index], value, cls));
+  return out;
+}, items);
+/** Answers every question on the page for `chip`: the engine's answer is accepted, four times it is
+ *  refused (`wrong`), and the derivation opened after is typeset. The first question is answered as a
+ *  reader does (typed, then the button); the rest through the form's submit, in one round trip. */
 async function checkQuestions(page, chip, { wrong = true } = {}) {
-  const forms = page.locator('form.question');
-  const n = await forms.count();
-  for (let i = 0; i < n; i++) {
-    const f = forms.nth(i);
-    // a question inside a :::when block hidden on this chip is not asked here (the build's chip gate
-    // checked that it has an answer wherever its block shows)
-    if (await f.evaluate((e) => e.closest('.when[hidden]') !== null)) continue;
-    const d = await f.evaluate((e) => ({ calc: e.dataset.calc, out: e.dataset.out, params: e.dataset.params, chip: e.dataset.chip, tol: e.dataset.tol, prompt: e.querySelector('.q-prompt').textContent }));
+  const all = await page.$$eval('form.question', (fs) => fs.map((e, index) => ({ index, hidden: e.closest('.when[hidden]') !== null,
+    calc: e.dataset.calc, out: e.dataset.out, params: e.dataset.params, chip: e.dataset.chip, tol: e.dataset.tol, prompt: e.querySelector('.q-prompt').textContent })));
+  const items = [], asked = [];
+  // a question inside a :::when block hidden on this chip is not asked here (the build's chip gate
+  // checked that it has an answer wherever its block shows)
+  for (const d of all.filter((q) => !q.hidden)) {
     const label = `question "${d.prompt.slice(0, 60)}…" on ${chip}`;
     const r = evaluate(d.calc, paramsFor(d, chip));
-    const input = f.locator('input[name=answer]');
-    const fb = f.locator('.q-feedback');
-    const submit = async (value, cls) => {
-      await fb.evaluate((e) => { e.className = 'q-feedback'; e.textContent = ''; });
-      await input.fill(value);
-      await f.locator('button[type=submit]').click();
-      await fb.evaluate((e, cls) => new Promise((res, rej) => {
-        const t = setTimeout(() => rej(new Error(`no "${cls}" feedback: "${e.className}" ${e.textContent}`)), 5000);
-        const ok = () => e.classList.contains(cls);
-        if (ok()) { clearTimeout(t); res(); return; }
-        new MutationObserver((_, o) => { if (ok()) { o.disconnect(); clearTimeout(t); res(); } }).observe(e, { attributes: true, childList: true });
-      }), cls).catch((e) => assert.fail(`${label}: ${value}: ${e.message}`));
-    };
     const answer = r.error ? null : getPath(r.outputs, d.out);
     if (answer == null) {
       // the engine has no answer on this chip: the question says so instead of grading
-      await submit('1', 'refused');
-      assert.doesNotMatch(await fb.innerText(), BAD_TEXT, label);
+      items.push({ index: d.index, value: '1', cls: 'refused', label });
       continue;
     }
     assert.equal(typeof answer, 'number', `${label}: ${d.calc}.${d.out} is a number`);
     assert.ok(Number.isFinite(answer), `${label}: finite answer`);
-    await submit(answer.toPrecision(8), 'right');
-    if (!wrong) continue;
-    await submit(String(answer === 0 ? 1 : answer * 4), 'wrong');
-    assert.match(await fb.innerText(), /Not yet/, label);
-    // the derivation is typeset when opened (chapter.ts): its steps, and the answer it ends on
-    await f.locator('details.q-derivation').evaluate((e) => { e.open = true; });
-    await page.waitForFunction((e) => !!e.dataset.stepsFor, await f.elementHandle(), { timeout: 5000 })
-      .catch(() => assert.fail(`${label}: the derivation was not typeset once opened`));
-    assert.ok(await f.locator('.q-steps ol.derivation li').count() >= 1, `${label}: derivation steps`);
-    assert.doesNotMatch(await f.locator('.q-steps').textContent(), BAD_TEXT, `${label}: derivation`);
+    items.push({ index: d.index, value: answer.toPrecision(8), cls: 'right', label });
+    if (wrong) items.push({ index: d.index, value: String(answer === 0 ? 1 : answer * 4), cls: 'wrong', label });
+    asked.push(d);
   }
-  return n;
+  if (!items.length) return all.length;
+  // the first, as a reader answers it
+  const first = items.shift();
+  const f = page.locator('form.question').nth(first.index);
+  await f.locator('.q-feedback').evaluate((e) => { e.className = 'q-feedback'; e.textContent = ''; });
+  await f.locator('input[name=answer]').fill(first.value);
+  await f.locator('button[type=submit]').click();
+  await page.waitForFunction(([e, cls]) => e.classList.contains(cls), [await f.locator('.q-feedback').elementHandle(), first.cls], { timeout: 5000 })
+    .catch(() => assert.fail(`${first.label}: ${first.value}: no "${first.cls}" feedback`));
+  const results = [{ ok: true, text: await f.locator('.q-feedback').innerText() }, ...await answerInPage(page, items)];
+  [first, ...items].forEach((it, i) => {
+    assert.ok(results[i].ok, `${it.label}: ${it.value}: no "${it.cls}" feedback: ${results[i].text}`);
+    assert.doesNotMatch(results[i].text, BAD_TEXT, it.label);
+    if (it.cls === 'wrong') assert.match(results[i].text, /Not yet/, it.label);
+  });
+  if (!wrong) return all.length;
+  // the derivations are typeset when opened (chapter.ts): their steps, and the answer each ends on
+  const opened = asked.map((d) => d.index);
+  await page.evaluate((opened) => { const fs = document.querySelectorAll('form.question'); for (const i of opened) fs[i].querySelector('details.q-derivation').open = true; }, opened);
+  await page.waitForFunction((opened) => { const fs = document.querySelectorAll('form.question'); return opened.every((i) => !!fs[i].dataset.stepsFor); }, opened, { timeout: 10000 })
+    .catch(() => assert.fail(`on ${chip}: a derivation was not typeset once opened`));
+  const typeset = await page.evaluate((opened) => { const fs = document.querySelectorAll('form.question');
+    return opened.map((i) => ({ steps: fs[i].querySelectorAll('.q-steps ol.derivation li').length, text: fs[i].querySelector('.q-steps').textContent })); }, opened);
+  typeset.forEach((t, k) => {
+    const label = `question "${asked[k].prompt.slice(0, 60)}…" on ${chip}`;
+    assert.ok(t.steps >= 1, `${label}: derivation steps`);
+    assert.doesNotMatch(t.text, BAD_TEXT, `${label}: derivation`);
+  });
+  return all.length;
 }
 /** axe-core without KaTeX's visual half (.katex-html: aria-hidden, most of a chapter's nodes; the MathML
  *  that assistive technology reads stays): 1–2 s instead of 20 s a chapter. Leaves the page altered. */
@@ -200,15 +225,30 @@ for (const { key, md } of CHAPTERS) {
     assert.equal(n, Math.max(1, headings), 'one step per ## heading');
     assert.equal(await page.locator('section.step').count(), n);
 
-    // every step by its URL
-    for (let k = 1; k <= n; k++) {
-      await page.goto(`${CH}#step-${k}`);
-      assert.deepEqual(await visibleSteps(page), [`step-${k}`], `#step-${k}`);
-      assert.equal(await page.locator('.step-status').innerText(), `Step ${k} of ${n}`);
-      const s = page.locator(`#step-${k}`);
-      assert.ok((await s.innerText()).trim().length > 40, `step ${k} has text`);
-      assert.ok((await s.boundingBox()).height > 40, `step ${k} is laid out`);
-    }
+    // every step by its URL: the address's fragment set in the page, each step read after the
+    // page has handled it (one round trip for them all; Next and → below go through the UI)
+    const byUrl = await page.evaluate(async (n) => {
+      const out = [];
+      for (let k = 1; k <= n; k++) {
+        if (location.hash !== `#step-${k}`) {
+          const changed = new Promise((res) => addEventListener('hashchange', res, { once: true }));
+          location.hash = `#step-${k}`;
+          await changed;
+        }
+        await new Promise((res) => requestAnimationFrame(() => setTimeout(res, 0)));
+        const s = document.getElementById(`step-${k}`);
+        out.push({ visible: [...document.querySelectorAll('section.step')].filter((e) => !e.hidden).map((e) => e.id),
+          status: document.querySelector('.step-status').innerText, text: s.innerText.trim().length, height: s.getBoundingClientRect().height });
+      }
+      return out;
+    }, n);
+    byUrl.forEach((got, i) => {
+      const k = i + 1;
+      assert.deepEqual(got.visible, [`step-${k}`], `#step-${k}`);
+      assert.equal(got.status, `Step ${k} of ${n}`);
+      assert.ok(got.text > 40, `step ${k} has text`);
+      assert.ok(got.height > 40, `step ${k} is laid out`);
+    });
     // … and by Next and →, from the first
     await page.goto(`${CH}#step-1`);
     for (let k = 2; k <= n; k++) {

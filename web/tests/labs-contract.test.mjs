@@ -161,8 +161,9 @@ async function waitRendered(page, el) {
   }
   await page.evaluate((e) => document.querySelector(e).flush(), el);
 }
+/** Opens the page's next load in `mode` (as the reader's last choice, kept in storage), without loading a page for it. */
 async function setMode(page, mode) {
-  await page.evaluate((m) => { localStorage.setItem('scalelab.mode', m); }, mode);
+  await page.addInitScript((m) => { if (!sessionStorage.getItem('scalelab.test.mode')) { sessionStorage.setItem('scalelab.test.mode', m); localStorage.setItem('scalelab.mode', m); } }, mode);
 }
 
 function checkPage(got, lab, chip, mode, kind) {
@@ -195,7 +196,6 @@ for (const lab of ENGINE_LABS) {
     for (const { kind, chip, viewport } of KINDS) {
       const { page, problems } = await watchedPage(browser.context, server.url);
       await page.setViewportSize(viewport);
-      await page.goto(server.url + '/');
       await setMode(page, 'plain');
       await page.goto(`${server.url}/labs/${lab.name}/?chip=${chip}`);
       await waitRendered(page, lab.element);
@@ -222,7 +222,6 @@ for (const lab of ENGINE_LABS) {
   test(`${lab.name}: follows the page's chip through the catalog; the URL round-trips`, async () => {
     const { page, problems } = await watchedPage(browser.context, server.url);
     await page.setViewportSize({ width: 1280, height: 800 });
-    await page.goto(server.url + '/');
     await setMode(page, 'plain');
     await page.goto(`${server.url}/labs/${lab.name}/`);
     await waitRendered(page, lab.element);

@@ -179,13 +179,16 @@ test('labs: Plain shows human labels, Technical the parameter names and the deri
   await page.close();
 });
 
-test('labs: a control label never says its unit twice ("global batch (tokens) (tokens)") nor as an id ("(usd)")', async () => {
+test('labs: a unit said once and in words (not "(tokens) (tokens)" or "(usd)"); every choice in words in Plain, its value in Technical', async () => {
   const { page } = await watchedPage(browser.context, server.url);
   const escRe = (t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const options = () => page.$$eval('.lab-controls select option', (os) => os.filter((o) => o.value !== '').map((o) => [o.value, o.textContent.trim()]));
   let units = 0;
   for (const lab of LAB_ROUTES) {
     await page.goto(`${server.url}/labs/${lab}/`);
     await page.waitForFunction(() => Number(document.querySelector('[data-lab]')?.dataset.rendered) > 0);
+    // (a value that is already words, such as "as in the model", may show as it is)
+    for (const [value, text] of await options()) if (!value.includes(' ')) assert.notEqual(text, value, `${lab}: the option ${value} shows its raw value`);
     const labels = await page.$$eval('.lab-controls label', (ls) => ls.map((l) => ({
       text: l.textContent.replace(/\s+/g, ' ').trim(), unit: l.querySelector('.unit')?.textContent.trim().replace(/^\((.*)\)$/, '$1') ?? null })));
     units += labels.filter((l) => l.unit).length;
@@ -198,18 +201,6 @@ test('labs: a control label never says its unit twice ("global batch (tokens) (t
     }
   }
   assert.ok(units > 10, `the labs show units where a label does not name them (${units})`);
-  await page.close();
-});
-
-test('labs: every option of every choice reads as words in Plain, with the value in Technical', async () => {
-  const { page } = await watchedPage(browser.context, server.url);
-  const options = () => page.$$eval('.lab-controls select option', (os) => os.filter((o) => o.value !== '').map((o) => [o.value, o.textContent.trim()]));
-  for (const lab of LAB_ROUTES) {
-    await page.goto(`${server.url}/labs/${lab}/`);
-    await page.waitForFunction(() => Number(document.querySelector('[data-lab]')?.dataset.rendered) > 0);
-    // (a value that is already words, such as "as in the model", may show as it is)
-    for (const [value, text] of await options()) if (!value.includes(' ')) assert.notEqual(text, value, `${lab}: the option ${value} shows its raw value`);
-  }
   await page.goto(`${server.url}/labs/decode/`);
   await page.waitForFunction(() => Number(document.querySelector('[data-lab]')?.dataset.rendered) > 0);
   await page.click('.mode-switch button[data-mode="technical"]');

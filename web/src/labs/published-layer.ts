@@ -1,0 +1,112 @@
+// Published runs on a lab's chart (issue 37): the runs in data/measurements.json of the lab's
+// calculator whose setup is the reader's in every input the curve depends on, drawn at their
+// measured figure beside the engine's curve, each with its source on hover, as a link under the
+// chart (for focus and for a screen reader) and in the chart's description. Where runs of this
+// chip and model were measured at other settings, the note under the chart says which settings.
+// The runs' figures and sources are the catalog's; this file only picks the runs and places them.
+import { html, nothing, type TemplateResult } from 'lit';
+import { Plot } from './plot';
+import type { ChartLayer, LayerContext } from './chart';
+import { publishedRuns } from '../published-runs';
+import type { Engine, PublishedRun, Result } from '../engine';
+
+export interface RunsOnCurve {
+  calculator: string;
+  /** the chart's x: the input the curve varies, taken from each run */
+  x: string;
+  /** inputs a run must share with the reader's setup to sit on the curve */
+  same: string[];
+  /** the inputs that make runs "of this setup" worth naming when the others differ (chip, model) */
+  near: string[];
+  /** where the run sits on the chart's y axis, from its measured figure (null: not on this chart) */
+  y(run: PublishedRun): number | null;
+  /** the unit of y, for the run's label */
+  yUnit: string;
+}
+
+/** the lab: its charts drawn again when the runs arrive, and its engine (for the calculator's defaults and labels) */
+export interface RunsHost { redrawCharts(): void; engine(): Engine | null }
+interface Point { run: PublishedRun; x: number; y: number }
+
+export class PublishedRunsLayer implements ChartLayer {
+  constructor(private readonly host: RunsHost, private readonly spec: RunsOnCurve) {}
+
+  /** the catalog's runs of this calculator, or null until it has arrived (the charts are then drawn again) */
+  private runs(): PublishedRun[] | null {
+    const catalog = publishedRuns({ requestUpdate: () => this.host.redrawCharts() });
+    return catalog ? catalog.runs.filter((m) => m.calculator === this.spec.calculator) : null;
+  }
+
+  /** a run's input, or the calculator's default where the run does not give it */
+  private input(run: PublishedRun, name: string): unknown {
+    if (name in run.inputs) return run.inputs[name];
+    return this.host.engine()?.calculator(this.spec.calculator)?.params.find((p) => p.name === name)?.default;
+  }
+
+  private differing(run: PublishedRun, r: Result, names: string[]): string[] {
+    return names.filter((k) => JSON.stringify(this.input(run, k)) !== JSON.stringify(r.inputs[k]));
+  }
+
+  /** the runs on this result's curve, as points */
+  points(r: Result): Point[] {
+    return (this.runs() ?? []).filter((m) => this.differing(m, r, this.spec.same).length === 0).flatMap((run) => {
+      const x = Number(this.input(run, this.spec.x)), y = this.spec.y(run);
+      return Number.isFinite(x) && y !== null && Number.isFinite(y) ? [{ run, x, y }] : [];
+    });
+  }
+
+  key(r: Result): string {
+    return this.runs() === null ? 'loading' : this.points(r).map((p) => p.run.id).join(',');
+  }
+
+  private label(p: Point, engine: Engine): string {
+    return `${p.run.hardware}, ${p.run.software.split(/[(;,]/)[0].trim()}: ${p.run.published} at ${this.spec.x} ${engine.format(p.x, 'count')}` +
+      ` (${engine.format(p.y, this.spec.yUnit)}); source: ${p.run.source.where}`;
+  }
+
+  marks(ctx: LayerContext) {
+    const pts = this.points(ctx.result);
+    if (!pts.length) return [];
+    return [Plot.dot(pts, { x: 'x', y: 'y', r: 5.5, symbol: 'diamond', fill: 'var(--accent)', stroke: 'var(--bg)', strokeWidth: 1.5,
+      title: (p: Point) => this.label(p, ctx.engine), className: 'published-run' })];
+  }
+
+  /** the runs on the chart, in words, for the chart's description */
+  describe(r: Result, engine: Engine): string {
+    const pts = this.points(r);
+    return pts.length ? ` Published runs of this setup, marked as diamonds: ${pts.map((p) => this.label(p, engine)).join('; ')}.` : '';
+  }
+
+  /** Under the chart: the runs on it, each linked to its source; else the settings at which runs
+   *  of this chip and model were measured. Nothing where there are none. */
+  note(r: Result, engine: Engine): TemplateResult | typeof nothing {
+    const runs = this.runs();
+    if (!runs) return nothing;
+    const on = this.points(r);
+    if (on.length) {
+      return html`<p class="lab-published" data-runs=${on.length}>◆ Published runs of this setup:
+        ${on.map((p, i) => html`${i ? '; ' : ''}<a href=${p.run.source.url} title=${p.run.source.where}>${p.run.hardware}, ${p.run.published} at ${this.spec.x} ${engine.format(p.x, 'count')}</a>`)}.</p>`;
+    }
+    const near = runs.filter((m) => this.differing(m, r, this.spec.near).length === 0);
+    if (!near.length) return nothing;
+    // each run's settings that differ from the reader's, in words ("chips: 8, context: 2,048")
+    const settings = [...new Set(near.map((m) => this.differing(m, r, this.spec.same)
+      .map((k) => `${this.paramLabel(k)}: ${this.valueText(k, this.input(m, k), engine)}`).join(', ')))];
+    const one = near.length === 1;
+    return html`<p class="lab-published" data-runs="0" data-near=${near.length}>${engine.format(near.length, 'count')} published
+      ${one ? 'run' : 'runs'} of this model on this chip ${one ? 'was' : 'were'} measured at other settings
+      (${settings.join('; ')}): set ${one ? 'them' : 'one of these'} to see ${one ? 'it' : 'the run'} on the chart.</p>`;
+  }
+
+  private paramLabel(name: string): string {
+    const p = this.host.engine()?.calculator(this.spec.calculator)?.params.find((x) => x.name === name);
+    return (p?.label ?? name.replace(/_/g, ' ')).replace(/\s*\([^)]*\)$/, ''); // its unit is in the value
+  }
+
+  private valueText(name: string, value: unknown, engine: Engine): string {
+    if (typeof value === 'number') return engine.format(value, 'count');
+    const p = this.host.engine()?.calculator(this.spec.calculator)?.params.find((x) => x.name === name);
+    const i = p?.choices?.indexOf(String(value)) ?? -1;
+    return i >= 0 && p?.choice_titles ? p.choice_titles[i] : String(value);
+  }
+}
