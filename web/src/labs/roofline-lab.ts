@@ -19,8 +19,8 @@ export class RooflineLab extends LabElement<'roofline'> {
   /** the link the hint moves to is one this chip has: ICI on a TPU, NVLink on a GPU node, PCIe on the reader's own device */
   protected hintText() {
     const kind = this.state?.chipFacts?.kind;
-    const link = kind === 'tpu' || !kind ? 'ICI' : !this.onOwnDevice() && this.state.chipFacts?.nodeGpus ? 'NVLink' : 'PCIe (to the host)';
-    return `Try this: drag the batch below the marked critical batch and watch the matmul turn memory-bound; then switch the bandwidth to ${link}.`;
+    const path = kind === 'tpu' || !kind ? 'ici' : !this.onOwnDevice() && this.state.chipFacts?.nodeGpus ? 'nvlink' : 'pcie';
+    return `Try this: drag the batch below the marked critical batch and watch the matmul turn memory-bound; then switch the bandwidth to ${this.choiceText('bandwidth', path)}.`;
   }
   readonly outputs: OutputSpec<'roofline'>[] = [
     'flops', 'bytes', 'intensity', 'critical_intensity', 't_math_s', 't_comm_s', 't_lower_s', 't_upper_s',
