@@ -2,6 +2,7 @@
 // without an HBM figure, a custom chip), URL state, bad input, keyboard, axe.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { startServer, launch, watchedPage, axe } from './harness.mjs';
 import { CHIPS, MODELS, evaluate, expected, customChip, clean, labHelpers, shown, fieldNumber, asPlain } from './lab-helpers.mjs';
 
@@ -262,7 +263,7 @@ test('headline: dragging the batch up from 1 flips the weight matmuls, and the s
   await page.close();
 });
 
-test('the expected range says "runs like this" only where the runs cover the setup, chip kind included; two RTX 4090s talk over PCIe', async () => {
+test('the expected range says "runs like this" only where the runs cover the setup, chip kind included; two RTX 4090s talk over PCIe; published runs of the setup sit on the chart', async () => {
   const { page, problems } = await watchedPage(browser.context, server.url);
   const line = async (query) => {
     await page.goto(server.url + LAB + query);
@@ -291,6 +292,30 @@ test('the expected range says "runs like this" only where the runs cover the set
   assert.match(await page.locator(`${EL} .lab-verdict .verdict`).innerText(), /over 2 devices/);
   assert.ok((await out(page, 't_comm_s')).includes(expected('decode', two, 't_comm_s')));
   assert.doesNotMatch(await page.locator(EL).innerText(), /not timed|comms figures|null/);
+
+  // published runs on the chart (issue 37): JetStream's run of this very setup sits at its batch and
+  // measured step (batch / tokens per second), linked to its source; at other settings the note names them
+  const runs = JSON.parse(fs.readFileSync(new URL('../../data/measurements.json', import.meta.url))).runs;
+  const setup = { chip: 'tpu-v5e', model: 'llama3-8b', chips: 8, context: 2048, weight_dtype: 'bf16', kv_dtype: 'bf16' };
+  const mine = runs.filter((m) => m.calculator === 'decode' && Object.entries(setup).every(([k, v]) => m.inputs[k] === v));
+  assert.equal(mine.length, 1, 'one published run of this setup in the catalog');
+  await line(`?${new URLSearchParams({ ...setup, batch: 32 })}`);
+  await chartShown(page);
+  const note = page.locator(`${EL} .lab-published`);
+  await page.waitForFunction((el) => document.querySelector(`${el} .decode-plot .published-run`) !== null, EL);
+  assert.equal(await note.getAttribute('data-runs'), '1');
+  assert.equal(await note.locator('a').getAttribute('href'), mine[0].source.url);
+  assert.ok((await note.innerText()).includes(mine[0].published), await note.innerText());
+  const dot = await page.evaluate((el) => {
+    const described = document.querySelector(`${el} .decode-plot[aria-description], ${el} .decode-plot [aria-description]`);
+    return { title: document.querySelector(`${el} .published-run title`)?.textContent ?? '', description: described?.getAttribute('aria-description') ?? '' };
+  }, EL);
+  assert.ok(dot.title.includes(mine[0].published) && dot.title.includes(mine[0].source.where), dot.title);
+  assert.match(dot.description, /Published runs of this setup/);
+  const near = runs.filter((m) => m.calculator === 'decode' && m.inputs.chip === 'tpu-v5e' && m.inputs.model === 'llama3-8b');
+  await line('?chip=tpu-v5e&model=llama3-8b&chips=4&context=128');
+  assert.equal(await note.getAttribute('data-near'), String(near.length));
+  assert.match(await note.innerText(), /measured at other settings\. To see one on the chart, set chips: 8, context: 2,048[,;.]/);
   assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
   await page.close();
 });

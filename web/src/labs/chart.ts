@@ -63,6 +63,12 @@ export class ChartController implements ReactiveController {
     return true;
   }
 
+  /** Draws the charts again at the next render, for the same result (a layer's data arrived). */
+  redraw() {
+    if (this.box) delete this.box.dataset.renders;
+    this.host.requestUpdate();
+  }
+
   private draw(box: HTMLElement) {
     box.dataset.renders = String(this.host.renders);
     this.host.drawChart(this.host.result!, box);

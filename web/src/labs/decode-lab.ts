@@ -9,6 +9,7 @@ import { byChip, chipCount, defineLab, type LabResult, LabElement, type ControlS
 import { MODEL_PICKER } from './model-picker';
 import { MEASURED_CONTROL, measuredLine } from './measured';
 import { expectedLine } from './expected';
+import { PublishedRunsLayer } from './published-layer';
 import { isError, type Result } from '../engine';
 // "Run it here" (issue 38): a 1 KB stub on the lab's own page; the run itself loads on its button
 import '../measure/decode-run/index';
@@ -50,6 +51,12 @@ export class DecodeLab extends LabElement<'decode'> {
     'kv_bytes_per_sequence', 'free_hbm_bytes', 'experts_read_share', 'all_experts_batch',
   ];
   protected readonly hasViz = true;
+  /** published decode runs of the reader's setup, at their batch and measured step time (batch / tokens per second) */
+  private readonly runs = new PublishedRunsLayer({ redrawCharts: () => this.redrawCharts(), engine: () => this.engine }, {
+    calculator: 'decode', x: 'batch', same: ['chip', 'model', 'chips', 'context', 'weight_dtype', 'kv_dtype'], near: ['chip', 'model'],
+    y: (m) => (m.measured.output === 'tokens_per_s' && m.measured.value > 0 ? Number(m.inputs.batch ?? 1) / m.measured.value : null), yUnit: 's',
+  });
+  readonly layers = [this.runs];
 
   // curve cache: the step over batch for everything but the batch (dragging batch re-uses it)
   private curveKey = '';
@@ -96,6 +103,7 @@ export class DecodeLab extends LabElement<'decode'> {
         : num(o.max_batch) === 0 ? html`${this.fitWords(false, '', 'The weights alone do not fit')} on ${chips === 1 ? `one ${own ? 'device' : 'chip'}` : `these ${n} ${own ? 'devices' : 'chips'}`}: they need at least ${this.fig('min_chips')}, so no batch fits.`
         : html`${this.fitWords(false, '', 'This batch does not fit')}: memory holds ${this.fig('max_batch')} of this context.`}</p>
       ${expectedLine(this.engine!, r, 'tokens_per_s', 'tokens/s')}
+      ${this.runs.note(r, this.engine!)}
       ${this.matmulVerdict(r)}
       ${this.attentionVerdict(r)}
       ${measuredLine(this.engine!, r, 'tokens_per_s')}`;
@@ -148,7 +156,9 @@ export class DecodeLab extends LabElement<'decode'> {
     // batches to draw: from 1 past the flip and the KV crossover (in powers of two), and past the
     // batch in powers of 16, so that dragging the batch moves the axis seldom
     const landmarks = 2 ** Math.ceil(Math.log2(Math.max(flip ?? 1, Math.min(kvx ?? 1, KV_REACH_CAP)) * 4));
-    const reach = Math.min(top, Math.max(landmarks, 16 ** Math.ceil(Math.log2(b * 4) / 4)));
+    // (and past the published runs drawn on it)
+    const runsReach = Math.max(1, ...this.runs.points(r).map((p) => 2 ** Math.ceil(Math.log2(p.x))));
+    const reach = Math.min(top, Math.max(landmarks, runsReach, 16 ** Math.ceil(Math.log2(b * 4) / 4)));
     const xs: number[] = [];
     for (let x = 1; x <= reach; x *= Math.SQRT2) { const i = Math.round(x); if (xs[xs.length - 1] !== i) xs.push(i); }
     const pts = this.points(base, xs);
@@ -164,9 +174,10 @@ export class DecodeLab extends LabElement<'decode'> {
     const description = `Time per decode step against batch, both axes logarithmic. The weight load stays flat at ${now('t_weights_s')}; the FLOP time${num(o.t_comm_s) ? ', the comms' : ''} and the KV-cache load grow with the batch. ` +
       `${flip !== null ? `The weight matmuls flip from memory-bound to ${String(o.mlp_bound_above_flip)}-bound at batch ${f(flip, 'count')}. ` : ''}` +
       `${kvx !== null ? `The KV reads equal the weight reads at batch ${f(kvx, 'count')}. ` : ''}` +
-      `At the chosen batch ${f(b, 'count')} the step takes ${f(stepNow, 's')}: weights ${now('t_weights_s')}, KV ${now('t_kv_s')}, FLOPs ${now('t_math_s')}${num(o.t_comm_s) ? `, comms ${now('t_comm_s')}` : ''}; ${String(o.bound)}-bound.${maxB !== null ? ` Memory holds at most ${f(maxB, 'count')} sequences.` : ''}`;
+      `At the chosen batch ${f(b, 'count')} the step takes ${f(stepNow, 's')}: weights ${now('t_weights_s')}, KV ${now('t_kv_s')}, FLOPs ${now('t_math_s')}${num(o.t_comm_s) ? `, comms ${now('t_comm_s')}` : ''}; ${String(o.bound)}-bound.${maxB !== null ? ` Memory holds at most ${f(maxB, 'count')} sequences.` : ''}` +
+      this.runs.describe(r, this.engine!);
     // a chart of this curve already drawn to this reach: move its marker only (its own scales place it)
-    const chartKey = `${reach}|${width}`;
+    const chartKey = `${reach}|${width}|${this.layerKey(r)}`;
     const drawn = this.charts.get(chartKey);
     if (drawn && moveMarker(drawn, b, stepNow, description)) {
       if (host.firstChild !== drawn || host.childNodes.length !== 1) host.replaceChildren(drawn);
@@ -184,6 +195,7 @@ export class DecodeLab extends LabElement<'decode'> {
         maxB !== null && maxB >= 1 && maxB <= last ? Plot.ruleX([maxB], { stroke: 'var(--warn)', strokeWidth: 2, ariaHidden: 'true' }) : null,
         maxB !== null && maxB >= 1 && maxB <= last ? Plot.text([maxB], { x: (d: number) => d, frameAnchor: 'bottom', dy: -14, text: () => `memory limit ${f(maxB, 'count')}`, dx: -4, textAnchor: 'end', fill: 'currentColor', ariaHidden: 'true' }) : null,
         Plot.ruleX([b], { stroke: 'currentColor', strokeOpacity: 0.5, ariaHidden: 'true', className: 'batch-rule' }),
+        ...this.layerMarks(r, width),
         Plot.dot([{ x: b, y: stepNow }], { x: 'x', y: 'y', r: 6, fill: 'currentColor', stroke: 'var(--bg)', strokeWidth: 2, ariaHidden: 'true', className: 'operating-point' }),
       ],
     });

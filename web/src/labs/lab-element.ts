@@ -353,6 +353,8 @@ export abstract class LabElement<C extends CalculatorName = CalculatorName> exte
   /** the width a chart is drawn at: the box's, within [min, max] px */
   protected vizWidth(min = 320, max = 720): number { return this.chartBox.width(min, max); }
   drawChart(r: Result, box: HTMLElement) { this.drawViz(r as LabResult<C>, box); }
+  /** Draws this lab's charts again for the same result (a layer's data arrived). */
+  redrawCharts() { this.chartBox.redraw(); }
   /** The declared layers' marks for one of this lab's charts. */
   protected layerMarks(r: Result, width: number, chart = 'main') {
     const ctx: LayerContext = { result: r, engine: this.engine!, format: (v, u) => this.engine!.format(v, u), width };

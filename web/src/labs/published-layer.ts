@@ -84,7 +84,7 @@ export class PublishedRunsLayer implements ChartLayer {
     if (!runs) return nothing;
     const on = this.points(r);
     if (on.length) {
-      return html`<p class="lab-published" data-runs=${on.length}>◆ Published runs of this setup:
+      return html`<p class="lab-published" data-runs=${on.length}><span class="lab-published-mark" aria-hidden="true">◆</span> Published runs of this setup (the diamonds on the chart):
         ${on.map((p, i) => html`${i ? '; ' : ''}<a href=${p.run.source.url} title=${p.run.source.where}>${p.run.hardware}, ${p.run.published} at ${this.spec.x} ${engine.format(p.x, 'count')}</a>`)}.</p>`;
     }
     const near = runs.filter((m) => this.differing(m, r, this.spec.near).length === 0);
@@ -94,8 +94,8 @@ export class PublishedRunsLayer implements ChartLayer {
       .map((k) => `${this.paramLabel(k)}: ${this.valueText(k, this.input(m, k), engine)}`).join(', ')))];
     const one = near.length === 1;
     return html`<p class="lab-published" data-runs="0" data-near=${near.length}>${engine.format(near.length, 'count')} published
-      ${one ? 'run' : 'runs'} of this model on this chip ${one ? 'was' : 'were'} measured at other settings
-      (${settings.join('; ')}): set ${one ? 'them' : 'one of these'} to see ${one ? 'it' : 'the run'} on the chart.</p>`;
+      ${one ? 'run' : 'runs'} of this model on this chip ${one ? 'was' : 'were'} measured at other settings. To see ${one ? 'it' : 'one'}
+      on the chart, set ${settings.join('; or ')}.</p>`;
   }
 
   private paramLabel(name: string): string {
