@@ -51,10 +51,10 @@ export class DecodeLab extends LabElement<'decode'> {
     'kv_bytes_per_sequence', 'free_hbm_bytes', 'experts_read_share', 'all_experts_batch',
   ];
   protected readonly hasViz = true;
-  /** published decode runs of the reader's setup, at their batch and measured step time (batch / tokens per second) */
+  /** published decode runs of the reader's setup, at their batch (the schema's default where a run gives none) and measured step time (batch / tokens per second) */
   private readonly runs = new PublishedRunsLayer({ redrawCharts: () => this.redrawCharts(), engine: () => this.engine }, {
     calculator: 'decode', x: 'batch', same: ['chip', 'model', 'chips', 'context', 'weight_dtype', 'kv_dtype'], near: ['chip', 'model'],
-    y: (m) => (m.measured.output === 'tokens_per_s' && m.measured.value > 0 ? Number(m.inputs.batch ?? 1) / m.measured.value : null), yUnit: 's',
+    y: (m, batch) => (m.measured.output === 'tokens_per_s' && m.measured.value > 0 ? batch / m.measured.value : null), yUnit: 's',
   });
   readonly layers = [this.runs];
 

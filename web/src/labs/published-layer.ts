@@ -18,8 +18,8 @@ export interface RunsOnCurve {
   same: string[];
   /** the inputs that make runs "of this setup" worth naming when the others differ (chip, model) */
   near: string[];
-  /** where the run sits on the chart's y axis, from its measured figure (null: not on this chart) */
-  y(run: PublishedRun): number | null;
+  /** where the run sits on the chart's y axis, from its measured figure and its x (null: not on this chart) */
+  y(run: PublishedRun, x: number): number | null;
   /** the unit of y, for the run's label */
   yUnit: string;
 }
@@ -50,7 +50,7 @@ export class PublishedRunsLayer implements ChartLayer {
   /** the runs on this result's curve, as points */
   points(r: Result): Point[] {
     return (this.runs() ?? []).filter((m) => this.differing(m, r, this.spec.same).length === 0).flatMap((run) => {
-      const x = Number(this.input(run, this.spec.x)), y = this.spec.y(run);
+      const x = Number(this.input(run, this.spec.x)), y = this.spec.y(run, x);
       return Number.isFinite(x) && y !== null && Number.isFinite(y) ? [{ run, x, y }] : [];
     });
   }
