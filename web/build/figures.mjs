@@ -9,6 +9,7 @@ export const FIGURES = [
   { name: 'transformer', element: 'sl-fig-transformer', chapter: 4, fallback: 'One Transformer layer with the shape of every weight and activation for the selected model.' },
   { name: 'parallelism', element: 'sl-fig-parallelism', chapter: 5, fallback: 'Data, fully-sharded data, tensor and pipeline parallelism drawn as which part of the weights and the batch each chip of a mesh holds.' },
   { name: 'pipeline', element: 'sl-fig-pipeline', chapter: 5, fallback: 'A pipeline schedule: stages against time, each microbatch’s forward and backward passes, and the idle bubble at the start and the end.' },
+  { name: 'pipeline-schedules', element: 'sl-fig-pipeline-schedules', chapter: 12, fallback: 'Four pipeline schedules side by side — GPipe, 1F1B, interleaved 1F1B and zero-bubble — with each stage’s forward and backward passes against time, the idle bubble, and the micro-batches each keeps in flight.' },
   { name: 'training-pod', element: 'sl-fig-training-pod', chapter: 6, fallback: 'The LLaMA-3 70B training pod: the chips split into data-parallel and tensor-parallel axes for the best layouts the engine finds.' },
   { name: 'kv-cache', element: 'sl-fig-kv-cache', chapter: 7, fallback: 'HBM of a serving slice filled by the weights and by the KV cache, which grows with batch and context until it no longer fits.' },
   { name: 'measured-decode', element: 'sl-fig-measured-decode', chapter: 7, fallback: 'One decode step of LLaMA-3 8B timed on a real H200, batch by batch, beside the engine’s bound for the same batch and context.' },

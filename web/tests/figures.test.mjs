@@ -50,6 +50,8 @@ const FIGURES = [
   { ch: '11-conclusions', name: 'regimes', expect: () => q(out('roofline', { chip: CHIP, flops: 1e9, bytes: 1e6, bandwidth: 'ici' }, 'critical_intensity'), 'count') },
   { ch: '12-gpus', name: 'gpu', expect: () => q(out('chip', { chip: 'h100' }, 'hbm_bytes_per_s'), 'bytes/s') },
   { ch: '12-gpus', name: 'sm', expect: () => q(out('chip', { chip: 'h100', chip_overrides: { sms: 132, subpartitions_per_sm: 4, fp32_cores_per_subpartition: 32, tensor_cores_per_sm: 4, registers_per_subpartition: 16384, clock_hz: 1.76e9 } }, 'tensor_core_flops_per_cycle'), 'count') },
+  // the zero-bubble schedule's step for the opening state (LLaMA-3 8B, 4 stages × 8 replicas, 8 micro-batches) on the chapter's H100
+  { ch: '12-gpus', name: 'pipeline-schedules', expect: () => q(out('training_run', { chip: 'h100', model: 'llama3-8b', T: 4096, chips: 32, batch_tokens: 8 * 8 * 4096, search: false, layout: { tp: 1, pp: 4, dp: 8, zero_stage: 1, micro_batch: 1, checkpointing: 'full', schedule: 'zero_bubble' } }, 'layout_check').step_s, 's') },
   { ch: '12-gpus', name: 'nvlink-node', expect: () => q(out('chip', { chip: 'h100' }, 'node_nvlink_bytes_per_s'), 'bytes/s') },
 ];
 

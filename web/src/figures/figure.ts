@@ -85,9 +85,11 @@ export abstract class FigureElement extends LitElement {
       r = this.engine!.evaluate(calc, params, { steps: false });
       this.cache.set(key, r);
     }
-    if (isError(r)) { if (quiet) return null; this.problem ||= `${calc}: ${r.error.param ?? ''} ${r.error.message}`; return null; }
+    if (isError(r)) { if (quiet) { this.refusal = r.error.message; return null; } this.problem ||= `${calc}: ${r.error.param ?? ''} ${r.error.message}`; return null; }
     return r;
   }
+  /** The engine's words for the last refusal a quiet evaluate() met (for a figure that draws on without it). */
+  protected refusal = '';
   protected fmt(v: unknown, unit: string): string { return this.engine!.format(v, unit); }
   /** Set a piece of state and redraw. */
   protected set(key: string, value: unknown) { this.state = { ...this.state, [key]: value }; this.requestUpdate(); }

@@ -2,6 +2,7 @@
 // a pipeline schedule with its bubble, the LLaMA-3 70B training pod's layout.
 import { html, svg, type SVGTemplateResult } from 'lit';
 import { FigureElement, t, rect, line, type Drawing } from './figure';
+import { percent } from '../format';
 
 type Out = Record<string, unknown>;
 const num = (o: Out, k: string) => o[k] as number;
@@ -148,6 +149,155 @@ export class PipelineFigure extends FigureElement {
   }
 }
 
+// ---------------------------------------------------------------- ch 12: four pipeline schedules
+// Each schedule's order of work per stage (its definition, not a formula): the drawing places
+// every pass where its inputs are ready, in units of one forward pass; the numbers beside it
+// (bubble, micro-batches in flight, step time) are the engine's for the reader's model and chip.
+type Pass = { k: 'F' | 'B' | 'W'; m: number; c: number; start: number; end: number };
+const SCHEDULES = ['gpipe', '1f1b', 'interleaved', 'zero_bubble'] as const;
+type ScheduleId = typeof SCHEDULES[number];
+
+function scheduleOrder(kind: ScheduleId, P: number, M: number, V: number, s: number) {
+  const o: { k: 'F' | 'B'; m: number; c: number }[] = [];
+  if (kind === 'gpipe') {
+    for (let m = 0; m < M; m++) o.push({ k: 'F', m, c: 0 });
+    for (let m = 0; m < M; m++) o.push({ k: 'B', m, c: 0 });
+  } else if (kind === '1f1b') {
+    const w = Math.min(P - s - 1, M); // warm-up forwards, then one forward, one backward
+    for (let m = 0; m < w; m++) o.push({ k: 'F', m, c: 0 });
+    for (let i = 0; i < M - w; i++) o.push({ k: 'F', m: w + i, c: 0 }, { k: 'B', m: i, c: 0 });
+    for (let m = M - w; m < M; m++) o.push({ k: 'B', m, c: 0 });
+  } else { // interleaved: micro-batches in groups of P, each group through every chunk in turn
+    const fwd: typeof o = [], bwd: typeof o = [];
+    for (let g = 0; g < M / P; g++) for (let c = 0; c < V; c++) for (let i = 0; i < P; i++) {
+      fwd.push({ k: 'F', m: g * P + i, c }); bwd.push({ k: 'B', m: g * P + i, c: V - 1 - c });
+    }
+    const n = M * V, w = Math.min(2 * (P - s - 1) + (V - 1) * P, n);
+    let f = 0, b = 0;
+    for (; f < w; f++) o.push(fwd[f]);
+    while (f < n) o.push(fwd[f++], bwd[b++]);
+    while (b < n) o.push(bwd[b++]);
+  }
+  return o;
+}
+
+/** Every stage's passes for one schedule. A forward waits for the stage before it, a backward for
+ *  the stage after it; zero-bubble splits the backward into B (the input's gradient, which the
+ *  stage before waits for) and W (the weights', which nobody waits for) and fills idle slots with W. */
+function layOut(kind: ScheduleId, P: number, M: number, V: number): Pass[][] {
+  const rows: Pass[][] = Array.from({ length: P }, () => []);
+  if (kind === 'zero_bubble') {
+    const fDone: number[][] = Array.from({ length: P }, () => []), bDone: number[][] = Array.from({ length: P }, () => []);
+    const nf = Array(P).fill(0), nb = Array(P).fill(0), nw = Array(P).fill(0);
+    for (let t = 0; nw.some((x) => x < M) && t < 100 * (M + P); t++) {
+      const ends: (() => void)[] = [];
+      for (let s = 0; s < P; s++) {
+        const m = nb[s];
+        const bReady = m < nf[s] && (s === P - 1 ? fDone[s][m] <= t : bDone[s + 1][m] <= t);
+        const fReady = nf[s] < M && (s === 0 || fDone[s - 1][nf[s]] <= t) && nf[s] - nb[s] < P - s;
+        if (bReady) { rows[s].push({ k: 'B', m, c: 0, start: t, end: t + 1 }); ends.push(() => { bDone[s][nb[s]++] = t + 1; }); }
+        else if (fReady) { rows[s].push({ k: 'F', m: nf[s], c: 0, start: t, end: t + 1 }); ends.push(() => { fDone[s][nf[s]++] = t + 1; }); }
+        else if (nw[s] < nb[s]) { rows[s].push({ k: 'W', m: nw[s], c: 0, start: t, end: t + 1 }); nw[s]++; }
+      }
+      ends.forEach((e) => e());
+    }
+    return rows;
+  }
+  const v = kind === 'interleaved' ? V : 1;
+  const dur = { F: 1 / v, B: 2 / v };
+  const orders = Array.from({ length: P }, (_, s) => scheduleOrder(kind, P, M, v, s));
+  const done = new Map<string, number>();
+  const last = P * v - 1;
+  const pos = Array(P).fill(0), free = Array(P).fill(0);
+  for (let moved = true; moved;) {
+    moved = false;
+    for (let s = 0; s < P; s++) {
+      for (; pos[s] < orders[s].length; pos[s]++) {
+        const op = orders[s][pos[s]], vs = op.c * P + s;
+        const deps = op.k === 'F' ? (vs > 0 ? [`F${op.m}:${vs - 1}`] : []) : [`F${op.m}:${vs}`, ...(vs < last ? [`B${op.m}:${vs + 1}`] : [])];
+        if (deps.some((d) => !done.has(d))) break;
+        const start = Math.max(free[s], ...deps.map((d) => done.get(d)!));
+        free[s] = start + dur[op.k];
+        done.set(`${op.k}${op.m}:${vs}`, free[s]);
+        rows[s].push({ ...op, start, end: free[s] });
+        moved = true;
+      }
+    }
+  }
+  return rows;
+}
+
+export class PipelineSchedulesFigure extends FigureElement {
+  static override readonly calculators = ['training_run', 'training_memory'];
+  protected draw(): Drawing | null {
+    const engine = this.engine!;
+    const P = this.pick('stages', 'stage count', [2, 4, 8], 4);
+    const mOptions = [1, 2, 3, 4].map((k) => k * P);
+    const M = this.pick('microbatches', 'micro-batch count', mOptions, 2 * P);
+    const models = ['llama3-8b', 'llama2-13b', 'llama3-70b'].filter((id) => engine.models.some((x) => x.id === id));
+    const model = this.pick('model', 'model', models, 'llama3-8b');
+    const dp = this.pick('dp', 'data-parallel degree', [1, 2, 4, 8, 16], 8);
+    const tp = this.pick('tp', 'tensor-parallel degree', [1, 2, 4, 8], 1);
+    const T = 4096;
+    const chip = this.chip();
+    const chips = P * dp * tp;
+    const V = 2;
+    const sched = engine.calculator('training_run')?.params.find((p) => p.name === 'schedule');
+    const title = (id: string) => String(sched?.choice_titles?.[sched.choices!.indexOf(id)] ?? id);
+    const base = { chip, model, T, chips, batch_tokens: M * dp * T };
+    const layout = (schedule: string) => ({ tp, pp: P, dp, zero_stage: 1, micro_batch: 1, checkpointing: 'full', schedule, ...(schedule === 'interleaved' ? { virtual_stages: V } : {}) });
+    const f = (v: unknown, u: string) => this.fmt(v, u);
+    // the engine's figures per schedule: time where it prices this chip's links, memory everywhere
+    const rows = SCHEDULES.map((id) => {
+      this.refusal = '';
+      const r = this.evaluate('training_run', { ...base, search: false, layout: layout(id) }, true);
+      const why = this.refusal;
+      const run = r ? (r.outputs.layout_check as Record<string, unknown>) : null;
+      const mem = this.evaluate('training_memory', { ...base, ...layout(id) });
+      return { id, name: title(id).split(':')[0].replace(' (virtual stages)', '').replace(' (ZB-H1)', ''), run, why, mem };
+    });
+    if (rows.some((r) => !r.mem)) return null;
+    const drawn = SCHEDULES.map((id) => layOut(id, P, M, V));
+    const span = Math.max(...drawn.map((rs) => Math.max(...rs.map((r) => r.at(-1)?.end ?? 0))));
+    const ox = 88, width = 306, unit = width / span, rh = Math.max(4, Math.min(9, 40 / P)), gap = 22;
+    const body: SVGTemplateResult[] = [];
+    let y = 4;
+    drawn.forEach((rs, i) => {
+      const row = rows[i];
+      body.push(t(4, y + 10, row.id === 'interleaved' ? 'interleaved' : row.name, 'small bold'));
+      body.push(t(4, y + 22, `${f(row.mem!.outputs.in_flight_micro_batches, 'count')} in flight`, 'small muted'));
+      rs.forEach((passes, s) => {
+        body.push(rect(ox, y + s * rh, span * unit, rh - 1, 'none'));
+        for (const p of passes) body.push(rect(ox + p.start * unit, y + s * rh, (p.end - p.start) * unit - 0.4, rh - 1, p.k === 'F' ? (p.c ? 'soft' : 'accent') : p.k === 'B' ? 'solid-ok' : 'solid-warn', p.k));
+      });
+      y += P * rh + gap - (P * rh < 24 ? P * rh - 24 + 2 : 0);
+    });
+    body.push(t(ox, y - 6, 'time →', 'small muted'));
+    const share = (r: typeof rows[number]) => (r.run && typeof r.run.bubble_fraction === 'number' ? `bubble ${percent(r.run.bubble_fraction as number)} of the step` : '');
+    const chipName = this.chipEntry().name;
+    const modelName = engine.modelName(model) || model;
+    const setup = `${modelName} in ${P} pipeline stages × ${dp} data-parallel replicas${tp > 1 ? ` × ${tp}-way tensor parallelism` : ''} (${f(chips, 'count')} ${chipName} chips), ${M} micro-batches of one ${f(T, 'count')}-token sequence per replica, full rematerialisation, ZeRO-1`;
+    const timed = rows.every((r) => r.run && typeof r.run.step_s === 'number');
+    const lines = rows.map((r) => {
+      const held = `${f(r.mem!.outputs.in_flight_micro_batches, 'count')} micro-batches in flight on the first stage (${f(r.mem!.outputs.activations_bytes_per_chip, 'bytes')} of activations)`;
+      if (r.run && typeof r.run.step_s === 'number') return `${r.name}: step ${f(r.run.step_s, 's')}, ${share(r)}; ${held}.`;
+      return `${r.name}: ${held}.`;
+    });
+    const why = rows.find((r) => !(r.run && typeof r.run.step_s === 'number'));
+    const untimed = why ? (why.run ? `The engine does not time it: ${String(why.run.message || 'the layout does not fit')}.` : `The engine does not time it on the ${chipName}: ${why.why}.`) : '';
+    return {
+      title: `Four pipeline schedules, ${P} stages, ${M} micro-batches`,
+      viewBox: [400, y + 2],
+      readout: ['Blue: forward passes (light blue: the second chunk of an interleaved stage); green: backward passes; orange: weight gradients done later; empty: the bubble. Beside each: the micro-batches the first stage holds at its peak.', ...(timed ? [] : [untimed])],
+      body,
+      controls: html`${this.choice('stages', 'Stages', [2, 4, 8].map((v) => ({ value: v, text: String(v) })), P)}
+        ${this.choice('microbatches', 'Micro-batches', mOptions.map((v) => ({ value: v, text: String(v) })), M)}
+        ${this.choice('model', 'Model', models.map((id) => ({ value: id, text: engine.modelName(id) || id })), model)}`,
+      alt: `${setup}. ${lines.join(' ')}${timed ? '' : ` ${untimed}`}`,
+    };
+  }
+}
+
 // ---------------------------------------------------------------- ch 6: the LLaMA-3 70B training pod
 export class TrainingPodFigure extends FigureElement {
   static override readonly calculators = ['chip', 'training_run'];
@@ -216,4 +366,5 @@ customElements.define('sl-fig-transformer', TransformerFigure);
 customElements.define('sl-fig-parallelism', ParallelismFigure);
 customElements.define('sl-fig-pipeline', PipelineFigure);
 customElements.define('sl-fig-training-pod', TrainingPodFigure);
+customElements.define('sl-fig-pipeline-schedules', PipelineSchedulesFigure);
 void svg;

@@ -9,6 +9,7 @@ export const FIGURE_MODULES: Record<string, () => Promise<unknown>> = {
   'sl-fig-transformer': () => import('./model'),
   'sl-fig-parallelism': () => import('./model'),
   'sl-fig-pipeline': () => import('./model'),
+  'sl-fig-pipeline-schedules': () => import('./model'),
   'sl-fig-training-pod': () => import('./model'),
   'sl-fig-kv-cache': () => import('./inference'),
   'sl-fig-serving': () => import('./inference'),
