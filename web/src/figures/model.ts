@@ -113,8 +113,10 @@ export class PipelineFigure extends FigureElement {
     const counts = Array.from({ length: 32 }, (_, i) => i + 1);
     const P = this.pick('stages', 'stage count', [2, 4, 8], 4);
     const M = this.pick('microbatches', 'microbatch count', counts, 4);
-    const r = this.evaluate('training_comm', { chip: this.chip(), strategy: 'pp', pp: P, microbatches: M });
-    if (!r) return null;
+    // the sends' price needs the chip's links; where the engine has none to price (a GeForce card,
+    // a Mac, a CPU) the schedule is still drawn and the engine's reason is said instead
+    this.refusal = '';
+    const r = this.evaluate('training_comm', { chip: this.chip(), strategy: 'pp', pp: P, microbatches: M }, true);
     // GPipe order: all forwards, then all backwards; slot = one microbatch through one stage
     const slots = 2 * (M + P - 1);
     const busy: { p: number; slot: number; m: number; fwd: boolean }[] = [];
@@ -144,7 +146,9 @@ export class PipelineFigure extends FigureElement {
       body,
       controls: html`${this.slider('microbatches', 'Microbatches', counts, M, (v) => String(v))}
         ${this.choice('stages', 'Stages', [2, 4, 8].map((v) => ({ value: v, text: String(v) })), P)}`,
-      alt: `A GPipe-style schedule of ${M} microbatches through ${P} pipeline stages: every forward pass, then every backward pass, so the stages wait at the start and at the end; in this drawing ${share}. From the engine, on the ${this.chipEntry().name}: ${f(r.outputs.t_math_s, 's')} of math per layer against ${f(r.outputs.t_comm_s, 's')} of pipeline sends (${r.outputs.bound}-bound).`,
+      alt: `A GPipe-style schedule of ${M} microbatches through ${P} pipeline stages: every forward pass, then every backward pass, so the stages wait at the start and at the end; in this drawing ${share}. ${r
+        ? `From the engine, on the ${this.chipEntry().name}: ${f(r.outputs.t_math_s, 's')} of math per layer against ${f(r.outputs.t_comm_s, 's')} of pipeline sends (${r.outputs.bound}-bound).`
+        : `The engine does not price the sends between stages on the ${this.chipEntry().name}: ${this.refusal}`}`,
     };
   }
 }
@@ -290,9 +294,9 @@ export class PipelineSchedulesFigure extends FigureElement {
       viewBox: [400, y + 2],
       readout: ['Blue: forward passes (light blue: the second chunk of an interleaved stage); green: backward passes; orange: weight gradients done later; empty: the bubble. Beside each: the micro-batches the first stage holds at its peak.', ...(timed ? [] : [untimed])],
       body,
-      controls: html`${this.choice('stages', 'Stages', [2, 4, 8].map((v) => ({ value: v, text: String(v) })), P)}
-        ${this.choice('microbatches', 'Micro-batches', mOptions.map((v) => ({ value: v, text: String(v) })), M)}
-        ${this.choice('model', 'Model', models.map((id) => ({ value: id, text: engine.modelName(id) || id })), model)}`,
+      controls: html`${this.choice('model', 'Model', models.map((id) => ({ value: id, text: engine.modelName(id) || id })), model)}
+        ${this.choice('stages', 'Stages', [2, 4, 8].map((v) => ({ value: v, text: String(v) })), P)}
+        ${this.choice('microbatches', 'Micro-batches', mOptions.map((v) => ({ value: v, text: String(v) })), M)}`,
       alt: `${setup}. ${lines.join(' ')}${timed ? '' : ` ${untimed}`}`,
     };
   }
