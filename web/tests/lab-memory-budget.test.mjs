@@ -84,6 +84,11 @@ test('chips left empty on a GPU without a pod size: one chip, and a warning says
   assert.equal(r.outputs.chips, 1);
   for (const o of ['bytes_per_chip', 'hbm_bytes']) assert.equal(await out(page, o), expected(CALC, params, o), o);
   await noNaN(page);
+  // sixteen GeForce cards: the memory stands, and the missing link is said in words, not as a figure's name
+  await page.goto(server.url + LAB + '?chip=rtx-4090&chips=16&dp=16');
+  await ready(page);
+  await page.waitForFunction((el) => /GeForce RTX 4090 has no link to another chip that the engine can price/.test(document.querySelector(`${el} .comm-verdict`)?.textContent ?? ''), EL);
+  assert.doesNotMatch(await page.locator(`${EL} .comm-verdict`).innerText(), /chip_overrides|nvlink_bytes_per_s/);
   assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
   await page.close();
 });

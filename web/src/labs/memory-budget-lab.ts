@@ -78,7 +78,16 @@ export class MemoryBudgetLab extends LabElement<'training_memory'> {
     for (const k of ['dp', 'fsdp', 'tp', 'pp'] as const) if (d[k] > 1) q[k] = d[k];
     if (num(q.batch_tokens) === 0) delete q.batch_tokens;
     const c = this.engine!.evaluate('training_comm', q, { steps: false });
-    if (isError(c)) return { strategy, result: null, error: c.error.message, query: null };
+    if (isError(c)) {
+      // a link the catalog does not give this chip (a GeForce card's NVLink, a Mac's ICI): said in
+      // words, not as the engine's figure name; the memory above stands without it
+      const field = c.error.field ?? '';
+      const name = this.state.chipFacts?.name ?? 'This chip';
+      const words = /^(ici_|nvlink|node_gpus|ib_|node_ib|dcn_)/.test(field)
+        ? `The ${name} has no link to another chip that the engine can price, so this lab shows no communication time for it; the memory above stands.`
+        : c.error.message;
+      return { strategy, result: null, error: words, query: null };
+    }
     return { strategy, result: c, error: null, query: q };
   }
 
