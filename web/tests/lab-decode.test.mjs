@@ -281,6 +281,9 @@ test('the expected range says "runs like this" only where the runs cover the set
   assert.match(outside, /^Published runs reach/);
   assert.ok(outside.includes(evaluate('decode', p).outputs.expected_outside), outside);
   assert.match(outside, /ran on TPU and datacenter GPU chips; this setup runs on a consumer GPU/);
+  // one card exchanges nothing: no comms time, and the row says so in words, not "0 s"
+  assert.equal(evaluate('decode', p).outputs.t_comm_s, null);
+  assert.match(await out(page, 't_comm_s'), /^none: one device has no model-parallel collectives$/);
   // issue 34: two cards without NVLink split the model over PCIe: the collectives are timed (the
   // engine's figure on screen), the verdict counts devices, and no warning says comms are missing
   await type(page, 'chips', '2');

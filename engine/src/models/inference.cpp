@@ -109,7 +109,7 @@ void decode_bytes(const InferenceSetup& s, DecodeFigures& f, const Steps& log) {
 }
 
 void decode_times(const InferenceSetup& s, DecodeFigures& f, const Steps& log) {
-  Expr n = log.sym("n", f.chips), W = log.sym("W_{hbm}", s.W);
+  Expr n = log.sym("n", f.chips), W = log.sym(s.W_symbol, s.W);
   Expr read = f.weight_bytes_read == f.weight_bytes ? log.sym("\\text{bytes}_w", f.weight_bytes)
                                                      : log.sym("\\text{bytes}_{w,read}", f.weight_bytes_read);
   f.t_weights_s = log.step("Weight load time", "T_w", read / (n * W), "s").value();
@@ -129,11 +129,9 @@ void ws2d_split(const InferenceSetup& s, DecodeFigures& f, const Steps& log) {
 void mlp_comm(const InferenceSetup& s, DecodeFigures& f, const ParallelFabric& fabric, const Steps& log) {
   const Model& d = *s.model.dims;
   Expr B = log.sym("B", f.batch), D = log.sym("D", d.D), F = log.sym("F", s.model.mlp_width());
-  Expr b_a = log.sym("b_a", s.a), W = log.sym("W_{ici}", fabric.bytes_per_s);
+  Expr b_a = log.sym("b_a", s.a), W = log.sym(fabric.symbol, fabric.bytes_per_s);
   Expr mlp = 0;
-  if (f.chips == 1) {
-    mlp = log.step("MLP collectives (one chip: none)", "T_{comm}^{MLP}", 0, "s");
-  } else if (s.ws2d) {
+  if (s.ws2d) {
     Expr x = log.sym("X", *f.ws2d_x), yz = log.sym("YZ", *f.ws2d_yz);
     mlp = log.step(log.on() ? over("MLP collectives, 2D weight-stationary, over ", fabric) : std::string(), "T_{comm}^{MLP}",
                    b_a * B * D / (x * W) + 2 * b_a * B * F / (yz * W), "s");
@@ -178,6 +176,8 @@ void decode_comm(const InferenceSetup& s, DecodeFigures& f, const std::optional<
                                     2 * log.sym("F", s.model.mlp_width()) * pow(log.sym("M", s.axes_tp), 2) / D,
                                     "chips").value();
   if (s.ws2d) ws2d_split(s, f, log);
+  // One chip exchanges nothing: no collective, so no comms time (null, not a zero time).
+  if (f.chips == 1) return;
   if (!fabric) {
     if (f.chips > 1) {
       log.warn(s.chip->name() +
@@ -192,7 +192,10 @@ void decode_comm(const InferenceSetup& s, DecodeFigures& f, const std::optional<
   comm_latency(f, *fabric, log);
 }
 
-void decode_step_time(DecodeFigures& f, const Steps& log) {
+// The book's slice (a TPU's, a datacenter GPU's node) or the reader's own devices.
+bool is_slice(const Chip& chip) { return chip.is_tpu() || chip.kind == ChipKind::datacenter_gpu; }
+
+void decode_step_time(const InferenceSetup& s, DecodeFigures& f, const Steps& log) {
   Expr t_math = log.sym("T_{math}", f.t_math_s), t_w = log.sym("T_w", f.t_weights_s);
   Expr t_comm = log.sym("T_{comm}", f.t_comm_s.value_or(0)), t_kv = log.sym("T_{kv}", f.t_kv_s);
   Expr mlp = max(t_math, t_w, t_comm);
@@ -200,7 +203,11 @@ void decode_step_time(DecodeFigures& f, const Steps& log) {
   f.step_s = step.value();
   f.mlp_bound = largest_term(f.t_weights_s, f.t_math_s, f.t_comm_s);
   f.bound = f.mlp_bound == "memory" || f.t_kv_s >= mlp.value() ? "memory" : f.mlp_bound;
-  Expr per_s = log.step("Tokens per second (slice)", "", log.sym("B", f.batch) / step, "tokens/s");
+  Expr per_s = log.step(is_slice(*s.chip) ? StepText("Tokens per second (the slice)")
+                        : f.chips == 1        ? StepText("Tokens per second (the device)")
+                                              : StepText("Tokens per second (the devices together)"),
+                        "",
+                        log.sym("B", f.batch) / step, "tokens/s");
   f.tokens_per_s = per_s.value();
   f.tokens_per_s_per_chip = log.step("Tokens per second per chip", "", per_s / log.sym("n", f.chips), "tokens/s").value();
 }
@@ -280,15 +287,17 @@ void decode_fit_warnings(const DecodeFigures& f, double free_raw, const Chip& ch
 // together"), its symbol "mem" where the memory is not HBM.
 // Empty when steps are not recorded (nothing is made per sweep point).
 struct MemoryWords {
-  std::string symbol, symbol_all, of_all, bandwidth_of_all, flops_of_all, left;
+  std::string symbol, symbol_all, of_all, bandwidth_of_all, flops_of_all, left, smallest_group;
 };
 MemoryWords memory_words(const Chip& chip) {
   MemoryWords w;
   std::string name = chip.memory_name();
   w.symbol = chip.memory_symbol();
   w.symbol_all = w.symbol + (chip.has_hbm() ? "_{slice}" : "_{all}");
-  bool slice = chip.is_tpu() || chip.kind == ChipKind::datacenter_gpu;
+  bool slice = is_slice(chip);
   std::string all = slice ? " of the slice" : " of the devices together";
+  w.smallest_group = slice ? "Smallest power-of-two slice that holds them"
+                           : "Smallest power-of-two number of devices that holds them";
   std::string capital = name;
   capital[0] = char(std::toupper(static_cast<unsigned char>(capital[0])));
   w.of_all = capital + all;
@@ -305,7 +314,7 @@ void decode_fit(const InferenceSetup& s, DecodeFigures& f, const Steps& log) {
   Expr n = log.sym("n", f.chips), hbm = log.sym(words.symbol, hbm_per_chip);
   Expr slice = log.step(words.of_all, words.symbol_all, n * hbm, "bytes");
   f.slice_hbm_bytes = slice.value();
-  f.slice_hbm_bytes_per_s = log.step(words.bandwidth_of_all, "", n * log.sym("W_{hbm}", s.W), "bytes/s").value();
+  f.slice_hbm_bytes_per_s = log.step(words.bandwidth_of_all, "", n * log.sym(s.W_symbol, s.W), "bytes/s").value();
   f.slice_flops_per_s = log.step(words.flops_of_all, "", n * log.sym("C", s.C), "FLOP/s").value();
   // Negative when the weights alone do not fit: the margin says by how much (fits is false).
   Expr weights = log.sym("\\text{bytes}_w", f.weight_bytes);
@@ -326,7 +335,7 @@ void decode_fit(const InferenceSetup& s, DecodeFigures& f, const Steps& log) {
   f.chips_for_batch = for_batch.value();
   Expr whole = log.step("Whole chips to hold weights + KV", "", ceil(for_batch), "chips");
   f.min_chips_for_batch = whole.value();
-  f.min_slice_chips = log.step("Smallest power-of-two slice that holds them", "",
+  f.min_slice_chips = log.step(words.smallest_group, "",
                                pow(2, ceil(log2(whole))), "chips").value();
   f.fits = f.held_bytes <= f.slice_hbm_bytes * (1 + 1e-12);
   decode_fit_warnings(f, free.value(), *s.chip, log);
@@ -336,15 +345,16 @@ void decode_matmul(const InferenceSetup& s, DecodeFigures& f, const std::optiona
                    const Steps& log) {
   if (!s.model.dims) return;
   Expr D = log.sym("D", s.model.dims->D), F = log.sym("F", s.model.mlp_width()), n = log.sym("n", f.chips);
-  Expr B = log.sym("B", f.batch), C = log.sym("C", s.C), W = log.sym("W_{hbm}", s.W);
+  Expr B = log.sym("B", f.batch), C = log.sym("C", s.C), W = log.sym(s.W_symbol, s.W);
   Expr b_w = log.sym("b_w", s.w), b_a = log.sym("b_a", s.a);
   f.matmul_t_math_s = log.step("One D×F matmul: math", "", 2 * B * D * F / (n * C), "s").value();
   f.matmul_t_weights_s = log.step("One D×F matmul: weight load", "", b_w * D * F / (n * W), "s").value();
   if (fabric) {
-    Expr M = log.sym("M", s.axes_tp), W_ici = log.sym("W_{ici}", fabric->bytes_per_s);
-    Expr comm = f.chips == 1 ? Expr(0) : log.sym("V", *f.activation_bytes) / (M * W_ici);
-    f.matmul_t_comm_s =
-        log.step(log.on() ? over("One D×F matmul: activation collective over ", *fabric) : std::string(), "", comm, "s").value();
+    Expr M = log.sym("M", s.axes_tp), W_ici = log.sym(fabric->symbol, fabric->bytes_per_s);
+    if (f.chips > 1) {
+      f.matmul_t_comm_s = log.step(log.on() ? over("One D×F matmul: activation collective over ", *fabric) : std::string(), "",
+                                   log.sym("V", *f.activation_bytes) / (M * W_ici), "s").value();
+    }
     f.max_model_parallelism =
         log.step(log.on() ? over("Model-parallel width before the collectives over ", *fabric) + " outlast the matmul"
                           : std::string(), "",
@@ -355,7 +365,7 @@ void decode_matmul(const InferenceSetup& s, DecodeFigures& f, const std::optiona
 
 void decode_limits(const InferenceSetup& s, DecodeFigures& f, const Steps& log) {
   double ratio = s.model.experts_per_active();
-  Expr B = frac(log.sym("C", s.C) * log.sym("b_w", s.w), 2 * log.sym("W_{hbm}", s.W));
+  Expr B = frac(log.sym("C", s.C) * log.sym("b_w", s.w), 2 * log.sym(s.W_symbol, s.W));
   if (ratio != 1) B = B * frac(log.sym("E", s.model.dims->E), log.sym("k", s.model.dims->k));
   f.critical_batch = log.step("Critical batch (B ≪ D, F)", "B^*", B, "sequences").value();
 }
@@ -452,20 +462,20 @@ void decode_sharding_warnings(const InferenceSetup& s, const DecodeFigures& f, c
 std::optional<ParallelFabric> model_parallel_fabric(const Chip& chip, double chips) {
   if (chip.is_tpu()) {
     if (tpu_pod_span(chip, chips).beyond && chip.dcn_bytes_per_s) {
-      return ParallelFabric{"DCN", *chip.dcn_bytes_per_s, *chip.dcn_bytes_per_s, std::nullopt};
+      return ParallelFabric{"DCN", "W_{dcn}", *chip.dcn_bytes_per_s, *chip.dcn_bytes_per_s, std::nullopt};
     }
     auto link = chip.ici_link_bytes_per_s;
     if (!link) return std::nullopt;
-    return ParallelFabric{"ICI", 2 * *link, *link, chip.ici_hop_latency_s};
+    return ParallelFabric{"ICI", "W_{ici}", 2 * *link, *link, chip.ici_hop_latency_s};
   }
   auto nvlink = chip.nvlink_bytes_per_s, node = chip.node_gpus, ib = chip.ib_bytes_per_s;
-  if (nvlink && (!node || chips <= *node)) return ParallelFabric{"NVLink", *nvlink, *nvlink, std::nullopt};
-  if (ib) return ParallelFabric{"InfiniBand", *ib, *ib, std::nullopt};
+  if (nvlink && (!node || chips <= *node)) return ParallelFabric{"NVLink", "W_{nvlink}", *nvlink, *nvlink, std::nullopt};
+  if (ib) return ParallelFabric{"InfiniBand", "W_{ib}", *ib, *ib, std::nullopt};
   // Workstation and consumer cards with no NVLink (or more of them than a bridge joins) reach each
   // other over PCIe: each card's own link, both ways at once, is what a ring of them can use.
   bool card = chip.kind == ChipKind::workstation_gpu || chip.kind == ChipKind::consumer_gpu;
   if (card && chip.pcie_bytes_per_s) {
-    return ParallelFabric{"PCIe (each card's link, one way)", *chip.pcie_bytes_per_s, *chip.pcie_bytes_per_s,
+    return ParallelFabric{"PCIe (each card's link, one way)", "W_{pcie}", *chip.pcie_bytes_per_s, *chip.pcie_bytes_per_s,
                           std::nullopt};
   }
   return std::nullopt;
@@ -482,6 +492,7 @@ InferenceSetup read_inference_setup(const Args& args) {
   s.compute = compute_rate(args, *s.chip);
   s.C = s.compute.flops_per_s;
   s.W = s.chip->need(&Chip::hbm_bytes_per_s, "reading weights and the KV cache is priced at it");
+  if (!s.chip->has_hbm()) s.W_symbol = "W_{mem}";
   s.ws2d = args.has("sharding") && args.str("sharding") == "2d_weight_stationary";
   s.axes_tp = args.has("axes_tp") ? args.num("axes_tp") : 1;
   s.model = read_served_model(args, s.kv);
@@ -547,7 +558,7 @@ PrefillFigures prefill_step(const InferenceSetup& s, double tokens, double chips
   const ServedModel& m = s.model;
   PrefillFigures f;
   f.tokens = tokens;
-  Expr T = log.sym("T", tokens), n = log.sym("n", chips), C = log.sym("C", s.C), W = log.sym("W_{hbm}", s.W);
+  Expr T = log.sym("T", tokens), n = log.sym("n", chips), C = log.sym("C", s.C), W = log.sym(s.W_symbol, s.W);
   Expr flops = log.step("Prefill FLOPs (attention FLOPs ignored)", "\\text{FLOPs}",
                         2 * log.sym("P_{active}", m.params_active) * T, "FLOPs");
   f.flops = flops.value();
@@ -591,7 +602,7 @@ DecodeFigures decode_step(const InferenceSetup& s, double batch, double chips, d
   // The fabric the model-parallel collectives cross, for the comms and the matmul figures.
   std::optional<ParallelFabric> fabric = model_parallel_fabric(*s.chip, chips);
   decode_comm(s, f, fabric, log);
-  decode_step_time(f, log);
+  decode_step_time(s, f, log);
   decode_limits(s, f, log);
   decode_flips(s, f, log);
   decode_fit(s, f, log);

@@ -34,7 +34,8 @@ struct ServedModel {
 // NVLink inside a node, else InfiniBand; a workstation or consumer card's PCIe.
 struct ParallelFabric {
   std::string_view name;                // for people: "ICI", "NVLink", "InfiniBand", "DCN" (TPU chips beyond a pod), "PCIe (…)"
-  double bytes_per_s = 0;               // W_ici in the book's formulas
+  std::string_view symbol;              // its bandwidth's symbol by the link: W_{ici}, W_{nvlink}, W_{ib}, W_{dcn}, W_{pcie}
+  double bytes_per_s = 0;               // W_ici in the book's formulas (the link's own symbol in the steps)
   double link_bytes_per_s = 0;          // one-way, one link (latency threshold)
   std::optional<double> hop_latency_s;  // null where the chip gives none
 };
@@ -47,6 +48,7 @@ struct InferenceSetup {
   ComputeRate compute;  // the dtype the math is priced at, and a note when it is not the one asked for
   double C = 0;    // FLOP/s per chip at compute.dtype
   double W = 0;    // HBM bytes/s per chip
+  StepText W_symbol = "W_{hbm}";  // its symbol: W_{hbm} on HBM parts, W_{mem} on a card's GDDR, a Mac's or a CPU's memory
   double hbm = 0;  // HBM bytes per chip
   bool ws2d = false;
   double axes_tp = 1;

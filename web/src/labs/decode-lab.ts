@@ -46,7 +46,9 @@ export class DecodeLab extends LabElement<'decode'> {
   ];
   readonly hint = 'Try this: drag the batch up from 1 and watch the weight matmuls flip at the marked batch; then raise the context to 8192 and watch the KV reads take over.';
   readonly outputs: OutputSpec<'decode'>[] = [
-    'step_s', 'tokens_per_s', 'tokens_per_s_per_chip', 't_weights_s', 't_kv_s', 't_math_s', 't_comm_s',
+    'step_s', 'tokens_per_s', 'tokens_per_s_per_chip', 't_weights_s', 't_kv_s', 't_math_s',
+    // one device exchanges nothing: the engine gives no comms time there, and the row says so
+    { name: 't_comm_s', none: (r) => (num(r.inputs.chips) === 1 ? `none: ${this.onOwnDevice() ? 'one device' : 'one chip'} has no model-parallel collectives` : null) },
     'mlp_flip_batch', 'critical_batch', 'kv_crossover_batch', 'max_batch', 'min_chips', 'weight_bytes',
     'kv_bytes_per_sequence', 'free_hbm_bytes', 'experts_read_share', 'all_experts_batch',
   ];

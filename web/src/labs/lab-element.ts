@@ -30,8 +30,10 @@ export { nextTask } from './chart';
 /** An output of calculator C, by its declared name (checked against the engine's schema). */
 export type OutputName<C extends CalculatorName> = Extract<keyof CalculatorOutputs[C], string>;
 /** An output to list: its name (the engine's label is shown), or a name with what to say where
- *  the engine gives none (`missing`: why, in words) and, rarely, other words than the engine's. */
-export type OutputSpec<C extends CalculatorName> = OutputName<C> | { name: OutputName<C>; label?: string; missing?: string };
+ *  the engine gives none (`missing`: why it is not available, in words; `none`: the words that
+ *  stand in its place where the empty output is itself the answer, e.g. no comms on one device)
+ *  and, rarely, other words than the engine's. */
+export type OutputSpec<C extends CalculatorName> = OutputName<C> | { name: OutputName<C>; label?: string; missing?: string; none?: (r: LabResult<C>) => string | null };
 /** A result of calculator C: its outputs typed by the engine's declarations. */
 export type LabResult<C extends CalculatorName> = Omit<Result, 'outputs'> & { outputs: CalculatorOutputs[C] & Record<string, unknown> };
 
@@ -393,10 +395,12 @@ export abstract class LabElement<C extends CalculatorName = CalculatorName> exte
    *  output the engine leaves empty is left out, or says why where the lab can. */
   protected renderOutputs(r: LabResult<C>): TemplateResult {
     const specs = (this.outputs ?? Object.keys(r.outputs).filter((k) => ['number', 'string'].includes(typeof r.outputs[k])) as OutputName<C>[])
-      .map((s) => (typeof s === 'string' ? { name: s } : s) as { name: OutputName<C>; label?: string; missing?: string })
-      .filter((s) => r.outputs[s.name] != null || s.missing);
+      .map((s) => (typeof s === 'string' ? { name: s } : s) as { name: OutputName<C>; label?: string; missing?: string; none?: (r: LabResult<C>) => string | null })
+      .map((s) => ({ ...s, noneText: r.outputs[s.name] == null && s.none ? s.none(r) : null }))
+      .filter((s) => r.outputs[s.name] != null || s.missing || s.noneText);
     const bytes = specs.some((s) => this.engine!.unitOf(r, s.name) === 'bytes');
-    return html`<dl class="lab-outputs">${specs.map((s) => html`<div data-out=${s.name}><dt>${cap(s.label ?? this.outputLabel(s.name))}${this.technical ? html` <code class="o-name">(${s.name})</code>` : nothing}</dt><dd>${r.outputs[s.name] == null ? html`<span class="na">not available: ${s.missing}</span>` : this.fmt(s.name)}</dd></div>`)}</dl>
+    const empty = (s: { missing?: string; noneText: string | null }) => (s.noneText ? html`<span class="none">${s.noneText}</span>` : html`<span class="na">not available: ${s.missing}</span>`);
+    return html`<dl class="lab-outputs">${specs.map((s) => html`<div data-out=${s.name}><dt>${cap(s.label ?? this.outputLabel(s.name))}${this.technical ? html` <code class="o-name">(${s.name})</code>` : nothing}</dt><dd>${r.outputs[s.name] == null ? empty(s) : this.fmt(s.name)}</dd></div>`)}</dl>
       ${bytes ? this.renderMemoryUnits() : nothing}`;
   }
   /** Memory is shown in decimal units, said once in words: with the chip's own memory where that
