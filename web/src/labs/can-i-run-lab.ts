@@ -63,9 +63,9 @@ export class CanIRunLab extends LabElement<'local_inference'> {
     if (used.length < 2) return nothing;
     const f = (v: number, u: string) => this.engine!.format(v, u);
     return html`<p class="cir-tiers-title" id=${this.tiersId}>Where the model lives, and what each place costs per token step</p>
-      <div class="cir-tiers-wrap" role="region" aria-labelledby=${this.tiersId} tabindex="0"><table class="cir-tiers">
+      <div class="cir-tiers-wrap" role="region" aria-labelledby=${this.tiersId} tabindex="0"><table class="cir-tiers cir-stack">
       <thead><tr><th scope="col">tier</th><th scope="col">holds</th><th scope="col">share</th><th scope="col">bandwidth</th><th scope="col">time per step</th></tr></thead>
-      <tbody>${used.map((t) => html`<tr data-tier=${t.tier}><th scope="row">${t.label}</th><td>${f(t.stored_bytes, 'bytes')}</td><td>${f(t.stored_share * 100, 'count')} %</td><td>${f(t.bytes_per_s, 'bytes/s')}</td><td>${f(t.t_s, 's')}</td></tr>`)}</tbody>
+      <tbody>${used.map((t) => html`<tr data-tier=${t.tier}><th scope="row">${t.label}</th><td data-label="holds">${f(t.stored_bytes, 'bytes')}</td><td data-label="share">${f(t.stored_share * 100, 'count')} %</td><td data-label="bandwidth">${f(t.bytes_per_s, 'bytes/s')}</td><td data-label="time per step">${f(t.t_s, 's')}</td></tr>`)}</tbody>
     </table></div>`;
   }
 
@@ -95,11 +95,11 @@ export class CanIRunLab extends LabElement<'local_inference'> {
       return { m, r: isError(r) ? null : r };
     }).filter((x): x is { m: PublishedRun; r: Result } => x.r !== null);
     return html`<div class="cir-published"><p><strong>Published measurements</strong> of this device, model and format, beside the bound:</p>
-      <div class="cir-tiers-wrap" role="region" aria-label="Published measurements" tabindex="0"><table class="cir-tiers">
+      <div class="cir-tiers-wrap" role="region" aria-label="Published measurements" tabindex="0"><table class="cir-tiers cir-stack">
       <thead><tr><th scope="col">run</th><th scope="col">context</th><th scope="col">measured</th><th scope="col">bound</th><th scope="col">measured / bound</th></tr></thead>
       <tbody>${rows.map(({ m, r }) => html`<tr data-measurement=${m.id}><th scope="row"><a href=${m.source.url} title=${`${m.software}; ${m.source.where}`}>${m.hardware}</a></th>
-        <td>${e.format(num(m.inputs.context), 'count')}</td><td>${e.format(m.measured.value, 'tokens/s')}</td>
-        <td>${e.format(num(r.outputs.tokens_per_s), 'tokens/s')}</td><td>${e.format(num(r.outputs.measured_share_of_bound) * 100, 'count')} %</td></tr>`)}</tbody>
+        <td data-label="context">${e.format(num(m.inputs.context), 'count')}</td><td data-label="measured">${e.format(m.measured.value, 'tokens/s')}</td>
+        <td data-label="bound">${e.format(num(r.outputs.tokens_per_s), 'tokens/s')}</td><td data-label="measured / bound">${e.format(num(r.outputs.measured_share_of_bound) * 100, 'count')} %</td></tr>`)}</tbody>
       </table></div></div>`;
   }
 
