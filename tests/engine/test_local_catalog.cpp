@@ -366,4 +366,75 @@ TEST(LocalInference, TwoCardsAddTheirMemoryAndALayerSplitTheirTurns) {
   EXPECT_NE(mac.json.find("\"devices\""), std::string::npos) << mac.json;
 }
 
+// Mixed devices (issue 35 §3): a layer split over an RTX 4090 and a card of another kind. Each
+// device holds layers in proportion to its usable memory less its 1 GiB overhead, and reads them
+// at its own bandwidth in its turn, so a token step at batch 1 is the sum of the stages.
+//
+// RTX 4090 + RTX 3090, LLaMA-3 70B in Q4_K_M, 8k fp16 context: both cards have 24 GiB
+// (25,769,803,776 bytes), so each holds half. The step reads 70,553,698,304 × 4.84 / 8 =
+// 42,684,987,473.92 weight bytes + 80 × 8 × 128 × 2 × 2 × 8192 = 2,684,354,560 KV bytes =
+// 45,369,342,033.92 bytes; stage 1 reads half at 1.008e12 B/s = 0.0225046 s, stage 2 half at
+// 0.936e12 B/s = 0.0242358 s; their sum 0.0467404 s is 21.39 tokens/s (one 4090 alone could not
+// hold the model; two 3090s in turn: 45.37e9 / 0.936e12 = 0.0484715 s).
+//
+// RTX 4090 + RTX 4060 Ti 16 GB, LLaMA-3 70B in Q3_K_M, 4k context: rooms 23 GiB and 15 GiB, so
+// shares 23/38 and 15/38. Bytes read 34,483,120,046.08 + 1,342,177,280 = 35,825,297,326.08;
+// stage 1: 23/38 × 35,825,297,326.08 / 1.008e12 = 0.0215116 s; stage 2: 15/38 × … / 0.288e12 =
+// 0.0491027 s; sum 0.0706143 s, 14.16 tokens/s: the slower card's stage is two thirds of the step.
+TEST(LocalInference, MixedCardsSplitLayersByMemoryAndAddTheirStages) {
+  json a = local({{"chip", "rtx-4090"}, {"other_devices", {"rtx-3090"}}, {"model", "llama3-70b"},
+                  {"weight_format", "q4_k_m"}, {"context", 8192}});
+  ASSERT_EQ(a["devices"].size(), 2u);
+  EXPECT_TRUE(a["fits"].get<bool>());
+  EXPECT_DOUBLE_EQ(a["usable_bytes"].get<double>(), 2 * 25769803776.0);
+  EXPECT_NEAR(a["read_bytes_per_step"].get<double>(), 45369342033.92, 1e-3);
+  for (int i : {0, 1}) EXPECT_DOUBLE_EQ(a["devices"][i]["layer_share"].get<double>(), 0.5);
+  EXPECT_EQ(a["devices"][0]["chip"], "rtx-4090");
+  EXPECT_EQ(a["devices"][1]["chip"], "rtx-3090");
+  EXPECT_NEAR(a["devices"][0]["t_s"].get<double>(), 45369342033.92 / 2 / 1.008e12, 1e-12);
+  EXPECT_NEAR(a["devices"][1]["t_s"].get<double>(), 45369342033.92 / 2 / 0.936e12, 1e-12);
+  EXPECT_NEAR(a["step_s"].get<double>(), 0.0467403935789, 1e-12);
+  EXPECT_NEAR(a["tokens_per_s"].get<double>(), 21.3947706348, 1e-9);
+  // each device's meter: its half of the weights and cache plus its own overhead, in its 24 GiB
+  EXPECT_NEAR(a["devices"][1]["needed_bytes"].get<double>(), 1073741824 + 45369342033.92 / 2, 1e-3);
+  EXPECT_TRUE(a["devices"][1]["fits"].get<bool>());
+  // the same pair, identical: two 3090s read every byte at 0.936e12 in turn (the one definition)
+  json twins = local({{"chip", "rtx-3090"}, {"devices", 2}, {"model", "llama3-70b"}, {"weight_format", "q4_k_m"}, {"context", 8192}});
+  EXPECT_NEAR(twins["step_s"].get<double>(), 45369342033.92 / 0.936e12, 1e-12);
+  EXPECT_NEAR(twins["devices"][0]["t_s"].get<double>() + twins["devices"][1]["t_s"].get<double>(), twins["step_s"].get<double>(), 1e-12);
+
+  json b = local({{"chip", "rtx-4090"}, {"other_devices", {"rtx-4060-ti-16gb"}}, {"model", "llama3-70b"},
+                  {"weight_format", "q3_k_m"}, {"context", 4096}});
+  EXPECT_NEAR(b["devices"][0]["layer_share"].get<double>(), 23.0 / 38, 1e-15);
+  EXPECT_NEAR(b["devices"][1]["layer_share"].get<double>(), 15.0 / 38, 1e-15);
+  EXPECT_NEAR(b["devices"][0]["t_s"].get<double>(), 0.0215116395, 1e-9);
+  EXPECT_NEAR(b["devices"][1]["t_s"].get<double>(), 0.0491026553, 1e-9);
+  EXPECT_NEAR(b["step_s"].get<double>(), 0.0706142948, 1e-9);
+  // shares as given (llama.cpp's --tensor-split 3,1): the 4090 fills first and sets what fits
+  json c = local({{"chip", "rtx-4090"}, {"other_devices", {"rtx-4060-ti-16gb"}}, {"layer_shares", {3, 1}},
+                  {"model", "llama3-70b"}, {"weight_format", "q3_k_m"}, {"context", 4096}});
+  EXPECT_FALSE(c["fits"].get<bool>()) << "three quarters of 35.8 GB do not fit in 23 GiB";
+  EXPECT_NEAR(c["margin_bytes"].get<double>(), 24696061952.0 / 0.75 - 35825297326.08, 1e-3);
+  EXPECT_FALSE(c["devices"][0]["fits"].get<bool>());
+  EXPECT_TRUE(c["devices"][1]["fits"].get<bool>());
+}
+
+TEST(LocalInference, MixedCardsRefuseBadListsInWords) {
+  auto refused = [](const json& in, const std::string& param, const std::string& words) {
+    scalelab::Evaluation e = scalelab::evaluate("local_inference", in.dump());
+    EXPECT_EQ(e.status, scalelab::Status::bad_input) << in.dump();
+    json err = json::parse(e.json)["error"];
+    EXPECT_EQ(err["param"], param) << e.json;
+    EXPECT_NE(err["message"].get<std::string>().find(words), std::string::npos) << e.json;
+  };
+  refused({{"other_devices", {"rtx-9999"}}}, "other_devices[0]", "unknown chip \"rtx-9999\"");
+  refused({{"other_devices", json::array()}}, "other_devices", "between 1 and 7 items, got 0");
+  refused({{"devices", 4}, {"other_devices", {"rtx-3090", "rtx-3090", "rtx-3090", "rtx-3090", "rtx-3090"}}},
+          "other_devices", "4 of GeForce RTX 4090 and 5 more make 9");
+  refused({{"other_devices", {"apple-m3-ultra"}}}, "other_devices", "is not a discrete GPU");
+  refused({{"chip", "apple-m3-ultra"}, {"other_devices", {"rtx-3090"}}}, "other_devices", "cannot join");
+  refused({{"other_devices", {"rtx-3090"}}, {"layer_shares", {1}}}, "layer_shares", "gives 1 share for 2 devices");
+  refused({{"other_devices", {"rtx-3090"}}, {"split", "row"}}, "other_devices", "needs split \"layer\"");
+}
+
 }  // namespace

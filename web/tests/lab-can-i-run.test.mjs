@@ -3,7 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, launch, watchedPage, axe } from './harness.mjs';
-import { evaluate, expected, clean, labHelpers, shown } from './lab-helpers.mjs';
+import { engine, evaluate, expected, clean, labHelpers, shown } from './lab-helpers.mjs';
 
 const EL = 'sl-can-i-run-lab';
 const LAB = '/labs/can-i-run/';
@@ -116,6 +116,20 @@ test('two GPUs hold what one cannot, split by layers or rows; an MoE spills its 
   await choose(page, 'split', 'row');
   p = { ...p, split: 'row' };
   for (const name of ['tokens_per_s', 't_comm_s']) assert.equal(await out(page, name), expected(CALC, p, name), name);
+  // a 4090 beside a 3090 (issue 35): layers by memory, a meter per card, the stages added up
+  await page.goto(server.url + LAB + '?chip=rtx-4090&model=llama3-70b&weight_format=q4_k_m&with=rtx-3090');
+  await ready(page);
+  p = { chip: 'rtx-4090', model: 'llama3-70b', weight_format: 'q4_k_m', other_devices: ['rtx-3090'] };
+  const mixed = evaluate(CALC, p).outputs;
+  assert.match(await verdict(page), /It fits on GeForce RTX 4090 \+ GeForce RTX 3090/);
+  assert.equal(await out(page, 'tokens_per_s'), expected(CALC, p, 'tokens_per_s'));
+  const cards = page.locator(`${EL} .cir-device`);
+  assert.deepEqual(await cards.evaluateAll((d) => d.map((x) => x.dataset.chip)), ['rtx-4090', 'rtx-3090']);
+  assert.match(await cards.nth(1).locator('.cir-meter').getAttribute('aria-label'), /^Device 2, GeForce RTX 3090: weights /);
+  assert.ok((await page.locator(`${EL} .cir-stages`).innerText()).includes(engine.formatQuantity(mixed.step_s, 's')));
+  await page.locator(`${EL} [data-key="other_devices"] select`).selectOption('');
+  await rendered(page);
+  assert.match(await verdict(page), /does not fit on the GeForce RTX 4090/);
   // gpt-oss-120b beside one 24 GB card: its experts in system RAM read faster than whole layers there
   await page.goto(server.url + LAB + '?chip=rtx-3090&model=gpt-oss-120b&weight_format=mxfp4');
   await ready(page);

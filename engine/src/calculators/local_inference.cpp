@@ -1,7 +1,8 @@
-// `local_inference` (ch 7, and the reader's own machine): one model on one device at a weight
-// and KV-cache format. Memory (weights + KV + runtime overhead) against the device's usable
-// memory; what does not fit spills to system RAM, then to SSD; the decode step reads each
-// tier's bytes at that tier's bandwidth. Tokens/s and time-to-first-token bounds, the binding
+// `local_inference` (ch 7, and the reader's own machine): one model on one device, or split over
+// several (identical, or of several kinds by layers), at a weight and KV-cache format. Memory
+// (weights + KV + runtime overhead) against the devices' usable memory; what does not fit spills
+// to system RAM, then to SSD; the decode step reads each tier's bytes at that tier's bandwidth
+// (a layer split's devices in turn, each at its own). Tokens/s and time-to-first-token bounds, the binding
 // term, and the first change that would make it fit or run faster.
 #include <algorithm>
 #include <array>
@@ -92,13 +93,109 @@ WeightRead weight_read(const Model& m, double tokens, Result& r) {
   return w;
 }
 
+// One device of a layer split: the chip's own (`devices` of them) and then other_devices, in order.
+// Each holds its share of the layers (of their weights and KV cache) in its usable memory less the
+// runtime overhead, and reads them at its own bandwidth in its turn.
+struct Device {
+  std::shared_ptr<const Chip> chip;
+  double usable = 0, room = 0, bytes_per_s = 0, share = 0;
+  MatmulRate rate = {};
+  double stored = 0, kv = 0, read = 0, t_s = 0;
+};
+
 struct Memory {
-  double devices = 1;  // identical devices the model is split over (their memory adds up)
+  double devices = 1;  // devices the model is split over (their memory adds up)
+  bool mixed = false;  // other_devices given, or layer_shares: each device described on its own
+  std::vector<Device> list;
   double weight_bytes = 0, kv_bytes_per_token = 0, kv_bytes_per_layer_token = 0, kv_bytes = 0, overhead = 0,
          needed = 0;
   double share = 1, usable = 0, margin = 0;
+  double room = 0;  // model bytes (weights and KV) the devices hold at their layer shares
   bool fits = false;
 };
+
+std::string numbered(const Device& d, std::size_t i) { return "device " + std::to_string(i + 1) + ", " + d.chip->name(); }
+
+// The devices of the split: `devices` copies of the chip, then other_devices (each a catalog id or
+// a chip object; discrete GPUs only, at most 8 in all).
+std::vector<Device> device_list(const Args& args) {
+  std::vector<Device> list;
+  auto chip = std::shared_ptr<const Chip>(std::shared_ptr<const Chip>(), &args.chip());
+  for (double i = 0; i < args.num("devices"); ++i) list.push_back(Device{.chip = chip});
+  if (!args.given("other_devices")) return list;
+  const json& others = args.raw("other_devices");
+  if (list.size() + others.size() > 8) {
+    throw InputError("other_devices", "holds too many devices: " + plain(double(list.size())) + " of " +
+                                          args.chip().name() + " and " + plain(double(others.size())) +
+                                          " more make " + plain(double(list.size() + others.size())) +
+                                          "; a layer split over several kinds of device is modelled for at most 8 devices in all");
+  }
+  for (std::size_t i = 0; i < others.size(); ++i) {
+    auto other = shared_chip(others[i], json());
+    if (!is_discrete(*other) || other->is_tpu()) {
+      throw InputError("other_devices", "device " + std::to_string(i + 1) + " of the list, " + other->name() +
+                                            ", is not a discrete GPU: a split over several devices is modelled for "
+                                            "GPUs that each bring their own memory");
+    }
+    list.push_back(Device{.chip = other});
+  }
+  return list;
+}
+
+// Each device's usable memory and its share of the layers: as given (layer_shares, llama.cpp's
+// --tensor-split), else in proportion to its memory less the runtime overhead (every device as
+// full as the others, as llama.cpp splits by free memory). K, the model bytes the devices hold,
+// is what fills the first of them: min_i (M_i - overhead) / s_i (at the default shares, their sum).
+void layer_shares(const Args& args, Memory& mem, double overhead, Result& r) {
+  std::string sum, sum_room;
+  double room_total = 0;
+  mem.usable = 0;
+  for (std::size_t i = 0; i < mem.list.size(); ++i) {
+    Device& d = mem.list[i];
+    double capacity = d.chip->need(&Chip::hbm_bytes, "the model must fit in the device's memory");
+    double share = usable_share(args, *d.chip);
+    std::string M = "M_{" + std::to_string(i + 1) + "}";
+    d.usable = r.step("Usable memory of " + numbered(d, i), M + " = \\text{capacity} \\times \\text{share}",
+                      times(capacity, share), capacity * share, "bytes");
+    d.room = std::max(0.0, d.usable - overhead);
+    mem.usable += d.usable;
+    room_total += d.room;
+    sum += (i ? " + " : "") + tex(d.usable);
+    sum_room += (i ? " + " : "") + tex(d.room);
+  }
+  mem.usable = r.step("Usable memory of the devices", "\\sum_i M_i", sum, mem.usable, "bytes");
+  std::size_t n = mem.list.size();
+  if (args.given("layer_shares")) {
+    const json& given = args.raw("layer_shares");
+    if (given.size() != n) {
+      throw InputError("layer_shares", "gives " + plain(double(given.size())) + (given.size() == 1 ? " share" : " shares") +
+                                           " for " + plain(double(n)) + " devices: give one share per device, in order "
+                                           "(the chip's devices, then other_devices)");
+    }
+    double total = 0;
+    for (const json& g : given) total += g.get<double>();
+    mem.room = INFINITY;
+    for (std::size_t i = 0; i < n; ++i) {
+      Device& d = mem.list[i];
+      double g = given[i].get<double>();
+      d.share = r.step("Layer share of " + numbered(d, i) + " (as given)", "s_{" + std::to_string(i + 1) + "}",
+                       tex(g) + " / " + tex(total), g / total, "ratio");
+      mem.room = std::min(mem.room, d.room / d.share);
+    }
+    mem.room = r.step("Model bytes the devices hold at these shares (the first to fill sets it)",
+                      "K = \\min_i (M_i - \\text{overhead}) / s_i", tex(mem.room), mem.room, "bytes");
+    return;
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    Device& d = mem.list[i];
+    d.share = room_total > 0
+                  ? r.step("Layer share of " + numbered(d, i) + " (in proportion to its memory less the overhead)",
+                           "s_{" + std::to_string(i + 1) + "} = (M_{" + std::to_string(i + 1) + "} - \\text{overhead}) / \\sum_j (M_j - \\text{overhead})",
+                           tex(d.room) + " / (" + sum_room + ")", d.room / room_total, "ratio")
+                  : 1.0 / double(n);
+  }
+  mem.room = r.step("Model bytes the devices hold", "K = \\sum_i (M_i - \\text{overhead})", sum_room, room_total, "bytes");
+}
 
 // The KV cache of all users: each token of a global layer's cache, at most the window (and the
 // sinks) of a local layer's, at the format's bytes a token and layer (MLA: its latent).
@@ -115,8 +212,11 @@ Memory memory(const Args& args, const Model& m, const Format& w, const Format& k
   mem.kv_bytes_per_layer_token = kv_layer.value();
   mem.kv_bytes = r.step("KV cache of all users (" + kv.name + ")", "\\text{KV}", r.sym("U", users) * held * kv_layer,
                         "bytes").value();
-  mem.devices = args.num("devices");
-  mem.overhead = args.num("overhead_bytes");
+  mem.list = device_list(args);
+  mem.devices = double(mem.list.size());
+  mem.mixed = args.given("other_devices") || args.given("layer_shares");
+  double one_overhead = args.num("overhead_bytes");
+  mem.overhead = one_overhead;
   if (mem.devices > 1) {
     mem.overhead = r.step("Runtime overhead on every device", "n \\times \\text{overhead}", times(mem.devices, mem.overhead),
                           mem.devices * mem.overhead, "bytes");
@@ -125,16 +225,34 @@ Memory memory(const Args& args, const Model& m, const Format& w, const Format& k
                       tex(mem.weight_bytes) + " + " + tex(mem.kv_bytes) + " + " + tex(mem.overhead),
                       mem.weight_bytes + mem.kv_bytes + mem.overhead, "bytes");
   mem.share = usable_share(args, chip);
-  double capacity = chip.need(&Chip::hbm_bytes, "the model must fit in the device's memory");
-  mem.usable = r.step("Usable device memory", "M = \\text{capacity} \\times \\text{share}",
-                      times(capacity, mem.share), capacity * mem.share, "bytes");
-  if (mem.devices > 1) {
-    mem.usable = r.step("Usable memory of the devices", "n \\times M", times(mem.devices, mem.usable),
-                        mem.devices * mem.usable, "bytes");
+  if (!mem.mixed) {
+    double capacity = chip.need(&Chip::hbm_bytes, "the model must fit in the device's memory");
+    mem.usable = r.step("Usable device memory", "M = \\text{capacity} \\times \\text{share}",
+                        times(capacity, mem.share), capacity * mem.share, "bytes");
+    for (Device& d : mem.list) {
+      d.usable = mem.usable;
+      d.room = mem.usable - one_overhead;
+      d.share = 1 / mem.devices;
+    }
+    if (mem.devices > 1) {
+      mem.usable = r.step("Usable memory of the devices", "n \\times M", times(mem.devices, mem.usable),
+                          mem.devices * mem.usable, "bytes");
+    }
+    mem.room = mem.usable - mem.overhead;
+  } else {
+    layer_shares(args, mem, one_overhead, r);
   }
-  mem.margin = mem.usable - mem.needed;
+  mem.margin = mem.mixed ? mem.room - mem.weight_bytes - mem.kv_bytes : mem.usable - mem.needed;
   mem.fits = mem.margin >= 0;
-  if (mem.fits) {
+  if (mem.mixed) {
+    if (mem.fits) {
+      r.step("Free memory at these shares", "K - \\text{bytes}_w - \\text{KV}",
+             tex(mem.room) + " - " + tex(mem.weight_bytes) + " - " + tex(mem.kv_bytes), mem.margin, "bytes");
+    } else {
+      r.step("Shortfall at these shares (does not fit)", "\\text{bytes}_w + \\text{KV} - K",
+             tex(mem.weight_bytes) + " + " + tex(mem.kv_bytes) + " - " + tex(mem.room), -mem.margin, "bytes");
+    }
+  } else if (mem.fits) {
     r.step("Free memory", "M - \\text{needed}", tex(mem.usable) + " - " + tex(mem.needed), mem.margin, "bytes");
   } else {
     r.step("Shortfall (does not fit)", "\\text{needed} - M", tex(mem.needed) + " - " + tex(mem.usable), -mem.margin,
@@ -155,16 +273,33 @@ double spill_bandwidth(const Args& args, const Chip& chip) {
   return std::min(*pcie, ram);
 }
 
-std::vector<Tier> make_tiers(const Args& args, const Memory& mem) {
+// A layer split's devices read their layers in turn, each at its own bandwidth: the split reads its
+// bytes at 1 / sum_i (s_i / W_i), so that its time is the sum of the stages' times.
+double layer_split_bandwidth(Memory& mem, Result& r) {
+  std::string terms;
+  double sum = 0;
+  for (std::size_t i = 0; i < mem.list.size(); ++i) {
+    Device& d = mem.list[i];
+    d.bytes_per_s = d.chip->need(&Chip::hbm_bytes_per_s, "every decode step reads the weights from device memory");
+    sum += d.share / d.bytes_per_s;
+    terms += (i ? " + " : "") + tex(d.share) + " / " + tex(d.bytes_per_s);
+  }
+  return r.step("Bandwidth of the layer split (each device reads its layers in turn)",
+                "W_{split} = 1 / \\sum_i (s_i / W_i)", "1 / (" + terms + ")", 1 / sum, "bytes/s");
+}
+
+std::vector<Tier> make_tiers(const Args& args, Memory& mem, Result& r) {
   const Chip& chip = args.chip();
   double capacity = chip.need(&Chip::hbm_bytes, "the model must fit in the device's memory"),
          bw = chip.need(&Chip::hbm_bytes_per_s, "every decode step reads the weights from device memory");
   std::vector<Tier> tiers;
   // a layer split reads one device's layers after another's (one device's bandwidth at a time); a
   // row split reads a slice of every layer on every device at once
+  for (Device& d : mem.list) d.bytes_per_s = bw;
+  if (mem.mixed) bw = layer_split_bandwidth(mem, r);
   if (mem.devices > 1 && args.str("split") == "row") bw *= mem.devices;
   tiers.push_back({"device", mem.devices > 1 ? "memory of the devices" : "device memory",
-                   std::max(0.0, mem.usable - mem.overhead), bw});
+                   std::max(0.0, mem.room), bw});
   if (chip.is_tpu()) return tiers;  // no host-memory spill path (no_spill_on_tpu)
   if (is_discrete(chip)) {
     tiers.push_back({"ram", "system RAM", args.num("system_ram_bytes"), spill_bandwidth(args, chip)});
@@ -371,6 +506,66 @@ void output_expected(ChipKind kind, double step, double tokens, double ttft, con
   out_band(band, "local_inference", kind, settings, r);
 }
 
+// A layer split's matmuls run on each device in its turn, at its own rate: 1 / sum_i (s_i / C_i).
+double layer_split_rate(const Memory& mem, Result& r) {
+  std::string terms;
+  double sum = 0;
+  for (std::size_t i = 0; i < mem.list.size(); ++i) {
+    const Device& d = mem.list[i];
+    sum += d.share / d.rate.flops_per_s;
+    terms += (i ? " + " : "") + tex(d.share) + " / " + tex(d.rate.flops_per_s);
+  }
+  return r.step("Arithmetic rate of the layer split (each device runs its layers in turn)",
+                "C_{split} = 1 / \\sum_i (s_i / C_i)", "1 / (" + terms + ")", 1 / sum, "FLOP/s");
+}
+
+// Each device's stage of a token step: its share of what the devices hold and read, read at its
+// own bandwidth. A layer split's stages run one after another, so their times add up to the device
+// tier's time; a row split's (identical devices) run at once.
+void split_stages(Memory& mem, const Tier& device, Result& r) {
+  std::string terms, values;
+  double sum = 0;
+  for (std::size_t i = 0; i < mem.list.size(); ++i) {
+    Device& d = mem.list[i];
+    d.stored = device.stored * d.share;
+    d.read = device.read * d.share;
+    d.t_s = d.read / d.bytes_per_s;
+    if (mem.mixed) {
+      std::string n = std::to_string(i + 1);
+      d.t_s = r.step("Stage " + n + ": " + d.chip->name() + " reads its layers", "T_{" + n + "} = s_{" + n + "} \\, \\text{read} / W_{" + n + "}",
+                     tex(d.share) + " \\times " + tex(device.read) + " / " + tex(d.bytes_per_s), d.t_s, "s");
+      terms += (i ? " + " : "") + std::string("T_{") + n + "}";
+      values += (i ? " + " : "") + tex(d.t_s);
+      sum += d.t_s;
+    }
+  }
+  if (mem.mixed && device.read > 0) r.step("Read time of the devices (the stages in turn)", terms, values, sum, "s");
+}
+
+json devices_json(const Memory& mem) {
+  json list = json::array();
+  double resident = mem.weight_bytes + mem.kv_bytes, overhead = mem.overhead / mem.devices;
+  for (const Device& d : mem.list) {
+    double needed = overhead + d.share * resident, margin = d.usable - needed;
+    list.push_back({{"chip", d.chip->id()},
+                    {"name", d.chip->name()},
+                    {"layer_share", d.share},
+                    {"usable_bytes", d.usable},
+                    {"weight_bytes", d.share * mem.weight_bytes},
+                    {"kv_bytes", d.share * mem.kv_bytes},
+                    {"overhead_bytes", overhead},
+                    {"needed_bytes", needed},
+                    {"margin_bytes", margin},
+                    {"fits", margin >= 0},
+                    {"stored_bytes", d.stored},
+                    {"read_bytes", d.read},
+                    {"bytes_per_s", d.bytes_per_s},
+                    {"t_s", d.t_s},
+                    {"flops_per_s", d.rate.flops_per_s}});
+  }
+  return list;
+}
+
 // A TPU has no host-memory spill path in this model (its host's RAM and SSD are not tiers a decode
 // step reads from): the spill settings are refused there, each named in words.
 void no_spill_on_tpu(const Args& args, const Chip& chip) {
@@ -393,6 +588,18 @@ void compute(const Args& args, Result& r) {
     throw InputError("devices", "must be 1 on " + chip.name() + ": splitting a model over several devices is "
                                 "modelled for discrete GPUs, which each bring their own memory");
   }
+  if ((!is_discrete(chip) || chip.is_tpu()) && args.given("other_devices")) {
+    throw InputError("other_devices", "cannot join " + chip.name() + ": splitting a model over several devices is "
+                                      "modelled for discrete GPUs, which each bring their own memory; leave the list out");
+  }
+  if (args.str("split") == "row") {
+    for (const char* p : {"other_devices", "layer_shares"}) {
+      if (args.given(p)) {
+        throw InputError(p, "needs split \"layer\": a row split over devices of different speeds, or in unequal "
+                            "shares, is not modelled; choose \"layer\" or leave it out");
+      }
+    }
+  }
   no_spill_on_tpu(args, chip);
   if (!is_discrete(chip)) {
     for (const char* p : {"system_ram_bytes", "system_ram_bytes_per_s", "offload"}) {
@@ -404,7 +611,9 @@ void compute(const Args& args, Result& r) {
   MatmulRate rate = arithmetic_rate(chip, w, args.str("arithmetic"));
   WeightRead wr = weight_read(m, users, r);
   Memory mem = memory(args, m, w, kv, wr.params_total, r);
-  std::vector<Tier> tiers = make_tiers(args, mem);
+  std::vector<Tier> tiers = make_tiers(args, mem, r);
+  for (Device& d : mem.list) d.rate = mem.mixed ? arithmetic_rate(*d.chip, w, args.str("arithmetic")) : rate;
+  if (mem.mixed) rate.flops_per_s = layer_split_rate(mem, r);
   double resident = mem.weight_bytes + mem.kv_bytes;
   double weight_read_bytes =
       r.step("Weight bytes read per step", "P_{read} \\, b_w / 8", tex(wr.read_params()) + " \\times " + tex(w.bits) + " / 8",
@@ -431,6 +640,7 @@ void compute(const Args& args, Result& r) {
     parts.push_back({"", resident, read, 0});
   }
   double t_mem = place_and_read(tiers, parts, r);
+  split_stages(mem, tiers[0], r);
   double flops = r.step("FLOPs per step", "2 P_{active} U", "2 \\times " + times(wr.params_active, users),
                         2 * wr.params_active * users, "FLOPs");
   bool row = mem.devices > 1 && args.str("split") == "row";
@@ -493,8 +703,16 @@ void compute(const Args& args, Result& r) {
   Suggestion s = mem.fits ? suggest_speed(w, wr, mem, t_mem, bound, users)
                           : suggest_fit(args, mem, w, wr.params_total);
   if (!mem.fits) {
-    r.warn("Does not fit: " + gb(mem.needed) + " needed, " + gb(mem.usable) + " usable on " + chip.name() + " (" +
-           gb(-mem.margin) + " short); " +
+    std::string on = chip.name();
+    if (mem.mixed) {
+      on.clear();
+      for (const Device& d : mem.list) on += (on.empty() ? "" : " + ") + d.chip->name();
+    }
+    // layer shares as given can fill one device before the others: the shortfall is that device's
+    std::string why = args.given("layer_shares") && mem.needed <= mem.usable
+                          ? " (at these layer shares a device fills before the others: " + gb(-mem.margin) + " short)"
+                          : " (" + gb(-mem.margin) + " short)";
+    r.warn("Does not fit: " + gb(mem.needed) + " needed, " + gb(mem.usable) + " usable on " + on + why + "; " +
            (chip.is_tpu() ? "a TPU has no host-memory spill path in this model, so nothing spills: the times are "
                             "what the step would take if it fit."
                           : "the rest spills to slower memory, shown in the tiers."));
@@ -523,6 +741,7 @@ void compute(const Args& args, Result& r) {
   r.out("shortfall_bytes", mem.fits ? 0 : -mem.margin);
   r.out("fits", mem.fits);
   r.out("tiers", tiers_json(tiers, resident));
+  r.out("devices", devices_json(mem));
   r.out("device_stored_bytes", tiers[0].stored);
   r.out("spilled_bytes", resident - tiers[0].stored);
   r.out("read_bytes_per_step", read);
@@ -590,6 +809,14 @@ std::vector<Param> local_params() {
              {"CPU computes them", "GPU streams them (PCIe)"}),
       integer("devices", "count", 1, 16, 1,
               "identical GPUs the model is split over (their memory adds up; discrete GPUs only)", Scale::linear),
+      list("other_devices", params::chip(nullptr), 1, 7, nullptr,
+           "GPUs of other kinds beside the chip's devices, in order (catalog ids or chip objects; e.g. chip "
+           "rtx-4090 with [\"rtx-3090\"]): each holds whole layers and runs them in its turn at its own "
+           "bandwidth, llama.cpp's --split-mode layer over mixed cards; discrete GPUs only, at most 8 devices in all"),
+      list("layer_shares", positive("share", "ratio", 1e6, nullptr, "one device's share"), 1, 16, nullptr,
+           "share of the layers each device holds, in order (the chip's devices, then other_devices), as "
+           "llama.cpp's --tensor-split takes them (3,1: three quarters on the first); default: in proportion "
+           "to each device's usable memory less the overhead"),
       choice("split", {"layer", "row"}, "layer",
              "how several devices share the model: layer (each holds whole layers and runs them in turn, "
              "llama.cpp's default --split-mode layer: one device's bandwidth at a time) or row (each holds a "
@@ -615,7 +842,8 @@ Calculator make_local_inference() {
   return {"local_inference",
           "Local inference: can I run it?",
           {7},
-          "One model on one device at a weight and KV format: memory against usable memory, spill "
+          "One model on one device, or split over several (of one kind or mixed, by layers), at a weight "
+          "and KV format: memory against usable memory (per device), spill "
           "tiers (system RAM, SSD) with each tier's share of the decode step, tokens/s and time-to-"
           "first-token bounds with the binding term, and the first change that would make it fit "
           "or run faster.",

@@ -7,12 +7,17 @@
 import { html, nothing, type TemplateResult } from 'lit';
 import { defineLab, type LabResult, LabElement, type Control, type ControlSpec, type OutputSpec } from './lab-element';
 import { MODEL_PICKER } from './model-picker';
-import { memoryMeter, num } from './memory-meter';
+import { memoryMeter, meterOf, num } from './memory-meter';
 import { article } from './words';
 import { isError, type PublishedRun, type Result } from '../engine';
 import { publishedRuns } from '../published-runs';
 import { expectedLine } from './expected';
 
+/** one device of the split, as the engine lists it (its outputs' `devices`) */
+interface Device { chip: string; name: string; layer_share: number; usable_bytes: number; weight_bytes: number; kv_bytes: number; overhead_bytes: number; needed_bytes: number; margin_bytes: number; fits: boolean; t_s: number; bytes_per_s: number }
+/** the kinds of chip a card of another kind joins in this lab: a reader's own cards, each with its
+ *  own memory (the engine takes any discrete GPU; a desktop mixes these) */
+const CARD_KINDS = ['consumer-gpu', 'workstation-gpu'];
 interface Tier { tier: string; label: string; capacity_bytes: number | null; bytes_per_s: number; stored_bytes: number; stored_share: number; read_bytes: number; t_s: number }
 
 let tiersCounter = 0;
@@ -38,6 +43,32 @@ export class CanIRunLab extends LabElement<'local_inference'> {
   ];
 
   private readonly tiersId = `cir-tiers-${++tiersCounter}`;
+  /** a card of another kind beside the chip's (the engine's other_devices), kept in the URL as `with` */
+  private other: string | null = null;
+
+  protected applyExtraState(key: string, value: string): boolean {
+    if (key !== 'with') return false;
+    this.other = value || null;
+    return true;
+  }
+  protected extraQuery(): [string, string][] { return this.other && this.takesOther() ? [['with', this.other]] : []; }
+  /** a card of another kind joins a GPU, split by layers (a row split is for identical cards) */
+  private takesOther(): boolean { return CARD_KINDS.includes(this.state?.chipFacts?.kind ?? '') && this.values.get('split') !== 'row'; }
+  protected adjustParams(p: Record<string, unknown>) {
+    if (this.other && this.takesOther()) p.other_devices = [this.other];
+  }
+  protected renderExtraControls(): TemplateResult | typeof nothing {
+    if (!this.engine || !this.takesOther()) return nothing;
+    const cards = this.engine.chips.filter((c) => CARD_KINDS.includes(String(c.kind)));
+    const id = `${this.tiersId}-with`;
+    return html`<div class="control" data-key="other_devices">
+      <label for=${id}>a card of another kind beside it (each card holds layers in proportion to its memory)</label>
+      <select id=${id} @change=${(e: Event) => { this.other = (e.target as HTMLSelectElement).value || null; this.schedule(); }}>
+        <option value="" ?selected=${!this.other}>none</option>
+        ${cards.map((c) => html`<option value=${c.id} ?selected=${this.other === c.id}>${c.name}</option>`)}
+      </select>
+    </div>`;
+  }
 
   /** a TPU has no host memory a model spills to: the spill settings apply to GPUs, Macs and CPUs */
   protected controlApplies(c: Control): boolean | undefined {
@@ -50,11 +81,29 @@ export class CanIRunLab extends LabElement<'local_inference'> {
 
   private meter(r: LabResult<'local_inference'>): TemplateResult {
     const o = r.outputs;
+    const devices = (Array.isArray(o.devices) ? o.devices : []) as Device[];
+    if (devices.length > 1) return this.deviceMeters(r, devices);
     return memoryMeter(r, [
       { key: 'weights', label: 'weights', bytes: num(o.weight_bytes) },
       { key: 'kv', label: 'KV cache', bytes: num(o.kv_bytes) },
       { key: 'overhead', label: 'overhead', bytes: num(o.overhead_bytes) },
     ], (v) => this.engine!.format(v, 'bytes'));
+  }
+
+  /** One meter per device of a split: its share of the weights and KV cache and its own overhead
+   *  against its usable memory, and its stage of the token step (the stages add up at batch 1). */
+  private deviceMeters(r: LabResult<'local_inference'>, devices: Device[]): TemplateResult {
+    const f = (v: number, u: string) => this.engine!.format(v, u);
+    const row = r.inputs.split === 'row';
+    const stages = row ? html`The devices read their slices of every layer at once, so a token step takes as long as one of them.`
+      : html`The devices run their layers in turn, so a token step reads for the sum of their stages: ${devices.map((d, i) => html`${i ? ' + ' : ''}${f(d.t_s, 's')}`)} = ${f(devices.reduce((t, d) => t + d.t_s, 0), 's')}.`;
+    return html`<p class="cir-stages">${stages}</p><div class="cir-devices">${devices.map((d, i) => html`<div class="cir-device" data-device=${i} data-chip=${d.chip} data-fits=${String(d.fits)}>
+      <p class="cir-device-title"><strong>Device ${i + 1}: ${d.name}</strong> — ${f(d.layer_share * 100, 'count')} % of the layers; its stage of each token step reads them in ${f(d.t_s, 's')} at ${f(d.bytes_per_s, 'bytes/s')}.</p>
+      ${meterOf(d, [
+        { key: 'weights', label: 'weights', bytes: d.weight_bytes },
+        { key: 'kv', label: 'KV cache', bytes: d.kv_bytes },
+        { key: 'overhead', label: 'overhead', bytes: d.overhead_bytes },
+      ], (v) => f(v, 'bytes'), `Device ${i + 1}, ${d.name}`)}</div>`)}</div>`;
   }
 
   private tiers(r: LabResult<'local_inference'>): TemplateResult | typeof nothing {
@@ -110,7 +159,9 @@ export class CanIRunLab extends LabElement<'local_inference'> {
     const what = bound === 'compute' ? 'the arithmetic' : `reading ${tier ?? 'memory'}`;
     const devices = num(r.inputs.devices) || 1;
     const name = this.state.chipFacts?.name ?? 'this device';
-    const on = devices > 1 ? `${this.engine!.format(devices, 'count')} × ${name}` : `the ${name}`;
+    const split = (Array.isArray(o.devices) ? o.devices : []) as Device[];
+    const mixed = Array.isArray(r.inputs.other_devices) && split.length > 1;
+    const on = mixed ? split.map((d) => d.name).join(' + ') : devices > 1 ? `${this.engine!.format(devices, 'count')} × ${name}` : `the ${name}`;
     return html`${this.ownDeviceOffer()}<p class="verdict verdict-${bound}" data-fits=${String(o.fits)}>
       ${o.fits ? html`${this.fitWords(true, 'It fits', '')} on ${on}.` : html`${this.fitWords(false, '', 'It does not fit')} on ${on}: the rest spills to slower memory.`}
       At most ${this.fig('tokens_per_s')}, ${bound}-bound (${what} sets the pace);
