@@ -109,14 +109,20 @@ TEST(LocalCatalog, DecodeWarningsNameTheChipsMemory) {
     return json::parse(e.json)["warnings"].dump();
   };
   std::string card = warnings("rtx-4090"), h100 = warnings("h100");
-  EXPECT_NE(card.find("exceed the GDDR6X memory of 1 chip (25.8 GB)"), std::string::npos) << card;
+  // a card is one of the reader's own devices: "device", not "chip", and no slice
+  EXPECT_NE(card.find("exceed the GDDR6X memory of 1 device (25.8 GB): they need at least 6 devices"), std::string::npos) << card;
   EXPECT_EQ(card.find("HBM"), std::string::npos) << card;
   EXPECT_NE(h100.find("exceed the HBM of 1 chip (80 GB)"), std::string::npos) << h100;
   json fits = {{"chip", "rtx-4090"}, {"model", "llama3.1-8b"}, {"chips", 1}, {"batch", 4096}, {"context", 8192}};
   scalelab::Evaluation e = scalelab::evaluate("decode", fits.dump());
   ASSERT_EQ(e.status, scalelab::Status::ok) << e.message;
   std::string text = json::parse(e.json)["warnings"].dump();
-  EXPECT_NE(text.find("of GDDR6X memory on 1 chip"), std::string::npos) << text;
+  EXPECT_NE(text.find("of GDDR6X memory on 1 device"), std::string::npos) << text;
+  EXPECT_EQ(text.find("slice"), std::string::npos) << text;
+  // on a TPU the book's slice, with its article: "an 8-chip slice"
+  scalelab::Evaluation tpu = scalelab::evaluate("decode", json{{"chip", "tpu-v5e"}, {"model", "llama3-8b"}, {"chips", 4}, {"batch", 100}}.dump());
+  std::string slice = json::parse(tpu.json)["warnings"].dump();
+  EXPECT_NE(slice.find("This batch needs 8 chips (an 8-chip slice)"), std::string::npos) << slice;
   // The overflow is said in words, on any chip (no output identifier in the message).
   EXPECT_EQ(card.find("free_hbm_bytes"), std::string::npos) << card;
   EXPECT_NE(h100.find("They overflow it by"), std::string::npos) << h100;

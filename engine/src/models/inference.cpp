@@ -60,6 +60,12 @@ Word largest_term(double t_weights, double t_math, std::optional<double> t_comm)
 }
 
 std::string chips_text(double n) { return plain(n) + (n == 1 ? " chip" : " chips"); }
+std::string devices_text(double n) { return plain(n) + (n == 1 ? " device" : " devices"); }
+// "a" or "an" before a number as it is written: "an 8-chip slice", "an 11-chip", "a 16-chip".
+std::string article_for(double n) {
+  std::string w = plain(n);
+  return w[0] == '8' || w == "11" || w == "18" || w.rfind("11,", 0) == 0 || w.rfind("18,", 0) == 0 ? "an" : "a";
+}
 
 // A step's label naming the fabric: "... over ici" (made only when steps are recorded).
 std::string over(std::string_view label, const ParallelFabric& fabric) {
@@ -214,17 +220,19 @@ void decode_step_time(const InferenceSetup& s, DecodeFigures& f, const Steps& lo
 
 // numbers: weight bytes, chips, slice memory bytes, min chips, free memory bytes (negative);
 // argument: the chip's memory (Chip::memory_name).
+// Slice: the book's chips of a slice (a TPU, a datacenter GPU); else the reader's own devices.
+template <bool Slice>
 void weights_exceed_memory_warning(const Warning::Numbers& n, std::string_view memory, std::string& t) {
   t += "The weights alone (";
   append_quantity(n[0], "bytes", t);
   t += ") exceed the ";
   t += memory;
   t += " of ";
-  t += chips_text(n[1]);
+  t += Slice ? chips_text(n[1]) : devices_text(n[1]);
   t += " (";
   append_quantity(n[2], "bytes", t);
   t += "): they need at least ";
-  append_quantity(n[3], "chips", t);
+  append_quantity(n[3], Slice ? "chips" : "devices", t);
   t += ". They overflow it by ";
   append_quantity(-n[4], "bytes", t);
   t += ", so no room is left for a KV cache and nothing fits.";
@@ -233,6 +241,7 @@ void weights_exceed_memory_warning(const Warning::Numbers& n, std::string_view m
 // numbers: batch, total bytes, slice memory bytes, chips, min chips for the batch, min slice chips,
 // whether there is a max batch (1 or 0), the max batch, context, KV bytes per sequence; argument:
 // the chip's memory (Chip::memory_name).
+template <bool Slice>
 void does_not_fit_warning(const Warning::Numbers& n, std::string_view memory, std::string& t) {
   bool has_max = n[6] != 0;
   double max_batch = n[7], context = n[8];
@@ -245,7 +254,7 @@ void does_not_fit_warning(const Warning::Numbers& n, std::string_view memory, st
   t += " of ";
   t += memory;
   t += " on ";
-  t += chips_text(n[3]);
+  t += Slice ? chips_text(n[3]) : devices_text(n[3]);
   t += "; ";
   if (has_max && max_batch == 0) {
     t += "not even one sequence of ";
@@ -263,20 +272,23 @@ void does_not_fit_warning(const Warning::Numbers& n, std::string_view memory, st
     t += "the KV caches do not fit";
   }
   t += ". This batch needs ";
-  append_quantity(n[4], "chips", t);
-  t += " (a ";
-  t += plain(n[5]);
-  t += "-chip slice). The times are what the step would take if it fit.";
+  append_quantity(n[4], Slice ? "chips" : "devices", t);
+  if (Slice) {
+    t += " (" + article_for(n[5]) + " ";
+    t += plain(n[5]);
+    t += "-chip slice)";
+  }
+  t += ". The times are what the step would take if it fit.";
 }
 
 void decode_fit_warnings(const DecodeFigures& f, double free_raw, const Chip& chip, const Steps& log) {
   if (free_raw <= 0) {
-    log.warn(Warning(weights_exceed_memory_warning, {f.weight_bytes, f.chips, f.slice_hbm_bytes, f.min_chips, free_raw},
+    log.warn(Warning(is_slice(chip) ? weights_exceed_memory_warning<true> : weights_exceed_memory_warning<false>, {f.weight_bytes, f.chips, f.slice_hbm_bytes, f.min_chips, free_raw},
                      chip.memory_name()));
     return;
   }
   if (f.fits) return;
-  log.warn(Warning(does_not_fit_warning,
+  log.warn(Warning(is_slice(chip) ? does_not_fit_warning<true> : does_not_fit_warning<false>,
                    {f.batch, f.held_bytes, f.slice_hbm_bytes, f.chips, f.min_chips_for_batch, f.min_slice_chips,
                     f.max_batch ? 1.0 : 0.0, f.max_batch.value_or(0), f.context, f.kv_bytes_per_sequence},
                    chip.memory_name()));
