@@ -96,9 +96,9 @@ export class CanIRunLab extends LabElement<'local_inference'> {
     const f = (v: number, u: string) => this.engine!.format(v, u);
     const row = r.inputs.split === 'row';
     const stages = row ? html`The devices read their slices of every layer at once, so a token step takes as long as one of them.`
-      : html`The devices run their layers in turn, so a token step reads for the sum of their stages: ${devices.map((d, i) => html`${i ? ' + ' : ''}${f(d.t_s, 's')}`)} = ${f(devices.reduce((t, d) => t + d.t_s, 0), 's')}.`;
+      : html`The devices run their layers in turn, so a token step reads for the sum of their stages: ${devices.map((d, i) => html`${i ? ' + ' : ''}<span class="nowrap">${f(d.t_s, 's')}</span>`)} = <span class="nowrap">${f(devices.reduce((t, d) => t + d.t_s, 0), 's')}</span>.`;
     return html`<p class="cir-stages">${stages}</p><div class="cir-devices">${devices.map((d, i) => html`<div class="cir-device" data-device=${i} data-chip=${d.chip} data-fits=${String(d.fits)}>
-      <p class="cir-device-title"><strong>Device ${i + 1}: ${d.name}</strong> — ${f(d.layer_share * 100, 'count')} % of the layers; its stage of each token step reads them in ${f(d.t_s, 's')} at ${f(d.bytes_per_s, 'bytes/s')}.</p>
+      <p class="cir-device-title"><strong>Device ${i + 1}: ${d.name}</strong> — <span class="nowrap">${f(d.layer_share * 100, 'count')} %</span> of the layers; its stage of each token step reads them in <span class="nowrap">${f(d.t_s, 's')}</span> at <span class="nowrap">${f(d.bytes_per_s, 'bytes/s')}</span>.</p>
       ${meterOf(d, [
         { key: 'weights', label: 'weights', bytes: d.weight_bytes },
         { key: 'kv', label: 'KV cache', bytes: d.kv_bytes },
