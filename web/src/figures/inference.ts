@@ -12,13 +12,15 @@ export class KvCacheFigure extends FigureElement {
   static override readonly calculators = ['chip', 'decode'];
   protected draw(): Drawing | null {
     const batch = Number(this.state.batch ?? 32), context = Number(this.state.context ?? 8192);
-    const r = this.evaluate('decode', { chip: this.chip(), batch, context });
+    // the engine's default count is one of the reader's own devices, the book's slice otherwise; on
+    // one device the engine's default model (70B) would not fit at all, so an 8B model is drawn there
+    const own = ['consumer-gpu', 'workstation-gpu', 'unified-memory', 'cpu'].includes(this.chipEntry().kind ?? '');
+    const model = typeof this.state.model === 'string' ? { model: this.state.model } : own ? { model: 'llama3-8b' } : {};
+    const r = this.evaluate('decode', { chip: this.chip(), ...model, batch, context });
     if (!r) return null;
     const o = r.outputs, inp = r.inputs as Record<string, unknown>;
-    // the chip's memory in its own words (HBM, a card's GDDR6X, a Mac's unified memory) and its
-    // count: the engine's default is one of the reader's own devices, the book's slice otherwise
+    // the chip's memory in its own words (HBM, a card's GDDR6X, a Mac's unified memory)
     const memory = String(this.evaluate('chip', { chip: this.chip() })?.outputs.memory_name ?? 'HBM');
-    const own = ['consumer-gpu', 'workstation-gpu', 'unified-memory', 'cpu'].includes(this.chipEntry().kind ?? '');
     const chips = Number(inp.chips), unit = own ? (chips === 1 ? 'device' : 'devices') : chips === 1 ? 'chip' : 'chips';
     const hbm = num(o, 'slice_hbm_bytes'), wts = num(o, 'weight_bytes'), kv = num(o, 'kv_bytes_total');
     const used = wts + kv, scale = Math.max(hbm, used);
@@ -43,18 +45,20 @@ export class KvCacheFigure extends FigureElement {
     if (maxB >= 1) {
       body.push(rect(bx(maxB), 108, 380 - bx(maxB), 16, 'warn'));
       body.push(t(bx(maxB), 104, `beyond ${f(maxB, 'count')} sequences it no longer fits`, 'small', bx(maxB) > 250 ? 'end' : 'start'));
-    } else body.push(t(200, 104, 'even one sequence does not fit beside the weights', 'small', 'middle'));
+    } else body.push(t(200, 104, wts > hbm ? 'the weights alone do not fit' : 'even one sequence does not fit beside the weights', 'small', 'middle'));
     body.push(svg`<circle cx=${bx(batch)} cy="116" r="6" class="fig-dot ${o.fits ? 'ok' : 'warn'}"></circle>`);
     body.push(t(200, 146, 'batch (sequences), log scale', 'small muted', 'middle'));
-    const model = this.engine!.modelName(String(inp.model)) || String(inp.model);
+    const modelName = this.engine!.modelName(String(inp.model)) || String(inp.model);
+    // how many fit, or by how much the weights alone overflow the memory
+    const room = wts > hbm ? `the weights alone overflow the ${memory} by ${f(wts - hbm, 'bytes')}` : `at this context at most ${f(maxB, 'count')} sequences fit`;
     return {
-      title: `${model} decoding on ${f(chips, 'count')} ${this.chipEntry().name} ${unit}: what fills ${memory}`,
+      title: `${modelName} decoding on ${f(chips, 'count')} ${this.chipEntry().name} ${unit}: what fills ${memory}`,
       viewBox: [400, 154],
       readout: [`Weights ${f(wts, 'bytes')}; KV cache ${f(kv, 'bytes')} = ${f(batch, 'count')} sequences × ${f(context, 'count')} tokens × ${f(o.kv_bytes_per_token, 'bytes')}.`, o.fits ? `Fits, with ${f(o.free_hbm_bytes, 'bytes')} to spare.` : 'Does not fit.'],
       body,
       controls: html`${this.slider('batch', 'Batch', pow2(1, 4096), batch, (v) => f(v, 'count'))}
         ${this.slider('context', 'Context', pow2(512, 131072), context, (v) => `${f(v, 'count')} tokens`)}`,
-      alt: `${model} on ${f(chips, 'count')} ${this.chipEntry().name} ${unit} with ${f(hbm, 'bytes')} of ${memory}: the weights take ${f(wts, 'bytes')} and the KV cache of ${f(batch, 'count')} sequences of ${f(context, 'count')} tokens takes ${f(kv, 'bytes')}, so it ${o.fits ? 'fits' : 'does not fit'}; at this context at most ${f(maxB, 'count')} sequences fit.`,
+      alt: `${modelName} on ${f(chips, 'count')} ${this.chipEntry().name} ${unit} with ${f(hbm, 'bytes')} of ${memory}: the weights take ${f(wts, 'bytes')} and the KV cache of ${f(batch, 'count')} sequences of ${f(context, 'count')} tokens takes ${f(kv, 'bytes')}, so it ${o.fits ? 'fits' : 'does not fit'}; ${room}.`,
     };
   }
 }
