@@ -206,7 +206,7 @@ function tableScrollPlugin() {
 // A live number already carries its unit ("240 tokens", "104 days"): the text after it must
 // not repeat one ("240 tokens tokens", "240 sequences tokens"). Collected, and the build fails
 // at the end listing every place.
-const UNIT_WORDS = new Set(['tokens', 'token', 'sequences', 'chips', 'days', 'years', 'hours', 'seconds', 'bytes', 'FLOPs', 'params', 'requests', 'GPUs']);
+const UNIT_WORDS = new Set(['tokens', 'token', 'sequences', 'chips', 'days', 'years', 'hours', 'seconds', 'bytes', 'FLOPs', 'params', 'parameters', 'requests', 'GPUs']);
 const unitRepeats = [];
 function checkUnitAfter(file, node, shown, next) {
   const own = /([A-Za-z][\w/-]*)$/.exec(shown)?.[1];
