@@ -136,6 +136,13 @@ test('dragging the roofline point changes its intensity; switching the chip redr
   await page.selectOption('#chip-select', 'h200');
   await changed(gpu, h100, 'switching to a GPU');
   assert.ok((await label(gpu)).includes(q(out('chip', { chip: 'h200' }, 'hbm_bytes_per_s'), 'bytes/s')));
+  // on one of the reader's own devices the KV-cache figure draws a model that fits the card (an 8B), in its memory's name
+  await page.selectOption('#chip-select', 'rtx-4090');
+  const kv = await openFigure(page, '07-inference', 'kv-cache');
+  await page.waitForFunction(() => /GeForce RTX 4090/.test(document.querySelector('[data-figure="kv-cache"] svg.fig-svg')?.getAttribute('aria-label') ?? ''));
+  const fits = out('decode', { chip: 'rtx-4090', model: 'llama3-8b', batch: 32, context: 8192 }, 'max_batch');
+  assert.ok(fits >= 1, 'an 8B model leaves room for a cache on a 24 GB card');
+  assert.match(await label(kv), new RegExp(`^LLaMA-3 8B on 1 GeForce RTX 4090 device with .* of GDDR6X memory: .*at most ${q(fits, 'count')} sequences fit\\.$`));
   assert.deepEqual(problems, clean);
 });
 

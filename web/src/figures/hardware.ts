@@ -154,8 +154,12 @@ export class TorusFigure extends FigureElement {
     if (!pod || !chip.outputs.ici_link_bytes_per_s) {
       return {
         title: `The ${name} has no ICI torus`, viewBox: [400, 60],
-        body: [t(200, 34, 'GPUs connect through NVLink switches instead: see chapter 12.', '', 'middle')],
-        alt: `The ${name} is not joined into an ICI torus; its node of ${this.fmt(chip.outputs.node_gpus, 'count')} GPUs shares NVLink switches (chapter 12).`,
+        // a datacenter GPU's node shares NVLink switches; a card, a Mac or a CPU has no link the catalog gives
+        ...(typeof chip.outputs.node_gpus === 'number' && chip.outputs.node_gpus > 1
+          ? { body: [t(200, 34, 'GPUs connect through NVLink switches instead: see chapter 12.', '', 'middle')],
+            alt: `The ${name} is not joined into an ICI torus; its node of ${this.fmt(chip.outputs.node_gpus, 'count')} GPUs shares NVLink switches (chapter 12).` }
+          : { body: [t(200, 34, 'No link to another device in the catalog: see chapter 12.', '', 'middle')],
+            alt: `The ${name} is not joined into an ICI torus, and the catalog gives it no link of its own to another device: several cards in one machine talk through the host over PCIe (chapter 12 shows how GPU clusters are wired).` }),
       };
     }
     const dims = pod.length;
@@ -206,6 +210,16 @@ export class TorusFigure extends FigureElement {
 // ---------------------------------------------------------------- ch 3: a ring AllGather on every axis
 export class RingFigure extends FigureElement {
   static override readonly calculators = ['collective'];
+  /** The hops of a torus: on a chip that has none (a GPU, a Mac, a CPU) the drawing is a TPU v5p's, said so. */
+  private stand = '';
+  protected override chip(): string | Record<string, unknown> {
+    const c = super.chip();
+    if (typeof this.state.chip === 'string' || !this.engine) return c;
+    const kind = typeof c === 'string' ? this.engine.chipIndex.find((x) => x.id === c)?.kind : (c as { kind?: string }).kind;
+    const name = typeof c === 'string' ? this.engine.chipName(c) : String((c as { name?: string }).name ?? 'this chip');
+    this.stand = kind === 'tpu' ? '' : `The ${name} has no ICI torus, so the hops drawn are a TPU v5p's.`;
+    return kind === 'tpu' ? c : 'tpu-v5p';
+  }
   protected draw(): Drawing | null {
     const nx = this.pick('X', 'X chips', [2, 4, 8], 4), ny = this.pick('Y', 'Y chips', [2, 4, 8], 4);
     const V = Number(this.state.bytes ?? 2 ** 27);
@@ -242,7 +256,7 @@ export class RingFigure extends FigureElement {
     return {
       title: `A ring AllGather over a ${nx}×${ny} mesh, hop by hop`,
       viewBox: [400, yEnd - 8],
-      readout: [`${where}.`, s === 0 ? `Gathering ${f(V, 'bytes')} in all.` : `This hop ${f(hopTime, 's')}, elapsed ${f(elapsed, 's')}.`],
+      readout: [...(this.stand ? [this.stand] : []), `${where}.`, s === 0 ? `Gathering ${f(V, 'bytes')} in all.` : `This hop ${f(hopTime, 's')}, elapsed ${f(elapsed, 's')}.`],
       body,
       controls: html`${this.stepper('hop', n, (k) => (k === 0 ? 'Start' : k <= hx ? `X hop ${k}/${hx}` : `Y hop ${k - hx}/${hy}`))}
         ${this.choice('X', 'X chips', [2, 4, 8].map((v) => ({ value: v, text: String(v) })), nx)}
