@@ -113,11 +113,17 @@ export class TraceFigure extends FigureElement {
     const model = this.engine!.models.find((m) => m.id === 'llama3-70b') as Record<string, unknown> | undefined;
     if (!model) return null;
     const D = Number(model.D), F = Number(model.F); // one LLaMA-3 70B MLP matrix [D, F]
-    const mm = this.evaluate('roofline', { chip: this.chip(), matmul: { B: tokens, D, F } });
     const w = this.evaluate('sharding', { shape: [D, F], spec: 'W[D_X, F]', mesh: { X: chips } });
-    if (!mm || !w) return null;
-    const ag = this.evaluate('collective', { chip: this.chip(), op: 'all_gather', bytes: num(w.outputs, 'global_bytes'), axes: [chips] });
-    if (!ag) return null;
+    if (!w) return null;
+    // eight of the reader's chips must have a link the engine prices (a GeForce card, a Mac or a CPU
+    // has none): where they do not, the trace is a TPU v5e's, said so
+    const mine = this.evaluate('collective', { chip: this.chip(), op: 'all_gather', bytes: num(w.outputs, 'global_bytes'), axes: [chips] }, true);
+    const chip = mine ? this.chip() : 'tpu-v5e';
+    const chipName = mine ? this.chipEntry().name : this.engine!.chipName('tpu-v5e');
+    const stand = mine ? '' : `The catalog gives the ${this.chipEntry().name} no link to another device that the engine prices, so this trace is a TPU v5e's.`;
+    const mm = this.evaluate('roofline', { chip, matmul: { B: tokens, D, F } });
+    const ag = mine ?? this.evaluate('collective', { chip, op: 'all_gather', bytes: num(w.outputs, 'global_bytes'), axes: [chips] });
+    if (!mm || !ag) return null;
     const tm = num(mm.outputs, 't_lower_s'), tc = num(ag.outputs, 't_s');
     // schedule: gathers back to back on the interconnect; each matmul waits for its gather and the previous matmul
     const ops: { lane: number; name: string; s: number; e: number }[] = [];
@@ -154,14 +160,14 @@ export class TraceFigure extends FigureElement {
     const f = (v: unknown, u: string) => this.fmt(v, u);
     body.push(t(70, 112, '0', 'small muted'), t(388, 112, f(total, 's'), 'small muted', 'end'));
     return {
-      title: `A synthetic trace: ${layers} FSDP layers of a [${D}, ${F}] matmul on ${chips} ${this.chipEntry().name} chips`,
+      title: `A synthetic trace: ${layers} FSDP layers of a [${D}, ${F}] matmul on ${chips} ${chipName} chips`,
       viewBox: [400, 118],
-      readout: [`Matmul ${f(tm, 's')} each, all-gather ${f(tc, 's')} each; the matrix unit sits idle for ${f(idle, 's')} of ${f(total, 's')}.`],
+      readout: [...(stand ? [stand] : []), `Matmul ${f(tm, 's')} each, all-gather ${f(tc, 's')} each; the matrix unit sits idle for ${f(idle, 's')} of ${f(total, 's')}.`],
       body,
       controls: html`${this.stepper('note', NOTES.length, (i) => `Note ${i + 1} of ${NOTES.length}`)}
         ${this.slider('tokens', 'Tokens per chip', pow2(64, 32768), tokens, (v) => f(v, 'count'))}
         <p class="fig-note" aria-live="polite">${NOTES[k]}</p>`,
-      alt: `A made-up profile of ${layers} layers, not a real trace: on the ${this.chipEntry().name} each matmul of ${f(tokens, 'count')} tokens takes ${f(tm, 's')} and each all-gather of its ${f(w.outputs.global_bytes, 'bytes')} of weights over ${chips} chips ${f(tc, 's')}, so the step takes ${f(total, 's')} and the matrix unit waits ${f(idle, 's')}. ${NOTES[k]}`,
+      alt: `${stand ? `${stand} ` : ""}A made-up profile of ${layers} layers, not a real trace: on the ${chipName} each matmul of ${f(tokens, 'count')} tokens takes ${f(tm, 's')} and each all-gather of its ${f(w.outputs.global_bytes, 'bytes')} of weights over ${chips} chips ${f(tc, 's')}, so the step takes ${f(total, 's')} and the matrix unit waits ${f(idle, 's')}. ${NOTES[k]}`,
     };
   }
 }
