@@ -5,6 +5,7 @@
 // issue 36) has its band fitted on both sides of it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -223,6 +224,87 @@ TEST(Bands, PublishedTrainingRunsLieInsideTheExpectedRunTime) {
   }
   EXPECT_GE(checked, 10u);
   EXPECT_GE(double(inside), 0.8 * double(checked)) << inside << " of " << checked << " inside; outside:" << outside;
+}
+
+// "I measured" (issue 37): a reader's own run stands among the published ones by its share of the
+// engine's figure. Each published run given back as the reader's measurement (its chip-hours, its
+// step time, its peak memory) stands where its own share stands among its regime's runs, read from
+// data/bands.json; the sentence names the regime and the span of the runs' shares.
+TEST(Bands, AMeasurementStandsAmongThePublishedRunsWhereItsShareDoes) {
+  const json bands = json::parse(scalelab::bands_json())["bands"];
+  auto shares_of = [&](const std::string& regime) {
+    for (const json& b : bands) {
+      if (b["regime"] != regime) continue;
+      std::vector<double> shares;
+      for (const json& s : b["shares"]) shares.push_back(s["share"].get<double>());
+      return std::pair{shares, b["title"].get<std::string>()};
+    }
+    ADD_FAILURE() << "no band " << regime;
+    return std::pair{std::vector<double>{}, std::string()};
+  };
+  std::size_t checked = 0;
+  const json catalog = json::parse(scalelab::measurements_json());
+  for (const json& run : catalog["runs"]) {
+    const std::string regime = run["regime"], output = run["measured"]["output"];
+    const double value = run["measured"]["value"].get<double>();
+    json input = run["inputs"];
+    const char* calculator = nullptr;
+    if (regime == "training-run" && output == "chip_hours") {
+      input.erase("mfu");
+      input["chip_hours"] = value;
+      calculator = "training_run";
+    } else if (regime == "training-step" && run["calculator"] == "training_run" && output == "t_s") {
+      // a step run states the tokens its chips trained in `value` seconds (t_s): that rate, measured
+      input.erase("mfu");
+      input["measured_tokens_per_s"] = input["tokens"].get<double>() / value;
+      calculator = "training_run";
+    } else if (regime == "training-memory" && run["calculator"] == "training_memory") {
+      input["measured_peak_bytes"] = value;
+      calculator = "training_memory";
+    } else {
+      continue;
+    }
+    const auto [shares, title] = shares_of(regime);
+    const json out = json::parse(scalelab::evaluate(calculator, input.dump()).json);
+    ASSERT_TRUE(out.contains("outputs")) << run["id"] << ": " << out.dump().substr(0, 300);
+    const json& o = out["outputs"];
+    const double share = calculator == std::string("training_memory") ? o["measured_share_of_estimate"].get<double>()
+                                                                        : o["mfu"].get<double>();
+    const double own = *std::min_element(shares.begin(), shares.end(), [&](double a, double b) {
+      return std::abs(a - share) < std::abs(b - share);
+    });
+    EXPECT_NEAR(share, own, 1e-9 * own) << run["id"] << ": the measurement gives back the run's own share";
+    // the run stands beside itself: below it, the runs of smaller shares than its own
+    const auto below = std::count_if(shares.begin(), shares.end(), [&](double s) { return s < own && std::abs(s - own) > 1e-9 * own; });
+    EXPECT_EQ(o["measured_runs_below"].get<double>(), double(below)) << run["id"];
+    const std::string among = o["measured_among"];
+    EXPECT_EQ(among.rfind("Of the " + std::to_string(shares.size()) + " published runs of " + title + ", ", 0), 0u) << among;
+    ++checked;
+  }
+  EXPECT_GE(checked, 20u);
+  // without a measurement, nothing is placed
+  const json plain = json::parse(scalelab::evaluate("training_run", R"({"chip": "h100"})").json)["outputs"];
+  EXPECT_TRUE(plain["measured_among"].is_null());
+  EXPECT_TRUE(plain["measured_runs_below"].is_null());
+}
+
+TEST(Bands, AMeasuredRateIsRefusedBesideAnMfuOrAboveThePeak) {
+  auto error = [](const char* input) {
+    const json r = json::parse(scalelab::evaluate("training_run", input).json);
+    return r.contains("error") ? r["error"] : json();
+  };
+  json both = error(R"({"chip": "h100", "mfu": 0.4, "measured_tokens_per_s": 1e6})");
+  EXPECT_EQ(both["param"], "measured_tokens_per_s");
+  EXPECT_NE(both["message"].get<std::string>().find("not both"), std::string::npos) << both.dump();
+  // 6·P·D at the chips' peak bounds the rate: Llama 3 70B on 1,024 H100s trains at most C·n / 6P tokens/s
+  const json run = json::parse(scalelab::evaluate("training_run", R"({"chip": "h100", "model": "llama3-70b", "chips": 1024})").json)["outputs"];
+  const double most = run["peak_flops"].get<double>() / run["t_s"].get<double>() / (6 * run["params"].get<double>());
+  json fast = error((R"({"chip": "h100", "model": "llama3-70b", "chips": 1024, "measured_tokens_per_s": )" + std::to_string(most * 1.01) + "}").c_str());
+  EXPECT_EQ(fast["param"], "measured_tokens_per_s");
+  EXPECT_NE(fast["message"].get<std::string>().find("must be at most"), std::string::npos) << fast.dump();
+  const json just = json::parse(scalelab::evaluate("training_run", (R"({"chip": "h100", "model": "llama3-70b", "chips": 1024, "measured_tokens_per_s": )" + std::to_string(most * 0.99) + "}").c_str()).json)["outputs"];
+  EXPECT_NEAR(just["mfu"].get<double>(), 0.99, 1e-6);
+  EXPECT_TRUE(error(R"({"chip": "h100", "chip_hours": 1e6, "measured_tokens_per_s": 1e6})")["param"] == "measured_tokens_per_s");
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 
 #include "calculators/calculators.hpp"
 #include "models/common.hpp"
+#include "models/expected.hpp"
 #include "models/training_memory_schema.hpp"
 #include "models/layout_search.hpp"
 #include "models/training_math.hpp"
@@ -163,6 +164,27 @@ void per_chip_steps(const Args& args, const MemoryInputs& in, const MemoryBreakd
   fit_steps(args, in, b, r);
 }
 
+// The range published runs' peak memory per GPU falls in about this estimate (an estimate band: runs
+// lie on both sides of it), and the reader's own peak against it and among those runs.
+void expected_steps(const Args& args, const MemoryInputs& in, double bytes_per_chip, Result& r) {
+  const ChipKind kind = args.chip().kind;
+  const Band* band = band_for("training_memory", "bytes_per_chip", kind);
+  out_expected(band, {"bytes_per_chip", "expected_bytes_per_chip_low", "expected_bytes_per_chip_high", "bytes",
+                      "peak memory per chip"},
+               bytes_per_chip, r);
+  out_band(band, "training_memory", kind, {{"chips", in.chips}, {"T", in.T}}, r);
+  if (!args.given("measured_peak_bytes")) {
+    r.out_null("measured_share_of_estimate");
+    out_measured_among(nullptr, 0, r);
+    return;
+  }
+  Expr share = r.step("Your measured peak as a share of the estimate", "s",
+                      r.sym("\\text{measured}", args.num("measured_peak_bytes")) / r.sym("\\text{estimate}", bytes_per_chip),
+                      "ratio");
+  r.out("measured_share_of_estimate", share);
+  out_measured_among(band, share.value(), r);
+}
+
 void compute(const Args& args, Result& r) {
   std::vector<std::string> warnings;
   MemoryInputs in = read_memory_inputs(args, warnings);
@@ -172,6 +194,7 @@ void compute(const Args& args, Result& r) {
   activation_steps(in, b, r);
   per_chip_steps(args, in, b, r);
   out_opt(r, "recompute_flops", b.recompute_flops);
+  expected_steps(args, in, b.bytes_per_chip, r);
   if (in.checkpointing == "none" && in.model && in.accounting == Accounting::book) {
     r.warn("checkpointing \"none\" uses the book's rough count of 20 saved [tokens, D] tensors per layer "
            "(accounting \"practice\" counts each at its width).");
@@ -183,7 +206,15 @@ void compute(const Args& args, Result& r) {
 Calculator make_training_memory() {
   return {"training_memory", "Training memory", {4, 5, 6},
           "Bytes of weights, optimizer state and saved activations, per chip and in total.",
-          training_memory_params(), compute};
+          [] {
+            std::vector<Param> ps = training_memory_params();
+            ps.push_back(params::positive("measured_peak_bytes", "bytes", 1e15, nullptr,
+                                          "I measured: your run's peak memory per chip (PyTorch's "
+                                          "torch.cuda.max_memory_reserved, or nvidia-smi): its share of this estimate and "
+                                          "where it stands among published runs"));
+            return ps;
+          }(),
+          compute};
 }
 
 }  // namespace scalelab

@@ -58,15 +58,35 @@ RunTimes time_steps(const Args& args, const MemoryInputs& mem, Result& r) {
   r.out("chips", t.chips);
   Expr n = r.sym("n", t.chips), C = r.sym("C", t.C);
   double mfu_attention = 0;
-  if (args.given("chip_hours")) {
-    if (args.given("mfu")) throw InputError("chip_hours", "give either mfu or chip_hours, not both");
-    Expr time = r.step("Wall time from chip-hours", "t", r.sym("\\text{chip-hours}", args.num("chip_hours")) * 3600 / n, "s");
+  if (args.given("chip_hours") && args.given("measured_tokens_per_s")) {
+    throw InputError("measured_tokens_per_s", "give either chip_hours or a measured rate, not both");
+  }
+  const char* measured = args.given("chip_hours")              ? "chip_hours"
+                         : args.given("measured_tokens_per_s") ? "measured_tokens_per_s"
+                                                               : nullptr;
+  if (measured) {
+    if (args.given("mfu")) throw InputError(measured, std::string("give either mfu or ") + measured + ", not both");
+    // the longest run chip_hours allows (10^15 chip-hours on one chip) bounds a measured rate from below
+    constexpr double kLongest_s = 1e15 * 3600;
+    if (!args.given("chip_hours") && tokens / args.num("measured_tokens_per_s") > kLongest_s) {
+      throw InputError("measured_tokens_per_s", "must be at least " + plain(tokens / kLongest_s) +
+                                                    " for these tokens: a slower rate takes longer than 10^15 hours, got " +
+                                                    plain(args.num("measured_tokens_per_s")));
+    }
+    Expr time = args.given("chip_hours")
+                    ? r.step("Wall time from chip-hours", "t", r.sym("\\text{chip-hours}", args.num("chip_hours")) * 3600 / n, "s")
+                    : r.step("Wall time at the measured rate", "t",
+                             r.sym("D", tokens) / r.sym("\\text{tokens/s}", args.num("measured_tokens_per_s")), "s");
     Expr peak = r.step("Peak FLOPs in that time", "\\text{peak}", n * time * C, "FLOPs");
     t.t_s = time.value();
     if (flops.value() > peak.value()) {
-      throw InputError("chip_hours", "must be at least " + plain(flops.value() / t.C / 3600) +
-                                         ": fewer chip-hours than 6·P·D needs at the chips' peak (an MFU above 1), got " +
-                                         plain(args.num("chip_hours")));
+      const double at_peak = flops.value() / (t.chips * t.C);  // seconds at the chips' peak
+      throw InputError(measured, args.given("chip_hours")
+          ? "must be at least " + plain(at_peak * t.chips / 3600) +
+                ": fewer chip-hours than 6·P·D needs at the chips' peak (an MFU above 1), got " + plain(args.num("chip_hours"))
+          : "must be at most " + plain(tokens / at_peak) +
+                ": faster than 6·P·D allows at the chips' peak (an MFU above 1), got " +
+                plain(args.num("measured_tokens_per_s")));
     }
     t.mfu = r.step("Implied MFU (6·P·D convention)", "\\text{MFU}", flops / peak, "ratio").value();
     if (with_attention) {
@@ -131,6 +151,10 @@ void expected_steps(const Args& args, const MemoryInputs& mem, const RunTimes& t
   const double at_peak = t.total_flops / (t.chips * t.C);
   out_expected(band, {"t_s", "expected_t_s_low", "expected_t_s_high", "s", "run time"}, at_peak, r);
   out_band(band, "training_run", kind, {{"chips", t.chips}, {"T", mem.T}}, r);
+  // a measured run among the published ones: whole runs (chip-hours) among whole runs, a rate
+  // among steady-state steps; their shares are MFUs counted as 6·P·D, as t.mfu is
+  const bool hours = args.given("chip_hours"), step = args.given("measured_tokens_per_s");
+  out_measured_among(hours || step ? band_for("training_run", hours ? "t_s" : "mfu", kind) : nullptr, t.mfu, r);
 }
 
 void memory_steps(const Args& args, const MemoryInputs& mem, const RunTimes& t, Result& r) {
@@ -520,6 +544,9 @@ Calculator make_training_run() {
   ps.push_back(number("chip_hours", "chip-hours", 1e-3, 1e15, nullptr,
                       "measured chip-hours (instead of mfu); at least 0.001 (3.6 chip-seconds): "
                       "a shorter run is no training run and would imply an MFU far above 1"));
+  ps.push_back(measured_tokens_per_s(
+      "I measured: training tokens per second over all the chips, from your run's log (instead of mfu): the MFU "
+      "it implies, the run's time at that pace and where it stands among published runs"));
   ps.push_back(number("price_per_hour_usd", "usd", 0, 1e6, nullptr, "price per chip-hour (default: the chip's)"));
   ps.push_back(dtype("compute_dtype", "dtype of the arithmetic: picks the FLOP/s rate"));
   ps.push_back(integer("top_n", "count", 0, 1000, 20, "ranked layouts to return", Scale::linear));

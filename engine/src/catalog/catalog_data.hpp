@@ -37,6 +37,9 @@ struct BandRow {
   const char* outputs;     // " decode.tokens_per_s decode.step_s ": calculator.output between spaces
   const BandRange* ranges;
   std::size_t range_count;
+  bool estimate;         // the engine's figure is an estimate runs lie on both sides of (memory), not a bound
+  const double* shares;  // each run's share of the engine's figure, ascending
+  std::size_t share_count;
 };
 extern const BandRow kBandRows[];
 extern const std::size_t kBandRowCount;

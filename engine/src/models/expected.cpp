@@ -24,7 +24,7 @@ std::string two_digits(double x) {
 // "published runs of decode on datacenter chips reach 0.25–0.93 of the bound, 18 runs"
 std::string band_words(const Band& b) {
   return std::string("published runs of ") + b.title + " reach " + two_digits(b.low) + "–" + two_digits(b.high) +
-         " of the bound, " + std::to_string(b.runs) + " runs";
+         (b.estimate ? " of the estimate, " : " of the bound, ") + std::to_string(b.runs) + " runs";
 }
 
 std::string count(double x) { return format_quantity(x, "count"); }
@@ -132,6 +132,31 @@ void out_band(const Band* band, std::string_view calculator, ChipKind kind, cons
     setup_words += (other_kind ? " and takes " : "this setup takes ") + and_list(ours);
   }
   r.out("expected_outside", runs + "; " + setup_words + ", so the range is carried beyond what was measured.");
+}
+
+void out_measured_among(const Band* band, double share, Result& r) {
+  if (!band || band->share_count == 0) {
+    r.out_null("measured_runs_below");
+    r.out_null("measured_among");
+    return;
+  }
+  const std::span<const double> shares(band->shares, band->share_count);
+  std::size_t below = 0, above = 0;
+  // a share within a billionth of the reader's is the same one (a published run given back as the
+  // reader's measurement stands beside itself, whatever the last bits of either)
+  for (double s : shares) {
+    below += s < share * (1 - 1e-9);
+    above += s > share * (1 + 1e-9);
+  }
+  const std::size_t same = shares.size() - below - above;
+  r.out("measured_runs_below", double(below));
+  const std::string figure = band->estimate ? "the estimate" : "the bound";
+  std::string text = "Of the " + std::to_string(shares.size()) + " published runs of " + band->title + ", " +
+                     std::to_string(below) + " reached a smaller share of " + figure + " than yours, " +
+                     (same ? std::to_string(same) + " the same share, " : std::string()) + std::to_string(above) +
+                     " a larger one (theirs: " + two_digits(shares.front()) + "–" + two_digits(shares.back()) +
+                     "; yours: " + two_digits(share) + ").";
+  r.out("measured_among", text);
 }
 
 }  // namespace scalelab

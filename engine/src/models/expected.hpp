@@ -37,4 +37,11 @@ using Setup = std::vector<std::pair<std::string_view, double>>;
 // (the labels of `calculator`'s parameters) with the range the runs took. All null without a band.
 void out_band(const Band* band, std::string_view calculator, ChipKind kind, const Setup& setup, Result& r);
 
+// Where the reader's own measurement stands among the band's published runs, by its share of the
+// engine's figure (measured / figure for a rate or a size, figure / measured for a time):
+// measured_runs_below, how many of the runs reached a smaller share, and measured_among, a sentence
+// ("Of the 21 published runs of …, 15 reached a smaller share of the bound than yours, 6 a larger
+// one (theirs: 0.29–0.61; yours: 0.45)."). Both null without a band.
+void out_measured_among(const Band* band, double share, Result& r);
+
 }  // namespace scalelab

@@ -175,6 +175,7 @@ constexpr Label kLabels[] = {
     {"matmul.F", "output dimension"},
     {"max_bubble", "largest pipeline bubble"},
     {"max_comm_ratio", "largest communication-to-compute ratio"},
+    {"measured_peak_bytes", "measured peak memory per chip"},
     {"measured_tokens_per_s", "measured tokens per second"},
     {"mesh", "mesh"},
     {"method", "training method"},

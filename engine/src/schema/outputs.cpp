@@ -160,6 +160,16 @@ constexpr Output kTrainingMemory[] = {
     {"min_nodes", "count", "fewest nodes", "fewest GPU nodes (GPUs only)", true},
     {"max_params", "params", "largest model", "parameters whose state fits on these chips (null when the chip has no memory figure)", true},
     {"recompute_flops", "FLOPs", "recompute FLOPs", "FLOPs the backward pass repeats under checkpointing", true},
+    {"expected_bytes_per_chip_low", "bytes", "expected peak per chip, low", "bytes per chip times the low end of the share published runs' measured peaks are of the estimate (null where no runs calibrate it)", true},
+    {"expected_bytes_per_chip_high", "bytes", "expected peak per chip, high", "bytes per chip times the high end of that share (null where no runs calibrate it)", true},
+    {"expected_runs", "count", "published runs behind the range", "how many published peak-memory figures the range is fitted to (null where no runs calibrate it)", true},
+    {"expected_share_low", "ratio", "expected share, low", "the low end of measured peak / estimate over the published runs (null where no runs calibrate it)", true},
+    {"expected_share_high", "ratio", "expected share, high", "the high end of measured peak / estimate over the published runs (null where no runs calibrate it)", true},
+    {"expected_covered", "", "setup within the published runs", "whether the chip's kind, the chips and the sequence length lie within what the published runs took (null where no runs calibrate it)", true},
+    {"expected_outside", "", "setup beyond the published runs", "a sentence naming the chip's kind or the settings that lie outside what the published runs took (null when none does, or where no runs calibrate it)", true},
+    {"measured_share_of_estimate", "ratio", "your peak / the estimate", "measured_peak_bytes over bytes per chip (null without a measurement)", true},
+    {"measured_runs_below", "count", "published runs below yours", "of the published peak-memory figures, how many were a smaller share of their estimate than yours (null without a measurement, or where no runs calibrate it)", true},
+    {"measured_among", "", "your run among the published ones", "a sentence placing your measured share among the published runs' (null without a measurement, or where no runs calibrate it)", true},
 };
 
 constexpr Output kTrainingComm[] = {
@@ -229,6 +239,8 @@ constexpr Output kTrainingRun[] = {
     {"expected_share_high", "ratio", "expected MFU, high", "the high end of the MFU (share of the chips' peak, 6·P·D) published training runs reached (null where no runs calibrate it)", true},
     {"expected_covered", "", "setup within the published runs", "whether the chip's kind, the chips and the sequence length lie within what the published runs took (null where no runs calibrate it)", true},
     {"expected_outside", "", "setup beyond the published runs", "a sentence naming the chip's kind or the settings that lie outside what the published runs took, and what they took (null when none does, or where no runs calibrate it)", true},
+    {"measured_runs_below", "count", "published runs below yours", "of the published runs of this kind (whole runs for chip_hours, steady-state steps for measured_tokens_per_s), how many reached a smaller MFU than the one measured (null without a measurement, or where no runs calibrate it)", true},
+    {"measured_among", "", "your run among the published ones", "a sentence placing the measured MFU among the published runs' (null without a measurement, or where no runs calibrate it)", true},
 };
 
 constexpr Output kComputeBudget[] = {
