@@ -73,6 +73,25 @@ export function fieldNumber(text) {
 
 /** An engine message as Plain shows it: without the parentheses that name an identifier (words.ts forPeople). */
 export const asPlain = (w) => w.replace(/\s*\(([^()]*)\)/g, (g, inner) => (/\b[a-z][a-z0-9]*(_[a-z0-9]+)+\b|\b[a-z_]+\.[a-z0-9_.]+\b/.test(inner) ? '' : g));
+/** The published runs of a lab's chart (published-layer.ts), once drawn: each diamond's title and
+ *  place, and where the chart's own scales put the (x, y) that `place(run)` gives (the test's
+ *  reading of the run, to compare). */
+export async function publishedOnChart(page, chartSel, runs, place) {
+  await page.waitForFunction((sel) => document.querySelector(`${sel} .published-run`) !== null, chartSel);
+  const want = runs.map((m) => ({ id: m.id, ...place(m) }));
+  return page.evaluate(({ sel, want }) => {
+    const chart = document.querySelector(sel);
+    const dots = [...chart.querySelectorAll('.published-run path, .published-run circle')];
+    return {
+      titles: [...chart.querySelectorAll('.published-run title')].map((t) => t.textContent),
+      drawn: dots.map((d) => (d.getAttribute('transform') ?? '').match(/translate\(([-\d.e]+),\s*([-\d.e]+)\)/).slice(1).map(Number)),
+      expected: want.map((w) => [chart.scale('x').apply(w.x), chart.scale('y').apply(w.y)]),
+      description: chart.getAttribute('aria-description') ?? chart.querySelector('[aria-description]')?.getAttribute('aria-description') ?? '',
+    };
+  }, { sel: chartSel, want });
+}
+/** every expected place has a drawn diamond within half a pixel */
+export const placedAll = (at) => at.expected.every(([x, y]) => at.drawn.some(([dx, dy]) => Math.abs(dx - x) < 0.5 && Math.abs(dy - y) < 0.5));
 export const esc = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 export async function waitText(page, sel, re) {
   await page.waitForFunction(([s, src]) => new RegExp(src).test(document.querySelector(s)?.textContent ?? ''), [sel, re.source]);

@@ -3,7 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, launch, watchedPage, axe } from './harness.mjs';
-import { engine, MODELS, evaluate, expected, customChip, labHelpers, asPlain } from './lab-helpers.mjs';
+import { engine, MODELS, evaluate, expected, customChip, labHelpers, asPlain, PUBLISHED, publishedOnChart, placedAll } from './lab-helpers.mjs';
 
 const EL = 'sl-serving-lab';
 const CALC = 'serving';
@@ -214,6 +214,35 @@ test('the expected throughput: what published serving runs reach, of the engine\
     assert.ok(text.includes(o.expected_outside), `${chip}: the sentence on what the runs took`);
     if (chip === 'tpu-v5e') assert.match(text, /ran on datacenter GPU chips.*runs on a TPU/);
   }
+  assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
+  await page.close();
+});
+
+test('published serving runs of this setup sit on the chart at their tokens/s per chip and the time their batch took', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  const runs = PUBLISHED.runs.filter((m) => m.calculator === CALC);
+  const setup = { chip: 'h100', model: 'llama2-7b', prompt_tokens: 128, decode_tokens: 128, weight_dtype: 'fp8', kv_dtype: 'fp8' };
+  const mine = runs.filter((m) => Object.entries(setup).every(([k, v]) => m.inputs[k] === v));
+  assert.equal(mine.length, 1, 'one published run of this setup in the catalog');
+  await page.goto(server.url + LAB + '?' + new URLSearchParams({ ...setup, chips: 1, batch: 64 }));
+  await ready(page);
+  await chartShown(page);
+  const note = page.locator(`${EL} .lab-published`);
+  // its place: the measured rate per chip, and batch × output tokens / rate (a static batch finishes together)
+  const at = await publishedOnChart(page, `${EL} .serving-plot`, mine,
+    (m) => ({ x: m.measured.value / m.inputs.chips, y: (m.inputs.batch * m.inputs.decode_tokens) / m.measured.value }));
+  assert.ok(placedAll(at), JSON.stringify(at));
+  assert.ok(at.titles[0].includes(mine[0].published) && at.titles[0].includes(mine[0].source.where), at.titles[0]);
+  assert.match(at.description, /Published runs of this setup/);
+  assert.equal(await note.getAttribute('data-runs'), '1');
+  assert.equal(await note.locator('a').getAttribute('href'), mine[0].source.url);
+  // at other settings the note names what to set
+  const near = runs.filter((r) => r.inputs.chip === 'h100' && r.inputs.model === 'llama2-7b');
+  await page.goto(server.url + LAB + '?chip=h100&model=llama2-7b');
+  await ready(page);
+  await page.waitForFunction((el) => document.querySelector(`${el} .lab-published`) !== null, EL);
+  assert.equal(await note.getAttribute('data-near'), String(near.length));
+  assert.match(await note.innerText(), /measured at other settings\. To see one on the chart, set /);
   assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
   await page.close();
 });

@@ -55,8 +55,12 @@ export class DecodeLab extends LabElement<'decode'> {
   protected readonly hasViz = true;
   /** published decode runs of the reader's setup, at their batch (the schema's default where a run gives none) and measured step time (batch / tokens per second) */
   private readonly runs = new PublishedRunsLayer({ redrawCharts: () => this.redrawCharts(), engine: () => this.engine }, {
-    calculator: 'decode', x: 'batch', same: ['chip', 'model', 'chips', 'context', 'weight_dtype', 'kv_dtype'], near: ['chip', 'model'],
-    y: (m, batch) => (m.measured.output === 'tokens_per_s' && m.measured.value > 0 ? batch / m.measured.value : null), yUnit: 's',
+    calculator: 'decode', same: ['chip', 'model', 'chips', 'context', 'weight_dtype', 'kv_dtype'], near: ['chip', 'model'], settings: ['batch'],
+    place: (m, input) => {
+      const batch = Number(input('batch'));
+      return m.measured.output === 'tokens_per_s' && m.measured.value > 0 ? { x: batch, y: batch / m.measured.value } : null;
+    },
+    placeWords: (at, e) => `${e.format(at.y, 's')} a step`,
   });
   readonly layers = [this.runs];
 

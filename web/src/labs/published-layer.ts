@@ -10,26 +10,27 @@ import type { ChartLayer, LayerContext } from './chart';
 import { publishedRuns } from '../published-runs';
 import type { Engine, PublishedRun, Result } from '../engine';
 
-export interface RunsOnCurve {
+export interface RunsOnChart {
   calculator: string;
-  /** the chart's x: the input the curve varies, taken from each run */
-  x: string;
-  /** inputs a run must share with the reader's setup to sit on the curve */
+  /** inputs a run must share with the reader's setup to be drawn */
   same: string[];
   /** the inputs that make runs "of this setup" worth naming when the others differ (chip, model) */
   near: string[];
-  /** where the run sits on the chart's y axis, from its measured figure and its x (null: not on this chart) */
-  y(run: PublishedRun, x: number): number | null;
-  /** the unit of y, for the run's label */
-  yUnit: string;
+  /** the run's inputs the chart spreads runs over, named in its label ("batch 8") */
+  settings: string[];
+  /** where the run sits on the chart, from its inputs (`input`: the schema's default where the run
+   *  gives none) and its measured figure; null: not on this chart */
+  place(run: PublishedRun, input: (name: string) => unknown): { x: number; y: number } | null;
+  /** the run's place on the chart in words, for its label ("12.3 ms a step") */
+  placeWords(at: { x: number; y: number }, engine: Engine): string;
 }
 
 /** the lab: its charts drawn again when the runs arrive, and its engine (for the calculator's defaults and labels) */
 export interface RunsHost { redrawCharts(): void; engine(): Engine | null }
-interface Point { run: PublishedRun; x: number; y: number }
+export interface Point { run: PublishedRun; x: number; y: number }
 
 export class PublishedRunsLayer implements ChartLayer {
-  constructor(private readonly host: RunsHost, private readonly spec: RunsOnCurve) {}
+  constructor(private readonly host: RunsHost, private readonly spec: RunsOnChart) {}
 
   /** the catalog's runs of this calculator, or null until it has arrived (the charts are then drawn again) */
   private runs(): PublishedRun[] | null {
@@ -50,8 +51,8 @@ export class PublishedRunsLayer implements ChartLayer {
   /** the runs on this result's curve, as points */
   points(r: Result): Point[] {
     return (this.runs() ?? []).filter((m) => this.differing(m, r, this.spec.same).length === 0).flatMap((run) => {
-      const x = Number(this.input(run, this.spec.x)), y = this.spec.y(run, x);
-      return Number.isFinite(x) && y !== null && Number.isFinite(y) ? [{ run, x, y }] : [];
+      const at = this.spec.place(run, (name) => this.input(run, name));
+      return at && Number.isFinite(at.x) && Number.isFinite(at.y) ? [{ run, ...at }] : [];
     });
   }
 
@@ -59,9 +60,14 @@ export class PublishedRunsLayer implements ChartLayer {
     return this.runs() === null ? 'loading' : this.points(r).map((p) => p.run.id).join(',');
   }
 
+  /** the run's settings the chart spreads over, in words: "batch 8, chips 4" */
+  private settingsWords(run: PublishedRun, engine: Engine): string {
+    return this.spec.settings.map((k) => `${this.paramLabel(k)} ${this.valueText(k, this.input(run, k), engine)}`).join(', ');
+  }
+
   private label(p: Point, engine: Engine): string {
-    return `${p.run.hardware}, ${p.run.software.split(/[(;,]/)[0].trim()}: ${p.run.published} at ${this.spec.x} ${engine.format(p.x, 'count')}` +
-      ` (${engine.format(p.y, this.spec.yUnit)}); source: ${p.run.source.where}`;
+    return `${p.run.hardware}, ${p.run.software.split(/[(;,]/)[0].trim()}: ${p.run.published} at ${this.settingsWords(p.run, engine)}` +
+      ` (${this.spec.placeWords(p, engine)}); source: ${p.run.source.where}`;
   }
 
   marks(ctx: LayerContext) {
@@ -85,7 +91,7 @@ export class PublishedRunsLayer implements ChartLayer {
     const on = this.points(r);
     if (on.length) {
       return html`<p class="lab-published" data-runs=${on.length}><span class="lab-published-mark" aria-hidden="true">◆</span> Published runs of this setup (the diamonds on the chart):
-        ${on.map((p, i) => html`${i ? '; ' : ''}<a href=${p.run.source.url} title=${p.run.source.where}>${p.run.hardware}, ${p.run.published} at ${this.spec.x} ${engine.format(p.x, 'count')}</a>`)}.</p>`;
+        ${on.map((p, i) => html`${i ? '; ' : ''}<a href=${p.run.source.url} title=${p.run.source.where}>${p.run.hardware}, ${p.run.published} at ${this.settingsWords(p.run, engine)}</a>`)}.</p>`;
     }
     const near = runs.filter((m) => this.differing(m, r, this.spec.near).length === 0);
     if (!near.length) return nothing;

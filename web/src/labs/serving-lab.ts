@@ -14,6 +14,7 @@ import { counted } from './words';
 const chipsWord = (c: number) => `${c} chip${c === 1 ? '' : 's'}`;
 import { MEASURED_CONTROL, measuredLine } from './measured';
 import { expectedLine } from './expected';
+import { PublishedRunsLayer } from './published-layer';
 import { isError, type Result } from '../engine';
 
 type O = Record<string, unknown>;
@@ -45,6 +46,20 @@ export class ServingLab extends LabElement<'serving'> {
   protected readonly hasViz = true;
   private minTopology: { min_chips: number | null; min_slice_chips: number | null; error: string | null } = { min_chips: null, min_slice_chips: null, error: null };
   private chart: ReturnType<typeof Plot.plot> | null = null;
+  /** what the layers showed when the chart was drawn (a change draws it again) */
+  private chartLayers = '';
+  /** published serving runs of the reader's model, chip, formats and request shape, at their measured
+   *  tokens/s per chip and the time their batch took (batch × output tokens / tokens per second: the
+   *  latency of each response in a static batch, where all of them finish together) */
+  private readonly runs = new PublishedRunsLayer({ redrawCharts: () => this.redrawCharts(), engine: () => this.engine }, {
+    calculator: 'serving', same: ['chip', 'model', 'prompt_tokens', 'decode_tokens', 'weight_dtype', 'kv_dtype'], near: ['chip', 'model'], settings: ['chips', 'batch'],
+    place: (m, input) => {
+      const rate = m.measured.value, chips = Number(input('chips')), batch = Number(input('batch')), out = Number(input('decode_tokens'));
+      return m.measured.output === 'throughput_tokens_per_s' && rate > 0 ? { x: rate / chips, y: (batch * out) / rate } : null;
+    },
+    placeWords: (at, e) => `${e.format(at.x, 'tokens/s')} per chip, ${e.format(at.y, 's')} a response`,
+  });
+  readonly layers = [this.runs];
 
   /** The batch-range controls take their bounds from the schema of one swept batch size: the
    *  default range is that schema's whole range. */
@@ -139,7 +154,8 @@ export class ServingLab extends LabElement<'serving'> {
       ${o.fits === false ? html`${this.fitWords(false, '', 'It does not fit in memory')} (at most ${this.fig('max_batch')}).` : chosen ? (chosen.pareto ? html`It is on the Pareto frontier.` : html`It is <em>not</em> on the Pareto frontier: another point is both faster and gives more tokens per second per chip.`) : nothing}
       ${m.error ? html`<span class="lb-msg">${this.words(m.error)}</span>` : m.min_chips !== null ? html`The weights need ${m.min_chips === 1 ? `${n(1)} chip’s` : `${n(m.min_chips)} chips’`} worth of ${this.memoryName()}${m.min_slice_chips !== null && m.min_slice_chips !== m.min_chips && !this.onOwnDevice() ? html`; the smallest slice that holds them has ${counted(m.min_slice_chips, 'chip', n)}` : nothing}.` : nothing}</p>
       ${measuredLine(this.engine!, r, 'throughput_tokens_per_s')}
-      ${expectedLine(this.engine!, r, 'throughput_tokens_per_s', 'tokens/s', 'the server’s throughput bound')}`;
+      ${expectedLine(this.engine!, r, 'throughput_tokens_per_s', 'tokens/s', 'the server’s throughput bound')}
+      ${this.runs.note(r, this.engine!)}`;
   }
 
   protected drawViz(r: LabResult<'serving'>, host: HTMLElement) {
@@ -161,12 +177,13 @@ export class ServingLab extends LabElement<'serving'> {
       box.querySelectorAll<HTMLElement>('tr.chosen').forEach((tr) => { if (tr.dataset.point !== want) tr.classList.remove('chosen'); });
       box.querySelector<HTMLElement>(`tr[data-point="${want}"]`)?.classList.add('chosen');
     };
-    const description = `${fit.length} configurations that fit in memory, over ${new Set(pts.map((p) => p.chips)).size} topologies. The Pareto frontier (lower step time, more tokens per chip) has ${frontier.length} points${frontier.length ? `, from ${f(frontier[0].tokens_per_s_per_chip, 'tokens/s')} per chip at ${f(frontier[0].latency_s, 's')} to ${f(frontier[frontier.length - 1].tokens_per_s_per_chip, 'tokens/s')} per chip at ${f(frontier[frontier.length - 1].latency_s, 's')}` : ''}. The chosen point, ${chipsWord(chosen.chips)} at batch ${chosen.batch}: ${f(chosen.latency_s, 's')} per response, ${f(chosen.tokens_per_s_per_chip, 'tokens/s')} per chip, ${f(chosen.cost_per_million_tokens_usd, 'usd')} per million tokens${chosen.fits ? '' : ' (does not fit)'}. The table below lists every point.`;
+    const description = `${fit.length} configurations that fit in memory, over ${new Set(pts.map((p) => p.chips)).size} topologies. The Pareto frontier (lower step time, more tokens per chip) has ${frontier.length} points${frontier.length ? `, from ${f(frontier[0].tokens_per_s_per_chip, 'tokens/s')} per chip at ${f(frontier[0].latency_s, 's')} to ${f(frontier[frontier.length - 1].tokens_per_s_per_chip, 'tokens/s')} per chip at ${f(frontier[frontier.length - 1].latency_s, 's')}` : ''}. The chosen point, ${chipsWord(chosen.chips)} at batch ${chosen.batch}: ${f(chosen.latency_s, 's')} per response, ${f(chosen.tokens_per_s_per_chip, 'tokens/s')} per chip, ${f(chosen.cost_per_million_tokens_usd, 'usd')} per million tokens${chosen.fits ? '' : ' (does not fit)'}. The table below lists every point.${this.runs.describe(r, this.engine!)}`;
     // same sweep as the last drawing: move the highlight ring and re-mark the table row only
     // (a chosen point that does not fit, or has no time, is not drawn: the ring is hidden)
     const shown = chosen.fits && chosen.latency_s > 0 && chosen.tokens_per_s_per_chip > 0;
     const ring = this.chart?.querySelector('.operating-point circle');
-    if (this.chart && host.contains(this.chart) && ring) {
+    const layers = this.layerKey(r);
+    if (this.chart && host.contains(this.chart) && ring && layers === this.chartLayers) {
       if (shown) {
         ring.setAttribute('cx', String(this.chart.scale('x')!.apply(chosen.tokens_per_s_per_chip)));
         ring.setAttribute('cy', String(this.chart.scale('y')!.apply(chosen.latency_s)));
@@ -179,6 +196,7 @@ export class ServingLab extends LabElement<'serving'> {
     }
     host.replaceChildren();
     this.chart = null;
+    this.chartLayers = layers;
     if (fit.length) {
       const chart = Plot.plot({
         width,
@@ -199,6 +217,7 @@ export class ServingLab extends LabElement<'serving'> {
           // the chosen point (from the main evaluation): a ring, moved in place while the sweep is unchanged
           // (drawn at the first point and hidden when the chosen one is not shown, so it can move in later)
           Plot.dot([shown ? chosen : fit[0]], { x: 'tokens_per_s_per_chip', y: 'latency_s', r: 9, stroke: 'currentColor', strokeWidth: 2.5, fill: 'none', ariaHidden: 'true', className: 'operating-point' }),
+          ...this.layerMarks(r, width),
         ],
       });
       if (!shown) chart.querySelector('.operating-point circle')?.setAttribute('visibility', 'hidden');
