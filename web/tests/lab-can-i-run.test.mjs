@@ -3,7 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, launch, watchedPage, axe } from './harness.mjs';
-import { engine, evaluate, expected, clean, labHelpers, shown } from './lab-helpers.mjs';
+import { engine, evaluate, expected, clean, labHelpers, shown, PUBLISHED, publishedOnChart, placedAll } from './lab-helpers.mjs';
 
 const EL = 'sl-can-i-run-lab';
 const LAB = '/labs/can-i-run/';
@@ -145,6 +145,33 @@ test('two GPUs hold what one cannot, split by layers or rows; an MoE spills its 
   await ready(page);
   assert.match(await page.locator(`${EL} .lab-notice`).innerText(), /devices=2/);
   await noNaN(page);
+  assert.deepEqual(problems, clean);
+  await page.close();
+});
+
+test('the chart: tokens/s against context, the expected band, the reader\u2019s measurement and published runs of this setup', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  const setup = { chip: 'rtx-4090', model: 'llama3-8b', weight_format: 'q4_k_m', kv_format: 'fp16' };
+  const mine = PUBLISHED.runs.filter((m) => m.calculator === CALC && m.measured.output === 'tokens_per_s'
+    && Object.entries(setup).every(([k, v]) => m.inputs[k] === v) && (m.inputs.users ?? 1) === 1);
+  assert.ok(mine.length >= 2, 'published llama.cpp runs of this setup at two contexts');
+  await page.goto(server.url + LAB + '?' + new URLSearchParams({ ...setup, context: 4096, measured_tokens_per_s: 95 }));
+  await ready(page);
+  const at = await publishedOnChart(page, `${EL} .cir-plot`, mine, (m) => ({ x: m.inputs.context, y: m.measured.value }));
+  assert.ok(placedAll(at), JSON.stringify(at));
+  assert.equal(at.titles.length, mine.length);
+  const o = evaluate(CALC, { ...setup, context: 4096 }).outputs;
+  const chart = await page.evaluate((el) => {
+    const c = document.querySelector(`${el} .cir-plot`);
+    const dot = (sel) => { const d = c.querySelector(`${sel} circle`); return d && [Number(d.getAttribute('cx')), Number(d.getAttribute('cy'))]; };
+    return { band: c.querySelector('.expected-band') !== null, now: dot('.operating-point'), measured: dot('.measured-point') };
+  }, EL);
+  assert.ok(chart.band, 'the range published runs reach is shaded');
+  assert.ok(chart.now && chart.measured, 'the bound at the reader\u2019s context and the measurement are marked');
+  assert.ok(at.description.includes(`the bound is ${expected(CALC, { ...setup, context: 4096 }, 'tokens_per_s')}`), at.description);
+  assert.ok(chart.measured[1] > chart.now[1], `the measured ${95} tokens/s sits below the bound ${o.tokens_per_s}`);
+  const note = page.locator(`${EL} .lab-published`);
+  assert.equal(await note.getAttribute('data-runs'), String(mine.length));
   assert.deepEqual(problems, clean);
   await page.close();
 });

@@ -12,6 +12,22 @@ import { article } from './words';
 import { isError, type PublishedRun, type Result } from '../engine';
 import { publishedRuns } from '../published-runs';
 import { expectedLine } from './expected';
+import { ChartCache, Plot, moveMarker, tickRoom } from './plot';
+import { PublishedRunsLayer } from './published-layer';
+
+/** one context of the chart's curve: the bound and the range published runs reach */
+interface CPt { context: number; bound: number; low: number | null; high: number | null }
+const CURVE_OUTPUTS = ['tokens_per_s', 'expected_tokens_per_s_low', 'expected_tokens_per_s_high'];
+/** a finite number, or null (memory-meter's num reads a missing figure as 0, which a chart would draw) */
+const figure = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+/** the context axis's ticks: powers of two from 128 (the sizes contexts are set in), every second
+ *  one or sparser as the chart narrows, about 60 px a label */
+function contextTicks(reach: number, width: number): number[] {
+  const all: number[] = [];
+  for (let x = 128; x <= reach; x *= 2) all.push(x);
+  const stride = Math.max(2, Math.ceil(all.length / tickRoom(width - 100, 2, 60)));
+  return all.filter((_, i) => i % stride === 0);
+}
 
 /** one device of the split, as the engine lists it (its outputs' `devices`) */
 interface Device { chip: string; name: string; layer_share: number; usable_bytes: number; weight_bytes: number; kv_bytes: number; overhead_bytes: number; needed_bytes: number; margin_bytes: number; fits: boolean; t_s: number; bytes_per_s: number }
@@ -69,6 +85,18 @@ export class CanIRunLab extends LabElement<'local_inference'> {
       </select>
     </div>`;
   }
+  protected readonly hasViz = true;
+  /** published runs of this device, model, formats and users, at their context and measured tokens/s */
+  private readonly runs = new PublishedRunsLayer({ redrawCharts: () => this.redrawCharts(), engine: () => this.engine }, {
+    calculator: 'local_inference', same: ['chip', 'model', 'weight_format', 'kv_format', 'users', 'devices'], near: ['chip', 'model'], settings: ['context'],
+    place: (m, input) => (m.measured.output === 'tokens_per_s' && m.measured.value > 0 ? { x: Number(input('context')), y: m.measured.value } : null),
+    placeWords: (at, e) => e.format(at.y, 'tokens/s'),
+  });
+  readonly layers = [this.runs];
+  // the curve over context for everything but the context (dragging the context re-uses it)
+  private curveKey = '';
+  private curve = new Map<number, CPt | null>();
+  private charts = new ChartCache();
 
   /** a TPU has no host memory a model spills to: the spill settings apply to GPUs, Macs and CPUs */
   protected controlApplies(c: Control): boolean | undefined {
@@ -170,8 +198,79 @@ export class CanIRunLab extends LabElement<'local_inference'> {
       ${this.meter(r)}
       ${this.tiers(r)}
       ${this.measuredAgainstBound(r)}
+      ${this.runs.note(r, this.engine!)}
       ${this.published()}
       <p class="cir-suggestion" data-kind=${String(o.suggestion_kind)}><strong>First change to try:</strong> ${String(o.suggestion)}</p>`;
+  }
+
+  /** The curve's points at these contexts: the ones not cached yet come from one engine sweep. */
+  private points(base: Record<string, unknown>, contexts: number[]): CPt[] {
+    const missing = contexts.filter((c) => !this.curve.has(c));
+    if (missing.length) {
+      const s = this.engine!.sweep(this.calculator, base, { x: { param: 'context', values: missing }, outputs: CURVE_OUTPUTS });
+      const at = (k: string, i: number) => (isError(s) ? null : figure(s.outputs[k]?.[i]));
+      missing.forEach((context, i) => {
+        const bound = at('tokens_per_s', i);
+        this.curve.set(context, bound !== null && bound > 0 ? { context, bound, low: at('expected_tokens_per_s_low', i), high: at('expected_tokens_per_s_high', i) } : null);
+      });
+    }
+    return contexts.map((c) => this.curve.get(c)).filter((p): p is CPt => p != null);
+  }
+
+  /** Tokens/s against context: the engine's bound, the range published runs reach, the reader's
+   *  context and measurement, and published runs of this setup. */
+  protected drawViz(r: LabResult<'local_inference'>, host: HTMLElement) {
+    // what the lab asks (not the resolved inputs: the engine fills in defaults, such as a TPU's
+    // system RAM, that it refuses when given), every context but the reader's
+    const base: Record<string, unknown> = this.params();
+    delete base.context; delete base.prompt_tokens; delete base.measured_tokens_per_s;
+    const key = JSON.stringify(base);
+    if (key !== this.curveKey) { this.curveKey = key; this.curve.clear(); this.charts.clear(); }
+    const o = r.outputs, e = this.engine!;
+    const f = (v: number, u: string) => e.format(v, u);
+    const context = figure(r.inputs.context), now = figure(o.tokens_per_s);
+    if (context === null || now === null) { host.replaceChildren(); return; }
+    // contexts from 128 past four times the reader's (and the published runs'), in half-octaves,
+    // at least to 32,768: the axis moves seldom while the context is dragged
+    const top = this.findSchema('context')?.max ?? context;
+    const runsReach = Math.max(1, ...this.runs.points(r).map((p) => p.x));
+    const reach = Math.min(top, 2 ** Math.ceil(Math.log2(Math.max(32768, context * 4, runsReach * 2))));
+    const xs: number[] = [];
+    for (let k = 0; 128 * 2 ** (k / 2) <= reach; k++) xs.push(Math.round(128 * 2 ** (k / 2)));
+    const pts = this.points(base, xs);
+    if (!pts.length) { host.replaceChildren(); return; }
+    const band = pts.filter((p) => p.low !== null && p.high !== null);
+    const measured = figure(r.inputs.measured_tokens_per_s);
+    const description = `The engine's bound on tokens per second against the context each user keeps, the context axis logarithmic: from ${f(pts[0].bound, 'tokens/s')} at ${f(pts[0].context, 'count')} tokens to ${f(pts[pts.length - 1].bound, 'tokens/s')} at ${f(pts[pts.length - 1].context, 'count')}.` +
+      `${band.length ? ` The shaded band is the range published runs like this reach.` : ''} At the chosen context, ${f(context, 'count')} tokens, the bound is ${f(now, 'tokens/s')}.` +
+      `${measured !== null ? ` Your measurement, ${f(measured, 'tokens/s')}, is the ring.` : ''}` + this.runs.describe(r, e);
+    const width = this.vizWidth();
+    // (a measurement is drawn at the reader's context: that chart is drawn again when either moves)
+    const chartKey = `${reach}|${width}|${measured === null ? '' : `${measured}@${context}`}|${this.layerKey(r)}`;
+    const drawn = this.charts.get(chartKey);
+    if (drawn && moveMarker(drawn, context, now, description)) {
+      if (host.firstChild !== drawn || host.childNodes.length !== 1) host.replaceChildren(drawn);
+      return;
+    }
+    const terms = ['bound (the engine)', ...(band.length ? ['published runs reach'] : [])];
+    const chart = Plot.plot({
+      width, height: Math.round(Math.min(320, width * 0.6)), marginLeft: 70, marginBottom: 42, marginTop: 24,
+      ariaLabel: 'Tokens per second against context on this device, from the engine', ariaDescription: description,
+      style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
+      x: { type: 'log', base: 2, label: 'Context per user (tokens) →', tickFormat: (d: number) => f(d, 'count'), ticks: contextTicks(reach, width) },
+      y: { label: '↑ Tokens per second', zero: true, grid: true, ticks: 5, tickFormat: (d: number) => f(d, 'count') },
+      color: { legend: true, domain: terms, range: ['currentColor', 'var(--ok)'] },
+      marks: [
+        band.length ? Plot.areaY(band, { x: 'context', y1: 'low', y2: 'high', fill: 'var(--ok)', fillOpacity: 0.18, ariaHidden: 'true', className: 'expected-band' }) : null,
+        Plot.line(pts, { x: 'context', y: 'bound', stroke: 'currentColor', strokeWidth: 2, ariaHidden: 'true', className: 'bound-line' }),
+        Plot.ruleX([context], { stroke: 'currentColor', strokeOpacity: 0.5, ariaHidden: 'true', className: 'batch-rule' }),
+        ...this.layerMarks(r, width),
+        measured !== null ? Plot.dot([{ x: context, y: measured }], { x: 'x', y: 'y', r: 7, stroke: 'var(--warn)', strokeWidth: 2.5, fill: 'none', ariaHidden: 'true', className: 'measured-point' }) : null,
+        Plot.dot([{ x: context, y: now }], { x: 'x', y: 'y', r: 6, fill: 'currentColor', stroke: 'var(--bg)', strokeWidth: 2, ariaHidden: 'true', className: 'operating-point' }),
+      ],
+    });
+    chart.classList.add('cir-plot');
+    host.replaceChildren(this.charts.put(chartKey, chart));
   }
 }
 
