@@ -3,7 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, launch, watchedPage, axe } from './harness.mjs';
-import { engine, MODELS, evaluate, expected, customChip, labHelpers, shown } from './lab-helpers.mjs';
+import { engine, MODELS, evaluate, expected, customChip, labHelpers, shown, PUBLISHED, publishedOnChart, placedAll } from './lab-helpers.mjs';
 
 const EL = 'sl-training-pod-lab';
 const CALC = 'training_run';
@@ -206,6 +206,32 @@ test('the expected run time: the MFUs published runs reached, of the chips\u2019
   const before = await line.innerText();
   await type(page, 'mfu', '0.25');
   assert.equal(await line.innerText(), before, 'the range is the runs\u2019, not the typed MFU\u2019s');
+  assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
+  await page.close();
+});
+
+test('the chart: days against chips at the typed MFU, the expected band, and a published whole run of this model', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  const setup = { chip: 'h100', model: 'llama3-70b', tokens: 15e12 };
+  const mine = PUBLISHED.runs.filter((m) => m.calculator === CALC && m.measured.output === 'chip_hours'
+    && Object.entries(setup).every(([k, v]) => m.inputs[k] === v));
+  assert.equal(mine.length, 1, 'Meta\u2019s Llama 3 70B GPU-hours');
+  await page.goto(server.url + LAB + '?' + new URLSearchParams({ ...setup, chips: 2048 }));
+  await ready(page);
+  // as if every chip ran the whole time: chip-hours / chips / 24 days
+  const at = await publishedOnChart(page, `${EL} .pod-plot`, mine, (m) => ({ x: m.inputs.chips, y: m.measured.value / m.inputs.chips / 24 }));
+  assert.ok(placedAll(at), JSON.stringify(at));
+  assert.ok(at.titles[0].includes(mine[0].published), at.titles[0]);
+  assert.ok(at.description.includes(`On the chosen 2,048 chips: ${expected(CALC, { ...setup, chips: 2048 }, 'days')}`), at.description);
+  assert.ok(await page.locator(`${EL} .pod-plot .expected-band`).count() > 0, 'the range published runs reach is shaded');
+  assert.equal(await page.locator(`${EL} .lab-published`).getAttribute('data-runs'), '1');
+  // I measured: a rate gives the MFU, the run at that pace and its place among published steady-state steps
+  await type(page, 'measured_tokens_per_s', '2000000');
+  const o = evaluate(CALC, { ...setup, chips: 2048, measured_tokens_per_s: 2e6 }).outputs;
+  const line = page.locator(`${EL} .lab-measured`);
+  assert.equal(await line.getAttribute('data-runs-below'), String(o.measured_runs_below));
+  const text = await line.innerText();
+  assert.ok(text.includes(o.measured_among) && text.includes(expected(CALC, { ...setup, chips: 2048, measured_tokens_per_s: 2e6 }, 'days')), text);
   assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
   await page.close();
 });

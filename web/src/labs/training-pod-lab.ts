@@ -3,11 +3,13 @@
 // FLOPs, days, dollars, the smallest slice by memory, and the engine's layout search: the ranked
 // layouts and, for a sample of rejected ones, the reason each fails. Every number is the engine's.
 import { html, nothing } from 'lit';
-import { ONE_DEVICE_KINDS, byChip, defineLab, type StartFn, type LabResult, LabElement, type ControlSpec, type OutputSpec } from './lab-element';
+import { ONE_DEVICE_KINDS, byChip, defineLab, type StartFn, type LabResult, LabElement, type Control, type ControlSpec, type OutputSpec } from './lab-element';
 import { MODEL_PICKER } from './model-picker';
 import { layoutWords } from './words';
 import { expectedLine } from './expected';
-import type { Result } from '../engine';
+import { Plot } from './plot';
+import { PublishedRunsLayer } from './published-layer';
+import { isError, type Result } from '../engine';
 
 type O = Record<string, unknown>;
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
@@ -25,6 +27,9 @@ podOrEnough.why = (c) => (ONE_DEVICE_KINDS.includes(c.kind) ? `The ${c.name} is 
  *  tp_comms, pp_comms, pipeline_bubble). */
 const BOUND_WORDS: Record<string, string> = { compute: 'compute', data_parallel_comms: 'data-parallel communication', tp_comms: 'tensor-parallel communication', pp_comms: 'pipeline sends', pipeline_bubble: 'the pipeline bubble' };
 const boundWords = (b: unknown) => BOUND_WORDS[String(b)] ?? String(b).replace(/_/g, ' ');
+/** one chip count of the chart: days at the reader's MFU, and the range published runs reach */
+interface DPt { chips: number; days: number; low: number | null; high: number | null }
+const DAY_S = 86400;
 
 export class TrainingPodLab extends LabElement<'training_run'> {
   readonly controls: ControlSpec[] = [
@@ -36,15 +41,47 @@ export class TrainingPodLab extends LabElement<'training_run'> {
     { path: 'batch_tokens', label: 'global batch (tokens)', start: byChip({ device: 16384, tpu: 4194304, gpu: 4194304 }) },
     { path: 'compute_dtype' },
     { path: 'checkpointing', label: 'rematerialisation policy', start: 'block' },
+    { path: 'measured_tokens_per_s', label: 'I measured: training tokens per second of your run, all chips together (the MFU then follows from it)' },
   ];
   readonly hint = 'Try this: halve the chips and watch the days double while the fastest layout changes; then lower the MFU.';
   protected hintText() {
     return this.onOwnDevice() ? 'Try this: raise the training tokens and watch the days grow; then pick a larger model until the training state no longer fits in memory.' : this.hint;
   }
+  protected readonly hasViz = true;
+  /** published whole runs of this model on this chip and token count, at their chips and the days
+   *  their chip-hours come to (chip-hours / chips / 24: as if every chip ran the whole time) */
+  private readonly runs = new PublishedRunsLayer({ redrawCharts: () => this.redrawCharts(), engine: () => this.engine }, {
+    calculator: 'training_run', same: ['chip', 'model', 'tokens'], near: ['chip', 'model'], settings: ['chips'],
+    place: (m, input) => {
+      const chips = Number(input('chips'));
+      return m.measured.output === 'chip_hours' && chips > 0 ? { x: chips, y: m.measured.value / chips / 24 } : null;
+    },
+    placeWords: (at, e) => `${e.format(at.y, 'days')} on them`,
+  });
+  readonly layers = [this.runs];
+  private curveKey = '';
+  private curve: DPt[] = [];
+
   readonly outputs: OutputSpec<'training_run'>[] = [
     'total_flops', 'achieved_flops_per_s', 'days', 'chip_hours', 'cost_usd', 'min_chips_memory',
     'days_at_min_chips', 'bytes_per_chip', 'layouts_evaluated', 'layouts_fitting',
   ];
+
+  /** A measured rate sets the MFU: the typed MFU is not asked for beside it. */
+  protected controlApplies(c: Control): boolean | undefined {
+    if (c.path === 'mfu') return this.values.get('measured_tokens_per_s') == null;
+    return undefined;
+  }
+
+  /** The reader's measured rate: the MFU it implies, the run at that pace, and where it stands among published runs. */
+  private measured(r: LabResult<'training_run'>) {
+    const o = r.outputs;
+    if (r.inputs.measured_tokens_per_s == null) return nothing;
+    const f = (v: unknown, u: string) => this.engine!.format(v, u);
+    return html`<p class="lab-measured" data-runs-below=${String(o.measured_runs_below ?? '')}>At your
+      ${f(r.inputs.measured_tokens_per_s, 'tokens/s')} the chips reach <strong>${f(o.mfu, 'ratio')} MFU</strong> (6·P·D), so the whole run takes ${this.fig('days')}.
+      ${typeof o.measured_among === 'string' ? o.measured_among : nothing}</p>`;
+  }
 
   protected renderVerdict(r: LabResult<'training_run'>) {
     const o = r.outputs;
@@ -59,13 +96,79 @@ export class TrainingPodLab extends LabElement<'training_run'> {
       ${o.fits === false ? this.fitWords(false, '', 'These chips cannot hold the state and activations.') : nothing}
       ${best ? html`Fastest layout found (the table's first row): <strong class="best-layout">${layoutWords(best, this.technical, this.count)}</strong>, ${f(best.step_s, 's')} per step (${boundWords(best.bound)}).` : nothing}
       ${rec ? html`The book's rule of thumb would start from ${layoutWords({ dp: 1, pp: 1, ...rec }, this.technical, this.count)}.` : nothing}</p>
-      ${expectedLine(this.engine!, r, 't_s', 's', 'the chips’ peak FLOP/s')}`;
+      ${expectedLine(this.engine!, r, 't_s', 's', 'the chips’ peak FLOP/s')}
+      ${this.measured(r)}
+      ${this.runs.note(r, this.engine!)}`;
+  }
+
+  /** Days against chips, one engine sweep (the named layout alone: no search per point) from a
+   *  sixteenth to sixteen times the reader's chips, past the published runs drawn. */
+  private days(r: LabResult<'training_run'>): DPt[] {
+    const chips = num(r.outputs.chips) ?? 1; // the chips the run uses (a full pod where the field is empty)
+    const top = this.findSchema('chips')?.max ?? chips;
+    const reach = Math.max(chips * 16, ...this.runs.points(r).map((p) => p.x * 2));
+    const xs: number[] = [];
+    for (let c = Math.max(1, chips / 16); c <= Math.min(top, reach); c *= 2) xs.push(Math.round(c));
+    // what the lab asks (not the resolved inputs, whose defaults the engine may refuse when given)
+    const base: Record<string, unknown> = { ...this.params(), search: false };
+    delete base.chips;
+    // a measured rate is of these chips: the curve runs at the MFU it implies
+    if (base.measured_tokens_per_s != null) { delete base.measured_tokens_per_s; base.mfu = r.outputs.mfu; }
+    const key = JSON.stringify([base, xs]);
+    if (key === this.curveKey) return this.curve;
+    this.curveKey = key;
+    const s = this.engine!.sweep('training_run', base, { x: { param: 'chips', values: xs }, outputs: ['t_s', 'expected_t_s_low', 'expected_t_s_high'] });
+    const at = (k: string, i: number) => (isError(s) ? null : num(s.outputs[k]?.[i]));
+    this.curve = xs.flatMap((c, i) => {
+      const t = at('t_s', i), lo = at('expected_t_s_low', i), hi = at('expected_t_s_high', i);
+      return t !== null && t > 0 ? [{ chips: c, days: t / DAY_S, low: lo === null ? null : lo / DAY_S, high: hi === null ? null : hi / DAY_S }] : [];
+    });
+    return this.curve;
+  }
+
+  protected drawViz(r: LabResult<'training_run'>, host: HTMLElement) {
+    const pts = this.days(r);
+    const e = this.engine!, f = (v: number, u: string) => e.format(v, u);
+    const o = r.outputs, chips = num(o.chips), now = num(o.days);
+    if (!pts.length || chips === null || now === null) { host.replaceChildren(); return; }
+    const band = pts.filter((p) => p.low !== null && p.high !== null);
+    const width = this.vizWidth();
+    const description = `Days to train against chips, both axes logarithmic, at ${f(num(o.mfu) ?? 0, 'ratio')} MFU: from ${f(pts[0].days, 'days')} on ${f(pts[0].chips, 'count')} chips to ${f(pts[pts.length - 1].days, 'days')} on ${f(pts[pts.length - 1].chips, 'count')}.` +
+      `${band.length ? ' The shaded band is the range published whole runs reach.' : ''} On the chosen ${f(chips, 'count')} chips: ${f(now, 'days')}.` + this.runs.describe(r, e);
+    const terms = ['at the MFU set here', ...(band.length ? ['published runs reach'] : [])];
+    const chart = Plot.plot({
+      width, height: Math.round(Math.min(320, width * 0.6)), marginLeft: 80, marginBottom: 42, marginTop: 24,
+      ariaLabel: 'Days to train against the number of chips, from the engine', ariaDescription: description,
+      style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
+      x: { type: 'log', label: 'Chips →', tickFormat: (d: number) => f(d, 'count') },
+      y: { type: 'log', label: '↑ Time to train', grid: true, ticks: 5, tickFormat: (d: number) => f(d, 'days') },
+      color: { legend: true, domain: terms, range: ['currentColor', 'var(--ok)'] },
+      marks: [
+        band.length ? Plot.areaY(band, { x: 'chips', y1: 'low', y2: 'high', fill: 'var(--ok)', fillOpacity: 0.18, ariaHidden: 'true', className: 'expected-band' }) : null,
+        Plot.line(pts, { x: 'chips', y: 'days', stroke: 'currentColor', strokeWidth: 2, ariaHidden: 'true', className: 'days-line' }),
+        ...this.layerMarks(r, width),
+        Plot.dot([{ x: chips, y: now }], { x: 'x', y: 'y', r: 6, fill: 'currentColor', stroke: 'var(--bg)', strokeWidth: 2, ariaHidden: 'true', className: 'operating-point' }),
+      ],
+    });
+    chart.classList.add('pod-plot');
+    host.replaceChildren(chart);
+  }
+
+  /** The degrees a table shows: data, FSDP, tensor and pipeline always; context and expert
+   *  parallelism where one of its layouts uses them (else every row would multiply to the chips
+   *  without them). */
+  private degrees(rows: O[]): string[] {
+    return ['dp', 'fsdp', 'tp', 'pp', ...['cp', 'ep'].filter((k) => rows.some((l) => Number(l[k] ?? 1) > 1))];
   }
 
   /** The degrees' column heads: words in Plain, the book's names in Technical. */
-  private degreeHeads() {
-    const heads = this.technical ? ['dp', 'fsdp', 'tp', 'pp'] : ['data', 'FSDP', 'tensor', 'pipeline'];
-    return heads.map((h) => html`<th scope="col">${h}</th>`);
+  private degreeHeads(degrees: string[]) {
+    const words: Record<string, string> = { dp: 'data', fsdp: 'FSDP', tp: 'tensor', pp: 'pipeline', cp: 'context', ep: 'expert' };
+    return degrees.map((k) => html`<th scope="col">${this.technical ? k : words[k]}</th>`);
+  }
+
+  private degreeCells(l: O, degrees: string[]) {
+    return degrees.map((k) => html`<td>${this.count(l[k] ?? 1)}</td>`);
   }
 
   protected renderOutputs(r: LabResult<'training_run'>) {
@@ -79,17 +182,18 @@ export class TrainingPodLab extends LabElement<'training_run'> {
     const shown = layouts.slice(0, 10);
     // no search on this chip (the engine's warning says why): no tables claiming that nothing fits
     if (!Array.isArray(o.layouts)) return html`${base}<p class="no-search">No layout search on this chip: see the note below.</p>`;
+    const ranked = this.degrees(shown), refused = this.degrees(rejected);
     return html`${base}
       <div class="lb-scroll"><table class="lb-table layouts">
         <caption>${shown.length ? `Layout search: the ${shown.length === layouts.length ? '' : `${shown.length} `}fastest of the ${f(o.layouts_fitting, 'count')} layouts that fit, by step time` : 'Layout search: no layout fits on these chips'}</caption>
-        <thead><tr><th scope="col">rank</th>${this.degreeHeads()}<th scope="col">step</th><th scope="col" title="the MFU this layout reaches at its step's bound: 6·P·D over the chips' peak for that time, below 1 by attention, recomputation, the bubble and communication it cannot hide; the run as a whole is at the MFU above">best MFU</th><th scope="col">bound by</th><th scope="col">bytes per chip</th></tr></thead>
-        <tbody>${shown.length ? shown.map((l, i) => html`<tr><td>${i + 1}</td><td>${this.count(l.dp)}</td><td>${this.count(l.fsdp)}</td><td>${this.count(l.tp)}</td><td>${this.count(l.pp)}</td><td>${f(l.step_s, 's')}</td><td>${f(l.mfu, 'ratio')}</td><td>${boundWords(l.bound)}</td><td>${f(l.bytes_per_chip, 'bytes')}</td></tr>`)
-          : html`<tr><td colspan="9">No layout fits on these chips.</td></tr>`}</tbody>
+        <thead><tr><th scope="col">rank</th>${this.degreeHeads(ranked)}<th scope="col">step</th><th scope="col" title="the MFU this layout reaches at its step's bound: 6·P·D over the chips' peak for that time, below 1 by attention, recomputation, the bubble and communication it cannot hide; the run as a whole is at the MFU above">best MFU</th><th scope="col">bound by</th><th scope="col">bytes per chip</th></tr></thead>
+        <tbody>${shown.length ? shown.map((l, i) => html`<tr><td>${i + 1}</td>${this.degreeCells(l, ranked)}<td>${f(l.step_s, 's')}</td><td>${f(l.mfu, 'ratio')}</td><td>${boundWords(l.bound)}</td><td>${f(l.bytes_per_chip, 'bytes')}</td></tr>`)
+          : html`<tr><td colspan=${ranked.length + 5}>No layout fits on these chips.</td></tr>`}</tbody>
       </table></div>
       <div class="lb-scroll"><table class="lb-table rejected">
         <caption>Rejected layouts (a sample) and why each fails</caption>
-        <thead><tr>${this.degreeHeads()}<th scope="col">reason</th></tr></thead>
-        <tbody>${rejected.map((l) => html`<tr><td>${this.count(l.dp)}</td><td>${this.count(l.fsdp)}</td><td>${this.count(l.tp)}</td><td>${this.count(l.pp)}</td><td>${this.words(String(l.message ?? l.reason))}</td></tr>`)}</tbody>
+        <thead><tr>${this.degreeHeads(refused)}<th scope="col">reason</th></tr></thead>
+        <tbody>${rejected.map((l) => html`<tr>${this.degreeCells(l, refused)}<td>${this.words(String(l.message ?? l.reason))}</td></tr>`)}</tbody>
       </table></div>
       ${Object.keys(counts).length ? html`<p class="rejected-counts">Rejected in all: ${Object.entries(counts).map(([k, v], i) => html`${i ? ', ' : ''}${f(v, 'count')} × ${this.technical ? html`<code>${k}</code>` : this.words(reasons[k] ?? k.replace(/_/g, ' '))}`)}.</p>` : nothing}`;
   }
