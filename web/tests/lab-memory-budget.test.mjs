@@ -324,3 +324,23 @@ test('chapter 5, FSDP Try-it: the lab holds on a TPU and an H100 and hides the c
     await page.close();
   }
 });
+
+test('the expected peak beside the estimate, and a measured peak among the published runs', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  const setup = { chip: 'h100', model: 'llama3.1-8b', chips: 8, fsdp: 8, T: 8192, batch_tokens: 131072 };
+  await page.goto(server.url + LAB + '?' + new URLSearchParams(setup));
+  await ready(page);
+  const params = await page.evaluate((el) => document.querySelector(el).params(), EL);
+  const o = evaluate(CALC, params).outputs;
+  const range = page.locator(`${EL} .lab-expected`);
+  assert.equal(Number(await range.getAttribute('data-low')), o.expected_bytes_per_chip_low);
+  assert.equal(Number(await range.getAttribute('data-high')), o.expected_bytes_per_chip_high);
+  assert.match(await range.innerText(), /of this estimate: expect /);
+  await type(page, 'measured_peak_bytes', '70e9');
+  const m = evaluate(CALC, { ...params, measured_peak_bytes: 70e9 }).outputs;
+  const line = page.locator(`${EL} .lab-measured`);
+  assert.equal(Number(await line.getAttribute('data-share')), m.measured_share_of_estimate);
+  assert.ok((await line.innerText()).includes(m.measured_among), await line.innerText());
+  assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
+  await page.close();
+});

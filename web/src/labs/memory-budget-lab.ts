@@ -9,6 +9,7 @@ import { ChartCache, Plot, reachOf } from './plot';
 import { ONE_DEVICE_KINDS, byChip, chipCount, defineLab, type LabResult, LabElement, type ControlSpec, type OutputSpec } from './lab-element';
 import { MODEL_PICKER } from './model-picker';
 import { layoutWords } from './words';
+import { expectedLine } from './expected';
 import { isError, type Result } from '../engine';
 
 type O = Record<string, unknown>;
@@ -38,6 +39,7 @@ export class MemoryBudgetLab extends LabElement<'training_memory'> {
     { path: 'master_bytes_per_param', label: 'fp32 master-weight bytes per parameter' },
     { path: 'checkpointing', label: 'rematerialisation: what the forward pass saves', start: 'block' },
     { path: 'checkpoints_per_layer', onlyWith: { checkpointing: 'custom' } },
+    { path: 'measured_peak_bytes', label: 'I measured: your run’s peak memory per chip, if you ran it' },
   ];
   protected hintText() {
     return this.state.chipFacts && ONE_DEVICE_KINDS.includes(this.state.chipFacts.kind)
@@ -135,7 +137,20 @@ export class MemoryBudgetLab extends LabElement<'training_memory'> {
       ${c ? html`<p class="verdict verdict-${String(c.bound)} comm-verdict"><strong>${String(c.bound) === 'compute' ? 'Compute-bound' : 'Comms-bound'}</strong>: with ${this.choiceText('strategy', this.comm.strategy, 'training_comm')} over the ${this.choiceText('fabric', c.fabric, 'training_comm')},
         per layer the math takes ${f(c.t_math_s, 's')}, communication ${f(c.t_comm_s, 's')}.
         ${num(c.critical_batch_tokens) !== null ? html`Critical batch <span class="fig" data-figure="critical_batch_tokens">${f(c.critical_batch_tokens, 'tokens')}</span> (<span class="fig" data-figure="critical_tokens_per_chip">${f(c.critical_tokens_per_chip, 'tokens')}</span> per chip).` : html`This strategy's communication does not shrink with the batch: no critical batch.`}</p>`
-        : html`<p class="lb-msg comm-verdict">${this.comm.error}</p>`}`;
+        : html`<p class="lb-msg comm-verdict">${this.comm.error}</p>`}
+      ${expectedLine(this.engine!, r, 'bytes_per_chip', 'bytes', 'this estimate')}
+      ${this.measured(r)}`;
+  }
+
+  /** The reader's own peak against the estimate, and where it stands among the published runs'. */
+  private measured(r: LabResult<'training_memory'>) {
+    const o = r.outputs;
+    const share = num(o.measured_share_of_estimate);
+    if (share === null) return nothing;
+    const f = (v: unknown, u: string) => this.engine!.format(v, u);
+    return html`<p class="lab-measured" data-share=${share}>Your ${f(r.inputs.measured_peak_bytes, 'bytes')} is
+      <strong>${f(share * 100, 'count')} %</strong> of the ${this.fig('bytes_per_chip')} estimated here.
+      ${typeof o.measured_among === 'string' ? o.measured_among : nothing}</p>`;
   }
 
   // the drawn charts and what each shows beyond its current point (see drawViz)
