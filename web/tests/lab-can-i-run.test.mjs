@@ -170,6 +170,9 @@ test('the chart: tokens/s against context, the expected band, the reader\u2019s 
   assert.ok(chart.now && chart.measured, 'the bound at the reader\u2019s context and the measurement are marked');
   assert.ok(at.description.includes(`the bound is ${expected(CALC, { ...setup, context: 4096 }, 'tokens_per_s')}`), at.description);
   assert.ok(chart.measured[1] > chart.now[1], `the measured ${95} tokens/s sits below the bound ${o.tokens_per_s}`);
+  const among = evaluate(CALC, { ...setup, context: 4096, measured_tokens_per_s: 95 }).outputs.measured_among;
+  assert.match(among, /^Of the \d+ published runs of /);
+  assert.ok((await page.locator(`${EL} .cir-measured`).innerText()).includes(among), 'the measurement among the published runs');
   const note = page.locator(`${EL} .lab-published`);
   assert.equal(await note.getAttribute('data-runs'), String(mine.length));
   assert.deepEqual(problems, clean);

@@ -26,7 +26,7 @@ void compute(const Args& args, Result& r) {
   warn_ignored_inputs(args, r);
   DecodeFigures f = decode_step(setup, args.num("batch"), chips, args.num("context"), r.log());
   output_decode(f, r);
-  output_measured(args, f, f.tokens_per_s, r);
+  output_measured(args, f, f.tokens_per_s, band_for("decode", "tokens_per_s", setup.chip->kind), r);
   output_expected(setup, f, {{"batch", args.num("batch")}, {"chips", chips}, {"context", args.num("context")}}, r);
 }
 

@@ -763,6 +763,8 @@ void compute(const Args& args, Result& r) {
   r.out("ttft_s", ttft);
   r.out("ttft_bound", ttft_math >= ttft_weights ? "compute" : "memory");
   out_opt(r, "measured_share_of_bound", measured_share);
+  out_measured_among(measured_share ? band_for("local_inference", "tokens_per_s", chip.kind) : nullptr,
+                     measured_share.value_or(0), r);
   out_opt(r, "achieved_bytes_per_s", achieved_bytes_per_s);
   r.out("suggestion_kind", s.kind);
   r.out("suggestion", s.text);

@@ -246,7 +246,7 @@ void compute(const Args& args, Result& r) {
   warn_ignored_inputs(args, r);
   ServingFigures f = serve(setup, q, args.num("batch"), chips, r.log());
   output_serving(q, f, r);
-  output_measured(args, f.decode, f.throughput_tokens_per_s, r);
+  output_measured(args, f.decode, f.throughput_tokens_per_s, band_for("serving", "throughput_tokens_per_s", setup.chip->kind), r);
   Request full = q;
   full.prefill_mfu = 1;
   output_expected(setup, q, q.prefill_mfu == 1 ? f : serve(setup, full, args.num("batch"), chips, Steps()), r);

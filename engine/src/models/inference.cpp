@@ -1,6 +1,8 @@
 // Shared inference math: the served model, the fabric, one prefill step, one decode step.
 // The formulas are api/inference.md's "How the engine computes each output".
 #include "models/inference.hpp"
+
+#include "models/expected.hpp"
 #include "models/topology.hpp"
 
 #include <algorithm>
@@ -703,7 +705,7 @@ std::string measured_verdict(double share) {
 
 }  // namespace
 
-void output_measured(const Args& args, const DecodeFigures& d, double bound_tokens_per_s, Result& r) {
+void output_measured(const Args& args, const DecodeFigures& d, double bound_tokens_per_s, const BandRow* band, Result& r) {
   // Without a measurement the four outputs are left unset, which every writer writes as null
   // (Outputs): no names looked up at each point of a sweep.
   if (!args.given("measured_tokens_per_s")) return;
@@ -718,6 +720,7 @@ void output_measured(const Args& args, const DecodeFigures& d, double bound_toke
   r.out("achieved_flops_per_s", r.step("FLOP/s the decode steps then reach", "",
                                        share * r.sym("\\text{FLOPs}_{step}", d.flops) / step, "FLOP/s"));
   r.out("measured_verdict", measured_verdict(share.value()));
+  out_measured_among(band, share.value(), r);
   if (share.value() > 1) {
     r.warn("The measured speed is above the bound: check that the model, formats, batch and context match the run.");
   }

@@ -111,10 +111,13 @@ void check_slice_topology(const InferenceSetup& s, double chips, Result& r);
 void check_axes_tp(const InferenceSetup& s, double chips, const std::string& param);
 
 
+struct BandRow;  // catalog/catalog_data.hpp: a fitted band of published runs
+
 // The reader's measured tokens/s (measured_tokens_per_s, when given) against the bound
 // `bound_tokens_per_s`: its share, the bandwidth and FLOP/s the decode steps of `d` would then
-// run at, and a sentence on what usually explains the gap. Nulls without a measurement.
-void output_measured(const Args& args, const DecodeFigures& d, double bound_tokens_per_s, Result& r);
+// run at, a sentence on what usually explains the gap, and where the share stands among the
+// published runs of `band` (out_measured_among). Nulls without a measurement.
+void output_measured(const Args& args, const DecodeFigures& d, double bound_tokens_per_s, const BandRow* band, Result& r);
 
 // Parameters shared by the inference calculators (schemas: unit, default, range, doc).
 std::vector<Param> served_model_params();

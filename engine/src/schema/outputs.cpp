@@ -345,6 +345,8 @@ constexpr Output kLocalInference[] = {
     {"ttft_bound", "", "prefill bound", "what limits the prefill: compute or memory", false},
     {"measured_share_of_bound", "ratio", "measured share of the bound", "the measured tokens/s divided by the bound (null without a measurement)", true},
     {"achieved_bytes_per_s", "bytes/s", "achieved bandwidth", "bytes per step times the measured tokens/s per user (null without a measurement)", true},
+    {"measured_runs_below", "count", "published runs below yours", "of the published local runs on this kind of device, how many reached a smaller share of their bound than the one measured (null without a measurement, or where no runs calibrate it)", true},
+    {"measured_among", "", "your run among the published ones", "a sentence placing the measured share among the published runs' (null without a measurement, or where no runs calibrate it)", true},
     {"suggestion_kind", "", "suggestion kind", "what the first suggested change is: format, context, devices, or none", false},
     {"suggestion", "", "suggestion", "the first change that would make it fit or run faster, in words", false},
     {"suggested_format", "", "suggested format", "a smaller weight format that fits (null if not the suggestion)", true},

@@ -88,7 +88,7 @@ export class CanIRunLab extends LabElement<'local_inference'> {
   protected readonly hasViz = true;
   /** published runs of this device, model, formats and users, at their context and measured tokens/s */
   private readonly runs = new PublishedRunsLayer({ redrawCharts: () => this.redrawCharts(), engine: () => this.engine }, {
-    calculator: 'local_inference', same: ['chip', 'model', 'weight_format', 'kv_format', 'users', 'devices'], near: ['chip', 'model'], settings: ['context'],
+    calculator: 'local_inference', same: ['chip', 'model', 'weight_format', 'kv_format', 'users', 'devices', 'other_devices'], near: ['chip', 'model'], settings: ['context'],
     place: (m, input) => (m.measured.output === 'tokens_per_s' && m.measured.value > 0 ? { x: Number(input('context')), y: m.measured.value } : null),
     placeWords: (at, e) => e.format(at.y, 'tokens/s'),
   });
@@ -154,7 +154,8 @@ export class CanIRunLab extends LabElement<'local_inference'> {
     return html`<p class="cir-measured" data-share=${share}>Your ${f(num(r.inputs.measured_tokens_per_s), 'tokens/s')} is
       <strong>${f(share * 100, 'count')} %</strong> of the ${this.fmt('tokens_per_s')} bound.
       ${share > 1 ? html`Above the bound: check the device, model and format chosen here match your run (a faster format, a smaller model?).`
-        : html`The gap is usually kernel launches and synchronisation between them, dequantizing the weights, attention over a long context, and sampling each token.`}</p>`;
+        : html`The gap is usually kernel launches and synchronisation between them, dequantizing the weights, attention over a long context, and sampling each token.`}
+      ${typeof r.outputs.measured_among === 'string' ? r.outputs.measured_among : nothing}</p>`;
   }
 
   /** Published runs (data/measurements.json) of this device, model and weight format, each beside

@@ -1,7 +1,8 @@
 // "I measured ___ tokens/s": the control spec and the verdict line shared by the decode and
 // serving labs. The share of the bound, the bandwidth it implies and the sentence on what
-// usually explains the gap are the engine's outputs (measured_share_of_bound,
-// achieved_bytes_per_s, measured_verdict); this only lays them out.
+// usually explains the gap and where the measurement stands among the published runs are the
+// engine's outputs (measured_share_of_bound, achieved_bytes_per_s, measured_verdict,
+// measured_among); this only lays them out.
 import { html, nothing, type TemplateResult } from 'lit';
 import type { ControlSpec } from './lab-state';
 import type { Engine, Result } from '../engine';
@@ -20,5 +21,5 @@ export function measuredLine(engine: Engine, r: Result, boundOutput: string): Te
   return html`<p class="lab-measured" data-share=${share}>Your ${f(r.inputs.measured_tokens_per_s, 'tokens/s')} is
     <strong>${f(share * 100, 'count')} %</strong> of the ${f(o[boundOutput], 'tokens/s')} bound: the steps then read
     ${f(o.achieved_bytes_per_s, 'bytes/s')} and compute ${f(o.achieved_flops_per_s, 'FLOP/s')}.
-    ${String(o.measured_verdict)}</p>`;
+    ${String(o.measured_verdict)} ${typeof o.measured_among === 'string' ? o.measured_among : nothing}</p>`;
 }
