@@ -45,7 +45,8 @@ export class PublishedRunsLayer implements ChartLayer {
   }
 
   private differing(run: PublishedRun, r: Result, names: string[]): string[] {
-    return names.filter((k) => JSON.stringify(this.input(run, k)) !== JSON.stringify(r.inputs[k]));
+    // an input left out and one whose default is null are the same setting (other_devices: none)
+    return names.filter((k) => JSON.stringify(this.input(run, k) ?? null) !== JSON.stringify(r.inputs[k] ?? null));
   }
 
   /** the runs on this result's curve, as points */
