@@ -94,7 +94,7 @@ export class TrainingPodLab extends LabElement<'training_run'> {
         ? html`The training state fits in the ${this.state.chipFacts?.name ?? 'device'}’s memory.`
         : html`The state needs at least ${this.fig('min_chips_memory')} (${this.fig('days_at_min_chips')} on them).`}
       ${o.fits === false ? this.fitWords(false, '', 'These chips cannot hold the state and activations.') : nothing}
-      ${best ? html`Fastest layout found (the table's first row): <strong class="best-layout">${layoutWords(best, this.technical, this.count)}</strong>, ${f(best.step_s, 's')} per step (${boundWords(best.bound)}).` : nothing}
+      ${best ? html`Fastest layout found (the table's first row): <strong class="best-layout">${layoutWords(best, this.technical, this.count)}</strong>, ${f(best.step_s, 's')} per step (${boundWords(best.bound)}) at the best MFU that layout can reach, ${f(best.mfu, 'ratio')}; the days above are at ${f(o.mfu, 'ratio')}.` : nothing}
       ${rec ? html`The book's rule of thumb would start from ${layoutWords({ dp: 1, pp: 1, ...rec }, this.technical, this.count)}.` : nothing}</p>
       ${expectedLine(this.engine!, r, 't_s', 's', 'the chips’ peak FLOP/s')}
       ${this.measured(r)}
