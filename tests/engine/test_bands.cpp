@@ -164,13 +164,13 @@ TEST(Bands, AnExpectedRangeNamesItsRunsAndSaysWhenTheSetupLiesOutsideThem) {
   json many = json::parse(scalelab::evaluate("local_inference", R"({"chip": "rtx-4090", "model": "llama3-8b", "users": 64, "context": 1024})").json);
   EXPECT_EQ(many["outputs"]["expected_covered"], false);
   EXPECT_EQ(many["outputs"]["expected_outside"],
-            "The published runs behind this range took concurrent users 1; this setup takes concurrent users 64, "
+            "The published runs behind this range took 1 concurrent user; this setup takes 64 concurrent users, "
             "so the range is carried beyond what was measured.");
   // decode's settings by their labels, each with the range the runs took and its unit
   json slice = json::parse(scalelab::evaluate("decode", R"({"chip": "tpu-v5e", "model": "llama3-70b", "chips": 16, "batch": 32, "context": 8192})").json);
   EXPECT_EQ(slice["outputs"]["expected_outside"],
-            "The published runs behind this range took chips 1–8 and context 205–2,048 tokens; this setup takes "
-            "chips 16 and context 8,192 tokens, so the range is carried beyond what was measured.");
+            "The published runs behind this range took 1–8 chips and a context of 205–2,048 tokens; this setup "
+            "takes 16 chips and a context of 8,192 tokens, so the range is carried beyond what was measured.");
   // decode's runs ran on A100s and TPU v5es: on an RTX 4090 the range is carried to another kind of chip
   json consumer = json::parse(scalelab::evaluate("decode", R"({"chip": "rtx-4090", "model": "llama3-8b", "chips": 1, "batch": 1, "context": 1024})").json);
   EXPECT_EQ(consumer["outputs"]["expected_covered"], false);

@@ -41,6 +41,14 @@ SettingWords setting_words(std::string_view calculator, std::string_view setting
   return {label.substr(0, open), " " + label.substr(open + 2, label.size() - open - 3)};
 }
 
+// A setting and its value in a sentence: "16 chips", "1 concurrent user", "a context of 8,192 tokens",
+// "a sequence length of 8,192" (a length, or a label with a unit, takes "a … of"; a count comes first).
+std::string setting_phrase(const SettingWords& w, const std::string& value, bool one) {
+  if (!w.unit.empty() || w.name.find("length") != std::string::npos) return "a " + w.name + " of " + value + w.unit;
+  const bool plural = !w.name.empty() && w.name.back() == 's';
+  return value + " " + (one && plural ? w.name.substr(0, w.name.size() - 1) : w.name);
+}
+
 // "a, b and c"
 std::string and_list(const std::vector<std::string>& parts) {
   std::string text;
@@ -112,8 +120,8 @@ void out_band(const Band* band, std::string_view calculator, ChipKind kind, cons
       const SettingWords words = setting_words(calculator, name);
       const std::string span = range.low == range.high ? count(range.low)
                                                          : count(range.low) + "–" + count(range.high);
-      theirs.push_back(words.name + " " + span + words.unit);
-      ours.push_back(words.name + " " + count(value) + words.unit);
+      theirs.push_back(setting_phrase(words, span, range.low == 1 && range.high == 1));
+      ours.push_back(setting_phrase(words, count(value), value == 1));
     }
   }
   const bool other_kind = !listed(band->run_kinds, chip_kind_names()[std::size_t(kind)]);
