@@ -26,7 +26,7 @@ export class CanIFineTuneLab extends LabElement<'finetune'> {
     { path: 'optimizer', label: 'optimizer state' },
   ];
   readonly outputs: OutputSpec<'finetune'>[] = [
-    'hours', 'days', 'tokens_per_s', 'total_flops', 'needed_bytes', 'usable_bytes', 'free_bytes',
+    'hours', 'tokens_per_s', 'total_flops', 'needed_bytes', 'usable_bytes', 'free_bytes',
     'shortfall_bytes', 'weights_bytes', 'adapter_bytes', 'grads_bytes', 'optimizer_bytes', 'master_bytes',
     'activations_bytes', 'logits_bytes', 'trainable_params', 'max_micro_batch',
   ];
