@@ -12,7 +12,7 @@ import { article } from './words';
 import { isError, type PublishedRun, type Result } from '../engine';
 import { publishedRuns } from '../published-runs';
 import { expectedLine } from './expected';
-import { ChartCache, Plot, moveMarker, tickRoom } from './plot';
+import { ChartCache, Plot, moveMarker, powerOfTwoTicks } from './plot';
 import { PublishedRunsLayer } from './published-layer';
 
 /** one context of the chart's curve: the bound and the range published runs reach */
@@ -20,14 +20,6 @@ interface CPt { context: number; bound: number; low: number | null; high: number
 const CURVE_OUTPUTS = ['tokens_per_s', 'expected_tokens_per_s_low', 'expected_tokens_per_s_high'];
 /** a finite number, or null (memory-meter's num reads a missing figure as 0, which a chart would draw) */
 const figure = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
-/** the context axis's ticks: powers of two from 128 (the sizes contexts are set in), every second
- *  one or sparser as the chart narrows, about 60 px a label */
-function contextTicks(reach: number, width: number): number[] {
-  const all: number[] = [];
-  for (let x = 128; x <= reach; x *= 2) all.push(x);
-  const stride = Math.max(2, Math.ceil(all.length / tickRoom(width - 100, 2, 60)));
-  return all.filter((_, i) => i % stride === 0);
-}
 
 /** one device of the split, as the engine lists it (its outputs' `devices`) */
 interface Device { chip: string; name: string; layer_share: number; usable_bytes: number; weight_bytes: number; kv_bytes: number; overhead_bytes: number; needed_bytes: number; margin_bytes: number; fits: boolean; t_s: number; bytes_per_s: number }
@@ -255,10 +247,11 @@ export class CanIRunLab extends LabElement<'local_inference'> {
     }
     const terms = ['bound (the engine)', ...(band.length ? ['published runs reach'] : [])];
     const chart = Plot.plot({
-      width, height: Math.round(Math.min(320, width * 0.6)), marginLeft: 70, marginBottom: 42, marginTop: 24,
+      // (room on the right for the last context's label, which sits on the axis's end)
+      width, height: Math.round(Math.min(320, width * 0.6)), marginLeft: 70, marginRight: 36, marginBottom: 42, marginTop: 24,
       ariaLabel: 'Tokens per second against context on this device, from the engine', ariaDescription: description,
       style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
-      x: { type: 'log', base: 2, label: 'Context per user (tokens) →', tickFormat: (d: number) => f(d, 'count'), ticks: contextTicks(reach, width) },
+      x: { type: 'log', base: 2, label: 'Context per user (tokens) →', tickFormat: (d: number) => f(d, 'count'), ticks: powerOfTwoTicks(128, reach, width - 106) },
       y: { label: '↑ Tokens per second', zero: true, grid: true, ticks: 5, tickFormat: (d: number) => f(d, 'count') },
       color: { legend: true, domain: terms, range: ['currentColor', 'var(--ok)'] },
       marks: [

@@ -61,6 +61,16 @@ export function decadeTicks(lo: number, hi: number, plotWidth: number, format?: 
   return ticks;
 }
 
+/** Powers of two from lo to hi as a log axis's ticks (contexts and chip counts are set in them),
+ *  every second one or sparser as the axis narrows, labelPx a label; for an axis drawn with base 2,
+ *  whose labels Plot then keeps (a base-10 log axis drops the labels of most powers of two). */
+export function powerOfTwoTicks(lo: number, hi: number, plotWidth: number, labelPx = 60): number[] {
+  const all: number[] = [];
+  for (let x = 2 ** Math.ceil(Math.log2(lo)); x <= hi * (1 + 1e-9); x *= 2) all.push(x);
+  const stride = Math.max(2, Math.ceil(all.length / tickRoom(plotWidth, 2, labelPx)));
+  return all.filter((_, i) => i % stride === 0);
+}
+
 export type Chart = ReturnType<typeof PlotMarks.plot>;
 
 /** The marker of the current setting on a drawn chart moved in place, by the chart's own scales:

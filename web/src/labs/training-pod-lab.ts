@@ -7,7 +7,7 @@ import { ONE_DEVICE_KINDS, byChip, defineLab, type StartFn, type LabResult, LabE
 import { MODEL_PICKER } from './model-picker';
 import { layoutWords } from './words';
 import { expectedLine } from './expected';
-import { Plot } from './plot';
+import { Plot, powerOfTwoTicks } from './plot';
 import { PublishedRunsLayer } from './published-layer';
 import { isError, type Result } from '../engine';
 
@@ -136,12 +136,15 @@ export class TrainingPodLab extends LabElement<'training_run'> {
     const description = `Days to train against chips, both axes logarithmic, at ${f(num(o.mfu) ?? 0, 'ratio')} MFU: from ${f(pts[0].days, 'days')} on ${f(pts[0].chips, 'count')} chips to ${f(pts[pts.length - 1].days, 'days')} on ${f(pts[pts.length - 1].chips, 'count')}.` +
       `${band.length ? ' The shaded band is the range published whole runs reach.' : ''} On the chosen ${f(chips, 'count')} chips: ${f(now, 'days')}.` + this.runs.describe(r, e);
     const terms = ['at the MFU set here', ...(band.length ? ['published runs reach'] : [])];
+    const height = Math.round(Math.min(320, width * 0.6));
     const chart = Plot.plot({
-      width, height: Math.round(Math.min(320, width * 0.6)), marginLeft: 80, marginBottom: 42, marginTop: 24,
+      // (room for "10,000 days" on the left and the last chip count's label on the right)
+      width, height, marginLeft: 100, marginRight: 30, marginBottom: 42, marginTop: 24,
       ariaLabel: 'Days to train against the number of chips, from the engine', ariaDescription: description,
       style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
-      x: { type: 'log', label: 'Chips →', tickFormat: (d: number) => f(d, 'count') },
-      y: { type: 'log', label: '↑ Time to train', grid: true, ticks: 5, tickFormat: (d: number) => f(d, 'days') },
+      x: { type: 'log', base: 2, label: 'Chips →', tickFormat: (d: number) => f(d, 'count'), ticks: powerOfTwoTicks(pts[0].chips, pts[pts.length - 1].chips, width - 130) },
+      // a tick every 64 px or so: on a phone the days may span less than a decade, whose 1-2-3 ticks crowd
+      y: { type: 'log', label: '↑ Time to train', grid: true, ticks: Math.max(2, Math.floor(height / 64)), tickFormat: (d: number) => f(d, 'days') },
       color: { legend: true, domain: terms, range: ['currentColor', 'var(--ok)'] },
       marks: [
         band.length ? Plot.areaY(band, { x: 'chips', y1: 'low', y2: 'high', fill: 'var(--ok)', fillOpacity: 0.18, ariaHidden: 'true', className: 'expected-band' }) : null,
