@@ -133,8 +133,9 @@ export class TrainingPodLab extends LabElement<'training_run'> {
     if (!pts.length || chips === null || now === null) { host.replaceChildren(); return; }
     const band = pts.filter((p) => p.low !== null && p.high !== null);
     const width = this.vizWidth();
-    const description = `Days to train against chips, both axes logarithmic, at ${f(num(o.mfu) ?? 0, 'ratio')} MFU: from ${f(pts[0].days, 'days')} on ${f(pts[0].chips, 'count')} chips to ${f(pts[pts.length - 1].days, 'days')} on ${f(pts[pts.length - 1].chips, 'count')}.` +
-      `${band.length ? ' The shaded band is the range published whole runs reach.' : ''} On the chosen ${f(chips, 'count')} chips: ${f(now, 'days')}.` + this.runs.describe(r, e);
+    const units = this.onOwnDevice() ? 'devices' : 'chips';
+    const description = `Days to train against ${units}, both axes logarithmic, at ${f(num(o.mfu) ?? 0, 'ratio')} MFU: from ${f(pts[0].days, 'days')} on ${f(pts[0].chips, 'count')} ${units} to ${f(pts[pts.length - 1].days, 'days')} on ${f(pts[pts.length - 1].chips, 'count')}.` +
+      `${band.length ? ' The shaded band is the range published whole runs reach.' : ''} On the chosen ${f(chips, 'count')} ${units}: ${f(now, 'days')}.` + this.runs.describe(r, e);
     const terms = ['at the MFU set here', ...(band.length ? ['published runs reach'] : [])];
     const height = Math.round(Math.min(320, width * 0.6));
     const chart = Plot.plot({
@@ -142,7 +143,7 @@ export class TrainingPodLab extends LabElement<'training_run'> {
       width, height, marginLeft: 100, marginRight: 30, marginBottom: 42, marginTop: 24,
       ariaLabel: 'Days to train against the number of chips, from the engine', ariaDescription: description,
       style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
-      x: { type: 'log', base: 2, label: 'Chips →', tickFormat: (d: number) => f(d, 'count'), ticks: powerOfTwoTicks(pts[0].chips, pts[pts.length - 1].chips, width - 130) },
+      x: { type: 'log', base: 2, label: this.onOwnDevice() ? 'Devices →' : 'Chips →', tickFormat: (d: number) => f(d, 'count'), ticks: powerOfTwoTicks(pts[0].chips, pts[pts.length - 1].chips, width - 130) },
       // a tick every 64 px or so: on a phone the days may span less than a decade, whose 1-2-3 ticks crowd
       y: { type: 'log', label: '↑ Time to train', grid: true, ticks: Math.max(2, Math.floor(height / 64)), tickFormat: (d: number) => f(d, 'days') },
       color: { legend: true, domain: terms, range: ['currentColor', 'var(--ok)'] },
