@@ -127,8 +127,10 @@ test('two GPUs hold what one cannot, split by layers or rows; an MoE spills its 
   assert.deepEqual(await cards.evaluateAll((d) => d.map((x) => x.dataset.chip)), ['rtx-4090', 'rtx-3090']);
   assert.match(await cards.nth(1).locator('.cir-meter').getAttribute('aria-label'), /^Device 2, GeForce RTX 3090: weights /);
   assert.ok((await page.locator(`${EL} .cir-stages`).innerText()).includes(engine.formatQuantity(mixed.step_s, 's')));
+  // (the next render, not the current count: the choice schedules an evaluation)
+  const lastRender = await rendered(page);
   await page.locator(`${EL} [data-key="other_devices"] select`).selectOption('');
-  await rendered(page);
+  await settle(page, lastRender);
   assert.match(await verdict(page), /does not fit on the GeForce RTX 4090/);
   // gpt-oss-120b beside one 24 GB card: its experts in system RAM read faster than whole layers there
   await page.goto(server.url + LAB + '?chip=rtx-3090&model=gpt-oss-120b&weight_format=mxfp4');
