@@ -339,12 +339,12 @@ function directivesPlugin(file, ctx) {
             const one = evaluate(a.calc, withChip(params, a, ctx.chip)), two = evaluate(vs.calc, withChip(vs.params, a, ctx.chip));
             const err = one.error ?? two.error;
             if (err) contentWarning(file, node, `:compare ${a.calc}.${a.out}: ${err.param}: ${err.message}`);
-            else shown = compareText(getPath(one.outputs, a.out), getPath(two.outputs, vs.out), a.form, a.words) ?? '?';
+            else shown = compareText(getPath(one.outputs, a.out), getPath(two.outputs, vs.out), a.form, a.words, a.unit ?? unitOf(one, a.out)) ?? '?';
             gateRecord(ctx, node, 'compare', a, params, (on, chip) => {
               const x = plainEvaluate(a, params)(on, chip);
               const y = on(vs.calc, chip === null ? vs.params : withChip(vs.params, a, chip), vs.out, null);
               if (x.error || y.error) return x.error ? x : y;
-              return { value: compareText(x.value, y.value, a.form, a.words) };
+              return { value: compareText(x.value, y.value, a.form, a.words, a.unit ?? engine.outputUnit(a.calc, a.out)) };
             });
           } else contentWarning(file, node, ':compare needs calc, out and params');
           if (a.none !== undefined) props.dataNone = a.none;

@@ -203,7 +203,7 @@ function compareLive(engine: Engine, r: Result, el: HTMLElement): string {
   if (el.dataset.chip !== 'fixed' && !('chip' in vsParams)) vsParams.chip = chipParam();
   const other = engine.evaluate(el.dataset.vsCalc!, vsParams, { steps: false });
   if (isError(other)) return 'n/a';
-  return compareText(getPath(r.outputs, el.dataset.out!), getPath(other.outputs, el.dataset.vsOut!), el.dataset.form, el.dataset.words) ?? 'n/a';
+  return compareText(getPath(r.outputs, el.dataset.out!), getPath(other.outputs, el.dataset.vsOut!), el.dataset.form, el.dataset.words, el.dataset.unit ?? engine.unitOf(r, el.dataset.out!)) ?? 'n/a';
 }
 /** A chapter's chip_needs: on a chip without one of those figures the note at the top says so,
  *  and returns what each number shows instead of "n/a"; undefined where the chip has them all. */

@@ -6,6 +6,8 @@
 // A million or more is scaled as the engine scales it: the digits in front of what the engine writes
 // after a "1" of that size ("13.02B params", "4.096 GB"), never "13020000000 params".
 export function digitsText(value, unit, digits, format) {
+  // a share (0.933) reads as the labs' percentage, to those digits: "93 %"
+  if (unit === 'share') return `${Number((value * 100).toPrecision(Number(digits)))}\u00a0%`;
   const number = Number(value.toPrecision(Number(digits)));
   const group = Math.floor(Math.log10(Math.abs(number)) / 3);
   if (group >= 2) {
@@ -36,14 +38,18 @@ export function verdictText(value, words) {
 
 // `:compare{…}`: how one engine output stands to another, in words that follow the numbers.
 //   form="times" (default): "about twice", "about a quarter", "1.6×", "about the same as"
-//   form="more": "1.6× more", "2.5× less", "about as much"
+//   form="more": "1.6× more", "2.5× less", "about as much"; for an output counted in things (its unit
+//     sequences, tokens, chips, requests per second …) "2.5× fewer" and "about as many"
 //   form="ratio": "1.62×"
 //   words="lower|same|higher": the author's three words for a < b, a ≈ b (within 3%), a > b
 const NICE = [[1 / 8, 'an eighth'], [1 / 4, 'a quarter'], [1 / 3, 'a third'], [1 / 2, 'half'], [2 / 3, 'two thirds'], [3 / 4, 'three quarters'],
   [1.5, 'one and a half times'], [2, 'twice'], [3, 'three times'], [4, 'four times'], [8, 'eight times'], [16, 'sixteen times']];
 const SAME = 0.03, NEAR = 0.06;
 const times = (r) => (r >= 9.95 ? String(Math.round(r)) : String(Number(r.toPrecision(2))));
-export function compareText(a, b, form, words) {
+/** Units of outputs that count things (a count, or a count per second): "fewer", not "less". */
+const COUNTED = /^(count|1|(sequences?|tokens?|chips?|devices?|GPUs?|requests?|runs?|steps?|layers?|experts?|users?|cards?))(\/s)?$|^1\/s$/;
+export const isCounted = (unit) => typeof unit === 'string' && COUNTED.test(unit.trim());
+export function compareText(a, b, form, words, unit) {
   if (typeof a !== 'number' || typeof b !== 'number' || !Number.isFinite(a) || !Number.isFinite(b) || b === 0 || a === 0) return null;
   const r = a / b;
   if (words) {
@@ -51,7 +57,10 @@ export function compareText(a, b, form, words) {
     return Math.abs(r - 1) <= SAME ? same : r < 1 ? lower : higher;
   }
   if (form === 'ratio') return `${Number(r.toPrecision(3))}×`;
-  if (form === 'more') return Math.abs(r - 1) <= SAME ? 'about as much' : r > 1 ? `${times(r)}× more` : `${times(1 / r)}× less`;
+  if (form === 'more') {
+    const counted = isCounted(unit);
+    return Math.abs(r - 1) <= SAME ? (counted ? 'about as many' : 'about as much') : r > 1 ? `${times(r)}× more` : `${times(1 / r)}× ${counted ? 'fewer' : 'less'}`;
+  }
   if (Math.abs(r - 1) <= SAME) return 'about the same as';
   const nice = NICE.find(([v]) => Math.abs(r / v - 1) <= NEAR);
   return nice ? `about ${nice[1]}` : `${times(r)}×`;

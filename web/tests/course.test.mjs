@@ -58,7 +58,7 @@ function sentenceWords(d, chip) {
   }
   if (d.kind === 'compare') {
     const a = evaluate(d.calc, paramsFor(d, chip)), b = evaluate(d.vsCalc, paramsFor({ ...d, params: d.vsParams }, chip));
-    return a.error || b.error ? null : compareText(getPath(a.outputs, d.out), getPath(b.outputs, d.vsOut), d.form, d.words);
+    return a.error || b.error ? null : compareText(getPath(a.outputs, d.out), getPath(b.outputs, d.vsOut), d.form, d.words, d.unit ?? unitOf(a, d.out));
   }
   return undefined;
 }
