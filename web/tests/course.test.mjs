@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { startServer, launch, watchedPage, axe, WEB, ROOT } from './harness.mjs';
-import { compareText, isNumberList, numberListText, verdictText } from '../src/live-text.js';
+import { compareText, digitsText, isNumberList, numberListText, verdictText } from '../src/live-text.js';
 
 const require = createRequire(import.meta.url);
 const DEFAULT_CHIP = 'tpu-v5e';
@@ -74,15 +74,9 @@ function expectedLive(d, chip) {
   if (v == null && d.none !== undefined) return d.none;
   if (v == null) return PLACEHOLDER; // not defined for this chip (a TPU-only figure on a GPU, …)
   const unit = d.unit ?? unitOf(r, d.out);
-  // with more digits than the engine's three: the number, then its unit, but none for a unit the
-  // engine writes bare (a ratio, a count: "32", never "32 ratio" or "8 count")
-  if (d.digits && typeof v === 'number') {
-    const n = Number(v.toPrecision(Number(d.digits)));
-    // a million or more: scaled to the engine's own prefix for that size ("13.02B params")
-    const scale = Math.abs(n) >= 1e6 ? 10 ** (3 * Math.floor(Math.log10(Math.abs(n)) / 3)) : 1;
-    if (scale > 1 && /^1(?![\d.,])/.test(format(scale, unit))) return `${Number((n / scale).toPrecision(Number(d.digits)))}${format(scale, unit).slice(1)}`;
-    return `${n}${unit && format(1, unit) !== '1' ? ' ' + unit : ''}`;
-  }
+  // with more digits than the engine's three: the page's own rule (src/live-text.js digitsText): the
+  // number, then its unit, none for a unit the engine writes bare, a share as a percentage
+  if (d.digits && typeof v === 'number') return digitsText(v, unit, d.digits, format);
   return format(v, unit);
 }
 const chipName = (id) => chips.find((c) => c.id === id).name;
