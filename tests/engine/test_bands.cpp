@@ -129,7 +129,7 @@ TEST(Bands, PublishedInferenceRunsLieInsideTheExpectedRangeBesideTheirBound) {
   for (const json& run : catalog["runs"]) {
     std::string calculator = run["calculator"], output = run["measured"]["output"], id = run["id"];
     if (calculator != "decode" && calculator != "local_inference" && calculator != "serving" &&
-        calculator != "prefill") {
+        calculator != "prefill" && calculator != "roofline" && calculator != "collective") {
       continue;
     }
     scalelab::Evaluation e = scalelab::evaluate(calculator, run["inputs"].dump());
@@ -147,7 +147,7 @@ TEST(Bands, PublishedInferenceRunsLieInsideTheExpectedRangeBesideTheirBound) {
     if (measured >= low.get<double>() && measured <= high.get<double>()) ++inside;
     else outside += " " + id;
   }
-  EXPECT_GE(checked, 75u) << "published decode, serving, prefill and local runs";
+  EXPECT_GE(checked, 120u) << "published decode, serving, prefill, local, matmul and collective runs";
   EXPECT_GE(double(inside), 0.8 * double(checked)) << inside << " of " << checked << " inside; outside:" << outside;
 }
 
@@ -262,6 +262,9 @@ TEST(Bands, AMeasurementStandsAmongThePublishedRunsWhereItsShareDoes) {
     } else if (regime == "training-memory" && run["calculator"] == "training_memory") {
       input["measured_peak_bytes"] = value;
       calculator = "training_memory";
+    } else if (run["calculator"] == "prefill" && output == "t_s") {
+      input["measured_t_s"] = value;
+      calculator = "prefill";
     } else if ((output == "tokens_per_s" || output == "throughput_tokens_per_s") &&
                (run["calculator"] == "decode" || run["calculator"] == "serving" || run["calculator"] == "local_inference")) {
       input["measured_tokens_per_s"] = value;
@@ -315,3 +318,50 @@ TEST(Bands, AMeasuredRateIsRefusedBesideAnMfuOrAboveThePeak) {
 }
 
 }  // namespace
+
+// The ranges beside the training and micro-benchmark bounds: each is its bound over the band's
+// shares, and none is given where the band's runs say nothing (no chip, another fabric or path).
+TEST(Bands, EveryBoundedTimeHasItsRangeWhereRunsCalibrateIt) {
+  auto outputs = [](const char* calculator, const char* input) {
+    const json r = json::parse(scalelab::evaluate(calculator, input).json);
+    EXPECT_TRUE(r.contains("outputs")) << calculator << " " << input << ": " << r.dump().substr(0, 300);
+    return r.value("outputs", json::object());
+  };
+  auto over_shares = [](const json& o, const std::string& bound, double t) {
+    EXPECT_NEAR(o["expected_" + bound + "_low"].get<double>(), t / o["expected_share_high"].get<double>(), 1e-9 * t) << bound;
+    EXPECT_NEAR(o["expected_" + bound + "_high"].get<double>(), t / o["expected_share_low"].get<double>(), 1e-9 * t) << bound;
+  };
+  const json run = outputs("training_run", R"({"chip": "h100", "model": "llama3-70b", "chips": 8192})");
+  EXPECT_NEAR(run["expected_days_low"].get<double>(), run["expected_t_s_low"].get<double>() / 86400, 1e-9);
+  EXPECT_NEAR(run["expected_days_high"].get<double>(), run["expected_t_s_high"].get<double>() / 86400, 1e-9);
+  const json budget = outputs("compute_budget", R"({"chip": "h100", "N": 7e10, "D": 1.5e13})");
+  over_shares(budget, "t_s", 6 * 7e10 * 1.5e13 / 990e12);  // 6·N·D at the H100's bf16 peak
+  const json remat = outputs("compute_budget", R"({"chip": "h100", "N": 7e10, "D": 1.5e13, "checkpointing": "block"})");
+  EXPECT_EQ(remat["expected_t_s_low"], budget["expected_t_s_low"]) << "MFU counts 6·N·D whatever the remat";
+  EXPECT_TRUE(outputs("compute_budget", R"({"flops_per_s": 1e15})")["expected_t_s_low"].is_null()) << "no chip, no kind";
+  const json comm = outputs("training_comm", R"({"chip": "h100"})");
+  EXPECT_EQ(comm["t_layer_s"], std::max(comm["t_math_s"].get<double>(), comm["t_comm_s"].get<double>()));
+  over_shares(comm, "t_layer_s", comm["t_layer_s"].get<double>());
+  const json mm = outputs("roofline", R"({"chip": "h100", "matmul": {"B": 8192, "D": 8192, "F": 8192}})");
+  over_shares(mm, "t_lower_s", mm["t_lower_s"].get<double>());
+  EXPECT_TRUE(outputs("roofline", R"({"chip": "tpu-v5e", "flops": 1e12, "bytes": 1e9, "bandwidth": "ici"})")["expected_t_lower_s_low"].is_null());
+  const json ar = outputs("collective", R"({"chip": "h100", "op": "all_reduce", "bytes": 1e9})");
+  over_shares(ar, "t_s", ar["t_s"].get<double>());
+  EXPECT_TRUE(outputs("collective", R"({"chip": "h100", "op": "all_reduce", "bytes": 1e9, "nodes": 4})")["expected_t_s_low"].is_null())
+      << "the runs are inside one NVLink node";
+  EXPECT_TRUE(outputs("collective", R"({"chip": "tpu-v5e", "op": "all_gather", "bytes": 1e9})")["expected_t_s_low"].is_null());
+  // a small collective lies outside the sizes the runs took, and the range says so
+  const json small = outputs("collective", R"({"chip": "h100", "op": "all_reduce", "bytes": 1e6})");
+  EXPECT_EQ(small["expected_covered"], false);
+  EXPECT_NE(small["expected_outside"].get<std::string>().find("bytes"), std::string::npos) << small["expected_outside"];
+}
+
+TEST(Bands, AMeasuredPrefillIsItsBoundOverItsTime) {
+  const json o = json::parse(scalelab::evaluate("prefill", R"({"chip": "h100", "chips": 8, "mfu": 0.5, "measured_t_s": 0.5})").json)["outputs"];
+  const json bound = json::parse(scalelab::evaluate("prefill", R"({"chip": "h100", "chips": 8})").json)["outputs"];
+  EXPECT_NEAR(o["measured_share_of_bound"].get<double>(), bound["t_s"].get<double>() / 0.5, 1e-12) << "the bound at full utilisation";
+  EXPECT_NEAR(o["achieved_flops_per_s"].get<double>(), o["flops"].get<double>() / 0.5, 1e-12 * o["achieved_flops_per_s"].get<double>());
+  EXPECT_TRUE(o["measured_among"].is_string());
+  const json r = json::parse(scalelab::evaluate("prefill", R"({"chip": "h100", "measured_t_s": 0})").json);
+  EXPECT_EQ(r["error"]["param"], "measured_t_s");
+}

@@ -32,12 +32,17 @@ std::string chip_kind(const json& chip) {
   return "";
 }
 
-// measured / bound for a rate, bound / measured for a time: how much of the bound the run reached.
+// measured / bound for a rate, bound / measured for a time (an output whose unit is a time in the
+// calculator's schema): how much of the bound the run reached.
 double share_of_bound(const json& run, double bound) {
-  static const std::set<std::string> times = {"t_s", "ttft_s", "chip_hours", "step_s", "time_to_first_token_s",
-                                              "latency_s", "decode_time_s", "days", "hours"};
+  static const std::set<std::string> time_units = {"s", "h", "chip-hours", "days", "years"};
+  const json calculator = json::parse(scalelab::calculator_json(run["calculator"].get<std::string>()));
+  std::string unit;
+  for (const auto& o : calculator["outputs"]) {
+    if (o["name"] == run["measured"]["output"]) unit = o["unit"];
+  }
   double measured = run["measured"]["value"];
-  return times.count(run["measured"]["output"].get<std::string>()) ? bound / measured : measured / bound;
+  return time_units.count(unit) ? bound / measured : measured / bound;
 }
 
 TEST(Measurements, EachRunHasItsSourceItsRegimeAndTheInputsThatReproduceIt) {

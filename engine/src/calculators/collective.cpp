@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "calculators/calculators.hpp"
+#include "models/expected.hpp"
 #include "models/collective_model.hpp"
 #include "models/common.hpp"
 #include "models/topology.hpp"
@@ -206,6 +207,15 @@ void report(Result& r, const CollectiveCost& cost, double bytes, std::optional<d
   if (cost.group_size <= 1) r.warn("The group has one device: nothing moves.");
 }
 
+// The range published collectives reach of the bound: measured inside one NVLink node (nccl-tests),
+// so only a collective on nvlink gets one.
+void expected_time(const Args& args, const std::string& fabric, double t_s, double bytes, Result& r) {
+  const ChipKind kind = args.chip().kind;
+  const Band* band = fabric == "nvlink" && t_s > 0 ? band_for("collective", "t_s", kind) : nullptr;
+  out_expected(band, {"t_s", "expected_t_s_low", "expected_t_s_high", "s", "collective time"}, t_s, r);
+  out_band(band, "collective", kind, {{"bytes", bytes}}, r);
+}
+
 void compute(const Args& args, Result& r) {
   std::string fabric = resolve_fabric(args);
   CollectiveOp op = parse_collective_op(args.str("op"));
@@ -240,6 +250,7 @@ void compute(const Args& args, Result& r) {
   r.out("axes", axes);
   if (fabric != "ici") r.out_null("wraparound");
   report(r, cost, bytes, W, hop);
+  expected_time(args, fabric, cost.t_s, bytes, r);
 }
 
 }  // namespace

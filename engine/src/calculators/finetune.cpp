@@ -462,7 +462,7 @@ void compute(const Args& args, Result& r) {
   r.out("mfu", in.mfu);
   r.out("t_s", t.t_s);
   r.out("hours", t.t_s / 3600);
-  r.out("days", t.t_s / 86400);
+  r.out("days", t.t_s / kSecondsPerDay);
   r.out("tokens_per_s", t.tokens_per_s);
   r.out("suggestion_kind", sug.kind);
   r.out("suggestion", sug.text);

@@ -9,6 +9,19 @@
 namespace scalelab {
 namespace {
 
+// The reader's own prefill time: its share of the bound at full utilisation (bound / measured, as
+// the published runs' shares are), the FLOP/s it implies, and its place among the published runs.
+void output_measured(double measured_s, double flops, double bound_s, const Band* band, Result& r) {
+  Expr measured = r.sym("T_{measured}", measured_s);
+  Expr share = r.step("Share of the bound you measured", "s", r.sym("T_{bound}", bound_s) / measured, "ratio");
+  r.out("measured_share_of_bound", share);
+  r.out("achieved_flops_per_s", r.step("FLOP/s the prefill then reaches", "", r.sym("\\text{FLOPs}", flops) / measured, "FLOP/s"));
+  out_measured_among(band, share.value(), r);
+  if (share.value() > 1) {
+    r.warn("The measured prefill is faster than the bound: check that the model, chips, prompt tokens and formats match the run.");
+  }
+}
+
 void compute(const Args& args, Result& r) {
   const InferenceSetup& setup = inference_setup(args);
   if (setup.compute.note) r.warn(*setup.compute.note);
@@ -21,6 +34,7 @@ void compute(const Args& args, Result& r) {
   const double bound = mfu == 1 ? f.t_s : prefill_step(setup, tokens, chips, 1, Steps()).t_s;
   out_expected(band, {"t_s", "expected_t_s_low", "expected_t_s_high", "s", "prefill time"}, bound, r);
   out_band(band, "prefill", setup.chip->kind, {{"chips", chips}, {"tokens", tokens}}, r);
+  if (args.given("measured_t_s")) output_measured(args.num("measured_t_s"), f.flops, bound, band, r);
   if (f.bound == "memory") {
     r.warn("Only " + plain(f.tokens) +
            " tokens: loading the weights takes longer than the math, so "
@@ -42,6 +56,10 @@ Calculator make_prefill() {
       dtype("activation_dtype", "dtype of the activations"),
       dtype("kv_dtype", "dtype of the KV cache (sets attention's bytes)"),
       dtype("compute_dtype", "dtype of the arithmetic: picks the FLOP/s rate"),
+      number("measured_t_s", "s", 1e-6, 1e7, nullptr,
+               "I measured: the time your run took to process these prompt tokens (the time to first token "
+               "at batch 1): gives its share of the bound at full utilisation and where it stands among the "
+               "published prefill runs"),
   };
   list.insert(list.end(), more.begin(), more.end());
   return {"prefill",

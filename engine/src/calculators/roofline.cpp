@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "models/expected.hpp"
 #include "models/bandwidth.hpp"
 #include "calculators/calculators.hpp"
 #include "models/common.hpp"
@@ -162,6 +163,11 @@ void compute(const Args& args, Result& r) {
   std::string bound = t_math.value() >= t_comm.value() ? "compute" : is_memory_path(path) ? "memory" : "comms";
   r.out("bound", bound);
   r.step("Lower bound (perfect overlap)", "T", max(t_math, t_comm), "s");
+  // The range published matmuls reach of the bound: measured from device memory, so only on the hbm path.
+  const Band* band = path == "hbm" ? band_for("roofline", "t_lower_s", chip.kind) : nullptr;
+  out_expected(band, {"t_lower_s", "expected_t_lower_s_low", "expected_t_lower_s_high", "s", "time"},
+               std::max(t_math.value(), t_comm.value()), r);
+  out_band(band, "roofline", chip.kind, {{"flops", flops.value()}}, r);
 
   if (!op.is_matmul) {
     r.out_null("crossover_batch");

@@ -6,6 +6,7 @@
 #include "calculators/calculators.hpp"
 #include "models/collective_model.hpp"
 #include "models/common.hpp"
+#include "models/expected.hpp"
 #include "models/layer_times.hpp"
 #include "models/topology.hpp"
 #include "models/training_math.hpp"
@@ -469,6 +470,17 @@ void batch_checks(const Args& args, const CommSetup& s, const CommNumbers& n, Re
   }
 }
 
+// The layer's time with its math and communication overlapped, and the range published training
+// steps on this kind of chip reach of it: their MFUs, shares of their 6·P·D bound.
+void expected_layer_time(const Args& args, const Expr& t_layer, double chips, Result& r) {
+  const Expr t = r.step("Layer time (math and communication overlapped)", "T_{layer}", t_layer, "s");
+  r.out("t_layer_s", t);
+  const ChipKind kind = args.chip().kind;
+  const Band* band = band_for("training_comm", "t_layer_s", kind);
+  out_expected(band, {"t_layer_s", "expected_t_layer_s_low", "expected_t_layer_s_high", "s", "layer time"}, t.value(), r);
+  out_band(band, "training_comm", kind, {{"chips", chips}, {"T", args.num("T")}}, r);
+}
+
 // One chip: the layer's math alone. No collective, so no fabric, intensity, ring factor or
 // critical batch; the communication time is 0 and the chip is compute-bound at any batch.
 void answer_one_chip(const Args& args, const CommSetup& s, Result& r) {
@@ -486,9 +498,11 @@ void answer_one_chip(const Args& args, const CommSetup& s, Result& r) {
                            "axes_tp"}) {
     r.out_null(name);
   }
-  r.out("t_math_s", math_step(s, LayerSymbols(s, CommNumbers{}, r), r));
+  Expr t_math = math_step(s, LayerSymbols(s, CommNumbers{}, r), r);
+  r.out("t_math_s", t_math);
   r.out("t_comm_s", 0.0);
   r.out("bound", "compute");
+  expected_layer_time(args, t_math, 1, r);
   for (const char* name : {"critical_tokens_per_chip", "critical_tokens_per_replica", "critical_batch_tokens",
                            "max_chips", "tp_limit", "max_tp", "critical_F", "fsdp_opt", "tp_opt", "fsdp_pow2",
                            "tp_pow2"}) {
@@ -531,6 +545,7 @@ void compute(const Args& args, Result& r) {
   r.out("t_math_s", t.t_math);
   r.out("t_comm_s", t.t_comm);
   r.out("bound", t.t_math.value() >= t.t_comm.value() ? "compute" : "comms");
+  expected_layer_time(args, max(t.t_math, t.t_comm), chips, r);
   critical_steps(s, n, v, t, r);
   tp_steps(s, n, v, t, r);
   split_steps(s, n, v, r);

@@ -125,8 +125,8 @@ RunTimes time_steps(const Args& args, const MemoryInputs& mem, Result& r) {
   r.out("achieved_flops_per_s", t.chips * t.C * t.mfu);
   r.out("peak_flops", t.chips * t.t_s * t.C);
   r.out("t_s", t.t_s);
-  r.out("days", t.t_s / 86400);
-  r.out("years", t.t_s / 86400 / 365);
+  r.out("days", t.t_s / kSecondsPerDay);
+  r.out("years", t.t_s / kSecondsPerDay / 365);
   return t;
 }
 
@@ -150,6 +150,7 @@ void expected_steps(const Args& args, const MemoryInputs& mem, const RunTimes& t
   const Band* band = band_for("training_run", "t_s", kind);
   const double at_peak = t.total_flops / (t.chips * t.C);
   out_expected(band, {"t_s", "expected_t_s_low", "expected_t_s_high", "s", "run time"}, at_peak, r);
+  out_expected(band, {"days", "expected_days_low", "expected_days_high", "days", "days to train"}, at_peak / kSecondsPerDay, r);
   out_band(band, "training_run", kind, {{"chips", t.chips}, {"T", mem.T}}, r);
   // a measured run among the published ones: whole runs (chip-hours) among whole runs, a rate
   // among steady-state steps; their shares are MFUs counted as 6·P·D, as t.mfu is
@@ -173,7 +174,7 @@ void memory_steps(const Args& args, const MemoryInputs& mem, const RunTimes& t, 
                             max(Expr(1), ceil(r.sym("\\text{total}", b.total_bytes) / r.sym(args.chip().memory_symbol(), *hbm))),
                             "count").value();
   r.out("min_chips_memory", min_chips);
-  r.out("days_at_min_chips", t.t_s * t.chips / min_chips / 86400);
+  r.out("days_at_min_chips", t.t_s * t.chips / min_chips / kSecondsPerDay);
 }
 
 const char* bound_of(const CommNumbers& n) { return n.t_math >= n.t_comm ? "compute" : "comms"; }

@@ -653,11 +653,11 @@ void append_quantity(double value, std::string_view unit, std::string& out) {
   }
   const double magnitude = std::fabs(value);
   if (unit == "s" && magnitude >= 60) {
-    if (magnitude >= 86400 * 365.25 * 2) {
-      append_readable(value / (86400 * 365.25), out);
+    if (magnitude >= kSecondsPerDay * 365.25 * 2) {
+      append_readable(value / (kSecondsPerDay * 365.25), out);
       out += " years";
-    } else if (magnitude >= 86400 * 2) {
-      append_readable(value / 86400, out);
+    } else if (magnitude >= kSecondsPerDay * 2) {
+      append_readable(value / kSecondsPerDay, out);
       out += " days";
     } else {
       append_g(magnitude >= 3600 ? value / 3600 : value / 60, 3, out);
@@ -665,11 +665,11 @@ void append_quantity(double value, std::string_view unit, std::string& out) {
     }
   } else if (unit == "days" && magnitude < 1) {
     // less than a day in its own unit: "3.13 s", "12 h", not "3.62 × 10⁻⁵ days"
-    append_quantity(value * 86400, "s", out);
+    append_quantity(value * kSecondsPerDay, "s", out);
   } else if (unit == "1/s" && magnitude > 0 && magnitude < 1) {
     // a slow rate per minute, hour or day: "5.77/min", not "0.0961/s"
     const bool minute = magnitude * 60 >= 1, hour = magnitude * 3600 >= 1;
-    append_quantity(value * (minute ? 60 : hour ? 3600 : 86400), minute ? "1/min" : hour ? "1/h" : "1/day", out);
+    append_quantity(value * (minute ? 60 : hour ? 3600 : kSecondsPerDay), minute ? "1/min" : hour ? "1/h" : "1/day", out);
   } else if (unit == "usd" || unit == "USD") {
     append_dollars(value, out);
   } else if (unit == "ratio" || unit.empty()) {

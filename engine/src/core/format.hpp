@@ -7,6 +7,9 @@
 
 namespace scalelab {
 
+// Seconds in a day: the one place a time in seconds becomes days (outputs and the formatter).
+inline constexpr double kSecondsPerDay = 86400;
+
 // The characters [first, last) appended: by pointer and length, which is a copy. append(first,
 // last) is libc++'s iterator form, which in the WebAssembly build copies character by character
 // (3 % of a numbers-only decode evaluation there).

@@ -42,7 +42,7 @@ bool is_time_unit(const std::string& unit) {
 double mean_of(const std::vector<double>& xs) { return std::accumulate(xs.begin(), xs.end(), 0.0) / double(xs.size()); }
 
 // What a run's setup covers: its chip, its model and its numeric settings.
-constexpr const char* kCoveredSettings[] = {"batch", "chips", "context", "users", "tokens", "prompt_tokens", "decode_tokens", "T"};
+constexpr const char* kCoveredSettings[] = {"batch", "chips", "context", "users", "tokens", "prompt_tokens", "decode_tokens", "T", "flops", "bytes"};
 
 std::string chip_name(const json& chip) {
   return chip.is_string() ? chip.get<std::string>() : chip.value("name", std::string("a custom chip"));

@@ -176,6 +176,7 @@ constexpr Label kLabels[] = {
     {"max_bubble", "largest pipeline bubble"},
     {"max_comm_ratio", "largest communication-to-compute ratio"},
     {"measured_peak_bytes", "measured peak memory per chip"},
+    {"measured_t_s", "measured time"},
     {"measured_tokens_per_s", "measured tokens per second"},
     {"mesh", "mesh"},
     {"method", "training method"},

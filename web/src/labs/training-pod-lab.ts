@@ -29,7 +29,6 @@ const BOUND_WORDS: Record<string, string> = { compute: 'compute', data_parallel_
 const boundWords = (b: unknown) => BOUND_WORDS[String(b)] ?? String(b).replace(/_/g, ' ');
 /** one chip count of the chart: days at the reader's MFU, and the range published runs reach */
 interface DPt { chips: number; days: number; low: number | null; high: number | null }
-const DAY_S = 86400;
 
 export class TrainingPodLab extends LabElement<'training_run'> {
   readonly controls: ControlSpec[] = [
@@ -117,11 +116,11 @@ export class TrainingPodLab extends LabElement<'training_run'> {
     const key = JSON.stringify([base, xs]);
     if (key === this.curveKey) return this.curve;
     this.curveKey = key;
-    const s = this.engine!.sweep('training_run', base, { x: { param: 'chips', values: xs }, outputs: ['t_s', 'expected_t_s_low', 'expected_t_s_high'] });
+    const s = this.engine!.sweep('training_run', base, { x: { param: 'chips', values: xs }, outputs: ['days', 'expected_days_low', 'expected_days_high'] });
     const at = (k: string, i: number) => (isError(s) ? null : num(s.outputs[k]?.[i]));
     this.curve = xs.flatMap((c, i) => {
-      const t = at('t_s', i), lo = at('expected_t_s_low', i), hi = at('expected_t_s_high', i);
-      return t !== null && t > 0 ? [{ chips: c, days: t / DAY_S, low: lo === null ? null : lo / DAY_S, high: hi === null ? null : hi / DAY_S }] : [];
+      const days = at('days', i);
+      return days !== null && days > 0 ? [{ chips: c, days, low: at('expected_days_low', i), high: at('expected_days_high', i) }] : [];
     });
     return this.curve;
   }
