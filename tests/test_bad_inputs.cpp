@@ -14,9 +14,10 @@ using scalelab::testing::json;
 class BadInputMatrix : public ::testing::TestWithParam<BadInput> {
  protected:
   void SetUp() override {
-    if (!scalelab::testing::registered_calculators().count(GetParam().calculator)) {
-      GTEST_SKIP() << "calculator \"" << GetParam().calculator << "\" is not registered yet";
-    }
+    // a row naming a calculator the engine does not have is a typo in tests/bad_inputs.json, not a
+    // row to pass over
+    ASSERT_TRUE(scalelab::testing::registered_calculators().count(GetParam().calculator))
+        << "calculator \"" << GetParam().calculator << "\" is not registered";
   }
 };
 
