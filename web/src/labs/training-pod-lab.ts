@@ -40,6 +40,8 @@ export class TrainingPodLab extends LabElement<'training_run'> {
     { path: 'batch_tokens', label: 'global batch (tokens)', start: byChip({ device: 16384, tpu: 4194304, gpu: 4194304 }) },
     { path: 'compute_dtype' },
     { path: 'checkpointing', label: 'rematerialisation policy', start: 'block' },
+    { path: 'accounting' },
+    { path: 'optimizer_offload' },
     { path: 'measured_tokens_per_s', label: 'I measured: training tokens per second of your run, all chips together (the MFU then follows from it)' },
   ];
   readonly hint = 'Try this: halve the chips and watch the days double while the fastest layout changes; then lower the MFU.';
@@ -87,13 +89,13 @@ export class TrainingPodLab extends LabElement<'training_run'> {
     const rec = o.recommended as O | null;
     const best = (Array.isArray(o.layouts) ? o.layouts[0] : null) as O | null;
     const f = (v: unknown, u: string) => this.engine!.format(v, u);
-    return html`<p class="verdict" data-fits=${String(o.fits)}><strong>${this.fig('days')}</strong> on ${this.fig('chips')} at ${f(o.mfu, 'ratio')} MFU:
+    return html`<p class="verdict" data-fits=${String(o.fits)}><strong>${this.fig('days')}</strong> on ${this.onOwnDevice() ? this.devices(o.chips) : this.fig('chips')} at ${f(o.mfu, 'ratio')} MFU:
       ${this.fig('total_flops')}, ${num(o.cost_usd) !== null ? html`${this.fig('cost_usd')}` : html`cost unknown (this chip has no price: type one)`}.
       ${Number(o.min_chips_memory) <= 1 && Number(o.chips) === 1
         ? html`The training state fits in the ${this.state.chipFacts?.name ?? 'device'}’s memory.`
-        : html`The state needs at least ${this.fig('min_chips_memory')} (${this.fig('days_at_min_chips')} on them).`}
+        : html`The state needs at least ${this.onOwnDevice() ? this.devices(o.min_chips_memory) : this.fig('min_chips_memory')} (${this.fig('days_at_min_chips')} on them).`}
       ${o.fits === false ? this.fitWords(false, '', 'These chips cannot hold the state and activations.') : nothing}
-      ${best ? html`Fastest layout found (the table's first row): <strong class="best-layout">${layoutWords(best, this.technical, this.count)}</strong>, ${f(best.step_s, 's')} per step (${boundWords(best.bound)}) at the best MFU that layout can reach, ${f(best.mfu, 'ratio')}; the days above are at ${f(o.mfu, 'ratio')}.` : nothing}
+      ${best ? html`Fastest layout found (the table's first row): <strong class="best-layout">${layoutWords(best, this.technical, this.count)}</strong>, ${f(best.step_s, 's')} per step (${boundWords(best.bound)}) at the best MFU that layout can reach, ${f(best.mfu, 'ratio')}; the time above is at ${f(o.mfu, 'ratio')}.` : nothing}
       ${rec ? html`The book's rule of thumb would start from ${layoutWords({ dp: 1, pp: 1, ...rec }, this.technical, this.count)}.` : nothing}</p>
       ${expectedLine(this.engine!, r, 't_s', 's', 'the chips’ peak FLOP/s')}
       ${this.measured(r)}
@@ -174,6 +176,37 @@ export class TrainingPodLab extends LabElement<'training_run'> {
     return degrees.map((k) => html`<td>${this.count(l[k] ?? 1)}</td>`);
   }
 
+  /** A count of the reader's own devices in words: "1 device", "4 devices". */
+  private devices(n: unknown): string {
+    return `${this.count(n)} ${Number(n) === 1 ? 'device' : 'devices'}`;
+  }
+
+  /** What tells two layouts of the same degrees apart: the ZeRO stage (1 or 2), the micro-batches, the
+   *  rematerialisation policy and, with pipeline stages, the schedule — in the engine's words for
+   *  each choice, cut to their names ("1F1B: one forward, one backward" → "1F1B"). */
+  private setupWords(l: O): string {
+    const name = (param: string, v: unknown) => this.choiceText(param, v).split(/[:(]/)[0].trim();
+    const parts: string[] = [];
+    // ZeRO-3 is FSDP, which the degrees already show; stages 1 and 2 shard less of the state
+    const zero = Number(l.zero_stage ?? 0);
+    if (zero === 1 || zero === 2) parts.push(`ZeRO-${zero}`);
+    const mb = num(l.micro_batch), n = num(l.microbatches) ?? 1;
+    if (mb !== null) parts.push(n > 1 ? `${this.count(n)} micro-batches of ${this.count(mb)}` : `micro-batch ${this.count(mb)}`);
+    parts.push(`remat ${name('checkpointing', l.checkpointing ?? 'none')}`);
+    if (Number(l.pp ?? 1) > 1 && l.schedule) parts.push(name('schedule', l.schedule));
+    return parts.join(' · ');
+  }
+
+  /** Rows that read the same in the table (the engine's sample may hold layouts that differ only in
+   *  what the table does not show) appear once. */
+  private distinct(rows: O[], degrees: string[], text: (l: O) => string): O[] {
+    const seen = new Set<string>();
+    return rows.filter((l) => {
+      const key = JSON.stringify([degrees.map((k) => l[k] ?? 1), this.setupWords(l), text(l)]);
+      return !seen.has(key) && (seen.add(key), true);
+    });
+  }
+
   protected renderOutputs(r: LabResult<'training_run'>) {
     const base = super.renderOutputs(r);
     const o = r.outputs;
@@ -186,18 +219,19 @@ export class TrainingPodLab extends LabElement<'training_run'> {
     // no search on this chip (the engine's warning says why): no tables claiming that nothing fits
     if (!Array.isArray(o.layouts)) return html`${base}<p class="no-search">No layout search on this chip: see the note below.</p>`;
     const ranked = this.degrees(shown), refused = this.degrees(rejected);
+    const why = (l: O) => String(l.message ?? l.reason);
     return html`${base}
-      <div class="lb-scroll"><table class="lb-table layouts">
+      <div class="lb-scroll" role="region" aria-label="Layouts that fit" tabindex="0"><table class="lb-table layouts">
         <caption>${shown.length ? `Layout search: the ${shown.length === layouts.length ? '' : `${shown.length} `}fastest of the ${f(o.layouts_fitting, 'count')} layouts that fit, by step time` : 'Layout search: no layout fits on these chips'}</caption>
-        <thead><tr><th scope="col">rank</th>${this.degreeHeads(ranked)}<th scope="col">step</th><th scope="col" title="the MFU this layout reaches at its step's bound: 6·P·D over the chips' peak for that time, below 1 by attention, recomputation, the bubble and communication it cannot hide; the run as a whole is at the MFU above">best MFU</th><th scope="col">bound by</th><th scope="col">bytes per chip</th></tr></thead>
-        <tbody>${shown.length ? shown.map((l, i) => html`<tr><td>${i + 1}</td>${this.degreeCells(l, ranked)}<td>${f(l.step_s, 's')}</td><td>${f(l.mfu, 'ratio')}</td><td>${boundWords(l.bound)}</td><td>${f(l.bytes_per_chip, 'bytes')}</td></tr>`)
-          : html`<tr><td colspan=${ranked.length + 5}>No layout fits on these chips.</td></tr>`}</tbody>
+        <thead><tr><th scope="col">rank</th>${this.degreeHeads(ranked)}<th scope="col">set-up</th><th scope="col">step</th><th scope="col" title="the MFU this layout reaches at its step's bound: 6·P·D over the chips' peak for that time, below 1 by attention, recomputation, the bubble and communication it cannot hide; the run as a whole is at the MFU above">best MFU</th><th scope="col">bound by</th><th scope="col">bytes per chip</th></tr></thead>
+        <tbody>${shown.length ? shown.map((l, i) => html`<tr><td>${i + 1}</td>${this.degreeCells(l, ranked)}<td class="lb-setup">${this.setupWords(l)}</td><td>${f(l.step_s, 's')}</td><td>${f(l.mfu, 'ratio')}</td><td>${boundWords(l.bound)}</td><td>${f(l.bytes_per_chip, 'bytes')}</td></tr>`)
+          : html`<tr><td colspan=${ranked.length + 6}>No layout fits on these chips.</td></tr>`}</tbody>
       </table></div>
-      <div class="lb-scroll"><table class="lb-table rejected">
+      ${rejected.length ? html`<div class="lb-scroll" role="region" aria-label="Rejected layouts" tabindex="0"><table class="lb-table rejected">
         <caption>Rejected layouts (a sample) and why each fails</caption>
-        <thead><tr>${this.degreeHeads(refused)}<th scope="col">reason</th></tr></thead>
-        <tbody>${rejected.map((l) => html`<tr>${this.degreeCells(l, refused)}<td>${this.words(String(l.message ?? l.reason))}</td></tr>`)}</tbody>
-      </table></div>
+        <thead><tr>${this.degreeHeads(refused)}<th scope="col">set-up</th><th scope="col">reason</th></tr></thead>
+        <tbody>${this.distinct(rejected, refused, why).map((l) => html`<tr>${this.degreeCells(l, refused)}<td class="lb-setup">${this.setupWords(l)}</td><td>${this.words(why(l))}</td></tr>`)}</tbody>
+      </table></div>` : html`<p class="rejected-none">No layout ${this.onOwnDevice() ? "of this device" : "of these chips"} was rejected.</p>`}
       ${Object.keys(counts).length ? html`<p class="rejected-counts">Rejected in all: ${Object.entries(counts).map(([k, v], i) => html`${i ? ', ' : ''}${f(v, 'count')} × ${this.technical ? html`<code>${k}</code>` : this.words(reasons[k] ?? k.replace(/_/g, ' '))}`)}.</p>` : nothing}`;
   }
 }
