@@ -185,6 +185,72 @@ TEST(Bands, AnExpectedRangeNamesItsRunsAndSaysWhenTheSetupLiesOutsideThem) {
   EXPECT_TRUE(tpu["outputs"]["expected_covered"].is_null());
 }
 
+// Today's models on today's devices (issue 35): MoE, MLA, sliding windows and two cards split by
+// layers, each below its bound, at its share, and inside or below its regime's band as stated.
+TEST(Bands, TodaysModelsPublishedRunsStandWhereTheirSharesSay) {
+  json catalog = json::parse(scalelab::measurements_json());
+  struct Want {
+    const char* id;
+    double share;
+    bool inside;  // within the regime's band (false: below it)
+  };
+  const Want wants[] = {
+      {"jg-m3ultra-deepseek-r1-q4km-tg128", 0.5593, true},     // 20.21 of 36.14 tokens/s: MLA, 8 of 256 experts read
+      {"gg-m2ultra-qwen3-30b-a3b-q8_0-tg128", 0.3398, false},  // 76.31 of 224.6: the local-unified band's lowest run
+      {"xd-2x3090-llama3-70b-q4km-tg512", 0.7586, true},       // 16.57 of 21.84: two stages summed
+      {"xd-2x3090-llama3-70b-q4km-tg8192", 0.6951, true},
+      {"xd-2x4090-llama3-70b-q4km-tg512", 0.8171, true},
+      {"ollama-5090-gemma3-27b-q4km", 0.4632, true},  // sliding windows on five layers of six
+      {"ollama-5090-gemma2-27b-q4km", 0.7068, true},
+  };
+  for (const Want& want : wants) {
+    const json* run = nullptr;
+    for (const json& r : catalog["runs"]) {
+      if (r["id"] == want.id) run = &r;
+    }
+    ASSERT_NE(run, nullptr) << want.id;
+    scalelab::Evaluation e = scalelab::evaluate("local_inference", (*run)["inputs"].dump());
+    ASSERT_EQ(e.status, scalelab::Status::ok) << want.id << ": " << e.message;
+    const json out = json::parse(e.json)["outputs"];
+    EXPECT_EQ(out["fits"], true) << want.id;
+    const double bound = out["tokens_per_s"], measured = (*run)["measured"]["value"];
+    EXPECT_LT(measured, bound) << want.id;
+    EXPECT_NEAR(measured / bound, want.share, 1e-3) << want.id;
+    const bool inside = measured >= out["expected_tokens_per_s_low"].get<double>() &&
+                        measured <= out["expected_tokens_per_s_high"].get<double>();
+    EXPECT_EQ(inside, want.inside) << want.id << " at " << measured / bound << " of the bound, band "
+                                   << out["expected_share_low"] << "–" << out["expected_share_high"];
+    EXPECT_EQ(out["expected_covered"], true) << want.id << ": " << out["expected_outside"];
+  }
+}
+
+// A local band knows how many devices its runs took (calibration's covered "devices": the chip's
+// devices and other_devices together), and names them with the schema's count noun.
+TEST(Bands, TheLocalBandSaysHowManyDevicesItsRunsTook) {
+  json three = json::parse(scalelab::evaluate("local_inference", R"({"chip": "rtx-3090", "devices": 3, "model": "llama3-70b"})").json);
+  EXPECT_EQ(three["outputs"]["expected_covered"], false);
+  EXPECT_EQ(three["outputs"]["expected_outside"],
+            "The published runs behind this range took 1–2 devices; this setup takes 3 devices, so the range is "
+            "carried beyond what was measured.");
+  // a 4090 beside a 3090 is two devices, as the 2 × 3090 and 2 × 4090 runs were
+  json mixed = json::parse(scalelab::evaluate("local_inference", R"({"chip": "rtx-4090", "other_devices": ["rtx-3090"], "model": "llama3-70b"})").json);
+  EXPECT_EQ(mixed["outputs"]["expected_covered"], true);
+  json mixed3 = json::parse(scalelab::evaluate("local_inference", R"({"chip": "rtx-4090", "devices": 2, "other_devices": ["rtx-3090"], "model": "llama3-70b"})").json);
+  EXPECT_EQ(mixed3["outputs"]["expected_outside"],
+            "The published runs behind this range took 1–2 devices; this setup takes 3 devices, so the range is "
+            "carried beyond what was measured.");
+  // every Mac run took one device: the noun's singular
+  json bands = json::parse(scalelab::bands_json());
+  for (const json& b : bands["bands"]) {
+    if (b["regime"] == "local-unified") {
+      EXPECT_EQ(b["covers"]["devices"], json::array({1.0, 1.0}));
+    }
+    if (b["regime"] == "local-gpu") {
+      EXPECT_EQ(b["covers"]["devices"], json::array({1.0, 2.0}));
+    }
+  }
+}
+
 // The runs were fitted at full utilisation: a prefill MFU below 1 is the reader's own estimate of the
 // gap the range stands for, so the range stays that of the bound at MFU 1 (not derated twice).
 TEST(Bands, AnExpectedRangeIsOfTheBoundAtFullUtilisation) {

@@ -772,7 +772,9 @@ void compute(const Args& args, Result& r) {
   else r.out_null("suggested_format");
   out_opt(r, "suggested_context", s.context);
   out_opt(r, "suggested_devices", s.devices);
-  output_expected(chip.kind, step, tokens, ttft, {{"users", users}, {"context", context}}, r);
+  // The devices of a split count in the band's covered settings (calibration's "devices": the
+  // chip's devices and the other_devices together).
+  output_expected(chip.kind, step, tokens, ttft, {{"users", users}, {"context", context}, {"devices", mem.devices}}, r);
 }
 
 constexpr double kGiB = 1073741824.0;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <stdexcept>
 
 #include "catalog/catalog.hpp"
@@ -41,8 +42,21 @@ bool is_time_unit(const std::string& unit) {
 
 double mean_of(const std::vector<double>& xs) { return std::accumulate(xs.begin(), xs.end(), 0.0) / double(xs.size()); }
 
-// What a run's setup covers: its chip, its model and its numeric settings.
-constexpr const char* kCoveredSettings[] = {"batch", "chips", "context", "users", "tokens", "prompt_tokens", "decode_tokens", "T", "flops", "bytes"};
+// What a run's setup covers: its chip, its model and its numeric settings. "devices" counts every
+// device of a local run: the chip's `devices` and its other_devices (local_inference's Setup passes
+// the same total).
+constexpr const char* kCoveredSettings[] = {"batch", "chips", "context", "users", "tokens", "prompt_tokens",
+                                            "decode_tokens", "T", "flops", "bytes", "devices"};
+
+// The value of covered setting `key` in a run's inputs (defaults filled in), if it has one.
+std::optional<double> covered_value(const json& inputs, const char* key) {
+  if (!inputs.contains(key) || !inputs[key].is_number()) return std::nullopt;
+  double v = inputs[key];
+  if (std::string_view(key) == "devices" && inputs.contains("other_devices") && inputs["other_devices"].is_array()) {
+    v += double(inputs["other_devices"].size());
+  }
+  return v;
+}
 
 std::string chip_name(const json& chip) {
   return chip.is_string() ? chip.get<std::string>() : chip.value("name", std::string("a custom chip"));
@@ -79,8 +93,9 @@ json covers_of(const std::vector<const RunShare*>& runs) {
     add_unique(covers["chip_ids"], chip_name(r->inputs.value("chip", json())));
     add_unique(covers["model_ids"], model_name(r->inputs));
     for (const char* key : kCoveredSettings) {
-      if (!r->inputs.contains(key) || !r->inputs[key].is_number()) continue;
-      double v = r->inputs[key];
+      const std::optional<double> value = covered_value(r->inputs, key);
+      if (!value) continue;
+      const double v = *value;
       if (!covers.contains(key)) covers[key] = {v, v};
       covers[key][0] = std::min(covers[key][0].get<double>(), v);
       covers[key][1] = std::max(covers[key][1].get<double>(), v);

@@ -29,22 +29,28 @@ std::string band_words(const Band& b) {
 
 std::string count(double x) { return format_quantity(x, "count"); }
 
-// A setting in words, from its label: "context (tokens)" → {"context", " tokens"}.
+// A setting in words, from its label: "context (tokens)" → {"context", " tokens"}; a setting with a
+// count noun in the schema (labels.hpp) takes it: {"devices", "", "device"}.
 struct SettingWords {
-  std::string name, unit;
+  std::string name, unit, one;  // one: the name for a count of 1 ("" where the name serves)
 };
 SettingWords setting_words(std::string_view calculator, std::string_view setting) {
+  if (const CountNoun noun = param_noun(calculator, setting); !noun.many.empty()) {
+    return {std::string(noun.many), "", std::string(noun.one)};
+  }
   const std::string label(param_label(calculator, setting));
-  if (label.empty()) return {std::string(setting), ""};
+  if (label.empty()) return {std::string(setting), "", ""};
   const std::size_t open = label.find(" (");
-  if (open == std::string::npos || label.back() != ')') return {label, ""};
-  return {label.substr(0, open), " " + label.substr(open + 2, label.size() - open - 3)};
+  if (open == std::string::npos || label.back() != ')') return {label, "", ""};
+  return {label.substr(0, open), " " + label.substr(open + 2, label.size() - open - 3), ""};
 }
 
-// A setting and its value in a sentence: "16 chips", "1 concurrent user", "a context of 8,192 tokens",
-// "a sequence length of 8,192" (a length, or a label with a unit, takes "a … of"; a count comes first).
+// A setting and its value in a sentence: "16 chips", "1 concurrent user", "2 devices", "a context of
+// 8,192 tokens", "a sequence length of 8,192" (a length, or a label with a unit, takes "a … of"; a
+// count comes first).
 std::string setting_phrase(const SettingWords& w, const std::string& value, bool one) {
   if (!w.unit.empty() || w.name.find("length") != std::string::npos) return "a " + w.name + " of " + value + w.unit;
+  if (one && !w.one.empty()) return value + " " + w.one;
   const bool plural = !w.name.empty() && w.name.back() == 's';
   return value + " " + (one && plural ? w.name.substr(0, w.name.size() - 1) : w.name);
 }

@@ -288,6 +288,23 @@ std::string_view find_label(std::string_view name) {
 
 }  // namespace
 
+// Count nouns, for the settings whose label is not a noun (labels.hpp). "scope:path" as in kLabels.
+struct Noun {
+  std::string_view name;
+  CountNoun noun;
+};
+constexpr Noun kNouns[] = {
+    {"local_inference:devices", {"device", "devices"}},
+};
+
+CountNoun param_noun(std::string_view scope, std::string_view path) {
+  const std::string scoped = std::string(scope) + ":" + std::string(path);
+  for (const Noun& n : kNouns) {
+    if (n.name == scoped || n.name == path) return n.noun;
+  }
+  return {};
+}
+
 std::string_view param_label(std::string_view scope, std::string_view path) {
   std::string scoped = std::string(scope) + ":" + std::string(path);
   if (std::string_view label = find_label(scoped); !label.empty()) return label;
