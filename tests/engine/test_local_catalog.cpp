@@ -440,7 +440,69 @@ TEST(LocalInference, MixedCardsRefuseBadListsInWords) {
   refused({{"other_devices", {"apple-m3-ultra"}}}, "other_devices", "is not a discrete GPU");
   refused({{"chip", "apple-m3-ultra"}, {"other_devices", {"rtx-3090"}}}, "other_devices", "cannot join");
   refused({{"other_devices", {"rtx-3090"}}, {"layer_shares", {1}}}, "layer_shares", "gives 1 share for 2 devices");
-  refused({{"other_devices", {"rtx-3090"}}, {"split", "row"}}, "other_devices", "needs split \"layer\"");
+}
+
+// A row split over cards of different kinds (llama.cpp's --split-mode row with --tensor-split): every
+// card reads its rows of each layer at once, so the card slowest over its share sets the pace, and
+// the activations cross PCIe (no bridge joins two kinds of card), at the slower card's link.
+TEST(LocalInference, ARowSplitOverMixedCardsRunsAtItsSlowestShare) {
+  const json base = {{"chip", "rtx-4090"}, {"other_devices", {"rtx-3090"}}, {"model", "llama3-70b"}, {"weight_format", "q4_k_m"}};
+  json layer = local(base), in = base;
+  in["split"] = "row";
+  json row = local(in);
+  ASSERT_TRUE(row["fits"].get<bool>());
+  const double read = row["read_bytes_per_step"], w4090 = 1008e9, w3090 = 936e9, pcie = 31507692307.7;
+  // equal memory, equal shares: the 3090's half is the slower
+  EXPECT_NEAR(row["t_memory_s"].get<double>(), 0.5 * read / w3090, 1e-9);
+  EXPECT_NEAR(row["devices"][0]["t_s"].get<double>(), 0.5 * read / w4090, 1e-9);
+  const double exchange = 2 * 80 * (2 * 0.5 * 1 * 8192 * 2) / pcie;  // 2 L x all-reduce bytes of U D fp16 / W_pcie
+  EXPECT_NEAR(row["t_comm_s"].get<double>(), exchange, 1e-12);
+  EXPECT_NEAR(row["step_s"].get<double>(), 0.5 * read / w3090 + exchange, 1e-9);
+  EXPECT_GT(row["tokens_per_s"].get<double>(), 1.9 * layer["tokens_per_s"].get<double>());  // 41.1 against 20.2
+  // given shares: 3 of 5 rows on the 4090 make its share the slower one (an 8B model, that both halves hold)
+  in["layer_shares"] = {3, 2};
+  in["model"] = "llama3-8b";
+  json shares = local(in);
+  ASSERT_TRUE(shares["fits"].get<bool>());
+  EXPECT_NEAR(shares["t_memory_s"].get<double>(), std::max(0.6 / w4090, 0.4 / w3090) * shares["read_bytes_per_step"].get<double>(), 1e-9);
+}
+
+// A layer split at several users pipelines: m = min(n, U) micro-batches, each device reading its
+// weights once per micro-batch and its KV once a round; the round is the slowest device's, and never
+// shorter than one micro-batch's way through every stage. It is taken where it beats the stages in
+// turn (the KV reads and the math spread over the devices; the weights are read m times).
+TEST(LocalInference, ALayerSplitPipelinesItsUsersAcrossTheDevices) {
+  json one = local({{"chip", "rtx-3090"}, {"devices", 2}, {"model", "llama3-70b"}, {"weight_format", "q4_k_m"}});
+  EXPECT_TRUE(one["pipeline_step_s"].is_null()) << "one user: the stages run in turn";
+  json eight = local({{"chip", "rtx-3090"}, {"devices", 2}, {"model", "llama3-70b"}, {"weight_format", "q4_k_m"},
+                      {"users", 8}, {"context", 2048}});
+  ASSERT_TRUE(eight["fits"].get<bool>());
+  EXPECT_EQ(eight["pipeline_microbatches"], 2);
+  const double W = eight["weight_bytes"], KV = eight["kv_bytes"], bw = 936e9;
+  const double in_turn = (W + KV) / bw, round = (2 * 0.5 * W + 0.5 * KV) / bw, pass = 2 * 0.5 * (W + KV / 2) / bw;
+  EXPECT_NEAR(eight["t_memory_s"].get<double>(), in_turn, 1e-9);
+  EXPECT_NEAR(eight["pipeline_step_s"].get<double>(), std::max(round, pass), 1e-9);
+  EXPECT_NEAR(eight["step_s"].get<double>(), std::max(round, pass), 1e-9);
+  EXPECT_LT(eight["step_s"].get<double>(), in_turn);
+  // 64 users on four cards: the math that binds the stages in turn spreads over the four at once
+  json many = local({{"chip", "rtx-3090"}, {"devices", 4}, {"model", "llama3-70b"}, {"weight_format", "q4_k_m"},
+                     {"users", 64}, {"context", 1024}});
+  EXPECT_EQ(many["pipeline_microbatches"], 4);
+  EXPECT_GT(many["t_math_s"].get<double>(), many["t_memory_s"].get<double>());
+  EXPECT_LT(many["step_s"].get<double>(), 0.5 * many["t_math_s"].get<double>());
+  EXPECT_EQ(many["bound"], "memory");
+  EXPECT_EQ(many["bound_tier"], "device");
+  // a 4090 beside a 3090: the 3090's round is the slower
+  json mixed = local({{"chip", "rtx-4090"}, {"other_devices", {"rtx-3090"}}, {"model", "llama3-70b"},
+                      {"weight_format", "q4_k_m"}, {"users", 8}, {"context", 2048}});
+  EXPECT_NEAR(mixed["pipeline_step_s"].get<double>(),
+              (2 * mixed["devices"][1]["layer_share"].get<double>() * mixed["weight_bytes"].get<double>() +
+               mixed["devices"][1]["layer_share"].get<double>() * mixed["kv_bytes"].get<double>()) / 936e9, 1e-9);
+  // a row split, or weights spilled to RAM: no pipeline
+  EXPECT_TRUE(local({{"chip", "rtx-3090"}, {"devices", 2}, {"model", "llama3-70b"}, {"weight_format", "q4_k_m"},
+                     {"users", 8}, {"split", "row"}})["pipeline_step_s"].is_null());
+  EXPECT_TRUE(local({{"chip", "rtx-3090"}, {"devices", 2}, {"model", "llama3-70b"}, {"weight_format", "q8_0"},
+                     {"users", 8}})["pipeline_step_s"].is_null());
 }
 
 }  // namespace

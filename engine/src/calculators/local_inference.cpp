@@ -288,6 +288,21 @@ double layer_split_bandwidth(Memory& mem, Result& r) {
                 "W_{split} = 1 / \\sum_i (s_i / W_i)", "1 / (" + terms + ")", 1 / sum, "bytes/s");
 }
 
+// A row split's devices read their rows of every layer at once, each at its own bandwidth: the
+// device that takes longest over its share sets the pace, 1 / max_i (s_i / W_i).
+double row_split_bandwidth(Memory& mem, Result& r) {
+  std::string terms;
+  double slowest = 0;
+  for (std::size_t i = 0; i < mem.list.size(); ++i) {
+    Device& d = mem.list[i];
+    d.bytes_per_s = d.chip->need(&Chip::hbm_bytes_per_s, "every decode step reads the weights from device memory");
+    slowest = std::max(slowest, d.share / d.bytes_per_s);
+    terms += (i ? ", " : "") + tex(d.share) + " / " + tex(d.bytes_per_s);
+  }
+  return r.step("Bandwidth of the row split (every device reads its rows at once; the slowest share sets the pace)",
+                "W_{row} = 1 / \\max_i (s_i / W_i)", "1 / \\max(" + terms + ")", 1 / slowest, "bytes/s");
+}
+
 std::vector<Tier> make_tiers(const Args& args, Memory& mem, Result& r) {
   const Chip& chip = args.chip();
   double capacity = chip.need(&Chip::hbm_bytes, "the model must fit in the device's memory"),
@@ -296,8 +311,9 @@ std::vector<Tier> make_tiers(const Args& args, Memory& mem, Result& r) {
   // a layer split reads one device's layers after another's (one device's bandwidth at a time); a
   // row split reads a slice of every layer on every device at once
   for (Device& d : mem.list) d.bytes_per_s = bw;
-  if (mem.mixed) bw = layer_split_bandwidth(mem, r);
-  if (mem.devices > 1 && args.str("split") == "row") bw *= mem.devices;
+  const bool row = mem.devices > 1 && args.str("split") == "row";
+  if (mem.mixed) bw = row ? row_split_bandwidth(mem, r) : layer_split_bandwidth(mem, r);
+  else if (row) bw *= mem.devices;
   tiers.push_back({"device", mem.devices > 1 ? "memory of the devices" : "device memory",
                    std::max(0.0, mem.room), bw});
   if (chip.is_tpu()) return tiers;  // no host-memory spill path (no_spill_on_tpu)
@@ -464,14 +480,21 @@ Suggestion suggest_speed(const Format& w, const WeightRead& wr, const Memory& me
 // all-reduces a layer of U D 16-bit activations, each moving 2 (n - 1) / n of them over the link
 // between the devices (an NVLink bridge where the chip has one for that many, else PCIe).
 // Bandwidth only: each exchange's latency (microseconds on PCIe) comes on top.
-double row_split_comm(const Args& args, const Model& m, double n, double users, Result& r) {
+double row_split_comm(const Args& args, const Model& m, const Memory& mem, double users, Result& r) {
   const Chip& chip = args.chip();
-  bool bridge = chip.nvlink_bytes_per_s && chip.node_gpus && *chip.node_gpus >= n;
+  const double n = mem.devices;
+  // cards of different kinds share no NVLink bridge: their exchanges cross PCIe, at the slowest card's
+  bool bridge = !args.given("other_devices") && chip.nvlink_bytes_per_s && chip.node_gpus && *chip.node_gpus >= n;
   std::optional<double> link = bridge ? chip.nvlink_bytes_per_s : chip.pcie_bytes_per_s;
+  if (!bridge) {
+    double slowest = INFINITY;
+    for (const Device& d : mem.list) slowest = d.chip->pcie_bytes_per_s ? std::min(slowest, *d.chip->pcie_bytes_per_s) : 0;
+    link = slowest > 0 && std::isfinite(slowest) ? std::optional<double>(slowest) : std::nullopt;
+  }
   if (!link) {
-    throw InputError("split", "\"row\" exchanges activations between the devices, but " + chip.name() +
-                                  " has no host-link bandwidth in the catalog (chip_overrides.pcie_bytes_per_s); "
-                                  "choose \"layer\" or give it");
+    throw InputError("split", "\"row\" exchanges activations between the devices, but a device of the split has no "
+                              "host-link bandwidth in the catalog (chip_overrides.pcie_bytes_per_s); choose \"layer\" "
+                              "or give it");
   }
   double bytes = r.step("Activations one all-reduce moves per device", "2 (n - 1) / n \\times U D \\times 2",
                         "2 (" + tex(n) + " - 1) / " + tex(n) + " \\times " + times(users, m.D) + " \\times 2",
@@ -519,10 +542,24 @@ double layer_split_rate(const Memory& mem, Result& r) {
                 "C_{split} = 1 / \\sum_i (s_i / C_i)", "1 / (" + terms + ")", 1 / sum, "FLOP/s");
 }
 
+// A row split's matmuls run on every device at once, each over its share of the rows: the device
+// that takes longest sets the pace, 1 / max_i (s_i / C_i).
+double row_split_rate(const Memory& mem, Result& r) {
+  std::string terms;
+  double slowest = 0;
+  for (std::size_t i = 0; i < mem.list.size(); ++i) {
+    const Device& d = mem.list[i];
+    slowest = std::max(slowest, d.share / d.rate.flops_per_s);
+    terms += (i ? ", " : "") + tex(d.share) + " / " + tex(d.rate.flops_per_s);
+  }
+  return r.step("Arithmetic rate of the row split (every device at once; the slowest share sets the pace)",
+                "C_{row} = 1 / \\max_i (s_i / C_i)", "1 / \\max(" + terms + ")", 1 / slowest, "FLOP/s");
+}
+
 // Each device's stage of a token step: its share of what the devices hold and read, read at its
 // own bandwidth. A layer split's stages run one after another, so their times add up to the device
-// tier's time; a row split's (identical devices) run at once.
-void split_stages(Memory& mem, const Tier& device, Result& r) {
+// tier's time; a row split's run at once, so the longest is the tier's time.
+void split_stages(Memory& mem, const Tier& device, bool row, Result& r) {
   std::string terms, values;
   double sum = 0;
   for (std::size_t i = 0; i < mem.list.size(); ++i) {
@@ -532,14 +569,21 @@ void split_stages(Memory& mem, const Tier& device, Result& r) {
     d.t_s = d.read / d.bytes_per_s;
     if (mem.mixed) {
       std::string n = std::to_string(i + 1);
-      d.t_s = r.step("Stage " + n + ": " + d.chip->name() + " reads its layers", "T_{" + n + "} = s_{" + n + "} \\, \\text{read} / W_{" + n + "}",
+      d.t_s = r.step("Stage " + n + ": " + d.chip->name() + (row ? " reads its rows" : " reads its layers"), "T_{" + n + "} = s_{" + n + "} \\, \\text{read} / W_{" + n + "}",
                      tex(d.share) + " \\times " + tex(device.read) + " / " + tex(d.bytes_per_s), d.t_s, "s");
       terms += (i ? " + " : "") + std::string("T_{") + n + "}";
-      values += (i ? " + " : "") + tex(d.t_s);
-      sum += d.t_s;
+      values += (i ? (row ? ", " : " + ") : "") + tex(d.t_s);
+      sum = row ? std::max(sum, d.t_s) : sum + d.t_s;
     }
   }
-  if (mem.mixed && device.read > 0) r.step("Read time of the devices (the stages in turn)", terms, values, sum, "s");
+  if (mem.mixed && device.read > 0) {
+    if (row) {
+      std::string comma = terms;
+      for (std::size_t at = comma.find(" + "); at != std::string::npos; at = comma.find(" + ")) comma.replace(at, 3, ", ");
+      r.step("Read time of the devices (all at once: the longest)", "\\max(" + comma + ")", "\\max(" + values + ")", sum, "s");
+    }
+    else r.step("Read time of the devices (the stages in turn)", terms, values, sum, "s");
+  }
 }
 
 json devices_json(const Memory& mem) {
@@ -564,6 +608,60 @@ json devices_json(const Memory& mem) {
                     {"flops_per_s", d.rate.flops_per_s}});
   }
   return list;
+}
+
+// A layer split at batch U > 1 can pipeline (as llama.cpp's pipeline parallelism does): the users
+// go through in m = min(n, U) micro-batches of b = U / m, each device working on one while the
+// next device works on another. A device then reads its weights once per micro-batch (m times a
+// round, at the experts a micro-batch routes to) but its share of every user's KV cache once, and
+// runs its share of every user's math: its round takes
+//   T_i = max((m s_i read_w(b) + s_i KV) / W_i, s_i FLOPs / C_i),
+// the devices work at once, so the round (one token for every user) takes the slowest device's
+// T_i, and never less than one micro-batch's way through every stage in turn,
+//   sum_i max(s_i (read_w(b) + KV b / U) / W_i, s_i FLOPs b / U / C_i).
+// Everything is on the devices (no spill): the caller checks.
+struct Pipelined {
+  double step_s = 0;
+  bool math_bound = false;  // the slowest device's round is its math, not its reads
+};
+Pipelined pipelined_step(const Model& m, const Memory& mem, const WeightRead& wr, double weight_read_bytes, double mb,
+                         double users, Result& r) {
+  const double b = r.step("Users in one micro-batch", "b = U / m", tex(users) + " / " + tex(mb), users / mb, "sequences");
+  double read_w = weight_read_bytes;
+  if (m.is_moe()) {
+    WeightRead at_b = wr;
+    at_b.touched = experts_read_share(m, b, r.log(), "Share of experts a micro-batch touches", "b").value();
+    read_w = r.step("Weight bytes one micro-batch reads (its experts)", "\\text{read}_w(b) = (P - P_{exp} + P_{exp} \\, s_E(b)) \\, b_w / 8",
+                    "(" + tex(wr.params_total) + " - " + tex(wr.routed) + " + " + times(wr.routed, at_b.touched) + ") \\times " +
+                        tex(weight_read_bytes / wr.read_params() * 8) + " / 8",
+                    weight_read_bytes * at_b.read_params() / wr.read_params(), "bytes");
+  }
+  const double flops = 2 * wr.params_active * users;
+  std::string slow_terms, slow_values, pass_terms, pass_values;
+  double slowest = 0, pass = 0;
+  bool math_bound = false;
+  for (std::size_t i = 0; i < mem.list.size(); ++i) {
+    const Device& d = mem.list[i];
+    const std::string n = std::to_string(i + 1);
+    const double reads_i = (mb * d.share * read_w + d.share * mem.kv_bytes) / d.bytes_per_s,
+                 math_i = d.share * flops / d.rate.flops_per_s, round_i = std::max(reads_i, math_i);
+    if (round_i > slowest) math_bound = math_i > reads_i;
+    const double pass_i = std::max(d.share * (read_w + mem.kv_bytes / mb) / d.bytes_per_s,
+                                   d.share * flops / mb / d.rate.flops_per_s);
+    slowest = std::max(slowest, round_i);
+    pass += pass_i;
+    slow_terms += (i ? ", " : "") + std::string("T_{") + n + "}";
+    slow_values += (i ? ", " : "") + tex(round_i);
+    pass_terms += (i ? " + " : "") + std::string("t_{") + n + "}";
+    pass_values += (i ? " + " : "") + tex(pass_i);
+  }
+  const double round = r.step("Pipelined round: the slowest device (each reads its weights once per micro-batch, its KV once)",
+                              "\\max_i T_i, \\; T_i = \\max((m s_i \\text{read}_w + s_i \\text{KV}) / W_i, s_i \\text{FLOPs} / C_i)",
+                              "\\max(" + slow_values + ")", slowest, "s");
+  const double through = r.step("One micro-batch through every stage in turn", pass_terms, pass_values, pass, "s");
+  return {r.step("Step time of the pipeline (" + tex(mb) + " micro-batches)", "T_{pipe} = \\max(\\max_i T_i, \\sum_i t_i)",
+                 "\\max(" + tex(round) + ", " + tex(through) + ")", std::max(round, through), "s"),
+          math_bound && round >= through};
 }
 
 // A TPU has no host-memory spill path in this model (its host's RAM and SSD are not tiers a decode
@@ -592,14 +690,6 @@ void compute(const Args& args, Result& r) {
     throw InputError("other_devices", "cannot join " + chip.name() + ": splitting a model over several devices is "
                                       "modelled for discrete GPUs, which each bring their own memory; leave the list out");
   }
-  if (args.str("split") == "row") {
-    for (const char* p : {"other_devices", "layer_shares"}) {
-      if (args.given(p)) {
-        throw InputError(p, "needs split \"layer\": a row split over devices of different speeds, or in unequal "
-                            "shares, is not modelled; choose \"layer\" or leave it out");
-      }
-    }
-  }
   no_spill_on_tpu(args, chip);
   if (!is_discrete(chip)) {
     for (const char* p : {"system_ram_bytes", "system_ram_bytes_per_s", "offload"}) {
@@ -613,7 +703,8 @@ void compute(const Args& args, Result& r) {
   Memory mem = memory(args, m, w, kv, wr.params_total, r);
   std::vector<Tier> tiers = make_tiers(args, mem, r);
   for (Device& d : mem.list) d.rate = mem.mixed ? arithmetic_rate(*d.chip, w, args.str("arithmetic")) : rate;
-  if (mem.mixed) rate.flops_per_s = layer_split_rate(mem, r);
+  bool row = mem.devices > 1 && args.str("split") == "row";
+  if (mem.mixed) rate.flops_per_s = row ? row_split_rate(mem, r) : layer_split_rate(mem, r);
   double resident = mem.weight_bytes + mem.kv_bytes;
   double weight_read_bytes =
       r.step("Weight bytes read per step", "P_{read} \\, b_w / 8", tex(wr.read_params()) + " \\times " + tex(w.bits) + " / 8",
@@ -640,11 +731,11 @@ void compute(const Args& args, Result& r) {
     parts.push_back({"", resident, read, 0});
   }
   double t_mem = place_and_read(tiers, parts, r);
-  split_stages(mem, tiers[0], r);
+  split_stages(mem, tiers[0], row, r);
   double flops = r.step("FLOPs per step", "2 P_{active} U", "2 \\times " + times(wr.params_active, users),
                         2 * wr.params_active * users, "FLOPs");
-  bool row = mem.devices > 1 && args.str("split") == "row";
-  double t_math = row ? r.step("Math time (" + rate.dtype + ", every device at once)", "T_{math} = \\text{FLOPs} / (n C)",
+  // a mixed row split's rate is already the pace of its slowest share (row_split_rate)
+  double t_math = row && !mem.mixed ? r.step("Math time (" + rate.dtype + ", every device at once)", "T_{math} = \\text{FLOPs} / (n C)",
                                tex(flops) + " / (" + times(mem.devices, rate.flops_per_s) + ")",
                                flops / (mem.devices * rate.flops_per_s), "s")
                       : r.step("Math time (" + rate.dtype + ")", "T_{math} = \\text{FLOPs} / C", tex(flops) + " / " + tex(rate.flops_per_s),
@@ -653,14 +744,30 @@ void compute(const Args& args, Result& r) {
                        "\\max(" + tex(t_mem) + ", " + tex(t_math) + ")", std::max(t_mem, t_math), "s");
   std::optional<double> t_comm;
   if (row) {
-    t_comm = row_split_comm(args, m, mem.devices, users, r);
+    t_comm = row_split_comm(args, m, mem, users, r);
     step = r.step("Step time with the exchanges (each layer waits for its own)", "\\max(\\sum_i T_i, T_{math}) + T_{comm}",
                   tex(step) + " + " + tex(*t_comm), step + *t_comm, "s");
+  }
+  std::optional<double> pipeline_step, microbatches;
+  std::optional<bool> pipeline_math_bound;
+  if (mem.devices > 1 && !row && users > 1 && tiers[0].stored >= resident * (1 - 1e-12)) {
+    microbatches = std::min(mem.devices, users);
+    const Pipelined p = pipelined_step(m, mem, wr, weight_read_bytes, *microbatches, users, r);
+    pipeline_step = p.step_s;
+    if (*pipeline_step < step) {
+      pipeline_math_bound = p.math_bound;
+      step = r.step("Step time (bound): the pipeline, faster than the stages in turn", "T_{pipe}", tex(*pipeline_step),
+                    *pipeline_step, "s");
+    }
   }
   double tokens = r.step("Tokens per second (all users)", "U / T_{step}", tex(users) + " / " + tex(step), users / step,
                          "tokens/s");
   std::optional<std::string> bound_tier = binding_tier(tiers, t_math);
-  std::string bound = t_mem >= t_math ? "memory" : "compute";
+  if (pipeline_math_bound) {  // a pipeline runs with everything on the devices
+    bound_tier = *pipeline_math_bound ? std::nullopt : std::optional<std::string>("device");
+  }
+  std::string bound = pipeline_math_bound ? (*pipeline_math_bound ? "compute" : "memory")
+                                         : t_mem >= t_math ? "memory" : "compute";
 
   WeightRead prefill_read = wr;
   if (m.is_moe()) {
@@ -668,7 +775,7 @@ void compute(const Args& args, Result& r) {
   }
   double prefill_flops = r.step("Prefill FLOPs (attention ignored)", "2 P_{active} T",
                                 "2 \\times " + times(wr.params_active, prompt), 2 * wr.params_active * prompt, "FLOPs");
-  double ttft_math = row ? r.step("Prefill math time (" + rate.dtype + ", every device at once)", "\\text{FLOPs}_{pre} / (n C)",
+  double ttft_math = row && !mem.mixed ? r.step("Prefill math time (" + rate.dtype + ", every device at once)", "\\text{FLOPs}_{pre} / (n C)",
                                   tex(prefill_flops) + " / (" + times(mem.devices, rate.flops_per_s) + ")",
                                   prefill_flops / (mem.devices * rate.flops_per_s), "s")
                          : r.step("Prefill math time (" + rate.dtype + ")", "\\text{FLOPs}_{pre} / C",
@@ -751,6 +858,8 @@ void compute(const Args& args, Result& r) {
   r.out("flops_per_s", rate.flops_per_s);
   r.out("t_math_s", t_math);
   out_opt(r, "t_comm_s", t_comm);
+  out_opt(r, "pipeline_microbatches", microbatches);
+  out_opt(r, "pipeline_step_s", pipeline_step);
   r.out("step_s", step);
   r.out("tokens_per_s", tokens);
   r.out("tokens_per_s_per_user", 1 / step);

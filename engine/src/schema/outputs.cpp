@@ -368,6 +368,8 @@ constexpr Output kLocalInference[] = {
     {"flops_per_s", "FLOP/s", "arithmetic rate", "the device's FLOP/s at that dtype (a layer split over different devices: 1 / sum of each device's layer share over its rate)", false},
     {"t_math_s", "s", "math time per token", "FLOPs per step divided by the arithmetic rate", false},
     {"t_comm_s", "s", "exchange time per token", "a row split's activation exchanges between the devices per step, bandwidth only (null for one device or a layer split)", true},
+    {"pipeline_microbatches", "count", "micro-batches in the pipeline", "a layer split at several users: the micro-batches its pipeline runs, the fewer of devices and users (null for one device, one user, a row split or a spill)", true},
+    {"pipeline_step_s", "s", "pipelined step time", "a layer split at several users: one token for every user with the devices working on different micro-batches at once, the slowest device's round or one micro-batch's way through every stage, whichever is longer; the step time is this where it is the shorter (null where no pipeline runs)", true},
     {"step_s", "s", "time per token step", "the larger of memory and math time, plus a row split's exchanges", false},
     {"tokens_per_s", "tokens/s", "tokens per second (all users)", "tokens the device emits per second at best", false},
     {"tokens_per_s_per_user", "tokens/s", "tokens per second per user", "one user's token rate at best", false},
