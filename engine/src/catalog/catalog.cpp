@@ -505,15 +505,24 @@ std::optional<double> Chip::flops_if(const std::string& dtype) const {
   return number_at(*rates, dtype.c_str());
 }
 
+// The fastest rate the chip lists (every key of flops_per_s, fp16 too: a V100 or a T4 lists fp16
+// and fp32 and no bf16): a 16- or 32-bit float where it has one, else any float, else any.
 std::optional<Chip::Rate> Chip::fastest_rate() const {
-  std::optional<Rate> best_float, best;
-  for (const Dtype& d : dtypes()) {
-    auto rate = flops_if(d.name);
+  std::optional<Rate> best_wide, best_float, best;
+  auto rates = data_.find("flops_per_s");
+  if (rates == data_.end() || !rates->is_object()) return std::nullopt;
+  for (auto it = rates->begin(); it != rates->end(); ++it) {
+    const std::string& name = it.key();
+    auto rate = flops_if(name);
     if (!rate) continue;
-    if (!best || *rate > best->flops_per_s) best = Rate{d.name, *rate};
-    if (d.name.rfind("int", 0) != 0 && (!best_float || *rate > best_float->flops_per_s)) best_float = Rate{d.name, *rate};
+    const Rate here{name, *rate};
+    if (!best || *rate > best->flops_per_s) best = here;
+    if (name.rfind("int", 0) == 0) continue;
+    if (!best_float || *rate > best_float->flops_per_s) best_float = here;
+    const bool wide = name == "fp32" || name == "fp16" || name == "bf16";
+    if (wide && (!best_wide || *rate > best_wide->flops_per_s)) best_wide = here;
   }
-  return best_float ? best_float : best;
+  return best_wide ? best_wide : best_float ? best_float : best;
 }
 
 double Chip::flops(const std::string& dtype, const std::string& param) const {
