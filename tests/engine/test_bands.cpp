@@ -419,7 +419,9 @@ TEST(Bands, EveryBoundedTimeHasItsRangeWhereRunsCalibrateIt) {
   // a small collective lies outside the sizes the runs took, and the range says so
   const json small = outputs("collective", R"({"chip": "h100", "op": "all_reduce", "bytes": 1e6})");
   EXPECT_EQ(small["expected_covered"], false);
-  EXPECT_NE(small["expected_outside"].get<std::string>().find("bytes"), std::string::npos) << small["expected_outside"];
+  EXPECT_EQ(small["expected_outside"],
+            "The published runs behind this range took 268 MB–80 GB; this setup takes 1 MB, so the range is carried "
+            "beyond what was measured.");
 }
 
 TEST(Bands, AMeasuredPrefillIsItsBoundOverItsTime) {

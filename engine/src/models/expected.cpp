@@ -1,5 +1,6 @@
 #include "models/expected.hpp"
 
+#include <cctype>
 #include <cstdio>
 #include <span>
 #include <string>
@@ -27,28 +28,50 @@ std::string band_words(const Band& b) {
          (b.estimate ? " of the estimate, " : " of the bound, ") + std::to_string(b.runs) + " runs";
 }
 
-std::string count(double x) { return format_quantity(x, "count"); }
 
 // A setting in words, from its label: "context (tokens)" → {"context", " tokens"}; a setting with a
 // count noun in the schema (labels.hpp) takes it: {"devices", "", "device"}.
+// A setting whose parameter is a quantity (bytes, FLOPs) keeps that unit for format_quantity:
+// {"bytes", "", "", "bytes"} reads "268 MB–80 GB".
 struct SettingWords {
   std::string name, unit, one;  // one: the name for a count of 1 ("" where the name serves)
+  std::string quantity;         // the parameter's unit where it is a quantity ("" for a count)
 };
+// A parameter labelled with a quantity's own unit word ("bytes", "FLOPs": roofline's and
+// collective's sizes) is that quantity.
+std::string quantity_unit(std::string_view label) {
+  if (label == "bytes") return "bytes";
+  if (label == "FLOPs") return "FLOPs";
+  return "";
+}
 SettingWords setting_words(std::string_view calculator, std::string_view setting) {
   if (const CountNoun noun = param_noun(calculator, setting); !noun.many.empty()) {
-    return {std::string(noun.many), "", std::string(noun.one)};
+    return {std::string(noun.many), "", std::string(noun.one), ""};
   }
   const std::string label(param_label(calculator, setting));
-  if (label.empty()) return {std::string(setting), "", ""};
+  const std::string quantity = quantity_unit(label);
+  if (label.empty()) return {std::string(setting), "", "", quantity};
   const std::size_t open = label.find(" (");
-  if (open == std::string::npos || label.back() != ')') return {label, "", ""};
-  return {label.substr(0, open), " " + label.substr(open + 2, label.size() - open - 3), ""};
+  if (open == std::string::npos || label.back() != ')') return {label, "", "", quantity};
+  return {label.substr(0, open), quantity.empty() ? " " + label.substr(open + 2, label.size() - open - 3) : "", "",
+          quantity};
+}
+
+// A setting's value, or its range, in words: a count as digits, a quantity with its unit.
+std::string setting_value(const SettingWords& w, double v) {
+  return w.quantity.empty() ? format_quantity(v, "count") : format_quantity(v, w.quantity);
 }
 
 // A setting and its value in a sentence: "16 chips", "1 concurrent user", "2 devices", "a context of
 // 8,192 tokens", "a sequence length of 8,192" (a length, or a label with a unit, takes "a … of"; a
 // count comes first).
 std::string setting_phrase(const SettingWords& w, const std::string& value, bool one) {
+  if (!w.quantity.empty()) {  // "268 MB–80 GB" where the label is the unit's own word, else "a … of 268 MB"
+    std::string lower = w.name, unit = w.quantity;
+    for (char& ch : lower) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+    for (char& ch : unit) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+    return lower == unit ? value : "a " + w.name + " of " + value;
+  }
   if (!w.unit.empty() || w.name.find("length") != std::string::npos) return "a " + w.name + " of " + value + w.unit;
   if (one && !w.one.empty()) return value + " " + w.one;
   const bool plural = !w.name.empty() && w.name.back() == 's';
@@ -124,10 +147,10 @@ void out_band(const Band* band, std::string_view calculator, ChipKind kind, cons
     for (const BandRange& range : std::span(band->ranges, band->range_count)) {
       if (range.setting != name || (value >= range.low && value <= range.high)) continue;
       const SettingWords words = setting_words(calculator, name);
-      const std::string span = range.low == range.high ? count(range.low)
-                                                         : count(range.low) + "–" + count(range.high);
+      const std::string span = range.low == range.high ? setting_value(words, range.low)
+                                                         : setting_value(words, range.low) + "–" + setting_value(words, range.high);
       theirs.push_back(setting_phrase(words, span, range.low == 1 && range.high == 1));
-      ours.push_back(setting_phrase(words, count(value), value == 1));
+      ours.push_back(setting_phrase(words, setting_value(words, value), value == 1));
     }
   }
   const bool other_kind = !listed(band->run_kinds, chip_kind_names()[std::size_t(kind)]);
