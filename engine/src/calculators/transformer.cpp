@@ -10,6 +10,7 @@ namespace {
 std::string mlp_formula(const Model& m) {
   std::string mats = m.gated ? "3" : "2";
   if (!m.is_moe()) return "L \\cdot " + mats + " D F";
+  if (m.dense_layers == 0) return "L (E + E_s) \\cdot " + mats + " D F_e";  // every layer an MoE layer
   return "L_{dense} \\cdot " + mats + " D F + (L - L_{dense})(E + E_s) \\cdot " + mats + " D F_e";
 }
 
@@ -17,6 +18,9 @@ std::string mlp_formula(const Model& m) {
 std::string mlp_substituted(const Model& m, double experts) {
   std::string mats = tex(mlp_matrices(m));
   if (!m.is_moe()) return tex(m.L) + " \\cdot " + mats + " \\cdot " + tex(m.D) + " \\cdot " + tex(m.F);
+  const std::string moe = tex(m.L - m.dense_layers) + " \\cdot " + tex(experts + m.shared_experts) + " \\cdot " + mats +
+                          " \\cdot " + tex(m.D) + " \\cdot " + tex(m.F_expert);
+  if (m.dense_layers == 0) return moe;  // no dense layer: no 0 · 3 · D · F term
   return tex(m.dense_layers) + " \\cdot " + mats + " \\cdot " + tex(m.D) + " \\cdot " + tex(m.F) + " + " +
          tex(m.L - m.dense_layers) + " \\cdot " + tex(experts + m.shared_experts) + " \\cdot " + mats +
          " \\cdot " + tex(m.D) + " \\cdot " + tex(m.F_expert);
@@ -40,7 +44,8 @@ void parameter_steps(const Model& m, const ParamCounts& p, Result& r) {
   if (m.is_moe()) {
     r.out("params_mlp_active",
           r.step("MLP parameters one token uses",
-                 "L_{dense} \\cdot " + mats + " D F + (L - L_{dense})(k + E_s) \\cdot " + mats + " D F_e",
+                 m.dense_layers == 0 ? "L (k + E_s) \\cdot " + mats + " D F_e"
+                                     : "L_{dense} \\cdot " + mats + " D F + (L - L_{dense})(k + E_s) \\cdot " + mats + " D F_e",
                  mlp_substituted(m, m.k), p.mlp_active, "count"));
   } else {
     r.out("params_mlp_active", p.mlp_active);
