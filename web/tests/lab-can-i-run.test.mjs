@@ -127,6 +127,18 @@ test('two GPUs hold what one cannot, split by layers or rows; an MoE spills its 
   assert.deepEqual(await cards.evaluateAll((d) => d.map((x) => x.dataset.chip)), ['rtx-4090', 'rtx-3090']);
   assert.match(await cards.nth(1).locator('.cir-meter').getAttribute('aria-label'), /^Device 2, GeForce RTX 3090: weights /);
   assert.ok((await page.locator(`${EL} .cir-stages`).innerText()).includes(engine.formatQuantity(mixed.step_s, 's')));
+  // a row split over the two kinds (issue 35 §3): both read at once, the slower card's share sets the pace
+  await choose(page, 'split', 'row');
+  assert.equal(await out(page, 'tokens_per_s'), expected(CALC, { ...p, split: 'row' }, 'tokens_per_s'));
+  assert.match(await page.locator(`${EL} .cir-stages`).innerText(), /as long as the slowest of them/);
+  await choose(page, 'split', 'layer');
+  // eight users pipeline through the two cards: the pipelined step is named beside the stages
+  await type(page, 'context', '1024');
+  await type(page, 'users', '8');
+  const piped = evaluate(CALC, { ...p, context: 1024, users: 8 }).outputs;
+  assert.ok(piped.pipeline_step_s > 0);
+  assert.ok((await page.locator(`${EL} .cir-stages`).innerText()).includes(`pipeline ${piped.pipeline_microbatches} micro-batches`));
+  assert.ok((await page.locator(`${EL} .cir-stages`).innerText()).includes(engine.formatQuantity(piped.pipeline_step_s, 's')));
   // (the next render, not the current count: the choice schedules an evaluation)
   const lastRender = await rendered(page);
   await page.locator(`${EL} [data-key="other_devices"] select`).selectOption('');

@@ -60,8 +60,8 @@ export class CanIRunLab extends LabElement<'local_inference'> {
     return true;
   }
   protected extraQuery(): [string, string][] { return this.other && this.takesOther() ? [['with', this.other]] : []; }
-  /** a card of another kind joins a GPU, split by layers (a row split is for identical cards) */
-  private takesOther(): boolean { return CARD_KINDS.includes(this.state?.chipFacts?.kind ?? '') && this.values.get('split') !== 'row'; }
+  /** a card of another kind joins a GPU, split by layers or by rows */
+  private takesOther(): boolean { return CARD_KINDS.includes(this.state?.chipFacts?.kind ?? ''); }
   protected adjustParams(p: Record<string, unknown>) {
     if (this.other && this.takesOther()) p.other_devices = [this.other];
   }
@@ -70,7 +70,7 @@ export class CanIRunLab extends LabElement<'local_inference'> {
     const cards = this.engine.chips.filter((c) => CARD_KINDS.includes(String(c.kind)));
     const id = `${this.tiersId}-with`;
     return html`<div class="control" data-key="other_devices">
-      <label for=${id}>a card of another kind beside it (each card holds layers in proportion to its memory)</label>
+      <label for=${id}>a card of another kind beside it (each card holds a share in proportion to its memory)</label>
       <select id=${id} @change=${(e: Event) => { this.other = (e.target as HTMLSelectElement).value || null; this.schedule(); }}>
         <option value="" ?selected=${!this.other}>none</option>
         ${cards.map((c) => html`<option value=${c.id} ?selected=${this.other === c.id}>${c.name}</option>`)}
@@ -115,10 +115,14 @@ export class CanIRunLab extends LabElement<'local_inference'> {
   private deviceMeters(r: LabResult<'local_inference'>, devices: Device[]): TemplateResult {
     const f = (v: number, u: string) => this.engine!.format(v, u);
     const row = r.inputs.split === 'row';
-    const stages = row ? html`The devices read their slices of every layer at once, so a token step takes as long as one of them.`
-      : html`The devices run their layers in turn, so a token step reads for the sum of their stages: ${devices.map((d, i) => html`${i ? ' + ' : ''}<span class="nowrap">${f(d.t_s, 's')}</span>`)} = <span class="nowrap">${f(devices.reduce((t, d) => t + d.t_s, 0), 's')}</span>.`;
+    const o = r.outputs;
+    const pipe = typeof o.pipeline_step_s === 'number' && typeof o.pipeline_microbatches === 'number'
+      ? html` At ${f(Number(r.inputs.users), 'count')} users they pipeline ${f(o.pipeline_microbatches, 'count')} micro-batches, each device on a different one: a token for every user takes <span class="nowrap">${f(o.pipeline_step_s, 's')}</span>${o.pipeline_step_s <= o.step_s ? ' (the slowest device\'s round), faster than the stages in turn' : ', no faster than the stages in turn'}.`
+      : nothing;
+    const stages = row ? html`The devices read their rows of every layer at once, so a token step takes as long as the slowest of them: <span class="nowrap">${f(Math.max(...devices.map((d) => d.t_s)), 's')}</span>.`
+      : html`The devices run their layers in turn, so a token step reads for the sum of their stages: ${devices.map((d, i) => html`${i ? ' + ' : ''}<span class="nowrap">${f(d.t_s, 's')}</span>`)} = <span class="nowrap">${f(devices.reduce((t, d) => t + d.t_s, 0), 's')}</span>.${pipe}`;
     return html`<p class="cir-stages">${stages}</p><div class="cir-devices">${devices.map((d, i) => html`<div class="cir-device" data-device=${i} data-chip=${d.chip} data-fits=${String(d.fits)}>
-      <p class="cir-device-title"><strong>Device ${i + 1}: ${d.name}</strong> — <span class="nowrap">${f(d.layer_share * 100, 'count')} %</span> of the layers; its stage of each token step reads them in <span class="nowrap">${f(d.t_s, 's')}</span> at <span class="nowrap">${f(d.bytes_per_s, 'bytes/s')}</span>.</p>
+      <p class="cir-device-title"><strong>Device ${i + 1}: ${d.name}</strong> — <span class="nowrap">${f(d.layer_share * 100, 'count')} %</span> of ${row ? 'every layer\'s rows' : 'the layers'}; its stage of each token step reads them in <span class="nowrap">${f(d.t_s, 's')}</span> at <span class="nowrap">${f(d.bytes_per_s, 'bytes/s')}</span>.</p>
       ${meterOf(d, [
         { key: 'weights', label: 'weights', bytes: d.weight_bytes },
         { key: 'kv', label: 'KV cache', bytes: d.kv_bytes },
@@ -157,8 +161,12 @@ export class CanIRunLab extends LabElement<'local_inference'> {
     const chip = this.chipValue(), model = this.values.get('model'), format = this.values.get('weight_format');
     const catalog = publishedRuns(this);
     if (!catalog) return nothing;
+    // the devices a setup takes: the chip's devices and the cards of other kinds beside them
+    const devicesOf = (i: Record<string, unknown>) => Number(i.devices ?? 1) + (Array.isArray(i.other_devices) ? i.other_devices.length : 0);
+    const mine = devicesOf({ devices: this.values.get('devices'), other_devices: this.other && this.takesOther() ? [this.other] : undefined });
     const runs = catalog.runs.filter((m) => m.calculator === this.calculator && m.measured.output === 'tokens_per_s'
-      && m.inputs.chip === chip && m.inputs.model === model && m.inputs.weight_format === format);
+      && m.inputs.chip === chip && m.inputs.model === model && m.inputs.weight_format === format
+      && devicesOf(m.inputs as Record<string, unknown>) === mine);
     if (runs.length === 0) return nothing;
     const rows = runs.map((m: PublishedRun) => {
       const r = e.evaluate(this.calculator, { ...m.inputs, measured_tokens_per_s: m.measured.value }, { steps: false });
