@@ -116,6 +116,35 @@ TEST(Topology, CollectiveOnTheReadersOwnRingHasNoPod) {
   eval_refused("collective", ring, "axes");
 }
 
+// sharding.md: T = max(T_min·Σ|X_i|/2, V/(W·N_axes)). The chunk below which the collective is
+// latency-bound is where those two terms meet, whatever the axes: an array of N such chunks takes
+// as long in hops as in bandwidth, and the regime turns there. On one wrapped ring it is the
+// book's per-hop 45 kB on TPU v5e (4.5e10 × 1 µs); on the 16×16 slice the hops add (16 µs) while
+// the bandwidths add too (180 GB/s), so it is 2.88 MB / 256 = 11.25 kB, not 45 kB.
+TEST(Topology, CollectiveLatencyThresholdIsWhereItsTwoTermsMeet) {
+  EXPECT_NEAR(eval_ok("collective", gather("tpu-v5e", {16}))["outputs"]["latency_bound_below_bytes"].get<double>(), 45e3, 1e-6);
+  json slice = eval_ok("collective", {{"chip", "tpu-v5e"}});
+  EXPECT_NEAR(slice["outputs"]["latency_bound_below_bytes"].get<double>(), 11250, 1e-6);
+  for (json in : {json{{"chip", "tpu-v5e"}}, json{{"chip", "tpu-v5e"}, {"op", "all_reduce"}},
+                  json{{"chip", "tpu-v5p"}, {"axes", {4, 4, 8}}, {"op", "all_to_all"}},
+                  json{{"chip", "tpu-v5e"}, {"axes", {4, 8}}},
+                  json{{"chip", "h100"}, {"hop_latency_s", 2e-6}, {"op", "all_reduce"}}}) {
+    json r = eval_ok("collective", in);
+    double b = r["outputs"]["latency_bound_below_bytes"].get<double>();
+    double n = r["outputs"]["group_size"].get<double>();
+    in["bytes"] = b * n;
+    json at = eval_ok("collective", in);
+    EXPECT_NEAR(at["outputs"]["t_latency_s"].get<double>(), at["outputs"]["t_bandwidth_s"].get<double>(),
+                1e-9 * at["outputs"]["t_latency_s"].get<double>()) << in.dump();
+    in["bytes"] = 0.9 * b * n;
+    EXPECT_EQ(eval_ok("collective", in)["outputs"]["regime"], "latency") << in.dump();
+    in["bytes"] = 1.1 * b * n;
+    EXPECT_EQ(eval_ok("collective", in)["outputs"]["regime"], "bandwidth") << in.dump();
+  }
+  // no hop latency priced (a GPU fabric's default): no size is latency-bound, and no threshold is given
+  EXPECT_TRUE(eval_ok("collective", {{"chip", "h100"}})["outputs"]["latency_bound_below_bytes"].is_null());
+}
+
 TEST(Topology, ChipWithoutAWraparoundRuleSaysItAssumesOne) {
   json r = eval_ok("collective", gather("tpu-v3", {4}));
   EXPECT_TRUE(warned(r, "no wraparound rule for TPU v3")) << r["warnings"].dump();

@@ -172,12 +172,23 @@ CollectiveCost on_dcn(const Args& args, CollectiveOp op, double bytes, const std
                              ragged_k(args), log);
 }
 
-// W: the per-device link bandwidth of a single-level fabric (none for the fat tree).
-void report(Result& r, const CollectiveCost& cost, double bytes, std::optional<double> W, double hop) {
+// The chunk size below which the collective is latency-bound, from the two terms the engine
+// adds (sharding.md's general rule, T = max(T_min·Σ|X_i|/2, V/(W·N_axes))): the latency term does
+// not depend on V and the bandwidth term grows with it, so they cross at V* = V·T_lat/T_bw, a chunk
+// of V*/N. On one wrapped ring this is the book's per-hop figure, one link's W × t_hop (45 kB on
+// TPU v5e); over several axes, whose hops add while their bandwidths add too, it is smaller
+// (11.25 kB on a 16×16 v5e slice: 16 µs of hops against 180 GB/s). None where no hop latency is
+// priced (a GPU fabric's default) or nothing moves.
+void report(Result& r, const CollectiveCost& cost, double bytes) {
   Expr V = r.sym("V", bytes);
-  double chunk = r.step("Chunk per hop", "b", V / r.sym("N", cost.group_size), "bytes").value();
+  Expr N = r.sym("N", cost.group_size);
+  double chunk = r.step("Chunk per hop", "b", V / N, "bytes").value();
   std::optional<double> threshold;
-  if (W) threshold = r.step("Latency-bound below", "b^*", r.sym("W", *W) * r.sym("t_{hop}", hop), "bytes").value();
+  if (cost.t_latency_s > 0 && cost.t_bandwidth_s > 0) {
+    threshold = r.step("Latency-bound below", "b^*",
+                       V * r.sym("T_{lat}", cost.t_latency_s) / r.sym("T_{bw}", cost.t_bandwidth_s) / N, "bytes")
+                    .value();
+  }
   r.out("t_s", cost.t_s);
   r.out("t_bandwidth_s", cost.t_bandwidth_s);
   r.out("t_latency_s", cost.t_latency_s);
@@ -201,7 +212,7 @@ void report(Result& r, const CollectiveCost& cost, double bytes, std::optional<d
     r.warn("Latency-bound: " + plain(cost.hops) + " hops take " + format_quantity(cost.t_latency_s, "s") +
            ", more than the " + format_quantity(cost.t_bandwidth_s, "s") + " of bandwidth time" +
            (threshold ? " (chunks of " + format_quantity(chunk, "bytes") + " are below the " +
-                            format_quantity(*threshold, "bytes") + " a hop needs to be bandwidth-bound)."
+                            format_quantity(*threshold, "bytes") + " at which the two terms are equal)."
                       : "."));
   }
   if (cost.group_size <= 1) r.warn("The group has one device: nothing moves.");
@@ -227,21 +238,15 @@ void compute(const Args& args, Result& r) {
   double bytes = args.num("bytes");
   std::vector<double> axes = given_axes(args);
   CollectiveCost cost;
-  std::optional<double> W;
-  double hop = args.num_if("hop_latency_s").value_or(0);
   if (fabric == "ici") {
     IciLinks links;
     cost = on_ici(args, op, bytes, axes, links, r);
-    W = links.link_bytes_per_s;
-    hop = links.hop_latency_s;
   } else if (fabric == "nvlink") {
     cost = on_nvlink(args, op, bytes, axes, r.log());
-    W = args.chip().need(&Chip::nvlink_bytes_per_s, "collectives inside an NVLink domain are priced at it");
   } else if (fabric == "ib_fat_tree") {
     cost = on_fat_tree(args, op, bytes, axes, r.log());
   } else {
     cost = on_dcn(args, op, bytes, axes, r.log());
-    W = args.chip().need(&Chip::dcn_bytes_per_s, "traffic between pods crosses the data-centre network at it");
   }
   if (args.flag("sharp") && op != CollectiveOp::all_reduce) {
     r.warn("SHARP only changes an AllReduce; this " + collective_op_title(op) + " is priced without it.");
@@ -249,7 +254,7 @@ void compute(const Args& args, Result& r) {
   r.out("fabric", fabric);
   r.out("axes", axes);
   if (fabric != "ici") r.out_null("wraparound");
-  report(r, cost, bytes, W, hop);
+  report(r, cost, bytes);
   expected_time(args, fabric, cost.t_s, bytes, r);
 }
 
