@@ -82,6 +82,8 @@ struct Inputs {
   double lora_dropout = 0;
   double accumulation = 1;
   bool gpu = false;
+  // a TPU: QLoRA's 4-bit frozen weights come from bitsandbytes, whose kernels are CUDA's only
+  bool tpu = false;
   MatmulRate rate;
 };
 
@@ -243,9 +245,11 @@ struct Suggestion {
 
 std::string gb(double bytes) { return format_quantity(bytes, "bytes"); }
 
-std::vector<Method> lighter_methods(Method m) {
-  if (m == Method::full) return {Method::lora, Method::qlora};
-  if (m == Method::lora) return {Method::qlora};
+// The lighter methods a suggestion may offer; on a TPU not QLoRA, whose quantized frozen weights
+// (NF4 in the QLoRA paper) are bitsandbytes' kernels, written for NVIDIA GPUs only.
+std::vector<Method> lighter_methods(Method m, bool tpu) {
+  if (m == Method::full) return tpu ? std::vector<Method>{Method::lora} : std::vector<Method>{Method::lora, Method::qlora};
+  if (m == Method::lora && !tpu) return {Method::qlora};
   return {};
 }
 
@@ -270,7 +274,7 @@ Suggestion suggest_fit(const Inputs& in, const Setup& s, const Footprint& f) {
                "several steps to keep the same batch).";
     return out;
   }
-  for (Method m : lighter_methods(s.method)) {
+  for (Method m : lighter_methods(s.method, in.tpu)) {
     if (fits({m, s.checkpointing, s.micro_batch})) {
       out.kind = "method";
       out.method = method_name(m);
@@ -281,7 +285,7 @@ Suggestion suggest_fit(const Inputs& in, const Setup& s, const Footprint& f) {
       return out;
     }
   }
-  std::vector<Method> lighter = lighter_methods(s.method);
+  std::vector<Method> lighter = lighter_methods(s.method, in.tpu);
   Setup all{lighter.empty() ? s.method : lighter.back(), true, 1};
   Footprint lightest = footprint(in, all, Steps());
   if (lightest.fits() && (all.method != s.method || all.checkpointing != s.checkpointing || s.micro_batch > 1)) {
@@ -380,6 +384,12 @@ Inputs read_inputs(const Args& args, Method method, Result& r) {
   in.lora_dropout = args.num("lora_dropout");
   in.accumulation = args.num("gradient_accumulation");
   in.gpu = chip.is_gpu();
+  in.tpu = chip.is_tpu();
+  if (in.tpu && method == Method::qlora) {
+    r.warn("QLoRA stores the frozen weights in " + in.quant_name + " with bitsandbytes, whose kernels run on NVIDIA "
+           "GPUs only: on " + chip.name() + " this is the memory such a format would take, not a recipe its "
+           "libraries offer.");
+  }
   if (in.lora_dropout > 0 && !in.practice) {
     r.warn("lora_dropout counts its saved copies with accounting \"practice\" only; the book's count leaves them out.");
   }
