@@ -198,6 +198,10 @@ TEST(Topology, ShardedMatmulPricesTheV5eFourRingWithoutWraparound) {
   EXPECT_DOUBLE_EQ(c["t_s"].get<double>(), eval_ok("collective", same)["outputs"]["t_s"].get<double>());
   json wrapped = eval_ok("sharded_matmul", matmul("tpu-v5e", {{"X", 16}}));
   EXPECT_FALSE(warned(wrapped, "has no wraparound")) << wrapped["warnings"].dump();
+  // the calculator's default 4 × 2 mesh on v5p: both axes lack wraparound; the axis of two is named too
+  json both = eval_ok("sharded_matmul", {{"chip", "tpu-v5p"}});
+  EXPECT_TRUE(warned(both, "Mesh axis X (4 chips) has no wraparound")) << both["warnings"].dump();
+  EXPECT_TRUE(warned(both, "Mesh axis Y (2 chips) has no wraparound either")) << both["warnings"].dump();
 }
 
 // ---- training_comm ----

@@ -363,11 +363,26 @@ void check_mesh_topology(const Chip& chip, const Mesh& mesh, Result& r) {
            "with wraparound.");
     return;
   }
+  // An axis of two without wraparound costs what a ring of two costs (one hop, either way): said
+  // beside the longer axes, so a warning about one axis of two does not leave the other unexplained.
+  std::vector<std::string> pairs;
+  bool longer = false;
   for (const auto& name : mesh.names()) {
-    if (mesh.size(name) > 2 && !mesh_axis_wraps(chip, mesh, name)) {
-      r.warn("Mesh axis " + name + " (" + plain(mesh.size(name)) + " chips) has no wraparound on " + chip.name() +
-             " (" + wraparound_rule(chip) + "): its collectives are priced as one-way rings.");
+    if (mesh.size(name) < 2 || mesh_axis_wraps(chip, mesh, name)) continue;
+    if (mesh.size(name) == 2) {
+      pairs.push_back(name);
+      continue;
     }
+    longer = true;
+    r.warn("Mesh axis " + name + " (" + plain(mesh.size(name)) + " chips) has no wraparound on " + chip.name() +
+           " (" + wraparound_rule(chip) + "): its collectives are priced as one-way rings.");
+  }
+  if (longer && !pairs.empty()) {
+    std::string names;
+    for (size_t i = 0; i < pairs.size(); ++i) names += (i == 0 ? "" : i + 1 == pairs.size() ? " and " : ", ") + pairs[i];
+    r.warn("Mesh axis" + std::string(pairs.size() > 1 ? "es " : " ") + names + (pairs.size() > 1 ? " (2 chips each) " : " (2 chips) ") +
+           (pairs.size() > 1 ? "have" : "has") + " no wraparound either, but two chips are one hop apart both "
+           "ways, so " + (pairs.size() > 1 ? "they cost" : "it costs") + " the same as a ring.");
   }
 }
 
