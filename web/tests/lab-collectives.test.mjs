@@ -21,6 +21,11 @@ test('op, size and axes drive the time; the regime flips as the array shrinks; t
   const chip = 'tpu-v5e';
   assert.equal(await out(page, 't_s'), C({ chip }));
   assert.match(await page.locator(`${TAG} .lab-verdict`).innerText(), /Bandwidth-bound/);
+  // the threshold is where the engine's two terms meet: on the 16 × 16 slice 11.25 kB a chunk, below
+  // one link's 45 kB × 1 µs, and the lab says why
+  assert.equal(await out(page, 'latency_bound_below_bytes'), C({ chip }, 'latency_bound_below_bytes'));
+  assert.equal(C({ chip }, 'latency_bound_below_bytes'), engine.formatQuantity(11250, 'bytes'));
+  assert.match(await page.locator(`${TAG} .co-explain`).innerText(), /below one link's bandwidth × one hop's latency .* because the 2 axes' hops add up while their bandwidths add too/);
   await chartShown(page); // drawn once its box is near the viewport (framework.ts)
   assert.ok(await page.locator(`${TAG} svg.co-plot, ${TAG} figure.co-plot`).count(), 'crossover plot drawn');
   await change(page, () => page.selectOption(`${TAG} .control[data-key="op"] select`, 'all_reduce'));
@@ -60,6 +65,9 @@ test('GPU: NVLink vs fat-tree levels; a custom chip', async () => {
   // no hop latency in the catalog for NVLink: the verdict says so rather than weigh a 0 s term
   assert.equal(C({ chip: 'h100' }, 't_latency_s'), engine.formatQuantity(0, 's'));
   assert.match(await page.locator(`${TAG} .lab-verdict`).innerText(), /no hop latency, so no size makes it latency-bound/);
+  // no threshold without hop latency, said in words; an effective bandwidth above the 450 GB/s link, explained
+  assert.match(await page.locator(`${TAG} [data-out="latency_bound_below_bytes"] dd`).innerText(), /^none: no hop latency is priced/);
+  assert.match(await page.locator(`${TAG} .co-explain`).innerText(), /only the 7 chunks of 8 it lacks through its own link, so V ÷ T is 8\/7 of the link's speed/);
   assert.equal(await page.locator(`${TAG} .control[data-key="wraparound"] select`).isDisabled(), true, 'ICI-only setting off on a GPU');
   await change(page, () => field(page, 'nodes').fill('4'));
   await waitOut(page, 't_s', C({ chip: 'h100', nodes: 4 }));

@@ -5,7 +5,7 @@
 import { html, nothing, render, svg, type TemplateResult } from 'lit';
 import { ChartCache, Plot, decadeTicks, showIn } from './plot';
 import { levelWords } from './words';
-import { byChip, defineLab, type OutputName, type LabResult, LabElement, type Control, type ControlSpec } from './lab-element';
+import { ONE_DEVICE_KINDS, byChip, defineLab, type ChipFacts, type StartFn, type OutputName, type LabResult, LabElement, type Control, type ControlSpec } from './lab-element';
 import { isError, type Result } from '../engine';
 
 /** the sentinel for "let the engine choose the fabric from the chip" */
@@ -15,14 +15,20 @@ const ICI_ONLY = ['wraparound', 'bidirectional'];
 const GPU_ONLY = ['nodes', 'sharp'];
 const RING_MAX = 16; // nodes drawn in the ring picture
 
+/** axis X on the reader's own device: one device, said why (no pod or node to form a group from) */
+const ONE_DEVICE: StartFn = Object.assign(byChip({ device: 1, tpu: null, gpu: null }), {
+  why: (c: ChipFacts) => (ONE_DEVICE_KINDS.includes(c.kind) ? `The ${c.name} is one device, so the lab starts on one: a collective needs a group of devices joined by links.` : null),
+});
+
 type CoChart = (HTMLElement | SVGSVGElement) & { scale?: (n: string) => { apply: (v: number) => number } | undefined };
 
 export class CollectivesLab extends LabElement<'collective'> {
   readonly controls: ControlSpec[] = [
     { path: 'op', label: 'the collective' },
     { path: 'bytes', label: 'array size V: the full gathered array, or the unreduced buffer', main: true },
-    // on the reader's own device there is no pod or node to default to: a pair of them, whose link the catalog may lack (the lab then says so)
-    ...Array.from({ length: AXES }, (_, i) => ({ path: `axes.${i}`, key: `axis${i}`, label: `mesh axis ${'XYZ'[i]} size (empty: not used; all empty: the engine's default group)`, ...(i === 0 ? { start: byChip({ device: 2, tpu: null, gpu: null }) } : {}) })),
+    // on the reader's own device there is no pod or node to default to: one device (the lab then
+    // says what it cannot show there: nothing travels, and the catalog gives the device no link)
+    ...Array.from({ length: AXES }, (_, i) => ({ path: `axes.${i}`, key: `axis${i}`, label: `mesh axis ${'XYZ'[i]} size (empty: not used; all empty: the engine's default group)`, ...(i === 0 ? { start: ONE_DEVICE } : {}) })),
     { path: 'wraparound', schema: { type: 'choice', choices: [AUTO, 'on', 'off'], default: AUTO }, choiceLabels: { [AUTO]: "as the chip's torus does", on: 'on: every axis a ring', off: 'off: every axis an open line' }, label: 'ICI: axes wrap around into rings' },
     { path: 'bidirectional', label: 'ICI: links carry data both ways' },
     { path: 'fabric', label: 'network' },
@@ -94,6 +100,10 @@ export class CollectivesLab extends LabElement<'collective'> {
     const lat = o.regime === 'latency';
     const f = (v: unknown, u: string) => this.engine!.format(v, u);
     const hops = html`${this.fig('hops')} ${o.hops === 1 ? 'hop' : 'hops'}`;
+    if (!(Number(o.group_size) > 1)) {
+      return html`<p class="verdict" data-regime=${String(o.regime)}><strong>One device, nothing moves</strong>: a collective over a group of one takes no time.
+        Set mesh axis X to 2 or more to price one over the ${this.choiceText('fabric', o.fabric)}.</p>`;
+    }
     return html`<p class="verdict verdict-${lat ? 'memory' : 'compute'}" data-regime=${String(o.regime)}><strong>${lat ? 'Latency-bound' : 'Bandwidth-bound'}</strong>:
       ${this.choiceText('op', r.inputs.op)} of <strong class="coll-size">${f(r.inputs.bytes, 'bytes')}</strong> over ${Array.isArray(o.axes) ? (o.axes as number[]).join(' × ') : '—'} devices on the ${this.choiceText('fabric', o.fabric)}
       takes <strong>${this.fig('t_s')}</strong>: ${lat ? html`the hop latencies (${this.fig('t_latency_s')}) outweigh the bandwidth term (${this.fig('t_bandwidth_s')}) over ${hops}`
@@ -104,11 +114,16 @@ export class CollectivesLab extends LabElement<'collective'> {
 
   protected renderOutputs(r: LabResult<'collective'>): TemplateResult {
     const rows: [OutputName<'collective'>, string][] = [['t_s', 'Time'], ['t_bandwidth_s', 'Bandwidth term'], ['t_latency_s', 'Latency term'], ['regime', 'Regime'], ['hops', 'Hops'],
-      ['group_size', 'Devices in the group'], ['chunk_bytes', 'Bytes per hop (V ÷ N)'], ['latency_bound_below_bytes', 'Latency-bound below (per hop)'],
+      ['group_size', 'Devices in the group'], ['chunk_bytes', 'Chunk per device (V ÷ N)'], ['latency_bound_below_bytes', 'Latency-bound below a chunk of'],
       ['bytes_per_link', 'Bytes per link'], ['effective_bytes_per_s', 'Effective bandwidth'], ['fabric', 'Fabric'], ['bottleneck', 'Bottleneck level']];
     const levels = (r.outputs.levels ?? []) as Record<string, unknown>[];
     const f = (v: unknown, u: string) => this.engine!.format(v, u);
-    return html`<dl class="lab-outputs">${rows.filter(([n]) => r.outputs[n] != null).map(([n, l]) => html`<div data-out=${n}><dt>${l}</dt><dd>${n === 'fabric' ? this.choiceText('fabric', r.outputs.fabric) : n === 'bottleneck' ? levelWords(r.outputs.bottleneck) : this.fmt(n)}</dd></div>`)}</dl>
+    const o = r.outputs;
+    // no threshold where no hop latency is priced (a GPU fabric's default): say so in its row
+    const none = (n: string) => (n === 'latency_bound_below_bytes' && o.latency_bound_below_bytes == null && o.t_latency_s === 0 && Number(o.group_size) > 1
+      ? 'none: no hop latency is priced on this network, so no size is latency-bound' : null);
+    return html`<dl class="lab-outputs">${rows.filter(([n]) => o[n] != null || none(n)).map(([n, l]) => html`<div data-out=${n}><dt>${l}</dt><dd>${none(n) ? html`<span class="none">${none(n)}</span>` : n === 'fabric' ? this.choiceText('fabric', o.fabric) : n === 'bottleneck' ? levelWords(o.bottleneck) : this.fmt(n)}</dd></div>`)}</dl>
+      ${this.explainRates(r)}
       ${levels.length ? html`<div class="table-scroll"><table class="co-levels"><caption>GPU fabric levels the group crosses (the slowest one sets the time)</caption>
         <thead><tr><th scope="col">level</th><th scope="col">degree</th><th scope="col">GPUs</th><th scope="col">uplink</th><th scope="col">effective</th><th scope="col">time</th></tr></thead>
         <tbody>${levels.map((l) => html`<tr data-level=${String(l.level)} class=${l.level === r.outputs.bottleneck ? 'bottleneck' : ''}><th scope="row">${levelWords(l.level)}</th>
@@ -120,6 +135,29 @@ export class CollectivesLab extends LabElement<'collective'> {
           <button type="button" class="lab-button" @click=${() => { this.playing = false; this.hop++; this.drawRing(); this.requestUpdate(); }}>Next hop</button>
         </div>
       </div>`;
+  }
+
+  /** What the threshold and the effective bandwidth mean, from the engine's own terms: the
+   *  threshold is where the hops' latency equals the bandwidth term (sharding.md's
+   *  T = max(T_min·Σ|X_i|/2, V/(W·N_axes))), which on several axes is below one link's W × t_hop;
+   *  the effective bandwidth is V ÷ T, which a ring's every device and direction can lift above one
+   *  link's speed. */
+  private explainRates(r: LabResult<'collective'>): TemplateResult | typeof nothing {
+    const o = r.outputs;
+    if (!(Number(o.group_size) > 1)) return nothing;
+    const axes = ((o.axes ?? []) as number[]).filter((n) => n > 1);
+    const lat = o.latency_bound_below_bytes != null;
+    const ici = o.fabric === 'ici';
+    const op = r.inputs.op;
+    const gather = op === 'all_gather' || op === 'reduce_scatter';
+    return html`<p class="co-explain">${lat ? html`The collective turns latency-bound where its ${this.fig('hops')} hops take as long as the bandwidth term: for chunks under ${this.fig('latency_bound_below_bytes')} a device.
+        ${ici && axes.length > 1 ? html`That is below one link's bandwidth × one hop's latency (the book's rule for a single ring), because the ${axes.length} axes' hops add up while their bandwidths add too.` : nothing} ` : nothing}
+      The effective bandwidth, ${this.fig('effective_bytes_per_s')}, is the array's size over the time (V ÷ T), not one link's speed:
+      ${o.regime === 'latency' ? html`here the hops' latency sets the time, so it says little about the links.`
+        : ici ? html`every device sends on each of its axes at once (both ways round a ring that wraps), so it can exceed what one link carries.`
+        : gather ? html`each device takes in only the ${this.count(Number(o.group_size) - 1)} chunks of ${this.count(o.group_size)} it lacks through its own link, so V ÷ T is ${this.count(o.group_size)}/${this.count(Number(o.group_size) - 1)} of the link's speed.`
+        : op === 'all_reduce' ? html`an AllReduce passes the data twice (a ReduceScatter, then an AllGather), so V ÷ T is below the link's speed.`
+        : html`an AllToAll keeps one chunk of each device's array at home.`}</p>`;
   }
 
   private ringNodes(r: LabResult<'collective'>): number {
