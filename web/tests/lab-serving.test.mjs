@@ -22,12 +22,20 @@ function sweepParams(p, lo, hi) {
   return { ...p, sweep: { batch: b, chips: c } };
 }
 
-/** The verdict's sentence on the smallest topology: the weights' chips of HBM, and the smallest slice when that is more (decode's min_chips, min_slice_chips). */
+/** The verdict's sentence on the smallest topology (decode's min_chips, min_chips_for_batch,
+ *  min_slice_chips for the serving setup's model, batch and request length): the weights' chips of
+ *  HBM, the batch's KV cache where it needs more, and the power-of-two slice where that is more. */
 function minTopology(params) {
-  const o = evaluate('decode', params).outputs;
+  const s = evaluate(CALC, params).inputs;
+  const d = { batch: s.batch, context: s.prompt_tokens + s.decode_tokens };
+  for (const k of ['model', 'chip', 'weight_dtype', 'kv_dtype', 'compute_dtype']) if (s[k] !== undefined) d[k] = s[k];
+  const o = evaluate('decode', d).outputs;
   const q = (n) => engine.formatQuantity(n, 'count');
-  const worth = o.min_chips === 1 ? `${q(1)} chip’s` : `${q(o.min_chips)} chips’`;
-  return `The weights need ${worth} worth of HBM${o.min_slice_chips != null && o.min_slice_chips !== o.min_chips ? `; the smallest slice that holds them has ${q(o.min_slice_chips)} chip${o.min_slice_chips === 1 ? '' : 's'}` : ''}.`;
+  const worth = (k) => (k === 1 ? `${q(1)} chip’s` : `${q(k)} chips’`);
+  const batch = o.min_chips_for_batch > o.min_chips ? o.min_chips_for_batch : null;
+  const slice = o.min_slice_chips > (batch ?? o.min_chips) ? o.min_slice_chips : null;
+  return `The weights need ${worth(o.min_chips)} worth of HBM${batch !== null ? `; with the KV cache of a batch of ${q(s.batch)} at ${q(d.context)} tokens, ${worth(batch)}` : ''}${slice !== null
+    ? `; a slice has a power of two chips, so the smallest that holds ${batch !== null ? 'both' : 'them'} has ${q(slice)} chip${slice === 1 ? '' : 's'}` : ''}.`;
 }
 
 test('loads with the engine numbers and the Pareto plot; topology, batch and range change them', async () => {
@@ -44,7 +52,7 @@ test('loads with the engine numbers and the Pareto plot; topology, batch and ran
   assert.equal(await page.locator(`${EL} table.serving-points tbody tr:has-text("★")`).count(), r0.outputs.pareto.length, 'the engine\u2019s frontier');
   assert.match(await page.locator(`${EL} .lab-viz svg[aria-description]`).first().getAttribute('aria-description'), /Pareto frontier/);
   assert.ok((await page.locator(`${EL} .lab-verdict`).innerText()).includes(minTopology({ chip: 'tpu-v5e' })), 'minimum topology');
-  assert.match(minTopology({ chip: 'tpu-v5e' }), /; the smallest slice that holds them has 16 chips/, 'a real slice beside the bare count (9 chips of HBM)');
+  assert.match(minTopology({ chip: 'tpu-v5e' }), /; a slice has a power of two chips, so the smallest that holds (both|them) has 16 chips/, 'a real slice beside the bare count (9 chips of HBM)');
   // topology
   await type(page, 'chips', '32');
   p = sweepParams({ chip: 'tpu-v5e', chips: 32 }, 1, 1e6);
@@ -213,7 +221,20 @@ test('the expected throughput: what published serving runs reach, of the engine\
     assert.match(text, new RegExp(`of the server’s throughput bound: expect [\\d,.]+–[\\d,.]+ (k )?tokens/s \\(${o.expected_runs} runs\\)`), text);
     assert.ok(text.includes(o.expected_outside), `${chip}: the sentence on what the runs took`);
     if (chip === 'tpu-v5e') assert.match(text, /ran on datacenter GPU chips.*runs on a TPU/);
+    // why the smallest slice holds more chips than the weights need (H100, Llama 3 70B: 2 for the weights, a slice of 4)
+    assert.ok((await page.locator(`${EL} .lab-verdict`).innerText()).includes(minTopology(params)), `${chip}: the smallest topology, and why`);
   }
+  // the reader's own card: one device, swept alone (no 2- or 4-card series it has no link for), in its words
+  await page.goto(server.url + LAB + '?chip=rtx-4090');
+  await ready(page);
+  await chartShown(page);
+  const cards = await page.locator(`${EL} table.serving-points tbody tr`).evaluateAll((rows) => [...new Set(rows.map((r) => r.dataset.point.split('x')[0]))]);
+  assert.deepEqual(cards, ['1'], 'one topology on one card');
+  const verdict = await page.locator(`${EL} .lab-verdict p.verdict`).first().innerText();
+  assert.match(verdict, /^1 device, batch/, verdict);
+  assert.match(verdict, /tokens\/s per device/, verdict);
+  assert.doesNotMatch(verdict, /\bchips?\b/, verdict);
+  assert.equal((await page.locator(`${EL} table.serving-points thead th`).first().textContent()).trim(), 'devices');
   assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
   await page.close();
 });

@@ -4,14 +4,15 @@
 // throughput per chip (cost per million tokens in the table), the chosen point highlighted, and
 // the smallest topology that holds the model (from the engine's decode calculator).
 // This file only chooses which batches and topologies to ask for; every number is the engine's.
-import { html, nothing, render } from 'lit';
-import { Plot } from './plot';
+import { html, nothing, render, type TemplateResult } from 'lit';
+import { DECADES, Plot } from './plot';
 import { byChip, chipCount, defineLab, type LabResult, LabElement, type Control, type ControlSpec, type OutputSpec } from './lab-element';
 import { MODEL_PICKER } from './model-picker';
 import { counted } from './words';
 
-/** a topology's legend and description words: "1 chip", "4 chips" */
-const chipsWord = (c: number) => `${c} chip${c === 1 ? '' : 's'}`;
+/** The topologies' colours: a categorical set without the fits / does-not-fit / highlight
+ *  colours (green, red, orange), readable on both themes. */
+const TOPOLOGY_COLOURS = ['#4e79a7', '#76b7b2', '#b07aa1', '#9c755f', '#79706e'];
 import { MEASURED_CONTROL, measuredLine } from './measured';
 import { expectedLine } from './expected';
 import { PublishedRunsLayer } from './published-layer';
@@ -44,7 +45,7 @@ export class ServingLab extends LabElement<'serving'> {
     'qps_per_chip', 'cost_per_million_tokens_usd', 'total_chips', 'max_batch',
   ];
   protected readonly hasViz = true;
-  private minTopology: { min_chips: number | null; min_slice_chips: number | null; error: string | null } = { min_chips: null, min_slice_chips: null, error: null };
+  private minTopology: { min_chips: number | null; min_chips_for_batch: number | null; min_slice_chips: number | null; error: string | null } = { min_chips: null, min_chips_for_batch: null, min_slice_chips: null, error: null };
   private chart: ReturnType<typeof Plot.plot> | null = null;
   /** what the layers showed when the chart was drawn (a change draws it again) */
   private chartLayers = '';
@@ -71,6 +72,8 @@ export class ServingLab extends LabElement<'serving'> {
 
   /** The topologies swept: the chosen one and its neighbours by factors of two (presentation). */
   private topologies(chips: number): number[] {
+    // the reader's own device: the one setup chosen (no node or pod of them to compare)
+    if (this.onOwnDevice()) return [chips];
     const top = this.findSchema('chips')?.max ?? chips;
     return [chips / 4, chips / 2, chips, chips * 2, chips * 4].filter((c) => Number.isInteger(c) && c >= 1 && c <= top);
   }
@@ -127,12 +130,15 @@ export class ServingLab extends LabElement<'serving'> {
     // the smallest topology whose HBM holds the weights, from the decode calculator
     const inp = this.result.inputs;
     const d: O = {};
-    for (const k of ['model', 'chip', 'chip_overrides', 'model_overrides', 'weight_dtype', 'kv_dtype', 'compute_dtype']) if (inp[k] !== undefined) d[k] = inp[k];
+    for (const k of ['model', 'chip', 'chip_overrides', 'model_overrides', 'weight_dtype', 'kv_dtype', 'compute_dtype', 'batch']) if (inp[k] !== undefined) d[k] = inp[k];
+    // the cache of this batch at this request's length (prompt and output)
+    if (typeof inp.prompt_tokens === 'number' && typeof inp.decode_tokens === 'number') d.context = inp.prompt_tokens + inp.decode_tokens;
     const dk = JSON.stringify(d);
     if (dk !== this.minKey) {
       this.minKey = dk;
       const r = this.engine.evaluate('decode', d, { steps: false });
-      this.minTopology = isError(r) ? { min_chips: null, min_slice_chips: null, error: r.error.message } : { min_chips: num(r.outputs.min_chips), min_slice_chips: num(r.outputs.min_slice_chips), error: null };
+      this.minTopology = isError(r) ? { min_chips: null, min_chips_for_batch: null, min_slice_chips: null, error: r.error.message }
+        : { min_chips: num(r.outputs.min_chips), min_chips_for_batch: num(r.outputs.min_chips_for_batch), min_slice_chips: num(r.outputs.min_slice_chips), error: null };
     }
   }
 
@@ -142,17 +148,34 @@ export class ServingLab extends LabElement<'serving'> {
     return this.sweep.points.map((p) => ({ ...p, chosen: p.batch === b && p.chips === c }));
   }
 
+  /** "chip" on a datacenter part, "device" on the reader's own */
+  private noun(): string { return this.onOwnDevice() ? 'device' : 'chip'; }
+  private chipsWord(c: number): string { return counted(c, this.noun(), (v) => this.engine!.format(v, 'count')); }
+
+  /** Why the smallest slice can hold more chips than the weights need: the batch's KV cache, and
+   *  a slice's size being a power of two (the engine's min_chips, min_chips_for_batch, min_slice_chips). */
+  private topologyWords(r: LabResult<'serving'>): TemplateResult | typeof nothing {
+    const m = this.minTopology;
+    const n = (v: number) => this.engine!.format(v, 'count');
+    if (m.error) return html`<span class="lb-msg">${this.words(m.error)}</span>`;
+    if (m.min_chips === null) return nothing;
+    const worth = (k: number) => (k === 1 ? `${n(1)} ${this.noun()}’s` : `${n(k)} ${this.noun()}s’`);
+    const batch = m.min_chips_for_batch !== null && m.min_chips_for_batch > m.min_chips ? m.min_chips_for_batch : null;
+    const slice = !this.onOwnDevice() && m.min_slice_chips !== null && m.min_slice_chips > (batch ?? m.min_chips) ? m.min_slice_chips : null;
+    return html`The weights need ${worth(m.min_chips)} worth of ${this.memoryName()}${batch !== null ? html`; with the KV cache of a batch of ${n(Number(r.inputs.batch))} at ${n(Number(r.inputs.prompt_tokens) + Number(r.inputs.decode_tokens))} tokens, ${worth(batch)}` : nothing}${slice !== null
+      ? html`; a slice has a power of two chips, so the smallest that holds ${batch !== null ? 'both' : 'them'} has ${counted(slice, 'chip', n)}` : nothing}.`;
+  }
+
   protected renderVerdict(r: LabResult<'serving'>) {
     const o = r.outputs;
-    const f = (v: unknown, u: string) => this.engine!.format(v, u);
-    const m = this.minTopology;
     const chosen = this.points(r).find((p) => p.chosen);
     const n = (v: number) => this.engine!.format(v, 'count');
-    return html`<p class="verdict verdict-${String(o.bound)}"><strong>${counted(Number(r.inputs.chips), 'chip', n)}, batch ${n(Number(r.inputs.batch))}</strong>:
-      each response takes ${this.fig('latency_s')} (first token after ${this.fig('time_to_first_token_s')}), ${this.fig('tokens_per_s_per_chip')} per chip,
-      ${num(o.cost_per_million_tokens_usd) !== null ? html`${this.fig('cost_per_million_tokens_usd')} per million tokens` : html`cost unknown (this chip has no price: type one)`}.
-      ${o.fits === false ? html`${this.fitWords(false, '', 'It does not fit in memory')} (at most ${this.fig('max_batch')}).` : chosen ? (chosen.pareto ? html`It is on the Pareto frontier.` : html`It is <em>not</em> on the Pareto frontier: another point is both faster and gives more tokens per second per chip.`) : nothing}
-      ${m.error ? html`<span class="lb-msg">${this.words(m.error)}</span>` : m.min_chips !== null ? html`The weights need ${m.min_chips === 1 ? `${n(1)} chip’s` : `${n(m.min_chips)} chips’`} worth of ${this.memoryName()}${m.min_slice_chips !== null && m.min_slice_chips !== m.min_chips && !this.onOwnDevice() ? html`; the smallest slice that holds them has ${counted(m.min_slice_chips, 'chip', n)}` : nothing}.` : nothing}</p>
+    // the headline in the text's colour: colour says fits / does not fit, as in every lab
+    return html`<p class="verdict"><strong>${this.chipsWord(Number(r.inputs.chips))}, batch ${n(Number(r.inputs.batch))}</strong>:
+      each response takes ${this.fig('latency_s')} (first token after ${this.fig('time_to_first_token_s')}), ${this.fig('tokens_per_s_per_chip')} per ${this.noun()},
+      ${num(o.cost_per_million_tokens_usd) !== null ? html`${this.fig('cost_per_million_tokens_usd')} per million tokens` : html`cost unknown (this ${this.noun()} has no price: type one)`}.
+      ${o.fits === false ? html`${this.fitWords(false, '', 'It does not fit in memory')} (at most ${this.fig('max_batch')}).` : chosen ? (chosen.pareto ? html`It is on the Pareto frontier.` : html`It is <em>not</em> on the Pareto frontier: another point is both faster and gives more tokens per second per ${this.noun()}.`) : nothing}
+      ${this.topologyWords(r)}</p>
       ${measuredLine(this.engine!, r, 'throughput_tokens_per_s')}
       ${expectedLine(this.engine!, r, 'throughput_tokens_per_s', 'tokens/s', 'the server’s throughput bound')}
       ${this.runs.note(r, this.engine!)}`;
@@ -170,14 +193,14 @@ export class ServingLab extends LabElement<'serving'> {
     // the table is written once per sweep; moving the highlighted batch re-marks its row only
     const table = () => html`<details class="lb-points"><summary>Every swept configuration (${pts.length}) as a table</summary><div class="lb-scroll"><table class="lb-table serving-points">
       <caption>★ on the Pareto frontier; bold: the chosen configuration</caption>
-      <thead><tr><th scope="col">chips</th><th scope="col">batch</th><th scope="col">latency</th><th scope="col">tokens/s per chip</th><th scope="col">cost / M tokens</th><th scope="col">bound</th><th scope="col">fits</th></tr></thead>
+      <thead><tr><th scope="col">${this.noun()}s</th><th scope="col">batch</th><th scope="col">latency</th><th scope="col">tokens/s per ${this.noun()}</th><th scope="col">cost / M tokens</th><th scope="col">bound</th><th scope="col">fits</th></tr></thead>
       <tbody>${rows.map((p) => html`<tr class=${p.chosen ? 'chosen' : ''} data-point=${`${p.chips}x${p.batch}`}><td>${p.chips}</td><td>${p.batch}${p.pareto ? ' ★' : ''}</td><td>${f(p.latency_s, 's')}</td><td>${f(p.tokens_per_s_per_chip, 'tokens/s')}</td><td>${f(p.cost_per_million_tokens_usd, 'usd')}</td><td>${p.bound}</td><td>${p.fits ? 'yes' : 'no'}</td></tr>`)}</tbody></table></div></details>`;
     const markChosen = (box: HTMLElement) => {
       const want = `${chosen.chips}x${chosen.batch}`;
       box.querySelectorAll<HTMLElement>('tr.chosen').forEach((tr) => { if (tr.dataset.point !== want) tr.classList.remove('chosen'); });
       box.querySelector<HTMLElement>(`tr[data-point="${want}"]`)?.classList.add('chosen');
     };
-    const description = `${fit.length} configurations that fit in memory, over ${new Set(pts.map((p) => p.chips)).size} topologies. The Pareto frontier (lower step time, more tokens per chip) has ${frontier.length} points${frontier.length ? `, from ${f(frontier[0].tokens_per_s_per_chip, 'tokens/s')} per chip at ${f(frontier[0].latency_s, 's')} to ${f(frontier[frontier.length - 1].tokens_per_s_per_chip, 'tokens/s')} per chip at ${f(frontier[frontier.length - 1].latency_s, 's')}` : ''}. The chosen point, ${chipsWord(chosen.chips)} at batch ${chosen.batch}: ${f(chosen.latency_s, 's')} per response, ${f(chosen.tokens_per_s_per_chip, 'tokens/s')} per chip, ${f(chosen.cost_per_million_tokens_usd, 'usd')} per million tokens${chosen.fits ? '' : ' (does not fit)'}. The table below lists every point.${this.runs.describe(r, this.engine!)}`;
+    const description = `${fit.length} configurations that fit in memory, over ${new Set(pts.map((p) => p.chips)).size} topologies. The Pareto frontier (lower step time, more tokens per chip) has ${frontier.length} points${frontier.length ? `, from ${f(frontier[0].tokens_per_s_per_chip, 'tokens/s')} per chip at ${f(frontier[0].latency_s, 's')} to ${f(frontier[frontier.length - 1].tokens_per_s_per_chip, 'tokens/s')} per chip at ${f(frontier[frontier.length - 1].latency_s, 's')}` : ''}. The chosen point, ${this.chipsWord(chosen.chips)} at batch ${chosen.batch}: ${f(chosen.latency_s, 's')} per response, ${f(chosen.tokens_per_s_per_chip, 'tokens/s')} per chip, ${f(chosen.cost_per_million_tokens_usd, 'usd')} per million tokens${chosen.fits ? '' : ' (does not fit)'}. The table below lists every point.${this.runs.describe(r, this.engine!)}`;
     // same sweep as the last drawing: move the highlight ring and re-mark the table row only
     // (a chosen point that does not fit, or has no time, is not drawn: the ring is hidden)
     const shown = chosen.fits && chosen.latency_s > 0 && chosen.tokens_per_s_per_chip > 0;
@@ -206,14 +229,15 @@ export class ServingLab extends LabElement<'serving'> {
         ariaLabel: 'Serving Pareto plot: latency per response against tokens per second per chip, from the engine sweep',
         ariaDescription: description,
         style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
-        x: { type: 'log', label: 'Tokens/s per chip →', tickFormat: (d: number) => f(d, 'count') },
-        y: { type: 'log', label: '↑ Latency per response', tickFormat: (d: number) => f(d, 's'), grid: true, ticks: 5 },
+        // whole decades, or 1-2-5 within a narrow range (one device's few points): labels apart
+        x: { type: 'log', label: `Tokens/s per ${this.noun()} →`, tickFormat: (d: number) => f(d, 'count'), ticks: DECADES },
+        y: { type: 'log', label: '↑ Latency per response', tickFormat: (d: number) => f(d, 's'), grid: true, ticks: DECADES },
         // the legend lists the topologies drawn (those with a point that fits), in a categorical scheme readable on both themes
-        color: { legend: true, type: 'ordinal', scheme: 'tableau10', domain: [...new Set(fit.map((p) => p.chips))].sort((a, b) => a - b).map(chipsWord) },
+        color: { legend: true, type: 'ordinal', range: TOPOLOGY_COLOURS, domain: [...new Set(fit.map((p) => p.chips))].sort((a, b) => a - b).map((c) => this.chipsWord(c)) },
         marks: [
           Plot.line(frontier, { x: 'tokens_per_s_per_chip', y: 'latency_s', stroke: 'currentColor', strokeOpacity: 0.6, strokeWidth: 1.5, ariaHidden: 'true' }),
-          Plot.dot(fit.filter((d) => !d.pareto), { x: 'tokens_per_s_per_chip', y: 'latency_s', stroke: (d: SPoint) => chipsWord(d.chips), fill: 'var(--bg)', r: 4, ariaHidden: 'true' }),
-          Plot.dot(frontier, { x: 'tokens_per_s_per_chip', y: 'latency_s', fill: (d: SPoint) => chipsWord(d.chips), r: 4.5, ariaHidden: 'true', className: 'pareto-point' }),
+          Plot.dot(fit.filter((d) => !d.pareto), { x: 'tokens_per_s_per_chip', y: 'latency_s', stroke: (d: SPoint) => this.chipsWord(d.chips), fill: 'var(--bg)', r: 4, ariaHidden: 'true' }),
+          Plot.dot(frontier, { x: 'tokens_per_s_per_chip', y: 'latency_s', fill: (d: SPoint) => this.chipsWord(d.chips), r: 4.5, ariaHidden: 'true', className: 'pareto-point' }),
           // the chosen point (from the main evaluation): a ring, moved in place while the sweep is unchanged
           // (drawn at the first point and hidden when the chosen one is not shown, so it can move in later)
           Plot.dot([shown ? chosen : fit[0]], { x: 'tokens_per_s_per_chip', y: 'latency_s', r: 9, stroke: 'currentColor', strokeWidth: 2.5, fill: 'none', ariaHidden: 'true', className: 'operating-point' }),
