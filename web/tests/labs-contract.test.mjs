@@ -26,6 +26,10 @@ const KINDS = [
 ];
 // LABS_ONLY=decode,serving: those labs alone (the inner loop)
 const ENGINE_LABS = LABS.filter((l) => l.calculator && (!process.env.LABS_ONLY || process.env.LABS_ONLY.split(',').includes(l.name)));
+/** the reader's own kinds of device: a lab opens on one of them */
+const ONE_DEVICE = new Set(['consumer-gpu', 'unified-memory', 'cpu']);
+/** labs whose point is several of the reader's devices (a chart over 1–16 of them) */
+const MANY_DEVICES = new Set(['training-pod']);
 /** the labs about the reader's own hardware: they name the chip they answer for */
 const OWN_HARDWARE = new Set(['can-i-run', 'can-i-fine-tune']);
 
@@ -140,8 +144,14 @@ function readLab(el) {
   const fractions = [...lab.querySelectorAll('.lab-outputs > div')].map((d) => [d.querySelector('dt')?.textContent ?? '', d.querySelector('dd')?.textContent.trim() ?? ''])
     .filter(([l, v]) => /\bshare\b/i.test(l) && /^0\.\d+$/.test(v)).map(([l, v]) => `${l} ${v}`);
   const labels = [...lab.querySelectorAll('.lab-controls .control')].filter((c) => !c.querySelector('input:disabled, select:disabled')).map((c) => c.querySelector('label')?.innerText ?? '');
+  // the outputs' names, and how many devices the parameters the lab sends price (chips, a mesh's axes)
+  const outputLabels = [...lab.querySelectorAll('.lab-outputs dt, table th[scope=col]')].map((d) => d.textContent.trim());
+  const p = lab.params ? lab.params() : {};
+  const product = (xs) => xs.filter((v) => typeof v === 'number').reduce((a, b) => a * b, 1);
+  const devices = Math.max(typeof p.chips === 'number' ? p.chips : 1, Array.isArray(p.axes) ? product(p.axes) : 1,
+    p.mesh && typeof p.mesh === 'object' ? product(Object.values(p.mesh)) : 1);
   return {
-    text: text(lab), said: said.textContent, warnings, fractions, labels, collided, overflow: document.documentElement.scrollWidth - innerWidth,
+    text: text(lab), said: said.textContent, warnings, fractions, labels, outputLabels, devices, collided, overflow: document.documentElement.scrollWidth - innerWidth,
     units: text(lab.querySelector('.lab-units')),
     fields, figures, clipped, small, widths, together, viewport: innerWidth,
     fits: { yes: colour('.fits-yes'), no: colour('.fits-no'), ok, warn },
@@ -174,6 +184,12 @@ function checkPage(got, lab, chip, mode, kind) {
     assert.ok(!m, `${where}: ${what}: “${m && got.said.slice(Math.max(0, m.index - 40), m.index + 60).replace(/\s+/g, ' ')}”`);
   }
   if (kind === 'tpu' && mode === 'plain') for (const l of got.labels) assert.doesNotMatch(l, /\bGPUs?\b/, `${where}: a setting for GPUs on a TPU page: ${l}`);
+  // a chip without ICI offers no ICI setting; the reader's own device is one device, named so
+  if (kind !== 'tpu' && mode === 'plain') for (const l of got.labels) assert.doesNotMatch(l, /\bICI\b/, `${where}: an ICI setting on a chip without ICI: ${l}`);
+  if (ONE_DEVICE.has(kind)) {
+    if (mode === 'plain') for (const l of [...got.labels, ...got.outputLabels]) assert.doesNotMatch(l.replace(/^Chip for this lab\b.*/s, ''), /\bchips?\b/i, `${where}: "chip" for the reader's own device: ${l}`);
+    if (!MANY_DEVICES.has(lab.name)) assert.equal(got.devices, 1, `${where}: opens priced on ${got.devices} devices, not the reader's one`);
+  }
   // unified memory: the usable share is said beside the memory it is a share of
   if (kind === 'unified-memory' && got.units) assert.match(got.units, /GPU may use/, `${where}: the memory note leaves out the GPU's share of unified memory`);
   assert.deepEqual(got.fractions, [], `${where}: a share shown as a fraction, not a percent`);

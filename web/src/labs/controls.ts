@@ -6,7 +6,7 @@ import { getPath, type Engine, type ParamSchema } from '../engine';
 import { customChip, chipParam } from '../state';
 import { fieldText, typedValue, UNIT_WORDS } from '../format';
 import { groupChips } from '../chip-groups.js';
-import { ONE_DEVICE_KINDS, type Control, type LabState } from './lab-state';
+import { ONE_DEVICE_KINDS, deviceWords, type Control, type LabState } from './lab-state';
 import { forPeople } from './words';
 
 /** What the controls ask of the lab they sit in. */
@@ -67,8 +67,11 @@ export class ControlsController implements ReactiveController {
   private words(message: string): string { return this.host.technical ? message : forPeople(message); }
   private unitNotes = new Map<string, string | null>();
   private unitNote(c: Control): string | null {
-    const key = `${c.path}|${this.host.technical}`;
-    if (!this.unitNotes.has(key)) this.unitNotes.set(key, unitUnlessNamed(c.schema.unit, this.host.technical ? `${this.state.labelOf(c)} ${c.schema.doc ?? ''}` : this.state.labelOf(c)));
+    // on the reader's own device a count of chips is a count of devices, as its label says
+    const own = ONE_DEVICE_KINDS.includes(this.state.chipFacts?.kind ?? '');
+    const key = `${c.path}|${this.host.technical}|${own}`;
+    const unit = own && c.schema.unit ? deviceWords(c.schema.unit) : c.schema.unit;
+    if (!this.unitNotes.has(key)) this.unitNotes.set(key, unitUnlessNamed(unit, this.host.technical ? `${this.state.labelOf(c)} ${c.schema.doc ?? ''}` : this.state.labelOf(c)));
     return this.unitNotes.get(key)!;
   }
   /** Plain: the words. Technical: the words, the parameter's name in parentheses, and its doc line. */

@@ -13,7 +13,7 @@ import { engineLoadProblem, getEngine, getPath, isError, type EngineError, type 
 import { chipParam, customChip, mode } from '../state';
 import { LAB_INFO, type LabCalculators } from '../generated/labs';
 import { focusableOverflow } from '../overflow';
-import { LabState, ONE_DEVICE_KINDS, type ChipFacts, type Control, type ControlSpec } from './lab-state';
+import { LabState, ONE_DEVICE_KINDS, deviceWords, type ChipFacts, type Control, type ControlSpec } from './lab-state';
 import { ControlsController } from './controls';
 import { UrlStateController } from './url-state';
 import { DerivationController } from './derivation';
@@ -335,7 +335,8 @@ export abstract class LabElement<C extends CalculatorName = CalculatorName> exte
   }
   /** The engine's label of one of this lab's outputs (or of `calculator`'s). */
   protected outputLabel(name: string, calculator: string = this.calculator): string {
-    return this.engine!.output(calculator, name)?.label ?? name.replace(/_/g, ' ');
+    const label = this.engine!.output(calculator, name)?.label ?? name.replace(/_/g, ' ');
+    return this.state && this.onOwnDevice() ? deviceWords(label) : label;
   }
   /** A choice value as the reader reads it: the engine's title for it (schema choice_titles),
    *  e.g. fabric "ici" → "ICI torus (TPU)". `param` is a parameter of `calculator` (default: this
@@ -409,7 +410,11 @@ export abstract class LabElement<C extends CalculatorName = CalculatorName> exte
     const m = this.state.chipFacts?.memoryBytes;
     const gib = m && m % 2 ** 30 === 0 ? m / 2 ** 30 : null;
     const share = this.state.chipFacts?.gpuShare;
-    return html`<p class="lab-units">Memory here is in decimal units: 1 GB is 10⁹ bytes${gib ? html`, so the ${this.state.chipFacts!.name}'s ${this.engine!.format(gib, 'count')} GiB (2³⁰ bytes each) read as ${this.engine!.format(m, 'bytes')}` : nothing}.${m && share && share < 1
+    // one rule for every chip: the catalog's memory in bytes, shown in GB of 10⁹; a part sold in
+    // GiB reads larger in GB, a part whose figure is given in GB reads as that figure
+    const name = this.state.chipFacts?.name;
+    return html`<p class="lab-units">Memory here is in decimal units: 1 GB is 10⁹ bytes, a GiB 2³⁰${gib ? html`, so the ${name}'s ${this.engine!.format(gib, 'count')} GiB read as ${this.engine!.format(m, 'bytes')}`
+      : m && name ? html`; the catalog counts the ${name}'s memory as ${this.engine!.format(m, 'bytes')}, ${this.engine!.format(m / 1e9, 'count')} × 10⁹ bytes` : nothing}.${m && share && share < 1
       ? html` Its GPU may use ${this.engine!.format(share * 100, 'count')} % of that memory by default, ${this.engine!.format(m * share, 'bytes')}: the rest stays with the system.` : nothing}</p>`;
   }
 

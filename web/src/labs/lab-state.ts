@@ -31,6 +31,12 @@ export interface ChipFacts {
 /** Personal devices: a lab opens on one of them. */
 export const ONE_DEVICE_KINDS = ['consumer-gpu', 'workstation-gpu', 'unified-memory', 'cpu'];
 
+/** A label written for chips, as said of the reader's own device: "chips per model replica" →
+ *  "devices per model replica", "price per chip-hour" → "price per device-hour". */
+export function deviceWords(text: string): string {
+  return text.replace(/\b([Cc])hip(s?)\b/g, (_m, c: string, s: string) => `${c === 'C' ? 'D' : 'd'}evice${s}`);
+}
+
 /** An opening value that depends on the chip; `why` says, where it applies, what about the chip
  *  chose it (shown under the lab's hint, so a lab never changes its setting unexplained). */
 export interface StartFn { (chip: ChipFacts): unknown; why?: (chip: ChipFacts) => string | null }
@@ -308,7 +314,8 @@ export class LabState {
 
   /** A control's words: the lab's own label, else the engine's. */
   labelOf(c: Control): string {
-    return c.label ?? c.schema.label ?? c.key.replace(/[_.]+/g, ' ');
+    const label = c.label ?? c.schema.label ?? c.key.replace(/[_.]+/g, ' ');
+    return this.chipFacts && ONE_DEVICE_KINDS.includes(this.chipFacts.kind) ? deviceWords(label) : label;
   }
 }
 

@@ -13,6 +13,31 @@ export function loadPlot(): Promise<void> {
 
 /** The frame both log–log lab charts share (decode, training comms): size, margins, a
  *  screen-reader label and description, logarithmic axes with the engine's formatter on the ticks. */
+/** A log axis's ticks as a Plot interval: the whole decades within its domain, or 1, 2 and 5 of
+ *  each decade where fewer than two decades fall inside, or every digit, or the domain's ends (a
+ *  narrow domain keeps at least two labelled ticks, never a crowd of them). */
+export const DECADES = {
+  // Plot asks for range(min, offset(floor(max))): both the identity, so range sees the domain itself
+  floor: (x: number) => x,
+  offset: (x: number) => x,
+  range(lo: number, hi: number): number[] {
+    const [a, b] = lo <= hi ? [lo, hi] : [hi, lo];
+    if (!(a > 0) || !Number.isFinite(b)) return [];
+    const e0 = Math.floor(Math.log10(a) - 1e-9), e1 = Math.ceil(Math.log10(b) + 1e-9);
+    const within = (v: number) => v >= a * (1 - 1e-9) && v <= b * (1 + 1e-9);
+    const whole: number[] = [];
+    for (let e = e0; e <= e1; e++) if (within(10 ** e)) whole.push(10 ** e);
+    if (whole.length >= 2) return whole;
+    // fewer than two decades inside: 1, 2 and 5 of each, else every digit, else the domain's ends
+    for (const ms of [[1, 2, 5], [1, 2, 3, 4, 5, 6, 7, 8, 9]]) {
+      const steps: number[] = [];
+      for (let e = e0; e <= e1; e++) for (const m of ms) if (within(m * 10 ** e)) steps.push(m * 10 ** e);
+      if (steps.length >= 2) return steps;
+    }
+    return [a, b];
+  },
+};
+
 export function logLogFrame(o: {
   width: number; ariaLabel: string; description: string; xLabel: string; yLabel: string;
   format: (v: number, unit: string) => string; color: { domain: string[]; range: string[] };
@@ -29,8 +54,9 @@ export function logLogFrame(o: {
     ariaDescription: o.description,
     style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
     x: { type: 'log' as const, label: o.xLabel, tickFormat: (d: number) => o.format(d, 'count'),
-      ...(o.xDomain ? { ticks: decadeTicks(o.xDomain[0], o.xDomain[1], o.width - 100, (d) => o.format(d, 'count')) } : {}) },
-    y: { type: 'log' as const, label: o.yLabel, tickFormat: (d: number) => o.format(d, 's'), grid: true, ticks: 5 },
+      ticks: o.xDomain ? decadeTicks(o.xDomain[0], o.xDomain[1], o.width - 100, (d) => o.format(d, 'count')) : DECADES },
+    // whole decades (a gridline at every 2, 3, … 9 of each decade read as a thicket)
+    y: { type: 'log' as const, label: o.yLabel, tickFormat: (d: number) => o.format(d, 's'), grid: true, ticks: DECADES },
     color: { legend: true, ...o.color },
   };
 }
