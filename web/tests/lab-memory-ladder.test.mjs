@@ -20,12 +20,12 @@ test('size and chips move every rung; the chosen rung\'s derivation; missing run
   const chip = 'tpu-v5e';
   assert.match(await rung(page, 'hbm'), new RegExp(esc(T({ chip, path: 'hbm' }))));
   assert.match(await rung(page, 'pcie'), new RegExp(esc(T({ chip, path: 'pcie' }))));
-  assert.match(await rung(page, 'nvlink'), /not in the catalog for this chip: no figure for NVLink/);
-  assert.doesNotMatch(await rung(page, 'nvlink'), /chip_overrides/, 'no advice about a field the lab does not have');
+  // a TPU has no NVLink or InfiniBand at all: those rungs are left off, not "not in the catalog"
+  assert.equal(await page.locator(`${TAG} tr[data-rung="nvlink"], ${TAG} tr[data-rung="ib"]`).count(), 0, 'no GPU links on a TPU');
   // each rung is named as the rung selector names it: the engine's title for the path
   const options = await page.locator(`${TAG} .control[data-key="path"] select option`).evaluateAll((os) => os.map((o) => [o.value, o.textContent.trim()]));
   assert.ok(options.length >= 7, 'every path offered');
-  for (const [path, title] of options) {
+  for (const [path, title] of options.filter(([p]) => !['nvlink', 'ib'].includes(p))) {
     assert.equal(await page.locator(`${TAG} tr[data-rung="${path}"] th`).innerText(), title, `rung ${path}`);
   }
   await chartShown(page); // drawn once its box is near the viewport (framework.ts)
@@ -49,7 +49,12 @@ test('the chip switch gives GPU rungs; a custom chip', async () => {
   await change(page, () => page.selectOption(`${TAG} .control[data-key="chip"] select`, 'h100'));
   await waitText(page, `${TAG} tr[data-rung="nvlink"]`, new RegExp(esc(T({ chip: 'h100', bytes: 2e9, path: 'nvlink' }))));
   assert.match(await rung(page, 'ib'), new RegExp(esc(T({ chip: 'h100', bytes: 2e9, path: 'ib' }))));
-  assert.match(await rung(page, 'ici'), /not in the catalog/);
+  // a GPU has no ICI: left off; SMEM/L2 it has, but the catalog gives no figure: said so, in words
+  assert.equal(await page.locator(`${TAG} tr[data-rung="ici"]`).count(), 0, 'no ICI rung on a GPU');
+  assert.match(await rung(page, 'vmem'), /not in the catalog for this chip: no figure for/);
+  assert.doesNotMatch(await rung(page, 'vmem'), /chip_overrides/, 'no advice about a field the lab does not have');
+  // the ICI settings are not offered on a chip without ICI
+  assert.equal(await page.locator(`${TAG} .control[data-key="hops"], ${TAG} .control[data-key="links"]`).count(), 0, 'no ICI settings on an H100');
   // the host link from NVIDIA's datasheet (PCIe Gen5 x16), no longer a missing rung
   assert.match(await rung(page, 'pcie'), new RegExp(esc(T({ chip: 'h100', bytes: 2e9, path: 'pcie' }))));
   await page.waitForFunction(() => location.search.includes('chip=h100') && location.search.includes('bytes=2000000000'));
@@ -94,12 +99,15 @@ test('on a 375 px screen the chart keeps its names above the bars and its labels
     const bars = [...svg.querySelectorAll('.ml-bar rect')].map((r) => r.getBoundingClientRect());
     return {
       names: svg.querySelectorAll('.ml-name text').length,
+      rungs: svg.closest('sl-memory-ladder-lab').querySelectorAll('tr[data-rung]').length,
       ticks: svg.querySelectorAll('[aria-label="x-axis tick label"] text').length,
       widest: Math.max(...bars.map((r) => r.width)) / box.width,
       outside,
     };
   });
-  assert.equal(layout.names, 7, 'a name above every rung');
+  // every rung a TPU has (no NVLink or InfiniBand): a name above each
+  assert.equal(layout.names, layout.rungs, 'a name above every rung');
+  assert.equal(layout.rungs, 5);
   assert.ok(layout.ticks >= 2, `${layout.ticks} x tick labels`);
   assert.ok(layout.widest > 0.5, `the longest bar spans ${Math.round(layout.widest * 100)} % of the chart`);
   assert.deepEqual(layout.outside, [], 'labels outside the drawing');

@@ -2,13 +2,15 @@
 // host↔HBM over PCIe, HBM, VMEM (SMEM/L2 on GPUs), ICI, DCN, NVLink, InfiniBand. Each rung's
 // time is the engine's `transfer` calculator; a rung the chip has no figure for is shown as
 // "not in the catalog" with the engine's message, never as an error.
-import { html, nothing } from 'lit';
+import { html, nothing, type TemplateResult } from 'lit';
 import { NARROW_CHART_PX, Plot, decadeTicks, moveBarsX, type Chart } from './plot';
-import { defineLab, type LabResult, LabElement, type ControlSpec } from './lab-element';
+import { defineLab, type LabResult, LabElement, type Control, type ControlSpec } from './lab-element';
 import { isError, type EngineError, type Result } from '../engine';
 
 /** reading order of the ladder, host first (presentation only; the paths come from the schema) */
 const ORDER = ['pcie', 'hbm', 'vmem', 'ici', 'nvlink', 'dcn', 'ib'];
+/** rungs a kind of chip does not have at all (presentation: which links each kind is built with) */
+const NOT_ON: Record<string, string[]> = { tpu: ['nvlink', 'ib'], 'datacenter-gpu': ['ici'], 'unified-memory': ['pcie'] };
 interface Rung { path: string; name: string; t?: number; bw?: number; missing?: string }
 
 export class MemoryLadderLab extends LabElement<'transfer'> {
@@ -28,6 +30,15 @@ export class MemoryLadderLab extends LabElement<'transfer'> {
   rungs: Rung[] = [];
   private rungsFor: Result | null = null;
 
+  /** The ICI settings on a TPU only; the number of chips not on the reader's one device: hidden
+   *  where they do not apply to the chip (not greyed out, as where another setting turns them off). */
+  private offChip(path: string): boolean {
+    const kind = this.state?.chipFacts?.kind;
+    return (['hops', 'links'].includes(path) && !!kind && kind !== 'tpu') || (path === 'chips' && this.onOwnDevice());
+  }
+  protected controlApplies(c: Control): boolean | undefined { return this.offChip(c.path) ? false : undefined; }
+  protected renderControl(c: Control): TemplateResult { return this.offChip(c.path) ? html`` : super.renderControl(c); }
+
   /** hops and links are ICI-only inputs: sent for the ici rung, left out elsewhere */
   protected adjustParams(p: Record<string, unknown>) {
     if (this.values.get('path') !== 'ici') {
@@ -40,15 +51,19 @@ export class MemoryLadderLab extends LabElement<'transfer'> {
     const choices = this.builtControls.find((c) => c.path === 'path')!.schema.choices ?? [];
     const paths = [...ORDER.filter((p) => choices.includes(p)), ...choices.filter((p) => !ORDER.includes(p))];
     const base = this.params();
-    // the reader's one device has no link to another chip: its network rungs are left off, not listed as missing
+    // a rung the chip's kind does not have is left off, not listed as missing from the catalog: the
+    // reader's one device has no link to another chip, a TPU no NVLink or InfiniBand, a GPU no ICI,
+    // a Mac's unified memory no PCIe between host and chip
     const links = ['ici', 'nvlink', 'dcn', 'ib'];
+    const kind = this.state.chipFacts?.kind ?? '';
+    const absent = (path: string) => (this.onOwnDevice() && links.includes(path)) || (NOT_ON[kind] ?? []).includes(path);
     return paths.flatMap((path): Rung[] => {
       const q: Record<string, unknown> = { ...base, path };
       // the ICI rung with the reader's hops and links (sent for that rung only)
       if (path === 'ici') for (const k of ['hops', 'links']) { const v = this.values.get(k); if (v !== this.control(k)?.schema.default) q[k] = v; }
       const r = this.engine!.evaluate('transfer', q, { steps: false });
       const name = this.choiceText('path', path); // the engine's title (the memory rung in this chip's words)
-      if (isError(r)) return this.onOwnDevice() && links.includes(path) ? [] : [{ path, name, missing: this.missing(r) }];
+      if (isError(r)) return absent(path) ? [] : [{ path, name, missing: this.missing(r) }];
       return [{ path, name, t: r.outputs.t_s as number, bw: r.outputs.bytes_per_s as number }];
     });
   }
@@ -64,7 +79,7 @@ export class MemoryLadderLab extends LabElement<'transfer'> {
   protected renderVerdict(r: LabResult<'transfer'>) {
     if (this.rungsFor !== r) { this.rungs = this.ladder(); this.rungsFor = r; } // once per evaluation
     const have = this.rungs.filter((x) => x.t !== undefined && x.t > 0);
-    if (!have.length) return html`<p class="verdict">Moving ${this.fig('bytes_per_chip')} per chip takes no time on any rung.</p>`;
+    if (!have.length) return html`<p class="verdict">Moving ${this.fig('bytes_per_chip')} per ${this.onOwnDevice() ? 'device' : 'chip'} takes no time on any rung.</p>`;
     const fast = have.reduce((a, b) => (b.t! < a.t! ? b : a)), slow = have.reduce((a, b) => (b.t! > a.t! ? b : a));
     const f = (v: unknown, u: string) => this.engine!.format(v, u);
     if (have.length === 1) return html`<p class="verdict">Moving ${f(r.inputs.bytes, 'bytes')} over <strong>${fast.name}</strong> takes ${f(fast.t, 's')}: the catalog gives this chip no other rung to compare it with.</p>`;
@@ -74,7 +89,7 @@ export class MemoryLadderLab extends LabElement<'transfer'> {
 
   protected renderOutputs(r: LabResult<'transfer'>) {
     const f = (v: unknown, u: string) => this.engine!.format(v, u);
-    return html`<table class="ml-table"><caption>Time per rung for ${f(r.inputs.bytes, 'bytes')} (${f(r.outputs.bytes_per_chip, 'bytes')} per chip)</caption>
+    return html`<table class="ml-table"><caption>Time per rung for ${f(r.inputs.bytes, 'bytes')}${this.onOwnDevice() ? nothing : html` (${f(r.outputs.bytes_per_chip, 'bytes')} per chip)`}</caption>
       <thead><tr><th scope="col">rung</th><th scope="col">time</th><th scope="col">effective bandwidth</th></tr></thead>
       <tbody>${this.rungs.map((x) => html`<tr data-rung=${x.path}><th scope="row">${x.name}</th>
         ${x.missing ? html`<td colspan="2" class="na">not in the catalog for this chip: ${x.missing}</td>`

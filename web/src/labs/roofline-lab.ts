@@ -1,7 +1,7 @@
 // <sl-roofline-lab>: a matmul [B, D] · [D, F] on a chip's roofline (chapter 1).
-import { html, nothing } from 'lit';
+import { html, nothing, type TemplateResult } from 'lit';
 import { ChartCache, NARROW_CHART_PX, Plot, showIn } from './plot';
-import { defineLab, type LabResult, LabElement, type ControlSpec, type OutputSpec } from './lab-element';
+import { defineLab, type LabResult, LabElement, type Control, type ControlSpec, type OutputSpec } from './lab-element';
 import { isError, type Result } from '../engine';
 
 export class RooflineLab extends LabElement<'roofline'> {
@@ -27,6 +27,14 @@ export class RooflineLab extends LabElement<'roofline'> {
     'critical_batch', 'crossover_batch',
   ];
   protected readonly hasViz = true;
+  /** the ICI links setting on a TPU only: hidden on a chip without ICI (greyed out on a TPU while
+   *  another bandwidth is chosen) */
+  private offChip(path: string): boolean {
+    const kind = this.state?.chipFacts?.kind;
+    return path === 'links' && !!kind && kind !== 'tpu';
+  }
+  protected controlApplies(c: Control): boolean | undefined { return this.offChip(c.path) ? false : undefined; }
+  protected renderControl(c: Control): TemplateResult { return this.offChip(c.path) ? html`` : super.renderControl(c); }
   /** the operation is a matmul; its B, D, F come from the controls */
   protected baseParams() { return { matmul: {} }; }
 
