@@ -4,7 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, launch, watchedPage, axe } from './harness.mjs';
-import { evaluate, expected, clean, labHelpers, asPlain, choiceTitle } from './lab-helpers.mjs';
+import { engine, esc, evaluate, expected, clean, labHelpers, asPlain, choiceTitle } from './lab-helpers.mjs';
 
 const EL = 'sl-training-comm-lab';
 const LAB = '/labs/training-comm/';
@@ -33,6 +33,11 @@ test('opens compute-bound; dragging the batch below the engine\u2019s critical b
   assert.ok(await page.locator(`${EL} .lab-viz svg[aria-label]`).count(), 'the plot is drawn');
   assert.ok(await page.locator(`${EL} .lab-viz .critical-batch`).count(), 'the critical batch is marked');
   assert.equal(await page.locator(`${EL} .critical`).innerText(), expected('training_comm', base, 'critical_tokens_per_chip'));
+  // the collective intensity is per ICI axis: the critical batch is it ÷ the axes FSDP spans (on v5e, 2,189 ÷ 2)
+  if (at.outputs.axes_fsdp > 1) {
+    assert.ok(Math.abs(at.outputs.collective_intensity / at.outputs.axes_fsdp - at.outputs.critical_tokens_per_chip) < 1e-6 * at.outputs.critical_tokens_per_chip);
+    assert.match(await page.locator(`${EL} [data-part="intensity"]`).innerText(), new RegExp(`all ${at.outputs.axes_fsdp} axes it spans at once, whose bandwidths add, so the critical batch is that intensity ÷ ${at.outputs.axes_fsdp}`));
+  }
   // the critical global batch from the engine
   const { critical_batch_tokens: crit } = at.outputs;
   // drag: the slider's left arrow, one step at a time, until the verdict flips; it flips where the
@@ -75,13 +80,24 @@ test('switching the strategy changes the plot; TP says the batch does not move i
   assert.equal(await page.locator(`${EL} .lab-viz .critical-batch`).count(), 0, 'no critical batch for TP');
   assert.match(await page.locator(`${EL} [data-part="critical"]`).innerText(), /does not move this bound/);
   assert.equal(await verdict(page), evaluate('training_comm', p).outputs.bound);
-  assert.equal(await out(page, 'tp_limit'), expected('training_comm', p, 'tp_limit'));
+  // a degree is a whole number of ways: "up to 13-way", the engine's 13.1 as the point where the times are equal
+  const limit = evaluate('training_comm', p).outputs.tp_limit;
+  assert.equal(await out(page, 'tp_limit'), engine.formatQuantity(limit, 'count'));
+  assert.match(await page.locator(`${EL} [data-part="critical"]`).innerText(), new RegExp(`up to ${Math.floor(limit)}-way for this model \\(the matmuls and the collectives take equal time at a degree of ${esc(engine.formatQuantity(limit, 'count'))}\\)`));
   await choose(page, 'strategy', 'ep');
   const e = await labParams(page);
   assert.equal(e.model, 'deepseek-v3');
   assert.equal(await out(page, 't_comm_s'), expected('training_comm', e, 't_comm_s'));
   assert.equal(await verdict(page), evaluate('training_comm', e).outputs.bound);
   await noNaN(page);
+  // one RTX 4090 and a 70B model: no communication, and no green light for a model whose weights overflow the card
+  await page.goto(server.url + LAB + '?chip=rtx-4090&model=llama3-70b');
+  await ready(page);
+  const alone = await page.locator(`${EL} .lab-verdict .verdict`).innerText();
+  assert.match(alone, /^One device, no communication/);
+  const mem = evaluate('training_memory', { chip: 'rtx-4090', model: 'llama3-70b', chips: 1 }).outputs;
+  assert.ok(alone.includes(`It does not fit: the weights alone take ${engine.formatQuantity(mem.params_bytes_per_chip, 'bytes')}, more than the ${engine.formatQuantity(mem.hbm_bytes, 'bytes')} of GDDR6X memory on one device`), alone);
+  assert.equal(await page.locator(`${EL} .lab-verdict .fits-yes`).count(), 0);
   assert.deepEqual(problems, clean);
   await page.close();
 });

@@ -129,17 +129,25 @@ export class MemoryBudgetLab extends LabElement<'training_memory'> {
     const c = this.comm.result?.outputs;
     const d = o.degrees as Record<string, number> | undefined;
     const hbm = this.memoryName();
+    const one = this.onOwnDevice() ? 'device' : 'chip';
     return html`<p class="verdict" data-fits=${String(fits)}>
-      ${fits === true ? html`${this.fitWords(true, 'Fits', '')}: ${this.fig('bytes_per_chip')} per chip of ${this.fig('hbm_bytes')} ${hbm}.`
-        : fits === false ? html`${this.fitWords(false, '', 'Does not fit')}: ${this.fig('bytes_per_chip')} per chip against ${this.fig('hbm_bytes')} ${hbm}; perfectly sharded it needs at least ${this.fig('min_chips')}.`
-        : html`<strong>Unknown fit</strong>: ${this.fig('bytes_per_chip')} per chip, and this chip has no memory figure (see the warning; give one with a custom chip).`}
+      ${fits === true ? html`${this.fitWords(true, 'Fits', '')}: ${this.fig('bytes_per_chip')} per ${one} of ${this.fig('hbm_bytes')} ${hbm}.`
+        : fits === false ? html`${this.fitWords(false, '', 'Does not fit')}: ${this.fig('bytes_per_chip')} per ${one} against ${this.fig('hbm_bytes')} ${hbm}; perfectly sharded it needs at least ${this.fig('min_chips')}.`
+        : html`<strong>Unknown fit</strong>: ${this.fig('bytes_per_chip')} per ${one}, and this ${one} has no memory figure (see the warning; give one with a custom chip).`}
       ${d ? html`Layout: ${layoutWords(d, this.technical, this.count)}${Number(r.outputs.chips) > 1 ? html` on ${this.fig('chips')}` : nothing}.` : nothing}</p>
       ${c ? html`<p class="verdict verdict-${String(c.bound)} comm-verdict"><strong>${String(c.bound) === 'compute' ? 'Compute-bound' : 'Comms-bound'}</strong>: with ${this.choiceText('strategy', this.comm.strategy, 'training_comm')} over the ${this.choiceText('fabric', c.fabric, 'training_comm')},
-        per layer the math takes ${f(c.t_math_s, 's')}, communication ${f(c.t_comm_s, 's')}.
-        ${num(c.critical_batch_tokens) !== null ? html`Critical batch <span class="fig" data-figure="critical_batch_tokens">${f(c.critical_batch_tokens, 'tokens')}</span> (<span class="fig" data-figure="critical_tokens_per_chip">${f(c.critical_tokens_per_chip, 'tokens')}</span> per chip).` : html`This strategy's communication does not shrink with the batch: no critical batch.`}</p>`
+        per layer the math takes ${f(c.t_math_s, 's')}, communication ${f(c.t_comm_s, 's')}${this.layerModel() ? html` <span class="comm-caveat">(${this.layerModel()})</span>` : nothing}.
+        ${num(c.critical_batch_tokens) !== null ? html`Critical batch <span class="fig" data-figure="critical_batch_tokens">${f(c.critical_batch_tokens, 'tokens')}</span> (<span class="fig" data-figure="critical_tokens_per_chip">${f(c.critical_tokens_per_chip, 'tokens')}</span> per ${one}).` : html`This strategy's communication does not shrink with the batch: no critical batch.`}</p>`
         : html`<p class="lb-msg comm-verdict">${this.comm.error}</p>`}
       ${expectedLine(this.engine!, r, 'bytes_per_chip', 'bytes', 'this estimate')}
       ${this.measured(r)}`;
+  }
+
+  /** What the per-layer times count, as the engine's training_comm says it (the book's layer of two
+   *  MLP matrices: a gated MLP's third matmul and attention left out), lower-cased for a parenthesis. */
+  private layerModel(): string | null {
+    const w = this.comm.result?.warnings.find((x) => /layer model/.test(x));
+    return w ? this.words(w).replace(/\.$/, '').replace(/^The/, 'the') : null;
   }
 
   /** The reader's own peak against the estimate, and where it stands among the published runs'. */
@@ -188,7 +196,7 @@ export class MemoryBudgetLab extends LabElement<'training_memory'> {
         ariaLabel: 'Bytes per chip by part, against the chip\u2019s memory',
         ariaDescription: barDescription,
         style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
-        x: { domain: [0, reach], label: 'Bytes per chip →', tickFormat: (d: number) => f(d, 'bytes'), grid: true, ticks: 5 },
+        x: { domain: [0, reach], label: `Bytes per ${this.onOwnDevice() ? 'device' : 'chip'} →`, tickFormat: (d: number) => f(d, 'bytes'), grid: true, ticks: 5 },
         y: { axis: null },
         color: { legend: true, domain: [...PARTS], range: ['var(--roof)', '#8a63d2', 'var(--warn)', '#c49a00', 'var(--ok)'] },
         marks: [

@@ -53,7 +53,7 @@ export class TrainingCommLab extends LabElement<'training_comm'> {
     'chips',
     'fabric',
     'collective_intensity',
-    { name: 'tp_limit', label: 'Largest tensor-parallel degree that stays compute-bound (ways)' },
+    { name: 'tp_limit', label: 'Tensor-parallel degree at which the collectives take as long as the matmuls' },
     { name: 'critical_F', label: 'Critical MLP width' },
   ];
   protected readonly hasViz = true;
@@ -86,10 +86,29 @@ export class TrainingCommLab extends LabElement<'training_comm'> {
     return xs.map((x) => this.curve.get(x)).filter((p): p is Pt => p != null);
   }
 
-  /** the fabric in the engine's words for it (its choice title), not its identifier */
+  /** the fabric in the engine's words for it (its choice title), not its identifier; the
+   *  tensor-parallel limit as a bare number (a degree is a count of ways, "13.1 ways" is not one) */
   protected fmt(name: OutputName<'training_comm'>): string {
     const v = this.result?.outputs[name];
+    if (name === 'tp_limit' && typeof v === 'number') return this.count(v);
     return name === 'fabric' && typeof v === 'string' ? this.choiceText('fabric', v) : super.fmt(name);
+  }
+
+  /** on one device: whether the model's weights alone overflow its memory (the engine's
+   *  training_memory), so the verdict does not call the layer's arithmetic a working setup */
+  private weightsKey = '';
+  private weights: { bytes: number; memory: number } | null = null;
+  private weightsOverflow(r: LabResult<'training_comm'>): { bytes: number; memory: number } | null {
+    const q: Record<string, unknown> = { chips: 1 };
+    for (const k of ['chip', 'chip_overrides', 'model', 'model_overrides', 'weight_dtype']) if (r.inputs[k] !== undefined) q[k] = r.inputs[k];
+    const key = JSON.stringify(q);
+    if (key !== this.weightsKey) {
+      this.weightsKey = key;
+      const m = this.engine!.evaluate('training_memory', q, { steps: false });
+      const bytes = isError(m) ? null : num(m.outputs.params_bytes_per_chip), memory = isError(m) ? null : num(m.outputs.hbm_bytes);
+      this.weights = bytes !== null && memory !== null && bytes > memory ? { bytes, memory } : null;
+    }
+    return this.weights;
   }
 
   /** one chip: nothing crosses a network; the layer is its matmuls */
@@ -101,7 +120,12 @@ export class TrainingCommLab extends LabElement<'training_comm'> {
     const o = r.outputs;
     const bound = String(o.bound);
     if (this.alone(r)) {
-      return html`<p class="verdict verdict-compute" data-bound=${bound}><strong>One ${this.onOwnDevice() ? 'device' : 'chip'}, no communication</strong>: with nothing to share between chips, every layer is its matmuls (${this.fig('t_math_s')} per layer in the ${String(o.pass)} pass at ${this.fig('tokens_per_chip')}). Pick TPU v5e or H100 in the chip menu to see the network's share.</p>`;
+      const one = this.onOwnDevice() ? 'device' : 'chip';
+      const over = this.weightsOverflow(r);
+      const f = (v: number) => this.engine!.format(v, 'bytes');
+      return html`<p class="verdict" data-bound=${bound}><strong>One ${one}, no communication</strong>: with nothing to share between ${one}s, every layer is its matmuls (${this.fig('t_math_s')} per layer in the ${String(o.pass)} pass at ${this.fig('tokens_per_chip')}).
+        ${over ? html`${this.fitWords(false, '', 'It does not fit')}: the weights alone take ${f(over.bytes)}, more than the ${f(over.memory)} of ${this.memoryName()} on one ${one}, so the time above is the arithmetic of a model that cannot train here.` : nothing}
+        Pick TPU v5e or H100 in the chip menu to see the network's share.</p>`;
     }
     const s = STRATEGY[String(o.strategy)] ?? { name: String(o.strategy), sends: 'the collectives' };
     const perLayer = `per layer in the ${String(o.pass)} pass`; // the pass the engine's per-layer figures describe
@@ -117,13 +141,18 @@ export class TrainingCommLab extends LabElement<'training_comm'> {
     const o = r.outputs;
     if (num(o.critical_tokens_per_chip) !== null) {
       const then = bound === 'compute' ? 'drag the batch below it and the verdict flips to comms-bound' : 'raise the batch above it and the verdict flips to compute-bound';
+      // the collective intensity is per axis's bandwidth; FSDP and DP gather over every axis they
+      // span at once, whose bandwidths add: the critical batch is the intensity ÷ those axes
+      const axes = num(o.axes_fsdp), alpha = num(o.collective_intensity), crit = num(o.critical_tokens_per_chip)!;
+      const split = axes !== null && axes > 1 && alpha !== null && Math.abs(alpha / axes - crit) <= 1e-6 * crit;
       return html`<p class="verdict-part" data-part="critical">Comms stop binding above the <strong>critical batch of <span class="critical">${this.fig('critical_tokens_per_chip')}</span> per chip</strong>
-        (${this.fig('critical_batch_tokens')} in all on these ${this.fig('chips')}): ${then}.</p>`;
+        (${this.fig('critical_batch_tokens')} in all on these ${this.fig('chips')}): ${then}.</p>
+        ${split ? html`<p class="verdict-part" data-part="intensity">The collective intensity, ${this.fig('collective_intensity')}, divides the chip's FLOP/s by one ICI axis's bandwidth; ${STRATEGY[String(o.strategy)]?.name ?? 'the strategy'} gathers over all ${this.count(axes)} axes it spans at once, whose bandwidths add, so the critical batch is that intensity ÷ ${this.count(axes)}.</p>` : nothing}`;
     }
     const why = 'The batch does not move this bound: what crosses the network grows with the tokens per chip just as the FLOPs do, so both lines on the plot rise together.';
     const strategy = String(o.strategy);
     if (strategy === 'tp' && num(o.tp_limit) !== null) {
-      return html`<p class="verdict-part" data-part="critical">${why} The degree moves it: tensor parallelism stays compute-bound below ${this.fig('tp_limit')} ways for this model${num(o.critical_F) !== null ? html`, or, at this degree, while the MLP is at least ${this.fig('critical_F')} wide` : nothing}.</p>`;
+      return html`<p class="verdict-part" data-part="critical">${why} The degree moves it: tensor parallelism stays compute-bound up to ${this.count(Math.floor(num(o.tp_limit)!))}-way for this model (the matmuls and the collectives take equal time at a degree of ${this.fig('tp_limit')})${num(o.critical_F) !== null ? html`, or, at this degree, while the MLP is at least ${this.fig('critical_F')} wide` : nothing}.</p>`;
     }
     if (strategy === 'ep' && num(o.critical_F) !== null) {
       return html`<p class="verdict-part" data-part="critical">${why} The expert width moves it: at this degree the experts stay compute-bound when each is at least ${this.fig('critical_F')} wide.</p>`;
@@ -159,6 +188,8 @@ export class TrainingCommLab extends LabElement<'training_comm'> {
     ]);
     const tNow = Math.max(num(o.t_math_s) ?? 0, num(o.t_comm_s) ?? 0);
     const critShown = crit !== null && crit >= xs[0] && crit <= xs[xs.length - 1];
+    // the rule in the right half of the log axis: its label goes to its left
+    const critRight = critShown && Math.log(crit / xs[0]) > 0.5 * Math.log(xs[xs.length - 1] / xs[0]);
     const width = this.vizWidth();
     const description = `Per-layer time against tokens per chip, both axes logarithmic, for ${STRATEGY[String(o.strategy)]?.name ?? String(o.strategy)}. ` +
       `${crit !== null ? `The communication line crosses the FLOP line at the critical batch, ${this.veils('critical_tokens_per_chip') || this.veils('critical_batch_tokens') ? 'hidden until you check your prediction' : `${f(crit, 'tokens')} per chip`}; below it the layer is comms-bound. ` : 'The two lines run parallel: the batch does not change which one binds. '}` +
@@ -175,7 +206,8 @@ export class TrainingCommLab extends LabElement<'training_comm'> {
         Plot.line(rows.filter((d) => d.term !== 'communication'), { x: 'x', y: 'y', stroke: 'term', strokeWidth: 2.2, ariaHidden: 'true' }),
         Plot.line(rows.filter((d) => d.term === 'communication'), { x: 'x', y: 'y', stroke: 'term', strokeWidth: 2.2, strokeDasharray: '7 4', ariaHidden: 'true' }),
         critShown ? Plot.ruleX([crit], { stroke: 'currentColor', strokeDasharray: '4 3', ariaHidden: 'true', className: 'critical-batch' }) : null,
-        critShown ? Plot.text([crit], { x: (d: number) => d, frameAnchor: 'top', dy: -14, text: () => `critical batch ${f(crit, 'tokens')}`, textAnchor: 'middle', fill: 'currentColor', ariaHidden: 'true', className: 'critical-batch' }) : null,
+        // inside the frame, beside its rule, on the side with room (above the frame it met the y axis's title on a phone)
+        critShown ? Plot.text([crit], { x: (d: number) => d, frameAnchor: 'top', dy: 10, dx: critRight ? -5 : 5, text: () => `critical batch ${f(crit, 'tokens')}`, textAnchor: critRight ? 'end' : 'start', fill: 'currentColor', stroke: 'var(--bg)', strokeWidth: 4, paintOrder: 'stroke', ariaHidden: 'true', className: 'critical-batch' }) : null,
         Plot.ruleX([now], { stroke: 'currentColor', strokeOpacity: 0.5, ariaHidden: 'true', className: 'batch-rule' }),
         Plot.dot([{ x: now, y: tNow }], { x: 'x', y: 'y', r: 6, fill: 'currentColor', stroke: 'var(--bg)', strokeWidth: 2, ariaHidden: 'true', className: 'operating-point' }),
       ],
