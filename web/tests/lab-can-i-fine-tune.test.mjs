@@ -106,6 +106,13 @@ test('a setup that does not fit shows the shortfall, memory as the limit and the
   assert.equal(await suggestion(page).getAttribute('data-kind'), evaluate(CALC, { chip: 'rtx-4090', activation_checkpointing: false }).outputs.suggestion_kind);
   assert.equal(await suggestion(page).getAttribute('data-kind'), 'checkpointing');
   await noNaN(page);
+  // on a TPU the advice follows the chip: no QLoRA (bitsandbytes' NF4 kernels are CUDA's only)
+  await page.goto(server.url + LAB + '?chip=tpu-v5e&method=full');
+  await ready(page);
+  const tpu = evaluate(CALC, { chip: 'tpu-v5e', method: 'full' }).outputs;
+  assert.equal(await suggestion(page).getAttribute('data-kind'), tpu.suggestion_kind);
+  assert.notEqual(tpu.suggested_method, 'qlora');
+  assert.doesNotMatch(await suggestion(page).innerText(), /QLoRA|NF4/);
   assert.deepEqual(problems, clean);
   await page.close();
 });

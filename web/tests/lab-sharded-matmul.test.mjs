@@ -63,6 +63,16 @@ test('the chip changes the times; a custom chip', async () => {
   await ready(page);
   await waitOut(page, 't_comm_s', S({ chip: custom, spec }, 't_comm_s'));
   await forgetCustom(page);
+  // the reader's own card: a mesh of one, and why; a TPU v5p's 4 × 2 mesh names both axes without wraparound
+  await page.goto(server.url + LAB + '?chip=rtx-4090');
+  await ready(page);
+  assert.deepEqual(await page.evaluate((t) => document.querySelector(t).params().mesh, TAG), { X: 1, Y: 1 });
+  assert.match(await page.locator(`${TAG} .lab-chip-note`).innerText(), /GeForce RTX 4090 is one device, so the mesh starts at 1 × 1/);
+  await page.goto(server.url + LAB + '?chip=tpu-v5p');
+  await ready(page);
+  const warnings = await page.locator(`${TAG} .lab-warnings`).innerText();
+  assert.match(warnings, /Mesh axis X \(4 chips\) has no wraparound/);
+  assert.match(warnings, /Mesh axis Y \(2 chips\) has no wraparound either/);
   assert.deepEqual(problems, clean);
   await page.close();
 });

@@ -6,7 +6,7 @@
 import { html, nothing, type TemplateResult } from 'lit';
 import { Plot, moveBarsX, reachOf, type Chart, tickRoom } from './plot';
 import { opWords } from './words';
-import { defineLab, type OutputName, type LabResult, LabElement, type Control, type ControlSpec } from './lab-element';
+import { ONE_DEVICE_KINDS, defineLab, type ChipFacts, type StartFn, type OutputName, type LabResult, LabElement, type Control, type ControlSpec } from './lab-element';
 import { isError, type Result } from '../engine';
 
 interface ArraySpec { name: string; dims: { dim: string; axes: string[] }[]; unreduced: string[] }
@@ -52,10 +52,20 @@ const CASES: Record<number, string> = {
   4: 'a mesh axis shards a free dimension of both inputs: one input must be gathered first',
 };
 
+/** A mesh axis's opening size: one on the reader's own device (the X axis says why), the engine's
+ *  default elsewhere. */
+function meshStart(path: string, engineDefault: unknown): StartFn {
+  const one = (c: ChipFacts) => ONE_DEVICE_KINDS.includes(c.kind);
+  return Object.assign((c: ChipFacts) => (one(c) ? 1 : engineDefault), {
+    why: (c: ChipFacts) => (path === 'mesh.X' && one(c) ? `The ${c.name} is one device, so the mesh starts at 1 × 1: every array is whole on it and no case needs a collective. Write a sharding to see which case and collective it would need; pricing that collective needs chips joined by links, which the catalog does not give this device.` : null),
+  });
+}
+
 export class ShardedMatmulLab extends LabElement<'sharded_matmul'> {
   readonly controls: ControlSpec[] = [
     { path: 'spec', label: 'the matmul in the book\u2019s notation' },
     { path: 'dims.I' }, { path: 'dims.J' }, { path: 'dims.K' },
+    // the reader's one device: a mesh of one (no link joins it to another); the lab says what that leaves
     { path: 'mesh.X' }, { path: 'mesh.Y' },
     { path: 'strategy' },
     { path: 'activation_dtype' }, { path: 'weight_dtype' }, { path: 'output_dtype' }, { path: 'compute_dtype' },
@@ -63,6 +73,11 @@ export class ShardedMatmulLab extends LabElement<'sharded_matmul'> {
   readonly hint = 'Try this: move the X from I to the contracting J on both sides (A[I, J_X] * B[J_X, K_Y] -> C[I, K_Y]) and watch the case and its collective change.';
   protected readonly hasViz = true;
   private pending = new Map<string, string>();
+
+  protected adjustControl(c: Control): Control {
+    if (c.path === 'mesh.X' || c.path === 'mesh.Y') c.start = meshStart(c.path, c.schema.default);
+    return c;
+  }
 
   private specText(): string { return String(this.values.get('spec') ?? ''); }
   private meshNames(): string[] {
@@ -188,7 +203,8 @@ export class ShardedMatmulLab extends LabElement<'sharded_matmul'> {
     if (this.chart && chartKey === this.chartKey && host.contains(this.chart) && moveBarsX(this.chart, bars, 'sm-bar', 'sm-label', description)) return;
     this.chartKey = chartKey;
     const chart = Plot.plot({
-      width, height: 40 * data.length + 50, marginLeft: 150, marginBottom: 40,
+      // room on the right for half the last tick's label ("100 ms"), which sits at the axis's end
+      width, height: 40 * data.length + 50, marginLeft: 150, marginRight: 32, marginBottom: 40,
       ariaLabel: 'Math time against each collective\u2019s time, horizontal bars',
       ariaDescription: description,
       style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
