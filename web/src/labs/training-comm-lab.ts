@@ -200,7 +200,7 @@ export class TrainingCommLab extends LabElement<'training_comm'> {
     if (drawn && moveMarker(drawn, now, tNow, description)) return showIn(host, drawn);
     const chart = Plot.plot({
       ...logLogFrame({ width, description, format: f, ariaLabel: 'Per-layer FLOP time and communication time against tokens per chip, from the engine',
-        xLabel: 'Tokens per chip →', yLabel: '↑ Time per layer', xDomain: [xs[0], xs[xs.length - 1]], color: { domain: ['FLOPs (matmuls)', 'communication'], range: ['var(--ok)', 'var(--warn)'] } }),
+        xLabel: `Tokens per ${this.onOwnDevice() ? 'device' : 'chip'} →`, yLabel: '↑ Time per layer', xDomain: [xs[0], xs[xs.length - 1]], color: { domain: ['FLOPs (matmuls)', 'communication'], range: ['var(--ok)', 'var(--warn)'] } }),
       marks: [
         // the comm line dashed: for TP, PP and EP the two lines run parallel and may nearly coincide
         Plot.line(rows.filter((d) => d.term !== 'communication'), { x: 'x', y: 'y', stroke: 'term', strokeWidth: 2.2, ariaHidden: 'true' }),
