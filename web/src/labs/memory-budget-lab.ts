@@ -73,7 +73,7 @@ export class MemoryBudgetLab extends LabElement<'training_memory'> {
   private evalComm(r: LabResult<'training_memory'>): Comm {
     const d = r.outputs.degrees as Record<string, number> | undefined;
     const strategy = typeof r.outputs.comm_strategy === 'string' ? r.outputs.comm_strategy : null;
-    if (!d || !strategy) return { strategy: '', result: null, error: 'One chip: no parallelism, so nothing to communicate.', query: null };
+    if (!d || !strategy) return { strategy: '', result: null, error: `One ${this.onOwnDevice() ? 'device' : 'chip'}: no parallelism, so nothing to communicate.`, query: null };
     const inp = r.inputs;
     const q: O = { strategy, chips: r.outputs.chips };
     for (const k of ['chip', 'chip_overrides', 'model', 'model_overrides', 'batch_tokens', 'T', 'weight_dtype', 'activation_dtype']) if (inp[k] !== undefined) q[k] = inp[k];
@@ -134,7 +134,7 @@ export class MemoryBudgetLab extends LabElement<'training_memory'> {
       ${fits === true ? html`${this.fitWords(true, 'Fits', '')}: ${this.fig('bytes_per_chip')} per ${one} of ${this.fig('hbm_bytes')} ${hbm}.`
         : fits === false ? html`${this.fitWords(false, '', 'Does not fit')}: ${this.fig('bytes_per_chip')} per ${one} against ${this.fig('hbm_bytes')} ${hbm}; perfectly sharded it needs at least ${this.fig('min_chips')}.`
         : html`<strong>Unknown fit</strong>: ${this.fig('bytes_per_chip')} per ${one}, and this ${one} has no memory figure (see the warning; give one with a custom chip).`}
-      ${d ? html`Layout: ${layoutWords(d, this.technical, this.count)}${Number(r.outputs.chips) > 1 ? html` on ${this.fig('chips')}` : nothing}.` : nothing}</p>
+      ${d ? html`Layout: ${layoutWords(d, this.technical, this.count, one)}${Number(r.outputs.chips) > 1 ? html` on ${this.fig('chips')}` : nothing}.` : nothing}</p>
       ${c ? html`<p class="verdict verdict-${String(c.bound)} comm-verdict"><strong>${String(c.bound) === 'compute' ? 'Compute-bound' : 'Comms-bound'}</strong>: with ${this.choiceText('strategy', this.comm.strategy, 'training_comm')} over the ${this.choiceText('fabric', c.fabric, 'training_comm')},
         per layer the math takes ${f(c.t_math_s, 's')}, communication ${f(c.t_comm_s, 's')}${this.layerModel() ? html` <span class="comm-caveat">(${this.layerModel()})</span>` : nothing}.
         ${num(c.critical_batch_tokens) !== null ? html`Critical batch <span class="fig" data-figure="critical_batch_tokens">${f(c.critical_batch_tokens, 'tokens')}</span> (<span class="fig" data-figure="critical_tokens_per_chip">${f(c.critical_tokens_per_chip, 'tokens')}</span> per ${one}).` : html`This strategy's communication does not shrink with the batch: no critical batch.`}</p>`

@@ -6,7 +6,7 @@
  *  dp × fsdp × tp × pp, then cp and ep where the layout splits sequences or experts. Every degree
  *  the layout sets is said, so that their product is its number of chips. Each degree is written
  *  by `count`, the engine's formatter of counts ("1,120-way", not "1120-way"). */
-export function layoutWords(d: Record<string, unknown>, technical: boolean, count: (n: number) => string): string {
+export function layoutWords(d: Record<string, unknown>, technical: boolean, count: (n: number) => string, one = 'chip'): string {
   const degrees = [['dp', 'data parallel'], ['fsdp', 'FSDP'], ['tp', 'tensor parallel'], ['pp', 'pipeline'],
     ['cp', 'context parallel'], ['ep', 'expert parallel']] as const;
   if (technical) {
@@ -14,7 +14,7 @@ export function layoutWords(d: Record<string, unknown>, technical: boolean, coun
       .map(([k]) => `${k} ${count(Number(d[k]))}`).join(' × ');
   }
   const parts = degrees.filter(([k]) => Number(d[k]) > 1).map(([k, w]) => `${count(Number(d[k]))}-way ${w}`);
-  return parts.length ? parts.join(' × ') : 'one chip, no parallelism';
+  return parts.length ? parts.join(' × ') : `one ${one}, no parallelism`; // a reader's own device: 'one device'
 }
 
 /** A count and its noun, singular for one: "1 chip", "16 chips" (the number as the engine writes it). */
