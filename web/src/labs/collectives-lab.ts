@@ -38,6 +38,8 @@ export class CollectivesLab extends LabElement<'collective'> {
   readonly hint = 'Try this: shrink the array size until the verdict turns latency-bound; then double an axis and see how the time changes.';
   /** where the fabric has no hop latency, no size turns the verdict latency-bound: say what to try there */
   protected hintText() {
+    // the reader's one device, which the engine cannot price a collective on: the hint points to the chips it offers
+    if (this.refusal?.field && this.onOwnDevice()) return 'Try this: see a collective on TPU v5e or H100 (the buttons below), then shrink the array size until the verdict turns latency-bound.';
     return this.result && this.result.outputs.t_latency_s === 0
       ? 'Try this: double an axis and see how the time changes; then switch the network to the ICI torus or InfiniBand, whose hops cost latency, and shrink the array until the verdict turns latency-bound.'
       : this.hint;
