@@ -28,9 +28,6 @@ const KINDS = [
 const ENGINE_LABS = LABS.filter((l) => l.calculator && (!process.env.LABS_ONLY || process.env.LABS_ONLY.split(',').includes(l.name)));
 /** the reader's own kinds of device: a lab opens on one of them */
 const ONE_DEVICE = new Set(['consumer-gpu', 'unified-memory', 'cpu']);
-/** labs whose point is several of the reader's devices (a chart over 1–16 of them); their words
- *  for those devices are read by their own test (training-pod's table still says "bytes per chip") */
-const MANY_DEVICES = new Set(['training-pod']);
 /** the labs about the reader's own hardware: they name the chip they answer for */
 const OWN_HARDWARE = new Set(['can-i-run', 'can-i-fine-tune']);
 
@@ -188,8 +185,8 @@ function checkPage(got, lab, chip, mode, kind) {
   // a chip without ICI offers no ICI setting; the reader's own device is one device, named so
   if (kind !== 'tpu' && mode === 'plain') for (const l of got.labels) assert.doesNotMatch(l, /\bICI\b/, `${where}: an ICI setting on a chip without ICI: ${l}`);
   if (ONE_DEVICE.has(kind)) {
-    if (mode === 'plain' && !MANY_DEVICES.has(lab.name)) for (const l of [...got.labels, ...got.outputLabels]) assert.doesNotMatch(l.replace(/^Chip for this lab\b.*/s, ''), /\bchips?\b/i, `${where}: "chip" for the reader's own device: ${l}`);
-    if (!MANY_DEVICES.has(lab.name)) assert.equal(got.devices, 1, `${where}: opens priced on ${got.devices} devices, not the reader's one`);
+    if (mode === 'plain') for (const l of [...got.labels, ...got.outputLabels]) assert.doesNotMatch(l.replace(/^Chip for this lab\b.*/s, ''), /\bchips?\b/i, `${where}: "chip" for the reader's own device: ${l}`);
+    assert.equal(got.devices, 1, `${where}: opens priced on ${got.devices} devices, not the reader's one`);
   }
   // unified memory: the usable share is said beside the memory it is a share of
   if (kind === 'unified-memory' && got.units) assert.match(got.units, /GPU may use/, `${where}: the memory note leaves out the GPU's share of unified memory`);
