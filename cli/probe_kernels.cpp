@@ -225,12 +225,14 @@ double read_sum(const double* data, std::size_t count) {
 
 std::optional<double> cycles_of_add_chain(long iterations) {
 #if defined(__x86_64__) || defined(__aarch64__)
-  std::uint64_t x = 0;
+  // The addend is a register, not an immediate: recent Intel cores (Golden Cove and later) fold
+  // chains of add-immediate in the renamer and ran this loop at 8.6 "GHz" on a Xeon here.
+  std::uint64_t x = 0, one = 1;
   for (long i = 0; i < iterations; ++i) {
 #if defined(__x86_64__)
-    asm volatile(".rept 64\n\taddq $1, %0\n\t.endr" : "+r"(x));
+    asm volatile(".rept 64\n\taddq %1, %0\n\t.endr" : "+r"(x) : "r"(one));
 #else
-    asm volatile(".rept 64\n\tadd %0, %0, #1\n\t.endr" : "+r"(x));
+    asm volatile(".rept 64\n\tadd %0, %0, %1\n\t.endr" : "+r"(x) : "r"(one));
 #endif
   }
   return x == static_cast<std::uint64_t>(iterations) * 64 ? std::optional<double>(static_cast<double>(x)) : std::nullopt;

@@ -29,7 +29,7 @@ int fp32_lanes();
 // Sums `count` doubles from `data` with vector loads (each byte read once).
 double read_sum(const double* data, std::size_t count);
 
-// Clock cycles of `iterations` x 64 dependent integer adds (one cycle each), as seconds are
+// Clock cycles of `iterations` x 64 dependent register-to-register adds (one cycle each), as seconds are
 // measured around it; null where this build has no such loop for the CPU.
 std::optional<double> cycles_of_add_chain(long iterations);
 
