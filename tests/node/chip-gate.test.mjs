@@ -44,7 +44,9 @@ test('a TPU-only figure is a hole on every chip without ICI, and none="…" or a
 });
 
 test('a block keyed on an engine output: computes / refused split the chips between them', () => {
-  const matmul = { matmul: { B: 64, D: 4096, F: 4096 } };
+  // over ICI: a TPU prices it, a chip without ICI links refuses it (every catalog chip now has a
+  // float rate to fall back on, so the compute side no longer splits them)
+  const matmul = { matmul: { B: 64, D: 4096, F: 4096 }, bandwidth: 'ici' };
   const computes = whenCondition({ calc: 'roofline', out: 'critical_intensity', computes: '' }, matmul);
   const refused = whenCondition({ calc: 'roofline', out: 'critical_intensity', refused: '' }, matmul);
   for (const c of chips) {
@@ -53,7 +55,7 @@ test('a block keyed on an engine output: computes / refused split the chips betw
   }
   const inside = live('roofline', 't_lower_s', matmul, { when: [computes] });
   assert.deepEqual(runGate({ key: 't', records: [inside], chips, evaluateOn, relFile: 'x.md' }).holes, []);
-  assert.ok(runGate({ key: 't', records: [{ ...inside, when: [] }], chips, evaluateOn, relFile: 'x.md' }).holes.length > 0, 'without the block, chips without a bf16 rate or an HBM figure are holes');
+  assert.ok(runGate({ key: 't', records: [{ ...inside, when: [] }], chips, evaluateOn, relFile: 'x.md' }).holes.length > 0, 'without the block, chips without ICI links are holes');
 });
 
 test('a pinned question needs why="…", and is checked on its own chip only', () => {

@@ -2,6 +2,7 @@
 import { html, nothing, type TemplateResult } from 'lit';
 import { ChartCache, NARROW_CHART_PX, Plot, showIn } from './plot';
 import { defineLab, type LabResult, LabElement, type Control, type ControlSpec, type OutputSpec } from './lab-element';
+import { expectedLine } from './expected';
 import { isError, type Result } from '../engine';
 
 export class RooflineLab extends LabElement<'roofline'> {
@@ -48,7 +49,8 @@ export class RooflineLab extends LabElement<'roofline'> {
     return html`<p class="verdict verdict-${bound}"><strong>${bound[0].toUpperCase() + bound.slice(1)}-bound</strong>:
       ${what} takes ${this.engine!.format(bound === 'compute' ? tm : tc, 's')}, ${Number.isFinite(ratio) ? html`<span class="ratio">${ratio.toPrecision(3)}×</span> as long as ${other}` : nothing}
       (${this.engine!.format(bound === 'compute' ? tc : tm, 's')}).
-      Intensity ${this.fig('intensity')} against the chip's ${this.fig('critical_intensity')}.</p>`;
+      Intensity ${this.fig('intensity')} against the chip's ${this.fig('critical_intensity')}.</p>
+      ${expectedLine(this.engine!, r, 't_lower_s', 's', 'the time with full overlap')}`;
   }
 
   /** Attainable FLOP/s at a given intensity, from the engine (raw flops/bytes mode).
