@@ -273,34 +273,39 @@ double spill_bandwidth(const Args& args, const Chip& chip) {
   return std::min(*pcie, ram);
 }
 
-// A layer split's devices read their layers in turn, each at its own bandwidth: the split reads its
-// bytes at 1 / sum_i (s_i / W_i), so that its time is the sum of the stages' times.
-double layer_split_bandwidth(Memory& mem, Result& r) {
+// The pace of a model split over devices of different kinds, each device i at its own rate R_i
+// (its bandwidth W_i or its FLOP/s C_i) over its share s_i. A layer split's devices run their layers
+// in turn: 1 / sum_i (s_i / R_i), so that its time is the sum of the stages' times. A row split's
+// devices run their rows of every layer at once: the device slowest over its share sets the pace,
+// 1 / max_i (s_i / R_i).
+struct SplitPace {
+  const char* what;    // "Bandwidth", "Arithmetic rate"
+  const char* letter;  // "W", "C"
+  const char* unit;    // "bytes/s", "FLOP/s"
+};
+double split_pace(const Memory& mem, bool rows, double (*rate)(const Device&), const SplitPace& p, Result& r) {
   std::string terms;
-  double sum = 0;
+  double per_unit = 0;  // the sum, or the largest, of s_i / R_i
   for (std::size_t i = 0; i < mem.list.size(); ++i) {
-    Device& d = mem.list[i];
-    d.bytes_per_s = d.chip->need(&Chip::hbm_bytes_per_s, "every decode step reads the weights from device memory");
-    sum += d.share / d.bytes_per_s;
-    terms += (i ? " + " : "") + tex(d.share) + " / " + tex(d.bytes_per_s);
+    const Device& d = mem.list[i];
+    const double t = d.share / rate(d);
+    per_unit = rows ? std::max(per_unit, t) : per_unit + t;
+    terms += (i ? (rows ? ", " : " + ") : "") + tex(d.share) + " / " + tex(rate(d));
   }
-  return r.step("Bandwidth of the layer split (each device reads its layers in turn)",
-                "W_{split} = 1 / \\sum_i (s_i / W_i)", "1 / (" + terms + ")", 1 / sum, "bytes/s");
+  const std::string R = p.letter;
+  if (rows) {
+    return r.step(std::string(p.what) + " of the row split (every device at once; the slowest share sets the pace)",
+                  R + "_{row} = 1 / \\max_i (s_i / " + R + "_i)", "1 / \\max(" + terms + ")", 1 / per_unit, p.unit);
+  }
+  return r.step(std::string(p.what) + " of the layer split (each device runs its layers in turn)",
+                R + "_{split} = 1 / \\sum_i (s_i / " + R + "_i)", "1 / (" + terms + ")", 1 / per_unit, p.unit);
 }
 
-// A row split's devices read their rows of every layer at once, each at its own bandwidth: the
-// device that takes longest over its share sets the pace, 1 / max_i (s_i / W_i).
-double row_split_bandwidth(Memory& mem, Result& r) {
-  std::string terms;
-  double slowest = 0;
-  for (std::size_t i = 0; i < mem.list.size(); ++i) {
-    Device& d = mem.list[i];
+double split_bandwidth(Memory& mem, bool rows, Result& r) {
+  for (Device& d : mem.list) {
     d.bytes_per_s = d.chip->need(&Chip::hbm_bytes_per_s, "every decode step reads the weights from device memory");
-    slowest = std::max(slowest, d.share / d.bytes_per_s);
-    terms += (i ? ", " : "") + tex(d.share) + " / " + tex(d.bytes_per_s);
   }
-  return r.step("Bandwidth of the row split (every device reads its rows at once; the slowest share sets the pace)",
-                "W_{row} = 1 / \\max_i (s_i / W_i)", "1 / \\max(" + terms + ")", 1 / slowest, "bytes/s");
+  return split_pace(mem, rows, [](const Device& d) { return d.bytes_per_s; }, {"Bandwidth", "W", "bytes/s"}, r);
 }
 
 std::vector<Tier> make_tiers(const Args& args, Memory& mem, Result& r) {
@@ -312,7 +317,7 @@ std::vector<Tier> make_tiers(const Args& args, Memory& mem, Result& r) {
   // row split reads a slice of every layer on every device at once
   for (Device& d : mem.list) d.bytes_per_s = bw;
   const bool row = mem.devices > 1 && args.str("split") == "row";
-  if (mem.mixed) bw = row ? row_split_bandwidth(mem, r) : layer_split_bandwidth(mem, r);
+  if (mem.mixed) bw = split_bandwidth(mem, row, r);
   else if (row) bw *= mem.devices;
   tiers.push_back({"device", mem.devices > 1 ? "memory of the devices" : "device memory",
                    std::max(0.0, mem.room), bw});
@@ -529,33 +534,6 @@ void output_expected(ChipKind kind, double step, double tokens, double ttft, con
   out_band(band, "local_inference", kind, settings, r);
 }
 
-// A layer split's matmuls run on each device in its turn, at its own rate: 1 / sum_i (s_i / C_i).
-double layer_split_rate(const Memory& mem, Result& r) {
-  std::string terms;
-  double sum = 0;
-  for (std::size_t i = 0; i < mem.list.size(); ++i) {
-    const Device& d = mem.list[i];
-    sum += d.share / d.rate.flops_per_s;
-    terms += (i ? " + " : "") + tex(d.share) + " / " + tex(d.rate.flops_per_s);
-  }
-  return r.step("Arithmetic rate of the layer split (each device runs its layers in turn)",
-                "C_{split} = 1 / \\sum_i (s_i / C_i)", "1 / (" + terms + ")", 1 / sum, "FLOP/s");
-}
-
-// A row split's matmuls run on every device at once, each over its share of the rows: the device
-// that takes longest sets the pace, 1 / max_i (s_i / C_i).
-double row_split_rate(const Memory& mem, Result& r) {
-  std::string terms;
-  double slowest = 0;
-  for (std::size_t i = 0; i < mem.list.size(); ++i) {
-    const Device& d = mem.list[i];
-    slowest = std::max(slowest, d.share / d.rate.flops_per_s);
-    terms += (i ? ", " : "") + tex(d.share) + " / " + tex(d.rate.flops_per_s);
-  }
-  return r.step("Arithmetic rate of the row split (every device at once; the slowest share sets the pace)",
-                "C_{row} = 1 / \\max_i (s_i / C_i)", "1 / \\max(" + terms + ")", 1 / slowest, "FLOP/s");
-}
-
 // Each device's stage of a token step: its share of what the devices hold and read, read at its
 // own bandwidth. A layer split's stages run one after another, so their times add up to the device
 // tier's time; a row split's run at once, so the longest is the tier's time.
@@ -704,7 +682,7 @@ void compute(const Args& args, Result& r) {
   std::vector<Tier> tiers = make_tiers(args, mem, r);
   for (Device& d : mem.list) d.rate = mem.mixed ? arithmetic_rate(*d.chip, w, args.str("arithmetic")) : rate;
   bool row = mem.devices > 1 && args.str("split") == "row";
-  if (mem.mixed) rate.flops_per_s = row ? row_split_rate(mem, r) : layer_split_rate(mem, r);
+  if (mem.mixed) rate.flops_per_s = split_pace(mem, row, [](const Device& d) { return d.rate.flops_per_s; }, {"Arithmetic rate", "C", "FLOP/s"}, r);
   double resident = mem.weight_bytes + mem.kv_bytes;
   double weight_read_bytes =
       r.step("Weight bytes read per step", "P_{read} \\, b_w / 8", tex(wr.read_params()) + " \\times " + tex(w.bits) + " / 8",
@@ -734,7 +712,7 @@ void compute(const Args& args, Result& r) {
   split_stages(mem, tiers[0], row, r);
   double flops = r.step("FLOPs per step", "2 P_{active} U", "2 \\times " + times(wr.params_active, users),
                         2 * wr.params_active * users, "FLOPs");
-  // a mixed row split's rate is already the pace of its slowest share (row_split_rate)
+  // a mixed row split's rate is already the pace of its slowest share (split_pace)
   double t_math = row && !mem.mixed ? r.step("Math time (" + rate.dtype + ", every device at once)", "T_{math} = \\text{FLOPs} / (n C)",
                                tex(flops) + " / (" + times(mem.devices, rate.flops_per_s) + ")",
                                flops / (mem.devices * rate.flops_per_s), "s")
