@@ -11,7 +11,6 @@ import { memoryMeter, meterOf, num } from './memory-meter';
 import { article } from './words';
 import { isError, type PublishedRun, type Result } from '../engine';
 import { publishedRuns } from '../published-runs';
-import { expectedLine } from './expected';
 import { ChartCache, Plot, moveMarker, powerOfTwoTicks } from './plot';
 import { PublishedRunsLayer } from './published-layer';
 
@@ -195,7 +194,7 @@ export class CanIRunLab extends LabElement<'local_inference'> {
       ${o.fits ? html`${this.fitWords(true, 'It fits', '')} on ${on}.` : html`${this.fitWords(false, '', 'It does not fit')} on ${on}: the rest spills to slower memory.`}
       At most ${this.fig('tokens_per_s')}, ${bound}-bound (${what} sets the pace);
       the first token after ${article(this.engine!.format(num(o.prompt_tokens), 'count'))} ${this.engine!.format(num(o.prompt_tokens), 'count')}-token prompt takes at least ${this.fig('ttft_s')}.</p>
-      ${expectedLine(this.engine!, r, 'tokens_per_s', 'tokens/s')}
+      ${this.expected(r, 'tokens_per_s', 'tokens/s')}
       ${this.meter(r)}
       ${this.tiers(r)}
       ${this.measuredAgainstBound(r)}

@@ -6,7 +6,6 @@ import { html, nothing, render, svg, type TemplateResult } from 'lit';
 import { ChartCache, Plot, decadeTicks, showIn } from './plot';
 import { levelWords } from './words';
 import { ONE_DEVICE_KINDS, byChip, defineLab, type ChipFacts, type StartFn, type OutputName, type LabResult, LabElement, type Control, type ControlSpec } from './lab-element';
-import { expectedLine } from './expected';
 import { isError, type Result } from '../engine';
 
 /** the sentinel for "let the engine choose the fabric from the chip" */
@@ -113,7 +112,7 @@ export class CollectivesLab extends LabElement<'collective'> {
         : o.t_latency_s === 0 ? html`all of it is the bandwidth term over ${hops}; the catalog gives this fabric no hop latency, so no size makes it latency-bound here`
         : html`the bandwidth term (${this.fig('t_bandwidth_s')}) outweighs the hop latencies (${this.fig('t_latency_s')}) over ${hops}`}.
       ${o.bottleneck ? html`The slowest level is <strong>${levelWords(o.bottleneck)}</strong>.` : nothing}</p>
-      ${expectedLine(this.engine!, r, 't_s', 's', 'the collective time')}`;
+      ${this.expected(r, 't_s', 's', 'the collective time')}`;
   }
 
   protected renderOutputs(r: LabResult<'collective'>): TemplateResult {

@@ -6,7 +6,6 @@
 import { html, nothing, type TemplateResult } from 'lit';
 import { Plot, decadeTicks } from './plot';
 import { defineLab, type OutputSpec, type LabResult, LabElement, type Control, type ControlSpec } from './lab-element';
-import { expectedLine } from './expected';
 import { isError, type Result } from '../engine';
 
 /** the seed's MoE example (chapter 0 text): 50B parameters stored, 20B used per token; every field it implies */
@@ -108,7 +107,7 @@ export class ComputeBudgetLab extends LabElement<'compute_budget'> {
         : html`The weights fill ${this.fig('weight_bytes')}${o.weight_read_s == null ? nothing : html` and take ${this.fig('weight_read_s')} to read once`}.`}</p>
       <p class="cb-sizes" data-out="weight_bytes_by_size">Weight memory at
         ${sizes.map((s, i) => html`${i ? ', ' : ''}${s.b} byte${s.b > 1 ? 's' : ''}/param: <strong>${f(s.bytes, 'bytes')}</strong>`)}.</p>
-      ${expectedLine(this.engine!, r, 't_s', 's', 'the time at peak (MFU counted as 6·N·D)')}`;
+      ${this.expected(r, 't_s', 's', 'the time at peak (MFU counted as 6·N·D)')}`;
   }
 
   readonly outputs = ROWS;

@@ -8,7 +8,6 @@ import { ChartCache, Plot, logLogFrame, moveMarker } from './plot';
 import { byChip, chipCount, defineLab, type LabResult, LabElement, type ControlSpec, type OutputSpec } from './lab-element';
 import { MODEL_PICKER } from './model-picker';
 import { MEASURED_CONTROL, measuredLine } from './measured';
-import { expectedLine } from './expected';
 import { PublishedRunsLayer } from './published-layer';
 import { isError, type Result } from '../engine';
 // "Run it here" (issue 38): a 1 KB stub on the lab's own page; the run itself loads on its button
@@ -108,7 +107,7 @@ export class DecodeLab extends LabElement<'decode'> {
       ${fits ? html`Memory holds ${num(o.max_batch) === null ? 'any batch' : html`up to ${this.fig('max_batch')}`} at this context.`
         : num(o.max_batch) === 0 ? html`${this.fitWords(false, '', 'The weights alone do not fit')} on ${chips === 1 ? `one ${own ? 'device' : 'chip'}` : `these ${n} ${own ? 'devices' : 'chips'}`}: they need at least ${this.fig('min_chips')}, so no batch fits.`
         : html`${this.fitWords(false, '', 'This batch does not fit')}: memory holds ${this.fig('max_batch')} of this context.`}</p>
-      ${expectedLine(this.engine!, r, 'tokens_per_s', 'tokens/s')}
+      ${this.expected(r, 'tokens_per_s', 'tokens/s')}
       ${this.runs.note(r, this.engine!)}
       ${this.matmulVerdict(r)}
       ${this.attentionVerdict(r)}

@@ -13,6 +13,7 @@ import { engineLoadProblem, getEngine, getPath, isError, type EngineError, type 
 import { chipParam, customChip, mode } from '../state';
 import { LAB_INFO, type LabCalculators } from '../generated/labs';
 import { focusableOverflow } from '../overflow';
+import { expectedLine } from './expected';
 import { LabState, ONE_DEVICE_KINDS, deviceWords, type ChipFacts, type Control, type ControlSpec } from './lab-state';
 import { ControlsController } from './controls';
 import { UrlStateController } from './url-state';
@@ -211,7 +212,7 @@ export abstract class LabElement<C extends CalculatorName = CalculatorName> exte
   protected bound(path: string, which: 'min' | 'max' | 'min_items' | 'max_items'): number { return this.state.bound(path, which); }
   /** An engine message for this reader: Technical as the engine wrote it, Plain without the
    *  identifiers the engine puts in parentheses. */
-  protected words(message: string): string { return this.technical ? message : forPeople(message); }
+  protected words(message: string): string { return this.technical ? message : this.ownWords(forPeople(message)); }
   /** The chip's memory as a reader names it, the engine's words from the catalog's memory kind:
    *  "HBM" on HBM parts, "GDDR6X memory" on a card, "unified LPDDR5 memory" on a Mac, "DDR5 system
    *  RAM" on a CPU ("HBM" before the chip is read). */
@@ -326,7 +327,17 @@ export abstract class LabElement<C extends CalculatorName = CalculatorName> exte
     const r = this.result!;
     const v = getPath(r.outputs, name), unit = this.engine!.unitOf(r, name);
     if (unit === 'bytes' && typeof v === 'number' && v < 0) return `${this.engine!.format(-v, unit)} short`;
-    return this.engine!.format(v, unit);
+    return this.ownWords(this.engine!.format(v, unit)); // "1 device", "7.79 device-hours" on a reader's own device
+  }
+  /** The range published runs reach beside the bound `boundOutput` (expected.ts), in this lab's
+   *  words for its chips. */
+  protected expected(r: Result, boundOutput: string, unit: string, bound?: string): TemplateResult | typeof nothing {
+    return expectedLine(this.engine!, r, boundOutput, unit, bound, (t) => this.ownWords(t));
+  }
+  /** Words written for chips, as said of the reader's own device ("bytes per chip" → "bytes per
+   *  device", "1 chip" → "1 device"); elsewhere as they are. */
+  protected ownWords(text: string): string {
+    return this.state && this.onOwnDevice() ? deviceWords(text) : text;
   }
   /** An output named in a sentence: the figure as fmt() writes it, marked with the output it is
    *  (the lab contract test holds every such figure against the outputs' table). */
@@ -335,8 +346,7 @@ export abstract class LabElement<C extends CalculatorName = CalculatorName> exte
   }
   /** The engine's label of one of this lab's outputs (or of `calculator`'s). */
   protected outputLabel(name: string, calculator: string = this.calculator): string {
-    const label = this.engine!.output(calculator, name)?.label ?? name.replace(/_/g, ' ');
-    return this.state && this.onOwnDevice() ? deviceWords(label) : label;
+    return this.ownWords(this.engine!.output(calculator, name)?.label ?? name.replace(/_/g, ' '));
   }
   /** A choice value as the reader reads it: the engine's title for it (schema choice_titles),
    *  e.g. fabric "ici" → "ICI torus (TPU)". `param` is a parameter of `calculator` (default: this

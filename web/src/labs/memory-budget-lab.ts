@@ -9,7 +9,6 @@ import { ChartCache, Plot, reachOf } from './plot';
 import { ONE_DEVICE_KINDS, byChip, chipCount, defineLab, type LabResult, LabElement, type ControlSpec, type OutputSpec } from './lab-element';
 import { MODEL_PICKER } from './model-picker';
 import { layoutWords } from './words';
-import { expectedLine } from './expected';
 import { isError, type Result } from '../engine';
 
 type O = Record<string, unknown>;
@@ -139,7 +138,7 @@ export class MemoryBudgetLab extends LabElement<'training_memory'> {
         per layer the math takes ${f(c.t_math_s, 's')}, communication ${f(c.t_comm_s, 's')}${this.layerModel() ? html` <span class="comm-caveat">(${this.layerModel()})</span>` : nothing}.
         ${num(c.critical_batch_tokens) !== null ? html`Critical batch <span class="fig" data-figure="critical_batch_tokens">${f(c.critical_batch_tokens, 'tokens')}</span> (<span class="fig" data-figure="critical_tokens_per_chip">${f(c.critical_tokens_per_chip, 'tokens')}</span> per ${one}).` : html`This strategy's communication does not shrink with the batch: no critical batch.`}</p>`
         : html`<p class="lb-msg comm-verdict">${this.comm.error}</p>`}
-      ${expectedLine(this.engine!, r, 'bytes_per_chip', 'bytes', 'this estimate')}
+      ${this.expected(r, 'bytes_per_chip', 'bytes', 'this estimate')}
       ${this.measured(r)}`;
   }
 

@@ -2,7 +2,6 @@
 import { html, nothing, type TemplateResult } from 'lit';
 import { ChartCache, NARROW_CHART_PX, Plot, showIn } from './plot';
 import { defineLab, type LabResult, LabElement, type Control, type ControlSpec, type OutputSpec } from './lab-element';
-import { expectedLine } from './expected';
 import { isError, type Result } from '../engine';
 
 export class RooflineLab extends LabElement<'roofline'> {
@@ -50,7 +49,7 @@ export class RooflineLab extends LabElement<'roofline'> {
       ${what} takes ${this.engine!.format(bound === 'compute' ? tm : tc, 's')}, ${Number.isFinite(ratio) ? html`<span class="ratio">${ratio.toPrecision(3)}×</span> as long as ${other}` : nothing}
       (${this.engine!.format(bound === 'compute' ? tc : tm, 's')}).
       Intensity ${this.fig('intensity')} against the chip's ${this.fig('critical_intensity')}.</p>
-      ${expectedLine(this.engine!, r, 't_lower_s', 's', 'the time with full overlap')}`;
+      ${this.expected(r, 't_lower_s', 's', 'the time with full overlap')}`;
   }
 
   /** Attainable FLOP/s at a given intensity, from the engine (raw flops/bytes mode).

@@ -14,7 +14,6 @@ import { counted } from './words';
  *  colours (green, red, orange), readable on both themes. */
 const TOPOLOGY_COLOURS = ['#4e79a7', '#76b7b2', '#b07aa1', '#9c755f', '#79706e'];
 import { MEASURED_CONTROL, measuredLine } from './measured';
-import { expectedLine } from './expected';
 import { PublishedRunsLayer } from './published-layer';
 import { isError, type Result } from '../engine';
 
@@ -177,7 +176,7 @@ export class ServingLab extends LabElement<'serving'> {
       ${o.fits === false ? html`${this.fitWords(false, '', 'It does not fit in memory')} (at most ${this.fig('max_batch')}).` : chosen ? (chosen.pareto ? html`It is on the Pareto frontier.` : html`It is <em>not</em> on the Pareto frontier: another point is both faster and gives more tokens per second per ${this.noun()}.`) : nothing}
       ${this.topologyWords(r)}</p>
       ${measuredLine(this.engine!, r, 'throughput_tokens_per_s')}
-      ${expectedLine(this.engine!, r, 'throughput_tokens_per_s', 'tokens/s', 'the server’s throughput bound')}
+      ${this.expected(r, 'throughput_tokens_per_s', 'tokens/s', 'the server’s throughput bound')}
       ${this.runs.note(r, this.engine!)}`;
   }
 

@@ -6,8 +6,6 @@ import { html, nothing } from 'lit';
 import { ONE_DEVICE_KINDS, byChip, defineLab, type StartFn, type LabResult, LabElement, type Control, type ControlSpec, type OutputSpec } from './lab-element';
 import { MODEL_PICKER } from './model-picker';
 import { layoutWords } from './words';
-import { deviceWords } from './lab-state';
-import { expectedLine } from './expected';
 import { Plot, powerOfTwoTicks } from './plot';
 import { PublishedRunsLayer } from './published-layer';
 import { isError, type Result } from '../engine';
@@ -91,14 +89,14 @@ export class TrainingPodLab extends LabElement<'training_run'> {
     const best = (Array.isArray(o.layouts) ? o.layouts[0] : null) as O | null;
     const f = (v: unknown, u: string) => this.engine!.format(v, u);
     return html`<p class="verdict" data-fits=${String(o.fits)}><strong>${this.fig('days')}</strong> on ${this.onOwnDevice() ? this.devices(o.chips) : this.fig('chips')} at ${f(o.mfu, 'ratio')} MFU:
-      ${this.fig('total_flops')}, ${num(o.cost_usd) !== null ? html`${this.fig('cost_usd')}` : html`cost unknown (this chip has no price: type one)`}.
+      ${this.fig('total_flops')}, ${num(o.cost_usd) !== null ? html`${this.fig('cost_usd')}` : html`cost unknown (${this.ownWords('this chip has no price')}: type one)`}.
       ${Number(o.min_chips_memory) <= 1 && Number(o.chips) === 1
         ? html`The training state fits in the ${this.state.chipFacts?.name ?? 'device'}’s memory.`
         : html`The state needs at least ${this.onOwnDevice() ? this.devices(o.min_chips_memory) : this.fig('min_chips_memory')} (${this.fig('days_at_min_chips')} on them).`}
       ${o.fits === false ? this.fitWords(false, '', 'These chips cannot hold the state and activations.') : nothing}
-      ${best ? html`Fastest layout found (the table's first row): <strong class="best-layout">${layoutWords(best, this.technical, this.count, this.own('chip'))}</strong>, ${f(best.step_s, 's')} per step (${boundWords(best.bound)}) at the best MFU that layout can reach, ${f(best.mfu, 'ratio')}; the time above is at ${f(o.mfu, 'ratio')}.` : nothing}
-      ${rec ? html`The book's rule of thumb would start from ${layoutWords({ dp: 1, pp: 1, ...rec }, this.technical, this.count, this.own('chip'))}.` : nothing}</p>
-      ${expectedLine(this.engine!, r, 't_s', 's', 'the chips’ peak FLOP/s')}
+      ${best ? html`Fastest layout found (the table's first row): <strong class="best-layout">${layoutWords(best, this.technical, this.count, this.ownWords('chip'))}</strong>, ${f(best.step_s, 's')} per step (${boundWords(best.bound)}) at the best MFU that layout can reach, ${f(best.mfu, 'ratio')}; the time above is at ${f(o.mfu, 'ratio')}.` : nothing}
+      ${rec ? html`The book's rule of thumb would start from ${layoutWords({ dp: 1, pp: 1, ...rec }, this.technical, this.count, this.ownWords('chip'))}.` : nothing}</p>
+      ${this.expected(r, 't_s', 's', 'the chips’ peak FLOP/s')}
       ${this.measured(r)}
       ${this.runs.note(r, this.engine!)}`;
   }
@@ -177,11 +175,6 @@ export class TrainingPodLab extends LabElement<'training_run'> {
     return degrees.map((k) => html`<td>${this.count(l[k] ?? 1)}</td>`);
   }
 
-  /** Words written for chips, as said of the reader's own device ("bytes per chip" → "bytes per device"). */
-  private own(text: string): string {
-    return this.onOwnDevice() ? deviceWords(text) : text;
-  }
-
   /** A count of the reader's own devices in words: "1 device", "4 devices". */
   private devices(n: unknown): string {
     return `${this.count(n)} ${Number(n) === 1 ? 'device' : 'devices'}`;
@@ -229,7 +222,7 @@ export class TrainingPodLab extends LabElement<'training_run'> {
     return html`${base}
       <div class="lb-scroll" role="region" aria-label="Layouts that fit" tabindex="0"><table class="lb-table layouts">
         <caption>${shown.length ? `Layout search: the ${shown.length === layouts.length ? '' : `${shown.length} `}fastest of the ${f(o.layouts_fitting, 'count')} layouts that fit, by step time` : 'Layout search: no layout fits on these chips'}</caption>
-        <thead><tr><th scope="col">rank</th>${this.degreeHeads(ranked)}<th scope="col">set-up</th><th scope="col">step</th><th scope="col" title=${this.own("the MFU this layout reaches at its step's bound: 6·P·D over the chips' peak for that time, below 1 by attention, recomputation, the bubble and communication it cannot hide; the run as a whole is at the MFU above")}>best MFU</th><th scope="col">bound by</th><th scope="col">${this.own('bytes per chip')}</th></tr></thead>
+        <thead><tr><th scope="col">rank</th>${this.degreeHeads(ranked)}<th scope="col">set-up</th><th scope="col">step</th><th scope="col" title=${this.ownWords("the MFU this layout reaches at its step's bound: 6·P·D over the chips' peak for that time, below 1 by attention, recomputation, the bubble and communication it cannot hide; the run as a whole is at the MFU above")}>best MFU</th><th scope="col">bound by</th><th scope="col">${this.ownWords('bytes per chip')}</th></tr></thead>
         <tbody>${shown.length ? shown.map((l, i) => html`<tr><td>${i + 1}</td>${this.degreeCells(l, ranked)}<td class="lb-setup">${this.setupWords(l)}</td><td>${f(l.step_s, 's')}</td><td>${f(l.mfu, 'ratio')}</td><td>${boundWords(l.bound)}</td><td>${f(l.bytes_per_chip, 'bytes')}</td></tr>`)
           : html`<tr><td colspan=${ranked.length + 6}>No layout fits on these chips.</td></tr>`}</tbody>
       </table></div>
