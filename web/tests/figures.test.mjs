@@ -40,6 +40,7 @@ const FIGURES = [
   { ch: '05-training', name: 'pipeline', expect: () => q(out('training_comm', { chip: CHIP, strategy: 'pp', pp: 4, microbatches: 4 }, 't_comm_s'), 's') },
   { ch: '06-training-llama', name: 'training-pod', expect: async (fig) => {
     const chips = Number(await fig.locator('select').last().inputValue());
+    assert.equal(chips, 8960, 'the figure opens on the 8,960 chips the step prices');
     return q(out('training_run', { chip: CHIP, model: 'llama3-70b', top_n: 5, chips }, 'layouts')[0].step_s, 's');
   } },
   { ch: '07-inference', name: 'kv-cache', expect: () => q(out('decode', { chip: CHIP, batch: 32, context: 8192 }, 'kv_bytes_total'), 'bytes') },

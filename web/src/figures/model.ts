@@ -307,13 +307,15 @@ export class TrainingPodFigure extends FigureElement {
   static override readonly calculators = ['chip', 'training_run'];
   protected draw(): Drawing | null {
     const chip = typeof this.state.chip === 'string' ? this.state.chip : this.chip();
+    // the page may start it on the run it sets beside it (chapter 6: 8,960 chips)
+    const given = Number(this.state.chips) > 0 ? Number(this.state.chips) : null;
     const base = this.evaluate('training_run', { chip, model: 'llama3-70b', top_n: 5 });
     const chipInfo = this.evaluate('chip', { chip });
     if (!base || !chipInfo) return null;
     // chip counts offered: the engine's default for this chip and whole pods of it
     const podChips = Number(chipInfo.outputs.pod_chips) || 1;
     const defaultChips = Number(base.outputs.chips);
-    const options = [...new Set([defaultChips, ...[1, 2, 4, 8, 16, 32, 64].map((k) => k * podChips)])].sort((a, b) => a - b);
+    const options = [...new Set([defaultChips, ...(given ? [given] : []), ...[1, 2, 4, 8, 16, 32, 64].map((k) => k * podChips)])].sort((a, b) => a - b);
     const run = (n: number) => (n === defaultChips ? base : this.evaluate('training_run', { chip, model: 'llama3-70b', top_n: 5, chips: n }, true));
     const fitsAt = (n: number) => ((run(n)?.outputs.layouts as unknown[] | undefined)?.length ?? 0) > 0;
     // start at the engine's default count, or the smallest offered one where some layout fits
