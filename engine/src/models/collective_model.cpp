@@ -11,17 +11,15 @@
 namespace scalelab {
 namespace {
 
-std::string joined(const std::vector<std::string>& parts, const std::string& sep) {
-  std::string s;
-  for (const auto& p : parts) s += (s.empty() ? "" : sep) + p;
-  return s;
+// An axis's size n_i (i from 1, in the order given) and what its ring gives: the fraction f_i of
+// V that crosses one link, and its hops h_i.
+Expr axis_size(const Steps& log, std::size_t i, const RingAxis& a) {
+  return log.sym("n_{" + std::to_string(i + 1) + "}", a.size);
 }
 
-double ring_fraction(const RingAxis& a) {
-  return a.bidi_ring() ? std::floor(a.size / 2) / a.size : (a.size - 1) / a.size;
-}
+Expr ring_fraction(const Expr& n, const RingAxis& a) { return a.bidi_ring() ? floor(n / 2) / n : (n - 1) / n; }
 
-double ring_hops(const RingAxis& a) { return a.bidi_ring() ? std::floor(a.size / 2) : a.size - 1; }
+Expr ring_hops(const Expr& n, const RingAxis& a) { return a.bidi_ring() ? floor(n / 2) : n - 1; }
 
 // Share of V crossing the busiest link of the longest axis in an AllToAll, per unit of V·m/(N·W).
 double alltoall_factor(const RingAxis& a) {
@@ -30,56 +28,45 @@ double alltoall_factor(const RingAxis& a) {
   return (a.size - 1) / (2 * a.size);
 }
 
-std::string alltoall_factor_tex(const RingAxis& a) {
-  if (a.bidi_ring()) return "1/8";
-  if (a.bidirectional) return "1/4";
-  return "(" + tex(a.size) + "-1)/(2 \\times " + tex(a.size) + ")";
+// The same factor as the formula writes it: 1/8, 1/4 or (m-1)/(2m) of the longest axis's m.
+Expr alltoall_factor(const Expr& m, const RingAxis& a) {
+  if (a.bidi_ring()) return frac(Expr(1), Expr(8));
+  if (a.bidirectional) return frac(Expr(1), Expr(4));
+  return (m - 1) / (2 * m);
 }
 
-double ragged_factor(std::optional<double> ragged_k, double group) {
-  return ragged_k ? std::min(*ragged_k / group, 1.0) : 1.0;
-}
-
-void add_step(CollectiveCost& c, const std::string& label, const std::string& formula,
-              const std::string& substituted, double value, const std::string& unit) {
-  c.log.record_text(label, formula, substituted, value, unit);
+// The bandwidth term times min(k/N, 1) for a ragged AllToAll of k, as it is without one.
+Expr ragged(const Expr& t, std::optional<double> ragged_k, const Expr& N, const Steps& log) {
+  return ragged_k ? t * min(log.sym("k", *ragged_k) / N, 1) : t;
 }
 
 // Latency term and total, common to every fabric: T = max(T_bw, hops · t_hop).
 void finish(CollectiveCost& c, double hop_latency_s) {
-  c.t_latency_s = c.hops * hop_latency_s;
-  add_step(c, "Latency", "T_{lat} = h \\cdot t_{hop}", tex(c.hops) + " \\times " + tex(hop_latency_s),
-           c.t_latency_s, "s");
-  c.t_s = std::max(c.t_bandwidth_s, c.t_latency_s);
-  add_step(c, "Collective time", "T = \\max(T_{bw}, T_{lat})",
-           "\\max(" + tex(c.t_bandwidth_s) + ", " + tex(c.t_latency_s) + ")", c.t_s, "s");
+  const Steps& log = c.log;
+  Expr t_lat = log.step("Latency", "T_{lat}", log.sym("h", c.hops) * log.sym("t_{hop}", hop_latency_s), "s");
+  c.t_latency_s = t_lat.value();
+  c.t_s = log.step("Collective time", "T", max(log.sym("T_{bw}", c.t_bandwidth_s), t_lat), "s").value();
 }
 
 CollectiveCost nothing_to_move(double hop_latency_s, const Steps& log) {
   CollectiveCost c;
   c.log = log;
-  add_step(c, "Group size", "N = \\prod_i n_i", "1", 1, "count");
+  log.step("Group size", "N", 1, "count");
   finish(c, hop_latency_s);
   return c;
 }
 
-void ici_ring_time(CollectiveCost& c, CollectiveOp op, double V, const std::vector<RingAxis>& axes,
-                   double W) {
-  double rate = 0;
-  std::vector<std::string> terms;
-  for (const RingAxis& a : axes) {
-    rate += W / ring_fraction(a);
-    terms.push_back(tex(W) + "/" + tex(ring_fraction(a)));
-  }
-  add_step(c, "Collective bandwidth over the axes",
-           "W_{coll} = \\textstyle\\sum_i W/f_i,\\; f_i = \\lfloor n_i/2 \\rfloor/n_i \\text{ (bidirectional ring)}"
-           " \\text{ or } (n_i-1)/n_i \\text{ (one-way)}",
-           joined(terms, " + "), rate, "bytes/s");
-  double passes = op == CollectiveOp::all_reduce ? 2 : 1;
-  std::string two = passes == 2 ? "2" : "";
-  c.t_bandwidth_s = passes * V / rate;
-  add_step(c, "Bandwidth time (" + collective_op_title(op) + ")", "T_{bw} = " + two + "V / \\textstyle\\sum_i W/f_i",
-           (passes == 2 ? "2 \\times " : "") + tex(V) + " / " + tex(rate), c.t_bandwidth_s, "s");
+// W_coll = Σ_i W/f_i over the axes, f_i = ⌊n_i/2⌋/n_i on a bidirectional ring, (n_i − 1)/n_i one way.
+void ici_ring_time(CollectiveCost& c, CollectiveOp op, double bytes, const std::vector<RingAxis>& axes,
+                   const std::vector<Expr>& sizes, double link_bytes_per_s) {
+  const Steps& log = c.log;
+  Expr W = log.sym("W", link_bytes_per_s);
+  Expr sum = W / ring_fraction(sizes[0], axes[0]);
+  for (std::size_t i = 1; i < axes.size(); ++i) sum = sum + W / ring_fraction(sizes[i], axes[i]);
+  Expr rate = log.step("Collective bandwidth over the axes", "W_{coll}", sum, "bytes/s");
+  Expr V = log.sym("V", bytes);
+  Expr t = op == CollectiveOp::all_reduce ? 2 * V / rate : V / rate;
+  c.t_bandwidth_s = log.step("Bandwidth time (" + collective_op_title(op) + ")", "T_{bw}", t, "s").value();
 }
 
 void ici_alltoall_time(CollectiveCost& c, double V, const std::vector<RingAxis>& axes, double W,
@@ -92,14 +79,10 @@ void ici_alltoall_time(CollectiveCost& c, double V, const std::vector<RingAxis>&
       longest = &a;
     }
   }
-  double m = longest->size, cf = alltoall_factor(*longest), ragged = ragged_factor(ragged_k, c.group_size);
-  std::string ragged_tex = ragged_k ? " \\cdot \\min(k/N, 1)" : "";
-  std::string ragged_sub = ragged_k ? " \\times " + tex(ragged) : "";
-  c.t_bandwidth_s = V * m * cf / (c.group_size * W) * ragged;
-  add_step(c, "Bandwidth time (AllToAll)", "T_{bw} = V \\cdot m \\cdot c / (N W)" + ragged_tex,
-           tex(V) + " \\times " + tex(m) + " \\times " + alltoall_factor_tex(*longest) + " / (" +
-               tex(c.group_size) + " \\times " + tex(W) + ")" + ragged_sub,
-           c.t_bandwidth_s, "s");
+  const Steps& log = c.log;
+  Expr m = log.sym("m", longest->size), N = log.sym("N", c.group_size);
+  Expr t = log.sym("V", V) * m * alltoall_factor(m, *longest) / (N * log.sym("W", W));
+  c.t_bandwidth_s = log.step("Bandwidth time (AllToAll)", "T_{bw}", ragged(t, ragged_k, N, log), "s").value();
 }
 
 // A level of a switched fabric, as the `levels` output shows it.
@@ -113,24 +96,15 @@ FabricLevel level_of(std::string name, double degree, double gpus, double uplink
   return l;
 }
 
-// Hops of a ring (or direct sends) over N devices; SHARP reduces in the switch (up and down).
-double switched_hops(CollectiveOp op, double N, bool sharp) {
-  if (op == CollectiveOp::all_to_all) return 1;
-  if (op == CollectiveOp::all_reduce) return sharp ? 2 : 2 * (N - 1);
-  return N - 1;
-}
-
+// The hops of a ring over N devices (or of direct sends; SHARP reduces in the switch, up and
+// down), recorded as a step.
 void add_hops_step(CollectiveCost& c, CollectiveOp op, bool sharp) {
-  std::string N = tex(c.group_size);
-  if (op == CollectiveOp::all_to_all) {
-    add_step(c, "Hops", "h = 1 \\text{ (direct sends)}", "1", c.hops, "count");
-  } else if (op == CollectiveOp::all_reduce && sharp) {
-    add_step(c, "Hops", "h = 2 \\text{ (SHARP: to the switch and back)}", "2", c.hops, "count");
-  } else if (op == CollectiveOp::all_reduce) {
-    add_step(c, "Hops", "h = 2(N - 1)", "2 \\times (" + N + " - 1)", c.hops, "count");
-  } else {
-    add_step(c, "Hops", "h = N - 1", N + " - 1", c.hops, "count");
-  }
+  const Steps& log = c.log;
+  Expr N = log.sym("N", c.group_size);
+  if (op == CollectiveOp::all_to_all) c.hops = log.step("Hops (direct sends)", "h", 1, "count").value();
+  else if (op == CollectiveOp::all_reduce && sharp) c.hops = log.step("Hops (SHARP: to the switch and back)", "h", 2, "count").value();
+  else if (op == CollectiveOp::all_reduce) c.hops = log.step("Hops", "h", 2 * (N - 1), "count").value();
+  else c.hops = log.step("Hops", "h", N - 1, "count").value();
 }
 
 struct TreeLevel {
@@ -168,6 +142,8 @@ CollectiveCost fat_tree_hierarchical(CollectiveOp op, double V, const FatTree& t
   double Y = t.inner_axis_size;
   c.group_size = t.gpus_per_node * t.nodes / Y;
   bool sharp_reduce = op == CollectiveOp::all_reduce && t.sharp;
+  Expr V_ = log.sym("V", V);
+  std::vector<Expr> level_times;
   for (const TreeLevel& L : tree_levels(t)) {
     if (Y >= L.below_unit) continue;
     double degree = L.fan_in, share = Y / L.below_child;
@@ -180,33 +156,26 @@ CollectiveCost fat_tree_hierarchical(CollectiveOp op, double V, const FatTree& t
       share = 1;
     }
     if (degree <= 1) continue;
-    double W = L.gpu_bytes_per_s, time = 0;
-    std::string formula, sub;
-    if (sharp_reduce) {
-      time = V * share / W;
-      formula = "T_{" + L.name + "} = V m / W";
-      sub = tex(V) + " \\times " + tex(share) + " / " + tex(W);
-    } else {
-      double passes = op == CollectiveOp::all_reduce ? 2 : 1;
-      time = passes * V * (degree - 1) / (degree * W) * share;
-      formula = "T_{" + L.name + "} = " + std::string(passes == 2 ? "2" : "") + "V (d-1)/(d W) \\cdot m";
-      sub = (passes == 2 ? "2 \\times " : "") + tex(V) + " \\times " + tex(degree - 1) + "/(" + tex(degree) +
-            " \\times " + tex(W) + ") \\times " + tex(share);
-    }
-    add_step(c, "Level " + L.name + " (d = " + plain(degree) + ", m = Y/S_{prev} or 1)", formula, sub, time, "s");
-    c.levels.push_back(level_of(L.name, degree, L.below_unit, W * L.below_child, time));
+    double W = L.gpu_bytes_per_s;
+    Expr W_ = log.sym("W", W), m = log.sym("m", share), d = log.sym("d", degree);
+    Expr t_level = sharp_reduce                      ? V_ * m / W_
+                   : op == CollectiveOp::all_reduce ? 2 * V_ * (d - 1) / (d * W_) * m
+                                                    : V_ * (d - 1) / (d * W_) * m;
+    level_times.push_back(log.step("Level " + L.name + " (d = " + plain(degree) + ", m = Y/S_{prev} or 1)",
+                                   "T_{" + L.name + "}", t_level, "s"));
+    c.levels.push_back(level_of(L.name, degree, L.below_unit, W * L.below_child, t_level.value()));
   }
-  std::vector<std::string> times;
   for (const FabricLevel& l : c.levels) {
-    times.push_back(tex(l.t_s));
     if (c.bottleneck.empty() || l.t_s > c.t_bandwidth_s) {
       c.t_bandwidth_s = l.t_s;
       c.bottleneck = l.level;
     }
   }
-  add_step(c, "Bandwidth time (slowest level: " + (c.bottleneck.empty() ? "none" : c.bottleneck) + ")",
-           "T_{bw} = \\max_i T_i", "\\max(" + (times.empty() ? "0" : joined(times, ", ")) + ")",
-           c.t_bandwidth_s, "s");
+  // At most three levels (NVLink, leaf, spine): T_bw = max_i T_i.
+  const std::vector<Expr>& T = level_times;
+  Expr slowest = T.empty() ? Expr(0) : T.size() == 1 ? T[0] : T.size() == 2 ? max(T[0], T[1]) : max(T[0], T[1], T[2]);
+  log.step("Bandwidth time (slowest level: " + (c.bottleneck.empty() ? "none" : c.bottleneck) + ")", "T_{bw}",
+           slowest, "s");
   return c;
 }
 
@@ -219,13 +188,10 @@ CollectiveCost fat_tree_alltoall(double V, const FatTree& t, std::optional<doubl
   CollectiveCost c;
   c.log = log;
   c.group_size = g * M;
-  double ragged = ragged_factor(ragged_k, c.group_size);
-  c.t_bandwidth_s = V * (M - 1) / (M * M * g * W) * ragged;
-  add_step(c, "Bandwidth time (AllToAll across nodes)",
-           "T_{bw} = V (M-1)/(M^2 g W_{ib})" + std::string(ragged_k ? " \\cdot \\min(k/N, 1)" : ""),
-           tex(V) + " \\times " + tex(M - 1) + "/(" + tex(M * M) + " \\times " + tex(g) + " \\times " +
-               tex(W) + ")" + (ragged_k ? " \\times " + tex(ragged) : ""),
-           c.t_bandwidth_s, "s");
+  Expr M_ = log.sym("M", M);
+  Expr spread = log.sym("V", V) * (M_ - 1) / (pow(M_, 2) * log.sym("g", g) * log.sym("W_{ib}", W));
+  c.t_bandwidth_s = log.step("Bandwidth time (AllToAll across nodes)", "T_{bw}",
+                             ragged(spread, ragged_k, log.sym("N", c.group_size), log), "s").value();
   c.levels.push_back(level_of("leaf", M, g * M, g * W, c.t_bandwidth_s));
   c.bottleneck = "leaf";
   return c;
@@ -286,23 +252,19 @@ CollectiveCost ici_collective(CollectiveOp op, double bytes, const std::vector<R
   if (active.empty()) return nothing_to_move(links.hop_latency_s, log);
   CollectiveCost c;
   c.log = log;
-  std::vector<std::string> sizes, hop_terms;
-  for (const RingAxis& a : active) {
-    c.group_size *= a.size;
-    c.hops += ring_hops(a);
-    sizes.push_back(tex(a.size));
-    hop_terms.push_back(tex(ring_hops(a)));
+  // N = Π n_i; h = Σ h_i (twice for an AllReduce), h_i = ⌊n_i/2⌋ on a bidirectional ring, n_i − 1 one way.
+  std::vector<Expr> sizes;
+  for (std::size_t i = 0; i < active.size(); ++i) sizes.push_back(axis_size(log, i, active[i]));
+  Expr N = sizes[0], hops = ring_hops(sizes[0], active[0]);
+  for (std::size_t i = 1; i < active.size(); ++i) {
+    N = N * sizes[i];
+    hops = hops + ring_hops(sizes[i], active[i]);
   }
-  add_step(c, "Group size", "N = \\prod_i n_i", joined(sizes, " \\times "), c.group_size, "count");
+  c.group_size = log.step("Group size", "N", N, "count").value();
   double W = links.link_bytes_per_s;
   if (op == CollectiveOp::all_to_all) ici_alltoall_time(c, bytes, active, W, ragged_k);
-  else ici_ring_time(c, op, bytes, active, W);
-  bool twice = op == CollectiveOp::all_reduce;
-  if (twice) c.hops *= 2;
-  add_step(c, "Hops", std::string("h = ") + (twice ? "2" : "") +
-                          "\\textstyle\\sum_i h_i,\\; h_i = \\lfloor n_i/2 \\rfloor \\text{ (bidirectional ring)}"
-                          " \\text{ or } n_i - 1",
-           (twice ? "2 \\times (" : "(") + joined(hop_terms, " + ") + ")", c.hops, "count");
+  else ici_ring_time(c, op, bytes, active, sizes, W);
+  c.hops = log.step("Hops", "h", op == CollectiveOp::all_reduce ? 2 * hops : hops, "count").value();
   c.bytes_per_link = c.t_bandwidth_s * W;
   finish(c, links.hop_latency_s);
   return c;
@@ -315,27 +277,15 @@ CollectiveCost switched_collective(CollectiveOp op, double V, const SwitchedLeve
   CollectiveCost c;
   c.log = log;
   c.group_size = N;
-  std::string formula, sub = tex(V);
-  std::string frac = " \\times " + tex(N - 1) + "/(" + tex(N) + " \\times " + tex(W) + ")";
-  if (op == CollectiveOp::all_to_all) {
-    double ragged = ragged_factor(ragged_k, N);
-    c.t_bandwidth_s = V * (N - 1) / (N * N * W) * ragged;
-    formula = "T_{bw} = V (N-1)/(N^2 W)" + std::string(ragged_k ? " \\cdot \\min(k/N, 1)" : "");
-    sub += " \\times " + tex(N - 1) + "/(" + tex(N * N) + " \\times " + tex(W) + ")" +
-           (ragged_k ? " \\times " + tex(ragged) : "");
-  } else if (op == CollectiveOp::all_reduce && f.sharp) {
-    c.t_bandwidth_s = V / W;
-    formula = "T_{bw} = V / W \\text{ (SHARP)}";
-    sub += " / " + tex(W);
-  } else {
-    double passes = op == CollectiveOp::all_reduce ? 2 : 1;
-    c.t_bandwidth_s = passes * V * (N - 1) / (N * W);
-    formula = std::string("T_{bw} = ") + (passes == 2 ? "2" : "") + "V (N-1)/(N W)";
-    sub = (passes == 2 ? "2 \\times " : "") + sub + frac;
-  }
-  add_step(c, "Bandwidth time (" + collective_op_title(op) + " over " + f.level + ")", formula, sub,
-           c.t_bandwidth_s, "s");
-  c.hops = switched_hops(op, N, f.sharp);
+  const bool sharp = op == CollectiveOp::all_reduce && f.sharp;
+  Expr V_ = log.sym("V", V), N_ = log.sym("N", N), W_ = log.sym("W", W);
+  Expr t = op == CollectiveOp::all_to_all      ? ragged(V_ * (N_ - 1) / (pow(N_, 2) * W_), ragged_k, N_, log)
+           : sharp                            ? V_ / W_
+           : op == CollectiveOp::all_reduce ? 2 * V_ * (N_ - 1) / (N_ * W_)
+                                            : V_ * (N_ - 1) / (N_ * W_);
+  c.t_bandwidth_s = log.step("Bandwidth time (" + collective_op_title(op) + " over " + f.level +
+                                 (sharp ? ", SHARP)" : ")"),
+                             "T_{bw}", t, "s").value();
   add_hops_step(c, op, f.sharp);
   c.bytes_per_link = c.t_bandwidth_s * W;
   c.levels.push_back(level_of(f.level, N, N, W, c.t_bandwidth_s));
@@ -362,7 +312,6 @@ CollectiveCost fat_tree_collective(CollectiveOp op, double bytes, const FatTree&
   CollectiveCost c = cost(Steps());
   if (c.group_size <= 1) return nothing_to_move(tree.hop_latency_s, log);
   if (log.on()) c = cost(log);
-  c.hops = switched_hops(op, c.group_size, tree.sharp);
   add_hops_step(c, op, tree.sharp);
   finish(c, tree.hop_latency_s);
   return c;
