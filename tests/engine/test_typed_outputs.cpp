@@ -201,9 +201,10 @@ TEST(TypedOutputs, UndeclaredLeftOutOrNonFiniteOutputsAreEngineFaults) {
 TEST(TypedOutputs, ANonFiniteStepIsAnEngineFaultNamingTheStep) {
   scalelab::StepList list;
   scalelab::Steps steps(&list, nullptr);
-  steps.record_text("Fine", "a", "1", 1.5, "s");
-  steps.prefixed("Ring: ").record_text("Broken", "b", "0 / 0", std::nan(""), "s");
-  steps.record_text("Also broken", "c", "1 / 0", std::numeric_limits<double>::infinity(), "s");
+  steps.step("Fine", "", steps.sym("a", 1.5), "s");
+  const scalelab::Steps ring = steps.prefixed("Ring: ");
+  ring.step("Broken", "", ring.sym("b", std::nan("")), "s");
+  steps.step("Also broken", "", steps.sym("c", std::numeric_limits<double>::infinity()), "s");
   EXPECT_EQ(list.size(), 3u);
   try {
     written_steps(list, "test");
@@ -212,7 +213,8 @@ TEST(TypedOutputs, ANonFiniteStepIsAnEngineFaultNamingTheStep) {
     EXPECT_STREQ(e.what(), "non-finite result in test (Ring: Broken)");
   }
   scalelab::StepList fine;
-  scalelab::Steps(&fine, nullptr).record_text("Quoted \"x\"", "\\frac{a}{b}", "\\frac{1}{2}", 0.5, "s");
+  const scalelab::Steps quoted(&fine, nullptr);
+  quoted.step("Quoted \"x\"", "", frac(quoted.sym("a", 1), quoted.sym("b", 2)), "s");
   EXPECT_EQ(written_steps(fine, "test"),
             R"([{"label":"Quoted \"x\"","formula":"\\frac{a}{b}","substituted":"\\frac{1}{2}","value":0.5,"unit":"s"}])");
 }

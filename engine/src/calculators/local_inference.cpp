@@ -47,7 +47,8 @@ Format read_format(const std::string& id) {
 }
 
 std::string gb(double bytes) { return format_quantity(bytes, "bytes"); }
-std::string times(double a, double b) { return tex(a) + " \\times " + tex(b); }
+// Device i's symbol: "M_{2}" for ("M", 1).
+std::string indexed(const char* letter, std::size_t i) { return std::string(letter) + "_{" + std::to_string(i + 1) + "}"; }
 
 bool is_discrete(const Chip& c) { return c.kind != ChipKind::unified_memory && c.kind != ChipKind::cpu; }
 
@@ -80,15 +81,15 @@ struct WeightRead {
 
 WeightRead weight_read(const Model& m, double tokens, Result& r) {
   ParamCounts counts = count_params(m);
+  const Steps log = r.log();
   WeightRead w;
-  w.params_total = r.step("Parameters", "P", tex(counts.total()), counts.total(), "params");
+  w.params_total = log.step("Parameters", "", log.sym("P", counts.total()), "params").value();
   w.params_active = counts.active();
   if (!m.is_moe()) return w;
-  double k_over_e = m.k / m.E;
-  w.routed = r.step("Routed expert parameters", "P_{exp} = (P_{MLP} - P_{MLP,active}) / (1 - k/E)",
-                    "(" + tex(counts.mlp) + " - " + tex(counts.mlp_active) + ") / (1 - " + tex(m.k) +
-                        "/" + tex(m.E) + ")",
-                    (counts.mlp - counts.mlp_active) / (1 - k_over_e), "params");
+  w.routed = log.step("Routed expert parameters", "P_{exp}",
+                      (log.sym("P_{MLP}", counts.mlp) - log.sym("P_{MLP,active}", counts.mlp_active)) /
+                          (1 - frac(log.sym("k", m.k), log.sym("E", m.E))),
+                      "params").value();
   w.touched = experts_read_share(m, tokens, r.log(), "Share of experts a step touches").value();
   return w;
 }
@@ -147,23 +148,21 @@ std::vector<Device> device_list(const Args& args) {
 // full as the others, as llama.cpp splits by free memory). K, the model bytes the devices hold,
 // is what fills the first of them: min_i (M_i - overhead) / s_i (at the default shares, their sum).
 void layer_shares(const Args& args, Memory& mem, double overhead, Result& r) {
-  std::string sum, sum_room;
-  double room_total = 0;
-  mem.usable = 0;
+  const Steps log = r.log();
+  const Expr o = log.sym("\\text{overhead}", overhead);
+  std::vector<Expr> usable, rooms;  // M_i, and M_i - overhead (0 where the overhead fills it)
   for (std::size_t i = 0; i < mem.list.size(); ++i) {
     Device& d = mem.list[i];
     double capacity = d.chip->need(&Chip::hbm_bytes, "the model must fit in the device's memory");
-    double share = usable_share(args, *d.chip);
-    std::string M = "M_{" + std::to_string(i + 1) + "}";
-    d.usable = r.step("Usable memory of " + numbered(d, i), M + " = \\text{capacity} \\times \\text{share}",
-                      times(capacity, share), capacity * share, "bytes");
+    Expr M = log.step("Usable memory of " + numbered(d, i), indexed("M", i),
+                      log.sym("\\text{capacity}", capacity) * log.sym("\\text{share}", usable_share(args, *d.chip)),
+                      "bytes");
+    d.usable = M.value();
     d.room = std::max(0.0, d.usable - overhead);
-    mem.usable += d.usable;
-    room_total += d.room;
-    sum += (i ? " + " : "") + tex(d.usable);
-    sum_room += (i ? " + " : "") + tex(d.room);
+    usable.push_back(M);
+    rooms.push_back(d.room > 0 ? M - o : Expr(0));
   }
-  mem.usable = r.step("Usable memory of the devices", "\\sum_i M_i", sum, mem.usable, "bytes");
+  mem.usable = log.step("Usable memory of the devices", "M", Expr::sum_of(usable), "bytes").value();
   std::size_t n = mem.list.size();
   if (args.given("layer_shares")) {
     const json& given = args.raw("layer_shares");
@@ -174,27 +173,28 @@ void layer_shares(const Args& args, Memory& mem, double overhead, Result& r) {
     }
     double total = 0;
     for (const json& g : given) total += g.get<double>();
-    mem.room = INFINITY;
+    const Expr G = log.sym("\\textstyle\\sum_j g_j", total);
+    std::vector<Expr> holds;  // (M_i - overhead) / s_i
     for (std::size_t i = 0; i < n; ++i) {
       Device& d = mem.list[i];
-      double g = given[i].get<double>();
-      d.share = r.step("Layer share of " + numbered(d, i) + " (as given)", "s_{" + std::to_string(i + 1) + "}",
-                       tex(g) + " / " + tex(total), g / total, "ratio");
-      mem.room = std::min(mem.room, d.room / d.share);
+      Expr share = log.step("Layer share of " + numbered(d, i) + " (as given)", indexed("s", i),
+                            frac(log.sym(indexed("g", i), given[i].get<double>()), G), "ratio");
+      d.share = share.value();
+      holds.push_back(rooms[i] / share);
     }
-    mem.room = r.step("Model bytes the devices hold at these shares (the first to fill sets it)",
-                      "K = \\min_i (M_i - \\text{overhead}) / s_i", tex(mem.room), mem.room, "bytes");
+    mem.room = log.step("Model bytes the devices hold at these shares (the first to fill sets it)", "K",
+                        Expr::min_of(holds), "bytes").value();
     return;
   }
+  const Expr room_total = Expr::sum_of(rooms);
   for (std::size_t i = 0; i < n; ++i) {
     Device& d = mem.list[i];
-    d.share = room_total > 0
-                  ? r.step("Layer share of " + numbered(d, i) + " (in proportion to its memory less the overhead)",
-                           "s_{" + std::to_string(i + 1) + "} = (M_{" + std::to_string(i + 1) + "} - \\text{overhead}) / \\sum_j (M_j - \\text{overhead})",
-                           tex(d.room) + " / (" + sum_room + ")", d.room / room_total, "ratio")
+    d.share = room_total.value() > 0
+                  ? log.step("Layer share of " + numbered(d, i) + " (in proportion to its memory less the overhead)",
+                             indexed("s", i), rooms[i] / room_total, "ratio").value()
                   : 1.0 / double(n);
   }
-  mem.room = r.step("Model bytes the devices hold", "K = \\sum_i (M_i - \\text{overhead})", sum_room, room_total, "bytes");
+  mem.room = log.step("Model bytes the devices hold", "K", room_total, "bytes").value();
 }
 
 // The KV cache of all users: each token of a global layer's cache, at most the window (and the
@@ -203,40 +203,42 @@ Memory memory(const Args& args, const Model& m, const Format& w, const Format& k
               Result& r) {
   const Chip& chip = args.chip();
   double users = args.num("users"), context = args.num("context");
+  const Steps log = r.log();
   Memory mem;
-  mem.weight_bytes = r.step("Weight bytes (" + w.name + ")", "\\text{bytes}_w = P \\, b_w / 8",
-                            tex(params) + " \\times " + tex(w.bits) + " / 8", params * w.bits / 8, "bytes");
+  Expr weights = log.step("Weight bytes (" + w.name + ")", "\\text{bytes}_w", log.sym("P", params) * log.sym("b_w", w.bits) / 8,
+                          "bytes");
+  mem.weight_bytes = weights.value();
   mem.kv_bytes_per_token = kv_bytes_per_token(m, kv.bits / 8);
-  Expr kv_layer = kv_bytes_per_layer_token(m, kv.bits / 8, r.log());
-  Expr held = kv_tokens_held(m, context, r.log());
+  Expr kv_layer = kv_bytes_per_layer_token(m, kv.bits / 8, log);
+  Expr held = kv_tokens_held(m, context, log);
   mem.kv_bytes_per_layer_token = kv_layer.value();
-  mem.kv_bytes = r.step("KV cache of all users (" + kv.name + ")", "\\text{KV}", r.sym("U", users) * held * kv_layer,
-                        "bytes").value();
+  Expr kv_bytes = log.step("KV cache of all users (" + kv.name + ")", "\\text{KV}", log.sym("U", users) * held * kv_layer, "bytes");
+  mem.kv_bytes = kv_bytes.value();
   mem.list = device_list(args);
   mem.devices = double(mem.list.size());
   mem.mixed = args.given("other_devices") || args.given("layer_shares");
   double one_overhead = args.num("overhead_bytes");
-  mem.overhead = one_overhead;
-  if (mem.devices > 1) {
-    mem.overhead = r.step("Runtime overhead on every device", "n \\times \\text{overhead}", times(mem.devices, mem.overhead),
-                          mem.devices * mem.overhead, "bytes");
-  }
-  mem.needed = r.step("Memory needed", "\\text{bytes}_w + \\text{KV} + \\text{overhead}",
-                      tex(mem.weight_bytes) + " + " + tex(mem.kv_bytes) + " + " + tex(mem.overhead),
-                      mem.weight_bytes + mem.kv_bytes + mem.overhead, "bytes");
+  const Expr n = log.sym("n", mem.devices);
+  Expr overhead = log.sym("\\text{overhead}", one_overhead);
+  if (mem.devices > 1) overhead = log.step("Runtime overhead on every device", "\\text{overhead}_{all}", n * overhead, "bytes");
+  mem.overhead = overhead.value();
+  Expr needed = log.step("Memory needed", "\\text{needed}", weights + kv_bytes + overhead, "bytes");
+  mem.needed = needed.value();
   mem.share = usable_share(args, chip);
+  Expr usable = 0;
   if (!mem.mixed) {
     double capacity = chip.need(&Chip::hbm_bytes, "the model must fit in the device's memory");
-    mem.usable = r.step("Usable device memory", "M = \\text{capacity} \\times \\text{share}",
-                        times(capacity, mem.share), capacity * mem.share, "bytes");
+    usable = log.step("Usable device memory", "M", log.sym("\\text{capacity}", capacity) * log.sym("\\text{share}", mem.share),
+                      "bytes");
+    mem.usable = usable.value();
     for (Device& d : mem.list) {
       d.usable = mem.usable;
       d.room = mem.usable - one_overhead;
       d.share = 1 / mem.devices;
     }
     if (mem.devices > 1) {
-      mem.usable = r.step("Usable memory of the devices", "n \\times M", times(mem.devices, mem.usable),
-                          mem.devices * mem.usable, "bytes");
+      usable = log.step("Usable memory of the devices", "M_{all}", n * usable, "bytes");
+      mem.usable = usable.value();
     }
     mem.room = mem.usable - mem.overhead;
   } else {
@@ -245,18 +247,13 @@ Memory memory(const Args& args, const Model& m, const Format& w, const Format& k
   mem.margin = mem.mixed ? mem.room - mem.weight_bytes - mem.kv_bytes : mem.usable - mem.needed;
   mem.fits = mem.margin >= 0;
   if (mem.mixed) {
-    if (mem.fits) {
-      r.step("Free memory at these shares", "K - \\text{bytes}_w - \\text{KV}",
-             tex(mem.room) + " - " + tex(mem.weight_bytes) + " - " + tex(mem.kv_bytes), mem.margin, "bytes");
-    } else {
-      r.step("Shortfall at these shares (does not fit)", "\\text{bytes}_w + \\text{KV} - K",
-             tex(mem.weight_bytes) + " + " + tex(mem.kv_bytes) + " - " + tex(mem.room), -mem.margin, "bytes");
-    }
+    const Expr K = log.sym("K", mem.room);
+    if (mem.fits) log.step("Free memory at these shares", "", K - weights - kv_bytes, "bytes");
+    else log.step("Shortfall at these shares (does not fit)", "", kv_bytes - (K - weights), "bytes");
   } else if (mem.fits) {
-    r.step("Free memory", "M - \\text{needed}", tex(mem.usable) + " - " + tex(mem.needed), mem.margin, "bytes");
+    log.step("Free memory", "", usable - needed, "bytes");
   } else {
-    r.step("Shortfall (does not fit)", "\\text{needed} - M", tex(mem.needed) + " - " + tex(mem.usable), -mem.margin,
-           "bytes");
+    log.step("Shortfall (does not fit)", "", needed - usable, "bytes");
   }
   return mem;
 }
@@ -284,21 +281,19 @@ struct SplitPace {
   const char* unit;    // "bytes/s", "FLOP/s"
 };
 double split_pace(const Memory& mem, bool rows, double (*rate)(const Device&), const SplitPace& p, Result& r) {
-  std::string terms;
-  double per_unit = 0;  // the sum, or the largest, of s_i / R_i
+  const Steps log = r.log();
+  std::vector<Expr> terms;  // s_i / R_i
   for (std::size_t i = 0; i < mem.list.size(); ++i) {
     const Device& d = mem.list[i];
-    const double t = d.share / rate(d);
-    per_unit = rows ? std::max(per_unit, t) : per_unit + t;
-    terms += (i ? (rows ? ", " : " + ") : "") + tex(d.share) + " / " + tex(rate(d));
+    terms.push_back(log.sym(indexed("s", i), d.share) / log.sym(indexed(p.letter, i), rate(d)));
   }
   const std::string R = p.letter;
   if (rows) {
-    return r.step(std::string(p.what) + " of the row split (every device at once; the slowest share sets the pace)",
-                  R + "_{row} = 1 / \\max_i (s_i / " + R + "_i)", "1 / \\max(" + terms + ")", 1 / per_unit, p.unit);
+    return log.step(std::string(p.what) + " of the row split (every device at once; the slowest share sets the pace)",
+                    R + "_{row}", 1 / Expr::max_of(terms), std::string_view(p.unit)).value();
   }
-  return r.step(std::string(p.what) + " of the layer split (each device runs its layers in turn)",
-                R + "_{split} = 1 / \\sum_i (s_i / " + R + "_i)", "1 / (" + terms + ")", 1 / per_unit, p.unit);
+  return log.step(std::string(p.what) + " of the layer split (each device runs its layers in turn)", R + "_{split}",
+                  1 / Expr::sum_of(terms), std::string_view(p.unit)).value();
 }
 
 double split_bandwidth(Memory& mem, bool rows, Result& r) {
@@ -331,6 +326,11 @@ std::vector<Tier> make_tiers(const Args& args, Memory& mem, Result& r) {
   return tiers;
 }
 
+// A part's quantity in TeX: \text{read}_{exp} for the routed experts, \text{read} for the one part.
+std::string part_symbol(const char* what, const Part& part) {
+  return "\\text{" + std::string(what) + "}" + (part.name.empty() ? "" : "_{" + part.name + "}");
+}
+
 // Places the parts in the tiers in order (each fills what the ones before left; the last, the SSD,
 // or a TPU's own memory alone, holds the rest) and reads each tier's share of every part's bytes.
 double place_and_read(std::vector<Tier>& tiers, const std::vector<Part>& parts, Result& r) {
@@ -342,35 +342,45 @@ double place_and_read(std::vector<Tier>& tiers, const std::vector<Part>& parts, 
       left -= t.part_stored[p];
     }
   }
+  // Each part's reads in a tier: read_p × stored_{p,i} / stored_p (the share of the part it holds).
+  const Steps log = r.log();
   double total_t = 0;
   for (Tier& t : tiers) {
     if (t.stored <= 0) continue;
-    std::string formula, substituted;
+    std::vector<Expr> reads;
     for (std::size_t p = 0; p < parts.size(); ++p) {
       const Part& part = parts[p];
-      double share = part.resident > 0 ? t.part_stored[p] / part.resident : 0;
-      t.read += part.read * share;
-      std::string sub = part.name.empty() ? "" : "_{" + part.name + "}";
-      formula += (p ? " + " : "") + std::string("\\text{read}") + sub + " \\times \\text{stored}" + sub + "_i / \\text{stored}" + sub;
-      substituted += (p ? " + " : "") + tex(part.read) + " \\times " + tex(t.part_stored[p]) + " / " + tex(part.resident);
+      const std::string of = part.name.empty() ? "" : part.name + ",";
+      Expr share = part.resident > 0 ? frac(log.sym("\\text{stored}_{" + of + t.id + "}", t.part_stored[p]),
+                                            log.sym(part_symbol("stored", part), part.resident))
+                                     : Expr(0);
+      reads.push_back(log.sym(part_symbol("read", part), part.read) * share);
     }
-    t.read = r.step("Bytes read per step from " + t.label, formula, substituted, t.read, "bytes");
-    t.t_s = r.step("Time to read them (" + t.label + ")", "T_i = \\text{read}_i / W_i",
-                   tex(t.read) + " / " + tex(t.bytes_per_s), t.read / t.bytes_per_s, "s");
+    Expr read = log.step("Bytes read per step from " + t.label, "\\text{read}_{" + t.id + "}", Expr::sum_of(reads), "bytes");
+    t.read = read.value();
+    t.t_s = log.step("Time to read them (" + t.label + ")", "T_{" + t.id + "}",
+                     read / log.sym("W_{" + t.id + "}", t.bytes_per_s), "s").value();
     total_t += t.t_s;
   }
   return total_t;
 }
 
-// The prefill's weight reads: each tier's share of every part's prefill bytes, at its bandwidth.
-double prefill_reads(const std::vector<Tier>& tiers, const std::vector<Part>& parts) {
-  double t_s = 0;
+// The prefill's weight reads: each tier's share of every part's prefill bytes, at its bandwidth
+// (a tier that holds nothing of a part adds nothing).
+Expr prefill_reads(const std::vector<Tier>& tiers, const std::vector<Part>& parts, const Steps& log) {
+  std::vector<Expr> terms;
   for (const Tier& t : tiers) {
     for (std::size_t p = 0; p < parts.size(); ++p) {
-      if (parts[p].resident > 0) t_s += t.part_stored[p] / parts[p].resident * parts[p].prefill_read / t.bytes_per_s;
+      const Part& part = parts[p];
+      if (part.resident <= 0 || t.part_stored[p] == 0) continue;
+      const std::string of = part.name.empty() ? "" : part.name + ",";
+      terms.push_back(frac(log.sym("\\text{stored}_{" + of + t.id + "}", t.part_stored[p]),
+                           log.sym(part_symbol("stored", part), part.resident)) *
+                      log.sym(part_symbol("read", part) + "^{pre}", part.prefill_read) /
+                      log.sym("W_{" + t.id + "}", t.bytes_per_s));
     }
   }
-  return t_s;
+  return Expr::sum_of(terms);
 }
 
 json tiers_json(const std::vector<Tier>& tiers, double resident) {
@@ -501,12 +511,12 @@ double row_split_comm(const Args& args, const Model& m, const Memory& mem, doubl
                               "host-link bandwidth in the catalog (chip_overrides.pcie_bytes_per_s); choose \"layer\" "
                               "or give it");
   }
-  double bytes = r.step("Activations one all-reduce moves per device", "2 (n - 1) / n \\times U D \\times 2",
-                        "2 (" + tex(n) + " - 1) / " + tex(n) + " \\times " + times(users, m.D) + " \\times 2",
-                        2 * (n - 1) / n * users * m.D * 2, "bytes");
-  return r.step(std::string("Exchange time per token step over ") + (bridge ? "the NVLink bridge" : "PCIe"),
-                "T_{comm} = 2 L \\times \\text{bytes} / W_{link}",
-                "2 \\times " + times(m.L, bytes) + " / " + tex(*link), 2 * m.L * bytes / *link, "s");
+  const Steps log = r.log();
+  const Expr devices = log.sym("n", n);
+  Expr bytes = log.step("Activations one all-reduce moves per device", "\\text{bytes}",
+                        frac(2 * (devices - 1), devices) * log.sym("U", users) * log.sym("D", m.D) * 2, "bytes");
+  return log.step(std::string("Exchange time per token step over ") + (bridge ? "the NVLink bridge" : "PCIe"), "T_{comm}",
+                  2 * log.sym("L", m.L) * bytes / log.sym("W_{link}", *link), "s").value();
 }
 
 // The tier whose reads take longest; null when the math outlasts every tier's reads.
@@ -538,29 +548,26 @@ void output_expected(ChipKind kind, double step, double tokens, double ttft, con
 // own bandwidth. A layer split's stages run one after another, so their times add up to the device
 // tier's time; a row split's run at once, so the longest is the tier's time.
 void split_stages(Memory& mem, const Tier& device, bool row, Result& r) {
-  std::string terms, values;
-  double sum = 0;
+  const Steps log = r.log();
+  std::vector<Expr> stages;  // T_i = read s_i / W_i
   for (std::size_t i = 0; i < mem.list.size(); ++i) {
     Device& d = mem.list[i];
     d.stored = device.stored * d.share;
     d.read = device.read * d.share;
     d.t_s = d.read / d.bytes_per_s;
     if (mem.mixed) {
-      std::string n = std::to_string(i + 1);
-      d.t_s = r.step("Stage " + n + ": " + d.chip->name() + (row ? " reads its rows" : " reads its layers"), "T_{" + n + "} = s_{" + n + "} \\, \\text{read} / W_{" + n + "}",
-                     tex(d.share) + " \\times " + tex(device.read) + " / " + tex(d.bytes_per_s), d.t_s, "s");
-      terms += (i ? " + " : "") + std::string("T_{") + n + "}";
-      values += (i ? (row ? ", " : " + ") : "") + tex(d.t_s);
-      sum = row ? std::max(sum, d.t_s) : sum + d.t_s;
+      stages.push_back(log.step("Stage " + std::to_string(i + 1) + ": " + d.chip->name() +
+                                    (row ? " reads its rows" : " reads its layers"),
+                                indexed("T", i),
+                                log.sym("\\text{read}", device.read) * log.sym(indexed("s", i), d.share) /
+                                    log.sym(indexed("W", i), d.bytes_per_s),
+                                "s"));
+      d.t_s = stages.back().value();
     }
   }
   if (mem.mixed && device.read > 0) {
-    if (row) {
-      std::string comma = terms;
-      for (std::size_t at = comma.find(" + "); at != std::string::npos; at = comma.find(" + ")) comma.replace(at, 3, ", ");
-      r.step("Read time of the devices (all at once: the longest)", "\\max(" + comma + ")", "\\max(" + values + ")", sum, "s");
-    }
-    else r.step("Read time of the devices (the stages in turn)", terms, values, sum, "s");
+    if (row) log.step("Read time of the devices (all at once: the longest)", "", Expr::max_of(stages), "s");
+    else log.step("Read time of the devices (the stages in turn)", "", Expr::sum_of(stages), "s");
   }
 }
 
@@ -604,42 +611,40 @@ struct Pipelined {
 };
 Pipelined pipelined_step(const Model& m, const Memory& mem, const WeightRead& wr, double weight_read_bytes, double mb,
                          double users, Result& r) {
-  const double b = r.step("Users in one micro-batch", "b = U / m", tex(users) + " / " + tex(mb), users / mb, "sequences");
-  double read_w = weight_read_bytes;
+  const Steps log = r.log();
+  const Expr U = log.sym("U", users), m_b = log.sym("m", mb);
+  const Expr b = log.step("Users in one micro-batch", "b", U / m_b, "sequences");
+  Expr read_w = log.sym("\\text{read}_w", weight_read_bytes);
   if (m.is_moe()) {
-    WeightRead at_b = wr;
-    at_b.touched = experts_read_share(m, b, r.log(), "Share of experts a micro-batch touches", "b").value();
-    read_w = r.step("Weight bytes one micro-batch reads (its experts)", "\\text{read}_w(b) = (P - P_{exp} + P_{exp} \\, s_E(b)) \\, b_w / 8",
-                    "(" + tex(wr.params_total) + " - " + tex(wr.routed) + " + " + times(wr.routed, at_b.touched) + ") \\times " +
-                        tex(weight_read_bytes / wr.read_params() * 8) + " / 8",
-                    weight_read_bytes * at_b.read_params() / wr.read_params(), "bytes");
+    // the experts b tokens route to: the bytes read per step scaled by P_read(b) / P_read
+    Expr P_exp = log.sym("P_{exp}", wr.routed);
+    Expr s_E = experts_read_share(m, b.value(), log, "Share of experts a micro-batch touches", "b");
+    read_w = log.step("Weight bytes one micro-batch reads (its experts)", "\\text{read}_w(b)",
+                      read_w * (log.sym("P", wr.params_total) - P_exp + P_exp * s_E) / log.sym("P_{read}", wr.read_params()),
+                      "bytes");
   }
-  const double flops = 2 * wr.params_active * users;
-  std::string slow_terms, slow_values, pass_terms, pass_values;
-  double slowest = 0, pass = 0;
+  const Expr KV = log.sym("\\text{KV}", mem.kv_bytes);
+  const Expr flops = log.sym("\\text{FLOPs}", 2 * wr.params_active * users);
+  std::vector<Expr> rounds, passes;
+  double slowest = 0;
   bool math_bound = false;
   for (std::size_t i = 0; i < mem.list.size(); ++i) {
     const Device& d = mem.list[i];
-    const std::string n = std::to_string(i + 1);
-    const double reads_i = (mb * d.share * read_w + d.share * mem.kv_bytes) / d.bytes_per_s,
-                 math_i = d.share * flops / d.rate.flops_per_s, round_i = std::max(reads_i, math_i);
-    if (round_i > slowest) math_bound = math_i > reads_i;
-    const double pass_i = std::max(d.share * (read_w + mem.kv_bytes / mb) / d.bytes_per_s,
-                                   d.share * flops / mb / d.rate.flops_per_s);
+    const Expr s_i = log.sym(indexed("s", i), d.share), W_i = log.sym(indexed("W", i), d.bytes_per_s),
+               C_i = log.sym(indexed("C", i), d.rate.flops_per_s);
+    // T_i = max((m s_i read_w + s_i KV) / W_i, s_i FLOPs / C_i); t_i, one micro-batch's pass
+    const Expr reads_i = (m_b * s_i * read_w + s_i * KV) / W_i, math_i = s_i * flops / C_i;
+    const double round_i = std::max(reads_i.value(), math_i.value());
+    if (round_i > slowest) math_bound = math_i.value() > reads_i.value();
     slowest = std::max(slowest, round_i);
-    pass += pass_i;
-    slow_terms += (i ? ", " : "") + std::string("T_{") + n + "}";
-    slow_values += (i ? ", " : "") + tex(round_i);
-    pass_terms += (i ? " + " : "") + std::string("t_{") + n + "}";
-    pass_values += (i ? " + " : "") + tex(pass_i);
+    rounds.push_back(max(reads_i, math_i));
+    passes.push_back(max(s_i * (read_w + KV / m_b) / W_i, s_i * flops / m_b / C_i));
   }
-  const double round = r.step("Pipelined round: the slowest device (each reads its weights once per micro-batch, its KV once)",
-                              "\\max_i T_i, \\; T_i = \\max((m s_i \\text{read}_w + s_i \\text{KV}) / W_i, s_i \\text{FLOPs} / C_i)",
-                              "\\max(" + slow_values + ")", slowest, "s");
-  const double through = r.step("One micro-batch through every stage in turn", pass_terms, pass_values, pass, "s");
-  return {r.step("Step time of the pipeline (" + tex(mb) + " micro-batches)", "T_{pipe} = \\max(\\max_i T_i, \\sum_i t_i)",
-                 "\\max(" + tex(round) + ", " + tex(through) + ")", std::max(round, through), "s"),
-          math_bound && round >= through};
+  const Expr round = log.step("Pipelined round: the slowest device (each reads its weights once per micro-batch, its KV once)",
+                              "T_{round}", Expr::max_of(rounds), "s");
+  const Expr through = log.step("One micro-batch through every stage in turn", "T_{pass}", Expr::sum_of(passes), "s");
+  return {log.step("Step time of the pipeline (" + plain(mb) + " micro-batches)", "T_{pipe}", max(round, through), "s").value(),
+          math_bound && round.value() >= through.value()};
 }
 
 // A TPU has no host-memory spill path in this model (its host's RAM and SSD are not tiers a decode
@@ -683,12 +688,14 @@ void compute(const Args& args, Result& r) {
   for (Device& d : mem.list) d.rate = mem.mixed ? arithmetic_rate(*d.chip, w, args.str("arithmetic")) : rate;
   bool row = mem.devices > 1 && args.str("split") == "row";
   if (mem.mixed) rate.flops_per_s = split_pace(mem, row, [](const Device& d) { return d.rate.flops_per_s; }, {"Arithmetic rate", "C", "FLOP/s"}, r);
+  const Steps log = r.log();
   double resident = mem.weight_bytes + mem.kv_bytes;
-  double weight_read_bytes =
-      r.step("Weight bytes read per step", "P_{read} \\, b_w / 8", tex(wr.read_params()) + " \\times " + tex(w.bits) + " / 8",
-             wr.read_params() * w.bits / 8, "bytes");
-  double read = r.step("Bytes read per step", "\\text{bytes}_{w,read} + \\text{KV}",
-                       tex(weight_read_bytes) + " + " + tex(mem.kv_bytes), weight_read_bytes + mem.kv_bytes, "bytes");
+  const Expr b_w = log.sym("b_w", w.bits), U = log.sym("U", users), P_active = log.sym("P_{active}", wr.params_active);
+  const Expr weight_read = log.step("Weight bytes read per step", "\\text{bytes}_{w,read}",
+                                    log.sym("P_{read}", wr.read_params()) * b_w / 8, "bytes");
+  const double weight_read_bytes = weight_read.value();
+  const Expr read_bytes = log.step("Bytes read per step", "\\text{read}", weight_read + log.sym("\\text{KV}", mem.kv_bytes), "bytes");
+  const double read = read_bytes.value();
   bool experts_last = args.str("expert_placement") == "experts_last";
   if (experts_last && !m.is_moe()) {
     r.warn("expert_placement is ignored: " + m.name + " is a dense model, it has no experts to place apart.");
@@ -697,11 +704,10 @@ void compute(const Args& args, Result& r) {
   double bytes_per_param = w.bits / 8;
   std::vector<Part> parts;
   if (experts_last) {
-    Part experts{"exp", r.step("Routed expert bytes (placed last)", "\\text{stored}_{exp} = P_{exp} \\, b_w / 8",
-                               tex(wr.routed) + " \\times " + tex(w.bits) + " / 8", wr.routed * bytes_per_param, "bytes"),
-                 r.step("Expert bytes read per step", "\\text{read}_{exp} = P_{exp} \\, s_E \\, b_w / 8",
-                        times(wr.routed, wr.touched) + " \\times " + tex(w.bits) + " / 8",
-                        wr.routed * wr.touched * bytes_per_param, "bytes"),
+    const Expr P_exp = log.sym("P_{exp}", wr.routed), per_param = b_w / 8;
+    Part experts{"exp", log.step("Routed expert bytes (placed last)", "\\text{stored}_{exp}", P_exp * per_param, "bytes").value(),
+                 log.step("Expert bytes read per step", "\\text{read}_{exp}", P_exp * log.sym("s_E", wr.touched) * per_param,
+                          "bytes").value(),
                  0};
     parts.push_back({"fix", resident - experts.resident, read - experts.read, 0});
     parts.push_back(experts);
@@ -710,22 +716,20 @@ void compute(const Args& args, Result& r) {
   }
   double t_mem = place_and_read(tiers, parts, r);
   split_stages(mem, tiers[0], row, r);
-  double flops = r.step("FLOPs per step", "2 P_{active} U", "2 \\times " + times(wr.params_active, users),
-                        2 * wr.params_active * users, "FLOPs");
+  const Expr flops = log.step("FLOPs per step", "\\text{FLOPs}", 2 * P_active * U, "FLOPs");
   // a mixed row split's rate is already the pace of its slowest share (split_pace)
-  double t_math = row && !mem.mixed ? r.step("Math time (" + rate.dtype + ", every device at once)", "T_{math} = \\text{FLOPs} / (n C)",
-                               tex(flops) + " / (" + times(mem.devices, rate.flops_per_s) + ")",
-                               flops / (mem.devices * rate.flops_per_s), "s")
-                      : r.step("Math time (" + rate.dtype + ")", "T_{math} = \\text{FLOPs} / C", tex(flops) + " / " + tex(rate.flops_per_s),
-                               flops / rate.flops_per_s, "s");
-  double step = r.step("Step time (bound)", "\\max(\\sum_i T_i, T_{math})",
-                       "\\max(" + tex(t_mem) + ", " + tex(t_math) + ")", std::max(t_mem, t_math), "s");
+  const Expr C = log.sym("C", rate.flops_per_s), n = log.sym("n", mem.devices);
+  const Expr math = row && !mem.mixed ? log.step("Math time (" + rate.dtype + ", every device at once)", "T_{math}", flops / (n * C), "s")
+                                      : log.step("Math time (" + rate.dtype + ")", "T_{math}", flops / C, "s");
+  const double t_math = math.value();
+  Expr step_time = log.step("Step time (bound)", "T_{step}", max(log.sym("T_{read}", t_mem), math), "s");
   std::optional<double> t_comm;
   if (row) {
     t_comm = row_split_comm(args, m, mem, users, r);
-    step = r.step("Step time with the exchanges (each layer waits for its own)", "\\max(\\sum_i T_i, T_{math}) + T_{comm}",
-                  tex(step) + " + " + tex(*t_comm), step + *t_comm, "s");
+    step_time = log.step("Step time with the exchanges (each layer waits for its own)", "T_{step}",
+                         log.sym("T_{step}", step_time.value()) + log.sym("T_{comm}", *t_comm), "s");
   }
+  double step = step_time.value();
   std::optional<double> pipeline_step, microbatches;
   std::optional<bool> pipeline_math_bound;
   if (mem.devices > 1 && !row && users > 1 && tiers[0].stored >= resident * (1 - 1e-12)) {
@@ -734,12 +738,12 @@ void compute(const Args& args, Result& r) {
     pipeline_step = p.step_s;
     if (*pipeline_step < step) {
       pipeline_math_bound = p.math_bound;
-      step = r.step("Step time (bound): the pipeline, faster than the stages in turn", "T_{pipe}", tex(*pipeline_step),
-                    *pipeline_step, "s");
+      step = log.step("Step time (bound): the pipeline, faster than the stages in turn", "", log.sym("T_{pipe}", *pipeline_step),
+                      "s").value();
     }
   }
-  double tokens = r.step("Tokens per second (all users)", "U / T_{step}", tex(users) + " / " + tex(step), users / step,
-                         "tokens/s");
+  const Expr tokens_per_s = log.step("Tokens per second (all users)", "", U / log.sym("T_{step}", step), "tokens/s");
+  const double tokens = tokens_per_s.value();
   std::optional<std::string> bound_tier = binding_tier(tiers, t_math);
   if (pipeline_math_bound) {  // a pipeline runs with everything on the devices
     bound_tier = *pipeline_math_bound ? std::nullopt : std::optional<std::string>("device");
@@ -751,13 +755,12 @@ void compute(const Args& args, Result& r) {
   if (m.is_moe()) {
     prefill_read.touched = experts_read_share(m, prompt, r.log(), "Share of experts the prompt touches", "T").value();
   }
-  double prefill_flops = r.step("Prefill FLOPs (attention ignored)", "2 P_{active} T",
-                                "2 \\times " + times(wr.params_active, prompt), 2 * wr.params_active * prompt, "FLOPs");
-  double ttft_math = row && !mem.mixed ? r.step("Prefill math time (" + rate.dtype + ", every device at once)", "\\text{FLOPs}_{pre} / (n C)",
-                                  tex(prefill_flops) + " / (" + times(mem.devices, rate.flops_per_s) + ")",
-                                  prefill_flops / (mem.devices * rate.flops_per_s), "s")
-                         : r.step("Prefill math time (" + rate.dtype + ")", "\\text{FLOPs}_{pre} / C",
-                                  tex(prefill_flops) + " / " + tex(rate.flops_per_s), prefill_flops / rate.flops_per_s, "s");
+  const Expr prefill_flops = log.step("Prefill FLOPs (attention ignored)", "\\text{FLOPs}_{pre}",
+                                      2 * P_active * log.sym("T", prompt), "FLOPs");
+  const Expr ttft_math = row && !mem.mixed
+                             ? log.step("Prefill math time (" + rate.dtype + ", every device at once)", "T_{math}^{pre}",
+                                        prefill_flops / (n * C), "s")
+                             : log.step("Prefill math time (" + rate.dtype + ")", "T_{math}^{pre}", prefill_flops / C, "s");
   double prefill_weights = prefill_read.read_params() * bytes_per_param;
   if (experts_last) {
     parts[1].prefill_read = wr.routed * prefill_read.touched * bytes_per_param;
@@ -765,20 +768,15 @@ void compute(const Args& args, Result& r) {
   } else {
     parts[0].prefill_read = prefill_weights;
   }
-  double ttft_weights = prefill_reads(tiers, parts);
-  r.step("Prefill weight reads (once, from each tier)", "\\sum_i \\text{bytes}_{w,i} / W_i", tex(ttft_weights),
-         ttft_weights, "s");
-  double ttft = r.step("Time to first token (bound)", "\\max(T_{math}^{pre}, T_w^{pre})",
-                       "\\max(" + tex(ttft_math) + ", " + tex(ttft_weights) + ")", std::max(ttft_math, ttft_weights), "s");
+  const Expr ttft_weights = log.step("Prefill weight reads (once, from each tier)", "T_w^{pre}", prefill_reads(tiers, parts, log), "s");
+  const double ttft = log.step("Time to first token (bound)", "", max(ttft_math, ttft_weights), "s").value();
 
   std::optional<double> measured_share, achieved_bytes_per_s;
   if (args.has("measured_tokens_per_s")) {
     double measured = args.num("measured_tokens_per_s");
-    measured_share = r.step("Share of the bound you measured", "\\text{measured} / \\text{bound}",
-                            tex(measured) + " / " + tex(tokens), measured / tokens, "ratio");
-    achieved_bytes_per_s = r.step("Bytes per second that implies", "\\text{measured} / U \\times \\text{read}",
-                                  tex(measured) + " / " + tex(users) + " \\times " + tex(read),
-                                  measured / users * read, "bytes/s");
+    const Expr measured_tokens = log.sym("\\text{measured}", measured);
+    measured_share = log.step("Share of the bound you measured", "", measured_tokens / log.sym("\\text{bound}", tokens), "ratio").value();
+    achieved_bytes_per_s = log.step("Bytes per second that implies", "", measured_tokens / U * read_bytes, "bytes/s").value();
     if (*measured_share > 1) {
       r.warn("The measured speed is above the bound: check that the device, model, format and context match "
              "the run (a smaller format or a shorter context than entered would explain it).");
@@ -848,7 +846,7 @@ void compute(const Args& args, Result& r) {
   r.out("ttft_math_s", ttft_math);
   r.out("ttft_weights_s", ttft_weights);
   r.out("ttft_s", ttft);
-  r.out("ttft_bound", ttft_math >= ttft_weights ? "compute" : "memory");
+  r.out("ttft_bound", ttft_math.value() >= ttft_weights.value() ? "compute" : "memory");
   out_opt(r, "measured_share_of_bound", measured_share);
   out_measured_among(measured_share ? band_for("local_inference", "tokens_per_s", chip.kind) : nullptr,
                      measured_share.value_or(0), r);

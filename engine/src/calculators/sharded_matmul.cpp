@@ -408,31 +408,28 @@ double comm_time(const Args& args, const Mesh& mesh, const Plan& plan) {
   return t;
 }
 
-double local_flops_of(const Problem& p, const Mesh& mesh, const Plan& plan) {
-  double n = 2;
-  for (const DimSpec& d : plan.a.dims) n *= p.size.at(d.name) / mesh.size(d.axes);
-  for (const auto& d : p.free_b) n *= p.size.at(d) / mesh.size(plan.b.find(d)->axes);
-  return n;
-}
-
 struct Math {
   double local_flops = 0, flops = 0, t_s = 0;
 };
 
+// F_local = 2 ∏_d n_d / s_d over A's dimensions and B's free ones (n_d a dimension's size, s_d its shards).
+Expr local_flops_of(const Problem& p, const Mesh& mesh, const Plan& plan, const Steps& log = Steps()) {
+  Expr f = 2;
+  auto times = [&](const std::string& d, const std::vector<std::string>& axes) {
+    f = f * frac(log.sym("n_{" + d + "}", p.size.at(d)), log.sym("s_{" + d + "}", mesh.size(axes)));
+  };
+  for (const DimSpec& d : plan.a.dims) times(d.name, d.axes);
+  for (const auto& d : p.free_b) times(d, plan.b.find(d)->axes);
+  return f;
+}
+
 Math local_math(const Args& args, const Problem& p, const Mesh& mesh, const Plan& plan, Result& r) {
+  const Steps log = r.log();
   Math m;
-  std::string dims_sub;
-  for (const DimSpec& d : plan.a.dims) dims_sub += " \\times " + tex(p.size.at(d.name)) + "/" + tex(mesh.size(d.axes));
-  for (const auto& d : p.free_b) {
-    dims_sub += " \\times " + tex(p.size.at(d)) + "/" + tex(mesh.size(plan.b.find(d)->axes));
-  }
-  m.local_flops = r.step("Local FLOPs", "F_{local} = 2 \\prod_d n_d / s_d", "2" + dims_sub,
-                         local_flops_of(p, mesh, plan), "FLOPs");
-  double devices = mesh.devices();
-  m.flops = r.step("FLOPs on all devices (replicas included)", "F = F_{local} \\cdot \\prod_a |a|",
-                   tex(m.local_flops) + " \\times " + tex(devices), m.local_flops * devices, "FLOPs");
-  double C = compute_flops(args, r);
-  m.t_s = r.step("Math time", "T_{math} = F_{local} / C", tex(m.local_flops) + " / " + tex(C), m.local_flops / C, "s");
+  Expr local = log.step("Local FLOPs", "F_{local}", local_flops_of(p, mesh, plan, log), "FLOPs");
+  m.local_flops = local.value();
+  m.flops = log.step("FLOPs on all devices (replicas included)", "F", local * log.sym("N", mesh.devices()), "FLOPs").value();
+  m.t_s = log.step("Math time", "T_{math}", local / log.sym("C", compute_flops(args, r)), "s").value();
   return m;
 }
 
@@ -470,7 +467,7 @@ void compare_strategies(const Args& args, const Problem& p, const Mesh& mesh, co
   std::string other = strategy == "gather_first" ? "reduce_after" : "gather_first";
   try {
     Plan alt = make_plan(p, mesh, other);
-    double t_math = local_flops_of(p, mesh, alt) / compute_rate(args, args.chip()).flops_per_s;
+    double t_math = local_flops_of(p, mesh, alt).value() / compute_rate(args, args.chip()).flops_per_s;
     double t_alt = std::max(t_math, comm_time(args, mesh, alt));
     if (t_alt < t) {
       r.warn("Strategy " + other + " would be faster: " + format_quantity(t_alt, "s") + " instead of " +

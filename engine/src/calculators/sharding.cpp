@@ -52,10 +52,12 @@ std::vector<std::string> unused_axes(const Mesh& mesh, const ArraySpec& spec) {
   return unused;
 }
 
-std::string tex_product(const std::vector<double>& xs) {
-  std::string s;
-  for (double x : xs) s += (s.empty() ? "" : " \\times ") + tex(x);
-  return s.empty() ? "1" : s;
+// The product of the terms (1 when there are none), as one formula.
+Expr product(const std::vector<Expr>& terms) {
+  if (terms.empty()) return 1;
+  Expr p = terms[0];
+  for (std::size_t i = 1; i < terms.size(); ++i) p = p * terms[i];
+  return p;
 }
 
 void compute(const Args& args, Result& r) {
@@ -82,22 +84,28 @@ void compute(const Args& args, Result& r) {
       throw InputError(size_param(args), "describes an array of more than " + plain(kMaxElements) + " elements");
     }
   }
-  std::vector<double> unused_sizes;
-  for (const auto& a : unused_axes(mesh, spec)) unused_sizes.push_back(mesh.size(a));
   double replicas = 1;
-  for (double n : unused_sizes) replicas *= n;
+  for (const auto& a : unused_axes(mesh, spec)) replicas *= mesh.size(a);
 
-  r.step("Global elements", "\\prod_d n_d", tex_product(shape), global_elements, "count");
-  double global_bytes = r.step("Global bytes", "b \\prod_d n_d", tex(element) + " \\times " + tex(global_elements),
-                               element * global_elements, "bytes");
-  r.step("Shards", "s = \\prod_d \\prod_{a \\in \\text{axes}(d)} |a|", tex_product(shards),
-         global_elements / local_elements, "count");
-  r.step("Local elements", "\\prod_d n_d / s_d", tex_product(local), local_elements, "count");
-  double local_bytes = r.step("Bytes per device", "b \\prod_d n_d / s_d",
-                              tex(element) + " \\times " + tex(local_elements), element * local_elements, "bytes");
-  r.step("Replicas", "R = \\prod_{\\text{unused axes}} |a|", tex_product(unused_sizes), replicas, "count");
-  double total = r.step("Bytes of all copies", "R \\cdot b \\prod_d n_d",
-                        tex(replicas) + " \\times " + tex(global_bytes), replicas * global_bytes, "bytes");
+  // Each dimension d: its size n_d and its shards s_d; an unused axis a: its size |a|.
+  const Steps log = r.log();
+  std::vector<Expr> sizes, shard_counts, local_sizes, unused_terms;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    const std::string& d = spec.dims[i].name;
+    sizes.push_back(log.sym("n_{" + d + "}", shape[i]));
+    shard_counts.push_back(log.sym("s_{" + d + "}", shards[i]));
+    local_sizes.push_back(frac(sizes.back(), shard_counts.back()));
+  }
+  for (const auto& a : unused_axes(mesh, spec)) unused_terms.push_back(log.sym("|" + a + "|", mesh.size(a)));
+  Expr b = log.sym("b", element);
+  Expr N = log.step("Global elements", "N", product(sizes), "count");
+  double global_bytes = log.step("Global bytes", "\\text{bytes}", b * N, "bytes").value();
+  log.step("Shards", "s", product(shard_counts), "count");
+  Expr N_local = log.step("Local elements", "N_{local}", product(local_sizes), "count");
+  double local_bytes = log.step("Bytes per device", "\\text{bytes}_{local}", b * N_local, "bytes").value();
+  Expr R = log.step("Replicas", "R", product(unused_terms), "count");
+  double total = log.step("Bytes of all copies", "\\text{bytes}_{all}", R * log.sym("\\text{bytes}", global_bytes),
+                          "bytes").value();
   r.out("local_shape", local);
   r.out("local_bytes", local_bytes);
   r.out("global_bytes", global_bytes);

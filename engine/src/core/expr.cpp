@@ -234,6 +234,42 @@ void Expr::append_json_substituted(std::string& out) const {
   else if (literal_) scalelab::append_json_tex(value_, out);
 }
 
+namespace {
+
+// Folds `terms` four at a time into one extremum (one node for up to four; the value is the same
+// whichever way they are grouped).
+Expr extremum_of(const std::vector<Expr>& terms, bool least) {
+  auto pick = [least](const std::vector<Expr>& t) -> Expr {
+    switch (t.size()) {
+      case 1: return t[0];
+      case 2: return least ? min(t[0], t[1]) : max(t[0], t[1]);
+      case 3: return least ? min(t[0], t[1], t[2]) : max(t[0], t[1], t[2]);
+      default: return least ? min(t[0], t[1], t[2], t[3]) : max(t[0], t[1], t[2], t[3]);
+    }
+  };
+  std::vector<Expr> level = terms;
+  while (level.size() > 4) {
+    std::vector<Expr> next;
+    for (std::size_t i = 0; i < level.size(); i += 4) {
+      next.push_back(pick({level.begin() + i, level.begin() + std::min(level.size(), i + 4)}));
+    }
+    level = std::move(next);
+  }
+  return pick(level);
+}
+
+}  // namespace
+
+Expr Expr::min_of(const std::vector<Expr>& terms) { return extremum_of(terms, true); }
+Expr Expr::max_of(const std::vector<Expr>& terms) { return extremum_of(terms, false); }
+
+Expr Expr::sum_of(const std::vector<Expr>& terms) {
+  if (terms.empty()) return 0;
+  Expr sum = terms[0];
+  for (std::size_t i = 1; i < terms.size(); ++i) sum = sum + terms[i];
+  return sum;
+}
+
 double power(double base, double exponent) {
   if (exponent == 2) return base * base;
   if (base == 2 && exponent == std::floor(exponent) && std::fabs(exponent) <= 1000) {

@@ -96,11 +96,19 @@ class Expr {
   // so that std::min on doubles is never captured).
   friend Expr min(const Expr& a, const Expr& b) { return binary(Op::min, std::min(a.value_, b.value_), a, b); }
   friend Expr min(const Expr& a, const Expr& b, const Expr& c) { return extremum(Op::min, {&a, &b, &c}); }
+  friend Expr min(const Expr& a, const Expr& b, const Expr& c, const Expr& d) {
+    return extremum(Op::min, {&a, &b, &c, &d});
+  }
   friend Expr max(const Expr& a, const Expr& b) { return binary(Op::max, std::max(a.value_, b.value_), a, b); }
   friend Expr max(const Expr& a, const Expr& b, const Expr& c) { return extremum(Op::max, {&a, &b, &c}); }
   friend Expr max(const Expr& a, const Expr& b, const Expr& c, const Expr& d) {
     return extremum(Op::max, {&a, &b, &c, &d});
   }
+  // The least and the greatest of one or more terms (a list of any length, one \min of up to
+  // four, nested beyond), and the sum of a list (0 when empty), each term after the one before.
+  static Expr min_of(const std::vector<Expr>& terms);
+  static Expr max_of(const std::vector<Expr>& terms);
+  static Expr sum_of(const std::vector<Expr>& terms);
   // ceil and floor count within 1e-9 (relative) of an integer as that integer (snapped).
   friend Expr ceil(const Expr& a) { return unary(Op::ceil, std::ceil(snapped(a.value_)), a); }
   friend Expr floor(const Expr& a) { return unary(Op::floor, std::floor(snapped(a.value_)), a); }

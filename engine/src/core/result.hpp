@@ -183,10 +183,6 @@ class Steps {
     if (!on()) return Expr::bare(expr.value());
     return record(label, lhs, expr, unit);
   }
-  // TRANSITIONAL: a step whose formula and substitution are written out by hand, for the
-  // calculators not yet built from Expr (see the module note in expr.hpp). Same JSON shape.
-  double record_text(std::string_view label, std::string_view formula, std::string_view substituted,
-                     double value, std::string_view unit) const;
   // The same sink, each label prefixed (e.g. "AllGather A: ").
   Steps prefixed(std::string_view prefix) const;
   // A warning about this configuration (kept in numbers-only mode too).
@@ -378,11 +374,6 @@ struct Result {
   Expr sym(StepText tex, double value) { return log().sym(tex, value); }
   Expr step(StepText label, StepText lhs, const Expr& expr, StepText unit) {
     return log().step(label, lhs, expr, unit);
-  }
-  // TRANSITIONAL, see Steps::record_text.
-  double step(const std::string& label, const std::string& formula, const std::string& substituted,
-              double value, const std::string& unit) {
-    return log().record_text(label, formula, substituted, value, unit);
   }
   void warn(Warning warning) { add_warning(warnings, std::move(warning)); }
 };

@@ -79,16 +79,6 @@ Expr Steps::record(StepText label, StepText lhs, const Expr& expr, StepText unit
   return named;
 }
 
-double Steps::record_text(std::string_view label, std::string_view formula, std::string_view substituted,
-                          double value, std::string_view unit) const {
-  if (on()) {
-    sink_->add(
-        prefix_, label, [&](std::string& out) { append_escaped(formula, out); },
-        [&](std::string& out) { append_escaped(substituted, out); }, value, unit);
-  }
-  return value;
-}
-
 Steps Steps::prefixed(std::string_view prefix) const {
   Steps s = *this;
   if (on()) s.prefix_ += prefix;

@@ -7,31 +7,51 @@ namespace scalelab {
 double head_dim_qk(const Model& m) { return m.is_mla() ? m.qk_nope_head_dim + m.qk_rope_head_dim : m.H; }
 double head_dim_v(const Model& m) { return m.is_mla() ? m.v_head_dim : m.H; }
 
-ParamCounts count_params(const Model& m) {
-  ParamCounts p;
-  double mats = mlp_matrices(m);
+ParamFormulas param_formulas(const Model& m, const Steps& log) {
+  ParamFormulas p;
+  Expr L = log.sym("L", m.L), D = log.sym("D", m.D);
+  Expr mats = mlp_matrices(m);  // a literal: 3 D F
   if (m.is_moe()) {
-    double dense = m.dense_layers * mats * m.D * m.F;
-    double moe_layers = m.L - m.dense_layers;
-    p.mlp = dense + moe_layers * (m.E + m.shared_experts) * mats * m.D * m.F_expert;
-    p.mlp_active = dense + moe_layers * (m.k + m.shared_experts) * mats * m.D * m.F_expert;
-    p.mlp_routed = moe_layers * m.E * mats * m.D * m.F_expert;
+    // No dense layer: no 0 · 3 D F term, and L for L - L_dense.
+    Expr dense_layers = log.sym("L_{dense}", m.dense_layers);
+    Expr moe_layers = m.dense_layers > 0 ? L - dense_layers : L;
+    Expr F_e = log.sym("F_e", m.F_expert), E_s = log.sym("E_s", m.shared_experts), E = log.sym("E", m.E);
+    auto with_dense = [&](const Expr& moe) {
+      return m.dense_layers > 0 ? dense_layers * mats * D * log.sym("F", m.F) + moe : moe;
+    };
+    p.mlp = with_dense(moe_layers * (E + E_s) * mats * D * F_e);
+    p.mlp_active = with_dense(moe_layers * (log.sym("k", m.k) + E_s) * mats * D * F_e);
+    p.mlp_routed = moe_layers * E * mats * D * F_e;
   } else {
-    p.mlp = p.mlp_active = m.L * mats * m.D * m.F;
+    p.mlp = p.mlp_active = L * mats * D * log.sym("F", m.F);
+    p.mlp_routed = 0;
   }
+  Expr N = log.sym("N", m.N);
   if (m.is_mla()) {
-    double qk = m.qk_nope_head_dim + m.qk_rope_head_dim;
-    double q = m.q_lora_rank > 0 ? m.D * m.q_lora_rank + m.q_lora_rank * m.N * qk : m.D * m.N * qk;
-    double kv = m.D * (m.kv_lora_rank + m.qk_rope_head_dim) +
-                m.kv_lora_rank * m.N * (m.qk_nope_head_dim + m.v_head_dim);
-    double out = m.N * m.v_head_dim * m.D;
-    p.attention = m.L * (q + kv + out);
-    p.norm = m.L * (2 * m.D + m.q_lora_rank + m.kv_lora_rank);
+    Expr r_q = log.sym("r_q", m.q_lora_rank), r_kv = log.sym("r_{kv}", m.kv_lora_rank);
+    Expr d_nope = log.sym("d_{nope}", m.qk_nope_head_dim), d_rope = log.sym("d_{rope}", m.qk_rope_head_dim);
+    Expr d_v = log.sym("d_v", m.v_head_dim);
+    Expr q = m.q_lora_rank > 0 ? D * r_q + r_q * N * (d_nope + d_rope) : D * N * (d_nope + d_rope);
+    Expr kv = D * (r_kv + d_rope) + r_kv * N * (d_nope + d_v);
+    p.attention = L * (q + kv + N * d_v * D);
+    p.norm = m.q_lora_rank > 0 ? L * (2 * D + r_q + r_kv) : L * (2 * D + r_kv);
   } else {
-    p.attention = m.L * 2 * m.D * (m.N + m.K) * m.H;
-    p.norm = m.L * 2 * m.D;
+    p.attention = 2 * L * D * (N + log.sym("K", m.K)) * log.sym("H", m.H);
+    p.norm = 2 * L * D;
   }
-  p.embedding = (m.tied_embeddings ? 1 : 2) * m.D * m.V;
+  p.embedding = m.tied_embeddings ? D * log.sym("V", m.V) : 2 * D * log.sym("V", m.V);
+  return p;
+}
+
+ParamCounts count_params(const Model& m) {
+  ParamFormulas f = param_formulas(m, Steps());
+  ParamCounts p;
+  p.mlp = f.mlp.value();
+  p.mlp_active = f.mlp_active.value();
+  p.mlp_routed = f.mlp_routed.value();
+  p.attention = f.attention.value();
+  p.embedding = f.embedding.value();
+  p.norm = f.norm.value();
   return p;
 }
 
@@ -82,9 +102,14 @@ double context_holding(const Model& m, double tokens) {
   return (tokens - m.local_layers * kept) / (m.L - m.local_layers);
 }
 
+Expr kv_bytes_per_token(const Model& m, double kv_dtype_bytes, const Steps& log) {
+  Expr L = log.sym("L", m.L), b_kv = log.sym("b_{kv}", kv_dtype_bytes);
+  if (m.is_mla()) return L * (log.sym("r_{kv}", m.kv_lora_rank) + log.sym("d_{rope}", m.qk_rope_head_dim)) * b_kv;
+  return 2 * L * log.sym("K", m.K) * log.sym("H", m.H) * b_kv;
+}
+
 double kv_bytes_per_token(const Model& m, double kv_dtype_bytes) {
-  if (m.is_mla()) return m.L * (m.kv_lora_rank + m.qk_rope_head_dim) * kv_dtype_bytes;
-  return 2 * m.L * m.K * m.H * kv_dtype_bytes;
+  return kv_bytes_per_token(m, kv_dtype_bytes, Steps()).value();
 }
 
 }  // namespace scalelab

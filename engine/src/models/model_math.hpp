@@ -18,12 +18,19 @@ struct ParamCounts {
   double active() const { return mlp_active + attention + embedding + norm; }
 };
 
+// The same counts as formulas, the one definition of both: each with its symbols (L, D, F, E, k,
+// ...) when steps are on, bare numbers when `log` is numbers-only (count_params).
+struct ParamFormulas {
+  Expr mlp = 0, mlp_active = 0, mlp_routed = 0, attention = 0, embedding = 0, norm = 0;
+};
+ParamFormulas param_formulas(const Model& m, const Steps& log);
 ParamCounts count_params(const Model& m);
 // Width of one head's query/key part and value part (H for GQA; nope+rope and v for MLA).
 double head_dim_qk(const Model& m);
 double head_dim_v(const Model& m);
 // KV-cache bytes per token over all layers: 2·L·K·H·kv (MLA: L·(kv_lora + rope)·kv).
 double kv_bytes_per_token(const Model& m, double kv_dtype_bytes);
+Expr kv_bytes_per_token(const Model& m, double kv_dtype_bytes, const Steps& log);  // the same as a formula
 // MLP matrices per layer: 3 when gated, else 2.
 inline double mlp_matrices(const Model& m) { return m.gated ? 3 : 2; }
 
