@@ -582,48 +582,13 @@ bool append_tex_from_digits(double value, std::string_view times, std::string& o
   return true;
 }
 
-// The TeX last written for a few values, by their bits and the \\times written (JSON-escaped or
-// not): a derivation writes the same values in step after step (a batch, a parameter count, a
-// bandwidth, a time it just derived), and a value found here is copied instead of formatted
-// again. A slot holds the text of one value; another value of the same slot replaces it.
-struct TexMemo {
-  static constexpr std::size_t kText = 46;  // longer texts are not kept (none is, in practice)
-  std::uint64_t bits = 0;
-  std::uint8_t times = 0;  // the size of `times`: 0 for an empty slot
-  std::uint8_t size = 0;
-  char text[kText];
-};
-
-// 256 slots (14 KB a thread): with 64, the values of one serving derivation pushed one another
-// out, and its evaluation with steps took 2.8 % more instructions (bench/callgrind.sh).
-constexpr int kTexMemoBits = 8;
-TexMemo& tex_memo_slot(std::uint64_t bits) {
-  thread_local std::array<TexMemo, std::size_t{1} << kTexMemoBits> memo;
-  return memo[static_cast<std::size_t>((bits * 0x9E3779B97F4A7C15ULL) >> (64 - kTexMemoBits))];
-}
-
 void append_tex_with(double value, std::string_view times, std::string& out) {
   const double magnitude = std::fabs(value);
-  if (magnitude >= 1e-3 && magnitude < 1e6 && std::floor(value) == value) {  // its digits: no need to keep
+  if (magnitude >= 1e-3 && magnitude < 1e6 && std::floor(value) == value) {
     append_whole(static_cast<std::int64_t>(value), out);
     return;
   }
-  std::uint64_t bits = 0;
-  std::memcpy(&bits, &value, sizeof bits);
-  TexMemo& slot = tex_memo_slot(bits);
-  if (slot.bits == bits && slot.times == times.size()) {
-    out.append(slot.text, slot.size);
-    return;
-  }
-  const std::size_t from = out.size();
   if (!append_tex_from_digits(value, times, out)) append_tex_printed(value, times, out);
-  const std::size_t size = out.size() - from;
-  if (size <= TexMemo::kText && times.size() < 256) {
-    slot.bits = bits;
-    slot.times = static_cast<std::uint8_t>(times.size());
-    slot.size = static_cast<std::uint8_t>(size);
-    std::memcpy(slot.text, out.data() + from, size);
-  }
 }
 
 }  // namespace
