@@ -37,7 +37,14 @@ const FIGURES = [
   { ch: '03-sharded-matmuls', name: 'ring', expect: () => q(out('collective', { chip: CHIP, op: 'all_gather', bytes: 2 ** 27, axes: [4, 4] }, 't_s'), 's') },
   { ch: '04-transformer-math', name: 'transformer', expect: () => q(out('transformer', { model: 'llama3-70b' }, 'params_attention'), 'count') },
   { ch: '05-training', name: 'parallelism', expect: () => q(out('training_memory', { chip: CHIP, chips: 8, dp: 8 }, 'bytes_per_chip'), 'bytes') },
-  { ch: '05-training', name: 'pipeline', expect: () => q(out('training_comm', { chip: CHIP, strategy: 'pp', pp: 4, microbatches: 4 }, 't_comm_s'), 's') },
+  // the four schedules again, on the chapter's TPU: zero-bubble's step for the opening state
+  { ch: '05-training', name: 'pipeline-schedules', expect: () => q(out('training_run', { chip: CHIP, model: 'llama3-8b', T: 4096, chips: 32, batch_tokens: 8 * 8 * 4096, search: false, layout: { tp: 1, pp: 4, dp: 8, zero_stage: 1, micro_batch: 1, checkpointing: 'full', schedule: 'zero_bubble' } }, 'layout_check').step_s, 's'),
+    // ZB-H1's order: weight-gradient passes fill the idle time, the first ones well before the last backward pass
+    check: async (fig) => {
+      const xs = (what) => fig.locator(`rect[data-what="${what}"]`).evaluateAll((rs) => rs.map((r) => Number(r.getAttribute('x'))));
+      const [w, b] = [await xs('W'), await xs('B')];
+      assert.ok(w.length && Math.min(...w) < Math.max(...b), `a weight-gradient pass before the last backward pass (W from ${Math.min(...w)}, B up to ${Math.max(...b)})`);
+    } },
   { ch: '06-training-llama', name: 'training-pod', expect: async (fig) => {
     const chips = Number(await fig.locator('select').last().inputValue());
     assert.equal(chips, 8960, 'the figure opens on the 8,960 chips the step prices');
@@ -104,6 +111,7 @@ test('every chapter 1–12 draws a figure with an engine number in its text, and
     assert.ok(text.includes(want), `${f.name}: “${want}” (from the engine) in “${text}”`);
     assert.equal(await fig.locator('figcaption.fig-alt').innerText(), text, `${f.name}: the caption repeats the text alternative`);
     assert.doesNotMatch(text, /NaN|undefined|Infinity/, `${f.name}: no broken numbers`);
+    await f.check?.(fig);
     await operate(fig);
     await changed(fig, text, `operating ${f.name}`);
     assert.deepEqual(await axeFigure(page, f.name), [], `${f.name}: axe finds no serious violation`);

@@ -1,5 +1,5 @@
-// Figures for chapters 4–6: a Transformer layer's shapes, the four parallelisms on a mesh,
-// a pipeline schedule with its bubble, the LLaMA-3 70B training pod's layout.
+// Figures for chapters 4–6 and 12: a Transformer layer's shapes, the four parallelisms on a mesh,
+// four pipeline schedules side by side with their bubbles, the LLaMA-3 70B training pod's layout.
 import { html, svg, type SVGTemplateResult } from 'lit';
 import { FigureElement, t, rect, line, type Drawing } from './figure';
 import { percent } from '../format';
@@ -106,63 +106,17 @@ export class ParallelismFigure extends FigureElement {
   }
 }
 
-// ---------------------------------------------------------------- ch 5: a pipeline schedule
-export class PipelineFigure extends FigureElement {
-  static override readonly calculators = ['training_comm'];
-  protected draw(): Drawing | null {
-    const counts = Array.from({ length: 32 }, (_, i) => i + 1);
-    const P = this.pick('stages', 'stage count', [2, 4, 8], 4);
-    const M = this.pick('microbatches', 'microbatch count', counts, 4);
-    // the sends' price needs the chip's links; where the engine has none to price (a GeForce card,
-    // a Mac, a CPU) the schedule is still drawn and the engine's reason is said instead
-    this.refusal = '';
-    const r = this.evaluate('training_comm', { chip: this.chip(), strategy: 'pp', pp: P, microbatches: M }, true);
-    // GPipe order: all forwards, then all backwards; slot = one microbatch through one stage
-    const slots = 2 * (M + P - 1);
-    const busy: { p: number; slot: number; m: number; fwd: boolean }[] = [];
-    for (let m = 0; m < M; m++) for (let p = 0; p < P; p++) {
-      busy.push({ p, slot: m + p, m, fwd: true });
-      busy.push({ p, slot: M + P - 1 + (M - 1 - m) + (P - 1 - p), m, fwd: false });
-    }
-    const idle = P * slots - busy.length;
-    const ox = 54, oy = 12, cw = 336 / slots, rh = Math.min(26, 150 / P);
-    const body: SVGTemplateResult[] = [];
-    for (let p = 0; p < P; p++) {
-      body.push(t(ox - 6, oy + p * rh + rh / 2 + 3, `stage ${p}`, 'small', 'end'));
-      body.push(rect(ox, oy + p * rh, slots * cw, rh - 2, 'none'));
-    }
-    for (const b of busy) {
-      body.push(rect(ox + b.slot * cw, oy + b.p * rh, cw - 0.5, rh - 2, b.fwd ? 'accent' : 'solid-ok', b.fwd ? 'fwd' : 'bwd'));
-      if (cw >= 11) body.push(t(ox + b.slot * cw + cw / 2, oy + b.p * rh + rh / 2 + 3, String(b.m), 'small on-accent', 'middle'));
-    }
-    const yEnd = oy + P * rh + 14;
-    const share = `${idle} of ${P * slots} stage-slots idle`;
-    body.push(t(ox, yEnd, 'time →', 'small muted'));
-    const f = (v: unknown, u: string) => this.fmt(v, u);
-    return {
-      title: `A pipeline over ${P} stages with ${M} microbatches`,
-      viewBox: [400, yEnd + 6],
-      readout: ['Blue: forward passes; green: backward passes; empty: the bubble.', `${share[0].toUpperCase()}${share.slice(1)}.`],
-      body,
-      controls: html`${this.slider('microbatches', 'Microbatches', counts, M, (v) => String(v))}
-        ${this.choice('stages', 'Stages', [2, 4, 8].map((v) => ({ value: v, text: String(v) })), P)}`,
-      alt: `A GPipe-style schedule of ${M} microbatches through ${P} pipeline stages: every forward pass, then every backward pass, so the stages wait at the start and at the end; in this drawing ${share}. ${r
-        ? `From the engine, on the ${this.chipEntry().name}: ${f(r.outputs.t_math_s, 's')} of math per layer against ${f(r.outputs.t_comm_s, 's')} of pipeline sends (${r.outputs.bound}-bound).`
-        : `The engine does not price the sends between stages on the ${this.chipEntry().name}: ${this.refusal}`}`,
-    };
-  }
-}
-
-// ---------------------------------------------------------------- ch 12: four pipeline schedules
+// ---------------------------------------------------------------- ch 5 and 12: four pipeline schedules
 // Each schedule's order of work per stage (its definition, not a formula): the drawing places
 // every pass where its inputs are ready, in units of one forward pass; the numbers beside it
 // (bubble, micro-batches in flight, step time) are the engine's for the reader's model and chip.
 type Pass = { k: 'F' | 'B' | 'W'; m: number; c: number; start: number; end: number };
 const SCHEDULES = ['gpipe', '1f1b', 'interleaved', 'zero_bubble'] as const;
 type ScheduleId = typeof SCHEDULES[number];
+type Op = { k: 'F' | 'B' | 'W'; m: number; c: number };
 
-function scheduleOrder(kind: ScheduleId, P: number, M: number, V: number, s: number) {
-  const o: { k: 'F' | 'B'; m: number; c: number }[] = [];
+function scheduleOrder(kind: ScheduleId, P: number, M: number, V: number, s: number): Op[] {
+  const o: Op[] = [];
   if (kind === 'gpipe') {
     for (let m = 0; m < M; m++) o.push({ k: 'F', m, c: 0 });
     for (let m = 0; m < M; m++) o.push({ k: 'B', m, c: 0 });
@@ -171,8 +125,26 @@ function scheduleOrder(kind: ScheduleId, P: number, M: number, V: number, s: num
     for (let m = 0; m < w; m++) o.push({ k: 'F', m, c: 0 });
     for (let i = 0; i < M - w; i++) o.push({ k: 'F', m: w + i, c: 0 }, { k: 'B', m: i, c: 0 });
     for (let m = M - w; m < M; m++) o.push({ k: 'B', m, c: 0 });
+  } else if (kind === 'zero_bubble') {
+    // ZB-H1 (Qi et al. 2023, "Zero Bubble Pipeline Parallelism", section 2.1): 1F1B's order with the
+    // backward pass split into B (the input's gradient, which the stage before waits for) and W (the
+    // weights' gradient, which nobody waits for). Stage s holds back its first s weight passes, so
+    // that every stage keeps the same micro-batches in flight as the first, and runs them in the
+    // idle time at the end of the step, where 1F1B's stages wait for the gradients to come back.
+    const w = Math.min(P - s - 1, M);
+    let nw = 0;
+    for (let m = 0; m < w; m++) o.push({ k: 'F', m, c: 0 });
+    for (let i = 0; i < M - w; i++) {
+      o.push({ k: 'F', m: w + i, c: 0 }, { k: 'B', m: i, c: 0 });
+      if (i >= s) o.push({ k: 'W', m: nw++, c: 0 });
+    }
+    for (let i = M - w; i < M; i++) {
+      o.push({ k: 'B', m: i, c: 0 });
+      if (i >= s && nw <= i) o.push({ k: 'W', m: nw++, c: 0 });
+    }
+    while (nw < M) o.push({ k: 'W', m: nw++, c: 0 });
   } else { // interleaved: micro-batches in groups of P, each group through every chunk in turn
-    const fwd: typeof o = [], bwd: typeof o = [];
+    const fwd: Op[] = [], bwd: Op[] = [];
     for (let g = 0; g < M / P; g++) for (let c = 0; c < V; c++) for (let i = 0; i < P; i++) {
       fwd.push({ k: 'F', m: g * P + i, c }); bwd.push({ k: 'B', m: g * P + i, c: V - 1 - c });
     }
@@ -185,40 +157,27 @@ function scheduleOrder(kind: ScheduleId, P: number, M: number, V: number, s: num
   return o;
 }
 
-/** Every stage's passes for one schedule. A forward waits for the stage before it, a backward for
- *  the stage after it; zero-bubble splits the backward into B (the input's gradient, which the
- *  stage before waits for) and W (the weights', which nobody waits for) and fills idle slots with W. */
+/** Every stage's passes for one schedule, each placed as soon as its stage is free and its inputs
+ *  are ready: a forward waits for the stage before it, a backward for the stage after it (and its
+ *  own forward), a weight-gradient pass for its own stage's backward. Time is in forward passes: a
+ *  backward takes two, or one each for zero-bubble's B and W. */
 function layOut(kind: ScheduleId, P: number, M: number, V: number): Pass[][] {
   const rows: Pass[][] = Array.from({ length: P }, () => []);
-  if (kind === 'zero_bubble') {
-    const fDone: number[][] = Array.from({ length: P }, () => []), bDone: number[][] = Array.from({ length: P }, () => []);
-    const nf = Array(P).fill(0), nb = Array(P).fill(0), nw = Array(P).fill(0);
-    for (let t = 0; nw.some((x) => x < M) && t < 100 * (M + P); t++) {
-      const ends: (() => void)[] = [];
-      for (let s = 0; s < P; s++) {
-        const m = nb[s];
-        const bReady = m < nf[s] && (s === P - 1 ? fDone[s][m] <= t : bDone[s + 1][m] <= t);
-        const fReady = nf[s] < M && (s === 0 || fDone[s - 1][nf[s]] <= t) && nf[s] - nb[s] < P - s;
-        if (bReady) { rows[s].push({ k: 'B', m, c: 0, start: t, end: t + 1 }); ends.push(() => { bDone[s][nb[s]++] = t + 1; }); }
-        else if (fReady) { rows[s].push({ k: 'F', m: nf[s], c: 0, start: t, end: t + 1 }); ends.push(() => { fDone[s][nf[s]++] = t + 1; }); }
-        else if (nw[s] < nb[s]) { rows[s].push({ k: 'W', m: nw[s], c: 0, start: t, end: t + 1 }); nw[s]++; }
-      }
-      ends.forEach((e) => e());
-    }
-    return rows;
-  }
   const v = kind === 'interleaved' ? V : 1;
-  const dur = { F: 1 / v, B: 2 / v };
+  const dur = kind === 'zero_bubble' ? { F: 1, B: 1, W: 1 } : { F: 1 / v, B: 2 / v, W: 0 };
   const orders = Array.from({ length: P }, (_, s) => scheduleOrder(kind, P, M, v, s));
   const done = new Map<string, number>();
   const last = P * v - 1;
   const pos = Array(P).fill(0), free = Array(P).fill(0);
+  const needs = (op: Op, vs: number) => op.k === 'F' ? (vs > 0 ? [`F${op.m}:${vs - 1}`] : [])
+    : op.k === 'B' ? [`F${op.m}:${vs}`, ...(vs < last ? [`B${op.m}:${vs + 1}`] : [])]
+    : [`B${op.m}:${vs}`];
   for (let moved = true; moved;) {
     moved = false;
     for (let s = 0; s < P; s++) {
       for (; pos[s] < orders[s].length; pos[s]++) {
         const op = orders[s][pos[s]], vs = op.c * P + s;
-        const deps = op.k === 'F' ? (vs > 0 ? [`F${op.m}:${vs - 1}`] : []) : [`F${op.m}:${vs}`, ...(vs < last ? [`B${op.m}:${vs + 1}`] : [])];
+        const deps = needs(op, vs);
         if (deps.some((d) => !done.has(d))) break;
         const start = Math.max(free[s], ...deps.map((d) => done.get(d)!));
         free[s] = start + dur[op.k];
@@ -270,11 +229,12 @@ export class PipelineSchedulesFigure extends FigureElement {
       const row = rows[i];
       body.push(t(4, y + 10, row.id === 'interleaved' ? 'interleaved' : row.name, 'small bold'));
       body.push(t(4, y + 22, `${f(row.mem!.outputs.in_flight_micro_batches, 'count')} in flight`, 'small muted'));
+      if (row.run && typeof row.run.bubble_fraction === 'number') body.push(t(4, y + 34, `bubble ${percent(row.run.bubble_fraction as number)}`, 'small muted'));
       rs.forEach((passes, s) => {
         body.push(rect(ox, y + s * rh, span * unit, rh - 1, 'none'));
         for (const p of passes) body.push(rect(ox + p.start * unit, y + s * rh, (p.end - p.start) * unit - 0.4, rh - 1, p.k === 'F' ? (p.c ? 'soft' : 'accent') : p.k === 'B' ? 'solid-ok' : 'solid-warn', p.k));
       });
-      y += P * rh + gap - (P * rh < 24 ? P * rh - 24 + 2 : 0);
+      y += Math.max(P * rh, 38) + gap - 8; // room for the three lines beside a short row
     });
     body.push(t(ox, y - 6, 'time →', 'small muted'));
     const share = (r: typeof rows[number]) => (r.run && typeof r.run.bubble_fraction === 'number' ? `bubble ${percent(r.run.bubble_fraction as number)} of the step` : '');
@@ -287,12 +247,14 @@ export class PipelineSchedulesFigure extends FigureElement {
       if (r.run && typeof r.run.step_s === 'number') return `${r.name}: step ${f(r.run.step_s, 's')}, ${share(r)}; ${held}.`;
       return `${r.name}: ${held}.`;
     });
+    // one line a reader compares across the four: the engine's step time and its bubble share
+    const steps = timed ? `Step time: ${rows.map((r) => `${r.name} ${f(r.run!.step_s, 's')} (${share(r).replace(' of the step', '')})`).join(', ')}.` : '';
     const why = rows.find((r) => !(r.run && typeof r.run.step_s === 'number'));
     const untimed = why ? (why.run ? `The engine does not time it: ${String(why.run.message || 'the layout does not fit')}.` : `The engine does not time it on the ${chipName}: ${why.why}.`) : '';
     return {
       title: `Four pipeline schedules, ${P} stages, ${M} micro-batches`,
       viewBox: [400, y + 2],
-      readout: ['Blue: forward passes (light blue: the second chunk of an interleaved stage); green: backward passes; orange: weight gradients done later; empty: the bubble. Beside each: the micro-batches the first stage holds at its peak.', ...(timed ? [] : [untimed])],
+      readout: ['Blue: forward passes (light blue: the second chunk of an interleaved stage); green: backward passes; orange: zero-bubble’s weight-gradient passes, held back to fill the idle time at the end of the step (ZB-H1, Qi et al. 2023); empty: the bubble. Beside each: the micro-batches the first stage holds at its peak and the engine’s bubble share.', timed ? steps : untimed],
       body,
       controls: html`${this.choice('model', 'Model', models.map((id) => ({ value: id, text: engine.modelName(id) || id })), model)}
         ${this.choice('stages', 'Stages', [2, 4, 8].map((v) => ({ value: v, text: String(v) })), P)}
@@ -370,7 +332,6 @@ export class TrainingPodFigure extends FigureElement {
 
 customElements.define('sl-fig-transformer', TransformerFigure);
 customElements.define('sl-fig-parallelism', ParallelismFigure);
-customElements.define('sl-fig-pipeline', PipelineFigure);
 customElements.define('sl-fig-training-pod', TrainingPodFigure);
 customElements.define('sl-fig-pipeline-schedules', PipelineSchedulesFigure);
 void svg;

@@ -8,7 +8,6 @@ export const FIGURE_MODULES: Record<string, () => Promise<unknown>> = {
   'sl-fig-ring': () => import('./hardware'),
   'sl-fig-transformer': () => import('./model'),
   'sl-fig-parallelism': () => import('./model'),
-  'sl-fig-pipeline': () => import('./model'),
   'sl-fig-pipeline-schedules': () => import('./model'),
   'sl-fig-training-pod': () => import('./model'),
   'sl-fig-kv-cache': () => import('./inference'),
