@@ -135,8 +135,9 @@ void render(const Expr::Node& n, bool substitute, std::string& out) {
     case Op::mul: {
       render_wrapped(arg(0), substitute, prec(0) == kSum, out);
       bool b_parens = prec(1) == kSum || prec(1) == kUnary;
-      // Symbols multiply by juxtaposition (2 B D F); numbers, as substituted, by ×.
-      bool juxtapose = !substitute && !renders_number(arg(1), substitute) && !b_parens;
+      // Symbols and parenthesised sums multiply by juxtaposition (2 B D F, 2 L D (N + K) H);
+      // numbers, as substituted, and a negative factor by ×.
+      bool juxtapose = !substitute && !renders_number(arg(1), substitute) && prec(1) != kUnary;
       out += juxtapose ? escaped<" "> : escaped<" \\times ">;
       render_wrapped(arg(1), substitute, b_parens, out);
       return;

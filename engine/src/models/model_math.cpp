@@ -10,20 +10,22 @@ double head_dim_v(const Model& m) { return m.is_mla() ? m.v_head_dim : m.H; }
 ParamFormulas param_formulas(const Model& m, const Steps& log) {
   ParamFormulas p;
   Expr L = log.sym("L", m.L), D = log.sym("D", m.D);
-  Expr mats = mlp_matrices(m);  // a literal: 3 D F
+  // The matrices a layer's MLP holds come first, a literal (3 L D F): a product of whole numbers
+  // below 2^53, the same in any order.
+  Expr mats = mlp_matrices(m);
   if (m.is_moe()) {
     // No dense layer: no 0 · 3 D F term, and L for L - L_dense.
     Expr dense_layers = log.sym("L_{dense}", m.dense_layers);
     Expr moe_layers = m.dense_layers > 0 ? L - dense_layers : L;
     Expr F_e = log.sym("F_e", m.F_expert), E_s = log.sym("E_s", m.shared_experts), E = log.sym("E", m.E);
     auto with_dense = [&](const Expr& moe) {
-      return m.dense_layers > 0 ? dense_layers * mats * D * log.sym("F", m.F) + moe : moe;
+      return m.dense_layers > 0 ? mats * dense_layers * D * log.sym("F", m.F) + moe : moe;
     };
-    p.mlp = with_dense(moe_layers * (E + E_s) * mats * D * F_e);
-    p.mlp_active = with_dense(moe_layers * (log.sym("k", m.k) + E_s) * mats * D * F_e);
-    p.mlp_routed = moe_layers * E * mats * D * F_e;
+    p.mlp = with_dense(mats * moe_layers * (E + E_s) * D * F_e);
+    p.mlp_active = with_dense(mats * moe_layers * (log.sym("k", m.k) + E_s) * D * F_e);
+    p.mlp_routed = mats * moe_layers * E * D * F_e;
   } else {
-    p.mlp = p.mlp_active = L * mats * D * log.sym("F", m.F);
+    p.mlp = p.mlp_active = mats * L * D * log.sym("F", m.F);
     p.mlp_routed = 0;
   }
   Expr N = log.sym("N", m.N);
