@@ -209,6 +209,16 @@ constexpr EnumTable<CollectiveOp, 4> kCollectiveOps({{
 }});
 static_assert(kCollectiveOps.in_enum_order(), "one row per CollectiveOp, in enum order");
 
+// The networks a collective can cross (the collective and training_comm calculators' fabric).
+enum class Fabric { ici, nvlink, ib_fat_tree, dcn, last_ = dcn };
+constexpr EnumTable<Fabric, 4> kFabrics({{
+    {Fabric::ici, "ici", "ICI torus (TPU)"},
+    {Fabric::nvlink, "nvlink", "NVLink node (GPU)"},
+    {Fabric::ib_fat_tree, "ib_fat_tree", "InfiniBand fat tree"},
+    {Fabric::dcn, "dcn", "DCN (between pods)"},
+}});
+static_assert(kFabrics.in_enum_order(), "one row per Fabric, in enum order");
+
 }  // namespace
 
 const std::vector<std::string>& collective_op_names() {
@@ -222,13 +232,12 @@ const std::vector<std::string>& collective_op_titles() {
 }
 
 const std::vector<std::string>& fabric_names() {
-  static const std::vector<std::string> names = {"ici", "nvlink", "ib_fat_tree", "dcn"};
+  static const std::vector<std::string> names = kFabrics.names();
   return names;
 }
 
 const std::vector<std::string>& fabric_titles() {
-  static const std::vector<std::string> titles = {"ICI torus (TPU)", "NVLink node (GPU)",
-                                                  "InfiniBand fat tree", "DCN (between pods)"};
+  static const std::vector<std::string> titles = kFabrics.titles();
   return titles;
 }
 
