@@ -35,8 +35,6 @@ export default defineConfig({
       // the same glue as the full engine, its own .wasm
       { find: /^scalelab-engine-([a-z]+)-wasm\?url$/, replacement: `${resolve(wasmDir, 'engine-$1.wasm')}?url` },
       { find: /^scalelab-engine$/, replacement: resolve(wasmDir, 'engine.js') },
-      // the published runs (data/measurements.json) as a URL: fetched by the pages that show them
-      { find: /^scalelab-measurements\?url$/, replacement: `${resolve(__dirname, '..', 'data', 'measurements.json')}?url` },
       { find: /^scalelab-matmul$/, replacement: resolve(wasmDir, 'matmul.js') },
       // the measured decode run's CPU kernel (wasm/decode-kernel/): its .wasm as a URL, threads or one thread
       { find: /^scalelab-decode-kernel\?url$/, replacement: `${resolve(wasmDir, 'decode_kernel.wasm')}?url` },

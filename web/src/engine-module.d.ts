@@ -29,12 +29,6 @@ declare module 'scalelab-engine-wasm?url' {
   const url: string;
   export default url;
 }
-// data/measurements.json as a URL (aliased in vite.config.ts): the published runs, fetched when a
-// page shows them (web/src/published-runs.ts), not shipped inside the engine.
-declare module 'scalelab-measurements?url' {
-  const url: string;
-  export default url;
-}
 // A lab group's engine (the lab manifests' variant, aliased in vite.config.ts): the URL of its .wasm.
 declare module 'scalelab-engine-*-wasm?url' {
   const url: string;

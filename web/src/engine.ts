@@ -57,15 +57,14 @@ export interface PublishedRun {
   id: string; regime: string; calculator: string; inputs: Record<string, unknown>;
   measured: { output: string; value: number }; published: string; software: string; hardware: string;
   source: { url: string; where: string; commit?: string }; notes?: string; uncertain?: string; exceeds_bound?: string;
+  /** its share of the engine's bound for its own setup (data/bands.json; measured / bound for a rate, bound / measured for a time) */
+  share?: number;
 }
-/** applies_to: the calculators and outputs whose expected range this regime's band gives */
-export interface Regime { id: string; title: string; chip_kinds: string[]; what: string; applies_to: { calculator: string; outputs: string[] }[] }
 /** Our own timings of one decode step on a real GPU: rows of [batch, seconds] (bench/device/decode_step.py) */
 export interface DecodeStepRun {
   id: string; chip: string; model: string; weight_format: string; compute_dtype: string; chips: number; context: number;
   hardware: string; software: string; what: string; source: string; rows: [number, number][];
 }
-export interface MeasurementCatalog { about: string; how_to_add: string; regimes: Regime[]; runs: PublishedRun[]; decode_steps?: DecodeStepRun[] }
 export class Engine {
   // The schema and the catalogs are parsed on first use, once per page: building the schema of
   // every calculator and parsing it is most of an engine start's work (BENCHMARKS.md, "Where a

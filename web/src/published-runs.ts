@@ -1,29 +1,54 @@
 // The published runs (data/measurements.json): real systems' measured speeds and times, each with
-// its source and the engine inputs that reproduce it. They are a static file fetched when a page
-// first shows them, not a part of the engine a lab loads (that would put every lab route over its
-// 300 KiB first view; BENCHMARKS.md). The engine evaluates each run's inputs where a page needs
-// the run's bound.
-import runsUrl from 'scalelab-measurements?url';
-import type { MeasurementCatalog } from './engine';
+// its source, the engine inputs that reproduce it and its share of the engine's bound. They are
+// static files, one per calculator the runs are evaluated by (build/published-runs.mjs), fetched
+// when a page first shows them, not a part of the engine a lab loads (that would put every lab
+// route over its 300 KiB first view; BENCHMARKS.md). A page fetches only the calculators it shows.
+import { DECODE_STEPS_FILE, REGIMES, RUN_FILES } from './generated/published-runs';
+import type { DecodeStepRun, PublishedRun } from './engine';
 
-let loaded: MeasurementCatalog | null = null;
-let loading: Promise<MeasurementCatalog> | null = null;
+export { REGIMES };
+const loaded = new Map<string, unknown>();
+const loading = new Map<string, Promise<unknown>>();
 
-/** Fetches the catalog once per page. */
-export function loadPublishedRuns(): Promise<MeasurementCatalog> {
-  loading ??= fetch(runsUrl)
-    .then((r) => {
-      if (!r.ok) throw new Error(`published runs: ${runsUrl} answered ${r.status}`);
-      return r.json() as Promise<MeasurementCatalog>;
-    })
-    .then((catalog) => (loaded = catalog));
-  return loading;
+function load(url: string): Promise<unknown> {
+  let p = loading.get(url);
+  if (!p) {
+    p = fetch(url)
+      .then((r) => {
+        if (!r.ok) throw new Error(`published runs: ${url} answered ${r.status}`);
+        return r.json();
+      })
+      .then((v: unknown) => (loaded.set(url, v), v));
+    loading.set(url, p);
+  }
+  return p;
 }
 
-/** The catalog if it has arrived; otherwise null, and `host` is asked to render again once it has
+/** The file if it has arrived; otherwise null, and `host` is asked to render again once it has
  *  (a failed fetch is reported on the console and the page shows no runs). */
-export function publishedRuns(host: { requestUpdate(): void }): MeasurementCatalog | null {
-  if (loaded) return loaded;
-  loadPublishedRuns().then(() => host.requestUpdate(), (e: unknown) => console.error(e));
+function get<T>(url: string, host: { requestUpdate(): void }): T | null {
+  if (loaded.has(url)) return loaded.get(url) as T;
+  load(url).then(() => host.requestUpdate(), (e: unknown) => console.error(e));
   return null;
+}
+
+/** The runs evaluated by `calculator` (none where no run is), or null until they have arrived. */
+export function publishedRuns(host: { requestUpdate(): void }, calculator: string): PublishedRun[] | null {
+  const url = RUN_FILES[calculator];
+  return url ? get<PublishedRun[]>(url, host) : [];
+}
+
+/** Our own timings of decode steps on real GPUs, or null until they have arrived. */
+export function decodeSteps(host: { requestUpdate(): void }): DecodeStepRun[] | null {
+  return get<DecodeStepRun[]>(DECODE_STEPS_FILE, host);
+}
+
+/** The runs whose band gives the range of `calculator`'s `output` (a regime's runs may be evaluated
+ *  by another calculator: whole training runs give compute_budget's range), or null until they have arrived. */
+export function runsCalibrating(host: { requestUpdate(): void }, calculator: string, output: string): PublishedRun[] | null {
+  const regimes = REGIMES.filter((g) => g.applies_to.some((a) => a.calculator === calculator && a.outputs.includes(output)));
+  const files = [...new Set(regimes.flatMap((g) => g.run_calculators))].map((c) => publishedRuns(host, c));
+  if (files.some((f) => f === null)) return null;
+  const ids = new Set(regimes.map((g) => g.id));
+  return (files as PublishedRun[][]).flat().filter((m) => ids.has(m.regime));
 }

@@ -2,7 +2,7 @@
 // an annotated profiler trace, a PartitionSpec's shards on a mesh.
 import { html, svg, type SVGTemplateResult } from 'lit';
 import { FigureElement, t, rect, line, pow2, logX, type Drawing } from './figure';
-import { publishedRuns } from '../published-runs';
+import { decodeSteps } from '../published-runs';
 
 type Out = Record<string, unknown>;
 const num = (o: Out, k: string) => o[k] as number;
@@ -241,12 +241,11 @@ export class MeasuredDecodeFigure extends FigureElement {
   static override readonly calculators = ['decode'];
   protected draw(): Drawing | null {
     const f = (v: unknown, u: string) => this.fmt(v, u);
-    const catalog = publishedRuns(this);
-    if (!catalog) {
+    const runs = decodeSteps(this);
+    if (!runs) {
       this.waiting = 'the measured runs';
       return null;
     }
-    const runs = catalog.decode_steps ?? [];
     if (!runs.length) return null;
     const id = this.pick('run', 'measured run', runs.map((r) => r.id), runs[0].id);
     const run = runs.find((r) => r.id === id)!;

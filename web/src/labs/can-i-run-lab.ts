@@ -158,12 +158,12 @@ export class CanIRunLab extends LabElement<'local_inference'> {
   private published(): TemplateResult | typeof nothing {
     const e = this.engine!;
     const chip = this.chipValue(), model = this.values.get('model'), format = this.values.get('weight_format');
-    const catalog = publishedRuns(this);
+    const catalog = publishedRuns(this, this.calculator);
     if (!catalog) return nothing;
     // the devices a setup takes: the chip's devices and the cards of other kinds beside them
     const devicesOf = (i: Record<string, unknown>) => Number(i.devices ?? 1) + (Array.isArray(i.other_devices) ? i.other_devices.length : 0);
     const mine = devicesOf({ devices: this.values.get('devices'), other_devices: this.other && this.takesOther() ? [this.other] : undefined });
-    const runs = catalog.runs.filter((m) => m.calculator === this.calculator && m.measured.output === 'tokens_per_s'
+    const runs = catalog.filter((m) => m.measured.output === 'tokens_per_s'
       && m.inputs.chip === chip && m.inputs.model === model && m.inputs.weight_format === format
       && devicesOf(m.inputs as Record<string, unknown>) === mine);
     if (runs.length === 0) return nothing;

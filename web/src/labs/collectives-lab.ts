@@ -5,6 +5,7 @@
 import { html, nothing, render, svg, type TemplateResult } from 'lit';
 import { ChartCache, Plot, decadeTicks, showIn } from './plot';
 import { levelWords } from './words';
+import { runsCalibrating } from '../published-runs';
 import { ONE_DEVICE_KINDS, byChip, defineLab, type ChipFacts, type StartFn, type OutputName, type LabResult, LabElement, type Control, type ControlSpec } from './lab-element';
 import { isError, type Result } from '../engine';
 
@@ -225,9 +226,11 @@ export class CollectivesLab extends LabElement<'collective'> {
     const d0 = Math.floor(Math.log10(Math.max(1, Math.min(V, center / 1e3)))), d1 = Math.ceil(Math.log10(Math.max(V, center * 1e3, 10)));
     const lo = 10 ** d0, hi = 10 ** d1;
     const base = this.params();
-    const key = JSON.stringify([{ ...base, bytes: null }, d0, d1]);
+    const runs = this.publishedOnChart(r, group, [lo, hi]);
+    const key = JSON.stringify([{ ...base, bytes: null }, d0, d1, runs.map((d) => d.words)]);
     const here = { bytes: V, t: r.outputs.t_s as number };
-    const describe = () => `${this.flip ? `Below about ${f(this.flip, 'bytes')} the collective is latency-bound; above it, bandwidth-bound.` : 'Over this range the regime does not change.'} This array, ${f(V, 'bytes')}, takes ${f(here.t, 's')} (${String(r.outputs.regime)}-bound).`;
+    const runsWords = runs.length ? ` Published runs of this collective on this chip, marked as diamonds: ${runs.map((d) => d.words).join('; ')}.` : '';
+    const describe = () => `${this.flip ? `Below about ${f(this.flip, 'bytes')} the collective is latency-bound; above it, bandwidth-bound.` : 'Over this range the regime does not change.'} This array, ${f(V, 'bytes')}, takes ${f(here.t, 's')} (${String(r.outputs.regime)}-bound).${runsWords}`;
     if (!(here.t > 0)) { host.replaceChildren(); return; }
     const drawn = this.charts.get(key);
     if (drawn) {
@@ -266,6 +269,7 @@ export class CollectivesLab extends LabElement<'collective'> {
         Plot.line(pts.filter((d) => d.term === 'time'), { x: 'bytes', y: 't', stroke: 'term', strokeWidth: 3, ariaHidden: 'true' }),
         ...(flip ? [Plot.ruleX([flip], { stroke: 'var(--muted)', strokeDasharray: '2 3', ariaHidden: 'true' }),
           Plot.text([flip], { x: (d: number) => d, frameAnchor: 'top', text: () => 'latency | bandwidth', dy: 8, fill: 'currentColor', ariaHidden: 'true' })] : []),
+        Plot.dot(runs, { x: 'bytes', y: 't', r: 5.5, symbol: 'diamond', fill: 'var(--accent)', stroke: 'var(--bg)', strokeWidth: 1.5, title: 'words', className: 'published-run' }),
         Plot.dot([here], { x: 'bytes', y: 't', r: 6, fill: 'var(--warn)', stroke: 'var(--bg)', strokeWidth: 2, ariaHidden: 'true', className: 'co-point' }),
       ],
     });
@@ -273,6 +277,19 @@ export class CollectivesLab extends LabElement<'collective'> {
     host.replaceChildren(chart);
     this.chart = chart as CoChart;
     this.charts.put(key, { chart: this.chart, flip });
+  }
+
+  /** The published runs of this collective (the runs behind the range) on the reader's chip, over a
+   *  group of the same size and the same in-network reduction, inside the chart's sizes: at their
+   *  array size and measured time. */
+  private publishedOnChart(r: LabResult<'collective'>, group: number, [lo, hi]: [number, number]) {
+    const chip = this.chipValue(), op = r.inputs.op ?? 'all_gather', sharp = Boolean(r.inputs.sharp);
+    const size = (axes: unknown) => (Array.isArray(axes) ? axes.reduce((a: number, b) => a * Number(b), 1) : null);
+    const f = (v: number, u: string) => this.engine!.format(v, u);
+    return (runsCalibrating({ requestUpdate: () => this.redrawCharts() }, this.calculator, 't_s') ?? [])
+      .filter((m) => m.inputs.chip === chip && (m.inputs.op ?? 'all_gather') === op && size(m.inputs.axes) === group && Boolean(m.inputs.sharp) === sharp)
+      .map((m) => ({ bytes: Number(m.inputs.bytes), t: m.measured.value, words: `${m.hardware}, ${m.published}: ${f(m.measured.value, 's')} for ${f(Number(m.inputs.bytes), 'bytes')} (${m.source.where})` }))
+      .filter((d) => d.bytes >= lo && d.bytes <= hi);
   }
 
   /** move the current-size marker using the chart's own scales; false if it cannot */

@@ -2,9 +2,11 @@
 // under the bound in the decode and Can I run it? labs. The shares, the range, the count of runs
 // and the sentence when the setup lies outside what they took are the engine's outputs
 // (expected_share_low/high, expected_<bound>_low/high, expected_runs, expected_outside, from
-// data/bands.json); this only lays them out.
+// data/bands.json); this only lays them out, with the runs nearest the reader's setup where the
+// lab's chart draws none.
 import { html, nothing, type TemplateResult } from 'lit';
-import type { Engine, Result } from '../engine';
+import type { Engine, PublishedRun, Result } from '../engine';
+import { runsCalibrating } from '../published-runs';
 
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
@@ -31,4 +33,45 @@ export function expectedLine(engine: Engine, r: Result, boundOutput: string, uni
   return html`<p class="lab-expected" data-low=${low} data-high=${high}>Published runs ${outside ? '' : 'like this '}reach
     ${pct(shareLow)}–${pct(shareHigh)}\u00a0% of ${words(bound)}: expect <strong><span class="fig" data-figure=${`expected_${boundOutput}_high`}>${span(engine, low, high, unit)}</span></strong>
     (${engine.format(runs, 'count')} runs).${outside ? html` <span class="lab-expected-outside">${outside}</span>` : nothing}</p>`;
+}
+
+/** The reader's value of a run's input: the lab's own input, else the output of that name (roofline
+ *  lab: its FLOPs and bytes come from the matmul's dimensions). */
+function readerValue(r: Result, name: string): unknown {
+  return r.inputs[name] ?? r.outputs[name];
+}
+
+/** How far a run's setup lies from the reader's: 0 for the same; another chip first of all; then
+ *  the orders of magnitude between numbers, and 1 for each choice that differs. */
+function distance(run: PublishedRun, r: Result, chip: unknown): number {
+  let d = run.inputs.chip === chip ? 0 : 100;
+  for (const [name, v] of Object.entries(run.inputs)) {
+    if (name === 'chip') continue;
+    const mine = readerValue(r, name);
+    if (typeof v === 'number' && typeof mine === 'number' && v > 0 && mine > 0) d += Math.abs(Math.log10(v / mine));
+    else if (typeof v === 'string' && typeof mine === 'string' && v !== mine) d += 1;
+  }
+  return d;
+}
+
+/** Under the range: the published runs behind it nearest the reader's setup (on the reader's chip
+ *  first), at most three, each linked to its source with the share of its own bound it reached. For
+ *  the labs whose chart draws no runs of its own. Nothing until the runs arrive, or where none
+ *  calibrate this bound. */
+export function nearRunsLine(engine: Engine, r: Result, calculator: string, boundOutput: string, chip: unknown,
+  host: { requestUpdate(): void }): TemplateResult | typeof nothing {
+  if (num(r.outputs[`expected_${boundOutput}_low`]) === null) return nothing;
+  const runs = runsCalibrating(host, calculator, boundOutput);
+  if (!runs?.length) return nothing;
+  const near = runs.map((run) => ({ run, d: distance(run, r, chip) })).sort((a, b) => a.d - b.d).slice(0, 3);
+  const here = near.filter((n) => n.run.inputs.chip === chip).length;
+  const lead = here === near.length ? 'The published runs nearest this setup, on this chip'
+    : here ? 'The published runs nearest this setup' : 'No published run of this kind used this chip; the nearest';
+  // the run's model where the lab's calculator takes one and the run's figure does not name it
+  const model = (m: PublishedRun) => typeof m.inputs.model === 'string' ? `${engine.modelName(m.inputs.model) || m.inputs.model}, `
+    : typeof m.inputs.params === 'number' ? `${engine.format(m.inputs.params, 'params')}, ` : '';
+  const item = (m: PublishedRun) => html`<a href=${m.source.url} title=${m.source.where}>${m.hardware}: ${model(m)}${m.published}</a>${
+    typeof m.share === 'number' ? ` (${engine.format(Math.round(m.share * 100), 'count')}\u00a0% of its bound)` : ''}`;
+  return html`<p class="lab-near-runs" data-runs=${near.length} data-on-chip=${here}>${lead}:
+    ${near.map((n, i) => html`${i ? '; ' : ''}${item(n.run)}`)}.</p>`;
 }

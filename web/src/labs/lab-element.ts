@@ -13,7 +13,7 @@ import { engineLoadProblem, getEngine, getPath, isError, type EngineError, type 
 import { chipParam, customChip, mode } from '../state';
 import { LAB_INFO, type LabCalculators } from '../generated/labs';
 import { focusableOverflow } from '../overflow';
-import { expectedLine } from './expected';
+import { expectedLine, nearRunsLine } from './expected';
 import { LabState, ONE_DEVICE_KINDS, deviceWords, type ChipFacts, type Control, type ControlSpec } from './lab-state';
 import { ControlsController } from './controls';
 import { UrlStateController } from './url-state';
@@ -332,7 +332,10 @@ export abstract class LabElement<C extends CalculatorName = CalculatorName> exte
   /** The range published runs reach beside the bound `boundOutput` (expected.ts), in this lab's
    *  words for its chips. */
   protected expected(r: Result, boundOutput: string, unit: string, bound?: string): TemplateResult | typeof nothing {
-    return expectedLine(this.engine!, r, boundOutput, unit, bound, (t) => this.ownWords(t));
+    const line = expectedLine(this.engine!, r, boundOutput, unit, bound, (t) => this.ownWords(t));
+    // the runs behind the range, nearest the reader's setup, where no chart layer draws them (published-layer.ts)
+    const drawn = this.layers.some((l) => 'note' in l);
+    return line === nothing || drawn ? line : html`${line}${nearRunsLine(this.engine!, r, this.calculator, boundOutput, this.chipValue(), this)}`;
   }
   /** Words written for chips, as said of the reader's own device ("bytes per chip" → "bytes per
    *  device", "1 chip" → "1 device"); elsewhere as they are. */

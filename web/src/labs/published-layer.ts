@@ -34,8 +34,7 @@ export class PublishedRunsLayer implements ChartLayer {
 
   /** the catalog's runs of this calculator, or null until it has arrived (the charts are then drawn again) */
   private runs(): PublishedRun[] | null {
-    const catalog = publishedRuns({ requestUpdate: () => this.host.redrawCharts() });
-    return catalog ? catalog.runs.filter((m) => m.calculator === this.spec.calculator) : null;
+    return publishedRuns({ requestUpdate: () => this.host.redrawCharts() }, this.spec.calculator);
   }
 
   /** a run's input, or the calculator's default where the run does not give it */

@@ -1,6 +1,7 @@
 // <sl-roofline-lab>: a matmul [B, D] · [D, F] on a chip's roofline (chapter 1).
 import { html, nothing, type TemplateResult } from 'lit';
 import { ChartCache, NARROW_CHART_PX, Plot, showIn } from './plot';
+import { runsCalibrating } from '../published-runs';
 import { defineLab, type LabResult, LabElement, type Control, type ControlSpec, type OutputSpec } from './lab-element';
 import { isError, type Result } from '../engine';
 
@@ -84,11 +85,14 @@ export class RooflineLab extends LabElement<'roofline'> {
     // on a phone's narrow plot the dot says "this matmul" by itself; the number is enough beside it
     const label = width < NARROW_CHART_PX ? f(point.y, 'FLOP/s') : `this matmul: ${f(point.y, 'FLOP/s')}`;
     const description = `The roof rises with slope one until the critical intensity ${f(Ic, 'FLOPs/byte')}, then stays flat at the chip's peak. This matmul sits at intensity ${f(I, 'FLOPs/byte')} and reaches ${f(point.y, 'FLOP/s')}: ${bound}-bound.`;
-    // same roof, axes and width as the last drawing: move the point and its label only
-    const chartKey = JSON.stringify([roof, lo, hi, width]);
+    // room above the roof for the point's label, clear of the published runs drawn just under it
+    const yDomain: [number, number] | undefined = roof.length ? [roof[0].y / 4, 2 * Math.max(...roof.map((d) => d.y))] : undefined;
+    const runs = this.publishedOnChart(r, [lo, hi], yDomain);
+    const runsWords = runs.length ? ` Published matmuls on this chip, marked as diamonds: ${runs.map((d) => d.words).join('; ')}.` : '';
+    // same roof, axes, runs and width as the last drawing: move the point and its label only
+    const chartKey = JSON.stringify([roof, lo, hi, width, runs.map((d) => d.words)]);
     this.chart = this.charts.get(chartKey) ?? null;
-    if (this.chart && this.movePoint(point, dotFill, label, description)) return showIn(host, this.chart);
-    const yDomain: [number, number] | undefined = roof.length ? [roof[0].y / 4, Math.max(...roof.map((d) => d.y))] : undefined;
+    if (this.chart && this.movePoint(point, dotFill, label, description + runsWords)) return showIn(host, this.chart);
     const chart = Plot.plot({
       width,
       height: Math.round(Math.min(340, width * 0.6)),
@@ -96,10 +100,10 @@ export class RooflineLab extends LabElement<'roofline'> {
       marginRight: 28, // the last tick's label (10,000), whole
       marginBottom: 42,
       ariaLabel: 'Roofline plot: attainable FLOP/s against arithmetic intensity, log–log',
-      ariaDescription: description,
+      ariaDescription: description + runsWords,
       style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
       x: { type: 'log', label: 'Arithmetic intensity (FLOPs/byte) →', domain: [lo, hi], tickFormat: (d: number) => f(d, d >= 1000 ? 'count' : '') },
-      // the y axis spans the roof alone (the point lies on it), so moving the point keeps the scales
+      // the y axis spans the roof and room above it (the point lies on the roof), so moving the point keeps the scales
       y: { type: 'log', domain: yDomain, label: '↑ Attainable FLOP/s', tickFormat: (d: number) => f(d, 'FLOP/s'), ticks: yDomain ? oneAndThree(yDomain) : 4, grid: true },
       marks: [
         Plot.areaY(roof, { x: 'x', y: 'y', y1: yDomain ? yDomain[0] : 1, fill: 'var(--roof-fill)', ariaHidden: 'true' }),
@@ -107,14 +111,28 @@ export class RooflineLab extends LabElement<'roofline'> {
         Plot.ruleX([Ic], { stroke: 'var(--muted)', strokeDasharray: '4 3', ariaHidden: 'true' }),
         // at the foot of the dashed rule: the point is always on the roof, never down there
         Plot.text([{ x: Ic, y: yDomain ? yDomain[0] : 1 }], { x: 'x', y: 'y', text: () => `critical ${f(Ic, '')}`, dy: -6, dx: 4, textAnchor: 'start', fill: 'currentColor', ariaHidden: 'true', className: 'critical-label' }),
+        Plot.dot(runs, { x: 'x', y: 'y', r: 5.5, symbol: 'diamond', fill: 'var(--accent)', stroke: 'var(--bg)', strokeWidth: 1.5, title: 'words', className: 'published-run' }),
         Plot.dot([point], { x: 'x', y: 'y', r: 7, fill: dotFill, stroke: 'var(--bg)', strokeWidth: 2, ariaHidden: 'true', className: 'operating-point' }),
-        Plot.text([point], { x: 'x', y: 'y', text: () => label, dy: 16, fill: 'currentColor', ariaHidden: 'true', className: 'operating-label' }),
+        Plot.text([point], { x: 'x', y: 'y', text: () => label, dy: -14, fill: 'currentColor', ariaHidden: 'true', className: 'operating-label' }),
       ],
     });
     chart.classList.add('roofline-plot');
     this.placeLabel(chart);
     host.replaceChildren(chart);
     this.chart = this.charts.put(chartKey, chart);
+  }
+  /** The published large matmuls on the reader's chip and compute type (the runs behind the range)
+   *  inside the chart's axes, at their intensity and the FLOP/s they reached. */
+  private publishedOnChart(r: LabResult<'roofline'>, [lo, hi]: [number, number], y: [number, number] | undefined) {
+    const chip = this.chipValue(), dtype = r.inputs.compute_dtype ?? 'bf16';
+    const f = (v: number, u: string) => this.engine!.format(v, u);
+    return (runsCalibrating({ requestUpdate: () => this.redrawCharts() }, this.calculator, 't_lower_s') ?? [])
+      .filter((m) => m.inputs.chip === chip && (m.inputs.compute_dtype ?? 'bf16') === dtype)
+      .map((m) => {
+        const flops = Number(m.inputs.flops), x = flops / Number(m.inputs.bytes), rate = flops / m.measured.value;
+        return { x, y: rate, words: `${m.hardware}, ${m.published}: ${f(rate, 'FLOP/s')} at ${f(x, 'FLOPs/byte')} (${m.source.where})` };
+      })
+      .filter((d) => d.x >= lo && d.x <= hi && (!y || (d.y >= y[0] && d.y <= y[1])));
   }
   // the chart shown, and those drawn, by their roof, axes and width (dragging back re-uses them)
   private chart: ReturnType<typeof Plot.plot> | null = null;
