@@ -415,13 +415,45 @@ TEST(Bands, EveryBoundedTimeHasItsRangeWhereRunsCalibrateIt) {
   over_shares(ar, "t_s", ar["t_s"].get<double>());
   EXPECT_TRUE(outputs("collective", R"({"chip": "h100", "op": "all_reduce", "bytes": 1e9, "nodes": 4})")["expected_t_s_low"].is_null())
       << "the runs are inside one NVLink node";
-  EXPECT_TRUE(outputs("collective", R"({"chip": "tpu-v5e", "op": "all_gather", "bytes": 1e9})")["expected_t_s_low"].is_null());
+  // over a TPU slice's ICI with the chip's own links (the ICI runs); a link given in their stead has no runs
+  const json ici = outputs("collective", R"({"chip": "tpu-v5e", "op": "all_gather", "bytes": 1e9})");
+  over_shares(ici, "t_s", ici["t_s"].get<double>());
+  EXPECT_NE(ici["expected_runs"], ar["expected_runs"]) << "ICI and NVLink runs are bands of their own";
+  EXPECT_TRUE(outputs("collective", R"({"chip": "tpu-v5e", "op": "all_gather", "bytes": 1e9, "link_bytes_per_s": 4.5e10})")["expected_t_s_low"].is_null());
+  // a sharded matmul takes the range of the term that sets its time: the matmul's when compute-bound,
+  // the ICI collectives' when comms-bound
+  const json math = outputs("sharded_matmul", R"({"chip": "tpu-v5e"})");
+  ASSERT_EQ(math["bound"], "compute");
+  over_shares(math, "t_s", math["t_s"].get<double>());
+  EXPECT_EQ(math["expected_runs"], mm["expected_runs"]);
+  const json comms = outputs("sharded_matmul", R"({"chip": "tpu-v5e", "spec": "A[I, J_X] * B[J_X, K] -> C[I, K]", "dims": {"I": 8, "J": 8192, "K": 8192}, "mesh": {"X": 4}})");
+  ASSERT_EQ(comms["bound"], "comms");
+  over_shares(comms, "t_s", comms["t_s"].get<double>());
+  EXPECT_EQ(comms["expected_runs"], ici["expected_runs"]);
+  // a fine-tune's range is of its tokens/s at the device's peak (MFU 1), whatever MFU the reader sets
+  const json ft = outputs("finetune", R"({"chip": "rtx-4090", "mfu": 0.5})");
+  const json peak = outputs("finetune", R"({"chip": "rtx-4090", "mfu": 1})");
+  EXPECT_NEAR(ft["expected_tokens_per_s_low"].get<double>(), peak["tokens_per_s"].get<double>() * ft["expected_share_low"].get<double>(), 1e-9 * peak["tokens_per_s"].get<double>());
+  EXPECT_NEAR(ft["expected_tokens_per_s_high"].get<double>(), peak["tokens_per_s"].get<double>() * ft["expected_share_high"].get<double>(), 1e-9 * peak["tokens_per_s"].get<double>());
+  over_shares(ft, "t_s", peak["t_s"].get<double>());
   // a small collective lies outside the sizes the runs took, and the range says so
   const json small = outputs("collective", R"({"chip": "h100", "op": "all_reduce", "bytes": 1e6})");
   EXPECT_EQ(small["expected_covered"], false);
   EXPECT_EQ(small["expected_outside"],
             "The published runs behind this range took 268 MB–80 GB; this setup takes 1 MB, so the range is carried "
             "beyond what was measured.");
+}
+
+TEST(Bands, AMeasuredFineTuneIsItsShareOfThePeak) {
+  const json peak = json::parse(scalelab::evaluate("finetune", R"({"chip": "rtx-4090", "mfu": 1})").json)["outputs"];
+  const double rate = 0.5 * peak["tokens_per_s"].get<double>();
+  const json o = json::parse(scalelab::evaluate("finetune", R"({"chip": "rtx-4090", "measured_tokens_per_s": )" + std::to_string(rate) + "}").json)["outputs"];
+  EXPECT_NEAR(o["measured_share_of_bound"].get<double>(), 0.5, 1e-9) << "your MFU";
+  EXPECT_NEAR(o["achieved_flops_per_s"].get<double>(), 0.5 * peak["flops_per_s"].get<double>(), 1e-6 * peak["flops_per_s"].get<double>());
+  EXPECT_TRUE(o["measured_among"].is_string());
+  EXPECT_TRUE(json::parse(scalelab::evaluate("finetune", R"({"chip": "rtx-4090"})").json)["outputs"]["measured_among"].is_null());
+  const json r = json::parse(scalelab::evaluate("finetune", R"({"chip": "rtx-4090", "measured_tokens_per_s": -1})").json);
+  EXPECT_EQ(r["error"]["param"], "measured_tokens_per_s");
 }
 
 TEST(Bands, AMeasuredPrefillIsItsBoundOverItsTime) {

@@ -7,6 +7,7 @@
 
 #include "calculators/calculators.hpp"
 #include "models/common.hpp"
+#include "models/expected.hpp"
 #include "models/local_device.hpp"
 #include "models/model_math.hpp"
 #include "models/training_math.hpp"
@@ -343,6 +344,35 @@ Times time_steps(const Inputs& in, const Setup& s, const Footprint& f, Result& r
   return t;
 }
 
+// The range published fine-tunes reach of the device's peak (their tokens/s over this calculator's
+// at MFU 1), and, where the reader gives their own tokens/s, its share of that peak and its place
+// among the published runs.
+void output_expected(const Args& args, const Inputs& in, const Times& t, Result& r) {
+  const ChipKind kind = args.chip().kind;
+  const Band* band = t.t_s > 0 ? band_for("finetune", "tokens_per_s", kind) : nullptr;
+  const double peak_rate = t.tokens_per_s / in.mfu, peak_s = t.t_s * in.mfu;  // at MFU 1
+  out_expected(band, {"tokens_per_s", "expected_tokens_per_s_low", "expected_tokens_per_s_high", "tokens/s",
+                      "tokens per second"}, peak_rate, r);
+  out_expected(band, {"t_s", "expected_t_s_low", "expected_t_s_high", "s", "fine-tuning time"}, peak_s, r);
+  out_band(band, "finetune", kind, {{"sequence_length", in.seq}}, r);
+  if (!args.given("measured_tokens_per_s")) {
+    for (const char* name : {"measured_share_of_bound", "achieved_flops_per_s", "measured_runs_below", "measured_among"}) {
+      r.out_null(name);
+    }
+    return;
+  }
+  Expr measured = r.sym("R_{measured}", args.num("measured_tokens_per_s"));
+  Expr share = r.step("Share of the device's peak you measured (your MFU)", "s",
+                      measured / r.sym("R_{peak}", peak_rate), "ratio");
+  r.out("measured_share_of_bound", share);
+  r.out("achieved_flops_per_s", r.step("FLOP/s your run reaches", "", r.sym("F", t.flops) / r.sym("T_{train}", in.tokens) * measured, "FLOP/s"));
+  out_measured_among(band, share.value(), r);
+  if (share.value() > 1) {
+    r.warn("The measured tokens per second is faster than the device's peak allows: check that the model, method, "
+           "sequence length and checkpointing match the run.");
+  }
+}
+
 Inputs read_inputs(const Args& args, Method method, Result& r) {
   Inputs in;
   const Chip& chip = args.chip();
@@ -474,6 +504,7 @@ void compute(const Args& args, Result& r) {
   r.out("hours", t.t_s / 3600);
   r.out("days", t.t_s / kSecondsPerDay);
   r.out("tokens_per_s", t.tokens_per_s);
+  output_expected(args, in, t, r);
   r.out("suggestion_kind", sug.kind);
   r.out("suggestion", sug.text);
   if (sug.method) r.out("suggested_method", *sug.method);
@@ -527,6 +558,9 @@ std::vector<Param> finetune_params() {
              "(about 0.3-0.5 GiB, as for local_inference) and allocator slack; default 1 GiB",
              Scale::linear),
       usable_memory_share_param("training"),
+      number("measured_tokens_per_s", "tokens/s", 1e-3, 1e9, nullptr,
+             "I measured: the tokens per second your fine-tune trained at; gives its share of the device's peak "
+             "(your MFU) and its place among the published fine-tunes (default: none)", Scale::log),
   };
 }
 

@@ -7,6 +7,7 @@
 
 #include "calculators/calculators.hpp"
 #include "models/collective_model.hpp"
+#include "models/expected.hpp"
 #include "models/common.hpp"
 #include "models/topology.hpp"
 #include "models/sharding_spec.hpp"
@@ -438,10 +439,20 @@ void out_invalid(Result& r, const Plan& plan) {
   r.out("valid", false);
   r.out("error", plan.error);
   for (const char* name : {"collectives", "t_comm_s", "t_math_s", "t_s", "bound", "local_flops", "flops",
-                           "output_spec"}) {
+                           "output_spec", "expected_t_s_low", "expected_t_s_high"}) {
     r.out_null(name);
   }
+  out_band(nullptr, "sharded_matmul", ChipKind{}, {}, r);
   r.warn(plan.error);
+}
+
+// The range published runs reach of the bound, from the term that sets it: large matmuls when the
+// math is the longer, collectives over a TPU slice's ICI when the comms are.
+void expected_time(const Args& args, double t_math, double t_comm, double t, Result& r) {
+  const ChipKind kind = args.chip().kind;
+  const Band* band = t > 0 ? band_for("sharded_matmul", t_math >= t_comm ? "t_math_s" : "t_comm_s", kind) : nullptr;
+  out_expected(band, {"t_s", "expected_t_s_low", "expected_t_s_high", "s", "matmul time"}, t, r);
+  out_band(band, "sharded_matmul", kind, {}, r);
 }
 
 json collectives_json(const Args& args, const Mesh& mesh, const Plan& plan, Result& r, double& t_comm) {
@@ -510,6 +521,7 @@ void compute(const Args& args, Result& r) {
   r.out("local_flops", math.local_flops);
   r.out("flops", math.flops);
   r.out("output_spec", format_array(plan.c));
+  expected_time(args, t_math, t_comm, t, r);
   if (plan.one_sided_contraction) compare_strategies(args, p, mesh, strategy, t, r);
 }
 

@@ -45,7 +45,7 @@ double mean_of(const std::vector<double>& xs) { return std::accumulate(xs.begin(
 // What a run's setup covers: its chip, its model and its numeric settings. "devices" counts every
 // device of a local run: the chip's `devices` and its other_devices (local_inference's Setup passes
 // the same total).
-constexpr const char* kCoveredSettings[] = {"batch", "chips", "context", "users", "tokens", "prompt_tokens",
+constexpr const char* kCoveredSettings[] = {"batch", "chips", "context", "users", "tokens", "prompt_tokens", "sequence_length",
                                             "decode_tokens", "T", "flops", "bytes", "devices"};
 
 // The value of covered setting `key` in a run's inputs (defaults filled in), if it has one.
