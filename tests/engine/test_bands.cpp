@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "io/calibration.hpp"  // engine/src: the fit itself
@@ -454,6 +455,22 @@ TEST(Bands, AMeasuredFineTuneIsItsShareOfThePeak) {
   EXPECT_TRUE(json::parse(scalelab::evaluate("finetune", R"({"chip": "rtx-4090"})").json)["outputs"]["measured_among"].is_null());
   const json r = json::parse(scalelab::evaluate("finetune", R"({"chip": "rtx-4090", "measured_tokens_per_s": -1})").json);
   EXPECT_EQ(r["error"]["param"], "measured_tokens_per_s");
+}
+
+TEST(Bands, AMeasuredTimeToFirstTokenIsItsBoundOverItsTime) {
+  for (const auto& [calculator, bound_name, setup] :
+       {std::tuple{"serving", "time_to_first_token_s", std::string(R"("chip": "h100", "model": "llama3-8b")")},
+        std::tuple{"local_inference", "ttft_s", std::string(R"("chip": "rtx-4090")")}}) {
+    const json bound = json::parse(scalelab::evaluate(calculator, "{" + setup + "}").json)["outputs"];
+    EXPECT_TRUE(bound["measured_ttft_share_of_bound"].is_null()) << calculator;
+    const double t = 2 * bound[bound_name].get<double>();
+    const json o = json::parse(scalelab::evaluate(calculator, "{" + setup + R"(, "measured_ttft_s": )" + json(t).dump() + "}").json)["outputs"];
+    EXPECT_NEAR(o["measured_ttft_share_of_bound"].get<double>(), 0.5, 1e-6) << calculator;
+    EXPECT_TRUE(o["measured_ttft_among"].is_string()) << calculator;
+    EXPECT_EQ(o[bound_name], bound[bound_name]) << calculator << ": a measurement changes no bound";
+    const json bad = json::parse(scalelab::evaluate(calculator, "{" + setup + R"(, "measured_ttft_s": 0})").json);
+    EXPECT_EQ(bad["error"]["param"], "measured_ttft_s") << calculator;
+  }
 }
 
 TEST(Bands, AMeasuredPrefillIsItsBoundOverItsTime) {

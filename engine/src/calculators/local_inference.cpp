@@ -860,6 +860,9 @@ void compute(const Args& args, Result& r) {
   // The devices of a split count in the band's covered settings (calibration's "devices": the
   // chip's devices and the other_devices together).
   output_expected(chip.kind, step, tokens, ttft, {{"users", users}, {"context", context}, {"devices", mem.devices}}, r);
+  out_measured_time(band_for("local_inference", "ttft_s", chip.kind),
+                    args.given("measured_ttft_s") ? std::optional(args.num("measured_ttft_s")) : std::nullopt, ttft,
+                    "time to first token", "measured_ttft_", r);
 }
 
 constexpr double kGiB = 1073741824.0;
@@ -919,6 +922,9 @@ std::vector<Param> local_params() {
              {"whole layers spill", "experts spill first"}),
       measured_tokens_per_s("your own measured decode speed (all users): gives the share of the bound it reaches and "
                             "the memory bandwidth that implies"),
+      number("measured_ttft_s", "s", 1e-6, 1e7, nullptr,
+             "I measured: your time to first token for this prompt (default: none); gives its share of the bound "
+             "and its place among the published prefill runs"),
       number("ssd_bytes_per_s", "bytes/s", 1e6, 1e12, 7.45e9,
              "SSD read bandwidth, at least 1 MB/s, for weights paged from disk (default 7.45 GB/s: Samsung 990 PRO PCIe 4.0 "
                "NVMe data sheet, sequential read 7450 MB/s)"),

@@ -249,7 +249,11 @@ void compute(const Args& args, Result& r) {
   output_measured(args, f.decode, f.throughput_tokens_per_s, band_for("serving", "throughput_tokens_per_s", setup.chip->kind), r);
   Request full = q;
   full.prefill_mfu = 1;
-  output_expected(setup, q, q.prefill_mfu == 1 ? f : serve(setup, full, args.num("batch"), chips, Steps()), r);
+  const ServingFigures& bound = q.prefill_mfu == 1 ? f : serve(setup, full, args.num("batch"), chips, Steps());
+  output_expected(setup, q, bound, r);
+  out_measured_time(band_for("serving", "time_to_first_token_s", setup.chip->kind),
+                    args.given("measured_ttft_s") ? std::optional(args.num("measured_ttft_s")) : std::nullopt,
+                    bound.t_prefill_s, "time to first token", "measured_ttft_", r);
   if (!q.price_per_hour_usd) {
     r.warn(args.chip().name() +
            " has no catalog price: give a price per chip-hour (price_per_hour_usd) for the cost per "
@@ -289,6 +293,9 @@ Calculator make_serving() {
              "price per chip-hour (default: the chip's catalog price)"),
       boolean("disaggregated", false,
               "prefill on separate servers (true) or interleaved with decode (false)"),
+      number("measured_ttft_s", "s", 1e-6, 1e7, nullptr,
+             "I measured: your server's time to first token for this prompt (default: none); gives its share of "
+             "the bound at full utilisation and its place among the published prefill runs"),
       sweep_param(),
   };
   list.insert(list.end(), more.begin(), more.end());

@@ -171,10 +171,11 @@ void out_band(const Band* band, std::string_view calculator, ChipKind kind, cons
   r.out("expected_outside", runs + "; " + setup_words + ", so the range is carried beyond what was measured.");
 }
 
-void out_measured_among(const Band* band, double share, Result& r) {
+void out_measured_among(const Band* band, double share, Result& r, std::string_view prefix) {
+  const std::string runs_below = std::string(prefix) + "runs_below", among = std::string(prefix) + "among";
   if (!band || band->share_count == 0) {
-    r.out_null("measured_runs_below");
-    r.out_null("measured_among");
+    r.out_null(runs_below);
+    r.out_null(among);
     return;
   }
   const std::span<const double> shares(band->shares, band->share_count);
@@ -186,14 +187,32 @@ void out_measured_among(const Band* band, double share, Result& r) {
     above += s > share * (1 + 1e-9);
   }
   const std::size_t same = shares.size() - below - above;
-  r.out("measured_runs_below", double(below));
+  r.out(runs_below, double(below));
   const std::string figure = band->estimate ? "the estimate" : "the bound";
   std::string text = "Of the " + std::to_string(shares.size()) + " published runs of " + band->title + ", " +
                      std::to_string(below) + " reached a smaller share of " + figure + " than yours, " +
                      (same ? std::to_string(same) + " the same share, " : std::string()) + std::to_string(above) +
                      " a larger one (theirs: " + two_digits(shares.front()) + "–" + two_digits(shares.back()) +
                      "; yours: " + two_digits(share) + ").";
-  r.out("measured_among", text);
+  r.out(among, text);
+}
+
+void out_measured_time(const Band* band, std::optional<double> measured_s, double bound_s, std::string_view what,
+                       std::string_view prefix, Result& r) {
+  const std::string share_name = std::string(prefix) + "share_of_bound";
+  if (!measured_s) {
+    r.out_null(share_name);
+    out_measured_among(nullptr, 0, r, prefix);
+    return;
+  }
+  Expr share = r.step("Share of the " + std::string(what) + " bound you measured", "s",
+                      r.sym("T_{bound}", bound_s) / r.sym("T_{measured}", *measured_s), "ratio");
+  r.out(share_name, share);
+  out_measured_among(band, share.value(), r, prefix);
+  if (share.value() > 1) {
+    r.warn("The measured " + std::string(what) + " is shorter than its bound: check that the model, chips, prompt "
+           "tokens and formats match the run.");
+  }
 }
 
 }  // namespace scalelab

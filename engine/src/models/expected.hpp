@@ -42,6 +42,11 @@ void out_band(const Band* band, std::string_view calculator, ChipKind kind, cons
 // measured_runs_below, how many of the runs reached a smaller share, and measured_among, a sentence
 // ("Of the 21 published runs of …, 15 reached a smaller share of the bound than yours, 6 a larger
 // one (theirs: 0.29–0.61; yours: 0.45)."). Both null without a band.
-void out_measured_among(const Band* band, double share, Result& r);
+void out_measured_among(const Band* band, double share, Result& r, std::string_view prefix = "measured_");
+// A time the reader measured against its bound: its share (bound / measured) and its place among
+// the band's runs, under `prefix` ("measured_ttft_": measured_ttft_share_of_bound,
+// measured_ttft_runs_below, measured_ttft_among); all three null without a measurement.
+void out_measured_time(const Band* band, std::optional<double> measured_s, double bound_s, std::string_view what,
+                       std::string_view prefix, Result& r);
 
 }  // namespace scalelab

@@ -178,6 +178,7 @@ constexpr Label kLabels[] = {
     {"measured_peak_bytes", "measured peak memory per chip"},
     {"measured_t_s", "measured time"},
     {"measured_tokens_per_s", "measured tokens per second"},
+    {"measured_ttft_s", "measured time to first token"},
     {"mesh", "mesh"},
     {"method", "training method"},
     {"mfu", "MFU (FLOP utilisation)"},

@@ -4,7 +4,7 @@
 // calculator; the lab shows its memory meter (weights, adapters, gradients, optimizer state,
 // activations, overhead against usable memory), the training time, the binding limit and the
 // engine's first change that would make it fit. Every number and sentence is the engine's.
-import { html, type TemplateResult } from 'lit';
+import { html, nothing, type TemplateResult } from 'lit';
 import { defineLab, type LabResult, LabElement, type ControlSpec, type OutputSpec } from './lab-element';
 import { MODEL_PICKER } from './model-picker';
 import { memoryMeter, num } from './memory-meter';
@@ -24,6 +24,7 @@ export class CanIFineTuneLab extends LabElement<'finetune'> {
     { path: 'mfu', label: 'MFU: share of the 16-bit peak the run reaches' },
     { path: 'activation_checkpointing', label: 'activation checkpointing' },
     { path: 'optimizer', label: 'optimizer state' },
+    { path: 'measured_tokens_per_s', label: 'I measured: the tokens per second your fine-tune trained at, if you ran it' },
   ];
   readonly outputs: OutputSpec<'finetune'>[] = [
     'hours', 'tokens_per_s', 'total_flops', 'needed_bytes', 'usable_bytes', 'free_bytes',
@@ -46,6 +47,17 @@ export class CanIFineTuneLab extends LabElement<'finetune'> {
     ], (v) => this.engine!.format(v, 'bytes'));
   }
 
+  /** The reader's own tokens per second against the device's peak: the MFU their run reached, and
+   *  where it stands among the published fine-tunes (the engine's outputs). */
+  private measured(r: LabResult<'finetune'>): TemplateResult | typeof nothing {
+    const o = r.outputs, share = o.measured_share_of_bound;
+    if (typeof share !== 'number' || !Number.isFinite(share)) return nothing;
+    const f = (v: unknown, unit: string) => this.engine!.format(v, unit);
+    return html`<p class="lab-measured" data-share=${share}>Your ${f(r.inputs.measured_tokens_per_s, 'tokens/s')} is
+      <strong>${f(share * 100, 'count')} %</strong> of the device’s peak (your MFU): the run computes ${this.fig('achieved_flops_per_s')}.
+      ${typeof o.measured_among === 'string' ? o.measured_among : nothing}</p>`;
+  }
+
   protected renderVerdict(r: LabResult<'finetune'>) {
     const o = r.outputs;
     const time = num(o.days) >= 2 ? this.fmt('days') : this.fmt('hours');
@@ -53,6 +65,8 @@ export class CanIFineTuneLab extends LabElement<'finetune'> {
     return html`${this.ownDeviceOffer()}<p class="verdict" data-fits=${String(o.fits)} data-limit=${String(o.limit)}>
       ${o.fits ? html`${this.fitWords(true, 'It fits', '')} on the ${on}.` : html`${this.fitWords(false, '', 'It does not fit')} on the ${on}: ${this.fig('shortfall_bytes')} short, so memory is the binding limit.`}
       The token budget costs ${this.fig('total_flops')}; at ${this.fig('tokens_per_s')} that is ${time} of training${o.fits ? ', set by the arithmetic rate' : ' once it fits'}.</p>
+      ${this.expected(r, 'tokens_per_s', 'tokens/s', 'the device’s peak (MFU 1)')}
+      ${this.measured(r)}
       ${this.meter(r)}
       <p class="cir-suggestion" data-kind=${String(o.suggestion_kind)}><strong>${o.fits ? 'Room to grow:' : 'First change to try:'}</strong> ${String(o.suggestion)}</p>`;
   }

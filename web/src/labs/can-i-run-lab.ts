@@ -11,6 +11,7 @@ import { memoryMeter, meterOf, num } from './memory-meter';
 import { article } from './words';
 import { isError, type PublishedRun, type Result } from '../engine';
 import { publishedRuns } from '../published-runs';
+import { MEASURED_TTFT_CONTROL, measuredTtftLine } from './measured';
 import { ChartCache, Plot, moveMarker, powerOfTwoTicks } from './plot';
 import { PublishedRunsLayer } from './published-layer';
 
@@ -42,6 +43,7 @@ export class CanIRunLab extends LabElement<'local_inference'> {
     { path: 'split', label: 'how the devices share the model' },
     { path: 'expert_placement', label: 'what an MoE model spills first' },
     { path: 'measured_tokens_per_s', label: 'I measured: your own decode speed, all users together, if you ran it' },
+    MEASURED_TTFT_CONTROL,
   ];
   readonly outputs: OutputSpec<'local_inference'>[] = [
     'tokens_per_s', 'tokens_per_s_per_user', 'ttft_s', 'needed_bytes', 'usable_bytes', 'free_bytes',
@@ -198,6 +200,7 @@ export class CanIRunLab extends LabElement<'local_inference'> {
       ${this.meter(r)}
       ${this.tiers(r)}
       ${this.measuredAgainstBound(r)}
+      ${measuredTtftLine(this.engine!, r, 'ttft_s')}
       ${this.runs.note(r, this.engine!)}
       ${this.published()}
       <p class="cir-suggestion" data-kind=${String(o.suggestion_kind)}><strong>First change to try:</strong> ${String(o.suggestion)}</p>`;
@@ -223,7 +226,7 @@ export class CanIRunLab extends LabElement<'local_inference'> {
     // what the lab asks (not the resolved inputs: the engine fills in defaults, such as a TPU's
     // system RAM, that it refuses when given), every context but the reader's
     const base: Record<string, unknown> = this.params();
-    delete base.context; delete base.prompt_tokens; delete base.measured_tokens_per_s;
+    delete base.context; delete base.prompt_tokens; delete base.measured_tokens_per_s; delete base.measured_ttft_s;
     const key = JSON.stringify(base);
     if (key !== this.curveKey) { this.curveKey = key; this.curve.clear(); this.charts.clear(); }
     const o = r.outputs, e = this.engine!;

@@ -59,17 +59,22 @@ function distance(run: PublishedRun, r: Result, chip: unknown): number {
  *  the labs whose chart draws no runs of its own. Nothing until the runs arrive, or where none
  *  calibrate this bound. */
 export function nearRunsLine(engine: Engine, r: Result, calculator: string, boundOutput: string, chip: unknown,
-  host: { requestUpdate(): void }): TemplateResult | typeof nothing {
+  host: { requestUpdate(): void }, runsOf = boundOutput): TemplateResult | typeof nothing {
   if (num(r.outputs[`expected_${boundOutput}_low`]) === null) return nothing;
-  const runs = runsCalibrating(host, calculator, boundOutput);
+  const runs = runsCalibrating(host, calculator, runsOf);
   if (!runs?.length) return nothing;
   const near = runs.map((run) => ({ run, d: distance(run, r, chip) })).sort((a, b) => a.d - b.d).slice(0, 3);
   const here = near.filter((n) => n.run.inputs.chip === chip).length;
   const lead = here === near.length ? 'The published runs nearest this setup, on this chip'
     : here ? 'The published runs nearest this setup' : 'No published run of this kind used this chip; the nearest';
   // the run's model where the lab's calculator takes one and the run's figure does not name it
-  const model = (m: PublishedRun) => typeof m.inputs.model === 'string' ? `${engine.modelName(m.inputs.model) || m.inputs.model}, `
-    : typeof m.inputs.params === 'number' ? `${engine.format(m.inputs.params, 'params')}, ` : '';
+  const model = (m: PublishedRun) => {
+    const given = m.inputs.model as unknown;
+    const name = typeof given === 'string' ? engine.modelName(given) || given
+      : given && typeof given === 'object' && typeof (given as { name?: unknown }).name === 'string' ? (given as { name: string }).name
+      : typeof m.inputs.params === 'number' ? engine.format(m.inputs.params, 'params') : '';
+    return name && !m.published.includes(name) ? `${name}, ` : '';
+  };
   const item = (m: PublishedRun) => html`<a href=${m.source.url} title=${m.source.where}>${m.hardware}: ${model(m)}${m.published}</a>${
     typeof m.share === 'number' ? ` (${engine.format(Math.round(m.share * 100), 'count')}\u00a0% of its bound)` : ''}`;
   return html`<p class="lab-near-runs" data-runs=${near.length} data-on-chip=${here}>${lead}:

@@ -330,12 +330,13 @@ export abstract class LabElement<C extends CalculatorName = CalculatorName> exte
     return this.ownWords(this.engine!.format(v, unit)); // "1 device", "7.79 device-hours" on a reader's own device
   }
   /** The range published runs reach beside the bound `boundOutput` (expected.ts), in this lab's
-   *  words for its chips. */
-  protected expected(r: Result, boundOutput: string, unit: string, bound?: string): TemplateResult | typeof nothing {
+   *  words for its chips; `runsOf`: the output whose published runs give that range, where another
+   *  (a sharded matmul's time takes its bounding term's). */
+  protected expected(r: Result, boundOutput: string, unit: string, bound?: string, runsOf = boundOutput): TemplateResult | typeof nothing {
     const line = expectedLine(this.engine!, r, boundOutput, unit, bound, (t) => this.ownWords(t));
     // the runs behind the range, nearest the reader's setup, where no chart layer draws them (published-layer.ts)
     const drawn = this.layers.some((l) => 'note' in l);
-    return line === nothing || drawn ? line : html`${line}${nearRunsLine(this.engine!, r, this.calculator, boundOutput, this.chipValue(), this)}`;
+    return line === nothing || drawn ? line : html`${line}${nearRunsLine(this.engine!, r, this.calculator, boundOutput, this.chipValue(), this, runsOf)}`;
   }
   /** Words written for chips, as said of the reader's own device ("bytes per chip" → "bytes per
    *  device", "1 chip" → "1 device"); elsewhere as they are. */

@@ -13,7 +13,7 @@ import { counted } from './words';
 /** The topologies' colours: a categorical set without the fits / does-not-fit / highlight
  *  colours (green, red, orange), readable on both themes. */
 const TOPOLOGY_COLOURS = ['#4e79a7', '#76b7b2', '#b07aa1', '#9c755f', '#79706e'];
-import { MEASURED_CONTROL, measuredLine } from './measured';
+import { MEASURED_CONTROL, MEASURED_TTFT_CONTROL, measuredLine, measuredTtftLine } from './measured';
 import { PublishedRunsLayer } from './published-layer';
 import { isError, type Result } from '../engine';
 
@@ -37,6 +37,7 @@ export class ServingLab extends LabElement<'serving'> {
     { path: 'price_per_hour_usd', label: 'price per chip-hour (empty: the chip’s catalog price)' },
     { path: 'disaggregated', label: 'prefill on separate servers' },
     MEASURED_CONTROL,
+    MEASURED_TTFT_CONTROL,
   ];
   readonly hint = 'Try this: drag the highlighted batch up and watch the cost per token fall while each response takes longer.';
   readonly outputs: OutputSpec<'serving'>[] = [
@@ -176,6 +177,7 @@ export class ServingLab extends LabElement<'serving'> {
       ${o.fits === false ? html`${this.fitWords(false, '', 'It does not fit in memory')} (at most ${this.fig('max_batch')}).` : chosen ? (chosen.pareto ? html`It is on the Pareto frontier.` : html`It is <em>not</em> on the Pareto frontier: another point is both faster and gives more tokens per second per ${this.noun()}.`) : nothing}
       ${this.topologyWords(r)}</p>
       ${measuredLine(this.engine!, r, 'throughput_tokens_per_s')}
+      ${measuredTtftLine(this.engine!, r, 'time_to_first_token_s')}
       ${this.expected(r, 'throughput_tokens_per_s', 'tokens/s', 'the server’s throughput bound')}
       ${this.runs.note(r, this.engine!)}`;
   }
