@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <set>
 #include <string>
 
 #include "scalelab/engine.hpp"
@@ -252,6 +253,56 @@ TEST(TrainingMemory, RefusesWhatCannotBeLaidOut) {
   EXPECT_EQ(with({{"cp", 3}, {"chips", 48}}), "cp");
   EXPECT_EQ(with({{"ep", 2}}), "ep");
   EXPECT_EQ(with({{"pp", 3}, {"chips", 48}, {"schedule", "dualpipe"}}), "pp");  // DualPipe pairs stages
+}
+
+// The settings training_run's search tries (micro-batch, ZeRO stage, rematerialisation, schedule)
+// are marked searched in its schema, with no default: omitted, the search tries each; given, each
+// narrows it, the value training_memory would default to included (a lab's "any" is the omission).
+// On the run's own all-FSDP layout a ZeRO stage or micro-batch it cannot take is no refusal there.
+TEST(TrainingRun, SearchedSettingsNarrowTheSearch) {
+  json schema = json::parse(scalelab::calculator_json("training_run"));
+  json memory = json::parse(scalelab::calculator_json("training_memory"));
+  for (const char* name : {"micro_batch", "zero_stage", "checkpointing", "schedule"}) {
+    auto param = [&](const json& calc) {
+      for (const json& p : calc["params"]) {
+        if (p["name"] == name) return p;
+      }
+      return json();
+    };
+    EXPECT_EQ(param(schema).value("searched", false), true) << name;
+    EXPECT_TRUE(param(schema)["default"].is_null()) << name;
+    EXPECT_FALSE(param(memory).contains("searched")) << name;
+  }
+  json base = {{"chip", "h100"}, {"model", "llama3-8b"}, {"chips", 64}, {"batch_tokens", 256 * 8192}, {"T", 8192},
+               {"top_n", 1000}};
+  json any = run_ok("training_run", base)["outputs"];
+  std::set<std::string> schedules;
+  for (const json& l : any["layouts"]) {
+    if (l["schedule"].is_string()) schedules.insert(l["schedule"].get<std::string>());
+  }
+  EXPECT_GT(schedules.size(), 1u) << "omitted, the search tries several schedules";
+  json narrowed = base;
+  narrowed.update({{"schedule", "1f1b"}, {"zero_stage", 1}, {"micro_batch", 2}});
+  json r = run_ok("training_run", narrowed);
+  json o = r["outputs"];
+  ASSERT_FALSE(o["layouts"].empty());
+  for (const json& l : o["layouts"]) {
+    if (l["pp"] != 1) {
+      EXPECT_EQ(l["schedule"], "1f1b") << l.dump();
+    }
+    EXPECT_EQ(l["zero_stage"], 1) << l.dump();
+    EXPECT_EQ(l["micro_batch"], 2) << l.dump();
+  }
+  EXPECT_LT(o["layouts_evaluated"].get<double>(), any["layouts_evaluated"].get<double>());
+  // the run's own layout (all 64 GPUs FSDP) shards everything ZeRO-1 would and gives each replica 4
+  // sequences: micro-batches of 8 narrow the search, and a warning says the run's memory counts the whole batch
+  narrowed["micro_batch"] = 8;
+  json w = run_ok("training_run", narrowed);
+  EXPECT_NE(w["warnings"].dump().find("layout search keeps micro-batches of 8"), std::string::npos) << w["warnings"].dump();
+  // named degrees are the run's own layout: there the same values are refused, as training_memory refuses them
+  json fixed = base;
+  fixed.update({{"dp", 64}, {"micro_batch", 3}});
+  EXPECT_EQ(refusal("training_run", fixed), "micro_batch");
 }
 
 TEST(TrainingRun, NamedLayoutMustMatchTheChips) {

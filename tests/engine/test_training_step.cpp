@@ -4,7 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <set>
+#include <string>
 
+#include "models/layout_search.hpp"
 #include "models/training_step.hpp"
 
 namespace {
@@ -241,6 +244,58 @@ TEST(TrainingStep, StructuralChecksNameWhatDoesNotDivide) {
   EXPECT_EQ(structural_reject(m, s, n, l), Reject::none);
   l.cp = 3;
   EXPECT_EQ(structural_reject(m, s, n, l), Reject::cp_sequence);
+}
+
+// Every reason the layout search can refuse a layout is said in words with its numbers: each
+// reason, given a layout it would refuse, gets a sentence of its own that names a figure (a
+// degree, a count, bytes, a share or a time; the missing catalog field for offload) and no broken
+// number.
+TEST(TrainingStep, EveryRejectionReasonIsSaidInWordsWithItsNumbers) {
+  LayoutProblem p;
+  p.model = llama3_405b();
+  p.model.experts = 8;
+  p.settings.batch_tokens = 2048 * 8192;
+  p.settings.seq_len = 8192;
+  p.settings.hbm_bytes = 80e9;
+  p.settings.max_bubble = 0.25;
+  p.settings.max_comm_ratio = 1;
+  p.network = h100_cluster();
+  p.network.pod_chips = 4096;
+  p.chips = 8192;
+  std::set<std::string> messages, ids;
+  for (int i = 1; i < kRejects; ++i) {
+    StepEval e;
+    e.reason = Reject(i);
+    e.layout.tp = 16;
+    e.layout.pp = 16;
+    e.layout.cp = 3;
+    e.layout.ep = 3;
+    e.layout.dp = 24;
+    e.layout.micro_batch = 3;
+    e.layout.schedule = Schedule::interleaved;
+    e.layout.virtual_stages = 1;
+    e.memory.fit_bytes = 95e9;
+    e.memory.parts[int(Part::activations)] = 60e9;
+    e.memory.largest = Part::activations;
+    e.memory.in_flight = 16;
+    e.memory.micro_batches = 32;
+    e.time.bubble_fraction = 0.32;
+    e.time.slowest_comm_s = 2.5;
+    e.time.compute_s = 1.25;
+    std::string words = reject_message(p, e);
+    SCOPED_TRACE(reject_id(Reject(i)));
+    EXPECT_GT(words.size(), 30u) << words;
+    if (Reject(i) == Reject::offload_link) {  // a figure the catalog lacks: named instead of a number
+      EXPECT_NE(words.find("pcie_bytes_per_s"), std::string::npos) << words;
+    } else {
+      EXPECT_NE(words.find_first_of("0123456789"), std::string::npos) << "names a figure: " << words;
+    }
+    for (const char* broken : {"nan", "inf", "-0 "}) EXPECT_EQ(words.find(broken), std::string::npos) << words;
+    EXPECT_TRUE(messages.insert(words).second) << "a sentence of its own: " << words;
+    EXPECT_TRUE(ids.insert(reject_id(Reject(i))).second);
+    EXPECT_GT(std::string(reject_title(Reject(i))).size(), 5u);
+  }
+  EXPECT_EQ(int(messages.size()), kRejects - 1);
 }
 
 }  // namespace

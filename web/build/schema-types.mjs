@@ -99,6 +99,8 @@ export interface ParamSchema {
   doc: string;
   required?: boolean;
   overrides_of?: string;
+  /** omitted, a search tries every value (training_run's layout search); the default is then null */
+  searched?: boolean;
   fields?: ParamSchema[];
 }
 export interface OutputSchema {

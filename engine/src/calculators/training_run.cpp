@@ -291,7 +291,8 @@ SearchSpace search_space(const Args& args, const MemoryInputs& mem) {
     s.schedule = mem.schedule;
     s.virtual_stages = args.num_if("virtual_stages").value_or(0);
   }
-  if (args.given("micro_batch")) s.micro_batch = mem.micro_batch;
+  if (args.given("micro_batch")) s.micro_batch = args.num("micro_batch");
+  if (args.given("zero_stage")) s.zero = int(args.num("zero_stage"));
   s.sequence_parallel = mem.sequence_parallel;
   s.offload = mem.offload;
   return s;
@@ -484,7 +485,7 @@ void layout_check(const Args& args, LayoutProblem p, const MemoryInputs& mem, st
 
 void compute(const Args& args, Result& r) {
   std::vector<std::string> warnings;
-  MemoryInputs mem = read_memory_inputs(args, warnings);
+  MemoryInputs mem = read_memory_inputs(args, warnings, true);
   for (const auto& w : warnings) r.warn(w);
   RunTimes t = time_steps(args, mem, r);
   warn_pod_boundary(args.chip(), mem.chips, r);
@@ -537,9 +538,29 @@ void compute(const Args& args, Result& r) {
 
 }  // namespace
 
+// The settings of a step the layout search tries when they are omitted: given, each narrows the
+// search to its value (and sets the run's own layout's memory); omitted, the search picks.
+void mark_searched(std::vector<Param>& ps) {
+  static const std::pair<const char*, const char*> kSearched[] = {
+      {"micro_batch", "omitted: the layout search tries 1, 2, 4 … 32 and the whole replica batch"},
+      {"zero_stage", "omitted: the layout search tries 0–3"},
+      {"checkpointing", "omitted: the layout search tries none, selective and full (the run's own memory counts none)"},
+      {"schedule", "omitted: the layout search tries each (the run's own layout counts 1F1B)"},
+  };
+  for (const auto& [name, omitted] : kSearched) {
+    for (Param& p : ps) {
+      if (p.name != name) continue;
+      p.searched = true;
+      p.default_value = nullptr;
+      p.doc += std::string("; ") + omitted;
+    }
+  }
+}
+
 Calculator make_training_run() {
   using namespace params;
   std::vector<Param> ps = training_memory_params();
+  mark_searched(ps);
   ps.push_back(positive("tokens", "tokens", 1e18, 1.5e13, "training tokens (D in 6ND)"));
   ps.push_back(utilisation("mfu", 0.4, "model FLOPs utilisation"));
   ps.push_back(number("chip_hours", "chip-hours", 1e-3, 1e15, nullptr,

@@ -73,6 +73,7 @@ class SchemaWriter {
     text("doc", p.doc);
     boolean("required", p.required);
     if (!p.overrides_of.empty()) text("overrides_of", p.overrides_of);
+    if (p.searched) boolean("searched", true);
     if (!p.fields.empty()) {
       key("fields");
       params(p.fields);

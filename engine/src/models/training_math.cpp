@@ -343,7 +343,8 @@ void read_model_or_params(const Args& args, MemoryInputs& in, std::vector<std::s
 }
 
 void read_checkpointing(const Args& args, MemoryInputs& in) {
-  in.checkpointing = args.str("checkpointing");
+  // training_run leaves it to its search when omitted; its own layout's memory then keeps everything
+  in.checkpointing = args.has("checkpointing") ? args.str("checkpointing") : "none";
   in.remat = parse_remat(in.checkpointing);
   if (in.checkpointing == "custom") {
     if (!args.given("checkpoints_per_layer")) {
@@ -356,22 +357,28 @@ void read_checkpointing(const Args& args, MemoryInputs& in) {
 }
 
 // Micro-batch, schedule and ZeRO: global batch = micro-batch × gradient-accumulation steps × the
-// data-parallel degree, in whole sequences once a micro-batch is given.
-void read_step(const Args& args, MemoryInputs& in) {
+// data-parallel degree, in whole sequences once a micro-batch is given. Where a search tries the
+// layouts (training_run: `searched`), a ZeRO stage or micro-batch that does not suit the run's own
+// layout (all FSDP unless degrees are given) only narrows the search: that layout's memory is
+// counted without it, and a warning says so.
+void read_step(const Args& args, MemoryInputs& in, bool searched, std::vector<std::string>& warnings) {
   in.accounting = args.str("accounting") == "practice" ? Accounting::practice : Accounting::book;
   if (in.accounting == Accounting::practice && !in.model) {
     throw InputError("accounting", "\"practice\" counts tensors at their widths and needs a model, not bare params");
   }
-  in.zero = int(args.num("zero_stage"));
+  in.zero = args.has("zero_stage") ? int(args.num("zero_stage")) : 0;
   if (in.zero == 3) {  // ZeRO-3 over the replicas is FSDP over them
     in.degrees.fsdp *= in.degrees.dp;
     in.degrees.dp = 1;
     in.zero = 0;
   } else if (in.zero > 0 && in.degrees.dp == 1) {
-    throw InputError("zero_stage", "shards state across the dp replicas, but dp is 1 (fsdp already shards "
-                                   "everything it spans)");
+    if (!searched || args.given("dp")) {
+      throw InputError("zero_stage", "shards state across the dp replicas, but dp is 1 (fsdp already shards "
+                                     "everything it spans)");
+    }
+    in.zero = 0;  // the run's own layout is all FSDP: it already shards what that stage would
   }
-  in.schedule = parse_schedule(args.str("schedule"));
+  in.schedule = args.has("schedule") ? parse_schedule(args.str("schedule")) : Schedule::one_f_one_b;
   in.virtual_stages = args.num_if("virtual_stages").value_or(in.schedule == Schedule::interleaved ? 2 : 1);
   in.sequence_parallel = args.flag("sequence_parallel");
   in.offload = parse_offload(args.str("optimizer_offload"));
@@ -385,10 +392,17 @@ void read_step(const Args& args, MemoryInputs& in) {
                                           " is not a multiple of T = " + plain(in.T));
     }
     if (per_replica < in.micro_batch || std::fmod(per_replica, in.micro_batch) != 0) {
-      throw InputError("micro_batch", "must divide the " + plain(per_replica) + " sequences each of the " +
-                                          plain(replicas) + " data-parallel replicas gets (global batch = "
-                                          "micro-batch × accumulation steps × data-parallel degree), got " +
-                                          plain(in.micro_batch));
+      std::string why = "the " + plain(per_replica) + " sequences each of the " + plain(replicas) +
+                        " data-parallel replicas gets (global batch = micro-batch × accumulation steps × "
+                        "data-parallel degree)";
+      if (!searched || args.given("dp") || args.given("fsdp") || args.given("tp") || args.given("pp") ||
+          args.given("cp")) {
+        throw InputError("micro_batch", "must divide " + why + ", got " + plain(in.micro_batch));
+      }
+      warnings.push_back("A micro-batch of " + plain(in.micro_batch) + " sequences does not divide " + why +
+                         " in the run's own layout, so its memory counts each replica's whole batch; the layout "
+                         "search keeps micro-batches of " + plain(in.micro_batch) + ".");
+      in.micro_batch = 0;
     }
   }
 }
@@ -433,7 +447,7 @@ void check_step_layout(const MemoryInputs& in) {
 
 }  // namespace
 
-MemoryInputs read_memory_inputs(const Args& args, std::vector<std::string>& warnings) {
+MemoryInputs read_memory_inputs(const Args& args, std::vector<std::string>& warnings, bool searched) {
   MemoryInputs in;
   read_model_or_params(args, in, warnings);
   in.T = args.num("T");
@@ -446,7 +460,7 @@ MemoryInputs read_memory_inputs(const Args& args, std::vector<std::string>& warn
   in.optimizer_bytes = args.num("optimizer_bytes_per_param");
   in.master_bytes = args.num("master_bytes_per_param");
   read_checkpointing(args, in);
-  read_step(args, in);
+  read_step(args, in, searched, warnings);
   check_step_layout(in);
   in.workspace_bytes = in.accounting == Accounting::practice
                            ? args.num_if("workspace_bytes").value_or(default_workspace_bytes(args.chip()))

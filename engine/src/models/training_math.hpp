@@ -62,8 +62,10 @@ std::optional<double> checkpoints_per_layer(const std::string& policy, const Mod
 
 // Reads the memory inputs shared by training_memory and training_run (model or bare params,
 // dtypes, policy, degrees, micro-batch, schedule, ZeRO, offload, accounting) and resolves chips
-// and degrees (§2.4). Throws InputError.
-MemoryInputs read_memory_inputs(const Args& args, std::vector<std::string>& warnings);
+// and degrees (§2.4). Throws InputError. `searched`: training_run, whose layout search tries the
+// micro-batch and ZeRO stage; there one that does not suit the run's own default layout only narrows
+// the search (a warning says so) instead of being refused.
+MemoryInputs read_memory_inputs(const Args& args, std::vector<std::string>& warnings, bool searched = false);
 
 // The training step's view of a model at sequence length T (bare params: one layer of them).
 StepModel step_model(const MemoryInputs& in);

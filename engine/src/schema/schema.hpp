@@ -51,6 +51,10 @@ struct Param {
   bool required = false;
   std::string group;           // exclusive input forms, e.g. "flops" vs "matmul" vs "einsum"
   std::string overrides_of;    // for Type::overrides: "chip" or "model"
+  // Omitted, a search tries every value (training_run's layout search over the micro-batch, ZeRO
+  // stage, rematerialisation policy and pipeline schedule); given, it narrows the search to that
+  // value. Its default is then null: a lab offers "any" for it from this flag.
+  bool searched = false;
 };
 
 struct Result;
