@@ -59,6 +59,22 @@ test('loads with LLaMA-3 70B on 15T tokens: FLOPs, days, dollars, minimum slice,
   p = { ...p, price_per_hour_usd: 1.5 };
   assert.equal(await out(page, 'cost_usd'), want(p, 'cost_usd'));
   await page.waitForFunction(() => /chips=4096/.test(location.search) && /mfu=0.5/.test(location.search) && /price_per_hour_usd=1.5/.test(location.search));
+  // the settings the search tries (the engine's schema marks them searched): "any" leaves each to it,
+  // a value narrows it, the engine's default included (1F1B given is 1F1B only)
+  const options = (key) => page.locator(`${EL} .control[data-key="${key}"] select option`).evaluateAll((os) => os.map((o) => [o.value, o.textContent.trim()]));
+  assert.deepEqual((await options('schedule'))[0], ['', 'any (the search picks)']);
+  assert.deepEqual((await options('zero_stage')).map(([v]) => v), ['', '0', '1', '2', '3']);
+  assert.equal(p.schedule, undefined, 'any: the schedule is left out');
+  await choose(page, 'schedule', '1f1b');
+  await choose(page, 'zero_stage', '1');
+  p = { ...p, schedule: '1f1b', zero_stage: 1 };
+  assert.deepEqual(await page.evaluate((el) => document.querySelector(el).params(), EL), p);
+  const narrowed = evaluate(CALC, p).outputs;
+  assert.ok(narrowed.layouts.length && narrowed.layouts.every((l) => (l.pp === 1 || l.schedule === '1f1b') && l.zero_stage === 1), 'every ranked layout has the given schedule and ZeRO stage');
+  assert.equal(await out(page, 'layouts_evaluated'), want(p, 'layouts_evaluated'));
+  await page.waitForFunction(() => { const q = new URLSearchParams(location.search); return q.get('schedule') === '1f1b' && q.get('zero_stage') === '1'; });
+  await choose(page, 'schedule', '');
+  assert.equal((await page.evaluate((el) => document.querySelector(el).params(), EL)).schedule, undefined, 'any again: the search tries every schedule');
   await noNaN(page);
   assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
   await page.close();

@@ -6,7 +6,7 @@ import { getPath, type Engine, type ParamSchema } from '../engine';
 import { customChip, chipParam } from '../state';
 import { fieldText, typedValue, UNIT_WORDS } from '../format';
 import { groupChips } from '../chip-groups.js';
-import { ONE_DEVICE_KINDS, deviceWords, type Control, type LabState } from './lab-state';
+import { ANY_WORDS, ONE_DEVICE_KINDS, deviceWords, type Control, type LabState } from './lab-state';
 import { forPeople } from './words';
 
 /** What the controls ask of the lab they sit in. */
@@ -109,11 +109,16 @@ export class ControlsController implements ReactiveController {
     const errId = `${c.id}-err`;
     const invalid = err ? 'true' : 'false';
     const error = html`<span class="field-error" id=${errId} role="alert">${err ? this.words(err) : ''}</span>`;
-    if (s.type === 'choice') {
+    if (s.type === 'choice' || c.steps) {
+      // a searched parameter's "any" is the value null, the option ''; a whole number's steps are numbers
+      const v = st.values.get(c.path), current = v == null ? '' : String(v);
+      const options: [string, string][] = [...(c.any ? [['', ANY_WORDS] as [string, string]] : []),
+        ...(c.steps ? c.steps.map((n): [string, string] => [String(n), this.optionText(c, String(n))]) : (s.choices ?? []).map((o): [string, string] => [o, this.optionText(c, o)]))];
+      const pick = (t: string) => this.set(c, t === '' && c.any ? null : c.steps ? Number(t) : t);
       return html`<div class="control" data-key=${c.key}>
         <label for=${c.id}>${this.labelText(c)}</label>
-        <select id=${c.id} ?disabled=${off} .value=${String(st.values.get(c.path))} @change=${(e: Event) => this.set(c, (e.target as HTMLSelectElement).value)} aria-invalid=${invalid} aria-describedby=${errId}>
-          ${(s.choices ?? []).map((o) => html`<option value=${o} ?selected=${o === st.values.get(c.path)}>${this.optionText(c, o)}</option>`)}
+        <select id=${c.id} ?disabled=${off} .value=${current} @change=${(e: Event) => pick((e.target as HTMLSelectElement).value)} aria-invalid=${invalid} aria-describedby=${errId}>
+          ${options.map(([o, text]) => html`<option value=${o} ?selected=${o === current}>${text}</option>`)}
         </select>${error}
       </div>`;
     }

@@ -84,7 +84,19 @@ export interface ControlSpec {
   main?: boolean | ((chip: ChipFacts) => boolean);
 }
 
-export interface Control extends Omit<ControlSpec, 'schema'> { key: string; schema: ParamSchema; id: string }
+export interface Control extends Omit<ControlSpec, 'schema'> {
+  key: string; schema: ParamSchema; id: string;
+  /** the engine searches this parameter when it is omitted (schema `searched`): the control offers
+   *  "any" (null, left out of the parameters) beside the values that narrow the search */
+  any?: boolean;
+  /** a whole number of a few values (a ZeRO stage, 0–3), offered as a choice of them */
+  steps?: number[];
+}
+
+/** The choice that leaves a searched parameter to the engine's search (the value null). */
+export const ANY_WORDS = 'any (the search picks)';
+/** The most values a searched whole number is offered as a choice of. */
+const MAX_STEPS = 8;
 
 /** What a lab adds to the generic state: all optional. */
 export interface LabStateHooks {
@@ -173,6 +185,12 @@ export class LabState {
     const base = picked?.schema ?? found;
     const schema = s.schema ? { ...base, ...s.schema } : base;
     const c: Control = { choiceLabels: picked?.choiceLabels ?? choiceTitles(base), ...s, key: s.key ?? s.path.split('.').pop()!, schema, id: `${this.uid}-${s.path.replace(/\W/g, '-')}` };
+    if (schema.searched) {
+      // omitted, the engine searches it: "any" is its default, a value narrows the search to it
+      c.any = true;
+      const lo = schema.min ?? 0, hi = schema.max ?? Infinity;
+      if (schema.type === 'integer' && schema.scale !== 'log' && hi - lo < MAX_STEPS) c.steps = Array.from({ length: hi - lo + 1 }, (_, i) => lo + i);
+    }
     return this.hooks.adjustControl?.(c) ?? c;
   }
   control(path: string): Control | undefined { return this.controls.find((c) => c.path === path); }
@@ -260,6 +278,7 @@ export class LabState {
   /** The value a URL's text stands for, by the control's type. */
   private fromText(c: Control, text: string): unknown {
     const t = c.schema.type;
+    if (c.any && text.trim() === '') return null; // "any": left to the engine's search
     if (t === 'choice' || t === 'text') return text;
     if (t === 'boolean') return text === 'true' ? true : text === 'false' ? false : text;
     if (text.trim() === '' && c.schema.default === null) return null; // empty: left to the engine
@@ -314,7 +333,9 @@ export class LabState {
 
   /** A control's words: the lab's own label, else the engine's. */
   labelOf(c: Control): string {
-    const label = c.label ?? c.schema.label ?? c.key.replace(/[_.]+/g, ' ');
+    let label = c.label ?? c.schema.label ?? c.key.replace(/[_.]+/g, ' ');
+    // a searched number typed in a field: its empty field is the choice "any"
+    if (c.any && !c.steps && c.schema.type !== 'choice' && !/\bempty\b/.test(label)) label += ' (empty: the search picks)';
     return this.chipFacts && ONE_DEVICE_KINDS.includes(this.chipFacts.kind) ? deviceWords(label) : label;
   }
 }

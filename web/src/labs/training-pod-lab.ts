@@ -26,6 +26,8 @@ podOrEnough.why = (c) => (ONE_DEVICE_KINDS.includes(c.kind) ? `The ${c.name} is 
  *  tp_comms, pp_comms, pipeline_bubble). */
 const BOUND_WORDS: Record<string, string> = { compute: 'compute', data_parallel_comms: 'data-parallel communication', tp_comms: 'tensor-parallel communication', pp_comms: 'pipeline sends', pipeline_bubble: 'the pipeline bubble' };
 const boundWords = (b: unknown) => BOUND_WORDS[String(b)] ?? String(b).replace(/_/g, ' ');
+/** What each ZeRO stage shards across the data-parallel replicas (the engine's zero_stage). */
+const ZERO_STAGES: Record<string, string> = { 0: '0: each replica holds the whole state', 1: '1: optimizer state sharded', 2: '2: gradients sharded too', 3: '3: weights sharded too (FSDP)' };
 /** one chip count of the chart: days at the reader's MFU, and the range published runs reach */
 interface DPt { chips: number; days: number; low: number | null; high: number | null }
 
@@ -38,6 +40,11 @@ export class TrainingPodLab extends LabElement<'training_run'> {
     { path: 'tokens', label: 'training tokens', main: (c) => ONE_DEVICE_KINDS.includes(c.kind), start: byChip({ device: 2.5e9, tpu: 1.5e13, gpu: 1.5e13 }) },
     { path: 'batch_tokens', label: 'global batch (tokens)', start: byChip({ device: 16384, tpu: 4194304, gpu: 4194304 }) },
     { path: 'compute_dtype' },
+    // the settings of a step the layout search tries: "any" leaves each to it, a value narrows it
+    { path: 'micro_batch', label: 'sequences per micro-batch' },
+    { path: 'zero_stage', label: 'ZeRO stage over the data-parallel replicas', choiceLabels: ZERO_STAGES },
+    { path: 'schedule', label: 'pipeline schedule (with pipeline stages)' },
+    { path: 'virtual_stages', label: 'interleaved: model chunks per device', onlyWith: { schedule: 'interleaved' } },
     { path: 'checkpointing', label: 'rematerialisation policy', start: 'block' },
     { path: 'accounting' },
     { path: 'optimizer_offload' },
