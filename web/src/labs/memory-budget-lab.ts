@@ -6,7 +6,7 @@
 // per chip and the strategy that prices the degrees are the engine's outputs.
 import { html, nothing } from 'lit';
 import { ChartCache, Plot, reachOf } from './plot';
-import { ONE_DEVICE_KINDS, byChip, chipCount, defineLab, type LabResult, LabElement, type ControlSpec, type OutputSpec } from './lab-element';
+import { ONE_DEVICE_KINDS, byChip, chipCount, defineLab, type Control, type LabResult, LabElement, type ControlSpec, type OutputSpec } from './lab-element';
 import { MODEL_PICKER } from './model-picker';
 import { layoutWords } from './words';
 import { isError, type Result } from '../engine';
@@ -38,8 +38,24 @@ export class MemoryBudgetLab extends LabElement<'training_memory'> {
     { path: 'master_bytes_per_param', label: 'fp32 master-weight bytes per parameter' },
     { path: 'checkpointing', label: 'rematerialisation: what the forward pass saves', start: 'block' },
     { path: 'checkpoints_per_layer', onlyWith: { checkpointing: 'custom' } },
+    // the step as it is run (issue 36): micro-batches, the schedule once there are pipeline
+    // stages, ZeRO over data-parallel replicas, and where the optimizer state lives
+    { path: 'micro_batch', label: 'sequences per micro-batch (empty: each replica’s whole batch at once)' },
+    { path: 'schedule', label: 'pipeline schedule' },
+    { path: 'virtual_stages', label: 'interleaved: model chunks per device' },
+    { path: 'zero_stage', label: 'ZeRO stage over the data-parallel replicas (1: optimizer state sharded, 2: gradients too, 3: weights too)' },
+    { path: 'optimizer_offload' },
     { path: 'measured_peak_bytes', label: 'I measured: your run’s peak memory per chip, if you ran it' },
   ];
+  /** The schedule matters with pipeline stages, virtual stages with the interleaved one, a ZeRO
+   *  stage with data-parallel replicas to shard over. */
+  protected controlApplies(c: Control): boolean | undefined {
+    const above1 = (path: string) => Number(this.values.get(path) ?? 1) > 1;
+    if (c.path === 'schedule') return above1('pp');
+    if (c.path === 'virtual_stages') return above1('pp') && this.values.get('schedule') === 'interleaved';
+    if (c.path === 'zero_stage') return above1('dp');
+    return undefined;
+  }
   protected hintText() {
     return this.state.chipFacts && ONE_DEVICE_KINDS.includes(this.state.chipFacts.kind)
       ? 'Try this: drag the global batch up, or pick a larger model, until the bytes no longer fit in the device’s memory.'
