@@ -178,6 +178,11 @@ TEST(Bands, AnExpectedRangeNamesItsRunsAndSaysWhenTheSetupLiesOutsideThem) {
   EXPECT_EQ(consumer["outputs"]["expected_outside"],
             "The published runs behind this range ran on TPU and datacenter GPU chips; this setup runs on a consumer "
             "GPU, so the range is carried beyond what was measured.");
+  // on a reader's own device its count of chips is a count of devices; the runs' own keep chips
+  json card = json::parse(scalelab::evaluate("decode", R"({"chip": "rtx-4090", "model": "llama3-8b", "chips": 16, "batch": 1, "context": 8192})").json);
+  const std::string card_words = card["outputs"]["expected_outside"].get<std::string>();
+  EXPECT_NE(card_words.find("this setup runs on a consumer GPU and takes 16 devices"), std::string::npos) << card_words;
+  EXPECT_EQ(card_words.find("16 chips"), std::string::npos) << card_words;
   json a100 = json::parse(scalelab::evaluate("decode", R"({"chip": "a100", "model": "llama3-8b", "chips": 1, "batch": 1, "context": 1024})").json);
   EXPECT_EQ(a100["outputs"]["expected_covered"], true);
   // decode on a TPU has a band; local inference on a TPU has none: null, not a guess

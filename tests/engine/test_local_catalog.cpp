@@ -523,3 +523,67 @@ TEST(LocalInference, ALayerSplitPipelinesItsUsersAcrossTheDevices) {
 }
 
 }  // namespace
+
+namespace {
+
+json eval_full(const char* calculator, const json& in) {
+  scalelab::Evaluation e = scalelab::evaluate(calculator, in.dump());
+  EXPECT_EQ(e.status, scalelab::Status::ok) << in.dump() << ": " << e.message;
+  return e.status == scalelab::Status::ok ? json::parse(e.json) : json::object();
+}
+
+std::vector<std::string> strings(const json& list) { return list.get<std::vector<std::string>>(); }
+
+// Each format names the runtimes that run it, on which platforms, with a source; the chip lists
+// what runs on it: no GGUF on a TPU, llama.cpp's everywhere else; QLoRA's NF4 on NVIDIA only.
+TEST(Formats, EachFormatRunsWhereItsRuntimesDo) {
+  const std::set<std::string> platforms = {"tpu", "cpu", "nvidia", "amd", "intel", "apple"};
+  for (const auto& f : scalelab::format_catalog()) {
+    ASSERT_TRUE(f.contains("runs_on") && !f["runs_on"].empty()) << f["id"];
+    for (const auto& r : f["runs_on"]) {
+      EXPECT_FALSE(r.at("runtime").get<std::string>().empty()) << f["id"];
+      EXPECT_FALSE(r.at("source").get<std::string>().empty()) << f["id"];
+      for (const auto& on : r.at("on")) EXPECT_TRUE(platforms.count(on.get<std::string>())) << f["id"] << " " << on;
+    }
+  }
+  auto formats = [](const char* chip, const char* list) {
+    return strings(eval_full("chip", {{"chip", chip}})["outputs"][list]);
+  };
+  auto has = [](const std::vector<std::string>& l, const char* id) { return std::find(l.begin(), l.end(), id) != l.end(); };
+  const auto tpu = formats("tpu-v5e", "weight_formats");
+  EXPECT_TRUE(has(tpu, "bf16") && has(tpu, "int8"));
+  for (const char* gguf : {"q8_0", "q4_k_m", "q4_0", "q2_k"}) EXPECT_FALSE(has(tpu, gguf)) << gguf;
+  EXPECT_FALSE(has(formats("tpu-v5e", "kv_formats"), "fp16"));
+  for (const char* chip : {"h100", "rtx-4090", "apple-m2-max", "desktop-ddr5"}) {
+    EXPECT_TRUE(has(formats(chip, "weight_formats"), "q4_k_m")) << chip;
+  }
+  EXPECT_TRUE(formats("tpu-v5e", "adapter_formats").empty());
+  EXPECT_TRUE(has(formats("rtx-4090", "adapter_formats"), "nf4"));
+  EXPECT_FALSE(has(formats("apple-m2-max", "adapter_formats"), "nf4"));
+  EXPECT_TRUE(has(formats("apple-m2-max", "adapter_formats"), "mxfp4"));
+}
+
+// Can I run it?'s suggestions follow the chip: a TPU is never offered GGUF, a datacenter part is
+// offered the format its matrix units multiply (FP8 on an H100, INT8 on a TPU v5e), a card keeps
+// llama.cpp's next step down; a format the chip's runtimes do not run is warned about, in words.
+TEST(LocalInference, SuggestionsFollowTheChipsRuntimes) {
+  json tpu = eval_full("local_inference", {{"chip", "tpu-v5e"}, {"weight_format", "bf16"}, {"kv_format", "bf16"}});
+  EXPECT_EQ(tpu["outputs"]["suggested_format"], "int8");
+  EXPECT_TRUE(tpu["warnings"].dump().find("does not run on") == std::string::npos) << tpu["warnings"];
+  json h100 = eval_full("local_inference", {{"chip", "h100"}, {"weight_format", "bf16"}, {"kv_format", "bf16"}});
+  EXPECT_EQ(h100["outputs"]["suggested_format"], "fp8");
+  EXPECT_EQ(local({{"chip", "rtx-4090"}})["suggested_format"], "q4_0");
+  json gguf = eval_full("local_inference", {{"chip", "tpu-v5e"}, {"weight_format", "q4_k_m"}, {"kv_format", "bf16"}});
+  ASSERT_EQ(gguf["warnings"].size(), 1u);
+  EXPECT_EQ(gguf["warnings"][0].get<std::string>().rfind("GGUF Q4_K_M weights run through llama.cpp, which does not run on the TPU v5e", 0), 0u)
+      << gguf["warnings"][0];
+  EXPECT_NE(gguf["outputs"]["suggested_format"].get<std::string>().rfind("q", 0), 0u);
+  // Can I fine-tune it?: QLoRA where a runtime trains adapters over its format on the chip
+  json mac = eval_full("finetune", {{"chip", "apple-m2-max"}, {"method", "qlora"}, {"quant_format", "mxfp4"}});
+  EXPECT_TRUE(mac["warnings"].empty()) << mac["warnings"];
+  json nf4 = eval_full("finetune", {{"chip", "apple-m2-max"}, {"method", "qlora"}});
+  ASSERT_FALSE(nf4["warnings"].empty());
+  EXPECT_NE(nf4["warnings"][0].get<std::string>().find("bitsandbytes, which does not run on"), std::string::npos);
+}
+
+}  // namespace

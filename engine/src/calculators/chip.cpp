@@ -73,6 +73,9 @@ void compute(const Args& args, Result& r) {
   r.out("topology", topology_facts(c));
   r.out("memory_name", c.memory_name());
   r.out("memory_rung", c.memory_rung());
+  r.out("weight_formats", formats_running_on(weight_format_names(), c));
+  r.out("kv_formats", formats_running_on(kv_format_names(), c));
+  r.out("adapter_formats", formats_running_on(weight_format_names(), c, true));
   Opt bf16 = c.flops_if("bf16"), hbm = c.hbm_bytes_per_s, link = c.ici_link_bytes_per_s;
   Opt axis = link ? Opt(2 * *link) : std::nullopt;
   out_opt(r, "critical_intensity", opt_div(bf16, hbm));

@@ -83,8 +83,7 @@ struct Inputs {
   double lora_dropout = 0;
   double accumulation = 1;
   bool gpu = false;
-  // a TPU: QLoRA's 4-bit frozen weights come from bitsandbytes, whose kernels are CUDA's only
-  bool tpu = false;
+  bool qlora_runs = true;  // some runtime trains adapters over quant_format on this chip
   MatmulRate rate;
 };
 
@@ -246,11 +245,12 @@ struct Suggestion {
 
 std::string gb(double bytes) { return format_quantity(bytes, "bytes"); }
 
-// The lighter methods a suggestion may offer; on a TPU not QLoRA, whose quantized frozen weights
-// (NF4 in the QLoRA paper) are bitsandbytes' kernels, written for NVIDIA GPUs only.
-std::vector<Method> lighter_methods(Method m, bool tpu) {
-  if (m == Method::full) return tpu ? std::vector<Method>{Method::lora} : std::vector<Method>{Method::lora, Method::qlora};
-  if (m == Method::lora && !tpu) return {Method::qlora};
+// The lighter methods a suggestion may offer; QLoRA only where some runtime trains adapters over
+// frozen weights in its format on this chip (data/formats.json runs_on: NF4 is bitsandbytes',
+// NVIDIA GPUs only; MLX's formats on a Mac; none on a TPU).
+std::vector<Method> lighter_methods(Method m, bool qlora_runs) {
+  if (m == Method::full) return qlora_runs ? std::vector<Method>{Method::lora, Method::qlora} : std::vector<Method>{Method::lora};
+  if (m == Method::lora && qlora_runs) return {Method::qlora};
   return {};
 }
 
@@ -275,7 +275,7 @@ Suggestion suggest_fit(const Inputs& in, const Setup& s, const Footprint& f) {
                "several steps to keep the same batch).";
     return out;
   }
-  for (Method m : lighter_methods(s.method, in.tpu)) {
+  for (Method m : lighter_methods(s.method, in.qlora_runs)) {
     if (fits({m, s.checkpointing, s.micro_batch})) {
       out.kind = "method";
       out.method = method_name(m);
@@ -286,7 +286,7 @@ Suggestion suggest_fit(const Inputs& in, const Setup& s, const Footprint& f) {
       return out;
     }
   }
-  std::vector<Method> lighter = lighter_methods(s.method, in.tpu);
+  std::vector<Method> lighter = lighter_methods(s.method, in.qlora_runs);
   Setup all{lighter.empty() ? s.method : lighter.back(), true, 1};
   Footprint lightest = footprint(in, all, Steps());
   if (lightest.fits() && (all.method != s.method || all.checkpointing != s.checkpointing || s.micro_batch > 1)) {
@@ -414,11 +414,16 @@ Inputs read_inputs(const Args& args, Method method, Result& r) {
   in.lora_dropout = args.num("lora_dropout");
   in.accumulation = args.num("gradient_accumulation");
   in.gpu = chip.is_gpu();
-  in.tpu = chip.is_tpu();
-  if (in.tpu && method == Method::qlora) {
-    r.warn("QLoRA stores the frozen weights in " + in.quant_name + " with bitsandbytes, whose kernels run on NVIDIA "
-           "GPUs only: on " + chip.name() + " this is the memory such a format would take, not a recipe its "
-           "libraries offer.");
+  in.qlora_runs = format_runs_on(in.quant_format, chip, true);
+  if (!in.qlora_runs && method == Method::qlora) {
+    std::string runs;
+    for (const std::string& id : formats_running_on(weight_format_names(), chip, true)) {
+      runs += (runs.empty() ? "" : ", ") + find_format(id)->value("name", id);
+    }
+    r.warn("QLoRA trains adapters over frozen weights in " + in.quant_name + " through " + format_runtimes(in.quant_format) +
+           ", which does not run on " + chip.name() + ": this is the memory such a format would take, not a recipe its "
+           "libraries offer." + (runs.empty() ? std::string(" No runtime in the catalog does QLoRA on it.")
+                                             : " Formats QLoRA runs with on it: " + runs + "."));
   }
   if (in.lora_dropout > 0 && !in.practice) {
     r.warn("lora_dropout counts its saved copies with accounting \"practice\" only; the book's count leaves them out.");

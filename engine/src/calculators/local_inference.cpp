@@ -404,15 +404,50 @@ struct Suggestion {
   std::optional<double> context, devices;
 };
 
-// The weight formats below `current`, largest first.
-std::vector<Format> smaller_formats(const Format& current) {
+// Whether a runtime that serves beyond one's own machine (one not marked "local" in
+// data/formats.json, as llama.cpp and MLX are) runs the format on the chip's platform.
+bool served_at_scale(const Format& f, const Chip& chip) {
+  const std::string platform = chip.platform();
+  for (const json& runtime : (*find_format(f.id)).value("runs_on", json::array())) {
+    if (runtime.value("local", false)) continue;
+    for (const json& on : runtime["on"]) {
+      if (platform.empty() ? on != "tpu" && on != "cpu" : on == platform) return true;
+    }
+  }
+  return false;
+}
+
+// The weight formats below `current` that some runtime runs on the chip (data/formats.json
+// runs_on), largest first. On a TPU or a datacenter GPU the formats a serving stack runs there
+// and its matrix units multiply come first (FP8 on an H100, INT8 on a TPU v5e), then the rest
+// (llama.cpp's GGUF); between two as large, the one multiplied natively first.
+std::vector<Format> smaller_formats(const Format& current, const Chip& chip) {
   std::vector<Format> list;
-  for (const std::string& id : weight_format_names()) {
+  for (const std::string& id : formats_running_on(weight_format_names(), chip)) {
     Format f = read_format(id);
     if (f.bits < current.bits) list.push_back(f);
   }
-  std::stable_sort(list.begin(), list.end(), [](const Format& a, const Format& b) { return a.bits > b.bits; });
+  auto native = [&](const Format& f) { return f.native_rate && chip.flops_if(*f.native_rate); };
+  const bool datacenter = chip.kind == ChipKind::tpu || chip.kind == ChipKind::datacenter_gpu;
+  std::stable_sort(list.begin(), list.end(), [&](const Format& a, const Format& b) {
+    auto served = [&](const Format& f) { return native(f) && served_at_scale(f, chip); };
+    if (datacenter && served(a) != served(b)) return served(a);
+    return a.bits != b.bits ? a.bits > b.bits : native(a) && !native(b);
+  });
   return list;
+}
+
+// A weight or KV-cache format no runtime of data/formats.json runs on the chip: priced all the
+// same (the bytes are the bytes), with a warning that names the runtimes and what the chip runs.
+void warn_unrun_format(const Format& f, const char* what, const std::vector<std::string>& ids, const Chip& chip, Result& r) {
+  if (format_runs_on(f.id, chip)) return;
+  std::string runs;
+  for (const std::string& id : formats_running_on(ids, chip)) runs += (runs.empty() ? "" : ", ") + read_format(id).name;
+  const std::string runtimes = format_runtimes(f.id);
+  const bool one = runtimes.find(" or ") == std::string::npos;
+  r.warn(f.name + " " + what + " run through " + runtimes + (one ? ", which does not run on the " : ", none of which runs on the ") +
+         chip.name() + ": the figures price the bytes as if it did." +
+         (runs.empty() ? std::string() : " Formats that run on the " + chip.name() + ": " + runs + "."));
 }
 
 // The longest context whose KV cache fits in `room` bytes for every user (whole tokens).
@@ -421,10 +456,10 @@ double context_fitting(const Model& m, double room, double users, const Memory& 
   return std::floor(context_holding(m, room / (users * mem.kv_bytes_per_layer_token)));
 }
 
-Suggestion suggest_fit(const Args& args, const Memory& mem, const Format& w, double params) {
+Suggestion suggest_fit(const Args& args, const Memory& mem, const Format& w, double params, const Chip& chip) {
   Suggestion s;
   double rest = mem.kv_bytes + mem.overhead;
-  for (const Format& f : smaller_formats(w)) {
+  for (const Format& f : smaller_formats(w, chip)) {
     double need = params * f.bits / 8 + rest;
     if (need <= mem.usable) {
       s.kind = "smaller_format";
@@ -442,7 +477,7 @@ Suggestion suggest_fit(const Args& args, const Memory& mem, const Format& w, dou
     s.text = "A shorter context fits: at most " + format_quantity(*s.context, "tokens") + " per user leave room for the KV cache.";
     return s;
   }
-  for (const Format& f : smaller_formats(w)) {
+  for (const Format& f : smaller_formats(w, chip)) {
     double room_f = mem.usable - mem.overhead - params * f.bits / 8;
     if (per_context_token > 0 && room_f >= per_context_token) {
       s.kind = "smaller_format_and_context";
@@ -468,7 +503,7 @@ Suggestion suggest_fit(const Args& args, const Memory& mem, const Format& w, dou
 }
 
 Suggestion suggest_speed(const Format& w, const WeightRead& wr, const Memory& mem, double t_mem,
-                         const std::string& bound, double users) {
+                         const std::string& bound, double users, const Chip& chip) {
   Suggestion s;
   if (bound == "compute") {
     s.kind = "none";
@@ -476,7 +511,7 @@ Suggestion suggest_speed(const Format& w, const WeightRead& wr, const Memory& me
              "device would speed it up.";
     return s;
   }
-  for (const Format& f : smaller_formats(w)) {
+  for (const Format& f : smaller_formats(w, chip)) {
     double bytes_now = wr.read_params() * w.bits / 8 + mem.kv_bytes;
     double bytes_new = wr.read_params() * f.bits / 8 + mem.kv_bytes;
     double tokens = users / (t_mem * bytes_new / bytes_now);
@@ -487,7 +522,7 @@ Suggestion suggest_speed(const Format& w, const WeightRead& wr, const Memory& me
              " in all.";
     return s;
   }
-  s.text = "Already the smallest weight format.";
+  s.text = "Already the smallest weight format that runs on the " + chip.name() + ".";
   return s;
 }
 
@@ -674,6 +709,8 @@ void compute(const Args& args, Result& r) {
                                       "modelled for discrete GPUs, which each bring their own memory; leave the list out");
   }
   no_spill_on_tpu(args, chip);
+  warn_unrun_format(w, "weights", weight_format_names(), chip, r);
+  warn_unrun_format(kv, "KV caches", kv_format_names(), chip, r);
   if (!is_discrete(chip)) {
     for (const char* p : {"system_ram_bytes", "system_ram_bytes_per_s", "offload"}) {
       if (args.given(p)) {
@@ -783,8 +820,8 @@ void compute(const Args& args, Result& r) {
     }
   }
 
-  Suggestion s = mem.fits ? suggest_speed(w, wr, mem, t_mem, bound, users)
-                          : suggest_fit(args, mem, w, wr.params_total);
+  Suggestion s = mem.fits ? suggest_speed(w, wr, mem, t_mem, bound, users, chip)
+                          : suggest_fit(args, mem, w, wr.params_total, chip);
   if (!mem.fits) {
     std::string on = chip.name();
     if (mem.mixed) {

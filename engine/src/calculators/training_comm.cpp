@@ -484,8 +484,11 @@ void expected_layer_time(const Args& args, const Expr& t_layer, double chips, Re
 // One chip: the layer's math alone. No collective, so no fabric, intensity, ring factor or
 // critical batch; the communication time is 0 and the chip is compute-bound at any batch.
 void answer_one_chip(const Args& args, const CommSetup& s, Result& r) {
-  r.warn("One chip: nothing to communicate, so no collective is priced (communication time 0); give more "
-         "chips to price a strategy's collectives.");
+  // (on a reader's own card, Mac or CPU the one chip is a device)
+  const bool own = own_device_kind(args.chip().kind);
+  const std::string one = own ? "One device" : "One chip", more = own ? "devices" : "chips";
+  r.warn(one + ": nothing to communicate, so no collective is priced (communication time 0); give more " + more +
+         " to price a strategy's collectives.");
   r.out("strategy", strategy_name(s.strategy));
   r.out_null("fabric");
   r.out("pass", has_backward(s.strategy) ? "backward" : "forward");

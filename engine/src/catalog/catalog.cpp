@@ -268,6 +268,39 @@ double format_bits(const std::string& id) {
                              "q8_0, q4_k_m, mxfp4), got \"" + id + "\"");
 }
 
+bool format_runs_on(const std::string& format, const Chip& chip, bool adapters) {
+  const json* f = find_format(format);
+  if (!f) return false;
+  const std::string platform = chip.platform();
+  for (const json& runtime : f->value("runs_on", json::array())) {
+    if (adapters && !runtime.value("adapters", false)) continue;
+    for (const json& on : runtime["on"]) {
+      // a GPU of no given vendor: whatever runs on some GPU vendor
+      if (platform.empty() ? on != "tpu" && on != "cpu" : on == platform) return true;
+    }
+  }
+  return false;
+}
+
+std::vector<std::string> formats_running_on(const std::vector<std::string>& ids, const Chip& chip, bool adapters) {
+  std::vector<std::string> out;
+  for (const std::string& id : ids) {
+    if (format_runs_on(id, chip, adapters)) out.push_back(id);
+  }
+  return out;
+}
+
+std::string format_runtimes(const std::string& format) {
+  std::string out;
+  const json* f = find_format(format);
+  const json none = json::array();
+  const json& list = f ? f->value("runs_on", none) : none;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    out += (i == 0 ? "" : i + 1 == list.size() ? " or " : ", ") + list[i]["runtime"].get<std::string>();
+  }
+  return out;
+}
+
 const std::vector<std::string>& weight_format_names() {
   static const std::vector<std::string> names = format_column(&FormatRow::weights, &FormatRow::id);
   return names;
@@ -458,6 +491,18 @@ Chip::Chip(json resolved) : data_(std::move(resolved)) {
 std::string Chip::kind_name() const {
   const auto& names = chip_kind_names();
   return names[size_t(kind)];
+}
+
+bool own_device_kind(ChipKind kind) {
+  return kind == ChipKind::consumer_gpu || kind == ChipKind::workstation_gpu || kind == ChipKind::unified_memory ||
+         kind == ChipKind::cpu;
+}
+
+std::string Chip::platform() const {
+  if (kind == ChipKind::tpu) return "tpu";
+  if (kind == ChipKind::cpu) return "cpu";
+  auto it = data_.find("vendor");
+  return it != data_.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
 bool Chip::has_hbm() const {

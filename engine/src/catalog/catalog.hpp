@@ -74,6 +74,16 @@ const std::vector<std::string>& weight_format_names();
 const std::vector<std::string>& weight_format_titles();  // the formats' names, for people
 const std::vector<std::string>& kv_format_names();
 const std::vector<std::string>& kv_format_titles();
+class Chip;
+// Which software runs a format on which chips (data/formats.json runs_on, each runtime with its
+// source): a chip's platform is "tpu" or "cpu" by its kind, else its GPU's vendor ("nvidia", "amd",
+// "intel", "apple"). A chip with no vendor (a custom GPU) runs every format a GPU runs.
+// `adapters`: only runtimes that train LoRA adapters over frozen weights in the format (QLoRA).
+bool format_runs_on(const std::string& format, const Chip& chip, bool adapters = false);
+// The formats of `ids` (weight_format_names(), kv_format_names()) that run on the chip, in order.
+std::vector<std::string> formats_running_on(const std::vector<std::string>& ids, const Chip& chip, bool adapters = false);
+// The runtimes that run a format, for a sentence: "llama.cpp"; "vLLM FP8 or MaxText (Qwix)".
+std::string format_runtimes(const std::string& format);
 
 // What a chip is, which decides the interconnects it has: TPUs sit on an ICI torus;
 // datacenter GPUs in an NVLink domain joined by InfiniBand; workstation and consumer GPUs,
@@ -82,6 +92,8 @@ const std::vector<std::string>& kv_format_titles();
 enum class ChipKind { tpu, datacenter_gpu, workstation_gpu, consumer_gpu, unified_memory, cpu };
 const std::vector<std::string>& chip_kind_names();  // "tpu", "datacenter-gpu", …, then "gpu"
 const std::vector<std::string>& chip_kind_titles();  // the same kinds, for people
+// A reader's own device (a GPU card, a Mac, a CPU), where a sentence says "device" for "chip".
+bool own_device_kind(ChipKind kind);
 
 // The GPU scale-out fabric of a reference SuperPod (gpus.md); absent figures stay empty.
 struct Superpod {
@@ -120,6 +132,9 @@ class Chip {
   std::string id() const { return id_; }
   std::string name() const { return name_; }
   std::string kind_name() const;
+  // What software targets: "tpu", "cpu", or the GPU's vendor ("nvidia", "amd", "intel", "apple");
+  // empty for a GPU whose vendor is not given.
+  std::string platform() const;
   bool is_gpu() const;  // any GPU kind
   bool is_tpu() const { return kind == ChipKind::tpu; }
   // The chip's memory as a reader names it, from its memory kind: "HBM" on HBM parts (and on a

@@ -78,6 +78,13 @@ std::string setting_phrase(const SettingWords& w, const std::string& value, bool
   return value + " " + (one && plural ? w.name.substr(0, w.name.size() - 1) : w.name);
 }
 
+// On a reader's own device (a card, a Mac, a CPU) a count of chips is a count of devices: "this
+// setup takes 1 device". The published runs' own counts keep their chips.
+SettingWords on_own_device(SettingWords w, ChipKind kind) {
+  if (own_device_kind(kind) && w.name == "chips") return {"devices", w.unit, "device", w.quantity};
+  return w;
+}
+
 // "a, b and c"
 std::string and_list(const std::vector<std::string>& parts) {
   std::string text;
@@ -150,7 +157,7 @@ void out_band(const Band* band, std::string_view calculator, ChipKind kind, cons
       const std::string span = range.low == range.high ? setting_value(words, range.low)
                                                          : setting_value(words, range.low) + "–" + setting_value(words, range.high);
       theirs.push_back(setting_phrase(words, span, range.low == 1 && range.high == 1));
-      ours.push_back(setting_phrase(words, setting_value(words, value), value == 1));
+      ours.push_back(setting_phrase(on_own_device(words, kind), setting_value(words, value), value == 1));
     }
   }
   const bool other_kind = !listed(band->run_kinds, chip_kind_names()[std::size_t(kind)]);

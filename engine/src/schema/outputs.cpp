@@ -305,6 +305,9 @@ constexpr Output kComputeBudget[] = {
 constexpr Output kChip[] = {
     {"memory_name", "", "memory", "the chip's memory as a reader names it: HBM, GDDR6X memory, unified LPDDR5 memory, DDR5 system RAM", false},
     {"memory_rung", "", "memory rung", "the chip's memory as a rung of the memory ladder (the title of the path hbm)", false},
+    {"weight_formats", "", "weight formats it runs", "the weight formats some runtime runs on this chip (data/formats.json runs_on)", false},
+    {"kv_formats", "", "KV-cache formats it runs", "the KV-cache formats some runtime runs on this chip (data/formats.json runs_on)", false},
+    {"adapter_formats", "", "formats QLoRA trains over", "the weight formats some runtime on this chip trains LoRA adapters over, frozen (QLoRA)", false},
     {"critical_intensity", "FLOPs/byte", "critical intensity", "bf16 FLOP/s divided by device-memory bandwidth", true},
     {"critical_intensity_int8", "FLOPs/byte", "critical intensity (int8)", "int8 FLOP/s divided by device-memory bandwidth", true},
     {"critical_intensity_fp8", "FLOPs/byte", "critical intensity (fp8)", "fp8 FLOP/s divided by device-memory bandwidth", true},
