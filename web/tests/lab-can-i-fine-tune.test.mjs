@@ -32,7 +32,7 @@ test('opens on an RTX 4090 with the engine numbers; every control changes them',
     ['lora_targets', 'qv', 'adapter_bytes'],
     ['optimizer', 'adam_8bit', 'optimizer_bytes'],
     ['method', 'qlora', 'weights_bytes'],
-    ['quant_format', 'q4_0', 'weights_bytes'],
+    ['quant_format', 'awq_int4_g128', 'weights_bytes'],
     ['method', 'full', 'grads_bytes'],
     ['method', 'pretrain', 'grads_bytes'],
   ];

@@ -5,11 +5,18 @@
 // activations, overhead against usable memory), the training time, the binding limit and the
 // engine's first change that would make it fit. Every number and sentence is the engine's.
 import { html, nothing, type TemplateResult } from 'lit';
-import { defineLab, type LabResult, LabElement, type ControlSpec, type OutputSpec } from './lab-element';
+import { defineLab, type ChipFacts, type LabResult, LabElement, type Control, type ControlSpec, type OutputSpec } from './lab-element';
 import { MODEL_PICKER } from './model-picker';
 import { memoryMeter, num } from './memory-meter';
 import type { Result } from '../engine';
 
+/** The frozen weights' format QLoRA opens on: NF4 where a runtime trains adapters over it on the
+ *  chip (bitsandbytes on NVIDIA), else MXFP4 (MLX on a Mac), else the first the chip's runtimes
+ *  take (the engine's adapter_formats, from data/formats.json runs_on). */
+const quantStart = (c: ChipFacts) => {
+  const runs = c.adapterFormats;
+  return !runs || runs.includes('nf4') ? 'nf4' : runs.includes('mxfp4') ? 'mxfp4' : runs[0] ?? 'nf4';
+};
 
 export class CanIFineTuneLab extends LabElement<'finetune'> {
   readonly controls: ControlSpec[] = [
@@ -17,23 +24,43 @@ export class CanIFineTuneLab extends LabElement<'finetune'> {
     { path: 'method', label: 'what to train' },
     { path: 'lora_rank', label: 'LoRA rank r (LoRA and QLoRA)' },
     { path: 'lora_targets', label: 'matrices with an adapter (LoRA and QLoRA)' },
-    { path: 'quant_format', label: 'format of the frozen weights', onlyWith: { method: 'qlora' } },
+    { path: 'quant_format', label: 'format of the frozen weights', onlyWith: { method: 'qlora' }, start: quantStart },
     { path: 'tokens', label: 'tokens to train on' },
     { path: 'sequence_length', label: 'tokens per sequence' },
     { path: 'micro_batch', label: 'sequences per forward-backward pass', main: true },
-    { path: 'mfu', label: 'MFU: share of the 16-bit peak the run reaches' },
+    { path: 'mfu', label: 'MFU, the part of the 16-bit peak the run reaches' },
     { path: 'activation_checkpointing', label: 'activation checkpointing' },
     { path: 'optimizer', label: 'optimizer state' },
     { path: 'measured_tokens_per_s', label: 'I measured: the tokens per second your fine-tune trained at, if you ran it' },
   ];
   readonly outputs: OutputSpec<'finetune'>[] = [
-    'hours', 'tokens_per_s', 'total_flops', 'needed_bytes', 'usable_bytes', 'free_bytes',
+    { name: 'hours', label: 'training time' }, 'tokens_per_s', 'total_flops', 'needed_bytes', 'usable_bytes', 'free_bytes',
     'shortfall_bytes', 'weights_bytes', 'adapter_bytes', 'grads_bytes', 'optimizer_bytes', 'master_bytes',
     'activations_bytes', 'logits_bytes', 'trainable_params', 'max_micro_batch',
   ];
 
   /** the reader's own devices first in the chip menu */
   readonly devicesFirst = true;
+
+  /** the formats QLoRA trains over on this chip; empty where no runtime does (a TPU, a CPU) */
+  private adapterFormats(): string[] | null { return this.state.chipFacts?.adapterFormats ?? null; }
+  /** QLoRA where some runtime on the chip trains adapters over frozen quantized weights: elsewhere
+   *  its method and the frozen weights' format are left out (unless chosen: the engine then warns) */
+  protected renderControl(c: Control): TemplateResult {
+    const runs = this.adapterFormats() ?? (c.path === 'quant_format' ? c.schema.choices ?? [] : null);
+    if (!runs) return super.renderControl(c);
+    const now = String(this.values.get(c.path));
+    if (c.path === 'quant_format') {
+      // only QLoRA stores the frozen weights quantized: under LoRA or a full update they are bf16,
+      // and a greyed NF4 beside a 16-bit weight bar read as a contradiction
+      if (this.values.get('method') !== 'qlora') return html``;
+      return super.renderControl({ ...c, schema: { ...c.schema, choices: (c.schema.choices ?? []).filter((o) => runs.includes(o) || o === now) } });
+    }
+    if (c.path === 'method' && !runs.length && now !== 'qlora') {
+      return super.renderControl({ ...c, schema: { ...c.schema, choices: (c.schema.choices ?? []).filter((o) => o !== 'qlora') } });
+    }
+    return super.renderControl(c);
+  }
 
   private meter(r: LabResult<'finetune'>): TemplateResult {
     const o = r.outputs;

@@ -5,14 +5,14 @@
 // bounds with the binding term, and the engine's first suggested change. Every number and every
 // sentence of advice is the engine's; this file only lays them out.
 import { html, nothing, type TemplateResult } from 'lit';
-import { defineLab, type LabResult, LabElement, type Control, type ControlSpec, type OutputSpec } from './lab-element';
+import { ONE_DEVICE_KINDS, defineLab, type ChipFacts, type LabResult, LabElement, type Control, type ControlSpec, type OutputSpec, type StartFn } from './lab-element';
 import { MODEL_PICKER } from './model-picker';
 import { memoryMeter, meterOf, num } from './memory-meter';
 import { article } from './words';
 import { isError, type PublishedRun, type Result } from '../engine';
 import { publishedRuns } from '../published-runs';
 import { MEASURED_TTFT_CONTROL, measuredTtftLine } from './measured';
-import { ChartCache, Plot, moveMarker, powerOfTwoTicks } from './plot';
+import { ChartCache, NARROW_CHART_PX, Plot, moveMarker, powerOfTwoTicks } from './plot';
 import { PublishedRunsLayer } from './published-layer';
 
 /** one context of the chart's curve: the bound and the range published runs reach */
@@ -30,11 +30,26 @@ interface Tier { tier: string; label: string; capacity_bytes: number | null; byt
 
 let tiersCounter = 0;
 
+/** `want` where the chip's runtimes run it, else BF16, else the first format they run (the
+ *  engine's list from data/formats.json runs_on; unknown: `want`). */
+const runnable = (runs: string[] | null | undefined, want: string) =>
+  !runs || runs.includes(want) ? want : runs.includes('bf16') ? 'bf16' : runs[0] ?? want;
+const own = (c: ChipFacts) => ONE_DEVICE_KINDS.includes(c.kind);
+/** The weights a lab opens on: GGUF Q4_K_M on the reader's own device (llama.cpp), INT8 on a TPU
+ *  (as vLLM's TPU backend and MaxText quantize: an 8B model then fits a TPU v5e's 16 GB), BF16 on
+ *  a datacenter GPU (as vLLM serves a checkpoint), and never a format the chip's runtimes do not run. */
+const WEIGHTS_START: StartFn = Object.assign((c: ChipFacts) => runnable(c.weightFormats, own(c) ? 'q4_k_m' : c.kind === 'tpu' ? 'int8' : 'bf16'), {
+  why: (c: ChipFacts) => (own(c) ? null : c.kind === 'tpu'
+    ? `A TPU runs a model through JAX/XLA, not llama.cpp: the lab opens on INT8 weights, as vLLM's TPU backend and MaxText quantize them, and a BF16 KV cache; its format menus list only what the ${c.name}'s runtimes run.`
+    : `On a datacenter GPU the lab opens on BF16 weights and KV cache, as vLLM serves a checkpoint; llama.cpp's GGUF formats run on the ${c.name} too.`),
+});
+const KV_START: StartFn = (c) => runnable(c.kvFormats, own(c) ? 'fp16' : 'bf16');
+
 export class CanIRunLab extends LabElement<'local_inference'> {
   readonly controls: ControlSpec[] = [
     MODEL_PICKER,
-    { path: 'weight_format', label: 'weight format (bits per weight, scales included)' },
-    { path: 'kv_format', label: 'KV-cache format' },
+    { path: 'weight_format', label: 'weight format (bits per weight, scales included)', start: WEIGHTS_START },
+    { path: 'kv_format', label: 'KV-cache format', start: KV_START },
     { path: 'context', label: 'context: tokens each user keeps', main: true },
     { path: 'users', label: 'concurrent users' },
     { path: 'arithmetic', label: 'matmul arithmetic' },
@@ -99,6 +114,18 @@ export class CanIRunLab extends LabElement<'local_inference'> {
 
   /** the reader's own devices first in the chip menu */
   readonly devicesFirst = true;
+
+  /** The format menus list what the chip's runtimes run (and the format chosen, if another: the
+   *  engine then says so in a warning). */
+  protected renderControl(c: Control): TemplateResult {
+    const f = this.state.chipFacts;
+    // a TPU has no host memory a model spills to: its spill settings are left out, not greyed
+    if (this.controlApplies(c) === false) return html``;
+    const runs = c.path === 'weight_format' ? f?.weightFormats : c.path === 'kv_format' ? f?.kvFormats : null;
+    if (!runs) return super.renderControl(c);
+    const now = String(this.values.get(c.path));
+    return super.renderControl({ ...c, schema: { ...c.schema, choices: (c.schema.choices ?? []).filter((o) => runs.includes(o) || o === now) } });
+  }
 
   private meter(r: LabResult<'local_inference'>): TemplateResult {
     const o = r.outputs;
@@ -193,7 +220,7 @@ export class CanIRunLab extends LabElement<'local_inference'> {
     const mixed = Array.isArray(r.inputs.other_devices) && split.length > 1;
     const on = mixed ? split.map((d) => d.name).join(' + ') : devices > 1 ? `${this.engine!.format(devices, 'count')} × ${name}` : `the ${name}`;
     return html`${this.ownDeviceOffer()}<p class="verdict verdict-${bound}" data-fits=${String(o.fits)}>
-      ${o.fits ? html`${this.fitWords(true, 'It fits', '')} on ${on}.` : html`${this.fitWords(false, '', 'It does not fit')} on ${on}: the rest spills to slower memory.`}
+      ${o.fits ? html`${this.fitWords(true, 'It fits', '')} on ${on}.` : html`${this.fitWords(false, '', 'It does not fit')} on ${on}: ${this.state.chipFacts?.kind === 'tpu' ? 'a TPU has no slower memory to spill the rest to, so the times below are what a step would take if it fit' : 'the rest spills to slower memory'}.`}
       At most ${this.fig('tokens_per_s')}, ${bound}-bound (${what} sets the pace);
       the first token after ${article(this.engine!.format(num(o.prompt_tokens), 'count'))} ${this.engine!.format(num(o.prompt_tokens), 'count')}-token prompt takes at least ${this.fig('ttft_s')}.</p>
       ${this.expected(r, 'tokens_per_s', 'tokens/s')}
@@ -255,17 +282,20 @@ export class CanIRunLab extends LabElement<'local_inference'> {
       if (host.firstChild !== drawn || host.childNodes.length !== 1) host.replaceChildren(drawn);
       return;
     }
-    const terms = ['bound (the engine)', ...(band.length ? ['published runs reach'] : [])];
+    // (the band in the accent blue: green is "it fits" in this lab's verdict)
+    const terms = ['upper bound (this model)', ...(band.length ? ['published runs reach'] : [])];
     const chart = Plot.plot({
       // (room on the right for the last context's label, which sits on the axis's end)
-      width, height: Math.round(Math.min(320, width * 0.6)), marginLeft: 70, marginRight: 36, marginBottom: 42, marginTop: 24,
+      // (on a phone: a narrower left margin, the y axis's labels being short counts, and a plot
+      // at least 220 px tall)
+      width, height: Math.round(Math.max(220, Math.min(320, width * 0.6))), marginLeft: width < NARROW_CHART_PX ? 48 : 70, marginRight: 36, marginBottom: 42, marginTop: 24,
       ariaLabel: 'Tokens per second against context on this device, from the engine', ariaDescription: description,
       style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
       x: { type: 'log', base: 2, label: 'Context per user (tokens) →', tickFormat: (d: number) => f(d, 'count'), ticks: powerOfTwoTicks(128, reach, width - 106) },
-      y: { label: '↑ Tokens per second', zero: true, grid: true, ticks: 5, tickFormat: (d: number) => f(d, 'count') },
-      color: { legend: true, domain: terms, range: ['currentColor', 'var(--ok)'] },
+      y: { label: '↑ Tokens per second', zero: true, grid: true, ticks: width < NARROW_CHART_PX ? 4 : 5, tickFormat: (d: number) => f(d, 'count') },
+      color: { legend: true, domain: terms, range: ['currentColor', 'var(--accent)'] },
       marks: [
-        band.length ? Plot.areaY(band, { x: 'context', y1: 'low', y2: 'high', fill: 'var(--ok)', fillOpacity: 0.18, ariaHidden: 'true', className: 'expected-band' }) : null,
+        band.length ? Plot.areaY(band, { x: 'context', y1: 'low', y2: 'high', fill: 'var(--accent)', fillOpacity: 0.18, ariaHidden: 'true', className: 'expected-band' }) : null,
         Plot.line(pts, { x: 'context', y: 'bound', stroke: 'currentColor', strokeWidth: 2, ariaHidden: 'true', className: 'bound-line' }),
         Plot.ruleX([context], { stroke: 'currentColor', strokeOpacity: 0.5, ariaHidden: 'true', className: 'batch-rule' }),
         ...this.layerMarks(r, width),

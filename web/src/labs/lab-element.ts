@@ -234,10 +234,12 @@ export abstract class LabElement<C extends CalculatorName = CalculatorName> exte
     if (isError(r)) return null;
     const o = r.outputs;
     const count = (v: unknown) => (typeof v === 'number' && v > 0 ? v : null);
+    const ids = (v: unknown) => (Array.isArray(v) ? v.map(String) : null);
     return {
       kind: String(o.kind), nodeGpus: count(o.node_gpus), podChips: count(o.pod_chips), memoryBytes: count(o.hbm_bytes),
       memoryKind: typeof o.memory_kind === 'string' && o.memory_kind ? o.memory_kind : null,
       memoryName: String(o.memory_name), memoryRung: String(o.memory_rung), gpuShare: count(o.gpu_memory_share), name: String(o.name),
+      weightFormats: ids(o.weight_formats), kvFormats: ids(o.kv_formats), adapterFormats: ids(o.adapter_formats),
     };
   }
   /** For the labs about the reader's own hardware on a datacenter chip: a sentence saying so, and

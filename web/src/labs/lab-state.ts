@@ -27,6 +27,11 @@ export interface ChipFacts {
   gpuShare: number | null;
   /** the chip's name, for a sentence */
   name: string;
+  /** the weight and KV-cache formats some runtime runs on this chip, and those QLoRA trains
+   *  adapters over (the engine's chip outputs, from data/formats.json runs_on); null when unknown */
+  weightFormats?: string[] | null;
+  kvFormats?: string[] | null;
+  adapterFormats?: string[] | null;
 }
 /** Personal devices: a lab opens on one of them. */
 export const ONE_DEVICE_KINDS = ['consumer-gpu', 'workstation-gpu', 'unified-memory', 'cpu'];
