@@ -37,9 +37,10 @@ export class DecodeLab extends LabElement<'decode'> {
     { ...MODEL_PICKER, start: byChip({ device: 'llama3-8b', tpu: 'llama3-8b', gpu: 'llama3-70b' }) },
     { path: 'context', start: 128 },
     { path: 'chips', start: chipCount(4) },
-    { path: 'weight_dtype' },
-    { path: 'kv_dtype' },
-    { path: 'compute_dtype' },
+    // (the same words as Can I run it?: a format, not a "dtype")
+    { path: 'weight_dtype', label: 'weight format' },
+    { path: 'kv_dtype', label: 'KV-cache format' },
+    { path: 'compute_dtype', label: 'matmul arithmetic format' },
     { path: 'sharding' },
     MEASURED_CONTROL,
   ];
@@ -101,7 +102,8 @@ export class DecodeLab extends LabElement<'decode'> {
     const memory = this.memoryName();
     const what = bound === 'compute' ? 'the FLOPs set' : bound === 'comms' ? 'the model-parallel collectives set' : `reading ${memory} (weights and KV caches) sets`;
     const own = this.onOwnDevice(), n = this.engine!.format(chips, 'count');
-    const where = chips === 1 ? `on one ${own ? 'device' : 'chip'}` : own ? `over ${n} devices` : `for the ${n}-chip slice`;
+    const tpu = this.state.chipFacts?.kind === 'tpu';
+    const where = chips === 1 ? `on one ${own ? 'device' : tpu ? 'chip' : 'GPU'}` : own ? `over ${n} devices` : tpu ? `for the ${n}-chip slice` : `on the ${n} GPUs`;
     return html`<p class="verdict verdict-${bound}" data-bound=${bound}><strong>${cap(bound)}-bound step</strong> at batch ${b}:
       ${what} the step time, ${this.fig('step_s')} (${this.fig('tokens_per_s')} ${where}).
       ${fits ? html`Memory holds ${num(o.max_batch) === null ? 'any batch' : html`up to ${this.fig('max_batch')}`} at this context.`
@@ -125,10 +127,10 @@ export class DecodeLab extends LabElement<'decode'> {
     const unreachable = flip !== null && maxB !== null && maxB < flip;
     const why = mlp === 'memory'
       ? html`reading the weights (${this.fig('t_weights_s')}) outlasts the FLOPs (${this.fig('t_math_s')})${comm ? html` and the collectives (${this.fig('t_comm_s')})` : nothing}.
-        ${flip !== null && above ? html`They turn ${above}-bound above batch <strong class="flip">${this.fig('mlp_flip_batch')}</strong>, the flip marked on the plot${unreachable ? html`, but memory holds only ${this.fig('max_batch')} at this context, so this slice never gets there` : nothing}.` : nothing}`
+        ${flip !== null && above ? html`They turn ${above}-bound above batch <strong class="flip">${this.fig('mlp_flip_batch')}</strong>, the flip marked on the plot${unreachable ? html`, but memory holds only ${this.fig('max_batch')} at this context, so ${this.state.chipFacts?.kind === 'tpu' ? 'this slice' : this.onOwnDevice() ? 'this device' : 'these GPUs'} never gets there` : nothing}.` : nothing}`
       : mlp === 'compute'
         ? html`the FLOPs (${this.fig('t_math_s')}) outlast reading the weights (${this.fig('t_weights_s')}): the batch is past the flip at <strong class="flip">${this.fig('mlp_flip_batch')}</strong>.`
-        : html`the model-parallel collectives (${this.fig('t_comm_s')}) outlast reading the weights (${this.fig('t_weights_s')}) and the FLOPs (${this.fig('t_math_s')}): past the flip at <strong class="flip">${this.fig('mlp_flip_batch')}</strong> the comms, not the FLOPs, grow fastest on this slice.`;
+        : html`the model-parallel collectives (${this.fig('t_comm_s')}) outlast reading the weights (${this.fig('t_weights_s')}) and the FLOPs (${this.fig('t_math_s')}): past the flip at <strong class="flip">${this.fig('mlp_flip_batch')}</strong> the comms, not the FLOPs, grow fastest on ${this.state.chipFacts?.kind === 'tpu' ? 'this slice' : 'these GPUs'}.`;
     return html`<p class="verdict-part verdict-${mlp}" data-part="matmuls" data-bound=${mlp}><strong>Weight matmuls: ${mlp}-bound</strong> — ${why}</p>`;
   }
 
@@ -139,8 +141,12 @@ export class DecodeLab extends LabElement<'decode'> {
       return html`<p class="verdict-part" data-part="attention"><strong>Attention:</strong> no KV cache at context 0, so this is the weights-only floor.</p>`;
     }
     const att = o.attention_bound == null ? null : String(o.attention_bound);
-    const kvx = num(o.kv_crossover_batch);
-    const reads = html`The KV reads take ${this.fig('t_kv_s')} of the step${kvx !== null ? html` and equal the weight reads at batch <strong class="kv-crossover">${this.fig('kv_crossover_batch')}</strong>` : nothing}.`;
+    const kvx = num(o.kv_crossover_batch), maxB = num(o.max_batch);
+    // a crossover past what memory holds is never reached at this context: say so
+    const past = kvx !== null && maxB !== null && kvx > maxB;
+    const reads = html`The KV reads take ${this.fig('t_kv_s')} of the step${kvx === null ? nothing : past
+      ? html` and would equal the weight reads at batch <strong class="kv-crossover">${this.fig('kv_crossover_batch')}</strong>, past the ${this.fig('max_batch')} that memory holds at this context, so the weight reads stay the larger at any batch that fits`
+      : html` and equal the weight reads at batch <strong class="kv-crossover">${this.fig('kv_crossover_batch')}</strong>`}.`;
     if (!att) return html`<p class="verdict-part" data-part="attention"><strong>Attention:</strong> ${reads}</p>`;
     return html`<p class="verdict-part verdict-${att}" data-part="attention" data-bound=${att}><strong>Attention: ${att}-bound at any batch</strong> —
       each sequence reads its own KV cache, so its intensity (${this.fig('attention_intensity')}) does not grow with the batch. ${reads}</p>`;
@@ -163,7 +169,9 @@ export class DecodeLab extends LabElement<'decode'> {
     const landmarks = 2 ** Math.ceil(Math.log2(Math.max(flip ?? 1, Math.min(kvx ?? 1, KV_REACH_CAP)) * 4));
     // (and past the published runs drawn on it)
     const runsReach = Math.max(1, ...this.runs.points(r).map((p) => 2 ** Math.ceil(Math.log2(p.x))));
-    const reach = Math.min(top, Math.max(landmarks, runsReach, 16 ** Math.ceil(Math.log2(b * 4) / 4)));
+    // (and past the memory limit the verdict names, so that its line is drawn inside the plot)
+    const limitReach = maxB !== null && maxB >= 1 ? 2 ** Math.ceil(Math.log2(maxB * 2)) : 1;
+    const reach = Math.min(top, Math.max(landmarks, runsReach, limitReach, 16 ** Math.ceil(Math.log2(b * 4) / 4)));
     const xs: number[] = [];
     for (let x = 1; x <= reach; x *= Math.SQRT2) { const i = Math.round(x); if (xs[xs.length - 1] !== i) xs.push(i); }
     const pts = this.points(base, xs);
@@ -197,8 +205,9 @@ export class DecodeLab extends LabElement<'decode'> {
         ...terms.map((t) => Plot.line(rows.filter((d) => d.term === t.label), { x: 'x', y: 'y', stroke: 'term', strokeWidth: t.key === 'step_s' ? 1.5 : 2.2, strokeDasharray: t.dash ?? undefined, ariaHidden: 'true' })),
         flipShown ? Plot.ruleX([flip], { stroke: 'var(--ok)', strokeDasharray: '4 3', ariaHidden: 'true', className: 'flip-batch' }) : null,
         flipShown ? Plot.text([flip], { x: (d: number) => d, frameAnchor: 'top', dy: -14, text: () => `matmuls flip at ${f(flip, 'count')}`, textAnchor: 'middle', fill: 'currentColor', ariaHidden: 'true' }) : null,
-        maxB !== null && maxB >= 1 && maxB <= last ? Plot.ruleX([maxB], { stroke: 'var(--warn)', strokeWidth: 2, ariaHidden: 'true' }) : null,
-        maxB !== null && maxB >= 1 && maxB <= last ? Plot.text([maxB], { x: (d: number) => d, frameAnchor: 'bottom', dy: -14, text: () => `memory limit ${f(maxB, 'count')}`, dx: -4, textAnchor: 'end', fill: 'currentColor', ariaHidden: 'true' }) : null,
+        // the memory limit: a solid rule, its label running up along it (never across the flip's line)
+        maxB !== null && maxB >= 1 && maxB <= last ? Plot.ruleX([maxB], { stroke: 'currentColor', strokeWidth: 2, ariaHidden: 'true', className: 'memory-limit' }) : null,
+        maxB !== null && maxB >= 1 && maxB <= last ? Plot.text([maxB], { x: (d: number) => d, frameAnchor: 'bottom', rotate: -90, dx: -8, dy: -6, text: () => `memory limit ${f(maxB, 'count')}`, textAnchor: 'start', fill: 'currentColor', stroke: 'var(--bg)', strokeWidth: 4, paintOrder: 'stroke', ariaHidden: 'true', className: 'memory-limit' }) : null,
         Plot.ruleX([b], { stroke: 'currentColor', strokeOpacity: 0.5, ariaHidden: 'true', className: 'batch-rule' }),
         ...this.layerMarks(r, width),
         Plot.dot([{ x: b, y: stepNow }], { x: 'x', y: 'y', r: 6, fill: 'currentColor', stroke: 'var(--bg)', strokeWidth: 2, ariaHidden: 'true', className: 'operating-point' }),
