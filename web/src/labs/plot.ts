@@ -27,14 +27,33 @@ export const DECADES = {
     const within = (v: number) => v >= a * (1 - 1e-9) && v <= b * (1 + 1e-9);
     const whole: number[] = [];
     for (let e = e0; e <= e1; e++) if (within(10 ** e)) whole.push(10 ** e);
-    if (whole.length >= 2) return whole;
-    // fewer than two decades inside: 1, 2 and 5 of each, else every digit, else the domain's ends
-    for (const ms of [[1, 2, 5], [1, 2, 3, 4, 5, 6, 7, 8, 9]]) {
+    if (whole.length >= 3) return whole;
+    const marks = (ms: number[]) => {
       const steps: number[] = [];
       for (let e = e0; e <= e1; e++) for (const m of ms) if (within(m * 10 ** e)) steps.push(m * 10 ** e);
+      return steps;
+    };
+    // two decades inside: with 2 and 5 of each too where that stays few (a third of the axis
+    // beyond the last decade read as empty); fewer: 1-2-5, every digit, or a finer round step
+    const fives = marks([1, 2, 5]);
+    if (whole.length === 2) return fives.length <= 7 ? fives : whole;
+    for (const steps of [fives, marks([1, 2, 3, 4, 5, 6, 7, 8, 9]), marks([1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8])]) {
       if (steps.length >= 2) return steps;
     }
     return [a, b];
+  },
+};
+
+/** A log time axis's ticks in seconds: DECADES of the unit its values are read in (the engine
+ *  writes 100 s as "1.67 min": an axis past two minutes ticks at round minutes, past two hours at
+ *  round hours). */
+export const TIME_DECADES = {
+  floor: (x: number) => x,
+  offset: (x: number) => x,
+  range(lo: number, hi: number): number[] {
+    const top = Math.max(lo, hi);
+    const unit = top >= 7200 ? 3600 : top >= 120 ? 60 : 1;
+    return DECADES.range(lo / unit, hi / unit).map((v) => v * unit);
   },
 };
 
@@ -46,8 +65,9 @@ export function logLogFrame(o: {
 }) {
   return {
     width: o.width,
-    height: Math.round(Math.min(360, o.width * 0.65)),
-    marginLeft: 80,
+    // (a phone's plot at least 230 px tall, its left margin enough for "100 ms")
+    height: Math.round(Math.max(230, Math.min(360, o.width * 0.65))),
+    marginLeft: o.width < NARROW_CHART_PX ? 62 : 80,
     marginBottom: 42,
     marginTop: 24,
     ariaLabel: o.ariaLabel,
@@ -56,7 +76,7 @@ export function logLogFrame(o: {
     x: { type: 'log' as const, label: o.xLabel, tickFormat: (d: number) => o.format(d, 'count'),
       ticks: o.xDomain ? decadeTicks(o.xDomain[0], o.xDomain[1], o.width - 100, (d) => o.format(d, 'count')) : DECADES },
     // whole decades (a gridline at every 2, 3, … 9 of each decade read as a thicket)
-    y: { type: 'log' as const, label: o.yLabel, tickFormat: (d: number) => o.format(d, 's'), grid: true, ticks: DECADES },
+    y: { type: 'log' as const, label: o.yLabel, tickFormat: (d: number) => o.format(d, 's'), grid: true, ticks: TIME_DECADES },
     color: { legend: true, ...o.color },
   };
 }

@@ -5,7 +5,7 @@
 // the smallest topology that holds the model (from the engine's decode calculator).
 // This file only chooses which batches and topologies to ask for; every number is the engine's.
 import { html, nothing, render, type TemplateResult } from 'lit';
-import { DECADES, Plot } from './plot';
+import { DECADES, Plot, TIME_DECADES } from './plot';
 import { byChip, chipCount, defineLab, type LabResult, LabElement, type Control, type ControlSpec, type OutputSpec } from './lab-element';
 import { MODEL_PICKER } from './model-picker';
 import { counted } from './words';
@@ -163,7 +163,9 @@ export class ServingLab extends LabElement<'serving'> {
     const batch = m.min_chips_for_batch !== null && m.min_chips_for_batch > m.min_chips ? m.min_chips_for_batch : null;
     const slice = !this.onOwnDevice() && m.min_slice_chips !== null && m.min_slice_chips > (batch ?? m.min_chips) ? m.min_slice_chips : null;
     return html`The weights need ${worth(m.min_chips)} worth of ${this.memoryName()}${batch !== null ? html`; with the KV cache of a batch of ${n(Number(r.inputs.batch))} at ${n(Number(r.inputs.prompt_tokens) + Number(r.inputs.decode_tokens))} tokens, ${worth(batch)}` : nothing}${slice !== null
-      ? html`; a slice has a power of two chips, so the smallest that holds ${batch !== null ? 'both' : 'them'} has ${counted(slice, 'chip', n)}` : nothing}.`;
+      ? this.state.chipFacts?.kind === 'tpu'
+        ? html`; a slice has a power of two chips, so the smallest that holds ${batch !== null ? 'both' : 'them'} has ${counted(slice, 'chip', n)}`
+        : html`; the sweep takes GPUs in powers of two, so the fewest that hold ${batch !== null ? 'both' : 'them'} are ${counted(slice, 'GPU', n)}` : nothing}.`;
   }
 
   protected renderVerdict(r: LabResult<'serving'>) {
@@ -224,15 +226,17 @@ export class ServingLab extends LabElement<'serving'> {
     if (fit.length) {
       const chart = Plot.plot({
         width,
-        height: Math.round(Math.min(360, width * 0.62)),
+        height: Math.round(Math.max(240, Math.min(360, width * 0.62))),
         marginLeft: 70,
         marginBottom: 42,
+        // (room above the plot for the y axis's title, clear of its top tick's label)
+        marginTop: 28,
         ariaLabel: 'Serving Pareto plot: latency per response against tokens per second per chip, from the engine sweep',
         ariaDescription: description,
         style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
         // whole decades, or 1-2-5 within a narrow range (one device's few points): labels apart
         x: { type: 'log', label: `Tokens/s per ${this.noun()} →`, tickFormat: (d: number) => f(d, 'count'), ticks: DECADES },
-        y: { type: 'log', label: '↑ Latency per response', tickFormat: (d: number) => f(d, 's'), grid: true, ticks: DECADES },
+        y: { type: 'log', label: '↑ Latency per response', tickFormat: (d: number) => f(d, 's'), grid: true, ticks: TIME_DECADES },
         // the legend lists the topologies drawn (those with a point that fits), in a categorical scheme readable on both themes
         color: { legend: true, type: 'ordinal', range: TOPOLOGY_COLOURS, domain: [...new Set(fit.map((p) => p.chips))].sort((a, b) => a - b).map((c) => this.chipsWord(c)) },
         marks: [
