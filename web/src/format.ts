@@ -38,7 +38,7 @@ const FIELD_SCALES: [number, string][] = [[1e12, 'T'], [1e9, 'B'], [1e6, 'M'], [
 const BYTE_SCALES: [number, string][] = [[1e12, ' TB'], [1e9, ' GB'], [1e6, ' MB'], [1e3, ' kB']];
 
 /** A number for an input field, exact and as people write it: 100000000 → "100M", 7e10 → "70B",
- *  1.5e13 → "15T", 4194304 → "4194304" (no shorter exact form), 512 → "512", 1e24 → "1e24";
+ *  1.5e13 → "15T", 4194304 → "4,194,304" (no shorter exact form: grouped), 512 → "512", 1e24 → "1e24";
  *  with unit "bytes", 1e9 → "1 GB". */
 export function fieldText(v: unknown, unit?: string): string {
   if (typeof v !== 'number' || !Number.isFinite(v)) return v == null ? '' : String(v);
@@ -51,6 +51,8 @@ export function fieldText(v: unknown, unit?: string): string {
       if (Math.abs(x) >= 1 && Math.abs(x) < 1e4 && Number(x.toPrecision(4)) * scale === v) return `${Number(x.toPrecision(4))}${suffix}`;
     }
   }
+  // a whole number with no exact scale, in groups of three as people write it ("4,194,304")
+  if (Number.isInteger(v) && a >= 1e4 && a < 1e16) return v.toLocaleString('en-US');
   if (v === 0 || (a < 1e16 && a >= 1e-3)) return plain;
   const sci = v.toExponential().replace('e+', 'e').replace(/\.?0+e/, 'e');
   return !plain.includes('e') && plain.length <= sci.length ? plain : sci;

@@ -208,8 +208,9 @@ export class TrainingCommLab extends LabElement<'training_comm'> {
         Plot.line(rows.filter((d) => d.term !== 'communication'), { x: 'x', y: 'y', stroke: 'term', strokeWidth: 2.2, ariaHidden: 'true' }),
         Plot.line(rows.filter((d) => d.term === 'communication'), { x: 'x', y: 'y', stroke: 'term', strokeWidth: 2.2, strokeDasharray: '7 4', ariaHidden: 'true' }),
         critShown ? Plot.ruleX([crit], { stroke: 'currentColor', strokeDasharray: '4 3', ariaHidden: 'true', className: 'critical-batch' }) : null,
-        // inside the frame, beside its rule, on the side with room (above the frame it met the y axis's title on a phone)
-        critShown ? Plot.text([crit], { x: (d: number) => d, frameAnchor: 'top', dy: 10, dx: critRight ? -5 : 5, text: () => `critical batch ${f(crit, 'tokens')}`, textAnchor: critRight ? 'end' : 'start', fill: 'currentColor', stroke: 'var(--bg)', strokeWidth: 4, paintOrder: 'stroke', ariaHidden: 'true', className: 'critical-batch' }) : null,
+        // inside the frame, beside its rule, on the side with room, in two short lines (one line ran
+        // past the frame's edge on a phone; above the frame it met the y axis's title)
+        critShown ? Plot.text([crit], { x: (d: number) => d, frameAnchor: 'top', dy: 10, dx: critRight ? -5 : 5, text: () => `critical batch\n${f(crit, 'tokens')}`, lineAnchor: 'top', textAnchor: critRight ? 'end' : 'start', fill: 'currentColor', stroke: 'var(--bg)', strokeWidth: 4, paintOrder: 'stroke', ariaHidden: 'true', className: 'critical-batch' }) : null,
         Plot.ruleX([now], { stroke: 'currentColor', strokeOpacity: 0.5, ariaHidden: 'true', className: 'batch-rule' }),
         Plot.dot([{ x: now, y: tNow }], { x: 'x', y: 'y', r: 6, fill: 'currentColor', stroke: 'var(--bg)', strokeWidth: 2, ariaHidden: 'true', className: 'operating-point' }),
       ],
