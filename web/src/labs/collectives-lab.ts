@@ -124,9 +124,10 @@ export class CollectivesLab extends LabElement<'collective'> {
     const f = (v: unknown, u: string) => this.engine!.format(v, u);
     const o = r.outputs;
     // no threshold where no hop latency is priced (a GPU fabric's default): say so in its row
+    // (the row spans the table's width, so the words stay on a line or two)
     const none = (n: string) => (n === 'latency_bound_below_bytes' && o.latency_bound_below_bytes == null && o.t_latency_s === 0 && Number(o.group_size) > 1
-      ? 'none: no hop latency is priced on this network, so no size is latency-bound' : null);
-    return html`<dl class="lab-outputs">${rows.filter(([n]) => o[n] != null || none(n)).map(([n, l]) => html`<div data-out=${n}><dt>${l}</dt><dd>${none(n) ? html`<span class="none">${none(n)}</span>` : n === 'fabric' ? this.choiceText('fabric', o.fabric) : n === 'bottleneck' ? levelWords(o.bottleneck) : this.fmt(n)}</dd></div>`)}</dl>
+      ? 'none: no hop latency is priced on this network' : null);
+    return html`<dl class="lab-outputs">${rows.filter(([n]) => o[n] != null || none(n)).map(([n, l]) => html`<div data-out=${n} class=${none(n) ? 'wide' : ''}><dt>${l}</dt><dd>${none(n) ? html`<span class="none">${none(n)}</span>` : n === 'fabric' ? this.choiceText('fabric', o.fabric) : n === 'bottleneck' ? levelWords(o.bottleneck) : this.fmt(n)}</dd></div>`)}</dl>
       ${this.explainRates(r)}
       ${levels.length ? html`<div class="table-scroll"><table class="co-levels"><caption>GPU fabric levels the group crosses (the slowest one sets the time)</caption>
         <thead><tr><th scope="col">level</th><th scope="col">degree</th><th scope="col">GPUs</th><th scope="col">uplink</th><th scope="col">effective</th><th scope="col">time</th></tr></thead>

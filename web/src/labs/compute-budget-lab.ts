@@ -101,7 +101,7 @@ export class ComputeBudgetLab extends LabElement<'compute_budget'> {
     const sizes = this.sizes;
     return html`<p class="verdict">A budget of <strong>${this.fig('train_flops')}</strong>
       (${f(o.flops_per_param_per_token, '')} × N × D)
-      ${o.t_s == null ? html`— this chip has no bf16 rate in the catalog, so no time` : html`takes <strong>${this.fig('t_s')}</strong> at this chip's peak`}.
+      ${o.t_s == null ? html`— the ${this.state.chipFacts?.name ?? 'chip'} has no bf16 rate in the catalog, so no time` : html`takes <strong>${this.fig('t_s')}</strong> at the ${this.state.chipFacts?.name ?? 'chip'}'s peak`}.
       ${o.moe_total_bytes != null
         ? html`The weights fill ${this.fig('moe_total_bytes')} stored, of which each token uses ${this.fig('moe_active_bytes')}${o.weight_read_s == null ? nothing : html`, read in ${this.fig('weight_read_s')}`}.`
         : html`The weights fill ${this.fig('weight_bytes')}${o.weight_read_s == null ? nothing : html` and take ${this.fig('weight_read_s')} to read once`}.`}</p>

@@ -6,11 +6,10 @@ import { html, nothing, type TemplateResult } from 'lit';
 import { NARROW_CHART_PX, Plot, decadeTicks, moveBarsX, type Chart } from './plot';
 import { defineLab, type LabResult, LabElement, type Control, type ControlSpec } from './lab-element';
 import { isError, type EngineError, type Result } from '../engine';
+import { pathAbsent } from './words';
 
 /** reading order of the ladder, host first (presentation only; the paths come from the schema) */
 const ORDER = ['pcie', 'hbm', 'vmem', 'ici', 'nvlink', 'dcn', 'ib'];
-/** rungs a kind of chip does not have at all (presentation: which links each kind is built with) */
-const NOT_ON: Record<string, string[]> = { tpu: ['nvlink', 'ib'], 'datacenter-gpu': ['ici'], 'unified-memory': ['pcie'] };
 interface Rung { path: string; name: string; t?: number; bw?: number; missing?: string }
 
 export class MemoryLadderLab extends LabElement<'transfer'> {
@@ -54,9 +53,8 @@ export class MemoryLadderLab extends LabElement<'transfer'> {
     // a rung the chip's kind does not have is left off, not listed as missing from the catalog: the
     // reader's one device has no link to another chip, a TPU no NVLink or InfiniBand, a GPU no ICI,
     // a Mac's unified memory no PCIe between host and chip
-    const links = ['ici', 'nvlink', 'dcn', 'ib'];
     const kind = this.state.chipFacts?.kind ?? '';
-    const absent = (path: string) => (this.onOwnDevice() && links.includes(path)) || (NOT_ON[kind] ?? []).includes(path);
+    const absent = (path: string) => pathAbsent(kind, this.onOwnDevice(), path);
     return paths.flatMap((path): Rung[] => {
       const q: Record<string, unknown> = { ...base, path };
       // the ICI rung with the reader's hops and links (sent for that rung only)

@@ -4,6 +4,7 @@ import { ChartCache, NARROW_CHART_PX, Plot, showIn } from './plot';
 import { runsCalibrating } from '../published-runs';
 import { defineLab, type LabResult, LabElement, type Control, type ControlSpec, type OutputSpec } from './lab-element';
 import { isError, type Result } from '../engine';
+import { pathAbsent } from './words';
 
 export class RooflineLab extends LabElement<'roofline'> {
   readonly controls: ControlSpec[] = [
@@ -20,7 +21,9 @@ export class RooflineLab extends LabElement<'roofline'> {
   /** the link the hint moves to is one this chip has: ICI on a TPU, NVLink on a GPU node, PCIe on the reader's own device */
   protected hintText() {
     const kind = this.state?.chipFacts?.kind;
-    const path = kind === 'tpu' || !kind ? 'ici' : !this.onOwnDevice() && this.state.chipFacts?.nodeGpus ? 'nvlink' : 'pcie';
+    const path = kind === 'tpu' || !kind ? 'ici' : !this.onOwnDevice() && this.state.chipFacts?.nodeGpus ? 'nvlink' : kind === 'unified-memory' ? null : 'pcie';
+    // (a Mac's unified memory has no PCIe link to a host: the hint stops at the critical batch)
+    if (path === null) return 'Try this: drag the batch below the marked critical batch and watch the matmul turn memory-bound.';
     return `Try this: drag the batch below the marked critical batch and watch the matmul turn memory-bound; then switch the bandwidth to ${this.choiceText('bandwidth', path)}.`;
   }
   readonly outputs: OutputSpec<'roofline'>[] = [
@@ -35,7 +38,15 @@ export class RooflineLab extends LabElement<'roofline'> {
     return path === 'links' && !!kind && kind !== 'tpu';
   }
   protected controlApplies(c: Control): boolean | undefined { return this.offChip(c.path) ? false : undefined; }
-  protected renderControl(c: Control): TemplateResult { return this.offChip(c.path) ? html`` : super.renderControl(c); }
+  /** the bandwidth menu lists the paths the chip is built with (no ICI on a GPU, no NVLink on a
+   *  card or a Mac, no PCIe on a Mac's unified memory), and the one chosen */
+  protected renderControl(c: Control): TemplateResult {
+    if (this.offChip(c.path)) return html``;
+    const kind = this.state?.chipFacts?.kind;
+    if (c.path !== 'bandwidth' || !kind) return super.renderControl(c);
+    const now = String(this.values.get(c.path));
+    return super.renderControl({ ...c, schema: { ...c.schema, choices: (c.schema.choices ?? []).filter((p) => p === now || !pathAbsent(kind, this.onOwnDevice(), p)) } });
+  }
   /** the operation is a matmul; its B, D, F come from the controls */
   protected baseParams() { return { matmul: {} }; }
 
@@ -49,7 +60,7 @@ export class RooflineLab extends LabElement<'roofline'> {
     return html`<p class="verdict verdict-${bound}"><strong>${bound[0].toUpperCase() + bound.slice(1)}-bound</strong>:
       ${what} takes ${this.engine!.format(bound === 'compute' ? tm : tc, 's')}, ${Number.isFinite(ratio) ? html`<span class="ratio">${ratio.toPrecision(3)}×</span> as long as ${other}` : nothing}
       (${this.engine!.format(bound === 'compute' ? tc : tm, 's')}).
-      Intensity ${this.fig('intensity')} against the chip's ${this.fig('critical_intensity')}.</p>
+      Intensity ${this.fig('intensity')} against the ${this.state.chipFacts?.name ?? 'chip'}'s ${this.fig('critical_intensity')}.</p>
       ${this.expected(r, 't_lower_s', 's', 'the time with full overlap')}`;
   }
 

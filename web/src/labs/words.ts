@@ -45,3 +45,11 @@ export function article(numberText: string): 'a' | 'an' {
 export function forPeople(message: string): string {
   return message.replace(/\s*\(([^()]*)\)/g, (group, inner: string) => (/\b[a-z][a-z0-9]*(_[a-z0-9]+)+\b|\b[a-z_]+\.[a-z0-9_.]+\b/.test(inner) ? '' : group));
 }
+
+/** The bandwidth paths (the engine's transfer/roofline choices) a kind of chip is not built with:
+ *  the reader's one device has no link to another chip, a TPU no NVLink or InfiniBand, a
+ *  datacenter GPU no ICI, a Mac's unified memory no PCIe between host and chip. */
+const NOT_ON: Record<string, string[]> = { tpu: ['nvlink', 'ib'], 'datacenter-gpu': ['ici'], 'unified-memory': ['pcie'] };
+export function pathAbsent(kind: string, ownDevice: boolean, path: string): boolean {
+  return (ownDevice && ['ici', 'nvlink', 'dcn', 'ib'].includes(path)) || (NOT_ON[kind] ?? []).includes(path);
+}
