@@ -45,14 +45,15 @@ export const DECADES = {
 };
 
 /** A log time axis's ticks in seconds: DECADES of the unit its values are read in (the engine
- *  writes 100 s as "1.67 min": an axis past two minutes ticks at round minutes, past two hours at
- *  round hours). */
+ *  writes 100 s as "1.67 min": a narrow axis past two minutes ticks at round minutes, past two
+ *  hours at round hours). An axis over two decades or more keeps decades of seconds: Plot labels a
+ *  wide log axis's ticks only near powers of ten (36 s, a hundredth of an hour, went unlabelled). */
 export const TIME_DECADES = {
   floor: (x: number) => x,
   offset: (x: number) => x,
   range(lo: number, hi: number): number[] {
-    const top = Math.max(lo, hi);
-    const unit = top >= 7200 ? 3600 : top >= 120 ? 60 : 1;
+    const top = Math.max(lo, hi), bottom = Math.min(lo, hi);
+    const unit = top >= 100 * bottom ? 1 : top >= 7200 ? 3600 : top >= 120 ? 60 : 1;
     return DECADES.range(lo / unit, hi / unit).map((v) => v * unit);
   },
 };
