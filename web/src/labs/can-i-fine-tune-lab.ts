@@ -28,7 +28,7 @@ export class CanIFineTuneLab extends LabElement<'finetune'> {
     { path: 'tokens', label: 'tokens to train on' },
     { path: 'sequence_length', label: 'tokens per sequence' },
     { path: 'micro_batch', label: 'sequences per forward-backward pass', main: true },
-    { path: 'mfu', label: 'MFU, the part of the 16-bit peak the run reaches' },
+    { path: 'mfu', label: 'MFU: how much of the 16-bit peak the run reaches' },
     { path: 'activation_checkpointing', label: 'activation checkpointing' },
     { path: 'optimizer', label: 'optimizer state' },
     { path: 'measured_tokens_per_s', label: 'I measured: the tokens per second your fine-tune trained at, if you ran it' },

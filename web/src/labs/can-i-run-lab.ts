@@ -295,7 +295,7 @@ export class CanIRunLab extends LabElement<'local_inference'> {
       y: { label: '↑ Tokens per second', zero: true, grid: true, ticks: width < NARROW_CHART_PX ? 4 : 5, tickFormat: (d: number) => f(d, 'count') },
       color: { legend: true, domain: terms, range: ['currentColor', 'var(--accent)'] },
       marks: [
-        band.length ? Plot.areaY(band, { x: 'context', y1: 'low', y2: 'high', fill: 'var(--accent)', fillOpacity: 0.18, ariaHidden: 'true', className: 'expected-band' }) : null,
+        band.length ? Plot.areaY(band, { x: 'context', y1: 'low', y2: 'high', fill: 'var(--accent)', fillOpacity: 0.24, ariaHidden: 'true', className: 'expected-band' }) : null,
         Plot.line(pts, { x: 'context', y: 'bound', stroke: 'currentColor', strokeWidth: 2, ariaHidden: 'true', className: 'bound-line' }),
         Plot.ruleX([context], { stroke: 'currentColor', strokeOpacity: 0.5, ariaHidden: 'true', className: 'batch-rule' }),
         ...this.layerMarks(r, width),
