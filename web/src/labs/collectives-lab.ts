@@ -113,7 +113,7 @@ export class CollectivesLab extends LabElement<'collective'> {
         : o.t_latency_s === 0 ? html`all of it is the bandwidth term over ${hops}; the catalog gives this fabric no hop latency, so no size makes it latency-bound here`
         : html`the bandwidth term (${this.fig('t_bandwidth_s')}) outweighs the hop latencies (${this.fig('t_latency_s')}) over ${hops}`}.
       ${o.bottleneck ? html`The slowest level is <strong>${levelWords(o.bottleneck)}</strong>.` : nothing}</p>
-      ${this.expected(r, 't_s', 's', 'the collective time')}`;
+      ${this.expected(r, 't_s', 's', 'the bound’s speed')}`;
   }
 
   protected renderOutputs(r: LabResult<'collective'>): TemplateResult {

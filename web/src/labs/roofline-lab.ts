@@ -61,7 +61,7 @@ export class RooflineLab extends LabElement<'roofline'> {
       ${what} takes ${this.engine!.format(bound === 'compute' ? tm : tc, 's')}, ${Number.isFinite(ratio) ? html`<span class="ratio">${ratio.toPrecision(3)}×</span> as long as ${other}` : nothing}
       (${this.engine!.format(bound === 'compute' ? tc : tm, 's')}).
       Intensity ${this.fig('intensity')} against the ${this.state.chipFacts?.name ?? 'chip'}'s ${this.fig('critical_intensity')}.</p>
-      ${this.expected(r, 't_lower_s', 's', 'the time with full overlap')}`;
+      ${this.expected(r, 't_lower_s', 's', 'the speed of the full-overlap bound')}`;
   }
 
   /** Attainable FLOP/s at a given intensity, from the engine (raw flops/bytes mode).

@@ -154,8 +154,8 @@ export class ShardedMatmulLab extends LabElement<'sharded_matmul'> {
     const bound = String(o.bound);
     return html`<p class="verdict verdict-${bound === 'compute' ? 'compute' : 'memory'}"><strong>Case ${String(o.case)}</strong>: ${CASES[o.case as number] ?? ''}.
       <strong>${bound === 'compute' ? 'Compute-bound' : 'Comms-bound'}</strong>: math ${this.fig('t_math_s')}, communication ${this.fig('t_comm_s')}; output ${String(o.output_spec)}.</p>
-      ${bound === 'compute' ? this.expected(r, 't_s', 's', 'the math time (large matmuls)', 't_math_s')
-        : this.expected(r, 't_s', 's', 'the communication time (collectives over ICI)', 't_comm_s')}`;
+      ${bound === 'compute' ? this.expected(r, 't_s', 's', 'the chips’ peak math speed (large matmuls)', 't_math_s')
+        : this.expected(r, 't_s', 's', 'the links’ speed (collectives over ICI)', 't_comm_s')}`;
   }
 
   private localShapes(r: LabResult<'sharded_matmul'>): { name: string; spec: string; pspec: string; local?: string; bytes?: string; err?: string }[] {

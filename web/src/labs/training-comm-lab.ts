@@ -126,7 +126,7 @@ export class TrainingCommLab extends LabElement<'training_comm'> {
       return html`<p class="verdict" data-bound=${bound}><strong>One ${one}, no communication</strong>: with nothing to share between ${one}s, every layer is its matmuls (${this.fig('t_math_s')} per layer in the ${String(o.pass)} pass at ${this.fig('tokens_per_chip')}).
         ${over ? html`${this.fitWords(false, '', 'It does not fit')}: the weights alone take ${f(over.bytes)}, more than the ${f(over.memory)} of ${this.memoryName()} on one ${one}, so the time above is the arithmetic of a model that cannot train here.` : nothing}
         Pick TPU v5e or H100 in the chip menu to see the network's share.</p>
-        ${this.expected(r, 't_layer_s', 's', 'the layer time')}`;
+        ${this.expected(r, 't_layer_s', 's', 'the speed of the layer-time bound')}`;
     }
     const s = STRATEGY[String(o.strategy)] ?? { name: String(o.strategy), sends: 'the collectives' };
     const perLayer = `per layer in the ${String(o.pass)} pass`; // the pass the engine's per-layer figures describe
@@ -135,7 +135,7 @@ export class TrainingCommLab extends LabElement<'training_comm'> {
       : html`${s.sends} (${this.fig('t_comm_s')} ${perLayer}) outlast the matmuls (${this.fig('t_math_s')}), so the chips wait on the network.`;
     return html`<p class="verdict verdict-${bound}" data-bound=${bound}><strong>${cap(bound)}-bound</strong> ${s.name} at ${this.fig('tokens_per_chip')} per chip: ${lead}</p>
       ${this.criticalVerdict(r, bound)}
-      ${this.expected(r, 't_layer_s', 's', 'the layer time (math and communication overlapped)')}`;
+      ${this.expected(r, 't_layer_s', 's', 'the speed of the layer-time bound (math and communication overlapped)')}`;
   }
 
   /** where the bound flips: the critical batch per chip, or what moves it when the batch cannot */
