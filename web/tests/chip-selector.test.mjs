@@ -56,7 +56,12 @@ test('a lab chip selector groups by kind (the hardware labs the reader\'s own de
     assert.ok(shown.length > 3, key);
     for (const [id, text] of shown) assert.equal(text, formats.find((f) => f.id === id)?.name, `${key} ${id}`);
   }
-  assert.ok((await page.locator(`${EL} .control[data-key="weight_format"] select`).innerText()).includes('GGUF Q4_K_M'));
+  // the formats follow the chip's runtimes: no llama.cpp format on the page's TPU, GGUF on a reader's own card
+  const weightFormats = () => page.locator(`${EL} .control[data-key="weight_format"] select`).innerText();
+  assert.ok(!(await weightFormats()).includes('GGUF'), 'a TPU runs no GGUF format');
+  await page.goto(server.url + '/labs/can-i-run/?chip=rtx-4090');
+  await ready(page);
+  assert.ok((await weightFormats()).includes('GGUF Q4_K_M'));
   assert.deepEqual(problems, clean);
   await page.close();
 });
