@@ -284,11 +284,11 @@ export class CollectivesLab extends LabElement<'collective'> {
    *  group of the same size and the same in-network reduction, inside the chart's sizes: at their
    *  array size and measured time. */
   private publishedOnChart(r: LabResult<'collective'>, group: number, [lo, hi]: [number, number]) {
-    const chip = this.chipValue(), op = r.inputs.op ?? 'all_gather', sharp = Boolean(r.inputs.sharp);
+    const chip = this.chipValue(), op = this.inputOr(r.inputs, 'op'), sharp = Boolean(this.inputOr(r.inputs, 'sharp'));
     const size = (axes: unknown) => (Array.isArray(axes) ? axes.reduce((a: number, b) => a * Number(b), 1) : null);
     const f = (v: number, u: string) => this.engine!.format(v, u);
     return (runsCalibrating({ requestUpdate: () => this.redrawCharts() }, this.calculator, 't_s') ?? [])
-      .filter((m) => m.inputs.chip === chip && (m.inputs.op ?? 'all_gather') === op && size(m.inputs.axes) === group && Boolean(m.inputs.sharp) === sharp)
+      .filter((m) => m.inputs.chip === chip && this.inputOr(m.inputs, 'op') === op && size(m.inputs.axes) === group && Boolean(this.inputOr(m.inputs, 'sharp')) === sharp)
       .map((m) => ({ bytes: Number(m.inputs.bytes), t: m.measured.value, words: `${m.hardware}, ${m.published}: ${f(m.measured.value, 's')} for ${f(Number(m.inputs.bytes), 'bytes')} (${m.source.where})` }))
       .filter((d) => d.bytes >= lo && d.bytes <= hi);
   }

@@ -209,6 +209,8 @@ export abstract class LabElement<C extends CalculatorName = CalculatorName> exte
   protected control(path: string): Control | undefined { return this.state.control(path); }
   protected setValue(c: Control, v: unknown, text?: string) { this.state.setValue(c, v, text); }
   protected findSchema(path: string): ParamSchema | undefined { return this.state.findSchema(path); }
+  /** An input of these inputs (the reader's or a published run's), or this lab's schema default where they do not give it. */
+  protected inputOr(inputs: Record<string, unknown>, name: string): unknown { return inputs[name] ?? this.findSchema(name)?.default ?? null; }
   protected bound(path: string, which: 'min' | 'max' | 'min_items' | 'max_items'): number { return this.state.bound(path, which); }
   /** An engine message for this reader: Technical as the engine wrote it, Plain without the
    *  identifiers the engine puts in parentheses. */

@@ -135,10 +135,10 @@ export class RooflineLab extends LabElement<'roofline'> {
   /** The published large matmuls on the reader's chip and compute type (the runs behind the range)
    *  inside the chart's axes, at their intensity and the FLOP/s they reached. */
   private publishedOnChart(r: LabResult<'roofline'>, [lo, hi]: [number, number], y: [number, number] | undefined) {
-    const chip = this.chipValue(), dtype = r.inputs.compute_dtype ?? 'bf16';
+    const chip = this.chipValue(), dtype = this.inputOr(r.inputs, 'compute_dtype');
     const f = (v: number, u: string) => this.engine!.format(v, u);
     return (runsCalibrating({ requestUpdate: () => this.redrawCharts() }, this.calculator, 't_lower_s') ?? [])
-      .filter((m) => m.inputs.chip === chip && (m.inputs.compute_dtype ?? 'bf16') === dtype)
+      .filter((m) => m.inputs.chip === chip && this.inputOr(m.inputs, 'compute_dtype') === dtype)
       .map((m) => {
         const flops = Number(m.inputs.flops), x = flops / Number(m.inputs.bytes), rate = flops / m.measured.value;
         return { x, y: rate, words: `${m.hardware}, ${m.published}: ${f(rate, 'FLOP/s')} at ${f(x, 'FLOPs/byte')} (${m.source.where})` };
