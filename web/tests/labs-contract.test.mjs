@@ -119,11 +119,19 @@ function readLab(el) {
   const widths = [...lab.querySelectorAll('.lab-viz svg')].filter((s) => s.closest('svg') === s && s.getBoundingClientRect().width > 100).map((s) => s.getBoundingClientRect().width);
   // the main control and what it moves (the chart, else the verdict's first paragraph) within one screen
   const main = lab.querySelector('.lab-main .control');
-  const moved = lab.querySelector('.lab-viz svg') ?? lab.querySelector('.lab-verdict .verdict');
-  let together = null;
+  const moved = [...lab.querySelectorAll('.lab-viz svg')].find((s) => s.closest('svg') === s && s.getBoundingClientRect().height > 60) ?? lab.querySelector('.lab-verdict .verdict');
+  let together = null, screen = null;
   if (main && moved) {
     const a = main.getBoundingClientRect(), b = moved.getBoundingClientRect();
     together = Math.max(a.bottom, b.bottom) - Math.min(a.top, b.top) <= innerHeight;
+    // as a reader meets it: the page from its top, scrolled only as far as the main control needs
+    // to come on screen; then the control, the whole chart it moves and the verdict's first line
+    // are on that one screen
+    scrollTo(0, 0);
+    main.scrollIntoView({ block: 'nearest' });
+    const box = (n) => { const r = n.getBoundingClientRect(); return [Math.round(r.top), Math.round(r.bottom)]; };
+    const verdict = lab.querySelector('.lab-verdict');
+    screen = { main: box(main), moved: box(moved), verdict: verdict ? box(verdict) : null, height: innerHeight };
   }
   // what the lab says, its settings aside (their menus list every choice, for any chip) and its
   // derivation (the book's symbols)
@@ -153,7 +161,7 @@ function readLab(el) {
   return {
     text: text(lab), said: said.textContent, warnings, fractions, labels, outputLabels, devices, collided, overflow: document.documentElement.scrollWidth - innerWidth,
     units: text(lab.querySelector('.lab-units')),
-    fields, figures, clipped, small, widths, together, viewport: innerWidth,
+    fields, figures, clipped, small, widths, together, screen, viewport: innerWidth,
     fits: { yes: colour('.fits-yes'), no: colour('.fits-no'), ok, warn },
     chip: lab.state ? JSON.stringify(lab.currentChip()) : 'the lab has not started', inputChip: JSON.stringify(lab.result?.inputs?.chip ?? null),
     query: location.search,
@@ -205,7 +213,17 @@ function checkPage(got, lab, chip, mode, kind) {
   assert.equal(got.chip, JSON.stringify(chip), `${where}: the lab answers for the page's chip`);
   if (got.inputChip !== 'null') assert.equal(got.inputChip, JSON.stringify(chip), `${where}: the result is for the page's chip`);
   if (got.together !== null) assert.ok(got.together, `${where}: the main control and the chart or verdict it moves do not fit on one screen`);
+  if (got.screen && ONE_SCREEN.has(lab.name)) {
+    const { main, moved, verdict, height } = got.screen;
+    const on = ([top, bottom]) => top >= 0 && bottom <= height;
+    assert.ok(on(main) && on(moved), `${where}: the main control (${main.join('–')} px) and the chart it moves (${moved.join('–')} px) are not on one ${height} px screen`);
+    // at a desk, the verdict's first line too (a phone's screen holds the control and the chart)
+    if (verdict && got.viewport >= 1000) assert.ok(verdict[0] + 20 <= height, `${where}: the verdict starts at ${verdict[0]} px, under the ${height} px screen's edge`);
+  }
 }
+/** the labs whose main control, its chart and the verdict's first line share the reader's first
+ *  screen (issue 34 §3: 375 × 812 and 1280 × 800), checked as the reader meets the lab's page */
+const ONE_SCREEN = new Set(['decode', 'serving', 'roofline', 'collectives', 'sharded-matmul', 'memory-ladder', 'model']);
 
 for (const lab of ENGINE_LABS) {
   test(`${lab.name}: every chip kind, Plain and Technical`, async () => {

@@ -4,7 +4,7 @@
 // and the batch where the weight matmuls flip. The verdict keeps the matmuls and attention
 // apart. Every number is the engine's; this file only chooses which points to draw.
 import { html, nothing } from 'lit';
-import { ChartCache, Plot, logLogFrame, moveMarker } from './plot';
+import { ChartCache, Plot, SERIES, logLogFrame, moveMarker, timeAxisY } from './plot';
 import { byChip, chipCount, defineLab, type LabResult, LabElement, type ControlSpec, type OutputSpec } from './lab-element';
 import { MODEL_PICKER } from './model-picker';
 import { MEASURED_CONTROL, measuredLine } from './measured';
@@ -16,9 +16,9 @@ import '../measure/decode-run/index';
 type O = Record<string, unknown>;
 interface Pt { batch: number; t_kv_s: number; t_weights_s: number; t_math_s: number; t_comm_s: number; step_s: number }
 const TERMS = [
-  { key: 't_weights_s', label: 'weight load', stroke: 'var(--roof)', dash: null },
-  { key: 't_kv_s', label: 'KV-cache load', stroke: 'var(--warn)', dash: null },
-  { key: 't_math_s', label: 'FLOPs', stroke: 'var(--ok)', dash: null },
+  { key: 't_weights_s', label: 'weight load', stroke: SERIES.memory, dash: null },
+  { key: 't_kv_s', label: 'KV-cache load', stroke: SERIES.kv, dash: null },
+  { key: 't_math_s', label: 'FLOPs', stroke: SERIES.flops, dash: null },
   { key: 't_comm_s', label: 'model-parallel comms', stroke: 'var(--muted)', dash: '2 3' },
   { key: 'step_s', label: 'step time', stroke: 'currentColor', dash: '6 3' },
 ] as const;
@@ -202,6 +202,7 @@ export class DecodeLab extends LabElement<'decode'> {
       ...logLogFrame({ width, description, format: f, ariaLabel: 'Decode step time and its terms against batch size, from the engine',
         xLabel: 'Batch (sequences) →', yLabel: '↑ Time per step', color: { domain: terms.map((t) => t.label), range: terms.map((t) => t.stroke) } }),
       marks: [
+        ...timeAxisY(f, '↑ Time per step'),
         ...terms.map((t) => Plot.line(rows.filter((d) => d.term === t.label), { x: 'x', y: 'y', stroke: 'term', strokeWidth: t.key === 'step_s' ? 1.5 : 2.2, strokeDasharray: t.dash ?? undefined, ariaHidden: 'true' })),
         flipShown ? Plot.ruleX([flip], { stroke: 'var(--ok)', strokeDasharray: '4 3', ariaHidden: 'true', className: 'flip-batch' }) : null,
         flipShown ? Plot.text([flip], { x: (d: number) => d, frameAnchor: 'top', dy: -14, text: () => `matmuls flip at ${f(flip, 'count')}`, textAnchor: 'middle', fill: 'currentColor', ariaHidden: 'true' }) : null,

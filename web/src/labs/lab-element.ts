@@ -456,8 +456,6 @@ export abstract class LabElement<C extends CalculatorName = CalculatorName> exte
     const main = st.controls.filter((c) => st.isMain(c));
     const rest = st.controls.filter((c) => !st.isMain(c));
     return html`<div class="lab ${stale ? 'stale' : ''}">
-      ${this.hintText() ? html`<p class="lab-hint">${this.hintText()}</p>` : nothing}
-      ${this.renderChipNote()}
       ${st.notices.length ? html`<div class="lab-notice" role="alert"><strong>Note:</strong> ${st.notices.map((n) => html`<p>${this.words(n)}</p>`)}</div>` : nothing}
       ${main.length ? html`<div class="lab-main">${main.map((c) => this.renderControl(c))}</div>` : nothing}
       ${this.refusal?.field ? this.renderMissingFigure(this.refusal.field) : general ? html`<p class="lab-error" role="alert">${this.words(general)}</p>` : nothing}
@@ -465,7 +463,9 @@ export abstract class LabElement<C extends CalculatorName = CalculatorName> exte
         ${this.hasViz ? html`<div class="lab-viz"></div>` : nothing}
         <div class="lab-verdict" aria-live="polite">${this.renderVerdict(r)}</div>
         ${this.renderAfterVerdict(r)}` : nothing}
+      ${this.hintText() ? html`<p class="lab-hint">${this.hintText()}</p>` : nothing}
       <fieldset class="lab-controls"><legend>Settings</legend>
+        ${this.renderChipNote()}
         ${this.renderControlsIntro()}
         ${this.controlsView.renderChip()}
         ${rest.map((c) => this.renderControl(c))}

@@ -2,7 +2,7 @@
 // sequence grows, and the KV cache (chapter 4). Pick a catalog model or override its dims
 // (GQA heads, MoE experts, MLA latent cache). Every number is the engine's `transformer`.
 import { html, nothing, type TemplateResult } from 'lit';
-import { Plot, decadeTicks, tickRoom } from './plot';
+import { NARROW_CHART_PX, Plot, SERIES, decadeTicks, tickRoom } from './plot';
 import { defineLab, type OutputName, type LabResult, LabElement, type Control, type ControlSpec } from './lab-element';
 import { MODEL_PICKER } from './model-picker';
 import { forPeople } from './words';
@@ -110,11 +110,11 @@ export class ModelLab extends LabElement<'transformer'> {
     }
     const width = this.vizWidth();
     const bar = Plot.plot({
-      width, height: parts.length > 4 ? 150 : 110, marginLeft: 110, marginBottom: 36,
+      width, height: parts.length > 4 ? 130 : 100, marginLeft: 110, marginBottom: 36,
       ariaLabel: 'Parameters by part, stacked horizontal bar',
       ariaDescription: PARTS.map(([k, l]) => `${l}: ${f(o[k] as number, 'count')}`).join('; ') + '.',
       style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
-      color: { legend: true, domain: PARTS.map((p) => p[1]), range: ['var(--muted)', 'var(--warn)', 'var(--roof)', 'var(--ok)'] },
+      color: { legend: true, domain: PARTS.map((p) => p[1]), range: [SERIES.muted, SERIES.kv, SERIES.memory, SERIES.others[2]] },
       x: { label: 'Parameters →', tickFormat: (d: number) => f(d, 'count'), ticks: tickRoom(width - 130, 2) },
       y: { label: null },
       marks: [Plot.barX(parts, Plot.stackX({ y: 'row', x: 'n', fill: 'part', ariaHidden: 'true' }))],
@@ -128,21 +128,24 @@ export class ModelLab extends LabElement<'transformer'> {
       if (!isError(e)) pts.push({ T, share: e.outputs.attention_flop_fraction as number });
     }
     const share = Plot.plot({
-      width, height: Math.round(Math.min(300, width * 0.5)), marginLeft: 56, marginRight: 40, marginBottom: 42,
+      width, height: Math.round(Math.max(190, Math.min(240, width * 0.45))), marginLeft: 56, marginRight: 40, marginBottom: 42,
       ariaLabel: 'Attention share of training FLOPs against sequence length T, log T axis',
       ariaDescription: describe(pts),
       style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
       x: { type: 'log', label: 'Sequence length T →', domain: [lo, hi], tickFormat: (d: number) => f(d, 'tokens'), ticks: decadeTicks(lo, hi, width - 96, (d) => f(d, 'tokens')) },
       y: { label: '↑ Attention share of training FLOPs', domain: [0, 1], tickFormat: (d: number) => `${Math.round(d * 100)}%`, grid: true },
       marks: [
-        Plot.line(pts, { x: 'T', y: 'share', stroke: 'var(--roof)', strokeWidth: 2.5, ariaHidden: 'true' }),
-        ...(cross && cross >= lo && cross <= hi ? [Plot.ruleX([cross], { stroke: 'var(--muted)', strokeDasharray: '4 3', ariaHidden: 'true' })] : []),
-        Plot.dot([here], { x: 'T', y: 'share', r: 6, fill: 'var(--warn)', stroke: 'var(--bg)', strokeWidth: 2, ariaHidden: 'true', className: 'md-point' }),
+        Plot.line(pts, { x: 'T', y: 'share', stroke: SERIES.kv, strokeWidth: 2.5, ariaHidden: 'true' }),
+        ...(cross && cross >= lo && cross <= hi ? [Plot.ruleX([cross], { stroke: 'var(--muted)', strokeDasharray: '4 3', ariaHidden: 'true' }),
+          // what the dashed line marks, said on it (it was only in the table)
+          Plot.text([cross], { x: (d: number) => d, frameAnchor: 'top', dy: 6, lineAnchor: 'top', dx: cross > Math.sqrt(lo * hi) ? -6 : 6, textAnchor: cross > Math.sqrt(lo * hi) ? 'end' : 'start', text: () => (width < NARROW_CHART_PX ? `attention =\nmatmuls at\n${f(cross, 'tokens')}` : `attention = matmuls at ${f(cross, 'tokens')}`), fill: 'currentColor', stroke: 'var(--bg)', strokeWidth: 4, paintOrder: 'stroke', ariaHidden: 'true' })] : []),
+        Plot.dot([here], { x: 'T', y: 'share', r: 6, fill: 'currentColor', stroke: 'var(--bg)', strokeWidth: 2, ariaHidden: 'true', className: 'md-point' }),
       ],
     });
     bar.classList.add('md-bar');
     share.classList.add('md-share');
-    host.replaceChildren(bar, share);
+    // the chart the sequence-length slider moves first, right under it; the parameters after
+    host.replaceChildren(share, bar);
     this.shareKey = key;
     this.sharePts = pts;
     this.shareChart = share as typeof this.shareChart;

@@ -44,10 +44,57 @@ export const DECADES = {
   },
 };
 
-/** A log time axis's ticks in seconds: DECADES of the unit its values are read in (the engine
- *  writes 100 s as "1.67 min": a narrow axis past two minutes ticks at round minutes, past two
- *  hours at round hours). An axis over two decades or more keeps decades of seconds: Plot labels a
- *  wide log axis's ticks only near powers of ten (36 s, a hundredth of an hour, went unlabelled). */
+/** A log time axis's ticks in seconds, each round in the unit the engine writes it in (`format`):
+ *  1 s, 10 s, 1 min, 10 min, 1 h, 10 h… over a wide axis (never 100 s, "1.67 min"); 1-2-5 of the
+ *  shown unit within a narrow one (1 min, 2 min, 5 min; 10 s, 20 s, 50 s), every digit or a finer
+ *  round step where fewer fall inside. Plot's log axis blanks the labels of ticks off its own
+ *  decades, so these ticks are labelled by timeAxisY's marks. */
+export function timeTicks(format: (v: number, unit: string) => string) {
+  // the units a time is written in: seconds (ms, µs below), minutes, hours, days, years
+  const UNITS = [1, 60, 3600, 86400, 31557600];
+  /** whether v reads as a mantissa of `ms` in its unit ("1 min" yes, "1.67 min" no) */
+  const roundAs = (v: number, ms: number[]) => {
+    const n = Number((/^[\d.,]+/.exec(format(v, 's'))?.[0] ?? '').replace(/,/g, ''));
+    if (!(n > 0)) return false;
+    const mant = n / 10 ** Math.floor(Math.log10(n) + 1e-9);
+    return ms.some((m) => Math.abs(m - mant) < 1e-6);
+  };
+  return {
+    floor: (x: number) => x,
+    offset: (x: number) => x,
+    range(lo: number, hi: number): number[] {
+      const [a, b] = lo <= hi ? [lo, hi] : [hi, lo];
+      if (!(a > 0) || !Number.isFinite(b)) return [];
+      const pick = (ms: number[]) => {
+        const found = new Set<number>();
+        for (const u of UNITS) {
+          for (let e = Math.floor(Math.log10(a / u)) - 1; e <= Math.ceil(Math.log10(b / u)) + 1; e++) {
+            for (const m of ms) {
+              const v = Number((m * 10 ** e * u).toPrecision(12));
+              if (v >= a * (1 - 1e-9) && v <= b * (1 + 1e-9) && roundAs(v, ms)) found.add(v);
+            }
+          }
+        }
+        // two ticks of different units side by side (50 s and 1 min) keep the larger unit's
+        const sorted = [...found].sort((x, y) => x - y), kept: number[] = [];
+        for (const v of sorted) { if (kept.length && v / kept[kept.length - 1] < 1.4) kept.pop(); kept.push(v); }
+        return kept;
+      };
+      const whole = pick([1]);
+      // a wide axis: its round decades, every second or third where more than eight fall inside
+      if (whole.length >= 3) { const stride = Math.ceil(whole.length / 8); return whole.filter((_, i) => i % stride === 0); }
+      const fives = pick([1, 2, 5]);
+      if (whole.length === 2) return fives.length <= 7 ? fives : whole;
+      for (const steps of [fives, pick([1, 2, 3, 4, 5, 6, 7, 8, 9]), pick([1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8])]) {
+        if (steps.length >= 2) return steps;
+      }
+      return [a, b];
+    },
+  };
+}
+
+/** The old name of a time axis's ticks (a lab without the engine's formatter at hand): decades of
+ *  seconds over a wide axis, round minutes or hours over a narrow one. */
 export const TIME_DECADES = {
   floor: (x: number) => x,
   offset: (x: number) => x,
@@ -58,6 +105,16 @@ export const TIME_DECADES = {
   },
 };
 
+/** A log time y axis with its gridlines, as marks, every tick labelled in the engine's words
+ *  (timeTicks): for a chart whose y scale says `axis: null` (logLogFrame's does). */
+export function timeAxisY(format: (v: number, unit: string) => string, label: string) {
+  const ticks = timeTicks(format);
+  return [
+    Plot.gridY({ ticks }),
+    Plot.axisY({ ticks, text: (d: number) => format(d, 's'), label, labelArrow: 'none' }),
+  ];
+}
+
 export function logLogFrame(o: {
   width: number; ariaLabel: string; description: string; xLabel: string; yLabel: string;
   format: (v: number, unit: string) => string; color: { domain: string[]; range: string[] };
@@ -67,7 +124,8 @@ export function logLogFrame(o: {
   return {
     width: o.width,
     // (a phone's plot at least 230 px tall, its left margin enough for "100 ms")
-    height: Math.round(Math.max(230, Math.min(360, o.width * 0.65))),
+    // (at most 320 px: at a desk the verdict under it starts on the first screen)
+    height: Math.round(Math.max(210, Math.min(320, o.width * 0.6))),
     marginLeft: o.width < NARROW_CHART_PX ? 62 : 80,
     marginBottom: 42,
     marginTop: 24,
@@ -76,11 +134,21 @@ export function logLogFrame(o: {
     style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
     x: { type: 'log' as const, label: o.xLabel, tickFormat: (d: number) => o.format(d, 'count'),
       ticks: o.xDomain ? decadeTicks(o.xDomain[0], o.xDomain[1], o.width - 100, (d) => o.format(d, 'count')) : DECADES },
-    // whole decades (a gridline at every 2, 3, … 9 of each decade read as a thicket)
-    y: { type: 'log' as const, label: o.yLabel, tickFormat: (d: number) => o.format(d, 's'), grid: true, ticks: TIME_DECADES },
+    // its axis and gridlines are marks (timeAxisY: every tick labelled, round in its unit); the
+    // caller puts ...timeAxisY(format, yLabel) among its marks
+    y: { type: 'log' as const, axis: null },
     color: { legend: true, ...o.color },
   };
 }
+
+/** The charts' colours, one meaning each in every lab (styles.css defines them for both themes):
+ *  memory reads and the weights blue, the KV cache and attention purple, FLOPs and "fits" green,
+ *  "does not fit" orange, communication brown; a chart's other series (serving's topologies) take
+ *  SERIES.others in order. */
+export const SERIES = {
+  memory: 'var(--roof)', kv: 'var(--kv)', flops: 'var(--ok)', fits: 'var(--ok)', noFit: 'var(--warn)', comms: 'var(--series-4)', muted: 'var(--muted)',
+  others: ['var(--roof)', 'var(--kv)', 'var(--series-3)', 'var(--series-4)', 'var(--muted)'],
+} as const;
 
 /** A chart narrower than this is laid out for a phone: shorter labels, names above their bars. */
 export const NARROW_CHART_PX = 480;

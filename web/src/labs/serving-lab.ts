@@ -5,14 +5,14 @@
 // the smallest topology that holds the model (from the engine's decode calculator).
 // This file only chooses which batches and topologies to ask for; every number is the engine's.
 import { html, nothing, render, type TemplateResult } from 'lit';
-import { DECADES, Plot, TIME_DECADES } from './plot';
+import { DECADES, Plot, SERIES, timeAxisY } from './plot';
 import { byChip, chipCount, defineLab, type LabResult, LabElement, type Control, type ControlSpec, type OutputSpec } from './lab-element';
 import { MODEL_PICKER } from './model-picker';
 import { counted } from './words';
 
 /** The topologies' colours: a categorical set without the fits / does-not-fit / highlight
  *  colours (green, red, orange), readable on both themes. */
-const TOPOLOGY_COLOURS = ['#4e79a7', '#76b7b2', '#b07aa1', '#9c755f', '#79706e'];
+const TOPOLOGY_COLOURS = [...SERIES.others];
 import { MEASURED_CONTROL, MEASURED_TTFT_CONTROL, measuredLine, measuredTtftLine } from './measured';
 import { PublishedRunsLayer } from './published-layer';
 import { isError, type Result } from '../engine';
@@ -25,7 +25,7 @@ const FROM = 'sweep.batch.0', TO = 'sweep.batch.1';
 
 export class ServingLab extends LabElement<'serving'> {
   readonly controls: ControlSpec[] = [
-    { path: 'batch', label: 'batch: the configuration to highlight', main: true, start: byChip({ device: 4, tpu: 32, gpu: 32 }) },
+    { path: 'batch', label: 'batch to highlight', main: true, start: byChip({ device: 4, tpu: 32, gpu: 32 }) },
     { ...MODEL_PICKER, start: byChip({ device: 'llama3-8b', tpu: 'llama3-70b', gpu: 'llama3-70b' }) },
     { path: 'chips', label: 'topology: chips per model replica', start: chipCount(16) },
     { path: FROM, key: 'batch_from', label: 'batch range: smallest batch swept' },
@@ -226,7 +226,8 @@ export class ServingLab extends LabElement<'serving'> {
     if (fit.length) {
       const chart = Plot.plot({
         width,
-        height: Math.round(Math.max(240, Math.min(360, width * 0.62))),
+        // (short enough that the batch slider above and the plot's x axis share a phone's screen)
+        height: Math.round(Math.max(190, Math.min(320, width * 0.55))),
         marginLeft: 70,
         marginBottom: 42,
         // (room above the plot for the y axis's title, clear of its top tick's label)
@@ -236,10 +237,11 @@ export class ServingLab extends LabElement<'serving'> {
         style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
         // whole decades, or 1-2-5 within a narrow range (one device's few points): labels apart
         x: { type: 'log', label: `Tokens/s per ${this.noun()} →`, tickFormat: (d: number) => f(d, 'count'), ticks: DECADES },
-        y: { type: 'log', label: '↑ Latency per response', tickFormat: (d: number) => f(d, 's'), grid: true, ticks: TIME_DECADES },
+        y: { type: 'log', axis: null },
         // the legend lists the topologies drawn (those with a point that fits), in a categorical scheme readable on both themes
         color: { legend: true, type: 'ordinal', range: TOPOLOGY_COLOURS, domain: [...new Set(fit.map((p) => p.chips))].sort((a, b) => a - b).map((c) => this.chipsWord(c)) },
         marks: [
+          ...timeAxisY(f, '↑ Latency per response'),
           Plot.line(frontier, { x: 'tokens_per_s_per_chip', y: 'latency_s', stroke: 'currentColor', strokeOpacity: 0.6, strokeWidth: 1.5, ariaHidden: 'true' }),
           Plot.dot(fit.filter((d) => !d.pareto), { x: 'tokens_per_s_per_chip', y: 'latency_s', stroke: (d: SPoint) => this.chipsWord(d.chips), fill: 'var(--bg)', r: 4, ariaHidden: 'true' }),
           Plot.dot(frontier, { x: 'tokens_per_s_per_chip', y: 'latency_s', fill: (d: SPoint) => this.chipsWord(d.chips), r: 4.5, ariaHidden: 'true', className: 'pareto-point' }),

@@ -63,7 +63,8 @@ function meshStart(path: string, engineDefault: unknown): StartFn {
 
 export class ShardedMatmulLab extends LabElement<'sharded_matmul'> {
   readonly controls: ControlSpec[] = [
-    { path: 'spec', label: 'the matmul in the book\u2019s notation' },
+    // the lab's point: the notation is its main control, on its own full row right above the bars
+    { path: 'spec', label: 'the matmul in the book\u2019s notation', main: true },
     { path: 'dims.I' }, { path: 'dims.J' }, { path: 'dims.K' },
     // the reader's one device: a mesh of one (no link joins it to another); the lab says what that leaves
     { path: 'mesh.X' }, { path: 'mesh.Y' },

@@ -6,7 +6,7 @@
 // binding. Every number is the engine's training_comm; this file only picks which points to draw.
 import { html, nothing } from 'lit';
 // Plot is fetched with the engine (./plot), not a static import: it stays off the first paint.
-import { ChartCache, Plot, logLogFrame, moveMarker, showIn } from './plot';
+import { ChartCache, Plot, logLogFrame, moveMarker, showIn, timeAxisY } from './plot';
 import { chipCount, defineLab, type LabResult, LabElement, type Control, type ControlSpec, type OutputSpec, type OutputName } from './lab-element';
 import { MODEL_PICKER } from './model-picker';
 import { isError, type Result } from '../engine';
@@ -204,6 +204,7 @@ export class TrainingCommLab extends LabElement<'training_comm'> {
       ...logLogFrame({ width, description, format: f, ariaLabel: 'Per-layer FLOP time and communication time against tokens per chip, from the engine',
         xLabel: `Tokens per ${this.onOwnDevice() ? 'device' : 'chip'} →`, yLabel: '↑ Time per layer', xDomain: [xs[0], xs[xs.length - 1]], color: { domain: ['FLOPs (matmuls)', 'communication'], range: ['var(--ok)', 'var(--warn)'] } }),
       marks: [
+        ...timeAxisY(f, '↑ Time per layer'),
         // the comm line dashed: for TP, PP and EP the two lines run parallel and may nearly coincide
         Plot.line(rows.filter((d) => d.term !== 'communication'), { x: 'x', y: 'y', stroke: 'term', strokeWidth: 2.2, ariaHidden: 'true' }),
         Plot.line(rows.filter((d) => d.term === 'communication'), { x: 'x', y: 'y', stroke: 'term', strokeWidth: 2.2, strokeDasharray: '7 4', ariaHidden: 'true' }),

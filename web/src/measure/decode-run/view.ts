@@ -11,7 +11,7 @@
 import { LitElement, html, nothing, type TemplateResult } from 'lit';
 import { getEngine, isError, type Engine } from '../../engine';
 import { chipParam, chipId, setChip } from '../../state';
-import { loadPlot, Plot, logLogFrame } from '../../labs/plot';
+import { loadPlot, Plot, logLogFrame, timeAxisY } from '../../labs/plot';
 import { deviceLink } from '../measure-device';
 import { measuredChip, type Measurement } from '../measure-protocol';
 import { batchesTo, refusal, type ModelShape } from './plan';
@@ -449,7 +449,7 @@ export class DecodeRunView extends LitElement {
     const chart = Plot.plot({
       ...logLogFrame({ width, description, format: f, ariaLabel: 'Measured decode step time against batch on this device, with the engine’s bound',
         xLabel: 'Batch (sequences) →', yLabel: narrow ? '↑ Time per step' : '↑ Time per step (whole model)', color: { domain: [measured, bound], range: ['currentColor', 'var(--roof)'] } }),
-      marks,
+      marks: [...timeAxisY(f, narrow ? '↑ Time per step' : '↑ Time per step (whole model)'), ...marks],
     });
     chart.classList.add('decode-run-plot');
     const template = html`<div class="chart" data-points=${ps.length}>${chart}</div>`;
