@@ -419,8 +419,13 @@ TEST(Bands, EveryBoundedTimeHasItsRangeWhereRunsCalibrateIt) {
   EXPECT_TRUE(outputs("roofline", R"({"chip": "tpu-v5e", "flops": 1e12, "bytes": 1e9, "bandwidth": "ici"})")["expected_t_lower_s_low"].is_null());
   const json ar = outputs("collective", R"({"chip": "h100", "op": "all_reduce", "bytes": 1e9})");
   over_shares(ar, "t_s", ar["t_s"].get<double>());
-  EXPECT_TRUE(outputs("collective", R"({"chip": "h100", "op": "all_reduce", "bytes": 1e9, "nodes": 4})")["expected_t_s_low"].is_null())
-      << "the runs are inside one NVLink node";
+  // between nodes the InfiniBand runs give a band of their own; over DCN no runs give one
+  const json ib = outputs("collective", R"({"chip": "h100", "op": "all_reduce", "bytes": 1e9, "nodes": 4})");
+  ASSERT_EQ(ib["fabric"], "ib_fat_tree");
+  over_shares(ib, "t_s", ib["t_s"].get<double>());
+  EXPECT_NE(ib["expected_runs"], ar["expected_runs"]) << "the NVLink runs are inside one node";
+  EXPECT_TRUE(outputs("collective", R"({"chip": "tpu-v5e", "op": "all_reduce", "bytes": 1e9, "fabric": "dcn", "axes": [2]})")["expected_t_s_low"].is_null())
+      << "no published DCN collective";
   // over a TPU slice's ICI with the chip's own links (the ICI runs); a link given in their stead has no runs
   const json ici = outputs("collective", R"({"chip": "tpu-v5e", "op": "all_gather", "bytes": 1e9})");
   over_shares(ici, "t_s", ici["t_s"].get<double>());
@@ -442,6 +447,21 @@ TEST(Bands, EveryBoundedTimeHasItsRangeWhereRunsCalibrateIt) {
   EXPECT_NEAR(ft["expected_tokens_per_s_low"].get<double>(), peak["tokens_per_s"].get<double>() * ft["expected_share_low"].get<double>(), 1e-9 * peak["tokens_per_s"].get<double>());
   EXPECT_NEAR(ft["expected_tokens_per_s_high"].get<double>(), peak["tokens_per_s"].get<double>() * ft["expected_share_high"].get<double>(), 1e-9 * peak["tokens_per_s"].get<double>());
   over_shares(ft, "t_s", peak["t_s"].get<double>());
+  // TPU training recipes are a band of their own; an Apple-silicon Mac takes the GPUs' and MLX's
+  const json tpu_ft = outputs("finetune", R"({"chip": "tpu-v6e"})");
+  const json mac_ft = outputs("finetune", R"({"chip": "apple-m2-max"})");
+  EXPECT_FALSE(tpu_ft["expected_runs"].is_null());
+  EXPECT_NE(tpu_ft["expected_runs"], ft["expected_runs"]);
+  EXPECT_EQ(mac_ft["expected_runs"], ft["expected_runs"]);
+  // a copy over HBM, PCIe or NVLink takes the band of published copies; ICI, DCN or a CPU's memory none
+  for (const char* path : {"hbm", "pcie", "nvlink"}) {
+    const json copy = outputs("transfer", (std::string(R"({"chip": "h100", "bytes": 1e9, "path": ")") + path + "\"}").c_str());
+    over_shares(copy, "t_s", copy["t_s"].get<double>());
+  }
+  EXPECT_TRUE(outputs("transfer", R"({"chip": "tpu-v5e", "bytes": 1e9, "path": "ici"})")["expected_t_s_low"].is_null());
+  EXPECT_TRUE(outputs("transfer", R"({"chip": "tpu-v5e", "bytes": 1e9, "path": "dcn"})")["expected_t_s_low"].is_null());
+  EXPECT_TRUE(outputs("transfer", R"({"chip": "desktop-ddr5", "bytes": 1e9, "path": "hbm"})")["expected_t_s_low"].is_null())
+      << "no published copy on a CPU's memory";
   // a small collective lies outside the sizes the runs took, and the range says so
   const json small = outputs("collective", R"({"chip": "h100", "op": "all_reduce", "bytes": 1e6})");
   EXPECT_EQ(small["expected_covered"], false);

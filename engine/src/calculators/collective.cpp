@@ -218,13 +218,13 @@ void report(Result& r, const CollectiveCost& cost, double bytes) {
   if (cost.group_size <= 1) r.warn("The group has one device: nothing moves.");
 }
 
-// The range published collectives reach of the bound: measured inside one NVLink node (nccl-tests)
-// and over a TPU slice's ICI with the catalog's links (the book's profile, the Ironwood
-// microbenchmarks), so a collective on nvlink or on a catalog chip's ICI gets one.
+// The range published collectives reach of the bound, from the regime measured on this fabric
+// (data/measurements.json: each collective regime is limited to the fabrics its runs crossed). A link
+// the reader gives in place of the chip's is no chip's: no runs measured it.
 void expected_time(const Args& args, const std::string& fabric, double t_s, double bytes, Result& r) {
   const ChipKind kind = args.chip().kind;
-  const bool measured_fabric = fabric == "nvlink" || (fabric == "ici" && !args.given("link_bytes_per_s"));
-  const Band* band = measured_fabric && t_s > 0 ? band_for("collective", "t_s", kind) : nullptr;
+  const bool catalog_links = !args.given("link_bytes_per_s");
+  const Band* band = catalog_links && t_s > 0 ? band_for("collective", "t_s", kind, {{"fabric", fabric}}) : nullptr;
   out_expected(band, {"t_s", "expected_t_s_low", "expected_t_s_high", "s", "collective time"}, t_s, r);
   out_band(band, "collective", kind, {{"bytes", bytes}}, r);
 }

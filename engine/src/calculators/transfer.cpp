@@ -2,6 +2,7 @@
 #include "models/bandwidth.hpp"
 #include "calculators/calculators.hpp"
 #include "models/common.hpp"
+#include "models/expected.hpp"
 #include "models/topology.hpp"
 #include "schema/params.hpp"
 
@@ -37,6 +38,10 @@ void compute(const Args& args, Result& r) {
   else r.out_null("bytes_per_s");
   r.out("bytes_per_chip", per_chip);
   r.out("path_bytes_per_s", W);
+  // the range published copies reach over this rung (data/measurements.json: HBM, PCIe and NVLink)
+  const Band* band = t > 0 ? band_for("transfer", "t_s", chip.kind, {{"path", path}}) : nullptr;
+  out_expected(band, {"t_s", "expected_t_s_low", "expected_t_s_high", "s", "transfer time"}, t, r);
+  out_band(band, "transfer", chip.kind, {{"bytes", bytes}}, r);
 }
 
 }  // namespace

@@ -34,7 +34,8 @@ struct BandRow {
   std::size_t runs;
   const char* chip_kinds;  // " datacenter-gpu tpu ": each kind between spaces
   const char* run_kinds;   // the kinds the runs ran on, likewise (covers.chip_kinds)
-  const char* outputs;     // " decode.tokens_per_s decode.step_s ": calculator.output between spaces
+  const char* outputs;     // " decode.tokens_per_s decode.step_s ": calculator.output between spaces, each
+                           // maybe limited to settings: " collective.t_s?fabric=nvlink|ici "
   const BandRange* ranges;
   std::size_t range_count;
   bool estimate;         // the engine's figure is an estimate runs lie on both sides of (memory), not a bound

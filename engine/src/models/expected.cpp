@@ -1,5 +1,6 @@
 #include "models/expected.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <span>
@@ -96,11 +97,49 @@ std::string and_list(const std::vector<std::string>& parts) {
 
 }  // namespace
 
-const Band* band_for(std::string_view calculator, std::string_view output, ChipKind kind) {
+namespace {
+
+// Whether the limits after an entry's "?" ("fabric=nvlink|ici&path=hbm") hold for `settings`: each
+// limited setting is given and its value is one of those listed.
+bool limits_hold(std::string_view limits, Settings settings) {
+  while (!limits.empty()) {
+    const std::string_view limit = limits.substr(0, limits.find('&'));
+    limits.remove_prefix(std::min(limits.size(), limit.size() + 1));
+    const std::string_view name = limit.substr(0, limit.find('=')), values = limit.substr(name.size() + 1);
+    bool held = false;
+    for (const auto& [setting, value] : settings) {
+      held = held || (setting == name && listed(" " + std::string(values) + " ", value));
+    }
+    if (!held) return false;
+  }
+  return true;
+}
+
+// Whether one of the band's entries (" collective.t_s?fabric=nvlink ") names `calculator_output`
+// with limits `settings` meets.
+bool applies(std::string_view outputs, std::string_view calculator_output, Settings settings) {
+  std::size_t at = 0;
+  while ((at = outputs.find(" " + std::string(calculator_output), at)) != std::string_view::npos) {
+    const std::size_t end = at + 1 + calculator_output.size();
+    if (outputs[end] == ' ') return true;
+    if (outputs[end] == '?') {
+      const std::string_view limits = outputs.substr(end + 1, outputs.find(' ', end) - end - 1);
+      std::string spaced(limits);
+      for (char& c : spaced) c = c == '|' ? ' ' : c;  // "nvlink|ici" is read as the list " nvlink ici "
+      if (limits_hold(spaced, settings)) return true;
+    }
+    at = end;
+  }
+  return false;
+}
+
+}  // namespace
+
+const Band* band_for(std::string_view calculator, std::string_view output, ChipKind kind, Settings settings) {
   const std::string calculator_output = std::string(calculator) + "." + std::string(output);
   const std::string& kind_name = chip_kind_names()[std::size_t(kind)];
   for (const Band& b : std::span(kBandRows, kBandRowCount)) {
-    if (listed(b.outputs, calculator_output) && listed(b.chip_kinds, kind_name)) return &b;
+    if (applies(b.outputs, calculator_output, settings) && listed(b.chip_kinds, kind_name)) return &b;
   }
   return nullptr;
 }

@@ -3,6 +3,7 @@
 // time or a rate asks for its regime's band and writes, beside the bound, the range real systems
 // reach: share × bound for a rate, bound / share for a time.
 #pragma once
+#include <initializer_list>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -16,9 +17,12 @@ namespace scalelab {
 // One regime's band: a row the build reads from data/bands.json (catalog/catalog_data.hpp).
 using Band = BandRow;
 
-// The band of the regime whose runs calibrate `output` of `calculator` on a chip of `kind`; null
-// when no regime does or its runs are too few to fit a band.
-const Band* band_for(std::string_view calculator, std::string_view output, ChipKind kind);
+// A calculator's discrete settings a regime may be limited to ({"fabric", "nvlink"}).
+using Settings = std::initializer_list<std::pair<std::string_view, std::string_view>>;
+// The band of the regime whose runs calibrate `output` of `calculator` on a chip of `kind` under
+// `settings` (a regime limited to some values of a setting — its applies_to "when" — applies only
+// where the calculator gives one of them); null when no regime does or its runs are too few.
+const Band* band_for(std::string_view calculator, std::string_view output, ChipKind kind, Settings settings = {});
 
 // A bounded output and the names of its expected range, written beside each calculator's call:
 // {"tokens_per_s", "expected_tokens_per_s_low", "expected_tokens_per_s_high", "tokens/s", "tokens per second"}.

@@ -41,6 +41,13 @@ constexpr Output kTransfer[] = {
     {"bytes_per_s", "bytes/s", "effective rate", "bytes moved per second overall (null for an empty transfer)", true},
     {"bytes_per_chip", "bytes", "bytes per chip", "each chip's share of the bytes", false},
     {"path_bytes_per_s", "bytes/s", "path bandwidth", "bandwidth of the path for one chip", false},
+    {"expected_t_s_low", "s", "expected time, short", "the transfer time over the high end of the share published copies over this rung reach (HBM, PCIe or NVLink; null on other rungs or where no runs calibrate it)", true},
+    {"expected_t_s_high", "s", "expected time, long", "the transfer time over the low end of the share published copies over this rung reach (null on other rungs or where no runs calibrate it)", true},
+    {"expected_runs", "count", "published runs behind the range", "how many published copies the expected range is fitted to (null where no runs calibrate it)", true},
+    {"expected_share_low", "ratio", "expected share of the bound, low", "the low end of the share of the bound published copies reached (null where no runs calibrate it)", true},
+    {"expected_share_high", "ratio", "expected share of the bound, high", "the high end of the share of the bound published copies reached (null where no runs calibrate it)", true},
+    {"expected_covered", "", "setup within the published runs", "whether the chip's kind and the size lie within what the published runs took (null where no runs calibrate it)", true},
+    {"expected_outside", "", "setup beyond the published runs", "a sentence naming the chip's kind or the size that lies outside what the published runs took, and what they took (null when none does, or where no runs calibrate it)", true},
 };
 
 constexpr Output kSharding[] = {
@@ -72,8 +79,8 @@ constexpr Output kCollective[] = {
     {"levels", "", "levels", "the collective's phases on a hierarchical fabric, each with its time", false},
     {"group_size", "count", "group size", "devices taking part", false},
     {"wraparound", "", "wraparound priced", "whether each axis was priced as a ring with wraparound (null off the ICI torus)", true},
-    {"expected_t_s_low", "s", "expected time, short", "the collective time over the high end of the share published collectives reach, inside one NVLink node or over a TPU slice's ICI (null on other fabrics, with a link given instead of the chip's, or where no runs calibrate it)", true},
-    {"expected_t_s_high", "s", "expected time, long", "the collective time over the low end of the share published collectives reach, inside one NVLink node or over a TPU slice's ICI (null on other fabrics, with a link given instead of the chip's, or where no runs calibrate it)", true},
+    {"expected_t_s_low", "s", "expected time, short", "the collective time over the high end of the share published collectives of this fabric reach: inside one NVLink node, over a TPU slice's ICI, or between GPU nodes (null over DCN, with a link given instead of the chip's, or where no runs calibrate it)", true},
+    {"expected_t_s_high", "s", "expected time, long", "the collective time over the low end of the share published collectives of this fabric reach: inside one NVLink node, over a TPU slice's ICI, or between GPU nodes (null over DCN, with a link given instead of the chip's, or where no runs calibrate it)", true},
     {"expected_runs", "count", "published runs behind the range", "how many published collectives of this fabric the expected range is fitted to (null where no runs calibrate it)", true},
     {"expected_share_low", "ratio", "expected share of the bound, low", "the low end of the share of the bound published collectives of this fabric reached (null where no runs calibrate it)", true},
     {"expected_share_high", "ratio", "expected share of the bound, high", "the high end of the share of the bound published collectives of this fabric reached (null where no runs calibrate it)", true},
