@@ -123,7 +123,10 @@ RunTimes time_steps(const Args& args, const MemoryInputs& mem, Result& r) {
     r.out_null("mfu_with_attention");
   }
   r.out("achieved_flops_per_s", t.chips * t.C * t.mfu);
-  r.out("peak_flops", t.chips * t.t_s * t.C);
+  // a count (FLOPs over the run time at peak), not a rate: peak_flops keeps the same value for API callers
+  const double at_peak = t.chips * t.t_s * t.C;
+  r.out("flops_at_peak", at_peak);
+  r.out("peak_flops", at_peak);
   r.out("t_s", t.t_s);
   r.out("days", t.t_s / kSecondsPerDay);
   r.out("years", t.t_s / kSecondsPerDay / 365);
