@@ -1,5 +1,6 @@
 // Entry point of every page.
 import 'katex/dist/katex.min.css';
+import './katex-compat.css'; // the build-time typesetter's class names (see the file)
 import './styles.css';
 import { initShell } from './shell';
 import { initChapter } from './chapter';
