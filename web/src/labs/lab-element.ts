@@ -473,7 +473,7 @@ export abstract class LabElement<C extends CalculatorName = CalculatorName> exte
       </fieldset>
       ${r ? html`
         ${this.renderOutputs(r)}
-        ${r.warnings.length ? html`<ul class="lab-warnings">${r.warnings.map((w) => html`<li>${this.words(w)}</li>`)}</ul>` : nothing}
+        ${r.warnings.length ? html`<ul class="lab-warnings" data-figure="notes">${r.warnings.map((w) => html`<li>${this.words(w)}</li>`)}</ul>` : nothing}
         ${this.derivation.render(this.technical)}` : nothing}
       ${this.url.isPage ? nothing : html`<p class="lab-link"><a href=${`/labs/${LAB_INFO[this.localName]?.name ?? this.calculator}/${q ? '?' + q : ''}`}>Open this lab on its own page</a> (the settings come along)</p>`}
     </div>`;
