@@ -254,6 +254,12 @@ function readableAnswers(key, md) {
     if (kind === 'question' && beside && beside.calc === a.calc && showsSame(JSON.parse(a.params ?? '{}'), beside.state)) {
       found.push(`${where}: the lab beside it is set to exactly its parameters, so it shows the answer`);
     }
+    // a Try-it's lab as it opens: its notes (the engine's warnings) must not print the answer unless
+    // the Try-it hides them until Check (hides="notes"): "the exact crossover (326 tokens)"
+    if (kind === 'Try-it' && beside && beside.calc === a.calc && !/(^|[\s,])notes([\s,]|$)/.test(a.hides ?? '')) {
+      const note = labNotes(a, beside.state, chip).find((w) => printedNumbers(w).some((n) => same(n, answer, tol)));
+      if (note) found.push(`${where}: the paired lab's note prints the answer ("${note}"): give the Try-it hides="notes"`);
+    }
   }
   return found;
 }
@@ -266,6 +272,29 @@ function flatten(p, out = {}, prefix = '') {
     else out[k] = v;
   }
   return out;
+}
+/** The warnings of a Try-it's lab as it opens: the Try-it's params with the lab's starting settings
+ *  (its state, by leaf name: axis0, axis1 … for a list of axes) in their place, and a setting the
+ *  state does not name left to its default (the Try-it changed it; the lab opens without it). */
+function labNotes(a, state, chip) {
+  let params;
+  try { params = JSON.parse(a.params ?? '{}'); } catch { return []; }
+  const axes = Object.keys(state).filter((k) => /^axis\d$/.test(k)).sort().map((k) => state[k]);
+  const set = (p) => {
+    for (const [k, v] of Object.entries(p)) {
+      if (k === 'chip') continue;
+      if (k === 'axes' && Array.isArray(v)) { if (axes.length) p.axes = axes; else delete p.axes; }
+      else if (k in state) p[k] = state[k];
+      else if (v && typeof v === 'object' && !Array.isArray(v) && !['model', 'chip_overrides', 'model_overrides'].includes(k)) set(v);
+      else delete p[k];
+    }
+    return p;
+  };
+  const p = set(structuredClone(params));
+  if (state.chip) p.chip = state.chip;
+  else if (!(a.chip === 'fixed' || 'chip' in p)) p.chip = chip;
+  const r = JSON.parse(engine.evaluateNumbers(a.calc, JSON.stringify(p)));
+  return r.error ? [] : (r.warnings ?? []).map(String);
 }
 function showsSame(params, state) {
   const q = flatten(params), s = flatten(state);
