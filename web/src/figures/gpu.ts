@@ -151,27 +151,32 @@ export class SmFigure extends ChipPartFigure {
     const parts = Number(o.subpartitions_per_sm ?? 4);
     const k = this.step('level', SM_LEVELS.length);
     const body: SVGTemplateResult[] = [];
-    body.push(rect(6, 6, 388, 208, 'none', 'sm'));
-    body.push(t(200, 22, `one SM of the ${name} (${f(o.sms, 'count')} in all)`, 'small bold', 'middle'));
-    const w = 380 / parts;
+    // On a phone four subpartitions side by side leave labels of about 7 px: there they go two by
+    // two in a narrower drawing, which the page scales up (issue 33, shots33 at 375 px).
+    const narrow = typeof window !== 'undefined' && window.matchMedia?.('(max-width: 600px)').matches;
+    const VW = narrow ? 240 : 400, cols = narrow ? Math.min(2, parts) : parts, rows = Math.ceil(parts / cols);
+    const w = (VW - 20) / cols, ph = 128, gap = 6;
+    const smemY = 30 + rows * (ph + gap) - gap + 8;
+    body.push(rect(6, 6, VW - 12, smemY + 42, 'none', 'sm'));
+    body.push(t(VW / 2, 22, `one SM of the ${name} (${f(o.sms, 'count')} in all)`, 'small bold', 'middle'));
     for (let i = 0; i < parts; i++) {
-      const x = 10 + i * w, on = k === 1 || i === 0;
-      body.push(rect(x, 30, w - 6, 128, on ? 'soft' : 'none', 'subpartition'));
-      body.push(t(x + (w - 6) / 2, 44, 'scheduler', 'small muted', 'middle'));
-      body.push(rect(x + 4, 50, w - 14, 22, 'ok'), t(x + (w - 6) / 2, 65, 'registers', 'small', 'middle'));
+      const x = 10 + (i % cols) * w, y = 30 + Math.floor(i / cols) * (ph + gap), on = k === 1 || i === 0;
+      body.push(rect(x, y, w - 6, ph, on ? 'soft' : 'none', 'subpartition'));
+      body.push(t(x + (w - 6) / 2, y + 14, 'scheduler', 'small muted', 'middle'));
+      body.push(rect(x + 4, y + 20, w - 14, 22, 'ok'), t(x + (w - 6) / 2, y + 35, 'registers', 'small', 'middle'));
       // the CUDA cores: a strip of lanes
       const lanes = Number(o.fp32_cores_per_subpartition ?? 32), lw = (w - 14) / lanes;
-      for (let j = 0; j < lanes; j++) body.push(rect(x + 4 + j * lw, 78, Math.max(0.6, lw - 0.6), 22, 'warn'));
-      body.push(t(x + (w - 6) / 2, 113, 'CUDA cores', 'small', 'middle'));
-      body.push(rect(x + 4, 120, w - 14, 30, 'accent', 'tensor-core'), t(x + (w - 6) / 2, 139, 'Tensor Core', 'small on-accent', 'middle'));
+      for (let j = 0; j < lanes; j++) body.push(rect(x + 4 + j * lw, y + 48, Math.max(0.6, lw - 0.6), 22, 'warn'));
+      body.push(t(x + (w - 6) / 2, y + 83, 'CUDA cores', 'small', 'middle'));
+      body.push(rect(x + 4, y + 90, w - 14, 30, 'accent', 'tensor-core'), t(x + (w - 6) / 2, y + 109, 'Tensor Core', 'small on-accent', 'middle'));
     }
-    body.push(rect(10, 166, 374, 22, 'ok', 'smem'), t(197, 181, `L1 and shared memory, ${f(o.smem_bytes_per_sm, 'bytes')}`, 'small', 'middle'));
-    body.push(t(200, 206, 'to L2 and HBM, shared by every SM', 'small muted', 'middle'));
+    body.push(rect(10, smemY, VW - 26, 22, 'ok', 'smem'), t(VW / 2 - 3, smemY + 15, `L1 and shared memory, ${f(o.smem_bytes_per_sm, 'bytes')}`, 'small', 'middle'));
+    body.push(t(VW / 2, smemY + 40, 'to L2 and HBM, shared by every SM', 'small muted', 'middle'));
     const sentences = [
       `One of the ${f(o.subpartitions_per_sm, 'count')} subpartitions of an SM of the ${name}: a warp scheduler drives ${f(o.fp32_cores_per_subpartition, 'count')} fp32 lanes (CUDA cores) and one Tensor Core, which does about ${f(o.tensor_core_flops_per_cycle, 'count')} bf16 FLOPs a cycle, beside a register file of ${f(o.registers_per_subpartition, 'count')} 32-bit words.`,
       `The whole SM: ${f(o.subpartitions_per_sm, 'count')} subpartitions, ${f(o.tensor_cores_per_sm, 'count')} Tensor Cores and ${f(Number(o.subpartitions_per_sm) * Number(o.fp32_cores_per_subpartition), 'count')} fp32 lanes, sharing ${f(o.smem_bytes_per_sm, 'bytes')} of L1 and shared memory; at the bf16 peak one SM does ${f(o.flops_per_s_per_sm, 'FLOP/s')}, and the ${f(o.sms, 'count')} SMs share the L2 and HBM.`,
     ];
-    return this.atLevel(`Inside one SM of the ${name}`, [400, 218], body, SM_LEVELS, k, sentences[k]);
+    return this.atLevel(`Inside one SM of the ${name}`, [VW, smemY + 52], body, SM_LEVELS, k, sentences[k]);
   }
 }
 
