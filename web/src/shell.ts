@@ -4,6 +4,7 @@ import { chipId, customChip, DEFAULT_CHIP, linkedChipProblem, mode, setChip, set
 import { esc, } from './tex';
 import { fieldText, typedValue, UNIT_WORDS } from './format';
 import { chipFromAddress, openMeasureDialog } from './measure/measure-device';
+import { fieldAmount, fieldProblem } from './labs/words';
 
 export function applyMode(m: Mode = mode()) {
   const root = document.documentElement;
@@ -108,17 +109,43 @@ const CHIP_GROUPS: { title: string; fields: RegExp; folded?: boolean }[] = [
   { title: 'Price', fields: /^(price_per_hour_usd|price_usd)$/ },
   { title: 'Architecture details', fields: /./, folded: true },
 ];
+/** The figures each kind of chip is described by (the rest wait behind "Show every figure"): a
+ *  card or a Mac needs its compute, memory and host link; a TPU its ICI torus and pod; a
+ *  datacenter GPU its NVLink node and InfiniBand. Presentation only: every field stays the engine's. */
+const COMMON_FIELDS = /^(name|kind|flops_per_s\.|hbm_bytes|hbm_bytes_per_s|price_per_hour_usd|price_usd)$/;
+const KIND_FIELDS: Record<string, RegExp> = {
+  tpu: /^(ici_link_bytes_per_s|ici_links|ici_hop_latency_s|pod_chips|wrap_axis_multiple|host_chips|dcn_bytes_per_s|pcie_bytes_per_s|cores_per_chip|clock_hz|vmem_bytes|vmem_bytes_per_s|beyond_pod)$/,
+  'datacenter-gpu': /^(nvlink_bytes_per_s|node_gpus|ib_bytes_per_s|node_ib_bytes_per_s|pcie_bytes_per_s|beyond_pod|sms|clock_hz|l2_bytes)$/,
+  'workstation-gpu': /^(pcie_bytes_per_s|nvlink_bytes_per_s)$/,
+  'consumer-gpu': /^(pcie_bytes_per_s)$/,
+  'unified-memory': /^(gpu_memory_share)$/,
+  cpu: /^$/,
+};
+export function fieldOfKind(path: string, kind: string): boolean {
+  const k = kind === 'gpu' ? 'datacenter-gpu' : kind;
+  return COMMON_FIELDS.test(path.replace(/^(flops_per_s\.).*/, '$1')) || (KIND_FIELDS[k]?.test(path) ?? false);
+}
+/** A number format's peak, named once with its unit: "BF16 peak" in FLOP/s, "INT8 peak" in OP/s. */
+const PEAK = /^flops_per_s\.(\w+)$/;
 function chipFormFields(fields: ParamSchema[]): Field[] {
   const out: Field[] = [];
   for (const f of fields) {
     if (f.name === 'name') out.push({ path: 'name', schema: f, label: f.label });
     else if (f.type === 'number' || f.type === 'integer') out.push({ path: f.name, schema: f, label: f.label });
     else if (f.type === 'object' && f.fields) {
-      for (const g of f.fields) if (g.type === 'number' || g.type === 'integer') out.push({ path: `${f.name}.${g.name}`, schema: g, label: g.label && g.label !== g.name ? g.label : `${f.label}: ${g.name}` });
+      for (const g of f.fields) {
+        if (g.type !== 'number' && g.type !== 'integer') continue;
+        const path = `${f.name}.${g.name}`, peak = PEAK.exec(path);
+        out.push(peak ? { path, schema: { ...g, unit: /^int/.test(peak[1]) ? 'OP/s' : 'FLOP/s' }, label: `${peak[1].toUpperCase()} peak` }
+          : { path, schema: g, label: g.label && g.label !== g.name ? g.label : `${f.label}: ${g.name}` });
+      }
     } else if (f.type === 'choice' && f.choices) out.push({ path: f.name, schema: f, label: f.label });
   }
   return out;
 }
+/** The engine's doc line under a field, where it says more than the label in a reader's words (a
+ *  kind's identifiers, "HBM"/"TensorCores" said of every chip and "fp32 peak" beside "FP32 peak" are not). */
+const DOC_HIDDEN = /^(kind|hbm_bytes|hbm_bytes_per_s|cores_per_chip|flops_per_s\..*)$/;
 function grouped(fields: Field[]): { title: string; folded: boolean; fields: Field[] }[] {
   const left = new Set(fields);
   return CHIP_GROUPS.map((g) => {
@@ -152,12 +179,17 @@ async function openCustomChip(select: HTMLSelectElement, previous: string) {
   const baseId = previous === 'custom' ? DEFAULT_CHIP : previous;
   const start = (customChip() ?? engine.chips.find((c) => c.id === baseId) ?? engine.chips[0]) as Record<string, unknown>;
   const fields = chipFormFields(engine.objectFields('chip'));
-  const unitOf = (f: Field) => UNIT_WORDS[f.schema.unit] ?? f.schema.unit;
+  const technical = mode() === 'technical';
+  // the unit once: not where the label already names it ("FLOP/s (FLOP/s)")
+  const unitOf = (f: Field) => { const u = UNIT_WORDS[f.schema.unit] ?? f.schema.unit; return u && !f.label.includes(u) ? u : ''; };
+  // a kind by its title; the engine's old name "gpu" for a datacenter GPU is not offered again
+  const choices = (f: Field) => (f.schema.choices || []).map((c, k) => [c, f.schema.choice_titles?.[k] ?? c]).filter(([c]) => !(f.path === 'kind' && c === 'gpu'));
+  const doc = (f: Field) => (technical ? `${f.schema.doc} (${f.path})` : DOC_HIDDEN.test(f.path) ? '' : f.schema.doc);
   const fieldHtml = (f: Field, i: number) => `<div class="field" data-path="${esc(f.path)}">
 <label for="cc-${i}">${esc(f.label.charAt(0).toUpperCase() + f.label.slice(1))}${unitOf(f) ? ` <span class="unit">(${esc(unitOf(f))})</span>` : ''}</label>
-${f.schema.type === 'choice' ? `<select id="cc-${i}" name="${esc(f.path)}">${(f.schema.choices || []).map((c, k) => `<option value="${esc(c)}">${esc(f.schema.choice_titles?.[k] ?? c)}</option>`).join('')}</select>`
+${f.schema.type === 'choice' ? `<select id="cc-${i}" name="${esc(f.path)}">${choices(f).map(([c, t]) => `<option value="${esc(c)}">${esc(t)}</option>`).join('')}</select>`
     : `<input id="cc-${i}" name="${esc(f.path)}" type="text" inputmode="${f.path === 'name' ? 'text' : 'decimal'}" autocomplete="off" aria-describedby="cc-${i}-err cc-${i}-doc">`}
-<small id="cc-${i}-doc">${esc(f.schema.doc)}</small><span class="field-error" id="cc-${i}-err" role="alert"></span></div>`;
+<small id="cc-${i}-doc">${esc(doc(f))}</small><span class="field-error" id="cc-${i}-err" role="alert"></span></div>`;
   let n = 0;
   const groupsHtml = grouped(fields).map((g) => {
     const body = `<div class="chip-fields">${g.fields.map((f) => fieldHtml(f, n++)).join('')}</div>`;
@@ -168,9 +200,10 @@ ${f.schema.type === 'choice' ? `<select id="cc-${i}" name="${esc(f.path)}">${(f.
   const startId = String(start.id === 'custom' ? baseId : start.id ?? baseId);
   dialog.innerHTML = `<form method="dialog" class="custom-chip-form" novalidate>
 <h2 id="custom-chip-title">Custom chip, starting from the <span class="cc-base-name">${esc(baseName(startId))}</span></h2>
-<p class="hint">Every field below starts at that chip's catalog figure: change what you like, or start from another chip. Leave a field empty if the chip lacks it. Numbers read as you write them (100M, 3.35T, 2.5e9); memory is in bytes (1 GB = 10⁹ bytes). The engine checks every value.</p>
-<label class="wide">Start from <select name="__base">${engine.chips.map((c) => `<option value="${esc(c.id)}"${c.id === startId ? ' selected' : ''}>${esc(c.name)}</option>`).join('')}</select></label>
+<p class="hint">Every field starts at that chip's catalog figure: change what you like, or start from another chip. Only the figures of its kind of chip are shown; leave a field empty if the chip lacks it. Numbers read as you write them (100M, 3.35T, 24 GB); memory is in bytes, 1 GB = 10⁹ bytes. Each value is checked when you press “Use this chip”.</p>
+<label class="wide cc-base">Start from <select name="__base">${engine.chips.map((c) => `<option value="${esc(c.id)}"${c.id === startId ? ' selected' : ''}>${esc(c.name)}</option>`).join('')}</select></label>
 ${groupsHtml}
+<label class="check cc-all"><input type="checkbox" name="__all"> Show every figure (other kinds of chip, architecture details)</label>
 <p class="form-error" role="alert"></p>
 <div class="actions"><button type="button" value="cancel" class="cancel">Cancel</button><button type="submit" value="ok" class="primary">Use this chip</button></div>
 </form>`;
@@ -183,10 +216,22 @@ ${groupsHtml}
       el.value = f.path === 'name' && chip.id !== 'custom' ? `Custom (${String(chip.name)})` : fieldText(v, f.schema.unit);
     }
   };
+  // the figures of the chosen kind, the rest behind "Show every figure" (their values kept)
+  const kindSelect = form.elements.namedItem('kind') as HTMLSelectElement | null;
+  const all = form.elements.namedItem('__all') as HTMLInputElement;
+  const arrange = () => {
+    const kind = kindSelect?.value ?? '';
+    form.querySelectorAll<HTMLElement>('.field[data-path]').forEach((el) => { el.hidden = !all.checked && !fieldOfKind(el.dataset.path!, kind); });
+    form.querySelectorAll<HTMLElement>('.chip-group').forEach((g) => { g.hidden = ![...g.querySelectorAll<HTMLElement>('.field')].some((el) => !el.hidden); });
+  };
   fill(start);
+  if (kindSelect && kindSelect.value === '' && start.kind === 'gpu') kindSelect.value = 'datacenter-gpu';
+  arrange();
+  kindSelect?.addEventListener('change', arrange);
+  all.addEventListener('change', arrange);
   (form.elements.namedItem('__base') as HTMLSelectElement).addEventListener('change', (e) => {
     const c = engine.chips.find((x) => x.id === (e.target as HTMLSelectElement).value);
-    if (c) { fill(c); form.querySelector('.cc-base-name')!.textContent = c.name; }
+    if (c) { fill(c); form.querySelector('.cc-base-name')!.textContent = c.name; arrange(); }
   });
   const close = (ok: boolean) => {
     dialog.close();
@@ -206,6 +251,7 @@ ${groupsHtml}
       const el = form.elements.namedItem(f.path) as HTMLInputElement | HTMLSelectElement;
       const t = el.value.trim();
       if (f.path === 'name' || f.schema.type === 'choice') { if (t) set(chip, f.path, t); continue; }
+      if (f.path.startsWith('__')) continue;
       if (t === '') { set(chip, f.path, undefined); continue; }
       set(chip, f.path, typedValue(t));
     }
@@ -215,12 +261,16 @@ ${groupsHtml}
     if (isError(r)) {
       const p = (r.error.param || '').replace(/^chip\./, '');
       const field = form.querySelector<HTMLElement>(`.field[data-path="${CSS.escape(p)}"]`);
+      const f = fields.find((x) => x.path === p);
+      const el = f ? form.elements.namedItem(f.path) as HTMLInputElement | null : null;
+      // a number out of its range or text that reads as none, in words (labs/words.ts fieldProblem)
+      const words = (f && el && fieldProblem(f.schema, typedValue(el.value), fieldAmount((v, u) => engine.format(v, u), f.schema.unit))) || r.error.message;
       if (field) {
-        field.querySelector('.field-error')!.textContent = r.error.message;
+        field.querySelector('.field-error')!.textContent = words;
         const input = field.querySelector<HTMLElement>('input,select')!;
         input.setAttribute('aria-invalid', 'true');
         input.focus();
-      } else form.querySelector('.form-error')!.textContent = `${fields.find((f) => f.path === p)?.label ?? 'This chip'}: ${r.error.message}`;
+      } else form.querySelector('.form-error')!.textContent = `${f?.label ?? 'This chip'}: ${words}`;
       return;
     }
     customOption(select).textContent = customLabel(clean);

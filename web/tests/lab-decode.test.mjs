@@ -109,7 +109,7 @@ test('bad typed values are refused in place with the engine message', async () =
     await type(page, 'batch', typed);
     const want = evaluate('decode', { ...preset, batch: Number.isFinite(Number(typed)) ? Number(typed) : typed });
     assert.ok(want.error, typed);
-    assert.equal(await err.innerText(), shown(typed, want.error.message), typed);
+    assert.equal(await err.innerText(), shown(typed, want.error, 'decode'), typed);
     assert.equal(await field(page, 'batch').getAttribute('aria-invalid'), 'true');
     await noNaN(page);
   }

@@ -61,9 +61,29 @@ export async function forgetCustom(page) {
   await page.evaluate(() => { localStorage.removeItem('scalelab.customChip'); localStorage.removeItem('scalelab.chip'); });
 }
 
-/** What a lab says under a number field for what was typed: the engine's message, or, for text
- *  that does not read as a number, its own words (lab-element.ts, unreadable). */
-export const shown = (typed, message) => (Number.isFinite(Number(typed)) ? message : 'enter a number, such as 512, 100M or 2.5e9');
+/** The schema of a calculator's parameter path ("users", "sweep.batch"). */
+export function paramSchema(calculator, dotted) {
+  const [head, ...rest] = String(dotted ?? '').split('.');
+  let p = JSON.parse(engine.calculator(calculator)).params.find((x) => x.name === head);
+  for (const r of rest) p = p?.fields?.find((x) => x.name === r) ?? p?.fields?.[0];
+  return p;
+}
+/** What a lab says under a number field for what was typed, where the engine refused it (`error`,
+ *  of `calculator`): out of the schema's range or no number at all, the labs' own words (words.ts
+ *  fieldProblem: the limit as the engine's formatter writes it, no "got", no e-notation), written
+ *  again here from the schema; any other refusal, the engine's message. */
+export function shown(typed, error, calculator) {
+  const s = paramSchema(calculator, error.param);
+  if (!s || !['number', 'integer'].includes(s.type)) return error.message;
+  const amount = (x) => (s.unit === 'params' ? `${engine.formatQuantity(x, 'count')} parameters` : engine.formatQuantity(x, !s.unit || s.unit === 'ratio' ? 'count' : s.unit));
+  const t = String(typed).trim(), v = Number(t);
+  if (t === '') return 'enter a number';
+  if (!Number.isFinite(v)) return /^[-+]?(\d|\.\d)/.test(t) && typeof s.max === 'number' && !Number.isNaN(v) ? `too large — at most ${amount(s.max)}` : 'enter a number, such as 512, 100M or 2.5B';
+  if (typeof s.max === 'number' && v > s.max) return `too large — at most ${amount(s.max)}`;
+  if (typeof s.min === 'number' && (s.min_exclusive ? v <= s.min : v < s.min)) return s.min_exclusive ? `too small — more than ${amount(s.min)}` : `too small — at least ${amount(s.min)}`;
+  if (s.type === 'integer' && !Number.isInteger(v)) return `enter a whole number, such as ${amount(Math.max(s.min ?? 1, Math.round(v)))}`;
+  return error.message;
+}
 
 /** A number field's text as a number: the labs write large ones as people do ("2.1M", "70B", "15T"). */
 export function fieldNumber(text) {

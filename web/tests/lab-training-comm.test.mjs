@@ -4,14 +4,14 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, launch, watchedPage, axe } from './harness.mjs';
-import { engine, esc, evaluate, expected, clean, labHelpers, asPlain, choiceTitle } from './lab-helpers.mjs';
+import { engine, esc, evaluate, expected, clean, labHelpers, asPlain, choiceTitle, shown } from './lab-helpers.mjs';
 
 const EL = 'sl-training-comm-lab';
 const LAB = '/labs/training-comm/';
 let server, browser;
 before(async () => { server = await startServer(); browser = await launch(); });
 after(async () => { await browser?.close(); await server?.stop(); });
-const { chartShown, ready, rendered, settle, out, type, choose, noNaN } = labHelpers({ element: EL, calculator: 'training_comm' });
+const { chartShown, ready, rendered, settle, out, type, choose, noNaN, field } = labHelpers({ element: EL, calculator: 'training_comm' });
 const labParams = (page) => page.evaluate((el) => document.querySelector(el).params(), EL);
 const verdict = (page) => page.locator(`${EL} .lab-verdict .verdict`).getAttribute('data-bound');
 const plotText = (page) => page.locator(`${EL} .lab-viz [aria-description]`).first().getAttribute('aria-description');
@@ -90,13 +90,22 @@ test('switching the strategy changes the plot; TP says the batch does not move i
   assert.equal(await out(page, 't_comm_s'), expected('training_comm', e, 't_comm_s'));
   assert.equal(await verdict(page), evaluate('training_comm', e).outputs.bound);
   await noNaN(page);
-  // one RTX 4090 and a 70B model: no communication, and no green light for a model whose weights overflow the card
+  // one RTX 4090 opens on a model it can train, a one-device batch, no communication
+  await page.goto(server.url + LAB + '?chip=rtx-4090');
+  await ready(page);
+  assert.deepEqual([await field(page, 'batch_tokens').inputValue(), (await labParams(page)).model], ['65,536', 'llama3.2-1b']);
+  assert.match(await page.locator(`${EL} .lab-verdict .verdict`).innerText(), /^One device, no communication/);
+  assert.equal(await page.locator(`${EL} .lab-verdict .fits-no`).count(), 0);
+  // and a 70B model there: it does not fit, and no time is quoted for it (no range, no chart)
   await page.goto(server.url + LAB + '?chip=rtx-4090&model=llama3-70b');
   await ready(page);
   const alone = await page.locator(`${EL} .lab-verdict .verdict`).innerText();
-  assert.match(alone, /^One device, no communication/);
-  const mem = evaluate('training_memory', { chip: 'rtx-4090', model: 'llama3-70b', chips: 1 }).outputs;
-  assert.ok(alone.includes(`It does not fit: the weights alone take ${engine.formatQuantity(mem.params_bytes_per_chip, 'bytes')}, more than the ${engine.formatQuantity(mem.hbm_bytes, 'bytes')} of GDDR6X memory on one device`), alone);
+  const mem = evaluate('training_memory', { chip: 'rtx-4090', model: 'llama3-70b', chips: 1, batch_tokens: 4096 }).outputs;
+  assert.equal(mem.fits, false);
+  assert.ok(alone.startsWith(`It does not fit on one device: training this model takes at least ${engine.formatQuantity(mem.bytes_per_chip, 'bytes')} (the weights alone ${engine.formatQuantity(mem.params_bytes_per_chip, 'bytes')}`), alone);
+  assert.ok(alone.includes(`more than the ${engine.formatQuantity(mem.hbm_bytes, 'bytes')} of GDDR6X memory, so no time is given for it`), alone);
+  assert.doesNotMatch(await page.locator(`${EL} .lab-verdict`).innerText(), /per layer|expect /);
+  assert.equal(await page.locator(`${EL} .lab-viz svg`).count(), 0);
   assert.equal(await page.locator(`${EL} .lab-verdict .fits-yes`).count(), 0);
   assert.deepEqual(problems, clean);
   await page.close();
@@ -109,7 +118,7 @@ test('bad URL state: the engine\u2019s message in a notice, the preset kept', as
   const notice = await page.locator(`${EL} .lab-notice`).innerText();
   assert.match(notice, /bogus/);
   // Plain: a refusal's message without identifiers, and a choice's allowed values in words
-  assert.ok(notice.includes(asPlain(evaluate('training_comm', { batch_tokens: -5 }).error.message)), notice);
+  assert.ok(notice.includes(`(${shown('-5', evaluate('training_comm', { batch_tokens: -5 }).error, 'training_comm')})`), notice);
   assert.match(notice, /It takes one of: [^.]*\./);
   for (const s of ['fsdp', 'tp', 'pp']) assert.ok(notice.includes(choiceTitle('training_comm', 'strategy', s)), `${s}: ${notice}`);
   const p = await labParams(page);
@@ -117,7 +126,7 @@ test('bad URL state: the engine\u2019s message in a notice, the preset kept', as
   assert.equal(await out(page, 't_comm_s'), expected('training_comm', p, 't_comm_s'));
   // a typed bad value is refused in place
   await type(page, 'batch_tokens', '0');
-  assert.equal(await page.locator(`${EL} .control[data-key="batch_tokens"] .field-error`).innerText(), evaluate('training_comm', { ...p, batch_tokens: 0 }).error.message);
+  assert.equal(await page.locator(`${EL} .control[data-key="batch_tokens"] .field-error`).innerText(), shown('0', evaluate('training_comm', { ...p, batch_tokens: 0 }).error, 'training_comm'));
   await noNaN(page);
   assert.deepEqual(problems, clean);
   await page.close();

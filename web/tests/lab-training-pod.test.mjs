@@ -125,7 +125,7 @@ test('bad typed values are refused in place with the engine message', async () =
     const v = Number.isFinite(Number(typed)) ? Number(typed) : typed;
     const w = evaluate(CALC, { chip: 'tpu-v5p', [key]: v });
     assert.ok(w.error, `${key}=${typed}`);
-    assert.equal(await fieldError(page, key), shown(typed, w.error.message), `${key}=${typed}`);
+    assert.equal(await fieldError(page, key), shown(typed, w.error, CALC), `${key}=${typed}`);
     await noNaN(page);
     await type(page, key, restore);
     assert.equal(await fieldError(page, key), '', key);

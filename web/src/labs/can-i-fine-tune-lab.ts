@@ -28,7 +28,7 @@ export class CanIFineTuneLab extends LabElement<'finetune'> {
     { path: 'tokens', label: 'tokens to train on' },
     { path: 'sequence_length', label: 'tokens per sequence' },
     { path: 'micro_batch', label: 'sequences per forward-backward pass', main: true },
-    { path: 'mfu', label: 'MFU: how much of the 16-bit peak the run reaches' },
+    { path: 'mfu', label: 'model FLOPs utilisation: the share of the 16-bit peak the run reaches' },
     { path: 'activation_checkpointing', label: 'activation checkpointing' },
     { path: 'optimizer', label: 'optimizer state' },
     { path: 'measured_tokens_per_s', label: 'I measured: the tokens per second your fine-tune trained at, if you ran it' },
@@ -84,6 +84,9 @@ export class CanIFineTuneLab extends LabElement<'finetune'> {
       <strong>${f(share * 100, 'count')} %</strong> of the device’s peak (your MFU): the run computes ${this.fig('achieved_flops_per_s')}.
       ${typeof o.measured_among === 'string' ? o.measured_among : nothing}</p>`;
   }
+
+  /** the engine's "Does not fit: … short" is the verdict's first sentence: not listed again */
+  protected warningShown(w: string, r: LabResult<'finetune'>): boolean { return !(r.outputs.fits === false && /^Does not fit\b/.test(w)); }
 
   protected renderVerdict(r: LabResult<'finetune'>) {
     const o = r.outputs;

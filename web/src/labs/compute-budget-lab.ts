@@ -88,16 +88,24 @@ export class ComputeBudgetLab extends LabElement<'compute_budget'> {
     this.schedule();
   }
 
-  /** the weight memory at each byte size the chapter compares: one engine sweep */
-  private weightBytesBySize(): { b: number; bytes: unknown }[] {
-    const s = this.engine!.sweep(this.calculator, this.params(), { x: { param: 'bytes_per_param', values: BYTE_SIZES }, outputs: ['weight_bytes'] });
-    return BYTE_SIZES.map((b, i) => ({ b, bytes: isError(s) ? null : s.outputs.weight_bytes[i] }));
+  /** the weight memory at each byte size the chapter compares: one engine sweep; of a mixture of
+   *  experts, the weights stored (all its parameters), the figure the verdict says they fill */
+  private weightBytesBySize(moe: boolean): { b: number; bytes: unknown }[] {
+    const out = moe ? 'moe_total_bytes' : 'weight_bytes';
+    const s = this.engine!.sweep(this.calculator, this.params(), { x: { param: 'bytes_per_param', values: BYTE_SIZES }, outputs: [out] });
+    return BYTE_SIZES.map((b, i) => ({ b, bytes: isError(s) ? null : s.outputs[out]?.[i] }));
+  }
+  /** a mixture of experts' weights are said once, stored and used per token: the table's
+   *  weight bytes (of the N each token uses) would say the used figure a second time */
+  protected renderOutputs(r: LabResult<'compute_budget'>) {
+    return r.outputs.moe_total_bytes == null ? super.renderOutputs(r) : super.renderOutputs({ ...r, outputs: { ...r.outputs, weight_bytes: null } } as unknown as LabResult<'compute_budget'>);
   }
 
   protected renderVerdict(r: LabResult<'compute_budget'>) {
     const o = r.outputs;
     const f = (v: unknown, u: string) => this.engine!.format(v, u);
-    if (this.sizesFor !== r) { this.sizes = this.weightBytesBySize(); this.sizesFor = r; }
+    const moe = o.moe_total_bytes != null;
+    if (this.sizesFor !== r) { this.sizes = this.weightBytesBySize(moe); this.sizesFor = r; }
     const sizes = this.sizes;
     return html`<p class="verdict">A budget of <strong>${this.fig('train_flops')}</strong>
       (${f(o.flops_per_param_per_token, '')} × N × D)
@@ -105,7 +113,7 @@ export class ComputeBudgetLab extends LabElement<'compute_budget'> {
       ${o.moe_total_bytes != null
         ? html`The weights fill ${this.fig('moe_total_bytes')} stored, of which each token uses ${this.fig('moe_active_bytes')}${o.weight_read_s == null ? nothing : html`, read in ${this.fig('weight_read_s')}`}.`
         : html`The weights fill ${this.fig('weight_bytes')}${o.weight_read_s == null ? nothing : html` and take ${this.fig('weight_read_s')} to read once`}.`}</p>
-      <p class="cb-sizes" data-out="weight_bytes_by_size">Weight memory at
+      <p class="cb-sizes" data-out="weight_bytes_by_size">${moe ? 'Stored weight memory (all parameters)' : 'Weight memory'} at
         ${sizes.map((s, i) => html`${i ? ', ' : ''}${s.b} byte${s.b > 1 ? 's' : ''}/param: <strong>${f(s.bytes, 'bytes')}</strong>`)}.</p>
       ${this.expected(r, 't_s', 's', 'the chips’ peak FLOP/s (MFU counted as 6·N·D)')}`;
   }

@@ -6,7 +6,7 @@ import { getPath, type Engine, type ParamSchema } from '../engine';
 import { customChip, chipParam } from '../state';
 import { fieldText, typedValue, UNIT_WORDS } from '../format';
 import { groupChips } from '../chip-groups.js';
-import { ANY_WORDS, ONE_DEVICE_KINDS, deviceWords, type Control, type LabState } from './lab-state';
+import { ANY_WORDS, ONE_DEVICE_KINDS, chipsNoun, deviceWords, type Control, type LabState } from './lab-state';
 import { forPeople } from './words';
 
 /** What the controls ask of the lab they sit in. */
@@ -69,15 +69,19 @@ export class ControlsController implements ReactiveController {
   private unitNote(c: Control): string | null {
     // on the reader's own device a count of chips is a count of devices, as its label says
     const own = ONE_DEVICE_KINDS.includes(this.state.chipFacts?.kind ?? '');
-    const key = `${c.path}|${this.host.technical}|${own}`;
-    const unit = own && c.schema.unit ? deviceWords(c.schema.unit) : c.schema.unit;
+    const key = `${c.path}|${this.host.technical}|${this.state.chipFacts?.kind ?? ''}`;
+    // a count of chips in this chip's words (GPUs on a datacenter GPU), as the label says them
+    const unit = c.schema.unit === 'chips' ? chipsNoun(this.state.chipFacts) : own && c.schema.unit ? deviceWords(c.schema.unit) : c.schema.unit;
     if (!this.unitNotes.has(key)) this.unitNotes.set(key, unitUnlessNamed(unit, this.host.technical ? `${this.state.labelOf(c)} ${c.schema.doc ?? ''}` : this.state.labelOf(c)));
     return this.unitNotes.get(key)!;
   }
   /** Plain: the words. Technical: the words, the parameter's name in parentheses, and its doc line. */
   private labelText(c: Control): TemplateResult {
+    // a range in the doc line as people write numbers: "(1 to 1e16)" → "(1 to 10¹⁶)", the engine's formatter
+    const engine = this.engine();
+    const doc = c.schema.doc && engine ? c.schema.doc.replace(/\b\d+(?:\.\d+)?e[-+]?\d+\b/g, (t) => engine.format(Number(t), 'count')) : c.schema.doc;
     return this.host.technical
-      ? html`${this.state.labelOf(c)} (<span class="c-name">${c.key}</span>)${c.schema.doc && c.schema.doc !== this.state.labelOf(c) ? html`<span class="c-doc">: ${c.schema.doc}</span>` : nothing}`
+      ? html`${this.state.labelOf(c)} (<span class="c-name">${c.key}</span>)${doc && doc !== this.state.labelOf(c) ? html`<span class="c-doc">: ${doc}</span>` : nothing}`
       : html`${this.state.labelOf(c)}`;
   }
   /** An option of a choice: its name for people; Technical adds the value the engine takes. */
@@ -113,7 +117,9 @@ export class ControlsController implements ReactiveController {
       // a searched parameter's "any" is the value null, the option ''; a whole number's steps are numbers
       const v = st.values.get(c.path), current = v == null ? '' : String(v);
       const options: [string, string][] = [...(c.any ? [['', ANY_WORDS] as [string, string]] : []),
-        ...(c.steps ? c.steps.map((n): [string, string] => [String(n), this.optionText(c, String(n))]) : (s.choices ?? []).map((o): [string, string] => [o, this.optionText(c, o)]))];
+        ...(c.steps ? c.steps.map((n): [string, string] => [String(n), this.optionText(c, String(n))])
+          // the choices this chip offers (a pod's data-centre network only on a TPU); the one in use stays
+          : (s.choices ?? []).filter((o) => o === current || !c.offers || c.offers(o, st.chipFacts)).map((o): [string, string] => [o, this.optionText(c, o)]))];
       const pick = (t: string) => this.set(c, t === '' && c.any ? null : c.steps ? Number(t) : t);
       return html`<div class="control" data-key=${c.key}>
         <label for=${c.id}>${this.labelText(c)}</label>
@@ -138,10 +144,13 @@ export class ControlsController implements ReactiveController {
     const v = st.values.get(c.path), unit = this.unitNote(c);
     const inputs = this.host.lastInputs();
     const shown = err ? (inputs ? getPath(inputs, c.path) : s.default) : v == null || v === '' ? this.host.emptyValue(c) : v;
+    // an empty field leaves the value to the engine: its slider is greyed, not resting at a
+    // figure the reader did not choose (dragging it gives the field a value again)
+    const empty = !err && (v == null || v === '');
     return html`<div class="control numeric" data-key=${c.key}>
       <label for=${c.id}>${this.labelText(c)}${unit ? html` <span class="unit">(${unit})</span>` : nothing}</label>
       <div class="c-inputs">
-        <input type="range" min="0" max=${STEPS} step="1" ?disabled=${off} .value=${String(sliderPosition(s, shown))}
+        <input type="range" class=${empty ? 'slider-empty' : ''} min="0" max=${STEPS} step="1" ?disabled=${off} .value=${String(sliderPosition(s, shown))}
           aria-label=${`${st.labelOf(c)} slider (${s.scale === 'log' ? 'log scale' : 'linear'}, ${fieldText(s.min)} to ${fieldText(s.max)})`}
           aria-valuetext=${st.texts.get(c.path) ?? ''}
           @input=${(e: Event) => this.set(c, sliderValue(s, Number((e.target as HTMLInputElement).value)))}>

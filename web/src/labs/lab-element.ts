@@ -19,11 +19,11 @@ import { ControlsController } from './controls';
 import { UrlStateController } from './url-state';
 import { DerivationController } from './derivation';
 import { ChartController, nextTask, type ChartLayer, type LayerContext } from './chart';
-import { forPeople } from './words';
+import { fieldAmount, fieldProblem, forPeople } from './words';
 import './labs.css';
 
 export type { ControlSpec, Control, ChipFacts } from './lab-state';
-export { ONE_DEVICE_KINDS, byChip, chipCount } from './lab-state';
+export { ONE_DEVICE_KINDS, byChip, chipCount, chipsNoun, emptyChips } from './lab-state';
 export type { StartFn } from './lab-state';
 export type { ChartLayer, LayerContext } from './chart';
 export { nextTask } from './chart';
@@ -86,6 +86,8 @@ export abstract class LabElement<C extends CalculatorName = CalculatorName> exte
   protected renderAfterVerdict(_r: LabResult<C>): TemplateResult | typeof nothing { return nothing; }
   /** lab-specific controls placed after the generated ones, inside the settings */
   protected renderExtraControls(): TemplateResult | typeof nothing { return nothing; }
+  /** whether an engine warning is listed under the outputs (false: the verdict already says it) */
+  protected warningShown(_w: string, _r: LabResult<C>): boolean { return true; }
   /** draw into `host` (a chart); called after each successful evaluation */
   protected drawViz(_r: LabResult<C>, _host: HTMLElement): void {}
 
@@ -295,14 +297,12 @@ export abstract class LabElement<C extends CalculatorName = CalculatorName> exte
     this.url.written();
   }
 
-  /** What is wrong with a number field's text that does not read as a number, in words. */
+  /** What is wrong with a number field, in words (words.ts fieldProblem: every lab's input
+   *  errors come from there); null where the number is in range. */
   private unreadable(c: Control): string | null {
-    if (!['number', 'integer'].includes(c.schema.type) || typeof this.state.values.get(c.path) !== 'string') return null;
-    const text = String(this.state.values.get(c.path)).trim();
-    if (!text) return 'enter a number';
-    const huge = /^[-+]?(\d|\.\d)/.test(text) && !Number.isFinite(Number(text.replace(/[,_\s]/g, '')));
-    if (huge && typeof c.schema.max === 'number') return `too large — at most ${this.engine!.format(c.schema.max, c.schema.unit || 'count')}`;
-    return 'enter a number, such as 512, 100M or 2.5e9';
+    const s = c.schema;
+    const amount = fieldAmount((v, u) => this.engine!.format(v, u), s.unit);
+    return fieldProblem(s, this.state.values.get(c.path), (x) => this.ownWords(amount(x)));
   }
 
   // ------------------------------------------------------------ what the controls report
@@ -473,7 +473,7 @@ export abstract class LabElement<C extends CalculatorName = CalculatorName> exte
       </fieldset>
       ${r ? html`
         ${this.renderOutputs(r)}
-        ${r.warnings.length ? html`<ul class="lab-warnings" data-figure="notes">${r.warnings.map((w) => html`<li>${this.words(w)}</li>`)}</ul>` : nothing}
+        ${r.warnings.some((w) => this.warningShown(w, r)) ? html`<ul class="lab-warnings" data-figure="notes">${r.warnings.filter((w) => this.warningShown(w, r)).map((w) => html`<li>${this.words(w)}</li>`)}</ul>` : nothing}
         ${this.derivation.render(this.technical)}` : nothing}
       ${this.url.isPage ? nothing : html`<p class="lab-link"><a href=${`/labs/${LAB_INFO[this.localName]?.name ?? this.calculator}/${q ? '?' + q : ''}`}>Open this lab on its own page</a> (the settings come along)</p>`}
     </div>`;

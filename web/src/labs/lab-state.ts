@@ -6,6 +6,7 @@
 import { getPath, isError, type Engine, type Outcome, type ParamSchema } from '../engine';
 import { fieldText, typedValue } from '../format';
 import { modelPicker } from './model-picker';
+import { fieldAmount, fieldProblem } from './words';
 
 /** What a chip is, for a lab's opening values: one device, a TPU slice or a GPU node. */
 export interface ChipFacts {
@@ -65,14 +66,32 @@ export function chipCount(tpu: number): StartFn {
   return f;
 }
 
+/** What a count of chips is called on this chip: devices (the reader's own), GPUs (a datacenter
+ *  GPU), chips (a TPU). */
+export function chipsNoun(c: ChipFacts | null): string {
+  return !c ? 'chips' : isDevice(c) ? 'devices' : c.kind === 'tpu' ? 'chips' : 'GPUs';
+}
+/** What an empty chip count stands for on this chip, in its own words: a TPU pod, a GPU
+ *  SuperPod, else one chip (the engine's default where the catalog gives no pod). */
+export function emptyChips(c: ChipFacts | null): string {
+  if (!c) return 'a pod';
+  if (isDevice(c)) return 'one device';
+  const n = c.podChips ? c.podChips.toLocaleString('en-US') : null;
+  if (c.kind === 'tpu') return n ? `a full pod, ${n} chips` : 'one chip';
+  return n ? `a full SuperPod, ${n} GPUs` : 'one GPU';
+}
+
 export interface ControlSpec {
   /** schema path: a parameter name or object.field, e.g. "matmul.B" */
   path: string;
   /** URL / state key; default: the last segment of path */
   key?: string;
   /** words for the reader where the engine's label does not fit this lab (prefer the engine's:
-   *  change its label instead, so the API says the same) */
-  label?: string;
+   *  change its label instead, so the API says the same); words that depend on the kind of chip
+   *  (a pod of TPUs, a node of GPUs, one device) as a function of it */
+  label?: string | ((chip: ChipFacts | null) => string);
+  /** the choices of a select offered on this chip (default: all; the value in use stays listed) */
+  offers?: (value: string, chip: ChipFacts | null) => boolean;
   /** only meaningful when other controls have these values (e.g. links only with bandwidth "ici"):
    *  otherwise the control is disabled and the parameter is not sent */
   onlyWith?: Record<string, unknown>;
@@ -328,7 +347,9 @@ export class LabState {
       // a choice's allowed values in words too: Plain leaves out a message that names identifiers
       const titles = choiceTitles(bad.schema);
       const allowed = titles ? ` It takes one of: ${Object.values(titles).join(', ')}.` : '';
-      this.notices.push(`The address’s ${bad.key}=${given.get(bad.path)} (${this.labelOf(bad)}) was refused (${r.error.message}); it starts at ${fieldText(this.startOf(bad))} instead.${allowed}`);
+      // a number out of range or no number at all, in the fields' words (words.ts fieldProblem)
+      const why = fieldProblem(bad.schema, this.values.get(bad.path), fieldAmount((v, u) => this.engine.format(v, u), bad.schema.unit)) ?? r.error.message;
+      this.notices.push(`The address’s ${bad.key}=${given.get(bad.path)} (${this.labelOf(bad)}) was refused (${why}); it starts at ${fieldText(this.startOf(bad))} instead.${allowed}`);
       given.delete(bad.path);
       this.setValue(bad, this.startOf(bad));
     }
@@ -338,7 +359,8 @@ export class LabState {
 
   /** A control's words: the lab's own label, else the engine's. */
   labelOf(c: Control): string {
-    let label = c.label ?? c.schema.label ?? c.key.replace(/[_.]+/g, ' ');
+    const own = typeof c.label === 'function' ? c.label(this.chipFacts) : c.label;
+    let label = own ?? c.schema.label ?? c.key.replace(/[_.]+/g, ' ');
     // a searched number typed in a field: its empty field is the choice "any"
     if (c.any && !c.steps && c.schema.type !== 'choice' && !/\bempty\b/.test(label)) label += ' (empty: the search picks)';
     return this.chipFacts && ONE_DEVICE_KINDS.includes(this.chipFacts.kind) ? deviceWords(label) : label;

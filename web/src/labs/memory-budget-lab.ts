@@ -6,7 +6,7 @@
 // per chip and the strategy that prices the degrees are the engine's outputs.
 import { html, nothing } from 'lit';
 import { ChartCache, Plot, reachOf } from './plot';
-import { ONE_DEVICE_KINDS, byChip, chipCount, defineLab, type Control, type LabResult, LabElement, type ControlSpec, type OutputSpec } from './lab-element';
+import { ONE_DEVICE_KINDS, byChip, chipCount, chipsNoun, emptyChips, defineLab, type Control, type LabResult, LabElement, type ControlSpec, type OutputSpec } from './lab-element';
 import { MODEL_PICKER } from './model-picker';
 import { layoutWords } from './words';
 import { isError, type Result } from '../engine';
@@ -23,7 +23,7 @@ type CurvePoint = { batch: number; t_math_s: number; t_comm_s: number };
 export class MemoryBudgetLab extends LabElement<'training_memory'> {
   readonly controls: ControlSpec[] = [
     // the point: on a slice, chips down until the state no longer fits; on one device, the batch up
-    { path: 'chips', label: 'chips (empty: the product of the degrees, or a pod)', main: (c) => !ONE_DEVICE_KINDS.includes(c.kind), start: chipCount(256) },
+    { path: 'chips', label: (c) => `${chipsNoun(c)} (empty: the product of the degrees, or ${emptyChips(c)})`, main: (c) => !ONE_DEVICE_KINDS.includes(c.kind), start: chipCount(256) },
     { ...MODEL_PICKER, start: byChip({ device: 'llama3.2-1b', tpu: 'llama3-70b', gpu: 'llama3-8b' }) },
     { path: 'dp', label: 'data parallel: replicas holding the whole state' },
     { path: 'fsdp', label: 'FSDP: shards of the state (takes the chips the others leave)' },
@@ -33,7 +33,9 @@ export class MemoryBudgetLab extends LabElement<'training_memory'> {
     { path: 'T', label: 'sequence length' },
     { path: 'weight_dtype' },
     { path: 'activation_dtype' },
-    { path: 'grad_bytes_per_param', label: 'gradient bytes per parameter (0 as in the book, which leaves them out; 2 for bf16, 4 for fp32)' },
+    // the book leaves gradients out of its count; a reader asking whether training fits on a card
+    // of their own meets bf16 gradients in practice, so there the lab opens on 2 bytes
+    { path: 'grad_bytes_per_param', label: 'gradient bytes per parameter (0 as in the book, which leaves them out; 2 for bf16, 4 for fp32)', start: byChip({ device: 2, tpu: 0, gpu: 0 }) },
     { path: 'optimizer_bytes_per_param', label: 'optimizer bytes per parameter (Adam fp32: 8)' },
     { path: 'master_bytes_per_param', label: 'fp32 master-weight bytes per parameter' },
     { path: 'checkpointing', label: 'rematerialisation: what the forward pass saves', start: 'block' },
@@ -147,7 +149,7 @@ export class MemoryBudgetLab extends LabElement<'training_memory'> {
     const one = this.onOwnDevice() ? 'device' : 'chip';
     return html`<p class="verdict" data-fits=${String(fits)}>
       ${fits === true ? html`${this.fitWords(true, 'Fits', '')}: ${this.fig('bytes_per_chip')} per ${one} of ${this.fig('hbm_bytes')} ${hbm}.`
-        : fits === false ? html`${this.fitWords(false, '', 'Does not fit')}: ${this.fig('bytes_per_chip')} per ${one} against ${this.fig('hbm_bytes')} ${hbm}; perfectly sharded it needs at least ${this.fig('min_chips')}.`
+        : fits === false ? html`${this.fitWords(false, '', 'Does not fit')}: ${this.fig('bytes_per_chip')} per ${one} against ${this.fig('hbm_bytes')} ${hbm}; ${this.onOwnDevice() ? this.ownFixes(r) : html`perfectly sharded it needs at least ${this.fig('min_chips')}.`}`
         : html`<strong>Unknown fit</strong>: ${this.fig('bytes_per_chip')} per ${one}, and this ${one} has no memory figure (see the warning; give one with a custom chip).`}
       ${d ? html`Layout: ${layoutWords(d, this.technical, this.count, one)}${Number(r.outputs.chips) > 1 ? html` on ${this.fig('chips')}` : nothing}.` : nothing}</p>
       ${c ? html`<p class="verdict verdict-${String(c.bound)} comm-verdict"><strong>${String(c.bound) === 'compute' ? 'Compute-bound' : 'Comms-bound'}</strong>: with ${this.choiceText('strategy', this.comm.strategy, 'training_comm')} over the ${this.choiceText('fabric', c.fabric, 'training_comm')},
@@ -156,6 +158,44 @@ export class MemoryBudgetLab extends LabElement<'training_memory'> {
         : html`<p class="lb-msg comm-verdict">${this.comm.error}</p>`}
       ${this.expected(r, 'bytes_per_chip', 'bytes', 'this estimate')}
       ${this.measured(r)}`;
+  }
+
+  /** on the reader's own device the verdict says what would fit: the engine's "Does not fit … shard
+   *  it further" (more chips) is not listed under it */
+  protected warningShown(w: string, r: LabResult<'training_memory'>): boolean { return !(this.onOwnDevice() && r.outputs.fits === false && /^Does not fit\b/.test(w)); }
+
+  /** On the reader's own device, what would fit instead of a second device: 8-bit optimizer
+   *  moments, a smaller global batch, a smaller model, each a setting the engine was asked about
+   *  (training_memory at that setting), as Can I fine-tune it? offers its first change to try. */
+  private fixesKey = '';
+  private fixes: string[] = [];
+  private ownFixes(r: LabResult<'training_memory'>) {
+    const base = this.params();
+    const key = JSON.stringify(base);
+    if (key !== this.fixesKey) {
+      this.fixesKey = key;
+      const f = (v: unknown, u: string) => this.engine!.format(v, u);
+      const at = (change: Record<string, unknown>) => {
+        const m = this.engine!.evaluate('training_memory', { ...base, ...change }, { steps: false });
+        return isError(m) || m.outputs.fits !== true ? null : num(m.outputs.bytes_per_chip);
+      };
+      const fixes: string[] = [];
+      const opt = num(r.inputs.optimizer_bytes_per_param) ?? 0;
+      const eight = opt > 2 ? at({ optimizer_bytes_per_param: 2 }) : null;
+      if (eight !== null) fixes.push(`8-bit optimizer moments, 2 bytes per parameter instead of ${f(opt, 'count')} (${f(eight, 'bytes')})`);
+      // the largest global batch that fits, halving down to one sequence
+      const T = num(r.inputs.T) ?? 1;
+      for (let b = (num(r.inputs.batch_tokens) ?? T) / 2; b >= T; b /= 2) {
+        const bytes = at({ batch_tokens: Math.round(b) });
+        if (bytes !== null) { fixes.push(`a global batch of ${f(Math.round(b), 'tokens')} (${f(bytes, 'bytes')})`); break; }
+      }
+      const most = num(r.outputs.max_params);
+      if (most !== null && most > 0) fixes.push(`a model of at most ${f(most, 'count')} parameters`);
+      this.fixes = fixes;
+    }
+    return this.fixes.length
+      ? html`<span data-part="own-fixes">on this one device, any of these would fit: ${this.fixes.join('; ')}.</span>`
+      : html`<span data-part="own-fixes">on this one device, a smaller model is the change that fits.</span>`;
   }
 
   /** What the per-layer times count, as the engine's training_comm says it (the book's layer of two

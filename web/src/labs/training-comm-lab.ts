@@ -7,7 +7,7 @@
 import { html, nothing } from 'lit';
 // Plot is fetched with the engine (./plot), not a static import: it stays off the first paint.
 import { ChartCache, Plot, logLogFrame, moveMarker, showIn, timeAxisY } from './plot';
-import { chipCount, defineLab, type LabResult, LabElement, type Control, type ControlSpec, type OutputSpec, type OutputName } from './lab-element';
+import { ONE_DEVICE_KINDS, byChip, chipCount, chipsNoun, emptyChips, defineLab, type ChipFacts, type StartFn, type LabResult, LabElement, type Control, type ControlSpec, type OutputSpec, type OutputName } from './lab-element';
 import { MODEL_PICKER } from './model-picker';
 import { isError, type Result } from '../engine';
 
@@ -26,6 +26,19 @@ const STRATEGY: Record<string, { name: string; sends: string }> = {
   ep: { name: 'expert parallelism', sends: 'the token AllToAlls' },
   dcn_dp: { name: 'data parallelism across pods (DCN)', sends: 'the gradient AllReduce over the data-centre network' },
 };
+/** The chips the lab opens on: a 256-chip slice on a TPU, a node of GPUs, one device of the
+ *  reader's own (whose reason the model's opening value says, with the model). */
+const chipsStart: StartFn = chipCount(256);
+const ownDevice = (c: ChipFacts) => ONE_DEVICE_KINDS.includes(c.kind);
+const chipsWhy = chipsStart.why!;
+chipsStart.why = (c) => (ownDevice(c) ? null : chipsWhy(c));
+/** The model the lab opens on: LLaMA-3 70B on a slice or a node; on the reader's own device one
+ *  whose training state it holds (Llama 3.2 1B on a card of 20 GB or more, GPT-2 small below:
+ *  70B's weights alone are 141 GB), so the lab does not open on a run that cannot start. */
+const modelStart: StartFn = (c) => (ownDevice(c) ? ((c.memoryBytes ?? 0) >= 20e9 ? 'llama3.2-1b' : 'gpt2-124m') : 'llama3-70b');
+modelStart.why = (c) => (ownDevice(c) ? `The ${c.name} is one device: the lab starts on one, with a small model it can train.` : null);
+/** The data-centre network between pods is a TPU pod's: a GPU or a reader's device has no such choice. */
+const offersStrategy = (v: string, c: ChipFacts | null) => v !== 'dcn_dp' || !c || c.kind === 'tpu';
 /** a strategy that shards experts needs a mixture-of-experts model: switching to it picks this one */
 const MOE_FOR_EP = 'deepseek-v3';
 
@@ -34,15 +47,24 @@ export class TrainingCommLab extends LabElement<'training_comm'> {
   // to fall back on) at a 4M-token batch; on the default chip that is above the critical batch, so
   // dragging the batch down flips it. A strategy's own degree shares the 256 chips with DP.
   readonly controls: ControlSpec[] = [
-    { path: 'strategy', label: 'parallelism strategy', choiceLabels: Object.fromEntries(Object.entries(STRATEGY).map(([k, v]) => [k, cap(v.name)])) },
-    MODEL_PICKER,
-    { path: 'batch_tokens', label: 'global batch: tokens in one training step (per chip = this ÷ chips)', main: true },
-    { path: 'chips', label: 'chips (empty: a pod, or the product of the degrees)', start: chipCount(256) },
+    { path: 'strategy', label: 'parallelism strategy', choiceLabels: Object.fromEntries(Object.entries(STRATEGY).map(([k, v]) => [k, cap(v.name)])), offers: offersStrategy },
+    { ...MODEL_PICKER, start: modelStart },
+    // one device opens on 16 sequences of 4,096 tokens a step, not a pod's 4M
+    { path: 'batch_tokens', label: (c) => `global batch: tokens in one training step (per ${chipsNoun(c).replace(/s$/, '')} = this ÷ ${chipsNoun(c)})`, main: true, start: byChip({ device: 65536, tpu: 4194304, gpu: 4194304 }) },
+    { path: 'chips', label: (c) => `${chipsNoun(c)} (empty: ${emptyChips(c)}, or the product of the degrees)`, start: chipsStart },
     { path: 'tp', label: 'tensor-parallel degree', onlyWith: { strategy: 'tp' }, start: 8 },
     { path: 'pp', label: 'pipeline stages', onlyWith: { strategy: 'pp' }, start: 8 },
     { path: 'ep', label: 'expert-parallel degree', onlyWith: { strategy: 'ep' }, start: 8 },
   ];
   readonly hint = 'Try this: drag the global batch down and watch the verdict turn comms-bound where the tokens per chip pass the marked critical batch; then switch the strategy to TP and see that the batch no longer moves the bound.';
+  protected hintText() {
+    if (this.state.chipFacts && ownDevice(this.state.chipFacts)) return 'Try this: drag the global batch and watch one device’s layer time grow with its tokens; then pick TPU v5e or H100 in the chip menu, where the chips share the work and the network joins in.';
+    // tensor, pipeline and expert parallelism send as much more as the batch adds FLOPs: their bound does not move with it
+    const s = String(this.values.get('strategy'));
+    if (s === 'tp') return 'Try this: drag the global batch and see both lines rise together (the batch does not move this bound); then change the tensor-parallel degree, which does.';
+    if (s === 'pp' || s === 'ep') return `Try this: drag the global batch and see both lines rise together: the batch does not move this bound; then switch the strategy to FSDP, whose critical batch it crosses.`;
+    return this.hint;
+  }
   readonly outputs: OutputSpec<'training_comm'>[] = [
     'tokens_per_chip',
     't_math_s',
@@ -94,19 +116,21 @@ export class TrainingCommLab extends LabElement<'training_comm'> {
     return name === 'fabric' && typeof v === 'string' ? this.choiceText('fabric', v) : super.fmt(name);
   }
 
-  /** on one device: whether the model's weights alone overflow its memory (the engine's
-   *  training_memory), so the verdict does not call the layer's arithmetic a working setup */
+  /** on one device: whether the model's training state overflows its memory (the engine's
+   *  training_memory, with one sequence's activations: the least a step holds), so the verdict
+   *  and the chart do not quote a time for a run that cannot start there */
   private weightsKey = '';
-  private weights: { bytes: number; memory: number } | null = null;
-  private weightsOverflow(r: LabResult<'training_comm'>): { bytes: number; memory: number } | null {
+  private weights: { bytes: number; memory: number; weights: number } | null = null;
+  private weightsOverflow(r: LabResult<'training_comm'>): { bytes: number; memory: number; weights: number } | null {
     const q: Record<string, unknown> = { chips: 1 };
-    for (const k of ['chip', 'chip_overrides', 'model', 'model_overrides', 'weight_dtype']) if (r.inputs[k] !== undefined) q[k] = r.inputs[k];
+    for (const k of ['chip', 'chip_overrides', 'model', 'model_overrides', 'weight_dtype', 'T']) if (r.inputs[k] !== undefined) q[k] = r.inputs[k];
     const key = JSON.stringify(q);
     if (key !== this.weightsKey) {
       this.weightsKey = key;
-      const m = this.engine!.evaluate('training_memory', q, { steps: false });
-      const bytes = isError(m) ? null : num(m.outputs.params_bytes_per_chip), memory = isError(m) ? null : num(m.outputs.hbm_bytes);
-      this.weights = bytes !== null && memory !== null && bytes > memory ? { bytes, memory } : null;
+      const m = this.engine!.evaluate('training_memory', { ...q, batch_tokens: num(q.T) ?? undefined }, { steps: false });
+      const o = isError(m) ? null : m.outputs;
+      const bytes = num(o?.bytes_per_chip), memory = num(o?.hbm_bytes), weights = num(o?.params_bytes_per_chip);
+      this.weights = bytes !== null && memory !== null && weights !== null && o?.fits === false ? { bytes, memory, weights } : null;
     }
     return this.weights;
   }
@@ -123,8 +147,13 @@ export class TrainingCommLab extends LabElement<'training_comm'> {
       const one = this.onOwnDevice() ? 'device' : 'chip';
       const over = this.weightsOverflow(r);
       const f = (v: number) => this.engine!.format(v, 'bytes');
+      // a run that cannot start here gets no time: what does not fit, and what would
+      if (over) {
+        return html`<p class="verdict" data-bound=${bound} data-fits="false">${this.fitWords(false, '', 'It does not fit')} on one ${one}: training this model takes at least ${f(over.bytes)}
+          (the weights alone ${f(over.weights)}, then the optimizer state and one sequence's activations), more than the ${f(over.memory)} of ${this.memoryName()}, so no time is given for it.
+          Pick a smaller model, or ${this.onOwnDevice() ? 'TPU v5e or H100 in the chip menu, where the model is split over many chips' : 'more chips'}.</p>`;
+      }
       return html`<p class="verdict" data-bound=${bound}><strong>One ${one}, no communication</strong>: with nothing to share between ${one}s, every layer is its matmuls (${this.fig('t_math_s')} per layer in the ${String(o.pass)} pass at ${this.fig('tokens_per_chip')}).
-        ${over ? html`${this.fitWords(false, '', 'It does not fit')}: the weights alone take ${f(over.bytes)}, more than the ${f(over.memory)} of ${this.memoryName()} on one ${one}, so the time above is the arithmetic of a model that cannot train here.` : nothing}
         Pick TPU v5e or H100 in the chip menu to see the network's share.</p>
         ${this.expected(r, 't_layer_s', 's', 'the speed of the layer-time bound')}`;
     }
@@ -166,7 +195,7 @@ export class TrainingCommLab extends LabElement<'training_comm'> {
     const o = r.outputs;
     const chips = num(o.chips);
     const now = num(o.tokens_per_chip);
-    if (chips === null || now === null) { host.replaceChildren(); return; }
+    if (chips === null || now === null || (this.alone(r) && this.weightsOverflow(r))) { host.replaceChildren(); return; }
     // the lab's own parameters, the batch varied per point (chips are fixed by the degrees or the pod)
     const base: O = this.params();
     delete base.batch_tokens;
@@ -202,7 +231,7 @@ export class TrainingCommLab extends LabElement<'training_comm'> {
     if (drawn && moveMarker(drawn, now, tNow, description)) return showIn(host, drawn);
     const chart = Plot.plot({
       ...logLogFrame({ width, description, format: f, ariaLabel: 'Per-layer FLOP time and communication time against tokens per chip, from the engine',
-        xLabel: `Tokens per ${this.onOwnDevice() ? 'device' : 'chip'} →`, yLabel: '↑ Time per layer', xDomain: [xs[0], xs[xs.length - 1]], color: { domain: ['FLOPs (matmuls)', 'communication'], range: ['var(--ok)', 'var(--warn)'] } }),
+        xLabel: `Tokens per ${chipsNoun(this.state.chipFacts).replace(/s$/, '')} →`, yLabel: '↑ Time per layer', xDomain: [xs[0], xs[xs.length - 1]], color: { domain: ['FLOPs (matmuls)', 'communication'], range: ['var(--ok)', 'var(--warn)'] } }),
       marks: [
         ...timeAxisY(f, '↑ Time per layer'),
         // the comm line dashed: for TP, PP and EP the two lines run parallel and may nearly coincide

@@ -3,7 +3,7 @@
 // FLOPs, days, dollars, the smallest slice by memory, and the engine's layout search: the ranked
 // layouts and, for a sample of rejected ones, the reason each fails. Every number is the engine's.
 import { html, nothing } from 'lit';
-import { ONE_DEVICE_KINDS, byChip, defineLab, type StartFn, type LabResult, LabElement, type Control, type ControlSpec, type OutputSpec } from './lab-element';
+import { ONE_DEVICE_KINDS, byChip, chipsNoun, emptyChips, defineLab, type StartFn, type LabResult, LabElement, type Control, type ControlSpec, type OutputSpec } from './lab-element';
 import { MODEL_PICKER } from './model-picker';
 import { layoutWords } from './words';
 import { Plot, powerOfTwoTicks } from './plot';
@@ -33,10 +33,10 @@ interface DPt { chips: number; days: number; low: number | null; high: number | 
 
 export class TrainingPodLab extends LabElement<'training_run'> {
   readonly controls: ControlSpec[] = [
-    { path: 'chips', label: 'chips (empty: a full pod)', main: (c) => !ONE_DEVICE_KINDS.includes(c.kind), start: podOrEnough },
+    { path: 'chips', label: (c) => `${chipsNoun(c)} (empty: ${emptyChips(c)})`, main: (c) => !ONE_DEVICE_KINDS.includes(c.kind), start: podOrEnough },
     { ...MODEL_PICKER, start: byChip({ device: 'gpt2-124m', tpu: 'llama3-70b', gpu: 'llama3-70b' }) },
     { path: 'mfu', label: 'model FLOPs utilisation' },
-    { path: 'price_per_hour_usd', label: 'price per chip-hour (empty: the chip’s catalog price)' },
+    { path: 'price_per_hour_usd', label: (c) => (c && ONE_DEVICE_KINDS.includes(c.kind) ? 'price per device-hour (empty: none, for a device of your own)' : `price per ${chipsNoun(c).replace(/s$/, '')}-hour (empty: the catalog’s price)`) },
     { path: 'tokens', label: 'training tokens', main: (c) => ONE_DEVICE_KINDS.includes(c.kind), start: byChip({ device: 2.5e9, tpu: 1.5e13, gpu: 1.5e13 }) },
     { path: 'batch_tokens', label: 'global batch (tokens)', start: byChip({ device: 16384, tpu: 4194304, gpu: 4194304 }) },
     { path: 'compute_dtype' },

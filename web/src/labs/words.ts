@@ -53,3 +53,32 @@ const NOT_ON: Record<string, string[]> = { tpu: ['nvlink', 'ib'], 'datacenter-gp
 export function pathAbsent(kind: string, ownDevice: boolean, path: string): boolean {
   return (ownDevice && ['ici', 'nvlink', 'dcn', 'ib'].includes(path)) || (NOT_ON[kind] ?? []).includes(path);
 }
+
+/** A figure in a field's unit as the engine's formatter writes it, for fieldProblem: a count of
+ *  parameters in words ("10¹⁶ parameters"), a share or a count bare. */
+export function fieldAmount(format: (v: number, unit: string) => string, unit: string | undefined): (x: number) => string {
+  return (x) => (unit === 'params' ? `${format(x, 'count')} parameters` : format(x, !unit || unit === 'ratio' ? 'count' : unit));
+}
+
+/** What is wrong with a number typed in a field, in words, from the schema's range: the one place
+ *  the labs' fields and the custom chip form write their input errors ("too small — at least 1
+ *  sequence", "too large — at most 10 million chips", "enter a number, such as 512, 100M or
+ *  2.5B"), with no "got" and no e-notation. `value`: the number the text reads as, or the text
+ *  where it reads as none; `amount`: a figure in the field's unit, as the engine's formatter
+ *  writes it. Null where the number is in range (the engine's own message then stands). */
+export function fieldProblem(s: { type: string; min?: number | null; max?: number | null; min_exclusive?: boolean }, value: unknown,
+  amount: (x: number) => string): string | null {
+  if (!['number', 'integer'].includes(s.type)) return null;
+  if (typeof value === 'string') {
+    const text = value.trim();
+    if (!text) return 'enter a number';
+    const huge = /^[-+]?(\d|\.\d)/.test(text) && !Number.isFinite(Number(text.replace(/[,_\s]/g, '')));
+    if (huge && typeof s.max === 'number') return `too large — at most ${amount(s.max)}`;
+    return 'enter a number, such as 512, 100M or 2.5B';
+  }
+  if (typeof value !== 'number') return null;
+  if (typeof s.max === 'number' && value > s.max) return `too large — at most ${amount(s.max)}`;
+  if (typeof s.min === 'number' && (s.min_exclusive ? value <= s.min : value < s.min)) return s.min_exclusive ? `too small — more than ${amount(s.min)}` : `too small — at least ${amount(s.min)}`;
+  if (s.type === 'integer' && !Number.isInteger(value)) return `enter a whole number, such as ${amount(Math.max(s.min ?? 1, Math.round(value)))}`;
+  return null;
+}
