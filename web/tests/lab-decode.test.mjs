@@ -116,7 +116,7 @@ test('bad typed values are refused in place with the engine message', async () =
   await type(page, 'batch', '48');
   assert.equal(await err.innerText(), '');
   await type(page, 'context', '-5');
-  assert.equal(await page.locator(`${EL} .control[data-key="context"] .field-error`).innerText(), evaluate('decode', { ...preset, batch: 48, context: -5 }).error.message);
+  assert.equal(await page.locator(`${EL} .control[data-key="context"] .field-error`).innerText(), shown('-5', evaluate('decode', { ...preset, batch: 48, context: -5 }).error, 'decode'));
   await noNaN(page);
   await type(page, 'context', '8192');
   assert.equal(await out(page, 'step_s'), expected('decode', { ...preset, batch: 48, context: 8192 }, 'step_s'));

@@ -142,6 +142,11 @@ export class ComputeBudgetLab extends LabElement<'compute_budget'> {
     this.range = { bkey, d0, d1 };
     const key = JSON.stringify([bkey, d0, d1]);
     const describe = (bi: number, bc: number) => `At this budget (${f(budget, 'FLOPs')}) the invented curve is lowest near N = ${f(bi, 'count')}, the Chinchilla fit near N = ${f(bc, 'count')}. This configuration, N = ${f(Nc, 'count')}, gives loss ${this.veils('loss') ? '(hidden until you check your prediction)' : f(here.loss, '')} on the ${String(o.curve)} curve. The invented curve's constants are made up for teaching.`;
+    // what the hint asks the reader to watch, beside the chart the slider moves (the verdict and
+    // the table are below the fold on a phone): N, the D the fixed budget leaves, the weights
+    const nowText = `N = ${f(Nc, 'count')}, D = ${f(r.inputs.D as number, 'tokens')}; weights ${this.engine!.format(o.moe_total_bytes ?? o.weight_bytes, 'bytes')}${o.moe_total_bytes != null ? ' stored' : ''}`;
+    const nowLine = host.querySelector('.cb-now');
+    if (nowLine) nowLine.textContent = nowText;
     if (key === this.curveKey && this.chart && host.contains(this.chart) && this.moveMarker(here)) {
       const svg = this.chart instanceof SVGSVGElement ? this.chart : this.chart.querySelector('svg');
       svg?.setAttribute('aria-description', describe(Number(svg.dataset.bi), Number(svg.dataset.bc)));
@@ -181,7 +186,10 @@ export class ComputeBudgetLab extends LabElement<'compute_budget'> {
     const legend = host.ownerDocument.createElement('p');
     legend.className = 'cb-caption';
     legend.textContent = 'The invented curve is made up to show the shape of the trade-off; it predicts nothing. The Chinchilla line is the published parametric fit of Hoffmann et al. (2022), "Training Compute-Optimal Large Language Models", for their models and data.';
-    host.replaceChildren(chart, legend);
+    const line = host.ownerDocument.createElement('p');
+    line.className = 'cb-now';
+    line.textContent = nowText;
+    host.replaceChildren(line, chart, legend);
     this.chart = chart as typeof this.chart;
     this.curveKey = key;
   }

@@ -190,7 +190,7 @@ export class MemoryBudgetLab extends LabElement<'training_memory'> {
         if (bytes !== null) { fixes.push(`a global batch of ${f(Math.round(b), 'tokens')} (${f(bytes, 'bytes')})`); break; }
       }
       const most = num(r.outputs.max_params);
-      if (most !== null && most > 0) fixes.push(`a model of at most ${f(most, 'count')} parameters`);
+      if (most !== null && most > 0) fixes.push(`a model of at most ${f(most, 'params')}`);
       this.fixes = fixes;
     }
     return this.fixes.length

@@ -6,7 +6,7 @@ import { html, nothing } from 'lit';
 import { ONE_DEVICE_KINDS, byChip, chipsNoun, emptyChips, defineLab, type StartFn, type LabResult, LabElement, type Control, type ControlSpec, type OutputSpec } from './lab-element';
 import { MODEL_PICKER } from './model-picker';
 import { layoutWords } from './words';
-import { Plot, powerOfTwoTicks } from './plot';
+import { DECADES, Plot, powerOfTwoTicks, reachOf } from './plot';
 import { PublishedRunsLayer } from './published-layer';
 import { isError, type Result } from '../engine';
 
@@ -28,6 +28,28 @@ const BOUND_WORDS: Record<string, string> = { compute: 'compute', data_parallel_
 const boundWords = (b: unknown) => BOUND_WORDS[String(b)] ?? String(b).replace(/_/g, ' ');
 /** What each ZeRO stage shards across the data-parallel replicas (the engine's zero_stage). */
 const ZERO_STAGES: Record<string, string> = { 0: '0: each replica holds the whole state', 1: '1: optimizer state sharded', 2: '2: gradients sharded too', 3: '3: weights sharded too (FSDP)' };
+/** The days axis's ticks (values in days): round in the unit the engine writes them in — hours
+ *  under two days, minutes under two hours, as DECADES of that unit — so a narrow axis reads
+ *  "30 min, 1 h, 2 h", not "28.8 min, 43.2 min"; an axis over two decades or more keeps decades of
+ *  days (Plot labels a wide log axis only near powers of ten). */
+const dayUnit = (bottom: number, top: number) => (top >= 100 * bottom || top >= 2 ? 1 : top >= 2 / 24 ? 1 / 24 : 1 / 1440);
+const DAY_DECADES = {
+  floor: (x: number) => x,
+  offset: (x: number) => x,
+  range(lo: number, hi: number): number[] {
+    const unit = dayUnit(Math.min(lo, hi), Math.max(lo, hi));
+    return DECADES.range(lo / unit, hi / unit).map((v) => v * unit);
+  },
+};
+/** The days axis's ends: every point drawn, out to the 1-2-5 values around them, which are its
+ *  first and last ticks (no point above the top tick with nothing labelled above it). */
+function dayDomain(days: number[]): [number, number] {
+  const ds = days.filter((d) => d > 0 && Number.isFinite(d));
+  const u = dayUnit(Math.min(...ds), Math.max(...ds)); // in the unit the ticks are read in
+  const hi = reachOf(Math.max(...ds) / u), lo = Math.min(...ds) / u;
+  const e = 10 ** Math.floor(Math.log10(lo) + 1e-9);
+  return [([5, 2, 1].map((m) => m * e).find((v) => v <= lo * (1 + 1e-9)) ?? e) * u, hi * u];
+}
 /** one chip count of the chart: days at the reader's MFU, and the range published runs reach */
 interface DPt { chips: number; days: number; low: number | null; high: number | null }
 
@@ -70,7 +92,8 @@ export class TrainingPodLab extends LabElement<'training_run'> {
   private curve: DPt[] = [];
 
   readonly outputs: OutputSpec<'training_run'>[] = [
-    'total_flops', 'achieved_flops_per_s', 'days', 'chip_hours', 'cost_usd', 'min_chips_memory',
+    // the unit says chip-hours (device-hours, GPU-hours): the label does not say it again
+    'total_flops', 'achieved_flops_per_s', 'days', { name: 'chip_hours', label: 'Compute time, summed over the run' }, 'cost_usd', 'min_chips_memory',
     'days_at_min_chips', 'bytes_per_chip', 'layouts_evaluated', 'layouts_fitting',
   ];
 
@@ -152,10 +175,13 @@ export class TrainingPodLab extends LabElement<'training_run'> {
       style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
       x: { type: 'log', base: 2, label: this.onOwnDevice() ? 'Devices →' : 'Chips →', tickFormat: (d: number) => f(d, 'count'), ticks: powerOfTwoTicks(pts[0].chips, pts[pts.length - 1].chips, width - 130) },
       // a tick every 64 px or so: on a phone the days may span less than a decade, whose 1-2-3 ticks crowd
-      y: { type: 'log', label: '↑ Time to train', grid: true, ticks: Math.max(2, Math.floor(height / 64)), tickFormat: (d: number) => f(d, 'days') },
-      color: { legend: true, domain: terms, range: ['currentColor', 'var(--ok)'] },
+      // the y domain takes in every point drawn (the marker was above the top tick on a Mac)
+      y: { type: 'log', label: '↑ Time to train', grid: true, ticks: DAY_DECADES, tickFormat: (d: number) => f(d, 'days'),
+        domain: dayDomain([now, ...pts.map((p) => p.days), ...band.flatMap((p) => [p.low!, p.high!]), ...this.runs.points(r).map((p) => p.y)]) },
+      // the published runs' band in the accent, as in Can I run it?: green is "fits" in every lab
+      color: { legend: true, domain: terms, range: ['currentColor', 'var(--accent)'] },
       marks: [
-        band.length ? Plot.areaY(band, { x: 'chips', y1: 'low', y2: 'high', fill: 'var(--ok)', fillOpacity: 0.18, ariaHidden: 'true', className: 'expected-band' }) : null,
+        band.length ? Plot.areaY(band, { x: 'chips', y1: 'low', y2: 'high', fill: 'var(--accent)', fillOpacity: 0.24, ariaHidden: 'true', className: 'expected-band' }) : null,
         Plot.line(pts, { x: 'chips', y: 'days', stroke: 'currentColor', strokeWidth: 2, ariaHidden: 'true', className: 'days-line' }),
         ...this.layerMarks(r, width),
         Plot.dot([{ x: chips, y: now }], { x: 'x', y: 'y', r: 6, fill: 'currentColor', stroke: 'var(--bg)', strokeWidth: 2, ariaHidden: 'true', className: 'operating-point' }),
