@@ -24,7 +24,7 @@ export function parseNumber(text: string): number | null {
 /** Words for people for the schema's unit ids that are not words (the engine says "usd" for a
  *  price, "params" for a count of parameters, "ratio" for a share written 0 to 1; a count needs
  *  none): the custom chip form's and the labs' fields both read them here. */
-export const UNIT_WORDS: Record<string, string> = { usd: 'US dollars', params: 'parameters', count: '', ratio: '0 to 1' };
+export const UNIT_WORDS: Record<string, string> = { usd: 'US dollars', params: 'parameters', count: '', ratio: '0 to 1', s: 'seconds' };
 
 /** A relative difference as a short percentage: 0.034 → "3.4%". */
 export function percent(x: number): string {

@@ -431,7 +431,7 @@ export abstract class LabElement<C extends CalculatorName = CalculatorName> exte
     // one rule for every chip: the catalog's memory in bytes, shown in GB of 10⁹; a part sold in
     // GiB reads larger in GB, a part whose figure is given in GB reads as that figure
     const name = this.state.chipFacts?.name;
-    return html`<p class="lab-units">Memory here is in decimal units: 1 GB is 10⁹ bytes, a GiB 2³⁰${gib ? html`, so the ${name}'s ${this.engine!.format(gib, 'count')} GiB read as ${this.engine!.format(m, 'bytes')}`
+    return html`<p class="lab-units">Memory here is in decimal units: 1 GB is 10⁹ bytes, a GiB 2³⁰${gib ? html`, so the ${name}'s memory, sold as ${this.engine!.format(gib, 'count')} GB and in fact ${this.engine!.format(gib, 'count')} GiB, reads as ${this.engine!.format(m, 'bytes')} here`
       : m && name ? html`; the catalog counts the ${name}'s memory as ${this.engine!.format(m, 'bytes')}, ${this.engine!.format(m / 1e9, 'count')} × 10⁹ bytes` : nothing}.${m && share && share < 1
       ? html` Its GPU may use ${this.engine!.format(share * 100, 'count')} % of that memory by default, ${this.engine!.format(m * share, 'bytes')}: the rest stays with the system.` : nothing}</p>`;
   }

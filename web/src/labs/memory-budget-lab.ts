@@ -31,8 +31,9 @@ export class MemoryBudgetLab extends LabElement<'training_memory'> {
     { path: 'pp', label: 'pipeline stages' },
     { path: 'batch_tokens', label: 'global batch (tokens)', main: (c) => ONE_DEVICE_KINDS.includes(c.kind), start: byChip({ device: 16384, tpu: 1048576, gpu: 524288 }) },
     { path: 'T', label: 'sequence length' },
-    { path: 'weight_dtype' },
-    { path: 'activation_dtype' },
+    // "format", as the inference labs name the same choice (dtype is a programmer's word)
+    { path: 'weight_dtype', label: 'weight format' },
+    { path: 'activation_dtype', label: 'activation format' },
     // the book leaves gradients out of its count; a reader asking whether training fits on a card
     // of their own meets bf16 gradients in practice, so there the lab opens on 2 bytes
     { path: 'grad_bytes_per_param', label: 'gradient bytes per parameter (0 as in the book, which leaves them out; 2 for bf16, 4 for fp32)', start: byChip({ device: 2, tpu: 0, gpu: 0 }) },
@@ -276,6 +277,7 @@ export class MemoryBudgetLab extends LabElement<'training_memory'> {
       const description = `For ${this.choiceText('strategy', c.strategy, 'training_comm')} over the ${this.choiceText('fabric', o.fabric, 'training_comm')}, math time per layer grows with the batch; ${crit !== null ? `communication ${c.strategy === 'tp' || c.strategy === 'pp' ? 'grows too' : 'stays flat'}, and they cross at the critical batch${this.veils('critical_batch_tokens') ? ' (hidden until you check your prediction)' : ` ${f(crit, 'tokens')}`}` : 'communication grows with it, so there is no critical batch'}. At the chosen batch ${f(b, 'tokens')}: math ${f(o.t_math_s, 's')}, communication ${f(o.t_comm_s, 's')}, ${String(o.bound)}-bound.`;
       // the scales span the curve alone (fixed while only the batch moves along it)
       const ys = rows.map((p) => p.y);
+      const critRight = crit !== null && Math.log(crit / curve[0].batch) > 0.5 * Math.log(curve[curve.length - 1].batch / curve[0].batch);
       const commKey = JSON.stringify([this.curveKey, curve.map((p) => p.batch), crit, here.length, width]);
       this.commChart = this.commCharts.get(commKey) ?? null;
       comm = this.commChart && this.moveDots(here, description) ? this.commChart : null;
@@ -294,7 +296,10 @@ export class MemoryBudgetLab extends LabElement<'training_memory'> {
           marks: [
             Plot.line(rows, { x: 'x', y: 'y', stroke: 'what', strokeWidth: 2, ariaHidden: 'true' }),
             crit !== null ? Plot.ruleX([crit], { stroke: 'currentColor', strokeDasharray: '4 3', ariaHidden: 'true', className: 'critical-batch' }) : null,
-            crit !== null ? Plot.text([crit], { x: (d: number) => d, frameAnchor: 'top', text: () => `critical ${f(crit, 'tokens')}`, dx: 4, textAnchor: 'start', fill: 'currentColor', ariaHidden: 'true', className: 'critical-batch' }) : null,
+            // beside its rule on the side with room, in two short lines, haloed: the math line rises
+            // through the top right where one long label ran into it on a phone
+            crit !== null ? Plot.text([crit], { x: (d: number) => d, frameAnchor: 'top', dy: 6, lineAnchor: 'top', text: () => `critical\n${f(crit, 'tokens')}`,
+              dx: critRight ? -4 : 4, textAnchor: critRight ? 'end' : 'start', fill: 'currentColor', stroke: 'var(--bg)', strokeWidth: 4, paintOrder: 'stroke', ariaHidden: 'true', className: 'critical-batch' }) : null,
             Plot.dot(here, { x: 'x', y: 'y', r: 5, fill: 'currentColor', ariaHidden: 'true', className: 'operating-point' }),
           ],
         });

@@ -70,7 +70,7 @@ export class TrainingPodLab extends LabElement<'training_run'> {
     { path: 'checkpointing', label: 'rematerialisation policy', start: 'block' },
     { path: 'accounting' },
     { path: 'optimizer_offload' },
-    { path: 'measured_tokens_per_s', label: 'I measured: training tokens per second of your run, all chips together (the MFU then follows from it)' },
+    { path: 'measured_tokens_per_s', label: 'I measured: training tokens per second of your run, all chips together; the MFU then follows from it' },
   ];
   readonly hint = 'Try this: halve the chips and watch the days double while the fastest layout changes; then lower the MFU.';
   protected hintText() {
