@@ -39,7 +39,8 @@ async function measure(browser, base, route, viewport = { width: 1280, height: 9
   page.on('response', (r) => { const u = new URL(r.url()); if (u.origin === base) fetched.add(u.pathname); });
   await page.goto(base + route, { waitUntil: 'load' });
   if (route.startsWith('/labs/') && !route.includes('matmul')) {
-    await page.waitForSelector('.lab-verdict .verdict', { timeout: 30000 });
+    // a lab's verdict; the decode run's page, its panel ready to run (it has no verdict before a run)
+    await page.waitForSelector('.lab-verdict .verdict, sl-decode-run-view button.primary:enabled', { timeout: 30000 });
   }
   await page.waitForLoadState('networkidle');
   await page.waitForTimeout(500);

@@ -27,7 +27,8 @@ async function start(browser, hooks, url = PAGE) {
   const { page, problems } = await watchedPage(browser.context, server.url);
   await page.goto(server.url + url);
   await page.evaluate((h) => { window.__slDecodeRunHooks = h; }, hooks);
-  await page.locator('sl-decode-run [data-run]').click();
+  // its own page opens on the panel (model menu and Run); a placement, on the stub's button
+  await page.locator(url.startsWith(PAGE) ? `${VIEW} button.primary` : 'sl-decode-run [data-run]').click();
   await page.waitForFunction((el) => document.querySelector(el)?.runState === 'running', VIEW);
   return { page, problems };
 }
@@ -88,7 +89,7 @@ test('SwiftShader: the software adapter is named, and the CPU runs the sweep ins
   await assertCurve(page, r, CPU_RUN.batches);
   assert.equal(r.device.backend, 'cpu');
   assert.equal(r.device.adapter.software, true);
-  assert.match(r.device.why, /only a software adapter here \(.*swiftshader.*\).*The CPU ran the sweep/i);
+  assert.match(r.device.why, /only a software adapter here \(.*swiftshader.*\).*The CPU runs the sweep/i);
   assert.equal(await shown(page, '.device').getAttribute('data-software'), 'true');
   assert.match(await shown(page, '[data-software-note]').innerText(), /software implementation/);
   assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
@@ -161,9 +162,8 @@ test('a finished run is kept, shared by its link, and its device can become the 
   assert.match(link, /[?&]device=[\w-]+.*[?&]decoderun=[\w-]+/);
   await shown(page, '[data-use-chip]').click();
   assert.match(await page.locator('#chip-select option[value="custom"]').innerText(), /^This device \(measured\): CPU \(WebAssembly SIMD/);
-  // the same browser, later: the stub offers the kept run
+  // the same browser, later: its page opens on the kept run
   await page.goto(server.url + PAGE);
-  await page.locator('sl-decode-run [data-show]').click();
   await shown(page, '[data-kept]').waitFor();
   assert.match(await shown(page, '[data-kept]').innerText(), /^Your last run: LLaMA-3 8B on CPU/);
   assert.equal(await shown(page, '.measured-dot circle').count(), 3);
@@ -198,7 +198,7 @@ test('a page that is not cross-origin isolated runs on one thread and says why',
     await page.goto(server.url + PAGE);
     assert.equal(await page.evaluate(() => crossOriginIsolated), false);
     await page.evaluate((h) => { window.__slDecodeRunHooks = h; }, { ...CPU_RUN, batches: [1, 4] });
-    await page.locator('sl-decode-run [data-run]').click();
+    await page.locator(`${VIEW} button.primary`).click();
     const r = await finish(page);
     assert.equal(r.state, 'done', r.failure);
     assert.equal(r.device.threads, 1);

@@ -65,8 +65,8 @@ export class CpuRun {
     this.weightsAt = at;
     const chunkAt = plan.chunks.map((c) => { const p = at; at = align(at + c.bytes, 16); return p; });
     for (const [name, width] of Object.entries(plan.widths)) { this.act[name] = at; at = align(at + plan.maxBatch * width * 4, 16); }
-    if (at > 4 * 2 ** 30 - 65536) throw new Error(`the run needs ${(at / MIB).toFixed(0)} MiB, more than WebAssembly's 4 GiB`);
-    progress(`CPU: reserving ${(at / MIB).toFixed(0)} MiB`, null);
+    if (at > 4 * 2 ** 30 - 65536) throw new Error(`the run needs ${Math.round(at / 1e6)} MB, more than WebAssembly's 4 GiB`);
+    progress(`CPU: reserving ${Math.round(at / 1e6)} MB`, null);
     this.memory = this.makeMemory(at);
     this.k = new WebAssembly.Instance(this.module, { env: { memory: this.memory } }).exports as unknown as KernelExports;
     if (this.k.__stack_pointer) this.k.__stack_pointer.value = stacks[0];
@@ -85,7 +85,7 @@ export class CpuRun {
     plan.chunks.forEach((c, i) => { const op = plan.ops[c.op]; this.ctl!.set([chunkAt[i], c.rows * op.K, op.seed, c.row0 * op.K], regionAt + i * REGION_WORDS); });
     Object.entries(plan.widths).forEach(([name, width], j) => this.ctl!.set([this.act[name], plan.maxBatch * width, 0x1234567 + j, 0], regionAt + (plan.chunks.length + j) * REGION_WORDS));
     if (this.threads > 1) await this.startThreads(stacks);
-    progress(`CPU: making ${(plan.weightBytes / MIB).toFixed(0)} MiB of weights`, null);
+    progress(`CPU: making ${Math.round(plan.weightBytes / 1e6)} MB of weights (a share of the model's, timed and scaled up to the whole step)`, null);
     this.command(CMD.fill, { first: 0, last: regions, ptr: regionAt });
   }
 
@@ -132,7 +132,7 @@ export class CpuRun {
     const count = Math.floor(plan.weightBytes / 4 / 16) * 16;
     const t = this.time((reps) => this.command(CMD.stream, { ptr: this.weightsAt, count, reps }));
     return rate(t.times.map((s) => (4 * count) / s), 'bytes/s',
-      `reading the run's ${(4 * count / MIB).toFixed(0)} MiB of weights with WebAssembly SIMD loads, ${this.threadWords}, ${t.reps} read${t.reps === 1 ? '' : 's'} a sample`);
+      `reading the run's ${Math.round(4 * count / 1e6)} MB of weights with WebAssembly SIMD loads, ${this.threadWords}, ${t.reps} read${t.reps === 1 ? '' : 's'} a sample`);
   }
 
   /** FLOP/s: the step's first matrix at a large batch. */

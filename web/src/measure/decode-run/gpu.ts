@@ -46,12 +46,12 @@ export type GpuOpening =
 /** Opens the adapter and a device, or says why the CPU should run instead. */
 export async function openGpu(hooks: RunHooks): Promise<GpuOpening> {
   const gpu = hooks.hideWebGpu ? undefined : (navigator as Navigator & { gpu?: GPU }).gpu;
-  if (!gpu) return { kind: 'cpu', adapter: null, why: 'This browser offers no WebGPU here, so the CPU ran the sweep in WebAssembly.' };
+  if (!gpu) return { kind: 'cpu', adapter: null, why: 'This browser offers no WebGPU here, so the CPU runs the sweep in WebAssembly.' };
   const adapter = await withTimeout(gpu.requestAdapter({ powerPreference: 'high-performance' }), 10_000, 'requesting an adapter');
-  if (!adapter) return { kind: 'cpu', adapter: null, why: 'This browser has WebGPU but gave no adapter (no usable GPU, or WebGPU is switched off), so the CPU ran the sweep in WebAssembly.' };
+  if (!adapter) return { kind: 'cpu', adapter: null, why: 'This browser has WebGPU but gave no adapter (no usable GPU, or WebGPU is switched off), so the CPU runs the sweep in WebAssembly.' };
   const report = adapterReport(adapter);
   if (report.software && !hooks.softwareGpu) {
-    return { kind: 'cpu', adapter: report, why: `WebGPU offers only a software adapter here (${adapterName(report)}): it runs on the CPU, so its figures would be the CPU's under another name. The CPU ran the sweep in WebAssembly instead.` };
+    return { kind: 'cpu', adapter: report, why: `WebGPU offers only a software adapter here (${adapterName(report)}): it runs on the CPU, so its figures would be the CPU's under another name. The CPU runs the sweep in WebAssembly instead.` };
   }
   const f16 = adapter.features.has('shader-f16');
   const timestamps = adapter.features.has('timestamp-query');
@@ -63,7 +63,7 @@ export async function openGpu(hooks: RunHooks): Promise<GpuOpening> {
       requiredLimits: { maxStorageBufferBindingSize: lim.maxStorageBufferBindingSize, maxBufferSize: lim.maxBufferSize },
     }), 10_000, 'creating a device');
   } catch (e) {
-    return { kind: 'cpu', adapter: report, why: `The GPU adapter could not make a device (${errorText(e)}), so the CPU ran the sweep in WebAssembly.` };
+    return { kind: 'cpu', adapter: report, why: `The GPU adapter could not make a device (${errorText(e)}), so the CPU runs the sweep in WebAssembly.` };
   }
   return { kind: 'gpu', run: new GpuRun(device, report, f16 ? 'f16' : 'f32', timestamps, hooks) };
 }
@@ -234,7 +234,7 @@ export class GpuRun {
     const c = await this.time((p) => { p.setPipeline(copy); p.setBindGroup(0, bind); p.dispatchWorkgroups(groups); }, this.samples, this.targetS);
     this.drop(src, dst);
     return rate(c.times.map((t) => (2 * bytes) / t), 'bytes/s',
-      `copying ${(bytes / MIB).toFixed(0)} MiB between two WebGPU buffers (read + write counted), ${c.reps} cop${c.reps === 1 ? 'y' : 'ies'} a sample, ${this.timerWords}`);
+      `copying ${Math.round(bytes / 1e6)} MB between two WebGPU buffers (read + write counted), ${c.reps} cop${c.reps === 1 ? 'y' : 'ies'} a sample, ${this.timerWords}`);
   }
 
   /** The FLOP ceiling: the run's first matrix (layer 1's QKV) at a large batch, the tiled kernel. */
@@ -266,7 +266,7 @@ export class GpuRun {
     for (let i = 0; i < this.weights.length; i++) {
       const c = plan.chunks[i], op = plan.ops[c.op];
       await this.fill(fill, uniform, this.weights[i], c.rows * op.K, op.seed, c.row0 * op.K);
-      progress(`GPU: making ${((plan.weightBytes) / MIB).toFixed(0)} MiB of weights`, (i + 1) / this.weights.length);
+      progress(`GPU: making ${Math.round(plan.weightBytes / 1e6)} MB of weights (a share of the model's, timed and scaled up to the whole step)`, (i + 1) / this.weights.length);
     }
     this.drop(uniform);
   }
@@ -279,7 +279,7 @@ export class GpuRun {
     this.weights = plan.chunks.map((c, i) => this.buffer(`weights ${i}`, c.bytes, STORAGE));
     this.params = this.buffer('params', PARAMS_STRIDE * plan.chunks.length, UNIFORM | COPY_DST);
     const oom = await this.guard(this.device.popErrorScope(), 'allocating buffers');
-    if (oom) throw new Error(`the GPU could not hold the run's ${(plan.weightBytes / MIB).toFixed(0)} MiB of weights (${oom.message})`);
+    if (oom) throw new Error(`the GPU could not hold the run's ${Math.round(plan.weightBytes / 1e6)} MB of weights (${oom.message})`);
     this.bindings = plan.chunks.map((c, i) => {
       const op = plan.ops[c.op];
       return this.device.createBindGroup({ layout: this.layout, entries: [

@@ -13,14 +13,26 @@ export class DecodeRun extends HTMLElement {
     if (this.opened) return; // (a page's "needs JavaScript" fallback inside is replaced)
     let kept = false;
     try { kept = localStorage.getItem(KEPT) !== null; } catch { /* private mode */ }
-    this.innerHTML = `<p class="decode-run-intro">Does your own device flip where the engine says it will?
+    // its own page exists for the run: the panel (the model menu, what it will do, Run) is its first view
+    if (location.pathname.startsWith('/labs/decode-run/') && !this.closest('[data-rendered]:not(sl-decode-run)')) {
+      this.dataset.rendered = '1';
+      void this.open(false);
+      return;
+    }
+    this.innerHTML = `<p class="decode-run-intro">Does your own device flip where this page predicts it will?
 <button type="button" class="lab-button" data-run>Run it here</button>${kept ? ' <button type="button" class="lab-button" data-show>Show your last run</button>' : ''}
-<span class="hint">It times one decode step of this model on your GPU (or CPU) batch by batch, in this browser.</span></p>`;
+<span class="hint">It times one decode step of ${this.modelName()} on your GPU (or CPU) batch by batch, in this browser.</span></p>`;
     this.querySelector('[data-run]')!.addEventListener('click', () => void this.open(true));
     this.querySelector('[data-show]')?.addEventListener('click', () => void this.open(false));
     // The stub is this block's whole first view: it is rendered (pages and tests wait on data-rendered).
     this.dataset.rendered = '1';
     if (new URLSearchParams(location.search).has(SHARED)) void this.open(false);
+  }
+
+  /** the model's name for the stub's sentence (the catalog is not loaded yet: the placement's model, in words) */
+  private modelName(): string {
+    const id = this.model();
+    return id === 'llama3-8b' ? 'LLaMA-3 8B' : id === 'llama3-70b' ? 'LLaMA-3 70B' : 'the lab’s model';
   }
 
   private model(): string {

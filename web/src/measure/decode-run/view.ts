@@ -317,9 +317,9 @@ export class DecodeRunView extends LitElement {
     const running = this.runState === 'running';
     return html`
       <h3>Run it here: this device's decode step, measured</h3>
-      <p class="hint">A background Worker runs one decode step's weight matmuls of the chosen model on this device — its GPU
-        through WebGPU, else its CPU in WebAssembly — from batch 1 to past the flip, and draws the time beside the engine's
-        bound for the same device. Nothing leaves this browser.</p>
+      <p class="hint">Run times one decode step's weight matmuls of the chosen model on this device, in the background —
+        its GPU through WebGPU, else its CPU in WebAssembly — from batch 1 to past the flip, and draws the time beside the
+        bound this page predicts for the same device. Nothing leaves this browser.</p>
       <div class="controls">
         <label>Model
           <select ?disabled=${running} @change=${(e: Event) => { this.model = (e.target as HTMLSelectElement).value; this.notice = ''; }}>
@@ -429,7 +429,7 @@ export class DecodeRunView extends LitElement {
     const key = `${ps.map((p) => `${p.batch}:${p.stepS}`).join(',')}|${width}|${flip}|${pred.flip}`;
     if (this.chart?.key === key) return this.chart.template;
     const line = pred.line.filter((p) => p.batch <= Math.max(lastBatch, 2) * 1.0001);
-    const measured = 'measured on this device', bound = 'engine’s bound, this device';
+    const measured = 'measured on this device', bound = 'predicted bound, this device';
     const narrow = width < 480;
     const rows = [...line.map((p) => ({ x: p.batch, y: p.step, series: bound })), ...ps.map((p) => ({ x: p.batch, y: p.stepS, series: measured }))];
     const description = `Time of one decode step against batch, both axes logarithmic: dots measured on this device, from ${f(ps[0].stepS, 's')} at batch 1 to ${f(ps[ps.length - 1].stepS, 's')} at batch ${f(lastBatch, 'count')}; the line is the engine's bound for the same device's measured bandwidth and FLOP rate${pred.flip !== null ? `, flipping at batch ${f(Math.round(pred.flip), 'count')}` : ''}.${flip !== null ? ` The measured regimes meet near batch ${f(Math.round(flip), 'count')}.` : ''}`;
@@ -462,7 +462,7 @@ export class DecodeRunView extends LitElement {
   private renderTable(params: number) {
     const f = this.f, bytesPer = this.precision === 'f16' ? 2 : 4;
     return html`<details class="points">
-      <summary>Every batch: measured, the engine's bound, and what the step reached</summary>
+      <summary>Every batch: measured, the predicted bound, and what the step reached</summary>
       <div class="table-wrap"><table data-points-table>
         <thead><tr><th scope="col">Batch</th><th scope="col">Measured step</th><th scope="col">Engine's bound</th><th scope="col">Measured ÷ bound</th><th scope="col">Bandwidth</th><th scope="col">FLOP/s</th><th scope="col">Checked</th></tr></thead>
         <tbody>${this.points.map((p) => {

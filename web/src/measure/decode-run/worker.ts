@@ -42,7 +42,7 @@ async function runGpu(gpu: GpuRun, req: Extract<PageToWorker, { type: 'start' }>
   const { hooks } = req;
   const why = gpu.software
     ? 'You asked for the software adapter: its “GPU” runs on the CPU, so these are not a graphics card’s figures.'
-    : `WebGPU offered a hardware adapter, so the GPU ran the sweep${gpu.precision === 'f16' ? ' in float16 (it has shader-f16)' : ' in float32 (it has no shader-f16)'}.`;
+    : `WebGPU offered a hardware adapter, so the GPU runs the sweep${gpu.precision === 'f16' ? ' in float16 (it has shader-f16)' : ' in float32 (it has no shader-f16)'}.`;
   post({ type: 'device', device: gpu.report(why) });
   try {
     const plan = makePlan(req.model, gpu.elemBytes, gpu.budget(), req.seed);
