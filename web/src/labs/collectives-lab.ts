@@ -29,7 +29,7 @@ export class CollectivesLab extends LabElement<'collective'> {
     { path: 'bytes', label: 'array size V: the full gathered array, or the unreduced buffer', main: true },
     // on the reader's own device there is no pod or node to default to: one device (the lab then
     // says what it cannot show there: nothing travels, and the catalog gives the device no link)
-    ...Array.from({ length: AXES }, (_, i) => ({ path: `axes.${i}`, key: `axis${i}`, label: `mesh axis ${'XYZ'[i]} size (empty: not used; all empty: the engine's default group)`, ...(i === 0 ? { start: ONE_DEVICE } : {}) })),
+    ...Array.from({ length: AXES }, (_, i) => ({ path: `axes.${i}`, key: `axis${i}`, label: `mesh axis ${'XYZ'[i]} size (empty: not used)`, ...(i === 0 ? { start: ONE_DEVICE } : {}) })),
     { path: 'wraparound', schema: { type: 'choice', choices: [AUTO, 'on', 'off'], default: AUTO }, choiceLabels: { [AUTO]: "as the chip's torus does", on: 'on: every axis a ring', off: 'off: every axis an open line' }, label: 'ICI: axes wrap around into rings' },
     { path: 'bidirectional', label: 'ICI: links carry data both ways' },
     { path: 'fabric', label: 'network' },
@@ -40,9 +40,10 @@ export class CollectivesLab extends LabElement<'collective'> {
   /** where the fabric has no hop latency, no size turns the verdict latency-bound: say what to try there */
   protected hintText() {
     // the reader's one device, which the engine cannot price a collective on: the hint points to the chips it offers
-    if (this.refusal?.field && this.onOwnDevice()) return 'Try this: see a collective on TPU v5e or H100 (the buttons below), then shrink the array size until the verdict turns latency-bound.';
+    if (this.refusal?.field && this.onOwnDevice()) return 'Try this: see a collective on TPU v5e or H100 (the buttons above), then shrink the array size until the verdict turns latency-bound.';
     return this.result && this.result.outputs.t_latency_s === 0
-      ? 'Try this: double an axis and see how the time changes; then switch the network to the ICI torus or InfiniBand, whose hops cost latency, and shrink the array until the verdict turns latency-bound.'
+      // (a GPU's network menu offers InfiniBand between nodes; a TPU's hops are on its ICI torus)
+      ? `Try this: double an axis and see how the time changes; then switch the network to ${this.state?.chipFacts?.kind === 'tpu' ? 'the ICI torus' : 'InfiniBand (between nodes)'}, whose hops cost latency, and shrink the array until the verdict turns latency-bound.`
       : this.hint;
   }
   protected readonly hasViz = true;
@@ -55,6 +56,15 @@ export class CollectivesLab extends LabElement<'collective'> {
     this.timer = window.setInterval(() => { if (this.playing && this.result) { this.hop++; this.drawRing(); } }, 700);
   }
   disconnectedCallback() { super.disconnectedCallback(); clearInterval(this.timer); }
+
+  /** an axis field says what all-empty axes stand for on this chip: its whole pod (a TPU), one
+   *  node (a datacenter GPU) */
+  protected renderControl(c: Control): TemplateResult {
+    if (!c.path.startsWith('axes.')) return super.renderControl(c);
+    const kind = this.state.chipFacts?.kind;
+    const all = kind === 'tpu' ? 'the whole pod' : kind === 'datacenter-gpu' ? 'one node' : null;
+    return super.renderControl(all ? { ...c, label: `${c.label} (empty: not used; all empty: ${all})`.replace(' (empty: not used) (', ' (') } : c);
+  }
 
   /** the fabric choice gets an "auto" entry: the engine's default for the chip */
   protected adjustControl(c: Control): Control {

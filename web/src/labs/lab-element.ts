@@ -398,7 +398,7 @@ export abstract class LabElement<C extends CalculatorName = CalculatorName> exte
     });
     // a link between chips on the reader's one device: no such link, named in its own words (a Mac has no ICI)
     const link = /^(ici_|nvlink|node_gpus|ib_|node_ib|dcn_)/.test(field) && this.onOwnDevice();
-    const what = link ? html`The ${name} is one device: the catalog gives it no link to another chip${this.technical ? html` (<code>${field}</code>)` : nothing}, and this lab prices what travels between chips.`
+    const what = link ? html`The ${name} is one device: the catalog gives it no link to another device${this.technical ? html` (<code>${field}</code>)` : nothing}, and this lab prices what travels between devices (two cards joined over PCIe are not modelled here).`
       : html`The catalog gives the ${name} no ${words}${this.technical ? html` (<code>${field}</code>)` : nothing}, and this lab needs it to price what it shows.`;
     return html`<div class="lab-error lab-missing" role="alert" data-field=${field}><p>${what}
       ${others.length ? html`See it on` : nothing} ${others.map((id, i) => html`${i ? ' or ' : ''}<button type="button" class="lab-button" @click=${() => this.pinned(id)}>${this.engine!.chipName(id)}</button>`)}${others.length ? ',' : ''}

@@ -36,7 +36,15 @@ export class MemoryLadderLab extends LabElement<'transfer'> {
     return (['hops', 'links'].includes(path) && !!kind && kind !== 'tpu') || (path === 'chips' && this.onOwnDevice());
   }
   protected controlApplies(c: Control): boolean | undefined { return this.offChip(c.path) ? false : undefined; }
-  protected renderControl(c: Control): TemplateResult { return this.offChip(c.path) ? html`` : super.renderControl(c); }
+  protected renderControl(c: Control): TemplateResult {
+    if (this.offChip(c.path)) return html``;
+    // the rung menu lists the rungs this kind of chip has (the one chosen stays, as in the roofline lab)
+    if (c.path === 'path') {
+      const kind = this.state.chipFacts?.kind ?? '', now = this.values.get('path');
+      return super.renderControl({ ...c, schema: { ...c.schema, choices: (c.schema.choices ?? []).filter((p) => p === now || !pathAbsent(kind, this.onOwnDevice(), p)) } });
+    }
+    return super.renderControl(c);
+  }
 
   /** hops and links are ICI-only inputs: sent for the ici rung, left out elsewhere */
   protected adjustParams(p: Record<string, unknown>) {
@@ -57,6 +65,8 @@ export class MemoryLadderLab extends LabElement<'transfer'> {
     const absent = (path: string) => pathAbsent(kind, this.onOwnDevice(), path);
     return paths.flatMap((path): Rung[] => {
       const q: Record<string, unknown> = { ...base, path };
+      // hops and links are the ICI rung's alone: the base carries them when the reader's rung is ICI
+      delete q.hops; delete q.links;
       // the ICI rung with the reader's hops and links (sent for that rung only)
       if (path === 'ici') for (const k of ['hops', 'links']) { const v = this.values.get(k); if (v !== this.control(k)?.schema.default) q[k] = v; }
       const r = this.engine!.evaluate('transfer', q, { steps: false });
@@ -80,7 +90,7 @@ export class MemoryLadderLab extends LabElement<'transfer'> {
     if (!have.length) return html`<p class="verdict">Moving ${this.fig('bytes_per_chip')} per ${this.onOwnDevice() ? 'device' : 'chip'} takes no time on any rung.</p>`;
     const fast = have.reduce((a, b) => (b.t! < a.t! ? b : a)), slow = have.reduce((a, b) => (b.t! > a.t! ? b : a));
     const f = (v: unknown, u: string) => this.engine!.format(v, u);
-    if (have.length === 1) return html`<p class="verdict">Moving ${f(r.inputs.bytes, 'bytes')} over <strong>${fast.name}</strong> takes ${f(fast.t, 's')}: the catalog gives this chip no other rung to compare it with.</p>`;
+    if (have.length === 1) return html`<p class="verdict">Moving ${f(r.inputs.bytes, 'bytes')} over <strong>${fast.name}</strong> takes ${f(fast.t, 's')}: ${this.onOwnDevice() ? 'this device has no other rung to compare it with — no link joins it to another device' : 'the catalog gives this chip no other rung to compare it with'}${this.state.chipFacts?.kind === 'unified-memory' ? ', and its processors share this one memory, with no PCIe between them' : ''}.</p>`;
     return html`<p class="verdict">Moving ${f(r.inputs.bytes, 'bytes')}: fastest over <strong>${fast.name}</strong> (${f(fast.t, 's')}),
       slowest over <strong>${slow.name}</strong> (${f(slow.t, 's')})${fast.t! > 0 ? html`, <span class="ratio">${f(slow.t! / fast.t!, '')}×</span> longer` : nothing}.</p>`;
   }
@@ -90,7 +100,7 @@ export class MemoryLadderLab extends LabElement<'transfer'> {
     return html`<table class="ml-table"><caption>Time per rung for ${f(r.inputs.bytes, 'bytes')}${this.onOwnDevice() ? nothing : html` (${f(r.outputs.bytes_per_chip, 'bytes')} per chip)`}</caption>
       <thead><tr><th scope="col">rung</th><th scope="col">time</th><th scope="col">effective bandwidth</th></tr></thead>
       <tbody>${this.rungs.map((x) => html`<tr data-rung=${x.path}><th scope="row">${x.name}</th>
-        ${x.missing ? html`<td colspan="2" class="na">not in the catalog for this chip: ${x.missing}</td>`
+        ${x.missing ? html`<td colspan="2" class="na">not in the catalog for this ${this.onOwnDevice() ? 'device' : 'chip'}: ${x.missing}</td>`
           : html`<td>${f(x.t, 's')}</td><td>${f(x.bw, 'bytes/s')}</td>`}</tr>`)}</tbody></table>
       <dl class="lab-outputs"><div data-out="t_s"><dt>Time on the ${this.choiceText('path', r.inputs.path)} rung</dt><dd>${this.fmt('t_s')}</dd></div>
       <div data-out="t_latency_s"><dt>of which latency</dt><dd>${this.fmt('t_latency_s')}</dd></div></dl>`;

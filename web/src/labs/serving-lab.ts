@@ -32,14 +32,20 @@ export class ServingLab extends LabElement<'serving'> {
     { path: TO, key: 'batch_to', label: 'batch range: largest batch swept' },
     { path: 'prompt_tokens' },
     { path: 'decode_tokens' },
-    { path: 'weight_dtype' },
-    { path: 'kv_dtype' },
+    { path: 'weight_dtype', label: 'weight format' },
+    { path: 'kv_dtype', label: 'KV-cache format' },
     { path: 'price_per_hour_usd', label: 'price per chip-hour (empty: the chip’s catalog price)' },
     { path: 'disaggregated', label: 'prefill on separate servers' },
     MEASURED_CONTROL,
     MEASURED_TTFT_CONTROL,
   ];
   readonly hint = 'Try this: drag the highlighted batch up and watch the cost per token fall while each response takes longer.';
+  /** a device with no price shows no cost: the hint watches its tokens per second instead */
+  protected hintText() {
+    const o = this.result?.outputs as Record<string, unknown> | undefined;
+    return o && typeof o.cost_per_million_tokens_usd !== 'number'
+      ? `Try this: drag the highlighted batch up and watch the tokens per second per ${this.noun()} rise while each response takes longer.` : this.hint;
+  }
   readonly outputs: OutputSpec<'serving'>[] = [
     'step_s', 'latency_s', 'time_to_first_token_s', 'throughput_tokens_per_s', 'tokens_per_s_per_chip',
     'qps_per_chip', 'cost_per_million_tokens_usd', 'total_chips', 'max_batch',

@@ -57,7 +57,7 @@ const CASES: Record<number, string> = {
 function meshStart(path: string, engineDefault: unknown): StartFn {
   const one = (c: ChipFacts) => ONE_DEVICE_KINDS.includes(c.kind);
   return Object.assign((c: ChipFacts) => (one(c) ? 1 : engineDefault), {
-    why: (c: ChipFacts) => (path === 'mesh.X' && one(c) ? `The ${c.name} is one device, so the mesh starts at 1 × 1: every array is whole on it and no case needs a collective. Write a sharding to see which case and collective it would need; pricing that collective needs chips joined by links, which the catalog does not give this device.` : null),
+    why: (c: ChipFacts) => (path === 'mesh.X' && one(c) ? `The ${c.name} is one device, so the mesh starts at 1 × 1: every array is whole on it and no case needs a collective. Write a sharding to see which case and collective it would need; pricing that collective needs devices joined by links, which the catalog does not give this one.` : null),
   });
 }
 
@@ -69,7 +69,7 @@ export class ShardedMatmulLab extends LabElement<'sharded_matmul'> {
     // the reader's one device: a mesh of one (no link joins it to another); the lab says what that leaves
     { path: 'mesh.X' }, { path: 'mesh.Y' },
     { path: 'strategy' },
-    { path: 'activation_dtype' }, { path: 'weight_dtype' }, { path: 'output_dtype' }, { path: 'compute_dtype' },
+    { path: 'activation_dtype', label: 'activation format' }, { path: 'weight_dtype', label: 'weight format' }, { path: 'output_dtype', label: 'output format' }, { path: 'compute_dtype', label: 'matmul arithmetic format' },
   ];
   readonly hint = 'Try this: move the X from I to the contracting J on both sides (A[I, J_X] * B[J_X, K_Y] -> C[I, K_Y]) and watch the case and its collective change.';
   protected readonly hasViz = true;
@@ -147,14 +147,33 @@ export class ShardedMatmulLab extends LabElement<'sharded_matmul'> {
     return super.renderControl(c);
   }
 
+  /** On the reader's one device a sharding that needs a collective is refused (no link to price it
+   *  over): its case and collective still follow from the notation, read as on a chip with links
+   *  (an H100's, the mesh as written); only the time is left unpriced. */
+  private caseOnOneDevice(): TemplateResult | null {
+    if (!this.refusal?.field || !this.onOwnDevice()) return null;
+    const e = this.engine!.evaluate('sharded_matmul', { ...this.params(), chip: 'h100' }, { steps: false });
+    if (isError(e)) return null;
+    const o = e.outputs as Record<string, unknown>;
+    if (o.valid === false) return html`<p class="verdict verdict-invalid"><strong>Invalid as written</strong> (case ${String(o.case)}): ${String(o.error)}</p>`;
+    const colls = ((o.collectives ?? []) as Record<string, unknown>[]).map((c) => `${/^[AE]/.test(opWords(c.op)) ? 'an' : 'a'} ${opWords(c.op)} of ${String(c.array ?? '')} over ${(c.axes as string[]).join(' and ')}`);
+    return html`<p class="verdict verdict-comms"><strong>Case ${String(o.case)}</strong>: ${CASES[o.case as number] ?? ''}; output ${String(o.output_spec)}.
+      ${colls.length ? html`It needs ${colls.join(', then ')}; its time cannot be priced on one device, which no link joins to another.` : nothing}</p>`;
+  }
+
   protected renderVerdict(r: LabResult<'sharded_matmul'>) {
+    const one = this.caseOnOneDevice();
+    if (one) return one;
     const o = r.outputs;
     if (o.valid === false) {
-      return html`<p class="verdict verdict-memory"><strong>Invalid as written</strong> (case ${String(o.case)}): ${String(o.error)}</p>`;
+      return html`<p class="verdict verdict-invalid"><strong>Invalid as written</strong> (case ${String(o.case)}): ${String(o.error)}</p>`;
     }
     const bound = String(o.bound);
-    return html`<p class="verdict verdict-${bound === 'compute' ? 'compute' : 'memory'}"><strong>Case ${String(o.case)}</strong>: ${CASES[o.case as number] ?? ''}.
-      <strong>${bound === 'compute' ? 'Compute-bound' : 'Comms-bound'}</strong>: math ${this.fig('t_math_s')}, communication ${this.fig('t_comm_s')}; output ${String(o.output_spec)}.</p>
+    // with nothing to communicate, no contest between math and links: the math alone
+    const none = Number(o.t_comm_s) === 0 && !((o.collectives ?? []) as unknown[]).length;
+    return html`<p class="verdict verdict-${bound === 'compute' ? 'compute' : 'comms'}"><strong>Case ${String(o.case)}</strong>: ${CASES[o.case as number] ?? ''}.
+      ${none ? html`<strong>No communication</strong>: the math alone, ${this.fig('t_math_s')}; output ${String(o.output_spec)}.`
+        : html`<strong>${bound === 'compute' ? 'Compute-bound' : 'Comms-bound'}</strong>: math ${this.fig('t_math_s')}, communication ${this.fig('t_comm_s')}; output ${String(o.output_spec)}.`}</p>
       ${bound === 'compute' ? this.expected(r, 't_s', 's', 'the chips’ peak math speed (large matmuls)', 't_math_s')
         : this.expected(r, 't_s', 's', 'the links’ speed (collectives over ICI)', 't_comm_s')}`;
   }

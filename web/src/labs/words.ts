@@ -48,8 +48,12 @@ export function forPeople(message: string): string {
 
 /** The bandwidth paths (the engine's transfer/roofline choices) a kind of chip is not built with:
  *  the reader's one device has no link to another chip, a TPU no NVLink or InfiniBand, a
- *  datacenter GPU no ICI, a Mac's unified memory no PCIe between host and chip. */
-const NOT_ON: Record<string, string[]> = { tpu: ['nvlink', 'ib'], 'datacenter-gpu': ['ici'], 'unified-memory': ['pcie'] };
+ *  datacenter GPU no ICI and no DCN between pods (InfiniBand joins its nodes), a Mac's unified
+ *  memory no PCIe between host and chip; VMEM is a TPU's on-chip memory, on no other kind. */
+const NOT_ON: Record<string, string[]> = {
+  tpu: ['nvlink', 'ib'], 'datacenter-gpu': ['ici', 'dcn', 'vmem'], 'workstation-gpu': ['vmem'], 'consumer-gpu': ['vmem'],
+  'unified-memory': ['pcie', 'vmem'], cpu: ['vmem'],
+};
 export function pathAbsent(kind: string, ownDevice: boolean, path: string): boolean {
   return (ownDevice && ['ici', 'nvlink', 'dcn', 'ib'].includes(path)) || (NOT_ON[kind] ?? []).includes(path);
 }
