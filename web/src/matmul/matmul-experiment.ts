@@ -189,7 +189,7 @@ export class MatmulExperiment extends LitElement {
     const running = this.runState === 'running';
     return html`
       <h3>One matrix multiplication: CPU (WebAssembly) and, optionally, WebGPU</h3>
-      <p class="hint">Multiplies two random n×n float32 matrices in a background Worker of this page.
+      <p class="hint">Multiplies two random n×n matrices of 32-bit floats in the background, so the page stays responsive.
         The CPU result is the reference; a WebGPU result is checked against it element by element.</p>
       <div class="controls">
         <label>Matrix size n
@@ -238,12 +238,12 @@ export class MatmulExperiment extends LitElement {
         <tbody>
           <tr><th scope="row">Multiply (arithmetic only)${c.runs > 1 ? `, median of ${c.runs}` : ''}</th>
             <td class="num" data-cpu-ms>${fmtMs(c.ms)} ms${c.runs > 1 ? ` (best ${fmtMs(c.bestMs)} ms)` : ''}</td></tr>
-          <tr><th scope="row">Rate</th><td class="num">${c.gflops.toFixed(2)} GFLOP/s (2·n³ = ${(2 * c.n ** 3 / 1e9).toPrecision(3)} GFLOP)</td></tr>
+          <tr><th scope="row">Rate</th><td class="num">${c.gflops.toPrecision(3)} GFLOP/s (2·n³ = ${flopCount(2 * c.n ** 3)})</td></tr>
           <tr><th scope="row">Module load (not included)</th><td class="num">${fmtMs(c.loadMs)} ms</td></tr>
         </tbody>
       </table>
       <p class="hint">Timed: only the WebAssembly multiply calls (${c.chunks} call${c.chunks === 1 ? '' : 's'} per multiply, by rows, including the
-        kernel's repacking of B), after an untimed warm-up (${c.warmup}) that gives the browser time to optimise the
+        time it takes to lay the second matrix out for the kernel), after an untimed warm-up (${c.warmup}) that gives the browser time to optimise the
         kernel. Not timed: loading the module, the warm-up, making the inputs, copying them in, progress messages.</p>
     </section>`;
   }
@@ -339,4 +339,10 @@ if (!customElements.get('sl-matmul-experiment')) customElements.define('sl-matmu
 
 declare global {
   interface HTMLElementTagNameMap { 'sl-matmul-experiment': MatmulExperiment }
+}
+
+/** A count of FLOPs as the site writes one: three significant digits and a prefix ("33.6 MFLOPs"). */
+function flopCount(n: number): string {
+  const [div, prefix] = n >= 1e12 ? [1e12, 'T'] : n >= 1e9 ? [1e9, 'G'] : n >= 1e6 ? [1e6, 'M'] : n >= 1e3 ? [1e3, 'k'] : [1, ''];
+  return `${Number((n / div).toPrecision(3))} ${prefix}FLOPs`;
 }
