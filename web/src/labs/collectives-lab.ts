@@ -60,6 +60,8 @@ export class CollectivesLab extends LabElement<'collective'> {
   /** an axis field says what all-empty axes stand for on this chip: its whole pod (a TPU), one
    *  node (a datacenter GPU) */
   protected renderControl(c: Control): TemplateResult {
+    // the reader's one device, refused for want of a link: no network settings for links it lacks
+    if (this.refusal?.field && this.onOwnDevice() && ['wraparound', 'bidirectional', 'fabric', 'nodes', 'sharp'].includes(c.path)) return html``;
     if (!c.path.startsWith('axes.')) return super.renderControl(c);
     const kind = this.state.chipFacts?.kind;
     const all = kind === 'tpu' ? 'the whole pod' : kind === 'datacenter-gpu' ? 'one node' : null;

@@ -419,7 +419,7 @@ export abstract class LabElement<C extends CalculatorName = CalculatorName> exte
       .filter((s) => r.outputs[s.name] != null || s.missing || s.noneText);
     const bytes = specs.some((s) => this.engine!.unitOf(r, s.name) === 'bytes');
     const empty = (s: { missing?: string; noneText: string | null }) => (s.noneText ? html`<span class="none">${s.noneText}</span>` : html`<span class="na">not available: ${s.missing}</span>`);
-    return html`<dl class="lab-outputs">${specs.map((s) => html`<div data-out=${s.name}><dt>${cap(s.label ?? this.outputLabel(s.name))}${this.technical ? html` <code class="o-name">(${s.name})</code>` : nothing}</dt><dd>${r.outputs[s.name] == null ? empty(s) : this.fmt(s.name)}</dd></div>`)}</dl>
+    return html`<dl class="lab-outputs">${specs.map((s) => html`<div data-out=${s.name} class=${s.noneText ? 'wide' : ''}><dt>${cap(s.label ?? this.outputLabel(s.name))}${this.technical ? html` <code class="o-name">(${s.name})</code>` : nothing}</dt><dd>${r.outputs[s.name] == null ? empty(s) : this.fmt(s.name)}</dd></div>`)}</dl>
       ${bytes ? this.renderMemoryUnits() : nothing}`;
   }
   /** Memory is shown in decimal units, said once in words: with the chip's own memory where that

@@ -75,9 +75,15 @@ export function timeTicks(format: (v: number, unit: string) => string) {
             }
           }
         }
-        // two ticks of different units side by side (50 s and 1 min) keep the larger unit's
+        // two ticks of different units side by side (50 s and 1 min) keep the larger unit's; ticks of
+        // one unit keep their own steps (10 s, 12 s, 15 s)
+        const unit = (v: number) => format(v, 's').replace(/^[\d.,\s]+/, '');
         const sorted = [...found].sort((x, y) => x - y), kept: number[] = [];
-        for (const v of sorted) { if (kept.length && v / kept[kept.length - 1] < 1.4) kept.pop(); kept.push(v); }
+        for (const v of sorted) {
+          const prev = kept[kept.length - 1];
+          if (prev !== undefined && v / prev < 1.4 && unit(v) !== unit(prev)) kept.pop();
+          kept.push(v);
+        }
         return kept;
       };
       const whole = pick([1]);
