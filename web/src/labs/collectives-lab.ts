@@ -3,7 +3,7 @@
 // as the array shrinks (a plot of engine evaluations), a ring animating hop by hop, and on
 // GPUs the NVLink / leaf / spine levels. Every number is the engine's `collective`.
 import { html, nothing, render, svg, type TemplateResult } from 'lit';
-import { ChartCache, Plot, decadeTicks, showIn } from './plot';
+import { ChartCache, Plot, SERIES, decadeTicks, showIn } from './plot';
 import { levelWords } from './words';
 import { runsCalibrating } from '../published-runs';
 import { ONE_DEVICE_KINDS, byChip, defineLab, type ChipFacts, type StartFn, type OutputName, type LabResult, LabElement, type Control, type ControlSpec } from './lab-element';
@@ -274,7 +274,8 @@ export class CollectivesLab extends LabElement<'collective'> {
       ariaLabel: 'Collective time against array size, log–log: the bandwidth term, the latency term and the time',
       ariaDescription: describe(),
       style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
-      color: { legend: true, domain: ['time', 'bandwidth term', 'latency term'], range: ['currentColor', 'var(--roof)', 'var(--warn)'] },
+      // the legend names the lines drawn (no latency term where the fabric has no hop latency)
+      color: { legend: true, ...((terms) => ({ domain: terms.map((t) => t[0]), range: terms.map((t) => t[1]) }))(([['time', 'currentColor'], ['bandwidth term', SERIES.memory], ['latency term', SERIES.comms]] as [string, string][]).filter(([t]) => pts.some((p) => p.term === t))) },
       x: { type: 'log', domain: [lo, hi], label: 'Array size V (bytes) →', tickFormat: (d: number) => f(d, 'bytes'), ticks: decadeTicks(lo, hi, width - 90, (d) => f(d, 'bytes')) },
       y: { type: 'log', label: '↑ Time', tickFormat: (d: number) => f(d, 's'), ticks: 4, grid: true },
       marks: [
@@ -283,7 +284,8 @@ export class CollectivesLab extends LabElement<'collective'> {
         ...(flip ? [Plot.ruleX([flip], { stroke: 'var(--muted)', strokeDasharray: '2 3', ariaHidden: 'true' }),
           Plot.text([flip], { x: (d: number) => d, frameAnchor: 'top', text: () => 'latency | bandwidth', dy: 8, fill: 'currentColor', ariaHidden: 'true' })] : []),
         Plot.dot(runs, { x: 'bytes', y: 't', r: 5.5, symbol: 'diamond', fill: 'var(--accent)', stroke: 'var(--bg)', strokeWidth: 1.5, title: 'words', className: 'published-run' }),
-        Plot.dot([here], { x: 'bytes', y: 't', r: 6, fill: 'var(--warn)', stroke: 'var(--bg)', strokeWidth: 2, ariaHidden: 'true', className: 'co-point' }),
+        // the current size on the time line it lies on, in the time line's colour (not a term's)
+        Plot.dot([here], { x: 'bytes', y: 't', r: 6, fill: 'currentColor', stroke: 'var(--bg)', strokeWidth: 2, ariaHidden: 'true', className: 'co-point' }),
       ],
     });
     chart.classList.add('co-plot');

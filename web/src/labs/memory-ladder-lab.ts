@@ -146,7 +146,8 @@ export class MemoryLadderLab extends LabElement<'transfer'> {
       y: narrow ? { domain: names, label: null, axis: null, padding: 0.45 } : { domain: names, label: null },
       marks: [
         ...(narrow ? [Plot.text(this.rungs, { y: 'name', x: lo, text: 'name', dy: -row * 0.4, textAnchor: 'start', fill: 'currentColor', ariaHidden: 'true', className: 'ml-name' })] : []),
-        Plot.barX(have, { y: 'name', x1: lo, x2: times, fill: (d: Rung) => (d.path === r.inputs.path ? 'var(--warn)' : 'var(--roof)'), ariaHidden: 'true', className: 'ml-bar' }),
+        // the rung whose derivation is shown in the text colour (orange is kept for "does not fit")
+        Plot.barX(have, { y: 'name', x1: lo, x2: times, fill: (d: Rung) => (d.path === r.inputs.path ? 'currentColor' : 'var(--roof)'), ariaHidden: 'true', className: 'ml-bar' }),
         Plot.text(have, { y: 'name', x: times, text: (d: Rung) => f(d.t!, 's'), dx: 4, textAnchor: 'start', fill: 'currentColor', ariaHidden: 'true', className: 'ml-label' }),
         Plot.text(missing, { y: 'name', x: lo, text: () => 'not in the catalog', dx: 4, textAnchor: 'start', fill: 'var(--muted)', fontStyle: 'italic', ariaHidden: 'true' }),
       ],

@@ -124,7 +124,8 @@ export class RooflineLab extends LabElement<'roofline'> {
         Plot.text([{ x: Ic, y: yDomain ? yDomain[0] : 1 }], { x: 'x', y: 'y', text: () => `critical ${f(Ic, '')}`, dy: -6, dx: 4, textAnchor: 'start', fill: 'currentColor', ariaHidden: 'true', className: 'critical-label' }),
         Plot.dot(runs, { x: 'x', y: 'y', r: 5.5, symbol: 'diamond', fill: 'var(--accent)', stroke: 'var(--bg)', strokeWidth: 1.5, title: 'words', className: 'published-run' }),
         Plot.dot([point], { x: 'x', y: 'y', r: 7, fill: dotFill, stroke: 'var(--bg)', strokeWidth: 2, ariaHidden: 'true', className: 'operating-point' }),
-        Plot.text([point], { x: 'x', y: 'y', text: () => label, dy: -14, fill: 'currentColor', ariaHidden: 'true', className: 'operating-label' }),
+        // (a halo: the dashed critical line runs behind the label, not through it, when the point is near it)
+        Plot.text([point], { x: 'x', y: 'y', text: () => label, dy: -14, fill: 'currentColor', stroke: 'var(--bg)', strokeWidth: 4, paintOrder: 'stroke', ariaHidden: 'true', className: 'operating-label' }),
       ],
     });
     chart.classList.add('roofline-plot');
