@@ -5,10 +5,12 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 
-#include "schema/outputs.hpp"
+#include "calculators/registry.hpp"
+#include "core/output_rows.hpp"
 #include "scalelab/engine.hpp"
 #include "support/test_support.hpp"
 
@@ -108,14 +110,45 @@ TEST(DeclaredOutputs, FiguresAChipLacksComeOutNullNotAsAFault) {
   }
 }
 
-// decode sets its outputs by position in kDecodeOutputs: that table must be what a decode
-// result is declared with, in the same order.
+// A table of rows read from members: its declarations are its rows in order, a row's position is
+// found when compiled, and write_members writes exactly the rows with a member, by position.
+struct Figures {
+  double t_s = 0;
+  std::optional<double> share;
+  bool fits = false;
+  scalelab::Word bound;
+};
+constexpr scalelab::OutputRow<Figures> kRows[] = {
+    {"t_s", "s", "time", "a time", false, &Figures::t_s},
+    {"made", "", "made", "written where it is made", false},
+    {"share", "ratio", "share", "a share (null without one)", true, &Figures::share},
+    {"fits", "", "fits", "whether it fits", false, &Figures::fits},
+    {"bound", "", "bound", "what bounds it", false, &Figures::bound},
+};
+static_assert(scalelab::well_formed(kRows));
+static_assert(scalelab::output_index(kRows, "share") == 2);
+
+TEST(DeclaredOutputs, RowsWriteTheirMembersByPosition) {
+  std::vector<scalelab::Output> declared = scalelab::outputs_of(kRows);
+  ASSERT_EQ(declared.size(), 5u);
+  EXPECT_EQ(declared[2].name, "share");
+  EXPECT_TRUE(declared[2].nullable);
+  scalelab::Result r(declared);
+  write_members<kRows>(Figures{.t_s = 2.5, .share = std::nullopt, .fits = true, .bound = "memory"}, r);
+  EXPECT_FALSE(r.outputs.is_set(1));  // no member: the calculator writes it
+  EXPECT_EQ(r.outputs.number(0), 2.5);
+  EXPECT_EQ(r.outputs.kind(2), scalelab::Outputs::Kind::null);
+  EXPECT_TRUE(r.outputs.flag(3));
+  EXPECT_EQ(r.outputs.word(4), "memory");
+}
+
+// decode's table is what a decode result is declared with, in the same order (its writer sets
+// them by position).
 TEST(DeclaredOutputs, DecodePositionsAreItsDeclaredOrder) {
-  std::vector<scalelab::Output> declared = scalelab::declared_outputs("decode");
-  ASSERT_EQ(declared.size(), std::size(scalelab::kDecodeOutputs));
-  for (std::size_t i = 0; i < declared.size(); ++i) EXPECT_EQ(declared[i].name, scalelab::kDecodeOutputs[i].name) << i;
-  static_assert(scalelab::output_index(scalelab::kDecodeOutputs, "kv_bytes_per_token") == 0);
-  static_assert(scalelab::output_index(scalelab::kDecodeOutputs, "step_s") == 14);
+  const scalelab::Calculator* decode = scalelab::find_calculator("decode");
+  ASSERT_NE(decode, nullptr);
+  EXPECT_EQ(decode->outputs[0].name, "kv_bytes_per_token");
+  EXPECT_EQ(decode->outputs[14].name, "step_s");
 }
 
 }  // namespace

@@ -1,11 +1,74 @@
 // `chip` (ch 2, 12): a chip's catalog figures and what follows from them.
 #include "calculators/calculators.hpp"
+#include "core/output_rows.hpp"
 #include "models/common.hpp"
 #include "models/topology.hpp"
+#include "schema/object_fields.hpp"
 #include "schema/params.hpp"
 
 namespace scalelab {
 namespace {
+
+// chip's outputs, in the order results list them (name, unit, label, doc, nullable).
+// clang-format off
+constexpr Output kOutputs[] = {
+    {"memory_name", "", "memory", "the chip's memory as a reader names it: HBM, GDDR6X memory, unified LPDDR5 memory, DDR5 system RAM", false},
+    {"memory_rung", "", "memory rung", "the chip's memory as a rung of the memory ladder (the title of the path hbm)", false},
+    {"weight_formats", "", "weight formats it runs", "the weight formats some runtime runs on this chip (data/formats.json runs_on)", false},
+    {"kv_formats", "", "KV-cache formats it runs", "the KV-cache formats some runtime runs on this chip (data/formats.json runs_on)", false},
+    {"adapter_formats", "", "formats QLoRA trains over", "the weight formats some runtime on this chip trains LoRA adapters over, frozen (QLoRA)", false},
+    {"critical_intensity", "FLOPs/byte", "critical intensity", "bf16 FLOP/s divided by device-memory bandwidth", true},
+    {"critical_intensity_int8", "FLOPs/byte", "critical intensity (int8)", "int8 FLOP/s divided by device-memory bandwidth", true},
+    {"critical_intensity_fp8", "FLOPs/byte", "critical intensity (fp8)", "fp8 FLOP/s divided by device-memory bandwidth", true},
+    {"ici_axis_bytes_per_s", "bytes/s", "ICI bandwidth per axis", "two links, both directions of one wrapped axis", true},
+    {"ici_critical_intensity", "FLOPs/byte", "ICI critical intensity", "bf16 FLOP/s divided by the ICI axis bandwidth", true},
+    {"ici_egress_bytes_per_s", "bytes/s", "ICI egress", "one link's bandwidth times the links per chip", true},
+    {"pod_flops_per_s", "FLOP/s", "pod FLOP/s", "bf16 FLOP/s of a whole pod", true},
+    {"pod_hbm_bytes", "bytes", "pod memory", "HBM of a whole pod", true},
+    {"pod_hosts", "count", "hosts per pod", "chips per pod divided by chips per host", true},
+    {"pod_cores", "count", "cores per pod", "TensorCores of a whole pod", true},
+    {"dcn_critical_tokens", "tokens", "DCN critical tokens", "bf16 FLOP/s divided by the DCN bandwidth", true},
+    {"flops_per_s_per_core", "FLOP/s", "FLOP/s per core", "bf16 FLOP/s of one TensorCore", true},
+    {"hbm_to_pcie_ratio", "ratio", "memory to PCIe ratio", "how much faster device memory is than PCIe", true},
+    {"vmem_to_hbm_ratio", "ratio", "VMEM to memory ratio", "how much faster VMEM is than HBM", true},
+    {"node_nvlink_bytes_per_s", "bytes/s", "node NVLink bandwidth", "NVLink bandwidth of all GPUs in a node", true},
+    {"flops_per_usd", "FLOPs/usd", "FLOPs per dollar", "bf16 FLOPs bought per dollar at the catalog price", true},
+    {"mxu_macs", "count", "MACs per MXU", "multiply-accumulate units in one MXU", true},
+    {"mxu_flops_per_cycle", "FLOPs", "MXU FLOPs per cycle", "FLOPs one MXU does per clock cycle", true},
+    {"mxu_flops_per_s", "FLOP/s", "MXU FLOP/s", "FLOP/s of one MXU", true},
+    {"mxus", "count", "MXUs", "MXUs per chip", true},
+    {"mxu_peak_flops_per_s", "FLOP/s", "MXU peak FLOP/s", "FLOP/s of all MXUs of the chip", true},
+    {"vpu_alus_per_core", "count", "VPU ALUs per core", "vector ALUs of one core", true},
+    {"vpu_flops_per_s_per_core", "FLOP/s", "VPU FLOP/s per core", "vector FLOP/s of one core", true},
+    {"vreg_bytes_per_core", "bytes", "vector registers per core", "bytes of one core's vector registers", true},
+    {"vreg_bytes", "bytes", "vector registers", "bytes of all vector registers of the chip", true},
+    {"vector_alus", "count", "vector ALUs", "vector ALUs of the chip", true},
+    {"vector_flops_per_s", "FLOP/s", "vector FLOP/s", "FLOP/s of the vector units, one op per ALU per cycle", true},
+    {"vector_fma_flops_per_cycle", "FLOPs", "vector FMA FLOPs per cycle", "FLOPs per cycle counting a fused multiply-add as two", true},
+    {"vector_fma_flops_per_s", "FLOP/s", "vector FMA FLOP/s", "vector FLOP/s counting a fused multiply-add as two", true},
+    {"matrix_to_vector_ratio", "ratio", "matrix to vector ratio", "bf16 matrix FLOP/s over vector FLOP/s", true},
+    {"implied_clock_hz", "Hz", "implied clock", "clock implied by the fp32 rate and the vector ALUs", true},
+    {"tensor_cores", "count", "Tensor Cores", "Tensor Cores of the GPU", true},
+    {"warp_schedulers", "count", "warp schedulers", "warp schedulers of the GPU", true},
+    {"flops_per_s_per_sm", "FLOP/s", "FLOP/s per SM", "bf16 FLOP/s of one streaming multiprocessor", true},
+    {"tensor_core_flops_per_cycle", "FLOPs", "FLOPs per Tensor Core per cycle", "bf16 FLOPs one Tensor Core does per clock cycle", true},
+    {"register_bytes_per_sm", "bytes", "registers per SM", "register file bytes of one SM", true},
+    {"register_bytes_total", "bytes", "registers in all", "register file bytes of the GPU", true},
+    {"smem_bytes_total", "bytes", "shared memory in all", "SMEM bytes of the GPU", true},
+    {"node_switch_bytes_per_s", "bytes/s", "NVSwitch bandwidth per node", "switch bandwidth of all NVSwitches of a node", true},
+};
+// clang-format on
+
+// The chip calculator also returns the resolved chip: each chip field is an output, with the
+// field's unit and doc; null where the catalog (or the chip object) leaves the field out. Then
+// the rows above.
+std::vector<Output> chip_outputs() {
+  std::vector<Output> out;
+  for (const Param& f : chip_fields()) out.push_back({f.name, f.unit, f.label, f.doc, true});
+  std::vector<Output> own = outputs_of(kOutputs);
+  out.insert(out.end(), own.begin(), own.end());
+  return out;
+}
 
 using Opt = std::optional<double>;
 
@@ -121,7 +184,7 @@ Calculator make_chip() {
   return {"chip", "Chip", {2, 12},
           "A chip's catalog figures and the ratios that follow: critical intensities, pod "
           "totals, per-unit rates.",
-          {params::chip("tpu-v5e"), chip_overrides()}, compute};
+          {params::chip("tpu-v5e"), chip_overrides()}, compute, chip_outputs()};
 }
 
 }  // namespace scalelab

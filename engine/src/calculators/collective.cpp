@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "calculators/calculators.hpp"
+#include "core/output_rows.hpp"
 #include "models/expected.hpp"
 #include "models/collective_model.hpp"
 #include "models/common.hpp"
@@ -11,6 +12,34 @@
 
 namespace scalelab {
 namespace {
+
+// collective's outputs, in the order results list them (name, unit, label, doc, nullable).
+// clang-format off
+constexpr Output kOutputs[] = {
+    {"fabric", "", "fabric", "the network the collective runs on", false},
+    {"axes", "", "axes", "sizes of the mesh axes the collective spans", false},
+    {"t_s", "s", "collective time", "the larger of the bandwidth time and the latency time", false},
+    {"t_bandwidth_s", "s", "bandwidth time", "time to push the bytes through the links", false},
+    {"t_latency_s", "s", "latency time", "hops times the per-hop latency", false},
+    {"regime", "", "regime", "whether bandwidth or latency dominates", false},
+    {"hops", "count", "hops", "sequential hops the collective takes", false},
+    {"bytes_per_link", "bytes", "bytes per link", "bytes each link carries (null where links are not modelled)", true},
+    {"latency_bound_below_bytes", "bytes", "latency-bound below", "chunk size (V/N) under which the collective is latency-bound: where its hops' latency equals its bandwidth term", true},
+    {"effective_bytes_per_s", "bytes/s", "effective rate", "array bytes divided by the collective time (null when it takes no time)", true},
+    {"bottleneck", "", "bottleneck", "the tier that limits a GPU collective: nvlink, leaf or spine", true},
+    {"chunk_bytes", "bytes", "chunk per hop", "bytes one device passes on per hop", false},
+    {"levels", "", "levels", "the collective's phases on a hierarchical fabric, each with its time", false},
+    {"group_size", "count", "group size", "devices taking part", false},
+    {"wraparound", "", "wraparound priced", "whether each axis was priced as a ring with wraparound (null off the ICI torus)", true},
+    {"expected_t_s_low", "s", "expected time, short", "the collective time over the high end of the share published collectives of this fabric reach: inside one NVLink node, over a TPU slice's ICI, or between GPU nodes (null over DCN, with a link given instead of the chip's, or where no runs calibrate it)", true},
+    {"expected_t_s_high", "s", "expected time, long", "the collective time over the low end of the share published collectives of this fabric reach: inside one NVLink node, over a TPU slice's ICI, or between GPU nodes (null over DCN, with a link given instead of the chip's, or where no runs calibrate it)", true},
+    {"expected_runs", "count", "published runs behind the range", "how many published collectives of this fabric the expected range is fitted to (null where no runs calibrate it)", true},
+    {"expected_share_low", "ratio", "expected share of the bound, low", "the low end of the share of the bound published collectives of this fabric reached (null where no runs calibrate it)", true},
+    {"expected_share_high", "ratio", "expected share of the bound, high", "the high end of the share of the bound published collectives of this fabric reached (null where no runs calibrate it)", true},
+    {"expected_covered", "", "setup within the published runs", "whether the chip's kind and the settings lie within what the published runs took (null where no runs calibrate it)", true},
+    {"expected_outside", "", "setup beyond the published runs", "a sentence naming the chip's kind or the settings that lie outside what the published runs took, and what they took (null when none does, or where no runs calibrate it)", true},
+};
+// clang-format on
 
 std::string resolve_fabric(const Args& args) {
   if (args.given("fabric")) return args.str("fabric");
@@ -302,7 +331,8 @@ Calculator make_collective() {
            boolean("sharp", false, "GPU switches reduce in the network (SHARP): AllReduce costs V/W per level"),
            integer("ragged_k", "count", 1, 1e6, nullptr,
                    "all_to_all: at most k destination shards are non-empty (cost × min(k/N, 1))")},
-          compute};
+          compute,
+          outputs_of(kOutputs)};
 }
 
 }  // namespace scalelab

@@ -3,12 +3,40 @@
 #include <cmath>
 
 #include "calculators/calculators.hpp"
+#include "core/output_rows.hpp"
 #include "models/expected.hpp"
 #include "models/common.hpp"
 #include "schema/params.hpp"
 
 namespace scalelab {
 namespace {
+
+// compute_budget's outputs, in the order results list them (name, unit, label, doc, nullable).
+// clang-format off
+constexpr Output kOutputs[] = {
+    {"flops_per_param_per_token", "FLOPs", "FLOPs per parameter per token", "6 for training, 8 with block remat", false},
+    {"train_flops", "FLOPs", "training FLOPs", "FLOPs per parameter per token × N × D", false},
+    {"t_s", "s", "time at peak", "training FLOPs divided by the rate (null without one)", true},
+    {"expected_t_s_low", "s", "expected training time, short", "6·N·D at the chip's peak over the high end of the MFU published whole training runs on this kind of chip reached (null without a chip, or where no runs calibrate it)", true},
+    {"expected_t_s_high", "s", "expected training time, long", "6·N·D at the chip's peak over the low end of the MFU published whole training runs on this kind of chip reached (null without a chip, or where no runs calibrate it)", true},
+    {"expected_runs", "count", "published runs behind the range", "how many published whole training runs the expected range is fitted to (null where no runs calibrate it)", true},
+    {"expected_share_low", "ratio", "expected MFU, low", "the low end of the MFU (share of the chips' peak, 6·P·D) published whole training runs reached (null where no runs calibrate it)", true},
+    {"expected_share_high", "ratio", "expected MFU, high", "the high end of the MFU (share of the chips' peak, 6·P·D) published whole training runs reached (null where no runs calibrate it)", true},
+    {"expected_covered", "", "setup within the published runs", "whether the chip's kind and the settings lie within what the published runs took (null where no runs calibrate it)", true},
+    {"expected_outside", "", "setup beyond the published runs", "a sentence naming the chip's kind or the settings that lie outside what the published runs took, and what they took (null when none does, or where no runs calibrate it)", true},
+    {"weight_bytes", "bytes", "weight bytes", "N × bytes per parameter", false},
+    {"weight_read_s", "s", "weight-read time", "time to read the weights once (null without a bandwidth)", true},
+    {"moe_total_bytes", "bytes", "MoE bytes in all", "bytes of all MoE parameters", true},
+    {"moe_active_bytes", "bytes", "MoE active bytes", "bytes of the parameters one token uses", true},
+    {"critical_batch_tokens", "tokens", "critical batch", "tokens per step above which the weight read is hidden under the FLOPs", true},
+    {"attention_pairs_full", "count", "attention pairs (full)", "query–key pairs without a mask: L²", false},
+    {"attention_pairs_causal", "count", "attention pairs (causal)", "query–key pairs under a causal mask: L(L+1)/2", false},
+    {"attention_pairs_window", "count", "attention pairs (window)", "query–key pairs under a sliding window (null without one)", true},
+    {"curve", "", "loss curve", "which loss curve the loss comes from", false},
+    {"loss_constants", "", "loss constants", "the curve's constants E, A, B, alpha, beta", false},
+    {"loss", "", "loss", "the curve's loss at N and D", false},
+};
+// clang-format on
 
 struct LossCurve {
   std::string name;
@@ -159,7 +187,8 @@ Calculator make_compute_budget() {
            choice("curve", {"invented", "chinchilla"}, "invented", "loss curve",
                   {"invented (not measured)", "Chinchilla fit (2022)"}),
            constants},
-          compute};
+          compute,
+          outputs_of(kOutputs)};
 }
 
 }  // namespace scalelab

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "calculators/calculators.hpp"
+#include "core/output_rows.hpp"
 #include "models/common.hpp"
 #include "models/expected.hpp"
 #include "models/local_device.hpp"
@@ -14,6 +15,69 @@
 
 namespace scalelab {
 namespace {
+
+// finetune's outputs, in the order results list them (name, unit, label, doc, nullable).
+// clang-format off
+constexpr Output kOutputs[] = {
+    {"method", "", "method", "what is trained: full, lora, qlora or pretrain", false},
+    {"params", "params", "parameters", "parameters of the model, all experts counted", false},
+    {"params_active", "params", "active parameters", "parameters one token passes through", false},
+    {"adapter_params", "params", "adapter parameters", "LoRA parameters beside the frozen weights (0 without adapters)", false},
+    {"trainable_params", "params", "trained parameters", "parameters that get gradients and optimizer state", false},
+    {"bytes_per_trainable_param", "bytes", "bytes per trained parameter", "weight, gradient, fp32 master copy and both Adam moments", false},
+    {"weight_bits", "bits", "bits per stored weight", "16 (bf16), or under QLoRA the format's effective bits per projection weight, scales included", false},
+    {"weights_bytes", "bytes", "weights", "bytes of the model's own weights (bf16, or the QLoRA format for the projections)", false},
+    {"adapter_bytes", "bytes", "adapters", "bytes of the LoRA adapter weights (bf16)", false},
+    {"grads_bytes", "bytes", "gradients", "bytes of the trained parameters' gradients (bf16)", false},
+    {"master_bytes", "bytes", "fp32 master weights", "bytes of the fp32 copy of the trained parameters", false},
+    {"optimizer_bytes", "bytes", "optimizer state", "bytes of both Adam moments of the trained parameters", false},
+    {"activations_bytes", "bytes", "activations", "bytes the forward pass keeps for the backward pass", false},
+    {"logits_bytes", "bytes", "logits", "bytes of the fp32 logits the loss is computed from (and their gradient, accounting practice)", false},
+    {"allocator_reserve_bytes", "bytes", "allocator reserve", "memory the caching allocator holds unused (accounting practice, GPUs)", false},
+    {"paged_bytes", "bytes", "paged to host", "optimizer state a paged optimizer moved to host memory (0 unless it had to)", false},
+    {"tensor_bytes", "bytes", "tensors", "weights, adapters, gradients, optimizer state, activations and logits on the device: what torch.cuda.max_memory_allocated reports", false},
+    {"overhead_bytes", "bytes", "runtime overhead", "CUDA context, library workspaces and allocator slack", false},
+    {"needed_bytes", "bytes", "memory needed", "every term above added up", false},
+    {"usable_bytes", "bytes", "usable memory", "device memory times the usable share", false},
+    {"margin_bytes", "bytes", "memory margin", "usable memory minus memory needed: negative when it does not fit", false},
+    {"free_bytes", "bytes", "free memory", "memory left over when it fits (0 when it does not)", false},
+    {"shortfall_bytes", "bytes", "shortfall", "memory missing when it does not fit (0 when it fits)", false},
+    {"fits", "", "fits", "whether the training state, activations and overhead fit in usable memory", false},
+    {"largest_memory_term", "", "largest memory term", "weights, adapters, gradients, optimizer, activations or overhead", false},
+    {"limit", "", "binding limit", "memory when it does not fit, else compute (the time is FLOPs over FLOP/s)", false},
+    {"max_micro_batch", "sequences", "largest micro-batch that fits", "sequences per step that still fit (null when not even one does)", true},
+    {"micro_steps", "count", "forward-backward passes", "passes of one micro-batch needed for the token budget", false},
+    {"global_batch_sequences", "sequences", "sequences per optimizer step", "micro-batch × gradient-accumulation steps", false},
+    {"optimizer_steps", "count", "optimizer steps", "optimizer steps for the token budget", false},
+    {"accounting", "", "accounting", "book (the book's rules) or practice (as frameworks hold memory)", false},
+    {"total_flops", "FLOPs", "training FLOPs", "FLOPs of the whole token budget", false},
+    {"compute_dtype", "", "arithmetic dtype", "the dtype whose FLOP/s rate the matmuls run at", false},
+    {"flops_per_s", "FLOP/s", "peak arithmetic rate", "the device's FLOP/s at that dtype", false},
+    {"mfu", "ratio", "MFU", "share of the peak rate the run achieves", false},
+    {"t_s", "s", "training time", "training FLOPs over the achieved FLOP/s", false},
+    {"hours", "h", "training time in hours", "the training time in hours", false},
+    {"days", "days", "time to train", "the training time in days (under a day, in its own unit)", false},
+    {"tokens_per_s", "tokens/s", "tokens per second", "tokens trained per second at this MFU", false},
+    {"expected_tokens_per_s_low", "tokens/s", "expected tokens per second, low", "tokens per second at the device's peak (MFU 1) times the low end of the share published fine-tunes on this kind of GPU reached (null where no runs calibrate it)", true},
+    {"expected_tokens_per_s_high", "tokens/s", "expected tokens per second, high", "tokens per second at the device's peak times the high end of that share (null where no runs calibrate it)", true},
+    {"expected_t_s_low", "s", "expected training time, short", "the time at the device's peak over the high end of the share published fine-tunes reached (null where no runs calibrate it)", true},
+    {"expected_t_s_high", "s", "expected training time, long", "the time at the device's peak over the low end of that share (null where no runs calibrate it)", true},
+    {"expected_runs", "count", "published runs behind the range", "how many published fine-tunes the range is fitted to (null where no runs calibrate it)", true},
+    {"expected_share_low", "ratio", "expected share of the peak, low", "the low end of the share of the device's peak published fine-tunes reached (null where no runs calibrate it)", true},
+    {"expected_share_high", "ratio", "expected share of the peak, high", "the high end of that share (null where no runs calibrate it)", true},
+    {"expected_covered", "", "setup within the published runs", "whether the device's kind and the sequence length lie within what the published fine-tunes took (null where no runs calibrate it)", true},
+    {"expected_outside", "", "setup beyond the published runs", "a sentence naming the device's kind or the sequence length where they lie outside what the published fine-tunes took (null when none does, or where no runs calibrate it)", true},
+    {"measured_share_of_bound", "ratio", "your share of the peak", "measured_tokens_per_s over the tokens per second at the device's peak: the MFU your run reached (null without a measurement)", true},
+    {"achieved_flops_per_s", "FLOP/s", "FLOP/s you reached", "the training FLOPs per token times measured_tokens_per_s (null without a measurement)", true},
+    {"measured_runs_below", "count", "published runs below yours", "how many published fine-tunes reached a smaller share of the peak than your run (null without a measurement or a band)", true},
+    {"measured_among", "", "your run among the published ones", "a sentence placing your run's share among the published fine-tunes' (null without a measurement or a band)", true},
+    {"suggestion_kind", "", "suggestion kind", "what the suggested change is: checkpointing, micro_batch, method, combined, more_memory or none", false},
+    {"suggestion", "", "suggestion", "the first change that would make it fit, in words", false},
+    {"suggested_method", "", "suggested method", "a lighter method that fits (null if not part of the suggestion)", true},
+    {"suggested_checkpointing", "", "suggested checkpointing", "true when turning checkpointing on is part of the suggestion (else null)", true},
+    {"suggested_micro_batch", "sequences", "suggested micro-batch", "a micro-batch that fits (null if not part of the suggestion)", true},
+};
+// clang-format on
 
 // Bytes per value of what training keeps (mixed precision, as in training.md: bf16 weights and
 // activations, fp32 Adam moments; the fp32 master copy is the mixed-precision recipe of
@@ -579,7 +643,8 @@ Calculator make_finetune() {
           "state and activations against usable memory (fits, or short by how much), the FLOPs and time of a "
           "token budget at an MFU, and the first change that would make it fit.",
           finetune_params(),
-          compute};
+          compute,
+          outputs_of(kOutputs)};
 }
 
 }  // namespace scalelab

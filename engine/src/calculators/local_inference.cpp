@@ -10,6 +10,7 @@
 
 #include "schema/params.hpp"
 #include "calculators/calculators.hpp"
+#include "core/output_rows.hpp"
 #include "models/common.hpp"
 #include "models/expected.hpp"
 #include "models/local_device.hpp"
@@ -17,6 +18,75 @@
 
 namespace scalelab {
 namespace {
+
+// local_inference's outputs, in the order results list them (name, unit, label, doc, nullable).
+// clang-format off
+constexpr Output kOutputs[] = {
+    {"params", "params", "parameters", "parameters of the model, all experts counted", false},
+    {"params_active", "params", "active parameters", "parameters one token passes through", false},
+    {"experts_read_share", "ratio", "share of the experts read", "expected share of an MoE's routed experts one step of every user reads, 1 - (1 - k/E)^B (null for a dense model)", true},
+    {"all_experts_batch", "count", "users that read every expert", "users from which fewer than one of a layer's experts is expected to go unread per step (null for a dense model)", true},
+    {"weight_bits", "bits", "bits per weight", "effective bits per weight of the format, block scales included", false},
+    {"weight_bytes", "bytes", "weight bytes", "bytes of the weights in this format", false},
+    {"kv_bits", "bits", "bits per KV value", "effective bits per cached value of the KV format", false},
+    {"kv_bytes_per_token", "bytes", "KV bytes per token", "cache bytes one token adds, all layers, K and V", false},
+    {"kv_bytes", "bytes", "KV cache", "cache bytes of every user at this context", false},
+    {"overhead_bytes", "bytes", "runtime overhead", "context buffers and runtime memory beside weights and cache", false},
+    {"needed_bytes", "bytes", "memory needed", "weights plus KV cache plus overhead", false},
+    {"usable_memory_share", "ratio", "usable share of memory", "the share of the device's memory the model may use", false},
+    {"usable_bytes", "bytes", "usable memory", "device memory times the usable share", false},
+    {"margin_bytes", "bytes", "memory margin", "usable memory minus memory needed: negative when it does not fit", false},
+    {"free_bytes", "bytes", "free memory", "memory left over when it fits (0 when it does not)", false},
+    {"shortfall_bytes", "bytes", "shortfall", "memory missing when it does not fit (0 when it fits)", false},
+    {"fits", "", "fits", "whether weights, cache and overhead fit in usable memory", false},
+    {"tiers", "", "memory tiers", "device memory, system RAM and SSD: bytes stored and read in each, and the time they take", false},
+    {"devices", "", "devices", "each device of the split, in order: its share of the layers, usable memory, the weights, KV cache and overhead its share needs, what it holds and reads per step, its bandwidth and its stage's time", false},
+    {"device_stored_bytes", "bytes", "bytes in device memory", "bytes of weights and cache held in device memory", false},
+    {"spilled_bytes", "bytes", "spilled bytes", "bytes held beyond device memory (system RAM or SSD)", false},
+    {"read_bytes_per_step", "bytes", "bytes read per token", "bytes one decode step reads from all tiers", false},
+    {"t_memory_s", "s", "memory time per token", "each tier's bytes divided by its bandwidth, added up", false},
+    {"flops_per_step", "FLOPs", "FLOPs per token step", "FLOPs of one decode step for every user", false},
+    {"compute_dtype", "", "arithmetic dtype", "the dtype whose FLOP/s rate the matmuls run at", false},
+    {"flops_per_s", "FLOP/s", "arithmetic rate", "the device's FLOP/s at that dtype (a layer split over different devices: 1 / sum of each device's layer share over its rate)", false},
+    {"t_math_s", "s", "math time per token", "FLOPs per step divided by the arithmetic rate", false},
+    {"t_comm_s", "s", "exchange time per token", "a row split's activation exchanges between the devices per step, bandwidth only (null for one device or a layer split)", true},
+    {"pipeline_microbatches", "count", "micro-batches in the pipeline", "a layer split at several users: the micro-batches its pipeline runs, the fewer of devices and users (null for one device, one user, a row split or a spill)", true},
+    {"pipeline_step_s", "s", "pipelined step time", "a layer split at several users: one token for every user with the devices working on different micro-batches at once, the slowest device's round or one micro-batch's way through every stage, whichever is longer; the step time is this where it is the shorter (null where no pipeline runs)", true},
+    {"step_s", "s", "time per token step", "the larger of memory and math time, plus a row split's exchanges", false},
+    {"tokens_per_s", "tokens/s", "tokens per second (all users)", "tokens the device emits per second at best", false},
+    {"tokens_per_s_per_user", "tokens/s", "tokens per second per user", "one user's token rate at best", false},
+    {"bound", "", "bound", "what limits a decode step: memory or compute", false},
+    {"bound_tier", "", "binding memory tier", "the tier whose reads take longest (null when compute binds)", true},
+    {"prompt_tokens", "tokens", "prompt tokens", "tokens of the prompt the first token waits for", false},
+    {"ttft_math_s", "s", "prefill math time", "prefill FLOPs divided by the arithmetic rate", false},
+    {"ttft_weights_s", "s", "prefill weight-read time", "time to read the weights once for the prefill", false},
+    {"ttft_s", "s", "time to first token", "the larger of prefill math and weight-read time", false},
+    {"ttft_bound", "", "prefill bound", "what limits the prefill: compute or memory", false},
+    {"measured_share_of_bound", "ratio", "measured share of the bound", "the measured tokens/s divided by the bound (null without a measurement)", true},
+    {"achieved_bytes_per_s", "bytes/s", "achieved bandwidth", "bytes per step times the measured tokens/s per user (null without a measurement)", true},
+    {"measured_runs_below", "count", "published runs below yours", "of the published local runs on this kind of device, how many reached a smaller share of their bound than the one measured (null without a measurement, or where no runs calibrate it)", true},
+    {"measured_among", "", "your run among the published ones", "a sentence placing the measured share among the published runs' (null without a measurement, or where no runs calibrate it)", true},
+    {"measured_ttft_share_of_bound", "ratio", "measured share of the time-to-first-token bound", "the time-to-first-token bound over the time you measured (null without a measurement)", true},
+    {"measured_ttft_runs_below", "count", "published prefills below yours", "of the published prefill runs, how many reached a smaller share of their bound than your time to first token (null without a measurement, or where no runs calibrate it)", true},
+    {"measured_ttft_among", "", "your first token among the published ones", "a sentence placing your time to first token's share among the published prefill runs' (null without a measurement, or where no runs calibrate it)", true},
+    {"suggestion_kind", "", "suggestion kind", "what the first suggested change is: format, context, devices, or none", false},
+    {"suggestion", "", "suggestion", "the first change that would make it fit or run faster, in words", false},
+    {"suggested_format", "", "suggested format", "a smaller weight format that fits (null if not the suggestion)", true},
+    {"suggested_context", "tokens", "suggested context", "a context that fits (null if not the suggestion)", true},
+    {"suggested_devices", "count", "suggested devices", "devices that would hold the model (null if not the suggestion)", true},
+    {"expected_tokens_per_s_low", "tokens/s", "expected tokens per second, low", "the bound times the low end of the share published local runs on this kind of device reach (null where no runs calibrate it)", true},
+    {"expected_tokens_per_s_high", "tokens/s", "expected tokens per second, high", "the bound times the high end of the share published local runs on this kind of device reach (null where no runs calibrate it)", true},
+    {"expected_step_s_low", "s", "expected time per token step, short", "the step-time bound over the high end of the published runs' share (null where no runs calibrate it)", true},
+    {"expected_step_s_high", "s", "expected time per token step, long", "the step-time bound over the low end of the published runs' share (null where no runs calibrate it)", true},
+    {"expected_ttft_s_low", "s", "expected time to first token, short", "the time-to-first-token bound over the high end of the share published prefill runs reach (null where no runs calibrate it)", true},
+    {"expected_ttft_s_high", "s", "expected time to first token, long", "the time-to-first-token bound over the low end of the share published prefill runs reach (null where no runs calibrate it)", true},
+    {"expected_runs", "count", "published runs behind the range", "how many published runs the expected tokens/s range is fitted to (null where no runs calibrate it)", true},
+    {"expected_share_low", "ratio", "expected share of the bound, low", "the low end of the share of the tokens/s bound published runs reach (null where no runs calibrate it)", true},
+    {"expected_share_high", "ratio", "expected share of the bound, high", "the high end of the share of the tokens/s bound published runs reach (null where no runs calibrate it)", true},
+    {"expected_covered", "", "setup within the published runs", "whether the device's kind, users and context lie within what the published runs took (null where no runs calibrate it)", true},
+    {"expected_outside", "", "setup beyond the published runs", "a sentence naming the device's kind or the settings that lie outside what the published runs took, and what they took (null when none does, or where no runs calibrate it)", true},
+};
+// clang-format on
 
 struct Tier {
   std::string id, label;
@@ -980,7 +1050,8 @@ Calculator make_local_inference() {
           "first-token bounds with the binding term, and the first change that would make it fit "
           "or run faster.",
           local_params(),
-          compute};
+          compute,
+          outputs_of(kOutputs)};
 }
 
 }  // namespace scalelab

@@ -2,12 +2,37 @@
 // length at which self-attention turns compute-bound.
 #include "schema/params.hpp"
 #include "calculators/calculators.hpp"
+#include "core/output_rows.hpp"
 #include "models/common.hpp"
 #include "models/expected.hpp"
 #include "models/inference.hpp"
 
 namespace scalelab {
 namespace {
+
+// prefill's outputs, in the order results list them (name, unit, label, doc, nullable).
+// clang-format off
+constexpr Output kOutputs[] = {
+    {"flops", "FLOPs", "FLOPs", "FLOPs of the prefill over all prompt tokens", false},
+    {"t_math_s", "s", "math time", "FLOPs divided by the slice's FLOP/s and the MFU", false},
+    {"t_weights_s", "s", "weight-read time", "time to read the weights once from device memory", false},
+    {"t_s", "s", "prefill time", "the larger of math and weight-read time", false},
+    {"bound", "", "bound", "what limits the prefill: compute or memory", false},
+    {"attention_critical_length", "tokens", "attention critical length", "sequence length above which attention FLOPs outweigh the parameter FLOPs", true},
+    {"activation_bytes", "bytes", "activation bytes", "activations moved by the model-parallel collectives", true},
+    {"expected_t_s_low", "s", "expected prefill time, short", "the prefill-time bound at full utilisation over the high end of the share published prefill runs on this kind of chip reach (null where no runs calibrate it)", true},
+    {"expected_t_s_high", "s", "expected prefill time, long", "the prefill-time bound at full utilisation over the low end of the share published prefill runs on this kind of chip reach (null where no runs calibrate it)", true},
+    {"expected_runs", "count", "published runs behind the range", "how many published prefill runs the expected range is fitted to (null where no runs calibrate it)", true},
+    {"expected_share_low", "ratio", "expected share of the bound, low", "the low end of the share of the bound published runs reach (null where no runs calibrate it)", true},
+    {"expected_share_high", "ratio", "expected share of the bound, high", "the high end of the share of the bound published runs reach (null where no runs calibrate it)", true},
+    {"expected_covered", "", "setup within the published runs", "whether the chip's kind and the settings lie within what the published runs took (null where no runs calibrate it)", true},
+    {"expected_outside", "", "setup beyond the published runs", "a sentence naming the chip's kind or the settings that lie outside what the published runs took, and what they took (null when none does, or where no runs calibrate it)", true},
+    {"measured_share_of_bound", "ratio", "measured share of the bound", "the prefill-time bound at full utilisation divided by the time measured (null without a measurement)", true},
+    {"achieved_flops_per_s", "FLOP/s", "achieved FLOP/s", "the prefill's FLOPs over the time measured, all chips (null without a measurement)", true},
+    {"measured_runs_below", "count", "published runs below yours", "of the published prefill runs on this kind of chip, how many reached a smaller share of their bound than yours (null without a measurement, or where no runs calibrate it)", true},
+    {"measured_among", "", "your run among the published ones", "a sentence placing the measured share among the published prefill runs' (null without a measurement, or where no runs calibrate it)", true},
+};
+// clang-format on
 
 // The reader's own prefill time: its share of the bound at full utilisation (bound / measured, as
 // the published runs' shares are), the FLOP/s it implies, and its place among the published runs.
@@ -68,7 +93,8 @@ Calculator make_prefill() {
           "Processing a prompt: FLOPs, compute time vs weight-load time, and the prompt length "
           "above which self-attention is compute-bound.",
           list,
-          compute};
+          compute,
+          outputs_of(kOutputs)};
 }
 
 }  // namespace scalelab

@@ -8,7 +8,6 @@
 #include "schema/args.hpp"
 #include "calculators/calculators.hpp"
 #include "schema/labels.hpp"
-#include "schema/outputs.hpp"
 
 namespace scalelab {
 namespace {
@@ -96,7 +95,8 @@ Calculator described(const Entry& entry) {
     if (!is_name(p.name)) throw std::logic_error("calculator \"" + c.name + "\": parameter \"" + p.name + "\" is not a name");
   }
   label_params(c.params, c.name);
-  c.outputs = declared_outputs(c.name);
+  // Its outputs are declared beside it (make_NAME gives them, from its kOutputs rows).
+  if (c.outputs.empty()) throw std::logic_error("calculator \"" + c.name + "\" declares no outputs");
   return c;
 }
 

@@ -7,12 +7,37 @@
 #include "models/expected.hpp"
 #include "models/bandwidth.hpp"
 #include "calculators/calculators.hpp"
+#include "core/output_rows.hpp"
 #include "models/common.hpp"
 #include "models/topology.hpp"
 #include "schema/params.hpp"
 
 namespace scalelab {
 namespace {
+
+// roofline's outputs, in the order results list them (name, unit, label, doc, nullable).
+// clang-format off
+constexpr Output kOutputs[] = {
+    {"flops", "FLOPs", "FLOPs", "floating-point operations of the operation", false},
+    {"bytes", "bytes", "bytes moved", "bytes the operation reads and writes across the chosen bandwidth", false},
+    {"intensity", "FLOPs/byte", "arithmetic intensity", "FLOPs per byte moved (null when no bytes move)", true},
+    {"critical_intensity", "FLOPs/byte", "critical intensity", "the chip's FLOP/s divided by the bandwidth: the intensity needed to be compute-bound", false},
+    {"t_math_s", "s", "math time", "FLOPs divided by the chip's FLOP/s at the compute dtype", false},
+    {"t_comm_s", "s", "memory/comms time", "bytes divided by the bandwidth", false},
+    {"t_lower_s", "s", "time with full overlap", "the larger of math and memory/comms time", false},
+    {"t_upper_s", "s", "time with no overlap", "math time plus memory/comms time", false},
+    {"bound", "", "bound", "what limits the operation: compute, memory or comms", false},
+    {"expected_t_lower_s_low", "s", "expected time, short", "the lower bound over the high end of the share published large matmuls on this kind of chip reach (null off device memory, or where no runs calibrate it)", true},
+    {"expected_t_lower_s_high", "s", "expected time, long", "the lower bound over the low end of the share published large matmuls on this kind of chip reach (null off device memory, or where no runs calibrate it)", true},
+    {"expected_runs", "count", "published runs behind the range", "how many published large matmuls the expected range is fitted to (null where no runs calibrate it)", true},
+    {"expected_share_low", "ratio", "expected share of the bound, low", "the low end of the share of the bound published large matmuls reached (null where no runs calibrate it)", true},
+    {"expected_share_high", "ratio", "expected share of the bound, high", "the high end of the share of the bound published large matmuls reached (null where no runs calibrate it)", true},
+    {"expected_covered", "", "setup within the published runs", "whether the chip's kind and the settings lie within what the published runs took (null where no runs calibrate it)", true},
+    {"expected_outside", "", "setup beyond the published runs", "a sentence naming the chip's kind or the settings that lie outside what the published runs took, and what they took (null when none does, or where no runs calibrate it)", true},
+    {"crossover_batch", "tokens", "exact crossover batch", "batch at which math and byte time are equal with every byte counted (null if none, or not a matmul)", true},
+    {"critical_batch", "tokens", "critical batch", "the B ≪ D, F shortcut for the crossover batch (matmul only)", true},
+};
+// clang-format on
 
 struct Op {
   Expr flops = 0;
@@ -222,7 +247,8 @@ Calculator make_roofline() {
            choice("bandwidth", bandwidth_paths(), "hbm", "which bandwidth the bytes cross",
                   bandwidth_path_titles()),
            integer("links", "count", 1, 64, 1, "ICI links used (bandwidth ici only; at most the chip's ici_links)", Scale::linear)},
-          compute};
+          compute,
+          outputs_of(kOutputs)};
 }
 
 }  // namespace scalelab

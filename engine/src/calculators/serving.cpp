@@ -4,9 +4,9 @@
 // prefill's own functions (inference.hpp).
 #include <algorithm>
 
-#include "schema/outputs.hpp"
 #include "schema/params.hpp"
 #include "calculators/calculators.hpp"
+#include "core/output_rows.hpp"
 #include "models/common.hpp"
 #include "models/expected.hpp"
 #include "models/inference.hpp"
@@ -30,6 +30,56 @@ struct ServingFigures {
   double total_chips = 0, tokens_per_s_per_chip = 0, qps_per_chip = 0, prefill_to_decode_chips = 0;
   std::optional<double> cost_per_million_tokens_usd{};
 };
+
+// serving's outputs, in the order results list them; a row read from a member of ServingFigures is
+// written by write_members, the decode step's and the request's where output_serving makes them.
+// clang-format off
+constexpr OutputRow<ServingFigures> kOutputs[] = {
+    {"step_s", "s", "step time", "time of one decode step", false},
+    {"decode_time_s", "s", "decode time", "time to generate the whole response", false, &ServingFigures::decode_time_s},
+    {"latency_s", "s", "response latency", "time to first token plus decode time", false, &ServingFigures::latency_s},
+    {"time_to_first_token_s", "s", "time to first token", "prefill time of the prompt", false, &ServingFigures::t_prefill_s},
+    {"throughput_tokens_per_s", "tokens/s", "throughput", "tokens generated per second by the server", false, &ServingFigures::throughput_tokens_per_s},
+    {"tokens_per_s_per_chip", "tokens/s", "tokens per second per chip", "throughput divided by all chips", false, &ServingFigures::tokens_per_s_per_chip},
+    {"qps_per_chip", "1/s", "response rate per chip", "whole responses finished per second, per chip", false, &ServingFigures::qps_per_chip},
+    {"cost_per_million_tokens_usd", "usd", "cost per million tokens", "dollars per million generated tokens at the chip price (null when the chip has no price)", true, &ServingFigures::cost_per_million_tokens_usd},
+    {"prefill_to_decode_chips", "ratio", "prefill-to-decode chips", "prefill chips needed per decode chip to keep up", false, &ServingFigures::prefill_to_decode_chips},
+    {"total_chips", "chips", "chips in all", "decode chips plus prefill chips", false, &ServingFigures::total_chips},
+    {"context", "tokens", "context", "tokens in each sequence's cache", false},
+    {"prefill_compute_fraction", "ratio", "prefill share", "fraction of the time spent on prefill when interleaved", true},
+    {"sequences_finished_per_step", "sequences", "sequences finished per step", "responses that end in an average step", false},
+    {"kv_tokens_freed_per_step", "tokens", "cache tokens freed per step", "cache tokens released by finished responses each step", false},
+    {"max_batch", "sequences", "largest batch that fits", "sequences whose cache fits beside the weights", true},
+    {"free_hbm_bytes", "bytes", "free memory", "device memory (HBM, GDDR, unified memory) left after the weights", false},
+    {"bound", "", "bound", "what limits the decode step", false},
+    {"mlp_bound", "", "MLP bound", "what limits the MLP alone", false},
+    {"fits", "", "fits", "whether the weights and cache fit in device memory", false},
+    {"experts_read_share", "ratio", "share of the experts read", "expected share of an MoE's routed experts one decode step reads (null for a dense model)", true},
+    {"points", "", "sweep points", "one result per swept configuration (null without a sweep)", true},
+    {"pareto", "", "Pareto frontier", "indices of the points on the latency/throughput frontier (null without a sweep)", true},
+    {"measured_share_of_bound", "ratio", "measured share of the bound", "the measured tokens/s divided by the throughput bound (null without a measurement)", true},
+    {"achieved_bytes_per_s", "bytes/s", "achieved bandwidth", "bytes a decode step reads, over its time, times the measured share (null without a measurement)", true},
+    {"achieved_flops_per_s", "FLOP/s", "achieved FLOP/s", "FLOPs of a decode step, over its time, times the measured share (null without a measurement)", true},
+    {"measured_verdict", "", "what usually explains the gap", "a sentence on the overheads that usually separate a measurement from this share of the bound (null without a measurement)", true},
+    {"measured_runs_below", "count", "published runs below yours", "of the published runs of this regime, how many reached a smaller share of their bound than the one measured (null without a measurement, or where no runs calibrate it)", true},
+    {"measured_among", "", "your run among the published ones", "a sentence placing the measured share among the published runs' (null without a measurement, or where no runs calibrate it)", true},
+    {"expected_throughput_tokens_per_s_low", "tokens/s", "expected throughput, low", "the throughput bound times the low end of the share published serving runs on this kind of chip reach (null where no runs calibrate it)", true},
+    {"expected_throughput_tokens_per_s_high", "tokens/s", "expected throughput, high", "the throughput bound times the high end of the share published serving runs on this kind of chip reach (null where no runs calibrate it)", true},
+    {"expected_latency_s_low", "s", "expected response latency, short", "the latency bound over the high end of the published serving runs' share (null where no runs calibrate it)", true},
+    {"expected_latency_s_high", "s", "expected response latency, long", "the latency bound over the low end of the published serving runs' share (null where no runs calibrate it)", true},
+    {"expected_time_to_first_token_s_low", "s", "expected time to first token, short", "the time-to-first-token bound over the high end of the share published prefill runs reach (null where no runs calibrate it)", true},
+    {"expected_time_to_first_token_s_high", "s", "expected time to first token, long", "the time-to-first-token bound over the low end of the share published prefill runs reach (null where no runs calibrate it)", true},
+    {"measured_ttft_share_of_bound", "ratio", "measured share of the time-to-first-token bound", "the time-to-first-token bound over the time you measured (null without a measurement)", true},
+    {"measured_ttft_runs_below", "count", "published prefills below yours", "of the published prefill runs, how many reached a smaller share of their bound than your time to first token (null without a measurement, or where no runs calibrate it)", true},
+    {"measured_ttft_among", "", "your first token among the published ones", "a sentence placing your time to first token's share among the published prefill runs' (null without a measurement, or where no runs calibrate it)", true},
+    {"expected_runs", "count", "published runs behind the range", "how many published serving runs the expected range is fitted to (null where no runs calibrate it)", true},
+    {"expected_share_low", "ratio", "expected share of the bound, low", "the low end of the share of the bound published runs reach (null where no runs calibrate it)", true},
+    {"expected_share_high", "ratio", "expected share of the bound, high", "the high end of the share of the bound published runs reach (null where no runs calibrate it)", true},
+    {"expected_covered", "", "setup within the published runs", "whether the chip's kind and the settings lie within what the published runs took (null where no runs calibrate it)", true},
+    {"expected_outside", "", "setup beyond the published runs", "a sentence naming the chip's kind or the settings that lie outside what the published runs took, and what they took (null when none does, or where no runs calibrate it)", true},
+};
+// clang-format on
+static_assert(well_formed(kOutputs));
 
 Request read_request(const Args& args) {
   Request q;
@@ -104,20 +154,12 @@ ServingFigures serve(const InferenceSetup& s, const Request& q, double batch, do
 }
 
 // The position of serving's output `name` (a name not in the table does not compile).
-consteval std::size_t at(std::string_view name) { return output_index(kServingOutputs, name); }
+consteval std::size_t at(std::string_view name) { return output_index(kOutputs, name); }
 
 void output_serving(const Request& q, const ServingFigures& f, Result& r) {
   const DecodeFigures& d = f.decode;
   r.out_at(at("step_s"), d.step_s);
-  r.out_at(at("decode_time_s"), f.decode_time_s);
-  r.out_at(at("latency_s"), f.latency_s);
-  r.out_at(at("time_to_first_token_s"), f.t_prefill_s);
-  r.out_at(at("throughput_tokens_per_s"), f.throughput_tokens_per_s);
-  r.out_at(at("tokens_per_s_per_chip"), f.tokens_per_s_per_chip);
-  r.out_at(at("qps_per_chip"), f.qps_per_chip);
-  r.out_at(at("cost_per_million_tokens_usd"), f.cost_per_million_tokens_usd);
-  r.out_at(at("prefill_to_decode_chips"), f.prefill_to_decode_chips);
-  r.out_at(at("total_chips"), f.total_chips);
+  write_members<kOutputs>(f, r);
   r.out_at(at("context"), q.context);
   Expr P = r.sym("P", q.prompt_tokens), G = r.sym("G", q.decode_tokens), B = r.sym("B", d.batch);
   if (q.prompt_tokens > 0) {
@@ -305,7 +347,8 @@ Calculator make_serving() {
           "A serving setup end to end: latency, time to first token, throughput, cost per million "
           "tokens, interleaved or disaggregated prefill, and a batch × chips sweep with its Pareto frontier.",
           list,
-          compute};
+          compute,
+          outputs_of(kOutputs)};
 }
 
 }  // namespace scalelab

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "calculators/calculators.hpp"
+#include "core/output_rows.hpp"
 #include "models/collective_model.hpp"
 #include "models/expected.hpp"
 #include "models/common.hpp"
@@ -15,6 +16,30 @@
 
 namespace scalelab {
 namespace {
+
+// sharded_matmul's outputs, in the order results list them (name, unit, label, doc, nullable).
+// clang-format off
+constexpr Output kOutputs[] = {
+    {"case", "count", "case", "which of the book's four sharded-matmul cases applies (1 to 4)", false},
+    {"valid", "", "valid", "false when the spec is invalid as written", false},
+    {"error", "", "problem", "why the spec is invalid (null when valid)", true},
+    {"collectives", "", "collectives", "the collectives the matmul needs, each with op, axes, bytes and time (null when the spec is invalid)", true},
+    {"t_comm_s", "s", "comms time", "time of the collectives (null when the spec is invalid)", true},
+    {"t_math_s", "s", "math time", "local FLOPs divided by the chip's FLOP/s (null when the spec is invalid)", true},
+    {"t_s", "s", "total time", "comms and math time as the strategy overlaps them (null when the spec is invalid)", true},
+    {"bound", "", "bound", "what limits the matmul: compute or comms (null when the spec is invalid)", true},
+    {"local_flops", "FLOPs", "FLOPs per device", "FLOPs one device performs (null when the spec is invalid)", true},
+    {"flops", "FLOPs", "total FLOPs", "FLOPs over all devices, replicated work counted (null when the spec is invalid)", true},
+    {"output_spec", "", "output sharding", "sharding of the result (null when the spec is invalid)", true},
+    {"expected_t_s_low", "s", "expected time, short", "the total time over the high end of the share published runs of its bounding term reach: large matmuls when compute-bound, collectives over a TPU slice's ICI when comms-bound (null when the spec is invalid, off a TPU's catalog links, or where no runs calibrate it)", true},
+    {"expected_t_s_high", "s", "expected time, long", "the total time over the low end of that share (null when the spec is invalid, off a TPU's catalog links, or where no runs calibrate it)", true},
+    {"expected_runs", "count", "published runs behind the range", "how many published runs of the bounding term the range is fitted to (null where no runs calibrate it)", true},
+    {"expected_share_low", "ratio", "expected share of the bound, low", "the low end of the share of the bound those runs reached (null where no runs calibrate it)", true},
+    {"expected_share_high", "ratio", "expected share of the bound, high", "the high end of the share of the bound those runs reached (null where no runs calibrate it)", true},
+    {"expected_covered", "", "setup within the published runs", "whether the chip's kind lies within what the published runs took (null where no runs calibrate it)", true},
+    {"expected_outside", "", "setup beyond the published runs", "a sentence naming the chip's kind where it lies outside what the published runs took (null when it does not, or where no runs calibrate it)", true},
+};
+// clang-format on
 
 using Axes = std::vector<std::string>;
 
@@ -552,7 +577,8 @@ Calculator make_sharded_matmul() {
            choice("strategy", {"gather_first", "reduce_after"}, "gather_first",
                   "case 2: AllGather the sharded input first, or multiply the local slices and reduce C after",
                   {"AllGather the input first", "multiply, then reduce C"})},
-          compute};
+          compute,
+          outputs_of(kOutputs)};
 }
 
 }  // namespace scalelab

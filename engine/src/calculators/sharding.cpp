@@ -2,12 +2,29 @@
 #include <cmath>
 
 #include "calculators/calculators.hpp"
+#include "core/output_rows.hpp"
 #include "models/common.hpp"
 #include "models/sharding_spec.hpp"
 #include "schema/params.hpp"
 
 namespace scalelab {
 namespace {
+
+// sharding's outputs, in the order results list them (name, unit, label, doc, nullable).
+// clang-format off
+constexpr Output kOutputs[] = {
+    {"local_shape", "", "local shape", "shape of the shard each device holds", false},
+    {"local_bytes", "bytes", "bytes per device", "bytes of one device's shard", false},
+    {"global_bytes", "bytes", "array bytes", "bytes of the whole array, one copy", false},
+    {"replicas", "count", "replicas", "copies of each shard across the mesh", false},
+    {"total_bytes", "bytes", "bytes over all devices", "bytes held by all devices together, every copy counted", false},
+    {"shards", "", "shards per dimension", "how many pieces each dimension is cut into", false},
+    {"local_elements", "count", "elements per device", "elements of one device's shard", false},
+    {"global_elements", "count", "array elements", "elements of the whole array", false},
+    {"devices", "count", "devices", "devices in the mesh", false},
+    {"spec", "", "sharding", "the sharding as parsed, in the book's notation", false},
+};
+// clang-format on
 
 constexpr double kMaxElements = 1e30;  // keeps every product finite
 
@@ -143,7 +160,8 @@ Calculator make_sharding() {
                                        "subscript is replicated"),
            mesh,
            dtype("dtype", "element type")},
-          compute};
+          compute,
+          outputs_of(kOutputs)};
 }
 
 }  // namespace scalelab

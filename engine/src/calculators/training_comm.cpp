@@ -4,6 +4,7 @@
 #include <map>
 
 #include "calculators/calculators.hpp"
+#include "core/output_rows.hpp"
 #include "models/collective_model.hpp"
 #include "models/common.hpp"
 #include "models/expected.hpp"
@@ -14,6 +15,49 @@
 
 namespace scalelab {
 namespace {
+
+// training_comm's outputs, in the order results list them (name, unit, label, doc, nullable).
+// clang-format off
+constexpr Output kOutputs[] = {
+    {"strategy", "", "strategy", "the parallelism strategy", false},
+    {"fabric", "", "fabric", "the network the collectives run on (null on one chip: none run)", true},
+    {"pass", "", "pass", "which pass the per-layer figures describe", false},
+    {"chips", "chips", "chips", "chips in the configuration", false},
+    {"degrees", "", "degrees", "the parallelism degrees", true},
+    {"model_parallel", "count", "model-parallel degree", "tp × pp × ep", false},
+    {"tokens_per_chip", "tokens", "tokens per chip", "global batch divided by the chips", false},
+    {"tokens_per_replica", "tokens", "tokens per replica", "global batch divided by the data-parallel degree", false},
+    {"collective_intensity", "FLOPs/byte", "collective intensity", "FLOPs per byte the collectives move (null on one chip)", true},
+    {"dp_bytes_per_s", "bytes/s", "data-parallel bandwidth", "bandwidth the data-parallel collectives get", true},
+    {"tp_bytes_per_s", "bytes/s", "tensor-parallel bandwidth", "bandwidth the tensor-parallel collectives get", true},
+    {"ring_factor", "ratio", "ring factor", "the (N − 1)/N factor of the ring collectives (null on one chip)", true},
+    {"axes_fsdp", "count", "FSDP torus axes", "torus axes the FSDP or DP collective spans, the book's M_X (null off ICI)", true},
+    {"axes_tp", "count", "TP torus axes", "torus axes the tensor-parallel collective spans, the book's M_Y (null off ICI)", true},
+    {"t_math_s", "s", "math time per layer", "time of one layer's matmuls", false},
+    {"t_comm_s", "s", "comms time per layer", "time of one layer's collectives (0 on one chip)", false},
+    {"bound", "", "bound", "what limits a layer: compute or comms", false},
+    {"t_layer_s", "s", "layer time", "the larger of math and comms time per layer: the layer's time with the two overlapped", false},
+    {"expected_t_layer_s_low", "s", "expected layer time, short", "the layer time over the high end of the MFU published training steps on this kind of chip reached (null where no runs calibrate it)", true},
+    {"expected_t_layer_s_high", "s", "expected layer time, long", "the layer time over the low end of the MFU published training steps on this kind of chip reached (null where no runs calibrate it)", true},
+    {"expected_runs", "count", "published runs behind the range", "how many published training steps the expected range is fitted to (null where no runs calibrate it)", true},
+    {"expected_share_low", "ratio", "expected MFU, low", "the low end of the MFU (share of the chips' peak, 6·P·D) published training steps reached (null where no runs calibrate it)", true},
+    {"expected_share_high", "ratio", "expected MFU, high", "the high end of the MFU (share of the chips' peak, 6·P·D) published training steps reached (null where no runs calibrate it)", true},
+    {"expected_covered", "", "setup within the published runs", "whether the chip's kind and the settings lie within what the published runs took (null where no runs calibrate it)", true},
+    {"expected_outside", "", "setup beyond the published runs", "a sentence naming the chip's kind or the settings that lie outside what the published runs took, and what they took (null when none does, or where no runs calibrate it)", true},
+    {"critical_tokens_per_chip", "tokens", "critical tokens per chip", "tokens per chip below which comms dominate", true},
+    {"critical_tokens_per_replica", "tokens", "critical tokens per replica", "tokens per replica below which comms dominate", true},
+    {"critical_batch_tokens", "tokens", "critical batch", "global batch below which comms dominate", true},
+    {"max_chips", "chips", "most chips while compute-bound", "chips this batch can use before comms dominate", true},
+    {"tp_limit", "count", "tensor-parallel limit", "largest tensor-parallel degree before comms dominate", true},
+    {"max_tp", "count", "largest tensor parallelism", "largest tensor-parallel degree that stays compute-bound", true},
+    {"critical_F", "count", "critical MLP width", "MLP width below which tensor parallelism is comms-bound", true},
+    {"fsdp_opt", "count", "best FSDP degree", "the book's optimal FSDP degree", true},
+    {"tp_opt", "count", "best TP degree", "the book's optimal tensor-parallel degree", true},
+    {"fsdp_pow2", "count", "FSDP degree (power of two)", "the optimal FSDP degree rounded to a power of two", true},
+    {"tp_pow2", "count", "TP degree (power of two)", "the optimal tensor-parallel degree rounded to a power of two", true},
+    {"max_dp", "count", "most data-parallel replicas", "sequences in the batch", false},
+};
+// clang-format on
 
 const char* const kDegreeNames[] = {"dp", "fsdp", "tp", "pp", "ep"};
 
@@ -589,7 +633,8 @@ Calculator make_training_comm() {
            boolean("exact_ring", false, "apply the ring factor (n−1)/n over the participants"),
            boolean("sharp", false, "in-network reduction (SHARP) for dp on nvlink/ib_fat_tree"),
            integer("microbatches", "count", 1, 1e6, nullptr, "pipeline microbatches (default pp)")},
-          compute};
+          compute,
+          outputs_of(kOutputs)};
 }
 
 }  // namespace scalelab

@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "calculators/calculators.hpp"
+#include "core/output_rows.hpp"
 #include "models/common.hpp"
 #include "models/expected.hpp"
 #include "models/training_memory_schema.hpp"
@@ -10,6 +11,60 @@
 
 namespace scalelab {
 namespace {
+
+// training_memory's outputs, in the order results list them (name, unit, label, doc, nullable).
+// clang-format off
+constexpr Output kOutputs[] = {
+    {"params", "params", "parameters", "parameters the state is sized for", false},
+    {"bytes_per_param", "bytes", "state bytes per parameter", "weight, gradient, optimizer and master bytes per parameter", false},
+    {"params_bytes", "bytes", "weight bytes", "bytes of the weights", false},
+    {"grads_bytes", "bytes", "gradient bytes", "bytes of the gradients", false},
+    {"optimizer_bytes", "bytes", "optimizer bytes", "bytes of the optimizer state", false},
+    {"master_bytes", "bytes", "master-weight bytes", "bytes of the fp32 master weights", false},
+    {"checkpoints_per_layer", "count", "saved tensors per layer", "tokens × D tensors the forward pass saves per layer (null when the policy saves no fixed count)", true},
+    {"activations_bytes", "bytes", "activation bytes", "bytes of the saved activations", false},
+    {"chips", "chips", "chips", "chips the state is spread over", false},
+    {"degrees", "", "degrees", "the parallelism degrees dp, fsdp, tp, pp", false},
+    {"total_bytes", "bytes", "total bytes", "state plus activations over all chips", false},
+    {"bytes_per_chip", "bytes", "bytes per chip", "what one chip holds", false},
+    {"params_bytes_per_chip", "bytes", "weights per chip", "weight bytes one chip holds", false},
+    {"grads_bytes_per_chip", "bytes", "gradients per chip", "gradient bytes one chip holds", false},
+    {"optimizer_bytes_per_chip", "bytes", "optimizer state per chip", "optimizer bytes one chip holds", false},
+    {"master_bytes_per_chip", "bytes", "master weights per chip", "master-weight bytes one chip holds", false},
+    {"activations_bytes_per_chip", "bytes", "activations per chip", "saved-activation bytes one chip holds", false},
+    {"logits_bytes_per_chip", "bytes", "logits per chip", "fp32 logits and their gradient on the last stage (accounting practice; 0 with the book's)", false},
+    {"fsdp_buffers_bytes_per_chip", "bytes", "FSDP buffers per chip", "weights FSDP holds gathered and gradients before their reduce-scatter (accounting practice)", false},
+    {"workspace_bytes_per_chip", "bytes", "workspace per chip", "framework workspace beside the tensors (accounting practice, GPUs)", false},
+    {"allocator_reserve_bytes_per_chip", "bytes", "allocator reserve per chip", "memory the caching allocator holds unused (accounting practice, GPUs)", false},
+    {"tensor_bytes_per_chip", "bytes", "tensors per chip", "bytes per chip less workspace and allocator reserve: what torch.cuda.max_memory_allocated reports", false},
+    {"host_bytes_per_chip", "bytes", "host memory per chip", "optimizer state kept in host memory (offload) or paged out to it", false},
+    {"memory_parts", "", "memory parts", "each part on one chip of the largest stage: part, label, bytes and where its rule comes from", false},
+    {"largest_part", "", "largest part", "the part that takes the most memory on the chip", false},
+    {"accounting", "", "accounting", "book (the book's rules) or practice (as frameworks hold memory)", false},
+    {"micro_batches", "count", "micro-batches per step", "gradient-accumulation steps of each replica", false},
+    {"in_flight_micro_batches", "count", "micro-batches in flight", "micro-batches whose activations the largest stage holds at its peak", false},
+    {"stage", "count", "largest stage", "the pipeline stage (1-based) whose chip holds the most", false},
+    {"stage_layers", "", "layers per stage", "how the layers fall on the pipeline stages (null without a model)", true},
+    {"comm_strategy", "", "strategy for these degrees", "the training_comm strategy that prices these degrees on this chip (null on one chip)", true},
+    {"hbm_bytes", "bytes", "memory per chip", "the memory a job may use on one chip: its HBM, the GPU's default share of unified memory (null when the chip has no memory figure)", true},
+    {"total_hbm_bytes", "bytes", "memory in all", "device memory of all chips together (null when the chip has no memory figure)", true},
+    {"fits", "", "fits", "whether one chip's share fits in its memory (null when the chip has no memory figure)", true},
+    {"min_chips", "chips", "fewest chips", "fewest chips whose memory holds the state and activations (null when the chip has no memory figure)", true},
+    {"min_nodes", "count", "fewest nodes", "fewest GPU nodes (GPUs only)", true},
+    {"max_params", "params", "largest model", "parameters whose state fits on these chips (null when the chip has no memory figure)", true},
+    {"recompute_flops", "FLOPs", "recompute FLOPs", "FLOPs the backward pass repeats under checkpointing", true},
+    {"expected_bytes_per_chip_low", "bytes", "expected peak per chip, low", "bytes per chip times the low end of the share published runs' measured peaks are of the estimate (null where no runs calibrate it)", true},
+    {"expected_bytes_per_chip_high", "bytes", "expected peak per chip, high", "bytes per chip times the high end of that share (null where no runs calibrate it)", true},
+    {"expected_runs", "count", "published runs behind the range", "how many published peak-memory figures the range is fitted to (null where no runs calibrate it)", true},
+    {"expected_share_low", "ratio", "expected share, low", "the low end of measured peak / estimate over the published runs (null where no runs calibrate it)", true},
+    {"expected_share_high", "ratio", "expected share, high", "the high end of measured peak / estimate over the published runs (null where no runs calibrate it)", true},
+    {"expected_covered", "", "setup within the published runs", "whether the chip's kind, the chips and the sequence length lie within what the published runs took (null where no runs calibrate it)", true},
+    {"expected_outside", "", "setup beyond the published runs", "a sentence naming the chip's kind or the settings that lie outside what the published runs took (null when none does, or where no runs calibrate it)", true},
+    {"measured_share_of_estimate", "ratio", "your peak / the estimate", "measured_peak_bytes over bytes per chip (null without a measurement)", true},
+    {"measured_runs_below", "count", "published runs below yours", "of the published peak-memory figures, how many were a smaller share of their estimate than yours (null without a measurement, or where no runs calibrate it)", true},
+    {"measured_among", "", "your run among the published ones", "a sentence placing your measured share among the published runs' (null without a measurement, or where no runs calibrate it)", true},
+};
+// clang-format on
 
 void state_steps(const MemoryInputs& in, const MemoryBreakdown& b, Result& r) {
   r.out("params", in.params);
@@ -214,7 +269,8 @@ Calculator make_training_memory() {
                                           "where it stands among published runs"));
             return ps;
           }(),
-          compute};
+          compute,
+          outputs_of(kOutputs)};
 }
 
 }  // namespace scalelab

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "calculators/calculators.hpp"
+#include "core/output_rows.hpp"
 #include "models/common.hpp"
 #include "models/expected.hpp"
 #include "models/layout_search.hpp"
@@ -12,6 +13,51 @@
 
 namespace scalelab {
 namespace {
+
+// training_run's outputs, in the order results list them (name, unit, label, doc, nullable).
+// clang-format off
+constexpr Output kOutputs[] = {
+    {"params", "params", "parameters", "parameters of the model", false},
+    {"total_flops", "FLOPs", "training FLOPs", "FLOPs of the whole run, 6·P·D", false},
+    {"total_flops_with_attention", "FLOPs", "training FLOPs with attention", "6·P·D plus attention's FLOPs as a causal model executes them, half the book's count (null with bare params)", true},
+    {"mfu_convention", "", "MFU convention", "what the given MFU counts: 6pd or attention", false},
+    {"chips", "chips", "chips", "chips the run uses", false},
+    {"mfu", "ratio", "MFU", "model FLOPs utilisation counting 6·P·D (given, converted from the attention convention, or implied by chip_hours)", false},
+    {"mfu_with_attention", "ratio", "MFU with attention", "the same run's utilisation counting attention's FLOPs too (null with bare params, or where that passes 1: a warning says so)", true},
+    {"achieved_flops_per_s", "FLOP/s", "achieved FLOP/s", "FLOP/s the run sustains over all chips", false},
+    {"flops_at_peak", "FLOPs", "FLOPs at peak", "FLOPs all chips could do at their peak over the run time (chips × time × peak FLOP/s): a count, not a rate", false},
+    {"peak_flops", "FLOPs", "FLOPs at peak (older name)", "the same count as flops_at_peak, kept under its first name so API callers that read it still work; it was always a count, once mislabelled FLOP/s", false},
+    {"t_s", "s", "run time", "wall-clock time of the run", false},
+    {"days", "days", "time to train", "run time in days (under a day, in its own unit)", false},
+    {"years", "years", "years", "run time in years", false},
+    {"chip_hours", "chip-hours", "chip-hours", "chips × hours", false},
+    {"cost_usd", "usd", "cost", "chip-hours times the price (null without a price)", true},
+    {"bytes_per_chip", "bytes", "bytes per chip", "training state and activations per chip", false},
+    {"fits", "", "fits", "whether the state fits on these chips", true},
+    {"min_chips_memory", "chips", "fewest chips for memory", "fewest chips whose memory holds the training state", true},
+    {"days_at_min_chips", "days", "time to train on the fewest chips", "run time on the fewest chips that hold the state", true},
+    {"recommended", "", "recommended layout", "the best layout found: fsdp, tp and what bounds it", true},
+    {"layouts", "", "layouts", "ranked layouts that fit, best first", true},
+    {"rejected", "", "rejected layouts", "sample layouts that fail, with the reason", true},
+    {"rejected_counts", "", "rejections by reason", "how many layouts failed for each reason", true},
+    {"rejected_reasons", "", "reasons in words", "each rejection reason's id and what it means", true},
+    {"layouts_evaluated", "count", "layouts evaluated", "layouts the search tried", true},
+    {"layouts_fitting", "count", "layouts that fit", "layouts that fit in device memory and run", true},
+    {"nearest_memory_miss", "", "nearest miss", "of the layouts refused for memory, the one closest to fitting (null when none)", true},
+    {"layout_check", "", "the named layout", "the layout given as layout: its memory parts, step time, MFUs and the reason it is refused (null without one)", true},
+    {"expected_t_s_low", "s", "expected run time, short", "the run time at the chips' peak (MFU 1, 6·P·D) over the high end of the MFU published training runs on this kind of chip reached (null where no runs calibrate it)", true},
+    {"expected_t_s_high", "s", "expected run time, long", "the run time at the chips' peak (MFU 1, 6·P·D) over the low end of the MFU published training runs on this kind of chip reached (null where no runs calibrate it)", true},
+    {"expected_days_low", "days", "expected days to train, few", "expected_t_s_low in days (null where no runs calibrate it)", true},
+    {"expected_days_high", "days", "expected days to train, many", "expected_t_s_high in days (null where no runs calibrate it)", true},
+    {"expected_runs", "count", "published runs behind the range", "how many published training runs the expected range is fitted to (null where no runs calibrate it)", true},
+    {"expected_share_low", "ratio", "expected MFU, low", "the low end of the MFU (share of the chips' peak, 6·P·D) published training runs reached (null where no runs calibrate it)", true},
+    {"expected_share_high", "ratio", "expected MFU, high", "the high end of the MFU (share of the chips' peak, 6·P·D) published training runs reached (null where no runs calibrate it)", true},
+    {"expected_covered", "", "setup within the published runs", "whether the chip's kind, the chips and the sequence length lie within what the published runs took (null where no runs calibrate it)", true},
+    {"expected_outside", "", "setup beyond the published runs", "a sentence naming the chip's kind or the settings that lie outside what the published runs took, and what they took (null when none does, or where no runs calibrate it)", true},
+    {"measured_runs_below", "count", "published runs below yours", "of the published runs of this kind (whole runs for chip_hours, steady-state steps for measured_tokens_per_s), how many reached a smaller MFU than the one measured (null without a measurement, or where no runs calibrate it)", true},
+    {"measured_among", "", "your run among the published ones", "a sentence placing the measured MFU among the published runs' (null without a measurement, or where no runs calibrate it)", true},
+};
+// clang-format on
 
 struct RunTimes {
   double C = 0, chips = 1, total_flops = 0, t_s = 0, mfu = 0;
@@ -609,7 +655,8 @@ Calculator make_training_run() {
           "Time, chip-hours and cost of a training run, its memory per chip, the book's recommended sharding, "
           "and every tp × pp × cp × dp (ZeRO stage or FSDP) × ep layout with its micro-batch, rematerialisation "
           "and pipeline schedule ranked by step time, each refusal with its reason.",
-          std::move(ps), compute};
+          std::move(ps), compute,
+          outputs_of(kOutputs)};
 }
 
 }  // namespace scalelab

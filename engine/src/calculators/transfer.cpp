@@ -1,6 +1,7 @@
 // `transfer` (ch 2): moving bytes along one rung of the memory ladder.
 #include "models/bandwidth.hpp"
 #include "calculators/calculators.hpp"
+#include "core/output_rows.hpp"
 #include "models/common.hpp"
 #include "models/expected.hpp"
 #include "models/topology.hpp"
@@ -8,6 +9,25 @@
 
 namespace scalelab {
 namespace {
+
+// transfer's outputs, in the order results list them (name, unit, label, doc, nullable).
+// clang-format off
+constexpr Output kOutputs[] = {
+    {"t_s", "s", "transfer time", "bandwidth time plus latency", false},
+    {"t_bandwidth_s", "s", "bandwidth time", "bytes per chip divided by the path's bandwidth", false},
+    {"t_latency_s", "s", "latency", "hop latency along the path", false},
+    {"bytes_per_s", "bytes/s", "effective rate", "bytes moved per second overall (null for an empty transfer)", true},
+    {"bytes_per_chip", "bytes", "bytes per chip", "each chip's share of the bytes", false},
+    {"path_bytes_per_s", "bytes/s", "path bandwidth", "bandwidth of the path for one chip", false},
+    {"expected_t_s_low", "s", "expected time, short", "the transfer time over the high end of the share published copies over this rung reach (HBM, PCIe or NVLink; null on other rungs or where no runs calibrate it)", true},
+    {"expected_t_s_high", "s", "expected time, long", "the transfer time over the low end of the share published copies over this rung reach (null on other rungs or where no runs calibrate it)", true},
+    {"expected_runs", "count", "published runs behind the range", "how many published copies the expected range is fitted to (null where no runs calibrate it)", true},
+    {"expected_share_low", "ratio", "expected share of the bound, low", "the low end of the share of the bound published copies reached (null where no runs calibrate it)", true},
+    {"expected_share_high", "ratio", "expected share of the bound, high", "the high end of the share of the bound published copies reached (null where no runs calibrate it)", true},
+    {"expected_covered", "", "setup within the published runs", "whether the chip's kind and the size lie within what the published runs took (null where no runs calibrate it)", true},
+    {"expected_outside", "", "setup beyond the published runs", "a sentence naming the chip's kind or the size that lies outside what the published runs took, and what they took (null when none does, or where no runs calibrate it)", true},
+};
+// clang-format on
 
 void compute(const Args& args, Result& r) {
   const Chip& chip = args.chip();
@@ -58,7 +78,8 @@ Calculator make_transfer() {
            integer("hops", "count", 0, 1e4, 1, "ICI hops to the destination (ici only)", Scale::linear),
            integer("links", "count", 1, 64, 1, "ICI links the sender stripes over (ici only; at most the chip's ici_links)",
                    Scale::linear)},
-          compute};
+          compute,
+          outputs_of(kOutputs)};
 }
 
 }  // namespace scalelab

@@ -1,11 +1,37 @@
 // `transformer` (ch 4): parameter counts, FLOPs per token, attention FLOPs, KV-cache bytes.
 #include "calculators/calculators.hpp"
+#include "core/output_rows.hpp"
 #include "models/common.hpp"
 #include "models/model_math.hpp"
 #include "schema/params.hpp"
 
 namespace scalelab {
 namespace {
+
+// transformer's outputs, in the order results list them (name, unit, label, doc, nullable).
+// clang-format off
+constexpr Output kOutputs[] = {
+    {"params_mlp", "params", "MLP parameters", "parameters of the MLP blocks", false},
+    {"params_mlp_active", "params", "active MLP parameters", "MLP parameters one token uses", false},
+    {"params_attention", "params", "attention parameters", "parameters of the attention blocks", false},
+    {"params_embedding", "params", "embedding parameters", "parameters of the embedding and unembedding", false},
+    {"params_norm", "params", "norm parameters", "parameters of the normalisation layers", false},
+    {"params_total", "params", "parameters", "all parameters", false},
+    {"params_active", "params", "active parameters", "parameters one token uses", false},
+    {"attention_param_fraction", "share", "attention share of parameters", "attention parameters over all parameters", false},
+    {"flops_fwd_per_token", "FLOPs", "forward FLOPs per token", "2 × active parameters", false},
+    {"train_flops_per_token", "FLOPs", "training FLOPs per token", "6 × active parameters", false},
+    {"attention_flops_fwd", "FLOPs", "attention forward FLOPs", "FLOPs of the attention dot products, forward pass", false},
+    {"attention_flops_train", "FLOPs", "attention training FLOPs", "FLOPs of the attention dot products, forward and backward", false},
+    {"train_flops", "FLOPs", "training FLOPs", "training FLOPs of the batch, attention included", false},
+    {"attention_flop_fraction", "share", "attention share of FLOPs", "attention FLOPs over all training FLOPs", false},
+    {"qkvo_crossover_T", "tokens", "QKVO crossover length", "sequence length above which attention FLOPs exceed the QKVO projections'", false},
+    {"attention_crossover_T", "tokens", "attention crossover length", "sequence length above which attention FLOPs exceed the parameter FLOPs", false},
+    {"kv_bytes_per_token", "bytes", "KV bytes per token", "cache bytes one token adds, all layers", false},
+    {"kv_bytes_per_sequence", "bytes", "KV bytes per sequence", "cache bytes of one sequence of T tokens", false},
+    {"weight_bytes", "bytes", "weight bytes", "bytes of the weights", false},
+};
+// clang-format on
 
 // The parameter counts, each a step of its formula (model_math's param_formulas, the one
 // definition count_params reads too).
@@ -95,7 +121,8 @@ Calculator make_transformer() {
            integer("B", "count", 1, 1e9, 1, "sequences in the batch"),
            dtype("kv_dtype", "dtype of the KV cache"),
            dtype("weight_dtype", "dtype of the weights (for weight_bytes)")},
-          compute};
+          compute,
+          outputs_of(kOutputs)};
 }
 
 }  // namespace scalelab

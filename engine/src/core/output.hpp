@@ -1,6 +1,6 @@
 // How a calculator declares one of its outputs: in core because a result (result.hpp) keeps its
 // outputs' values by their declared positions. The schema (schema/schema.hpp) lists a
-// calculator's outputs with these; schema/outputs.cpp declares them.
+// calculator's outputs with these; each calculator declares its own beside it (core/output_rows.hpp).
 #pragma once
 #include <string_view>
 
@@ -11,7 +11,7 @@ namespace scalelab {
 // One output of a calculator. Results are written from these declarations: an output the
 // calculator emits without declaring it, or leaves out (or null) when it is not nullable,
 // is an engine fault.
-// Constant data (outputs.cpp): the text lives in the module's data, not in strings built at
+// Constant data (each calculator's kOutputs): the text lives in the module's data, not in strings built at
 // first use.
 struct Output {
   std::string_view name;

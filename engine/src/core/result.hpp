@@ -237,7 +237,7 @@ class Outputs {
   void set_number(std::string_view name, double value) {
     if (auto at = found(name)) set_number_at(*at, value);
   }
-  // The same by declared position (outputs.hpp output_index), no name looked up.
+  // The same by declared position (output_rows.hpp output_index), no name looked up.
   void set_number_at(std::size_t i, double value) {
     slots_[i].number = value;
     mark(i, Kind::number);
@@ -341,7 +341,7 @@ struct Result {
   void out(std::string_view name, double value) { outputs.set_number(name, value); }
   void out(std::string_view name, const Expr& value) { outputs.set_number(name, value.value()); }
   void out_null(std::string_view name) { outputs.set_null(name); }
-  // By declared position (outputs.hpp output_index); an empty optional is null.
+  // By declared position (output_rows.hpp output_index); an empty optional is null.
   void out_at(std::size_t i, double value) { outputs.set_number_at(i, value); }
   void out_at(std::size_t i, const Expr& value) { outputs.set_number_at(i, value.value()); }
   void out_null_at(std::size_t i) { outputs.set_null_at(i); }

@@ -9,7 +9,6 @@
 #include <cctype>
 #include <cmath>
 
-#include "schema/outputs.hpp"
 #include "schema/params.hpp"
 #include "models/common.hpp"
 #include "models/model_math.hpp"
@@ -624,63 +623,6 @@ DecodeFigures decode_step(const InferenceSetup& s, double batch, double chips, d
   decode_attention(s, f, log);
   decode_sharding_warnings(s, f, log);
   return f;
-}
-
-namespace {
-
-// decode's outputs by their position, found at compile time.
-consteval std::size_t at(std::string_view name) { return output_index(kDecodeOutputs, name); }
-
-}  // namespace
-
-void output_decode(const DecodeFigures& f, Result& r) {
-  r.out_at(at("kv_bytes_per_token"), f.kv_bytes_per_token);
-  r.out_at(at("weight_bytes"), f.weight_bytes);
-  r.out_at(at("weight_bytes_read"), f.weight_bytes_read);
-  r.out_at(at("experts_read_share"), f.experts_read_share);
-  r.out_at(at("all_experts_batch"), f.all_experts_batch);
-  r.out_at(at("kv_bytes_per_sequence"), f.kv_bytes_per_sequence);
-  r.out_at(at("kv_bytes_total"), f.kv_bytes_total);
-  r.out_at(at("total_bytes"), f.total_bytes);
-  r.out_at(at("flops"), f.flops);
-  r.out_at(at("t_weights_s"), f.t_weights_s);
-  r.out_at(at("t_kv_s"), f.t_kv_s);
-  r.out_at(at("t_math_s"), f.t_math_s);
-  r.out_at(at("t_comm_s"), f.t_comm_s);
-  r.out_at(at("mlp_t_comm_s"), f.mlp_t_comm_s);
-  r.out_at(at("step_s"), f.step_s);
-  r.out_at(at("tokens_per_s"), f.tokens_per_s);
-  r.out_at(at("tokens_per_s_per_chip"), f.tokens_per_s_per_chip);
-  r.out_at(at("bound"), f.bound);
-  r.out_at(at("mlp_bound"), f.mlp_bound);
-  r.out_at(at("critical_batch"), f.critical_batch);
-  r.out_at(at("max_batch"), f.max_batch);
-  r.out_at(at("free_hbm_bytes"), f.free_hbm_bytes);
-  r.out_at(at("fits"), f.fits);
-  r.out_at(at("min_chips"), f.min_chips);
-  r.out_at(at("chips_for_weights"), f.chips_for_weights);
-  r.out_at(at("chips_for_batch"), f.chips_for_batch);
-  r.out_at(at("min_chips_for_batch"), f.min_chips_for_batch);
-  r.out_at(at("min_slice_chips"), f.min_slice_chips);
-  r.out_at(at("slice_hbm_bytes"), f.slice_hbm_bytes);
-  r.out_at(at("slice_hbm_bytes_per_s"), f.slice_hbm_bytes_per_s);
-  r.out_at(at("slice_flops_per_s"), f.slice_flops_per_s);
-  r.out_at(at("max_model_parallelism"), f.max_model_parallelism);
-  r.out_at(at("activation_bytes"), f.activation_bytes);
-  r.out_at(at("comm_latency_bound_below_bytes"), f.comm_latency_bound_below_bytes);
-  r.out_at(at("comm_regime"), f.comm_regime);
-  r.out_at(at("matmul_t_math_s"), f.matmul_t_math_s);
-  r.out_at(at("matmul_t_weights_s"), f.matmul_t_weights_s);
-  r.out_at(at("matmul_t_comm_s"), f.matmul_t_comm_s);
-  r.out_at(at("matmul_bound"), f.matmul_bound);
-  r.out_at(at("ws2d_x"), f.ws2d_x);
-  r.out_at(at("ws2d_yz"), f.ws2d_yz);
-  r.out_at(at("ws2d_crossover_chips"), f.ws2d_crossover_chips);
-  r.out_at(at("attention_intensity"), f.attention_intensity);
-  r.out_at(at("attention_bound"), f.attention_bound);
-  r.out_at(at("mlp_flip_batch"), f.mlp_flip_batch);
-  r.out_at(at("mlp_bound_above_flip"), f.mlp_bound_above_flip);
-  r.out_at(at("kv_crossover_batch"), f.kv_crossover_batch);
 }
 
 namespace {

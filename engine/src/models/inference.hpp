@@ -102,7 +102,6 @@ struct DecodeFigures {
 // One decode step of `batch` sequences of `context` tokens on `chips` chips.
 DecodeFigures decode_step(const InferenceSetup& s, double batch, double chips, double context,
                           const Steps& log);
-void output_decode(const DecodeFigures& f, Result& r);
 // Warns about inputs given but without effect (kv_dtype beside kv_bytes_per_token, …).
 void warn_ignored_inputs(const Args& args, Result& r);
 // Refuses more axes_tp than the chip's torus has; warns when the chips span several pods.

@@ -67,7 +67,7 @@ struct Calculator {
   std::string doc;
   std::vector<Param> params;
   std::function<void(const Args&, Result&)> compute;
-  std::vector<Output> outputs = {};  // filled by the registry from outputs.cpp
+  std::vector<Output> outputs = {};  // its declared outputs (the rows beside it, core/output_rows.hpp)
 };
 
 // The schemas as JSON text are the engine's calculators_json, calculator_json and

@@ -1,0 +1,86 @@
+// A calculator's outputs, declared once beside it: each row says what the schema lists (name,
+// unit, label, doc, nullable) and, where the calculator's figures hold the value, the member it is
+// read from (`&DecodeFigures::step_s`). The registry gives the rows to the schema (outputs_of), and
+// write_members is the result writer, made from the same rows when the calculator is compiled.
+#pragma once
+#include <cstddef>
+#include <iterator>
+#include <optional>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "core/output.hpp"
+#include "core/result.hpp"
+
+namespace scalelab {
+
+// Where a row's value is held in the figures F: nothing (the calculator writes it where it makes
+// it, by output_index), or one member of a type a result keeps without a copy.
+template <class F>
+using OutputMember = std::variant<std::monostate, double F::*, std::optional<double> F::*, bool F::*, Word F::*,
+                                  std::optional<Word> F::*>;
+
+template <class F>
+struct OutputRow {
+  std::string_view name;
+  std::string_view unit;   // "s", "bytes", "FLOP/s", "tokens", "ratio", "" for words, verdicts and objects
+  std::string_view label;  // for people: "time to first token"
+  std::string_view doc;    // one line: what it is
+  bool nullable = false;   // null where the inputs or the chip leave it undefined
+  OutputMember<F> from{};  // the member of F it is read from, if any
+};
+
+// The position of output `name` in `table` (Output or OutputRow rows), found when the calculator
+// is compiled: a name the table lacks does not compile.
+template <class Row, std::size_t N>
+consteval std::size_t output_index(const Row (&table)[N], std::string_view name) {
+  for (std::size_t i = 0; i < N; ++i) {
+    if (table[i].name == name) return i;
+  }
+  throw "not an output of this table";
+}
+
+// The schema's declarations of a table of Output or OutputRow rows, in its order.
+template <class Row, std::size_t N>
+std::vector<Output> outputs_of(const Row (&table)[N]) {
+  std::vector<Output> out;
+  out.reserve(N);
+  for (const Row& row : table) out.push_back({row.name, row.unit, row.label, row.doc, row.nullable});
+  return out;
+}
+
+// Each name once, and a row read from an optional member nullable (an empty optional is written
+// as null): checked where each table is defined (static_assert(well_formed(kRows))).
+template <class F, std::size_t N>
+consteval bool well_formed(const OutputRow<F> (&rows)[N]) {
+  for (std::size_t i = 0; i < N; ++i) {
+    for (std::size_t j = 0; j < i; ++j) {
+      if (rows[i].name == rows[j].name) return false;
+    }
+    const std::size_t k = rows[i].from.index();
+    if ((k == 2 || k == 5) && !rows[i].nullable) return false;
+  }
+  return true;
+}
+
+namespace output_rows_detail {
+template <const auto& Rows, std::size_t I, class F>
+inline void write_member(const F& f, Result& r) {
+  constexpr auto from = Rows[I].from;
+  if constexpr (from.index() != 0) r.out_at(I, f.*std::get<from.index()>(from));
+}
+}  // namespace output_rows_detail
+
+// Writes every row of `Rows` read from a member of `f`, by its position (one out_at per row,
+// unrolled when compiled: the same code as a writer written out by hand). Rows without a member
+// are left for the calculator; Outputs::check names any it forgets.
+template <const auto& Rows, class F>
+inline void write_members(const F& f, Result& r) {
+  [&]<std::size_t... I>(std::index_sequence<I...>) {
+    (output_rows_detail::write_member<Rows, I>(f, r), ...);
+  }(std::make_index_sequence<std::size(Rows)>());
+}
+
+}  // namespace scalelab
