@@ -233,8 +233,30 @@ TEST(JsonText, StepTextFromALiteralWritesAsFromAString) {
   ASSERT_EQ(steps.size(), 2u);
   EXPECT_EQ(steps[0], steps[1]);
   EXPECT_EQ(steps[0]["label"], label);
-  EXPECT_EQ(steps[0]["formula"], "B^* \\approx \\text{KV}_{tok} \\text{KV}_{tok}");
+  EXPECT_EQ(steps[0]["formula"], "B^* \\approx \\text{KV}_{tok} \\, \\text{KV}_{tok}");
   EXPECT_EQ(steps[0]["unit"], unit);
+}
+
+// TeX drops the space between juxtaposed factors: a word (\text{…}) beside another factor takes a
+// thin space, or two words read as one ("capacityshare") and a word runs into a symbol
+// ("reads_1"). Symbols alone still juxtapose with a plain space; the substitution multiplies by ×.
+TEST(JsonText, AWordBesideAFactorIsSetApart) {
+  scalelab::StepList list;
+  const scalelab::Steps log(&list, nullptr);
+  auto tex = [](const scalelab::Expr& e, bool substituted) {
+    std::string t;
+    if (substituted) e.append_json_substituted(t);
+    else e.append_json_tex(t);
+    return json::parse("\"" + t + "\"").get<std::string>();
+  };
+  scalelab::Expr capacity = log.sym("\\text{capacity}", 24e9), share = log.sym("\\text{share}", 0.9);
+  scalelab::Expr s = log.sym("s_1", 0.5), W = log.sym("W_1", 1e12), B = log.sym("B", 4), D = log.sym("D", 8);
+  EXPECT_EQ(tex(capacity * share, false), "\\text{capacity} \\, \\text{share}");
+  EXPECT_EQ(tex(log.sym("\\text{read}", 8e9) * s / W, false), "\\text{read} \\, s_1 / W_1");
+  EXPECT_EQ(tex(B * (D * log.sym("\\text{KV}_{tok}", 2)), false), "B D \\, \\text{KV}_{tok}");
+  EXPECT_EQ(tex(2 * B * D, false), "2 B D");
+  EXPECT_EQ(tex((B + D) * share, false), "(B + D) \\, \\text{share}");
+  EXPECT_EQ(tex(capacity * share, true), "{2.4\\times10^{10}} \\times 0.9");
 }
 
 }  // namespace

@@ -89,6 +89,30 @@ bool renders_number(const Expr::Node& n, bool substitute) {
   return n.op == Op::number || (n.op == Op::symbol && substitute);
 }
 
+// The symbol rendered at the right (or left) edge of `n` in its formula, or null where that edge is
+// a bracket, a number or an operator's own TeX (brackets as render puts them).
+const Expr::Node* edge_symbol(const Expr::Node& n, bool right) {
+  auto p = [&](std::size_t i) { return precedence(*n.args[i], false); };
+  auto inner = [&](std::size_t i, bool parens) { return parens ? nullptr : edge_symbol(*n.args[i], right); };
+  switch (n.op) {
+    case Op::symbol: return &n;
+    case Op::mul: return right ? inner(1, p(1) == kSum || p(1) == kUnary) : inner(0, p(0) == kSum);
+    case Op::div: return right ? inner(1, p(1) <= kUnary) : inner(0, p(0) == kSum);
+    case Op::pow: return right ? nullptr : inner(0, p(0) < kAtom);
+    case Op::neg: return right ? inner(0, p(0) <= kUnary) : nullptr;
+    default: return nullptr;
+  }
+}
+
+// A symbol that is a word (\text{capacity}): TeX drops the space between juxtaposed factors, so
+// a word beside another factor would run into it ("capacityshare", "reads_1").
+bool is_word(const Expr::Node* n) {
+  if (n == nullptr) return false;
+  std::string_view tex = n->symbol;
+  tex.remove_prefix(std::min(tex.find_first_not_of('\\'), tex.size()));
+  return tex.starts_with("text{");
+}
+
 // Appends the TeX of `n` to `out`, JSON-escaped (the operators' literals escaped at compile time, a
 // symbol in the form its literal was found to have then, or escaped when it was copied): the
 // symbols, or their numbers when `substitute`.
@@ -137,8 +161,11 @@ void render(const Expr::Node& n, bool substitute, std::string& out) {
       bool b_parens = prec(1) == kSum || prec(1) == kUnary;
       // Symbols and parenthesised sums multiply by juxtaposition (2 B D F, 2 L D (N + K) H);
       // numbers, as substituted, and a negative factor by ×.
+      // A word beside a factor takes a thin space (\\text{capacity} \\, \\text{share}).
       bool juxtapose = !substitute && !renders_number(arg(1), substitute) && prec(1) != kUnary;
-      out += juxtapose ? escaped<" "> : escaped<" \\times ">;
+      if (!juxtapose) out += escaped<" \\times ">;
+      else if (is_word(edge_symbol(arg(0), true)) || is_word(edge_symbol(arg(1), false))) out += escaped<" \\, ">;
+      else out += ' ';
       render_wrapped(arg(1), substitute, b_parens, out);
       return;
     }
