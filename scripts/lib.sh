@@ -17,6 +17,10 @@ if [[ -x "$NODE_TOOLS_DIR/node_modules/.bin/node" ]]; then
   export PATH="$NODE_TOOLS_DIR/node_modules/.bin:$PATH"
 fi
 
+# Prettier and ESLint for scripts/format-check.sh, pinned (setup.sh installs them here; git-ignored).
+FORMAT_TOOLS_DIR="$SCALELAB_ROOT/.tools/format"
+FORMAT_TOOLS=(prettier@3.10.2 eslint@10.16.0)
+
 log() { printf '\n\033[1m==> %s\033[0m\n' "$*"; }
 
 # The web course's build and tests, and the Node tests, find the engine builds through these.

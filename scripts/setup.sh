@@ -21,6 +21,8 @@ PACKAGES=(
   chromium brotli ca-certificates
   # the originality check
   python3
+  # scripts/format-check.sh on C++ (.clang-format)
+  clang-format-14
   # `scalelab probe` times Debian's OpenBLAS sgemm beside its own matmul (found at run time)
   libopenblas0-pthread
   # text in the browser tests' pages and screenshots
@@ -66,6 +68,15 @@ setup_node() {
   echo "setup: using $(command -v node) ($(node --version)); the system's is older than $lock needs"
 }
 setup_node
+
+# The formatter and linter of scripts/format-check.sh (not the web course's dependencies: its
+# lockfile stays as it is). Without the registry the check skips them and says so.
+if [[ ! -x "$FORMAT_TOOLS_DIR/node_modules/.bin/prettier" || ! -x "$FORMAT_TOOLS_DIR/node_modules/.bin/eslint" ]]; then
+  log "npm install ${FORMAT_TOOLS[*]} -> ${FORMAT_TOOLS_DIR#"$SCALELAB_ROOT"/}"
+  mkdir -p "$FORMAT_TOOLS_DIR"
+  npm install --prefix "$FORMAT_TOOLS_DIR" --no-save --no-audit --no-fund --no-package-lock "${FORMAT_TOOLS[@]}" ||
+    echo "setup: could not install ${FORMAT_TOOLS[*]}; scripts/format-check.sh will skip them"
+fi
 
 # The web course's dependencies (web/ is owned by the web course; we only install them).
 if [[ -f web/package-lock.json ]]; then

@@ -125,6 +125,7 @@ if [[ "${results[*]}" == *FAILED* ]]; then
   exit 1
 fi
 
+step "format (listed files)" bash scripts/format-check.sh
 step "ctest (release)" ctest --test-dir "$BUILD_DIR" -j"$JOBS" --timeout 300
 if ((QUICK)); then
   step "node (native vs wasm)" node --test --test-reporter=tap tests/node/*.test.mjs
