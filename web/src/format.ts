@@ -48,7 +48,9 @@ export function fieldText(v: unknown, unit?: string): string {
   if (a >= (bytes ? 1e3 : 1e4) && a < 1e16) {
     for (const [scale, suffix] of bytes ? BYTE_SCALES : FIELD_SCALES) {
       const x: number = v / scale;
-      if (Math.abs(x) >= 1 && Math.abs(x) < 1e4 && Number(x.toPrecision(4)) * scale === v) return `${Number(x.toPrecision(4))}${suffix}`;
+      // four digits, or five where the fifth is one decimal ("1321.2T"), exact to the double's rounding
+      const y = Number(x.toPrecision(Math.abs(x) >= 1e3 ? 5 : 4));
+      if (Math.abs(x) >= 1 && Math.abs(x) < 1e4 && Math.abs(y * scale - v) <= 1e-12 * Math.abs(v)) return `${y}${suffix}`;
     }
   }
   // a whole number with no exact scale, in groups of three as people write it ("4,194,304")

@@ -32,23 +32,30 @@ const ZERO_STAGES: Record<string, string> = { 0: '0: each replica holds the whol
  *  under two days, minutes under two hours, as DECADES of that unit — so a narrow axis reads
  *  "30 min, 1 h, 2 h", not "28.8 min, 43.2 min"; an axis over two decades or more keeps decades of
  *  days (Plot labels a wide log axis only near powers of ten). */
-const dayUnit = (bottom: number, top: number) => (top >= 100 * bottom || top >= 2 ? 1 : top >= 2 / 24 ? 1 / 24 : 1 / 1440);
+const unitOf = (days: number) => (days >= 1 ? 1 : days >= 1 / 24 ? 1 / 24 : 1 / 1440);
 const DAY_DECADES = {
   floor: (x: number) => x,
   offset: (x: number) => x,
   range(lo: number, hi: number): number[] {
-    const unit = dayUnit(Math.min(lo, hi), Math.max(lo, hi));
-    return DECADES.range(lo / unit, hi / unit).map((v) => v * unit);
+    const [a, b] = [Math.min(lo, hi), Math.max(lo, hi)];
+    if (b >= 100 * a) return DECADES.range(a, b);
+    // each stretch of the axis in its own unit: minutes below an hour, hours below a day, days
+    const ticks: number[] = [];
+    for (const [from, to, u] of [[a, Math.min(b, 1 / 24), 1 / 1440], [Math.max(a, 1 / 24), Math.min(b, 1), 1 / 24], [Math.max(a, 1), b, 1]]) {
+      if (to > from * (1 + 1e-9)) ticks.push(...DECADES.range(from / u, to / u).map((v) => v * u));
+    }
+    const sorted = [...new Set(ticks.map((t) => Number(t.toPrecision(9))))].sort((x, y) => x - y);
+    return sorted.length > 8 ? sorted.filter((_, i) => i % 2 === 0) : sorted;
   },
 };
 /** The days axis's ends: every point drawn, out to the 1-2-5 values around them, which are its
  *  first and last ticks (no point above the top tick with nothing labelled above it). */
 function dayDomain(days: number[]): [number, number] {
   const ds = days.filter((d) => d > 0 && Number.isFinite(d));
-  const u = dayUnit(Math.min(...ds), Math.max(...ds)); // in the unit the ticks are read in
-  const hi = reachOf(Math.max(...ds) / u), lo = Math.min(...ds) / u;
-  const e = 10 ** Math.floor(Math.log10(lo) + 1e-9);
-  return [([5, 2, 1].map((m) => m * e).find((v) => v <= lo * (1 + 1e-9)) ?? e) * u, hi * u];
+  // each end in the unit its tick is read in (hours below a day, minutes below an hour)
+  const top = Math.max(...ds), bottom = Math.min(...ds), ut = unitOf(top), ub = unitOf(bottom);
+  const lo = bottom / ub, e = 10 ** Math.floor(Math.log10(lo) + 1e-9);
+  return [([5, 2, 1].map((m) => m * e).find((v) => v <= lo * (1 + 1e-9)) ?? e) * ub, reachOf(top / ut) * ut];
 }
 /** one chip count of the chart: days at the reader's MFU, and the range published runs reach */
 interface DPt { chips: number; days: number; low: number | null; high: number | null }
