@@ -50,7 +50,7 @@ ${calculators.map((c) => `import ${ident(c)} from './published-runs/${c}.json?ur
 import decodeSteps from './published-runs/decode-steps.json?url';
 
 /** each regime of published runs: the calculators and outputs whose range it gives, and the calculators its runs are evaluated by */
-export const REGIMES: { id: string; title: string; applies_to: { calculator: string; outputs: string[] }[]; run_calculators: string[] }[] = ${JSON.stringify(regimes)};
+export const REGIMES: { id: string; title: string; applies_to: { calculator: string; outputs: string[]; when?: Record<string, string[]> }[]; run_calculators: string[] }[] = ${JSON.stringify(regimes)};
 /** the URL of each calculator's runs */
 export const RUN_FILES: Record<string, string> = { ${calculators.map((c) => `${c}: ${ident(c)}`).join(', ')} };
 export const DECODE_STEPS_FILE: string = decodeSteps;

@@ -44,9 +44,14 @@ export function decodeSteps(host: { requestUpdate(): void }): DecodeStepRun[] | 
 }
 
 /** The runs whose band gives the range of `calculator`'s `output` (a regime's runs may be evaluated
- *  by another calculator: whole training runs give compute_budget's range), or null until they have arrived. */
-export function runsCalibrating(host: { requestUpdate(): void }, calculator: string, output: string): PublishedRun[] | null {
-  const regimes = REGIMES.filter((g) => g.applies_to.some((a) => a.calculator === calculator && a.outputs.includes(output)));
+ *  by another calculator: whole training runs give compute_budget's range), or null until they have
+ *  arrived. A regime limited to some values of a setting (its `when`, as the engine reads it:
+ *  collectives by fabric) counts where `setting` gives one of them. */
+export function runsCalibrating(host: { requestUpdate(): void }, calculator: string, output: string,
+  setting: (name: string) => unknown = () => undefined): PublishedRun[] | null {
+  const holds = (when: Record<string, string[]> | undefined) =>
+    Object.entries(when ?? {}).every(([name, values]) => values.includes(String(setting(name))));
+  const regimes = REGIMES.filter((g) => g.applies_to.some((a) => a.calculator === calculator && a.outputs.includes(output) && holds(a.when)));
   const files = [...new Set(regimes.flatMap((g) => g.run_calculators))].map((c) => publishedRuns(host, c));
   if (files.some((f) => f === null)) return null;
   const ids = new Set(regimes.map((g) => g.id));

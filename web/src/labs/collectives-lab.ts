@@ -301,7 +301,7 @@ export class CollectivesLab extends LabElement<'collective'> {
     const chip = this.chipValue(), op = this.inputOr(r.inputs, 'op'), sharp = Boolean(this.inputOr(r.inputs, 'sharp'));
     const size = (axes: unknown) => (Array.isArray(axes) ? axes.reduce((a: number, b) => a * Number(b), 1) : null);
     const f = (v: number, u: string) => this.engine!.format(v, u);
-    return (runsCalibrating({ requestUpdate: () => this.redrawCharts() }, this.calculator, 't_s') ?? [])
+    return (runsCalibrating({ requestUpdate: () => this.redrawCharts() }, this.calculator, 't_s', (name) => r.inputs[name] ?? r.outputs[name]) ?? [])
       .filter((m) => m.inputs.chip === chip && this.inputOr(m.inputs, 'op') === op && size(m.inputs.axes) === group && Boolean(this.inputOr(m.inputs, 'sharp')) === sharp)
       .map((m) => ({ bytes: Number(m.inputs.bytes), t: m.measured.value, words: `${m.hardware}, ${m.published}: ${f(m.measured.value, 's')} for ${f(Number(m.inputs.bytes), 'bytes')} (${m.source.where})` }))
       .filter((d) => d.bytes >= lo && d.bytes <= hi);

@@ -61,7 +61,7 @@ function distance(run: PublishedRun, r: Result, chip: unknown): number {
 export function nearRunsLine(engine: Engine, r: Result, calculator: string, boundOutput: string, chip: unknown,
   host: { requestUpdate(): void }, runsOf = boundOutput): TemplateResult | typeof nothing {
   if (num(r.outputs[`expected_${boundOutput}_low`]) === null) return nothing;
-  const runs = runsCalibrating(host, calculator, runsOf);
+  const runs = runsCalibrating(host, calculator, runsOf, (name) => readerValue(r, name));
   if (!runs?.length) return nothing;
   const near = runs.map((run) => ({ run, d: distance(run, r, chip) })).sort((a, b) => a.d - b.d).slice(0, 3);
   const here = near.filter((n) => n.run.inputs.chip === chip).length;

@@ -103,7 +103,8 @@ export class MemoryLadderLab extends LabElement<'transfer'> {
         ${x.missing ? html`<td colspan="2" class="na">not in the catalog for this ${this.onOwnDevice() ? 'device' : 'chip'}: ${x.missing}</td>`
           : html`<td>${f(x.t, 's')}</td><td>${f(x.bw, 'bytes/s')}</td>`}</tr>`)}</tbody></table>
       <dl class="lab-outputs"><div data-out="t_s"><dt>Time on the ${this.choiceText('path', r.inputs.path)} rung</dt><dd>${this.fmt('t_s')}</dd></div>
-      <div data-out="t_latency_s"><dt>of which latency</dt><dd>${this.fmt('t_latency_s')}</dd></div></dl>`;
+      <div data-out="t_latency_s"><dt>of which latency</dt><dd>${this.fmt('t_latency_s')}</dd></div></dl>
+      ${this.expected(r, 't_s', 's', 'the speed this rung’s bandwidth allows')}`;
   }
 
   /** The rung the chart measures the others against: HBM, the rung every chip has a figure for
