@@ -251,7 +251,7 @@ test('the chart: days against chips at the typed MFU, the expected band, and a p
   await type(page, 'measured_tokens_per_s', '2000000');
   const o = evaluate(CALC, { ...setup, chips: 2048, measured_tokens_per_s: 2e6 }).outputs;
   const line = page.locator(`${EL} .lab-measured`);
-  assert.equal(await line.getAttribute('data-runs-below'), String(o.measured_runs_below));
+  assert.equal(Number(await line.getAttribute('data-share')), o.mfu);
   const text = await line.innerText();
   assert.ok(text.includes(o.measured_among) && text.includes(expected(CALC, { ...setup, chips: 2048, measured_tokens_per_s: 2e6 }, 'days')), text);
   assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });

@@ -9,6 +9,7 @@ import { defineLab, type ChipFacts, type LabResult, LabElement, type Control, ty
 import { MODEL_PICKER } from './model-picker';
 import { memoryMeter, num } from './memory-meter';
 import type { Result } from '../engine';
+import { measuredLine, percent } from './measured';
 
 /** The frozen weights' format QLoRA opens on: NF4 where a runtime trains adapters over it on the
  *  chip (bitsandbytes on NVIDIA), else MXFP4 (MLX on a Mac), else the first the chip's runtimes
@@ -77,12 +78,9 @@ export class CanIFineTuneLab extends LabElement<'finetune'> {
   /** The reader's own tokens per second against the device's peak: the MFU their run reached, and
    *  where it stands among the published fine-tunes (the engine's outputs). */
   private measured(r: LabResult<'finetune'>): TemplateResult | typeof nothing {
-    const o = r.outputs, share = o.measured_share_of_bound;
-    if (typeof share !== 'number' || !Number.isFinite(share)) return nothing;
-    const f = (v: unknown, unit: string) => this.engine!.format(v, unit);
-    return html`<p class="lab-measured" data-share=${share}>Your ${f(r.inputs.measured_tokens_per_s, 'tokens/s')} is
-      <strong>${f(share * 100, 'count')} %</strong> of the device’s peak (your MFU): the run computes ${this.fig('achieved_flops_per_s')}.
-      ${typeof o.measured_among === 'string' ? o.measured_among : nothing}</p>`;
+    const o = r.outputs, f = (v: unknown, unit: string) => this.engine!.format(v, unit);
+    return measuredLine(o.measured_share_of_bound, (share) => html`Your ${f(r.inputs.measured_tokens_per_s, 'tokens/s')} is
+      ${percent(this.engine!, share)} of the device’s peak (your MFU): the run computes ${this.fig('achieved_flops_per_s')}.`, o.measured_among);
   }
 
   /** the engine's "Does not fit: … short" is the verdict's first sentence: not listed again */

@@ -11,7 +11,7 @@ import { memoryMeter, meterOf, num } from './memory-meter';
 import { article } from './words';
 import { isError, type PublishedRun, type Result } from '../engine';
 import { publishedRuns } from '../published-runs';
-import { MEASURED_TTFT_CONTROL, measuredTtftLine } from './measured';
+import { MEASURED_TTFT_CONTROL, measuredLine, measuredTtftLine, percent } from './measured';
 import { ChartCache, NARROW_CHART_PX, Plot, moveMarker, powerOfTwoTicks } from './plot';
 import { PublishedRunsLayer } from './published-layer';
 
@@ -172,14 +172,12 @@ export class CanIRunLab extends LabElement<'local_inference'> {
 
   /** The reader's own tokens/s as a share of the bound (the engine's measured_share_of_bound). */
   private measuredAgainstBound(r: LabResult<'local_inference'>): TemplateResult | typeof nothing {
-    const share = r.outputs.measured_share_of_bound;
-    if (typeof share !== 'number' || !Number.isFinite(share)) return nothing;
     const f = (v: number, u: string) => this.engine!.format(v, u);
-    return html`<p class="cir-measured" data-share=${share}>Your ${f(num(r.inputs.measured_tokens_per_s), 'tokens/s')} is
-      <strong>${f(share * 100, 'count')} %</strong> of the ${this.fmt('tokens_per_s')} bound.
+    return measuredLine(r.outputs.measured_share_of_bound, (share) => html`Your ${f(num(r.inputs.measured_tokens_per_s), 'tokens/s')} is
+      ${percent(this.engine!, share)} of the ${this.fmt('tokens_per_s')} bound.
       ${share > 1 ? html`Above the bound: check the device, model and format chosen here match your run (a faster format, a smaller model?).`
-        : html`The gap is usually kernel launches and synchronisation between them, dequantizing the weights, attention over a long context, and sampling each token.`}
-      ${typeof r.outputs.measured_among === 'string' ? r.outputs.measured_among : nothing}</p>`;
+        : html`The gap is usually kernel launches and synchronisation between them, dequantizing the weights, attention over a long context, and sampling each token.`}`,
+      r.outputs.measured_among, 'cir-measured');
   }
 
   /** Published runs (data/measurements.json) of this device, model and weight format, each beside

@@ -7,7 +7,7 @@ import { html, nothing } from 'lit';
 import { ChartCache, Plot, SERIES, logLogFrame, moveMarker, timeAxisY } from './plot';
 import { byChip, chipCount, defineLab, type LabResult, LabElement, type ControlSpec, type OutputSpec } from './lab-element';
 import { MODEL_PICKER } from './model-picker';
-import { MEASURED_CONTROL, measuredLine } from './measured';
+import { MEASURED_CONTROL, measuredRateLine } from './measured';
 import { PublishedRunsLayer } from './published-layer';
 import { isError, type Result } from '../engine';
 // "Run it here" (issue 38): a 1 KB stub on the lab's own page; the run itself loads on its button
@@ -113,7 +113,7 @@ export class DecodeLab extends LabElement<'decode'> {
       ${this.runs.note(r, this.engine!)}
       ${this.matmulVerdict(r)}
       ${this.attentionVerdict(r)}
-      ${measuredLine(this.engine!, r, 'tokens_per_s')}`;
+      ${measuredRateLine(this.engine!, r, 'tokens_per_s')}`;
   }
 
   /** the weight matmuls: their bound, and the batch where it flips */

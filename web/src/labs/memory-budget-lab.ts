@@ -10,6 +10,7 @@ import { ONE_DEVICE_KINDS, byChip, chipCount, chipsNoun, emptyChips, defineLab, 
 import { MODEL_PICKER } from './model-picker';
 import { layoutWords } from './words';
 import { isError, type Result } from '../engine';
+import { measuredLine, percent } from './measured';
 
 type O = Record<string, unknown>;
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
@@ -208,13 +209,9 @@ export class MemoryBudgetLab extends LabElement<'training_memory'> {
 
   /** The reader's own peak against the estimate, and where it stands among the published runs'. */
   private measured(r: LabResult<'training_memory'>) {
-    const o = r.outputs;
-    const share = num(o.measured_share_of_estimate);
-    if (share === null) return nothing;
-    const f = (v: unknown, u: string) => this.engine!.format(v, u);
-    return html`<p class="lab-measured" data-share=${share}>Your ${f(r.inputs.measured_peak_bytes, 'bytes')} is
-      <strong>${f(share * 100, 'count')} %</strong> of the ${this.fig('bytes_per_chip')} estimated here.
-      ${typeof o.measured_among === 'string' ? o.measured_among : nothing}</p>`;
+    const o = r.outputs, f = (v: unknown, u: string) => this.engine!.format(v, u);
+    return measuredLine(o.measured_share_of_estimate, (share) => html`Your ${f(r.inputs.measured_peak_bytes, 'bytes')} is
+      ${percent(this.engine!, share)} of the ${this.fig('bytes_per_chip')} estimated here.`, o.measured_among);
   }
 
   // the drawn charts and what each shows beyond its current point (see drawViz)

@@ -13,7 +13,7 @@ import { counted } from './words';
 /** The topologies' colours: a categorical set without the fits / does-not-fit / highlight
  *  colours (green, red, orange), readable on both themes. */
 const TOPOLOGY_COLOURS = [...SERIES.others];
-import { MEASURED_CONTROL, MEASURED_TTFT_CONTROL, measuredLine, measuredTtftLine } from './measured';
+import { MEASURED_CONTROL, MEASURED_TTFT_CONTROL, measuredRateLine, measuredTtftLine } from './measured';
 import { PublishedRunsLayer } from './published-layer';
 import { isError, type Result } from '../engine';
 
@@ -184,7 +184,7 @@ export class ServingLab extends LabElement<'serving'> {
       ${num(o.cost_per_million_tokens_usd) !== null ? html`${this.fig('cost_per_million_tokens_usd')} per million tokens` : html`cost unknown (this ${this.noun()} has no price: type one)`}.
       ${o.fits === false ? html`${this.fitWords(false, '', 'It does not fit in memory')} (at most ${this.fig('max_batch')}).` : chosen ? (chosen.pareto ? html`It is on the Pareto frontier.` : html`It is <em>not</em> on the Pareto frontier: another point is both faster and gives more tokens per second per ${this.noun()}.`) : nothing}
       ${this.topologyWords(r)}</p>
-      ${measuredLine(this.engine!, r, 'throughput_tokens_per_s')}
+      ${measuredRateLine(this.engine!, r, 'throughput_tokens_per_s')}
       ${measuredTtftLine(this.engine!, r, 'time_to_first_token_s')}
       ${this.expected(r, 'throughput_tokens_per_s', 'tokens/s', 'the server’s throughput bound')}
       ${this.runs.note(r, this.engine!)}`;

@@ -9,6 +9,7 @@ import { layoutWords } from './words';
 import { DECADES, Plot, powerOfTwoTicks, reachOf } from './plot';
 import { PublishedRunsLayer } from './published-layer';
 import { isError, type Result } from '../engine';
+import { measuredLine } from './measured';
 
 type O = Record<string, unknown>;
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
@@ -112,12 +113,10 @@ export class TrainingPodLab extends LabElement<'training_run'> {
 
   /** The reader's measured rate: the MFU it implies, the run at that pace, and where it stands among published runs. */
   private measured(r: LabResult<'training_run'>) {
-    const o = r.outputs;
-    if (r.inputs.measured_tokens_per_s == null) return nothing;
-    const f = (v: unknown, u: string) => this.engine!.format(v, u);
-    return html`<p class="lab-measured" data-runs-below=${String(o.measured_runs_below ?? '')}>At your
-      ${f(r.inputs.measured_tokens_per_s, 'tokens/s')} the chips reach <strong>${f(o.mfu, 'ratio')} MFU</strong> (6·P·D), so the whole run takes ${this.fig('days')}.
-      ${typeof o.measured_among === 'string' ? o.measured_among : nothing}</p>`;
+    const o = r.outputs, f = (v: unknown, u: string) => this.engine!.format(v, u);
+    return measuredLine(r.inputs.measured_tokens_per_s == null ? null : o.mfu, () => html`At your
+      ${f(r.inputs.measured_tokens_per_s, 'tokens/s')} the chips reach <strong>${f(o.mfu, 'ratio')} MFU</strong> (6·P·D), so the whole run takes ${this.fig('days')}.`,
+      o.measured_among);
   }
 
   protected renderVerdict(r: LabResult<'training_run'>) {
