@@ -172,23 +172,28 @@ TEST(Bands, AnExpectedRangeNamesItsRunsAndSaysWhenTheSetupLiesOutsideThem) {
   EXPECT_EQ(slice["outputs"]["expected_outside"],
             "The published runs behind this range took 1–8 chips and a context of 205–2,048 tokens; this setup "
             "takes 16 chips and a context of 8,192 tokens, so the range is carried beyond what was measured.");
-  // decode's runs ran on A100s and TPU v5es: on an RTX 4090 the range is carried to another kind of chip
+  // a decode step on a reader's own GPU takes the band of local runs on GPUs, not the datacenter one
   json consumer = json::parse(scalelab::evaluate("decode", R"({"chip": "rtx-4090", "model": "llama3-8b", "chips": 1, "batch": 1, "context": 1024})").json);
-  EXPECT_EQ(consumer["outputs"]["expected_covered"], false);
-  EXPECT_EQ(consumer["outputs"]["expected_outside"],
-            "The published runs behind this range ran on TPU and datacenter GPU chips; this setup runs on a consumer "
-            "GPU, so the range is carried beyond what was measured.");
-  // on a reader's own device its count of chips is a count of devices; the runs' own keep chips
-  json card = json::parse(scalelab::evaluate("decode", R"({"chip": "rtx-4090", "model": "llama3-8b", "chips": 16, "batch": 1, "context": 8192})").json);
-  const std::string card_words = card["outputs"]["expected_outside"].get<std::string>();
-  EXPECT_NE(card_words.find("this setup runs on a consumer GPU and takes 16 devices"), std::string::npos) << card_words;
-  EXPECT_EQ(card_words.find("16 chips"), std::string::npos) << card_words;
+  EXPECT_EQ(consumer["outputs"]["expected_runs"], in["outputs"]["expected_runs"]);
   json a100 = json::parse(scalelab::evaluate("decode", R"({"chip": "a100", "model": "llama3-8b", "chips": 1, "batch": 1, "context": 1024})").json);
   EXPECT_EQ(a100["outputs"]["expected_covered"], true);
-  // decode on a TPU has a band; local inference on a TPU has none: null, not a guess
+  EXPECT_NE(a100["outputs"]["expected_runs"], consumer["outputs"]["expected_runs"]);
+  // training runs ran on TPUs and datacenter GPUs: on a Mac the range is carried to another kind of
+  // device, said in words, and its count of chips is a count of devices (the runs' own keep chips)
+  json mac = json::parse(scalelab::evaluate("training_run", R"({"chip": "apple-m2-max", "model": "gpt2-124m", "chips": 1, "tokens": 2.5e9})").json);
+  EXPECT_EQ(mac["outputs"]["expected_covered"], false);
+  EXPECT_EQ(mac["outputs"]["expected_outside"],
+            "The published runs behind this range ran on TPU and datacenter GPU chips and took 384–16,384 chips; this "
+            "setup runs on a machine with unified memory and takes 1 device, so the range is carried beyond what was measured.");
+  json cards = json::parse(scalelab::evaluate("training_run", R"({"chip": "rtx-4090", "model": "gpt2-124m", "chips": 16, "tokens": 2.5e9})").json);
+  const std::string card_words = cards["outputs"]["expected_outside"].get<std::string>();
+  EXPECT_NE(card_words.find("this setup runs on a consumer GPU and takes 16 devices"), std::string::npos) << card_words;
+  EXPECT_EQ(card_words.find("16 chips"), std::string::npos) << card_words;
+  // Can I run it? on a TPU takes the band of decode on TPUs and datacenter GPUs
   json tpu = json::parse(scalelab::evaluate("local_inference", R"({"chip": "tpu-v5e", "model": "llama3-8b"})").json);
-  EXPECT_TRUE(tpu["outputs"]["expected_tokens_per_s_low"].is_null());
-  EXPECT_TRUE(tpu["outputs"]["expected_covered"].is_null());
+  json tpu_decode = json::parse(scalelab::evaluate("decode", R"({"chip": "tpu-v5e", "model": "llama3-8b"})").json);
+  EXPECT_EQ(tpu["outputs"]["expected_runs"], tpu_decode["outputs"]["expected_runs"]);
+  EXPECT_FALSE(tpu["outputs"]["expected_tokens_per_s_low"].is_null());
 }
 
 // Today's models on today's devices (issue 35): MoE, MLA, sliding windows and two cards split by

@@ -99,14 +99,14 @@ std::string and_list(const std::vector<std::string>& parts) {
 
 namespace {
 
-// Whether the limits after an entry's "?" ("fabric=nvlink|ici&path=hbm") hold for `settings`: each
-// limited setting is given and its value is one of those listed.
-bool limits_hold(std::string_view limits, Settings settings) {
+// Whether the limits after an entry's "?" ("fabric=nvlink|ici&kind=tpu") hold for `settings` and the
+// chip's kind: each limited setting is given and its value is one of those listed ("kind" is the chip's).
+bool limits_hold(std::string_view limits, Settings settings, std::string_view kind) {
   while (!limits.empty()) {
     const std::string_view limit = limits.substr(0, limits.find('&'));
     limits.remove_prefix(std::min(limits.size(), limit.size() + 1));
     const std::string_view name = limit.substr(0, limit.find('=')), values = limit.substr(name.size() + 1);
-    bool held = false;
+    bool held = name == "kind" && listed(" " + std::string(values) + " ", kind);
     for (const auto& [setting, value] : settings) {
       held = held || (setting == name && listed(" " + std::string(values) + " ", value));
     }
@@ -116,8 +116,8 @@ bool limits_hold(std::string_view limits, Settings settings) {
 }
 
 // Whether one of the band's entries (" collective.t_s?fabric=nvlink ") names `calculator_output`
-// with limits `settings` meets.
-bool applies(std::string_view outputs, std::string_view calculator_output, Settings settings) {
+// with limits `settings` and the chip's `kind` meet.
+bool applies(std::string_view outputs, std::string_view calculator_output, Settings settings, std::string_view kind) {
   std::size_t at = 0;
   while ((at = outputs.find(" " + std::string(calculator_output), at)) != std::string_view::npos) {
     const std::size_t end = at + 1 + calculator_output.size();
@@ -126,7 +126,7 @@ bool applies(std::string_view outputs, std::string_view calculator_output, Setti
       const std::string_view limits = outputs.substr(end + 1, outputs.find(' ', end) - end - 1);
       std::string spaced(limits);
       for (char& c : spaced) c = c == '|' ? ' ' : c;  // "nvlink|ici" is read as the list " nvlink ici "
-      if (limits_hold(spaced, settings)) return true;
+      if (limits_hold(spaced, settings, kind)) return true;
     }
     at = end;
   }
@@ -139,7 +139,7 @@ const Band* band_for(std::string_view calculator, std::string_view output, ChipK
   const std::string calculator_output = std::string(calculator) + "." + std::string(output);
   const std::string& kind_name = chip_kind_names()[std::size_t(kind)];
   for (const Band& b : std::span(kBandRows, kBandRowCount)) {
-    if (applies(b.outputs, calculator_output, settings) && listed(b.chip_kinds, kind_name)) return &b;
+    if (applies(b.outputs, calculator_output, settings, kind_name) && listed(b.chip_kinds, kind_name)) return &b;
   }
   return nullptr;
 }
@@ -166,6 +166,14 @@ void out_expected(const Band* band, const ExpectedOutput& o, double bound, Resul
 std::string kind_words(std::size_t kind) {
   const std::string& title = chip_kind_titles()[kind];
   return title.substr(0, title.find(" ("));
+}
+
+// One device of a kind, in a sentence: "a consumer GPU", "a CPU", "a machine with unified memory"
+// (a kind named by its memory is a machine that has it).
+std::string a_device_of(std::size_t kind) {
+  const std::string words = kind_words(kind);
+  const std::string tail = words.size() >= 3 ? words.substr(words.size() - 3) : words;
+  return tail == "GPU" || tail == "TPU" || tail == "CPU" ? "a " + words : "a machine with " + words;
 }
 
 // "TPU and datacenter GPU": the kinds listed between spaces in `list`.
@@ -208,7 +216,7 @@ void out_band(const Band* band, std::string_view calculator, ChipKind kind, cons
   std::string runs = "The published runs behind this range", setup_words;
   if (other_kind) {
     runs += " ran on " + kinds_words(band->run_kinds) + " chips";
-    setup_words = "this setup runs on a " + kind_words(std::size_t(kind));
+    setup_words = "this setup runs on " + a_device_of(std::size_t(kind));
   }
   if (!ours.empty()) {
     runs += (other_kind ? " and took " : " took ") + and_list(theirs);

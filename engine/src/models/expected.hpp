@@ -21,7 +21,8 @@ using Band = BandRow;
 using Settings = std::initializer_list<std::pair<std::string_view, std::string_view>>;
 // The band of the regime whose runs calibrate `output` of `calculator` on a chip of `kind` under
 // `settings` (a regime limited to some values of a setting — its applies_to "when" — applies only
-// where the calculator gives one of them); null when no regime does or its runs are too few.
+// where the calculator gives one of them; "kind" limits it to some kinds of chip); null when no
+// regime does or its runs are too few.
 const Band* band_for(std::string_view calculator, std::string_view output, ChipKind kind, Settings settings = {});
 
 // A bounded output and the names of its expected range, written beside each calculator's call:

@@ -23,7 +23,13 @@ export function expectedLine(engine: Engine, r: Result, boundOutput: string, uni
   const o = r.outputs;
   const low = num(o[`expected_${boundOutput}_low`]), high = num(o[`expected_${boundOutput}_high`]);
   const shareLow = num(o.expected_share_low), shareHigh = num(o.expected_share_high), runs = num(o.expected_runs);
-  if (low === null || high === null || shareLow === null || shareHigh === null || runs === null) return nothing;
+  if (low === null || high === null || shareLow === null || shareHigh === null || runs === null) {
+    // a bound with no published runs behind it (another fabric, a CPU, a link of the reader's own): said, not left blank
+    const bounded = num(o[boundOutput]);
+    return bounded !== null && bounded > 0
+      ? html`<p class="lab-expected-none">No published runs measured a setup like this one, so this is the bound alone, with no expected range beside it.</p>`
+      : nothing;
+  }
   const pct = (share: number) => engine.format(Math.round(share * 100), 'count');
   // the engine's sentence as it is: it names the published runs' chips as well as the reader's
   const outside = typeof o.expected_outside === 'string' ? o.expected_outside : null;
