@@ -1,7 +1,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, launch, watchedPage, axe } from './harness.mjs';
-import { clean, expectedQuantity as expected, storeCustomChip as customChip, forgetCustom, esc, waitText, labHelpers } from './lab-helpers.mjs';
+import { clean, evaluate, expectedQuantity as expected, storeCustomChip as customChip, forgetCustom, esc, waitText, labHelpers } from './lab-helpers.mjs';
 
 const TAG = 'sl-memory-ladder-lab';
 const LAB = '/labs/memory-ladder/';
@@ -36,10 +36,17 @@ test('size and chips move every rung; the chosen rung\'s derivation; missing run
   await waitText(page, `${TAG} tr[data-rung="hbm"]`, new RegExp(esc(T({ chip, bytes: 4e9, path: 'hbm' }))));
   await change(page, () => field(page, 'chips').fill('4'));
   await waitText(page, `${TAG} tr[data-rung="dcn"]`, new RegExp(esc(T({ chip, bytes: 4e9, chips: 4, path: 'dcn' }))));
+  // the chosen rung's range from published copies over HBM: the engine's, to the digit
+  const copy = evaluate('transfer', { chip, bytes: 4e9, chips: 4, path: 'hbm' }).outputs;
+  assert.equal(Number(await page.locator(`${TAG} .lab-expected`).getAttribute('data-low')), copy.expected_t_s_low);
+  assert.equal(Number(await page.locator(`${TAG} .lab-expected`).getAttribute('data-high')), copy.expected_t_s_high);
   await change(page, () => page.selectOption(`${TAG} .control[data-key="path"] select`, 'ici'));
   await change(page, () => field(page, 'hops').fill('3'));
   await waitOut(page, 't_s', T({ chip, bytes: 4e9, chips: 4, path: 'ici', hops: 3 }));
   await waitText(page, `${TAG} tr[data-rung="ici"]`, new RegExp(esc(T({ chip, bytes: 4e9, chips: 4, path: 'ici', hops: 3 }))));
+  // no published copy crossed ICI: said in words, and every other rung still priced with the ICI hops set
+  await waitText(page, `${TAG} .lab-expected-none`, /No published runs/);
+  assert.match(await rung(page, 'pcie'), new RegExp(esc(T({ chip, bytes: 4e9, chips: 4, path: 'pcie' }))));
   assert.deepEqual(problems, clean);
   await page.close();
 });
