@@ -60,13 +60,16 @@ export class PublishedRunsLayer implements ChartLayer {
     return this.runs() === null ? 'loading' : this.points(r).map((p) => p.run.id).join(',');
   }
 
-  /** the run's settings the chart spreads over, in words: "batch 8, chips 4" */
+  /** the run's settings the chart spreads over, in words after its figure: "on 4 chips at batch 8" */
   private settingsWords(run: PublishedRun, engine: Engine): string {
-    return this.spec.settings.map((k) => `${this.paramLabel(k)} ${this.valueText(k, this.input(run, k), engine)}`).join(', ');
+    return this.spec.settings.map((k) => {
+      const value = this.valueText(k, this.input(run, k), engine);
+      return k === 'chips' ? `on ${value} chips` : `at ${this.paramLabel(k)} ${value}`;
+    }).join(' ');
   }
 
   private label(p: Point, engine: Engine): string {
-    return `${p.run.hardware}, ${p.run.software.split(/[(;,]/)[0].trim()}: ${p.run.published} at ${this.settingsWords(p.run, engine)}` +
+    return `${p.run.hardware}, ${p.run.software.split(/[(;,]/)[0].trim()}: ${p.run.published} ${this.settingsWords(p.run, engine)}` +
       ` (${this.spec.placeWords(p, engine)}); source: ${p.run.source.where}`;
   }
 
@@ -91,7 +94,7 @@ export class PublishedRunsLayer implements ChartLayer {
     const on = this.points(r);
     if (on.length) {
       return html`<p class="lab-published" data-runs=${on.length}><span class="lab-published-mark" aria-hidden="true">◆</span> Published runs of this setup (the diamonds on the chart):
-        ${on.map((p, i) => html`${i ? '; ' : ''}<a href=${p.run.source.url} title=${p.run.source.where}>${p.run.hardware}, ${p.run.published} at ${this.settingsWords(p.run, engine)}</a>`)}.</p>`;
+        ${on.map((p, i) => html`${i ? '; ' : ''}<a href=${p.run.source.url} title=${p.run.source.where}>${p.run.hardware}, ${p.run.published} ${this.settingsWords(p.run, engine)}</a>`)}.</p>`;
     }
     const near = runs.filter((m) => this.differing(m, r, this.spec.near).length === 0);
     if (!near.length) return nothing;
