@@ -47,10 +47,11 @@ function readerValue(r: Result, name: string): unknown {
   return r.inputs[name] ?? r.outputs[name];
 }
 
-/** How far a run's setup lies from the reader's: 0 for the same; another chip first of all; then
- *  the orders of magnitude between numbers, and 1 for each choice that differs. */
-function distance(run: PublishedRun, r: Result, chip: unknown): number {
-  let d = run.inputs.chip === chip ? 0 : 100;
+/** How far a run's setup lies from the reader's: 0 for the same; another chip first of all (one of
+ *  another kind further still: a Mac's nearest copies are other Macs'); then the orders of magnitude
+ *  between numbers, and 1 for each choice that differs. */
+function distance(run: PublishedRun, r: Result, chip: unknown, kindOf: (chip: unknown) => string | undefined): number {
+  let d = run.inputs.chip === chip ? 0 : kindOf(run.inputs.chip) === kindOf(chip) ? 100 : 200;
   for (const [name, v] of Object.entries(run.inputs)) {
     if (name === 'chip') continue;
     const mine = readerValue(r, name);
@@ -69,7 +70,9 @@ export function nearRunsLine(engine: Engine, r: Result, calculator: string, boun
   if (num(r.outputs[`expected_${boundOutput}_low`]) === null) return nothing;
   const runs = runsCalibrating(host, calculator, runsOf, (name) => readerValue(r, name));
   if (!runs?.length) return nothing;
-  const near = runs.map((run) => ({ run, d: distance(run, r, chip) })).sort((a, b) => a.d - b.d).slice(0, 3);
+  const kinds = new Map(engine.chips.map((c) => [c.id, String(c.kind)]));
+  const kindOf = (c: unknown) => (typeof c === 'string' ? kinds.get(c) : typeof c === 'object' && c ? String((c as { kind?: unknown }).kind) : undefined);
+  const near = runs.map((run) => ({ run, d: distance(run, r, chip, kindOf) })).sort((a, b) => a.d - b.d).slice(0, 3);
   const here = near.filter((n) => n.run.inputs.chip === chip).length;
   const lead = here === near.length ? 'The published runs nearest this setup, on this chip'
     : here ? 'The published runs nearest this setup' : 'No published run of this kind used this chip; the nearest';
