@@ -61,6 +61,14 @@ function distance(run: PublishedRun, r: Result, chip: unknown, kindOf: (chip: un
   return d;
 }
 
+/** Each catalog chip's kind, built once per engine (not on every render of a lab). */
+const KINDS = new WeakMap<Engine, Map<string, string>>();
+function chipKinds(engine: Engine): Map<string, string> {
+  let kinds = KINDS.get(engine);
+  if (!kinds) KINDS.set(engine, (kinds = new Map(engine.chips.map((c) => [c.id, String(c.kind)]))));
+  return kinds;
+}
+
 /** Under the range: the published runs behind it nearest the reader's setup (on the reader's chip
  *  first), at most three, each linked to its source with the share of its own bound it reached. For
  *  the labs whose chart draws no runs of its own. Nothing until the runs arrive, or where none
@@ -70,7 +78,7 @@ export function nearRunsLine(engine: Engine, r: Result, calculator: string, boun
   if (num(r.outputs[`expected_${boundOutput}_low`]) === null) return nothing;
   const runs = runsCalibrating(host, calculator, runsOf, (name) => readerValue(r, name));
   if (!runs?.length) return nothing;
-  const kinds = new Map(engine.chips.map((c) => [c.id, String(c.kind)]));
+  const kinds = chipKinds(engine);
   const kindOf = (c: unknown) => (typeof c === 'string' ? kinds.get(c) : typeof c === 'object' && c ? String((c as { kind?: unknown }).kind) : undefined);
   const near = runs.map((run) => ({ run, d: distance(run, r, chip, kindOf) })).sort((a, b) => a.d - b.d).slice(0, 3);
   const here = near.filter((n) => n.run.inputs.chip === chip).length;
