@@ -700,8 +700,9 @@ for (const lab of LABS) {
   const body = `<section class="lab-page">
 <p class="chapter-num">Lab${ch ? ` · Chapter ${ch.chapter}: ${ch.ready ? `<a href="/chapters/${ch.key}/">${esc(ch.title)}</a>` : esc(ch.title)}` : ''}</p>
 <h1>${esc(lab.title)}</h1>
-<p class="lede">${esc(lab.summary)} The settings live in the address bar, so you can share any configuration as a link.</p>
+<p class="lede">${esc(lab.summary)}</p>
 <${lab.element} data-lab="${lab.name}" data-url-state><p class="lab-fallback">This lab runs in your browser and needs JavaScript.</p></${lab.element}>
+<p class="lab-share">The settings live in the address bar, so you can share any configuration as a link.</p>
 </section>`;
   const engine = lab.calc ? variantOfLab(lab.name) : undefined; // the matmul experiment loads no engine
   write(`labs/${lab.name}/index.html`, page({ title: `${lab.title} — scalelab`, description: lab.summary, body, original: ch?.original, kind: 'lab', depth: 2, engine }));
