@@ -23,7 +23,7 @@ test('opens on an RTX 4090 with the engine numbers; every control changes them',
   await page.goto(server.url + LAB + '?chip=rtx-4090');
   await ready(page);
   let p = { chip: 'rtx-4090' };
-  for (const name of ['hours', 'needed_bytes', 'free_bytes', 'adapter_bytes', 'activations_bytes']) {
+  for (const name of ['t_s', 'needed_bytes', 'free_bytes', 'adapter_bytes', 'activations_bytes']) {
     assert.equal(await out(page, name), expected(CALC, p, name), name);
   }
   assert.match(await verdict(page), /It fits/);
@@ -48,10 +48,10 @@ test('opens on an RTX 4090 with the engine numbers; every control changes them',
   p = { ...p, method: 'lora' };
   const typed = [
     ['lora_rank', '64', 'adapter_bytes'],
-    ['tokens', '1e9', 'hours'],
+    ['tokens', '1e9', 't_s'],
     ['sequence_length', '4096', 'activations_bytes'],
     ['micro_batch', '2', 'logits_bytes'],
-    ['mfu', '0.25', 'hours'],
+    ['mfu', '0.25', 't_s'],
   ];
   for (const [key, text, shown] of typed) {
     const before = await out(page, shown);

@@ -35,7 +35,7 @@ export class CanIFineTuneLab extends LabElement<'finetune'> {
     { path: 'measured_tokens_per_s', label: 'I measured: the tokens per second your fine-tune trained at, if you ran it' },
   ];
   readonly outputs: OutputSpec<'finetune'>[] = [
-    { name: 'hours', label: 'training time' }, 'tokens_per_s', 'total_flops', 'needed_bytes', 'usable_bytes', 'free_bytes',
+    { name: 't_s', label: 'training time' }, 'tokens_per_s', 'total_flops', 'needed_bytes', 'usable_bytes', 'free_bytes',
     'shortfall_bytes', 'weights_bytes', 'adapter_bytes', 'grads_bytes', 'optimizer_bytes', 'master_bytes',
     'activations_bytes', 'logits_bytes', 'trainable_params', 'max_micro_batch',
   ];
@@ -88,12 +88,12 @@ export class CanIFineTuneLab extends LabElement<'finetune'> {
 
   protected renderVerdict(r: LabResult<'finetune'>) {
     const o = r.outputs;
-    const time = num(o.days) >= 2 ? this.fmt('days') : this.fmt('hours');
     const on = this.state.chipFacts?.name ?? 'this device';
-    return html`${this.ownDeviceOffer()}<p class="verdict" data-fits=${String(o.fits)} data-limit=${String(o.limit)}>
+    return html`<p class="verdict" data-fits=${String(o.fits)} data-limit=${String(o.limit)}>
       ${o.fits ? html`${this.fitWords(true, 'It fits', '')} on the ${on}.` : html`${this.fitWords(false, '', 'It does not fit')} on the ${on}: ${this.fig('shortfall_bytes')} short, so memory is the binding limit.`}
-      The token budget costs ${this.fig('total_flops')}; at ${this.fig('tokens_per_s')} that is ${time} of training${o.fits ? ', set by the arithmetic rate' : ' once it fits'}.</p>
-      ${this.expected(r, 'tokens_per_s', 'tokens/s', 'the device’s peak (MFU 1)')}
+      The token budget costs ${this.fig('total_flops')}; at ${this.fig('tokens_per_s')} that is ${this.fig('t_s')} of training${o.fits ? ', set by the arithmetic rate' : ' once it fits'}.</p>
+      ${this.ownDeviceOffer()}
+      ${this.expected(r, 't_s', 's', 'the device’s peak (MFU 1)', 'tokens_per_s')}
       ${this.measured(r)}
       ${this.meter(r)}
       <p class="cir-suggestion" data-kind=${String(o.suggestion_kind)}><strong>${o.fits ? 'Room to grow:' : 'First change to try:'}</strong> ${String(o.suggestion)}</p>`;

@@ -217,10 +217,11 @@ export class CanIRunLab extends LabElement<'local_inference'> {
     const split = (Array.isArray(o.devices) ? o.devices : []) as Device[];
     const mixed = Array.isArray(r.inputs.other_devices) && split.length > 1;
     const on = mixed ? split.map((d) => d.name).join(' + ') : devices > 1 ? `${this.engine!.format(devices, 'count')} × ${name}` : `the ${name}`;
-    return html`${this.ownDeviceOffer()}<p class="verdict verdict-${bound}" data-fits=${String(o.fits)}>
+    return html`<p class="verdict verdict-${bound}" data-fits=${String(o.fits)}>
       ${o.fits ? html`${this.fitWords(true, 'It fits', '')} on ${on}.` : html`${this.fitWords(false, '', 'It does not fit')} on ${on}: ${this.state.chipFacts?.kind === 'tpu' ? 'a TPU has no slower memory to spill the rest to, so the times below are what a step would take if it fit' : 'the rest spills to slower memory'}.`}
       At most ${this.fig('tokens_per_s')}, ${bound}-bound (${what} sets the pace);
       the first token after ${article(this.engine!.format(num(o.prompt_tokens), 'count'))} ${this.engine!.format(num(o.prompt_tokens), 'count')}-token prompt takes at least ${this.fig('ttft_s')}.</p>
+      ${this.ownDeviceOffer()}
       ${this.expected(r, 'tokens_per_s', 'tokens/s')}
       ${this.meter(r)}
       ${this.tiers(r)}

@@ -4,7 +4,7 @@
 // product N·D fixed when the reader moves one of them (the "fixed budget" line), with the
 // per-token factor (6, or 8 with remat) read from the engine's own output.
 import { html, nothing, type TemplateResult } from 'lit';
-import { Plot, decadeTicks } from './plot';
+import { Plot, SERIES, decadeTicks } from './plot';
 import { defineLab, type OutputSpec, type LabResult, LabElement, type Control, type ControlSpec } from './lab-element';
 import { isError, type Result } from '../engine';
 
@@ -39,7 +39,7 @@ export class ComputeBudgetLab extends LabElement<'compute_budget'> {
     { path: 'window' },
     { path: 'curve', label: 'loss curve (invented for teaching, or the published Chinchilla fit)' },
   ];
-  readonly hint = 'Try this: drag N up with the budget fixed and watch D shrink while the weight memory grows; then load the MoE example.';
+  readonly hint = 'Try this: drag N up with the budget fixed and watch, in the line above the chart, D shrink while the weights grow; then load the MoE example.';
   protected readonly hasViz = true;
   private sizes: { b: number; bytes: unknown }[] = [];
   private sizesFor: Result | null = null;
@@ -86,6 +86,8 @@ export class ComputeBudgetLab extends LabElement<'compute_budget'> {
     }
     this.product = null;
     this.schedule();
+    // the button sits in the settings, under the verdict it changes: bring the result into view
+    void this.updateComplete.then(() => this.querySelector('.cb-now, .lab-verdict')?.scrollIntoView({ block: 'nearest', behavior: 'smooth' }));
   }
 
   /** the weight memory at each byte size the chapter compares: one engine sweep; of a mixture of
@@ -119,6 +121,11 @@ export class ComputeBudgetLab extends LabElement<'compute_budget'> {
   }
 
   readonly outputs = ROWS;
+
+  /** what the two curves are, under the verdict (above it, it pushed the verdict under a phone's fold) */
+  protected renderAfterVerdict() {
+    return html`<p class="cb-caption">The invented curve is made up to show the shape of the trade-off; it predicts nothing. The Chinchilla line is the published parametric fit of Hoffmann et al. (2022), “Training Compute-Optimal Large Language Models”, for their models and data.</p>`;
+  }
 
   /** the curve is redrawn only when the budget (or the N range) changes; dragging N along a
    *  fixed budget only moves the marker */
@@ -172,7 +179,7 @@ export class ComputeBudgetLab extends LabElement<'compute_budget'> {
       ariaLabel: 'Loss against parameter count N along the fixed-budget line (N·D constant), log x axis',
       ariaDescription: describe(bi.N, bc.N),
       style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
-      color: { legend: true, domain: ['invented curve (not a measurement)', 'Chinchilla fit (Hoffmann et al. 2022)'], range: ['var(--warn)', 'var(--roof)'] },
+      color: { legend: true, domain: ['invented curve (not a measurement)', 'Chinchilla fit (Hoffmann et al. 2022)'], range: [SERIES.others[2], SERIES.memory] },
       x: { type: 'log', label: 'Parameters N (D = budget ÷ (6 or 8 · N)) →', tickFormat: (d: number) => f(d, 'count'), ticks: decadeTicks(10 ** d0, 10 ** d1, width - 76, (d) => f(d, 'count')) },
       y: { label: '↑ Loss', grid: true },
       marks: [
@@ -183,13 +190,10 @@ export class ComputeBudgetLab extends LabElement<'compute_budget'> {
     chart.classList.add('cb-plot');
     const svg = chart instanceof SVGSVGElement ? chart : chart.querySelector('svg');
     if (svg) { svg.dataset.bi = String(bi.N); svg.dataset.bc = String(bc.N); }
-    const legend = host.ownerDocument.createElement('p');
-    legend.className = 'cb-caption';
-    legend.textContent = 'The invented curve is made up to show the shape of the trade-off; it predicts nothing. The Chinchilla line is the published parametric fit of Hoffmann et al. (2022), "Training Compute-Optimal Large Language Models", for their models and data.';
     const line = host.ownerDocument.createElement('p');
     line.className = 'cb-now';
     line.textContent = nowText;
-    host.replaceChildren(line, chart, legend);
+    host.replaceChildren(line, chart);
     this.chart = chart as typeof this.chart;
     this.curveKey = key;
   }

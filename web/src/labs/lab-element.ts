@@ -254,7 +254,7 @@ export abstract class LabElement<C extends CalculatorName = CalculatorName> exte
     const custom = customChip();
     const measured = custom && String(custom.name ?? '').startsWith('This device (measured)');
     const offers = OWN_DEVICES.filter((id) => this.engine!.chipName(id));
-    return html`<p class="lab-own-device">The ${this.state.pin ? 'chip chosen here' : 'page’s chip'}, the ${f.name}, is a ${f.kind === 'tpu' ? 'TPU, a datacenter part' : 'datacenter GPU'}: the answer below is for it. For your own computer:
+    return html`<p class="lab-own-device">The ${this.state.pin ? 'chip chosen here' : 'page’s chip'}, the ${f.name}, is a ${f.kind === 'tpu' ? 'TPU, a datacenter part' : 'datacenter GPU'}: the answer above is for it. For your own computer:
       ${measured ? html`<button type="button" class="lab-button" @click=${() => this.pinned('custom')}>${String(custom!.name)}</button> ` : nothing}${offers.map((id) => html`<button type="button" class="lab-button" @click=${() => this.pinned(id)}>${this.engine!.chipName(id)}</button> `)}
       or measure this device with the chip menu at the top of the page.</p>`;
   }

@@ -5,10 +5,10 @@
 // over the batch, with its critical batch, from the engine's training_comm calculator. Each part
 // per chip and the strategy that prices the degrees are the engine's outputs.
 import { html, nothing } from 'lit';
-import { ChartCache, Plot, reachOf } from './plot';
+import { ChartCache, Plot, SERIES, reachOf } from './plot';
 import { ONE_DEVICE_KINDS, byChip, chipCount, chipsNoun, emptyChips, defineLab, type Control, type LabResult, LabElement, type ControlSpec, type OutputSpec } from './lab-element';
 import { MODEL_PICKER } from './model-picker';
-import { layoutWords } from './words';
+import { OFFLOAD, gpuWords, layoutWords } from './words';
 import { isError, type Result } from '../engine';
 import { measuredLine, percent } from './measured';
 
@@ -48,8 +48,8 @@ export class MemoryBudgetLab extends LabElement<'training_memory'> {
     { path: 'schedule', label: 'pipeline schedule' },
     { path: 'virtual_stages', label: 'interleaved: model chunks per device' },
     { path: 'zero_stage', label: 'ZeRO stage over the data-parallel replicas (1: optimizer state sharded, 2: gradients too, 3: weights too)' },
-    { path: 'optimizer_offload' },
-    { path: 'measured_peak_bytes', label: 'I measured: your run’s peak memory per chip, if you ran it' },
+    { path: 'optimizer_offload', label: OFFLOAD.label, choiceLabels: OFFLOAD.choices },
+    { path: 'measured_peak_bytes', label: (c) => `I measured: your run’s peak memory per ${chipsNoun(c).replace(/s$/, '')}, if you ran it` },
   ];
   /** The schedule matters with pipeline stages, virtual stages with the interleaved one, a ZeRO
    *  stage with data-parallel replicas to shard over. */
@@ -60,7 +60,16 @@ export class MemoryBudgetLab extends LabElement<'training_memory'> {
     if (c.path === 'zero_stage') return above1('dp');
     return undefined;
   }
+  /** One word for the chips on each kind: "GPU" on a datacenter GPU, as the chips field says it,
+   *  "device" on the reader's own. */
+  protected ownWords(text: string): string {
+    const t = super.ownWords(text);
+    return this.state?.chipFacts?.kind === 'datacenter-gpu' ? gpuWords(t) : t;
+  }
   protected hintText() {
+    return this.ownWords(this.hintWords());
+  }
+  private hintWords() {
     return this.state.chipFacts && ONE_DEVICE_KINDS.includes(this.state.chipFacts.kind)
       ? 'Try this: drag the global batch up, or pick a larger model, until the bytes no longer fit in the device’s memory.'
       : `Try this: drag the chips down until the bytes per chip no longer fit in ${this.memoryName()} (FSDP takes the chips the other degrees leave).`;
@@ -92,7 +101,7 @@ export class MemoryBudgetLab extends LabElement<'training_memory'> {
   private evalComm(r: LabResult<'training_memory'>): Comm {
     const d = r.outputs.degrees as Record<string, number> | undefined;
     const strategy = typeof r.outputs.comm_strategy === 'string' ? r.outputs.comm_strategy : null;
-    if (!d || !strategy) return { strategy: '', result: null, error: `One ${this.onOwnDevice() ? 'device' : 'chip'}: no parallelism, so nothing to communicate.`, query: null };
+    if (!d || !strategy) return { strategy: '', result: null, error: `One ${this.ownWords('chip')}: no parallelism, so nothing to communicate.`, query: null };
     const inp = r.inputs;
     const q: O = { strategy, chips: r.outputs.chips };
     for (const k of ['chip', 'chip_overrides', 'model', 'model_overrides', 'batch_tokens', 'T', 'weight_dtype', 'activation_dtype']) if (inp[k] !== undefined) q[k] = inp[k];
@@ -144,22 +153,32 @@ export class MemoryBudgetLab extends LabElement<'training_memory'> {
   protected renderVerdict(r: LabResult<'training_memory'>) {
     const o = r.outputs;
     const fits = o.fits;
-    const f = (v: unknown, u: string) => this.engine!.format(v, u);
-    const c = this.comm.result?.outputs;
     const d = o.degrees as Record<string, number> | undefined;
     const hbm = this.memoryName();
-    const one = this.onOwnDevice() ? 'device' : 'chip';
+    const one = this.ownWords('chip');
     return html`<p class="verdict" data-fits=${String(fits)}>
       ${fits === true ? html`${this.fitWords(true, 'Fits', '')}: ${this.fig('bytes_per_chip')} per ${one} of ${this.fig('hbm_bytes')} ${hbm}.`
         : fits === false ? html`${this.fitWords(false, '', 'Does not fit')}: ${this.fig('bytes_per_chip')} per ${one} against ${this.fig('hbm_bytes')} ${hbm}; ${this.onOwnDevice() ? this.ownFixes(r) : html`perfectly sharded it needs at least ${this.fig('min_chips')}.`}`
         : html`<strong>Unknown fit</strong>: ${this.fig('bytes_per_chip')} per ${one}, and this ${one} has no memory figure (see the warning; give one with a custom chip).`}
       ${d ? html`Layout: ${layoutWords(d, this.technical, this.count, one)}${Number(r.outputs.chips) > 1 ? html` on ${this.fig('chips')}` : nothing}.` : nothing}</p>
+      ${this.expected(r, 'bytes_per_chip', 'bytes', 'this estimate')}
+      ${this.measured(r)}`;
+  }
+
+  /** The communication half, under the memory verdict: its roofline (drawn by drawViz into this
+   *  box) and what it says. The memory bar and its verdict come first, so on a phone the slider,
+   *  the bar it moves and the verdict's first line share one screen (issue 34 §3). */
+  protected renderAfterVerdict(_r: LabResult<'training_memory'>) {
+    const f = (v: unknown, u: string) => this.engine!.format(v, u);
+    const c = this.comm.result?.outputs;
+    const one = this.ownWords('chip');
+    return html`<div class="lab-viz comm-viz"></div>
+      <div class="lab-comm" aria-live="polite">
       ${c ? html`<p class="verdict verdict-${String(c.bound)} comm-verdict"><strong>${String(c.bound) === 'compute' ? 'Compute-bound' : 'Comms-bound'}</strong>: with ${this.choiceText('strategy', this.comm.strategy, 'training_comm')} over the ${this.choiceText('fabric', c.fabric, 'training_comm')},
         per layer the math takes ${f(c.t_math_s, 's')}, communication ${f(c.t_comm_s, 's')}${this.layerModel() ? html` <span class="comm-caveat">(${this.layerModel()})</span>` : nothing}.
         ${num(c.critical_batch_tokens) !== null ? html`Critical batch <span class="fig" data-figure="critical_batch_tokens">${f(c.critical_batch_tokens, 'tokens')}</span> (<span class="fig" data-figure="critical_tokens_per_chip">${f(c.critical_tokens_per_chip, 'tokens')}</span> per ${one}).` : html`This strategy's communication does not shrink with the batch: no critical batch.`}</p>`
         : html`<p class="lb-msg comm-verdict">${this.comm.error}</p>`}
-      ${this.expected(r, 'bytes_per_chip', 'bytes', 'this estimate')}
-      ${this.measured(r)}`;
+      </div>`;
   }
 
   /** on the reader's own device the verdict says what would fit: the engine's "Does not fit … shard
@@ -249,9 +268,9 @@ export class MemoryBudgetLab extends LabElement<'training_memory'> {
         ariaLabel: 'Bytes per chip by part, against the chip\u2019s memory',
         ariaDescription: barDescription,
         style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
-        x: { domain: [0, reach], label: `Bytes per ${this.onOwnDevice() ? 'device' : 'chip'} →`, tickFormat: (d: number) => f(d, 'bytes'), grid: true, ticks: 5 },
+        x: { domain: [0, reach], label: `Bytes per ${this.ownWords('chip')} →`, tickFormat: (d: number) => f(d, 'bytes'), grid: true, ticks: 5 },
         y: { axis: null },
-        color: { legend: true, domain: [...PARTS], range: ['var(--roof)', '#8a63d2', 'var(--warn)', '#c49a00', 'var(--ok)'] },
+        color: { legend: true, domain: [...PARTS], range: ['var(--mem-weights)', 'var(--mem-grads)', 'var(--mem-optimizer)', 'var(--mem-master)', 'var(--mem-activations)'] },
         marks: [
           Plot.barX(parts, Plot.stackX({ x: 'bytes', fill: 'part', y: () => 'chip', ariaHidden: 'true', insetTop: 8, insetBottom: 8, className: 'memory-parts' })),
           hbm !== null ? Plot.ruleX([hbm], { stroke: 'currentColor', strokeWidth: 2.5, ariaHidden: 'true', className: 'hbm-line' }) : null,
@@ -289,7 +308,7 @@ export class MemoryBudgetLab extends LabElement<'training_memory'> {
           style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
           x: { type: 'log', domain: [curve[0].batch, curve[curve.length - 1].batch], label: 'Global batch (tokens) →', tickFormat: (d: number) => f(d, 'count') },
           y: { type: 'log', domain: [Math.min(...ys), Math.max(...ys)], label: '↑ Time per layer', tickFormat: (d: number) => f(d, 's'), grid: true, ticks: 4 },
-          color: { legend: true, domain: ['math per layer', 'communication per layer'], range: ['var(--ok)', 'var(--warn)'] },
+          color: { legend: true, domain: ['math per layer', 'communication per layer'], range: [SERIES.flops, SERIES.comms] },
           marks: [
             Plot.line(rows, { x: 'x', y: 'y', stroke: 'what', strokeWidth: 2, ariaHidden: 'true' }),
             crit !== null ? Plot.ruleX([crit], { stroke: 'currentColor', strokeDasharray: '4 3', ariaHidden: 'true', className: 'critical-batch' }) : null,
@@ -308,8 +327,10 @@ export class MemoryBudgetLab extends LabElement<'training_memory'> {
     } else {
       this.commChart = null;
     }
-    const want = comm ? [bar, comm] : [bar];
-    if (host.children.length !== want.length || want.some((el, i) => host.children[i] !== el)) host.replaceChildren(...want);
+    if (host.firstElementChild !== bar || host.children.length !== 1) host.replaceChildren(bar);
+    // the roofline under the memory verdict (renderAfterVerdict's box)
+    const commBox = this.querySelector<HTMLElement>('.comm-viz');
+    if (commBox && (commBox.firstElementChild !== comm || commBox.children.length !== (comm ? 1 : 0))) commBox.replaceChildren(...(comm ? [comm] : []));
   }
 
   /** the bar's segments stacked anew in the drawn bar's own x scale; false if it cannot */
