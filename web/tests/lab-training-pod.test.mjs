@@ -85,12 +85,13 @@ test('chips left empty on a GPU without a pod size: one chip, and a warning says
   await page.goto(server.url + LAB + '?chip=b200');
   await ready(page);
   await type(page, 'chips', '');
-  await page.waitForFunction((el) => /B200 has no pod size: one chip is assumed/.test(document.querySelector(`${el} .lab-warnings`)?.textContent ?? ''), EL);
+  await page.waitForFunction((el) => /B200 has no pod size: one GPU is assumed/.test(document.querySelector(`${el} .lab-warnings`)?.textContent ?? ''), EL);
   const params = await page.evaluate((el) => document.querySelector(el).params(), EL);
   assert.equal(params.chips, undefined, 'no chips given');
   const r = evaluate(CALC, params);
   assert.equal(r.outputs.chips, 1);
-  for (const o of ['days', 'chip_hours']) assert.equal(await out(page, o), expected(CALC, params, o), o);
+  // a datacenter GPU's chip-hours read as GPU-hours, as its chips field says GPUs
+  for (const o of ['days', 'chip_hours']) assert.equal(await out(page, o), expected(CALC, params, o).replace('chip-hours', 'GPU-hours'), o);
   await noNaN(page);
   assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
   await page.close();
@@ -244,7 +245,7 @@ test('the chart: days against chips at the typed MFU, the expected band, and a p
   const at = await publishedOnChart(page, `${EL} .pod-plot`, mine, (m) => ({ x: m.inputs.chips, y: m.measured.value / m.inputs.chips / 24 }));
   assert.ok(placedAll(at), JSON.stringify(at));
   assert.ok(at.titles[0].includes(mine[0].published), at.titles[0]);
-  assert.ok(at.description.includes(`On the chosen 2,048 chips: ${expected(CALC, { ...setup, chips: 2048 }, 'days')}`), at.description);
+  assert.ok(at.description.includes(`On the chosen 2,048 GPUs: ${expected(CALC, { ...setup, chips: 2048 }, 'days')}`), at.description);
   assert.ok(await page.locator(`${EL} .pod-plot .expected-band`).count() > 0, 'the range published runs reach is shaded');
   assert.equal(await page.locator(`${EL} .lab-published`).getAttribute('data-runs'), '1');
   // I measured: a rate gives the MFU, the run at that pace and its place among published steady-state steps

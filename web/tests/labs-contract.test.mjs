@@ -32,6 +32,9 @@ const OWN_KINDS = new Set(['consumer-gpu', 'workstation-gpu', 'unified-memory', 
 const ONE_DEVICE = new Set(['consumer-gpu', 'unified-memory', 'cpu']);
 /** the labs about the reader's own hardware: they name the chip they answer for */
 const OWN_HARDWARE = new Set(['can-i-run', 'can-i-fine-tune']);
+/** the labs whose chips field says "GPUs" on a datacenter GPU and whose every other word follows
+ *  it ("8 GPUs", "GPU-hours": one word per lab per chip kind) */
+const GPU_WORDS = new Set(['memory-budget', 'training-pod', 'training-comm']);
 
 const SCHEMA = JSON.parse(engine.calculators());
 /** every parameter, output and chip or model field name that is an identifier, not a word */
@@ -223,7 +226,8 @@ function checkPage(got, lab, chip, mode, kind) {
 }
 /** the labs whose main control, its chart and the verdict's first line share the reader's first
  *  screen (issue 34 §3: 375 × 812 and 1280 × 800), checked as the reader meets the lab's page */
-const ONE_SCREEN = new Set(['decode', 'serving', 'roofline', 'collectives', 'sharded-matmul', 'memory-ladder', 'model']);
+const ONE_SCREEN = new Set(['decode', 'serving', 'roofline', 'collectives', 'sharded-matmul', 'memory-ladder', 'model',
+  'memory-budget', 'training-pod', 'training-comm', 'compute-budget', 'can-i-run', 'can-i-fine-tune']);
 
 for (const lab of ENGINE_LABS) {
   test(`${lab.name}: every chip kind, Plain and Technical`, async () => {
@@ -280,7 +284,8 @@ for (const lab of ENGINE_LABS) {
           const unit = engine.outputUnit(lab.calculator, name);
           const formatted = unit === 'bytes' && v < 0 ? `${engine.formatQuantity(-v, unit)} short` : engine.formatQuantity(v, unit);
           // on a reader's own device a count of chips reads as devices ("1 device", "7.79 device-hours")
-          const said = OWN_KINDS.has(c.kind) ? formatted.replace(/\b([Cc])hip(s?)\b/g, (_m, ch, pl) => `${ch === 'C' ? 'D' : 'd'}evice${pl}`) : formatted;
+          const said = OWN_KINDS.has(c.kind) ? formatted.replace(/\b([Cc])hip(s?)\b/g, (_m, ch, pl) => `${ch === 'C' ? 'D' : 'd'}evice${pl}`)
+            : c.kind === 'datacenter-gpu' && GPU_WORDS.has(lab.name) ? formatted.replace(/\b[Cc]hip(s?)\b/g, (_m, pl) => `GPU${pl}`) : formatted;
           assert.equal(text, said, `${lab.name} on ${c.id}: ${name}`);
         }
       }

@@ -6,9 +6,10 @@
 // binding. Every number is the engine's training_comm; this file only picks which points to draw.
 import { html, nothing } from 'lit';
 // Plot is fetched with the engine (./plot), not a static import: it stays off the first paint.
-import { ChartCache, Plot, logLogFrame, moveMarker, showIn, timeAxisY } from './plot';
+import { ChartCache, Plot, SERIES, logLogFrame, moveMarker, showIn, timeAxisY } from './plot';
 import { ONE_DEVICE_KINDS, byChip, chipCount, chipsNoun, emptyChips, defineLab, type ChipFacts, type StartFn, type LabResult, LabElement, type Control, type ControlSpec, type OutputSpec, type OutputName } from './lab-element';
 import { MODEL_PICKER } from './model-picker';
+import { gpuWords } from './words';
 import { isError, type Result } from '../engine';
 
 type O = Record<string, unknown>;
@@ -57,7 +58,8 @@ export class TrainingCommLab extends LabElement<'training_comm'> {
     { path: 'ep', label: 'expert-parallel degree', onlyWith: { strategy: 'ep' }, start: 8 },
   ];
   readonly hint = 'Try this: drag the global batch down and watch the verdict turn comms-bound where the tokens per chip pass the marked critical batch; then switch the strategy to TP and see that the batch no longer moves the bound.';
-  protected hintText() {
+  protected hintText() { return this.ownWords(this.hintWords()); }
+  private hintWords() {
     if (this.state.chipFacts && ownDevice(this.state.chipFacts)) return 'Try this: drag the global batch and watch one device’s layer time grow with its tokens; then pick TPU v5e or H100 in the chip menu, where the chips share the work and the network joins in.';
     // tensor, pipeline and expert parallelism send as much more as the batch adds FLOPs: their bound does not move with it
     const s = String(this.values.get('strategy'));
@@ -82,6 +84,13 @@ export class TrainingCommLab extends LabElement<'training_comm'> {
 
   private curveKey = '';
   private curve = new Map<number, Pt | null>();
+
+  /** One word for the chips on each kind: "GPU" on a datacenter GPU, as the chips field and the
+   *  chart's axis say it ("8 GPUs", "tokens per GPU"), "device" on the reader's own. */
+  protected ownWords(text: string): string {
+    const t = super.ownWords(text);
+    return this.state?.chipFacts?.kind === 'datacenter-gpu' ? gpuWords(t) : t;
+  }
 
   /** switching to EP with a dense model would only earn a refusal: offer the catalog's MoE model */
   protected controlChanged(c: Control) {
@@ -161,8 +170,8 @@ export class TrainingCommLab extends LabElement<'training_comm'> {
     const perLayer = `per layer in the ${String(o.pass)} pass`; // the pass the engine's per-layer figures describe
     const lead = bound === 'compute'
       ? html`the matmuls (${this.fig('t_math_s')} ${perLayer}) outlast ${s.sends} (${this.fig('t_comm_s')}), so the network hides under the FLOPs.`
-      : html`${s.sends} (${this.fig('t_comm_s')} ${perLayer}) outlast the matmuls (${this.fig('t_math_s')}), so the chips wait on the network.`;
-    return html`<p class="verdict verdict-${bound}" data-bound=${bound}><strong>${cap(bound)}-bound</strong> ${s.name} at ${this.fig('tokens_per_chip')} per chip: ${lead}</p>
+      : html`${s.sends} (${this.fig('t_comm_s')} ${perLayer}) outlast the matmuls (${this.fig('t_math_s')}), so the ${this.ownWords('chips')} wait on the network.`;
+    return html`<p class="verdict verdict-${bound}" data-bound=${bound}><strong>${cap(bound)}-bound</strong> ${s.name} at ${this.fig('tokens_per_chip')} per ${this.ownWords('chip')}: ${lead}</p>
       ${this.criticalVerdict(r, bound)}
       ${this.expected(r, 't_layer_s', 's', 'the speed of the layer-time bound (math and communication overlapped)')}`;
   }
@@ -176,11 +185,11 @@ export class TrainingCommLab extends LabElement<'training_comm'> {
       // span at once, whose bandwidths add: the critical batch is the intensity ÷ those axes
       const axes = num(o.axes_fsdp), alpha = num(o.collective_intensity), crit = num(o.critical_tokens_per_chip)!;
       const split = axes !== null && axes > 1 && alpha !== null && Math.abs(alpha / axes - crit) <= 1e-6 * crit;
-      return html`<p class="verdict-part" data-part="critical">Comms stop binding above the <strong>critical batch of <span class="critical">${this.fig('critical_tokens_per_chip')}</span> per chip</strong>
+      return html`<p class="verdict-part" data-part="critical">Comms stop binding above the <strong>critical batch of <span class="critical">${this.fig('critical_tokens_per_chip')}</span> per ${this.ownWords('chip')}</strong>
         (${this.fig('critical_batch_tokens')} in all on these ${this.fig('chips')}): ${then}.</p>
         ${split ? html`<p class="verdict-part" data-part="intensity">The collective intensity, ${this.fig('collective_intensity')}, divides the chip's FLOP/s by one ICI axis's bandwidth; ${STRATEGY[String(o.strategy)]?.name ?? 'the strategy'} gathers over all ${this.count(axes)} axes it spans at once, whose bandwidths add, so the critical batch is that intensity ÷ ${this.count(axes)}.</p>` : nothing}`;
     }
-    const why = 'The batch does not move this bound: what crosses the network grows with the tokens per chip just as the FLOPs do, so both lines on the plot rise together.';
+    const why = this.ownWords('The batch does not move this bound: what crosses the network grows with the tokens per chip just as the FLOPs do, so both lines on the plot rise together.');
     const strategy = String(o.strategy);
     if (strategy === 'tp' && num(o.tp_limit) !== null) {
       return html`<p class="verdict-part" data-part="critical">${why} The degree moves it: tensor parallelism stays compute-bound up to ${this.count(Math.floor(num(o.tp_limit)!))}-way for this model (the matmuls and the collectives take equal time at a degree of ${this.fig('tp_limit')})${num(o.critical_F) !== null ? html`, or, at this degree, while the MLP is at least ${this.fig('critical_F')} wide` : nothing}.</p>`;
@@ -222,16 +231,16 @@ export class TrainingCommLab extends LabElement<'training_comm'> {
     // the rule in the right half of the log axis: its label goes to its left
     const critRight = critShown && Math.log(crit / xs[0]) > 0.5 * Math.log(xs[xs.length - 1] / xs[0]);
     const width = this.vizWidth();
-    const description = `Per-layer time against tokens per chip, both axes logarithmic, for ${STRATEGY[String(o.strategy)]?.name ?? String(o.strategy)}. ` +
+    const description = this.ownWords(`Per-layer time against tokens per chip, both axes logarithmic, for ${STRATEGY[String(o.strategy)]?.name ?? String(o.strategy)}. ` +
       `${crit !== null ? `The communication line crosses the FLOP line at the critical batch, ${this.veils('critical_tokens_per_chip') || this.veils('critical_batch_tokens') ? 'hidden until you check your prediction' : `${f(crit, 'tokens')} per chip`}; below it the layer is comms-bound. ` : 'The two lines run parallel: the batch does not change which one binds. '}` +
-      `At ${f(now, 'tokens')} per chip the FLOPs take ${this.fmt('t_math_s')} and the communication ${this.fmt('t_comm_s')}: ${String(o.bound)}-bound.`;
+      `At ${f(now, 'tokens')} per chip the FLOPs take ${this.fmt('t_math_s')} and the communication ${this.fmt('t_comm_s')}: ${String(o.bound)}-bound.`);
     // same curve as the last drawing: move the batch marker only (the plot's own scales place it)
     const chartKey = JSON.stringify([key, xs, crit, width]);
     const drawn = this.charts.get(chartKey);
     if (drawn && moveMarker(drawn, now, tNow, description)) return showIn(host, drawn);
     const chart = Plot.plot({
       ...logLogFrame({ width, description, format: f, ariaLabel: 'Per-layer FLOP time and communication time against tokens per chip, from the engine',
-        xLabel: `Tokens per ${chipsNoun(this.state.chipFacts).replace(/s$/, '')} →`, yLabel: '↑ Time per layer', xDomain: [xs[0], xs[xs.length - 1]], color: { domain: ['FLOPs (matmuls)', 'communication'], range: ['var(--ok)', 'var(--warn)'] } }),
+        xLabel: `Tokens per ${chipsNoun(this.state.chipFacts).replace(/s$/, '')} →`, yLabel: '↑ Time per layer', xDomain: [xs[0], xs[xs.length - 1]], color: { domain: ['FLOPs (matmuls)', 'communication'], range: [SERIES.flops, SERIES.comms] } }),
       marks: [
         ...timeAxisY(f, '↑ Time per layer'),
         // the comm line dashed: for TP, PP and EP the two lines run parallel and may nearly coincide

@@ -5,7 +5,7 @@
 import { html, nothing } from 'lit';
 import { ONE_DEVICE_KINDS, byChip, chipsNoun, emptyChips, defineLab, type StartFn, type LabResult, LabElement, type Control, type ControlSpec, type OutputSpec } from './lab-element';
 import { MODEL_PICKER } from './model-picker';
-import { layoutWords } from './words';
+import { OFFLOAD, gpuWords, layoutWords } from './words';
 import { DECADES, Plot, powerOfTwoTicks, reachOf } from './plot';
 import { PublishedRunsLayer } from './published-layer';
 import { isError, type Result } from '../engine';
@@ -77,8 +77,9 @@ export class TrainingPodLab extends LabElement<'training_run'> {
     { path: 'virtual_stages', label: 'interleaved: model chunks per device', onlyWith: { schedule: 'interleaved' } },
     { path: 'checkpointing', label: 'rematerialisation policy', start: 'block' },
     { path: 'accounting' },
-    { path: 'optimizer_offload' },
-    { path: 'measured_tokens_per_s', label: 'I measured: training tokens per second of your run, all chips together; the MFU then follows from it' },
+    { path: 'optimizer_offload', label: OFFLOAD.label, choiceLabels: OFFLOAD.choices },
+    // one parenthesis: the unit's, which the control adds
+    { path: 'measured_tokens_per_s', label: (c) => (c && ONE_DEVICE_KINDS.includes(c.kind) ? 'I measured: training tokens per second of your run; the MFU follows from it' : `I measured: training tokens per second of your run, all ${chipsNoun(c)} together; the MFU follows from it`) },
   ];
   readonly hint = 'Try this: halve the chips and watch the days double while the fastest layout changes; then lower the MFU.';
   protected hintText() {
@@ -99,11 +100,23 @@ export class TrainingPodLab extends LabElement<'training_run'> {
   private curveKey = '';
   private curve: DPt[] = [];
 
-  readonly outputs: OutputSpec<'training_run'>[] = [
+  readonly outputs: OutputSpec<'training_run'>[] = ((lab: TrainingPodLab) => [
     // the unit says chip-hours (device-hours, GPU-hours): the label does not say it again
     'total_flops', 'achieved_flops_per_s', 'days', { name: 'chip_hours', label: 'Compute time, summed over the run' }, 'cost_usd', 'min_chips_memory',
-    'days_at_min_chips', 'bytes_per_chip', 'layouts_evaluated', 'layouts_fitting',
-  ];
+    // the engine's bytes per chip are the run's own layout (FSDP over every chip) with the whole
+    // batch in one pass; each searched layout below holds its own (its micro-batches, its degrees):
+    // two figures, two meanings, each said
+    { name: 'bytes_per_chip', get label() { return lab.onOwnDevice() ? 'Bytes on the device, the whole batch in one pass' : `Bytes per ${lab.chipWord()}, the state spread evenly and the whole batch in one pass`; } },
+    'days_at_min_chips', 'layouts_evaluated', 'layouts_fitting',
+  ] as OutputSpec<'training_run'>[])(this);
+  /** One word for the chips on each kind: "GPU" on a datacenter GPU, as the chips field says it
+   *  ("1,024 GPUs", "GPU-hours"), "device" on the reader's own. */
+  protected ownWords(text: string): string {
+    const t = super.ownWords(text);
+    return this.state?.chipFacts?.kind === 'datacenter-gpu' ? gpuWords(t) : t;
+  }
+  /** "chip", or "GPU" on a datacenter GPU (the word the lab's chips field uses) */
+  private chipWord(): string { return chipsNoun(this.state.chipFacts).replace(/s$/, ''); }
 
   /** A measured rate sets the MFU: the typed MFU is not asked for beside it. */
   protected controlApplies(c: Control): boolean | undefined {
@@ -169,7 +182,7 @@ export class TrainingPodLab extends LabElement<'training_run'> {
     if (!pts.length || chips === null || now === null) { host.replaceChildren(); return; }
     const band = pts.filter((p) => p.low !== null && p.high !== null);
     const width = this.vizWidth();
-    const units = this.onOwnDevice() ? 'devices' : 'chips';
+    const units = chipsNoun(this.state.chipFacts);
     const description = `Days to train against ${units}, both axes logarithmic, at ${f(num(o.mfu) ?? 0, 'ratio')} MFU: from ${f(pts[0].days, 'days')} on ${f(pts[0].chips, 'count')} ${units} to ${f(pts[pts.length - 1].days, 'days')} on ${f(pts[pts.length - 1].chips, 'count')}.` +
       `${band.length ? ' The shaded band is the range published whole runs reach.' : ''} On the chosen ${f(chips, 'count')} ${units}: ${f(now, 'days')}.` + this.runs.describe(r, e);
     const terms = ['at the MFU set here', ...(band.length ? ['published runs reach'] : [])];
@@ -177,9 +190,9 @@ export class TrainingPodLab extends LabElement<'training_run'> {
     const chart = Plot.plot({
       // (room for "10,000 days" on the left and the last chip count's label on the right)
       width, height, marginLeft: 100, marginRight: 30, marginBottom: 42, marginTop: 24,
-      ariaLabel: 'Days to train against the number of chips, from the engine', ariaDescription: description,
+      ariaLabel: `Days to train against the number of ${chipsNoun(this.state.chipFacts)}, from the engine`, ariaDescription: description,
       style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
-      x: { type: 'log', base: 2, label: this.onOwnDevice() ? 'Devices →' : 'Chips →', tickFormat: (d: number) => f(d, 'count'), ticks: powerOfTwoTicks(pts[0].chips, pts[pts.length - 1].chips, width - 130) },
+      x: { type: 'log', base: 2, label: `${chipsNoun(this.state.chipFacts).replace(/^./, (c) => c.toUpperCase())} →`, tickFormat: (d: number) => f(d, 'count'), ticks: powerOfTwoTicks(pts[0].chips, pts[pts.length - 1].chips, width - 130) },
       // a tick every 64 px or so: on a phone the days may span less than a decade, whose 1-2-3 ticks crowd
       // the y domain takes in every point drawn (the marker was above the top tick on a Mac)
       y: { type: 'log', label: '↑ Time to train', grid: true, ticks: DAY_DECADES, tickFormat: (d: number) => f(d, 'days'),
@@ -261,7 +274,7 @@ export class TrainingPodLab extends LabElement<'training_run'> {
     return html`${base}
       <div class="lb-scroll" role="region" aria-label="Layouts that fit" tabindex="0"><table class="lb-table layouts">
         <caption>${shown.length ? `Layout search: the ${shown.length === layouts.length ? '' : `${shown.length} `}fastest of the ${f(o.layouts_fitting, 'count')} layouts that fit, by step time` : 'Layout search: no layout fits on these chips'}</caption>
-        <thead><tr><th scope="col">rank</th>${this.degreeHeads(ranked)}<th scope="col">set-up</th><th scope="col">step</th><th scope="col" title=${this.ownWords("the MFU this layout reaches at its step's bound: 6·P·D over the chips' peak for that time, below 1 by attention, recomputation, the bubble and communication it cannot hide; the run as a whole is at the MFU above")}>best MFU</th><th scope="col">bound by</th><th scope="col">${this.ownWords('bytes per chip')}</th></tr></thead>
+        <thead><tr><th scope="col">rank</th>${this.degreeHeads(ranked)}<th scope="col">set-up</th><th scope="col">step</th><th scope="col" title=${this.ownWords("the MFU this layout reaches at its step's bound: 6·P·D over the chips' peak for that time, below 1 by attention, recomputation, the bubble and communication it cannot hide; the run as a whole is at the MFU above")}>best MFU</th><th scope="col">bound by</th><th scope="col">${this.onOwnDevice() ? 'bytes on the device' : `bytes per ${this.chipWord()}`} in this layout</th></tr></thead>
         <tbody>${shown.length ? shown.map((l, i) => html`<tr><td>${i + 1}</td>${this.degreeCells(l, ranked)}<td class="lb-setup">${this.setupWords(l)}</td><td>${f(l.step_s, 's')}</td><td>${f(l.mfu, 'ratio')}</td><td>${boundWords(l.bound)}</td><td>${f(l.bytes_per_chip, 'bytes')}</td></tr>`)
           : html`<tr><td colspan=${ranked.length + 6}>No layout fits on these chips.</td></tr>`}</tbody>
       </table></div>
