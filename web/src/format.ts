@@ -54,7 +54,7 @@ export function fieldText(v: unknown, unit?: string): string {
     }
   }
   // a whole number with no exact scale, in groups of three as people write it ("4,194,304")
-  if (Number.isInteger(v) && a >= 1e4 && a < 1e16) return v.toLocaleString('en-US');
+  if (Number.isInteger(v) && a >= 1e3 && a < 1e16) return v.toLocaleString('en-US');
   if (v === 0 || (a < 1e16 && a >= 1e-3)) return plain;
   const sci = v.toExponential().replace('e+', 'e').replace(/\.?0+e/, 'e');
   return !plain.includes('e') && plain.length <= sci.length ? plain : sci;

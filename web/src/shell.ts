@@ -144,8 +144,9 @@ function chipFormFields(fields: ParamSchema[]): Field[] {
   return out;
 }
 /** The engine's doc line under a field, where it says more than the label in a reader's words (a
- *  kind's identifiers, "HBM"/"TensorCores" said of every chip and "fp32 peak" beside "FP32 peak" are not). */
-const DOC_HIDDEN = /^(kind|hbm_bytes|hbm_bytes_per_s|cores_per_chip|flops_per_s\..*)$/;
+ *  kind's identifiers, "HBM"/"TensorCores" said of every chip, "fp32 peak" beside "FP32 peak" and
+ *  "price per chip-hour" under "Price per hour" on a card of the reader's own are not). */
+const DOC_HIDDEN = /^(kind|hbm_bytes|hbm_bytes_per_s|cores_per_chip|price_per_hour_usd|flops_per_s\..*)$/;
 function grouped(fields: Field[]): { title: string; folded: boolean; fields: Field[] }[] {
   const left = new Set(fields);
   return CHIP_GROUPS.map((g) => {

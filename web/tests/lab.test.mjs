@@ -107,7 +107,7 @@ test('a malformed URL state gives the defaults and a visible notice', async () =
   // chip= on a lab's own page is the page's chip: the page says it knows no such chip
   assert.match(await page.locator('.address-notice').innerText(), /“nope” that is not in the catalog/);
   assert.equal(await page.locator('.control[data-key="B"] input[type=text]').inputValue(), '512');
-  assert.equal(await page.locator('.control[data-key="D"] input[type=text]').inputValue(), '8192');
+  assert.equal(await page.locator('.control[data-key="D"] input[type=text]').inputValue(), '8,192');
   assert.match(await page.locator('.lab-verdict').innerText(), /Compute-bound/);
   assert.deepEqual(problems.errors, []);
   assert.deepEqual(problems.thirdParty, []);
