@@ -93,7 +93,7 @@ export class CanIFineTuneLab extends LabElement<'finetune'> {
       ${o.fits ? html`${this.fitWords(true, 'It fits', '')} on the ${on}.` : html`${this.fitWords(false, '', 'It does not fit')} on the ${on}: ${this.fig('shortfall_bytes')} short, so memory is the binding limit.`}
       The token budget costs ${this.fig('total_flops')}; at ${this.fig('tokens_per_s')} that is ${this.fig('t_s')} of training${o.fits ? ', set by the arithmetic rate' : ' once it fits'}.</p>
       ${this.ownDeviceOffer()}
-      ${this.expected(r, 't_s', 's', 'the device’s peak (MFU 1)', 'tokens_per_s')}
+      ${this.expected(r, 't_s', 's', 'the device’s 16-bit peak', 'tokens_per_s')}
       ${this.measured(r)}
       ${this.meter(r)}
       <p class="cir-suggestion" data-kind=${String(o.suggestion_kind)}><strong>${o.fits ? 'Room to grow:' : 'First change to try:'}</strong> ${String(o.suggestion)}</p>`;

@@ -80,6 +80,11 @@ export class ComputeBudgetLab extends LabElement<'compute_budget'> {
     </div>`;
   }
   private useMoeExample() {
+    // with the budget fixed, D moves the other way as N does (as when N is typed)
+    const n0 = this.values.get('N'), d0 = this.values.get('D');
+    if (this.fixedBudget && typeof n0 === 'number' && typeof d0 === 'number' && n0 > 0) {
+      this.setValue(this.builtControls.find((x) => x.path === 'D')!, Number(((n0 * d0) / MOE_EXAMPLE.N).toPrecision(4)));
+    }
     for (const [k, v] of Object.entries(MOE_EXAMPLE)) {
       const c = this.builtControls.find((x) => x.path === k)!;
       this.setValue(c, v);
@@ -111,7 +116,7 @@ export class ComputeBudgetLab extends LabElement<'compute_budget'> {
     const sizes = this.sizes;
     return html`<p class="verdict">A budget of <strong>${this.fig('train_flops')}</strong>
       (${f(o.flops_per_param_per_token, '')} × N × D)
-      ${o.t_s == null ? html`— the ${this.state.chipFacts?.name ?? 'chip'} has no bf16 rate in the catalog, so no time` : html`takes <strong>${this.fig('t_s')}</strong> at the ${this.state.chipFacts?.name ?? 'chip'}'s peak`}.
+      ${o.t_s == null ? html`— the ${this.state.chipFacts?.name ?? 'chip'} has no bf16 rate in the catalog, so no time` : html`takes <strong>${this.fig('t_s')}</strong> on one ${this.state.chipFacts?.name ?? 'chip'} at its peak`}.
       ${o.moe_total_bytes != null
         ? html`The weights fill ${this.fig('moe_total_bytes')} stored, of which each token uses ${this.fig('moe_active_bytes')}${o.weight_read_s == null ? nothing : html`, read in ${this.fig('weight_read_s')}`}.`
         : html`The weights fill ${this.fig('weight_bytes')}${o.weight_read_s == null ? nothing : html` and take ${this.fig('weight_read_s')} to read once`}.`}</p>

@@ -144,6 +144,9 @@ export class TrainingCommLab extends LabElement<'training_comm'> {
     return this.weights;
   }
 
+  /** on one device the verdict says there is nothing to communicate: the engine's note is not listed again */
+  protected warningShown(w: string, r: LabResult<'training_comm'>): boolean { return !(this.alone(r) && /^One (device|chip)\b/.test(w)); }
+
   /** one chip: nothing crosses a network; the layer is its matmuls */
   private alone(r: LabResult<'training_comm'>): boolean {
     return num(r.outputs.chips) === 1 && !num(r.outputs.t_comm_s);
@@ -240,7 +243,7 @@ export class TrainingCommLab extends LabElement<'training_comm'> {
     if (drawn && moveMarker(drawn, now, tNow, description)) return showIn(host, drawn);
     const chart = Plot.plot({
       ...logLogFrame({ width, description, format: f, ariaLabel: 'Per-layer FLOP time and communication time against tokens per chip, from the engine',
-        xLabel: `Tokens per ${chipsNoun(this.state.chipFacts).replace(/s$/, '')} →`, yLabel: '↑ Time per layer', xDomain: [xs[0], xs[xs.length - 1]], color: { domain: ['FLOPs (matmuls)', 'communication'], range: [SERIES.flops, SERIES.comms] } }),
+        xLabel: `Tokens per ${chipsNoun(this.state.chipFacts).replace(/s$/, '')} →`, yLabel: '↑ Time per layer', xDomain: [xs[0], xs[xs.length - 1]], color: this.alone(r) ? { domain: ['FLOPs (matmuls)'], range: [SERIES.flops] } : { domain: ['FLOPs (matmuls)', 'communication'], range: [SERIES.flops, SERIES.comms] } }),
       marks: [
         ...timeAxisY(f, '↑ Time per layer'),
         // the comm line dashed: for TP, PP and EP the two lines run parallel and may nearly coincide

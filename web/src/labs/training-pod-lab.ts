@@ -31,15 +31,14 @@ const boundWords = (b: unknown) => BOUND_WORDS[String(b)] ?? String(b).replace(/
 const ZERO_STAGES: Record<string, string> = { 0: '0: each replica holds the whole state', 1: '1: optimizer state sharded', 2: '2: gradients sharded too', 3: '3: weights sharded too (FSDP)' };
 /** The days axis's ticks (values in days): round in the unit the engine writes them in — hours
  *  under two days, minutes under two hours, as DECADES of that unit — so a narrow axis reads
- *  "30 min, 1 h, 2 h", not "28.8 min, 43.2 min"; an axis over two decades or more keeps decades of
- *  days (Plot labels a wide log axis only near powers of ten). */
+ *  "30 min, 1 h, 2 h", not "28.8 min, 43.2 min"; however wide the axis (as decades of days, a wide
+ *  one read "14.4 min, 28.8 min, 1.2 h"). */
 const unitOf = (days: number) => (days >= 1 ? 1 : days >= 1 / 24 ? 1 / 24 : 1 / 1440);
 const DAY_DECADES = {
   floor: (x: number) => x,
   offset: (x: number) => x,
   range(lo: number, hi: number): number[] {
     const [a, b] = [Math.min(lo, hi), Math.max(lo, hi)];
-    if (b >= 100 * a) return DECADES.range(a, b);
     // each stretch of the axis in its own unit: minutes below an hour, hours below a day, days
     const ticks: number[] = [];
     for (const [from, to, u] of [[a, Math.min(b, 1 / 24), 1 / 1440], [Math.max(a, 1 / 24), Math.min(b, 1), 1 / 24], [Math.max(a, 1), b, 1]]) {
@@ -69,7 +68,7 @@ export class TrainingPodLab extends LabElement<'training_run'> {
     { path: 'price_per_hour_usd', label: (c) => (c && ONE_DEVICE_KINDS.includes(c.kind) ? 'price per device-hour (empty: none, for a device of your own)' : `price per ${chipsNoun(c).replace(/s$/, '')}-hour (empty: the catalog’s price)`) },
     { path: 'tokens', label: 'training tokens', main: (c) => ONE_DEVICE_KINDS.includes(c.kind), start: byChip({ device: 2.5e9, tpu: 1.5e13, gpu: 1.5e13 }) },
     { path: 'batch_tokens', label: 'global batch (tokens)', start: byChip({ device: 16384, tpu: 4194304, gpu: 4194304 }) },
-    { path: 'compute_dtype' },
+    { path: 'compute_dtype', label: 'arithmetic format of the matmuls' },
     // the settings of a step the layout search tries: "any" leaves each to it, a value narrows it
     { path: 'micro_batch', label: 'sequences per micro-batch' },
     { path: 'zero_stage', label: 'ZeRO stage over the data-parallel replicas', choiceLabels: ZERO_STAGES },
@@ -83,7 +82,7 @@ export class TrainingPodLab extends LabElement<'training_run'> {
   ];
   readonly hint = 'Try this: halve the chips and watch the days double while the fastest layout changes; then lower the MFU.';
   protected hintText() {
-    return this.onOwnDevice() ? 'Try this: raise the training tokens and watch the days grow; then pick a larger model until the training state no longer fits in memory.' : this.hint;
+    return this.onOwnDevice() ? 'Try this: raise the training tokens and watch the time grow; then pick a larger model until the training state no longer fits in memory.' : this.hint;
   }
   protected readonly hasViz = true;
   /** published whole runs of this model on this chip and token count, at their chips and the days
@@ -143,7 +142,7 @@ export class TrainingPodLab extends LabElement<'training_run'> {
         ? html`The training state fits in the ${this.state.chipFacts?.name ?? 'device'}’s memory.`
         : html`The state needs at least ${this.onOwnDevice() ? this.devices(o.min_chips_memory) : this.fig('min_chips_memory')} (${this.fig('days_at_min_chips')} on them).`}
       ${o.fits === false ? this.fitWords(false, '', 'These chips cannot hold the state and activations.') : nothing}
-      ${best ? html`Fastest layout found (the table's first row): <strong class="best-layout">${layoutWords(best, this.technical, this.count, this.ownWords('chip'))}</strong>, ${f(best.step_s, 's')} per step (${boundWords(best.bound)}) at the best MFU that layout can reach, ${f(best.mfu, 'ratio')}; the time above is at ${f(o.mfu, 'ratio')}.` : nothing}
+      ${best ? html`Fastest layout found (the table's first row${this.tied(o) ? `, tied with ${this.tied(o)} more at the same step time` : ''}): <strong class="best-layout">${layoutWords(best, this.technical, this.count, this.ownWords('chip'))}</strong>, ${f(best.step_s, 's')} per step (${boundWords(best.bound)}) at the best MFU that layout can reach, ${f(best.mfu, 'ratio')}; the time above is at ${f(o.mfu, 'ratio')}.` : nothing}
       ${rec ? html`The book's rule of thumb would start from ${layoutWords({ dp: 1, pp: 1, ...rec }, this.technical, this.count, this.ownWords('chip'))}.` : nothing}</p>
       ${this.expected(r, 't_s', 's', 'the chips’ peak FLOP/s')}
       ${this.measured(r)}
@@ -208,6 +207,14 @@ export class TrainingPodLab extends LabElement<'training_run'> {
     });
     chart.classList.add('pod-plot');
     host.replaceChildren(chart);
+  }
+
+  /** How many more of the ranked layouts take the fastest one's step time (a tie is said as one). */
+  private tied(o: Record<string, unknown>): string | null {
+    const ls = (Array.isArray(o.layouts) ? o.layouts : []) as O[];
+    const t = num(ls[0]?.step_s);
+    const n = t === null ? 0 : ls.slice(1).filter((l) => Math.abs((num(l.step_s) ?? Infinity) - t) <= 1e-9 * t).length;
+    return n ? `${this.count(n)}${n === ls.length - 1 && ls.length >= 20 ? ' or more' : ''}` : null;
   }
 
   /** The degrees a table shows: data, FSDP, tensor and pipeline always; context and expert
@@ -283,7 +290,7 @@ export class TrainingPodLab extends LabElement<'training_run'> {
         <thead><tr>${this.degreeHeads(refused)}<th scope="col">set-up</th><th scope="col">reason</th></tr></thead>
         <tbody>${this.distinct(rejected, refused, why).map((l) => html`<tr>${this.degreeCells(l, refused)}<td class="lb-setup">${this.setupWords(l)}</td><td>${this.words(why(l))}</td></tr>`)}</tbody>
       </table></div>` : html`<p class="rejected-none">No layout ${this.onOwnDevice() ? "of this device" : "of these chips"} was rejected.</p>`}
-      ${Object.keys(counts).length ? html`<p class="rejected-counts">Rejected in all: ${Object.entries(counts).map(([k, v], i) => html`${i ? ', ' : ''}${f(v, 'count')} × ${this.technical ? html`<code>${k}</code>` : this.words(reasons[k] ?? k.replace(/_/g, ' '))}`)}.</p>` : nothing}`;
+      ${Object.keys(counts).length ? html`<p class="rejected-counts">Rejected in all: ${Object.entries(counts).map(([k, v], i) => html`${i ? '; ' : ''}${f(v, 'count')} ${v === 1 ? 'layout' : 'layouts'} because ${this.technical ? html`<code>${k}</code>` : this.words(reasons[k] ?? k.replace(/_/g, ' '))}`)}.</p>` : nothing}`;
   }
 }
 
