@@ -44,7 +44,9 @@ const DAY_DECADES = {
     for (const [from, to, u] of [[a, Math.min(b, 1 / 24), 1 / 1440], [Math.max(a, 1 / 24), Math.min(b, 1), 1 / 24], [Math.max(a, 1), b, 1]]) {
       if (to > from * (1 + 1e-9)) ticks.push(...DECADES.range(from / u, to / u).map((v) => v * u));
     }
-    const sorted = [...new Set(ticks.map((t) => Number(t.toPrecision(9))))].sort((x, y) => x - y);
+    // where two stretches meet, a tick a hair from the next unit's first goes ("20 h" under "1 day")
+    const sorted = [...new Set(ticks.map((t) => Number(t.toPrecision(9))))].sort((x, y) => x - y)
+      .filter((t, i, all) => i === all.length - 1 || all[i + 1] > t * 1.3);
     return sorted.length > 8 ? sorted.filter((_, i) => i % 2 === 0) : sorted;
   },
 };
@@ -142,9 +144,9 @@ export class TrainingPodLab extends LabElement<'training_run'> {
         ? html`The training state fits in the ${this.state.chipFacts?.name ?? 'device'}’s memory.`
         : html`The state needs at least ${this.onOwnDevice() ? this.devices(o.min_chips_memory) : this.fig('min_chips_memory')} (${this.fig('days_at_min_chips')} on them).`}
       ${o.fits === false ? this.fitWords(false, '', 'These chips cannot hold the state and activations.') : nothing}
-      ${best ? html`Fastest layout found (the table's first row${this.tied(o) ? `, tied with ${this.tied(o)} more at the same step time` : ''}): <strong class="best-layout">${layoutWords(best, this.technical, this.count, this.ownWords('chip'))}</strong>, ${f(best.step_s, 's')} per step (${boundWords(best.bound)}) at the best MFU that layout can reach, ${f(best.mfu, 'ratio')}; the time above is at ${f(o.mfu, 'ratio')}.` : nothing}
+      ${best ? html`Fastest layout found (the table's first row${this.tied(o) ? `, tied with ${this.tied(o)} at the same step time` : ''}): <strong class="best-layout">${layoutWords(best, this.technical, this.count, this.ownWords('chip'))}</strong>, ${f(best.step_s, 's')} per step (${boundWords(best.bound)}) at the best MFU that layout can reach, ${f(best.mfu, 'ratio')}; the time above is at ${f(o.mfu, 'ratio')}.` : nothing}
       ${rec ? html`The book's rule of thumb would start from ${layoutWords({ dp: 1, pp: 1, ...rec }, this.technical, this.count, this.ownWords('chip'))}.` : nothing}</p>
-      ${this.expected(r, 't_s', 's', 'the chips’ peak FLOP/s')}
+      ${this.expected(r, 't_s', 's', Number(o.chips) === 1 ? 'the chip’s peak FLOP/s' : 'the chips’ peak FLOP/s')}
       ${this.measured(r)}
       ${this.runs.note(r, this.engine!)}`;
   }
@@ -214,7 +216,7 @@ export class TrainingPodLab extends LabElement<'training_run'> {
     const ls = (Array.isArray(o.layouts) ? o.layouts : []) as O[];
     const t = num(ls[0]?.step_s);
     const n = t === null ? 0 : ls.slice(1).filter((l) => Math.abs((num(l.step_s) ?? Infinity) - t) <= 1e-9 * t).length;
-    return n ? `${this.count(n)}${n === ls.length - 1 && ls.length >= 20 ? ' or more' : ''}` : null;
+    return !n ? null : n === 1 ? 'one other' : `${this.count(n)}${n === ls.length - 1 && ls.length >= 20 ? ' or more' : ''} others`;
   }
 
   /** The degrees a table shows: data, FSDP, tensor and pipeline always; context and expert
