@@ -210,6 +210,30 @@ test('model picker: labelled, keyboard, the catalog; each model gives the engine
   assert.equal(await modelSelect(p2).inputValue(), 'llama3-8b');
   assert.deepEqual(pr2, { console: [], errors: [], thirdParty: [] });
   await p2.close();
+
+  // a 16 GB Mac: LLaMA-3 8B in BF16 cannot load — no speed and no chart, no "2 devices"; the
+  // settings that would load, each one the engine loads, and taking one gives its speed
+  const { page: p3, problems: pr3 } = await watchedPage(browser.context, server.url);
+  await p3.goto(server.url + LAB + '?chip=apple-m1');
+  await ready(p3);
+  const mac = await labParams(p3);
+  assert.equal(evaluate('decode', mac).outputs.max_batch, 0, 'LLaMA-3 8B in BF16 holds no sequence on a 16 GB Mac');
+  const said = await p3.locator(`${EL} .lab-verdict`).innerText();
+  assert.match(said, /^It cannot load: LLaMA-3 8B in BF16 needs /);
+  assert.ok(said.includes(expected('decode', mac, 'weight_bytes')), said);
+  assert.doesNotMatch(said, /tokens\/s|0 sequences|2 devices/);
+  assert.equal(await p3.locator(`${EL} .lab-outputs [data-out="tokens_per_s"]`).count(), 0, 'no speed row');
+  assert.equal(await p3.locator(`${EL} .lab-viz svg`).count(), 0, 'no chart of step times');
+  const offers = await p3.locator(`${EL} .lab-verdict button[data-fit]`).evaluateAll((bs) => bs.map((b) => JSON.parse(b.dataset.fit)));
+  assert.ok(offers.length >= 2, 'settings that load are offered');
+  for (const set of offers) assert.ok(evaluate('decode', { ...mac, ...set }).outputs.max_batch >= 1, JSON.stringify(set));
+  const r3 = await rendered(p3);
+  await p3.locator(`${EL} .lab-verdict button[data-fit]`).first().click();
+  await settle(p3, r3);
+  assert.equal(await out(p3, 'tokens_per_s'), expected('decode', { ...mac, ...offers[0] }, 'tokens_per_s'));
+  assert.doesNotMatch(await p3.locator(`${EL} .lab-verdict`).innerText(), /cannot load/);
+  assert.deepEqual(pr3, { console: [], errors: [], thirdParty: [] });
+  await p3.close();
 });
 
 test('headline: dragging the batch up from 1 flips the weight matmuls, and the step, from memory- to compute-bound at the engine\u2019s flip batch; a long context keeps attention memory-bound', async () => {

@@ -45,11 +45,14 @@ test('loads with the engine numbers and the Pareto plot; topology, batch and ran
   const { page, problems } = await watchedPage(browser.context, server.url);
   await page.goto(server.url + LAB);
   await ready(page);
-  let p = sweepParams({ chip: 'tpu-v5e' }, 1, 1e6);
+  let p = sweepParams({ chip: 'tpu-v5e', chips: 64 }, 1, 1024);
   for (const o of ['latency_s', 'tokens_per_s_per_chip', 'cost_per_million_tokens_usd', 'time_to_first_token_s']) assert.equal(await out(page, o), expected(CALC, p, o), o);
   await chartShown(page);
   assert.ok(await page.locator(`${EL} .serving-plot`).count(), 'the Pareto plot');
   assert.ok(await page.locator(`${EL} .operating-point`).count(), 'the chosen point is highlighted');
+  // a TPU opens on a point of the frontier (64 chips at batch 32); the range reaches a batch of 1,024
+  assert.match(await page.locator(`${EL} .lab-verdict`).innerText(), /It is on the Pareto frontier\./);
+  assert.match(await field(page, 'batch_to').inputValue(), /^1,?024$/);
   const r0 = evaluate(CALC, p);
   assert.equal(await page.locator(`${EL} table.serving-points tbody tr`).count(), r0.outputs.points.length, 'every point in the table');
   assert.equal(await page.locator(`${EL} table.serving-points tbody tr:has-text("★")`).count(), r0.outputs.pareto.length, 'the engine\u2019s frontier');
@@ -58,12 +61,12 @@ test('loads with the engine numbers and the Pareto plot; topology, batch and ran
   assert.match(minTopology({ chip: 'tpu-v5e' }), /; a slice has a power of two chips, so the smallest that holds (both|them) has 16 chips/, 'a real slice beside the bare count (9 chips of HBM)');
   // topology
   await type(page, 'chips', '32');
-  p = sweepParams({ chip: 'tpu-v5e', chips: 32 }, 1, 1e6);
+  p = sweepParams({ chip: 'tpu-v5e', chips: 32 }, 1, 1024);
   assert.equal(await out(page, 'tokens_per_s_per_chip'), expected(CALC, p, 'tokens_per_s_per_chip'));
   assert.equal(await out(page, 'latency_s'), expected(CALC, p, 'latency_s'));
   // batch (the highlighted point)
   await type(page, 'batch', '64');
-  p = sweepParams({ chip: 'tpu-v5e', chips: 32, batch: 64 }, 1, 1e6);
+  p = sweepParams({ chip: 'tpu-v5e', chips: 32, batch: 64 }, 1, 1024);
   assert.equal(await out(page, 'cost_per_million_tokens_usd'), expected(CALC, p, 'cost_per_million_tokens_usd'));
   assert.ok(await page.locator(`${EL} table.serving-points tr.chosen:has-text("64")`).count());
   // batch range
@@ -76,6 +79,26 @@ test('loads with the engine numbers and the Pareto plot; topology, batch and ran
   await noNaN(page);
   assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });
   await page.close();
+
+  // a 16 GB Mac: LLaMA-3 8B in BF16 cannot load — no speed, latency or cost; what would load, each
+  // one the engine loads, and taking one gives its numbers
+  const { page: mac, problems: pm } = await watchedPage(browser.context, server.url);
+  await mac.goto(server.url + LAB + '?chip=apple-m1');
+  await ready(mac);
+  const said = await mac.locator(`${EL} .lab-verdict`).innerText();
+  assert.match(said, /^It cannot load: LLaMA-3 8B in BF16 needs \S+ GB for its weights/);
+  assert.doesNotMatch(said, /tokens\/s|0 sequences|devices’ worth/);
+  for (const o of ['latency_s', 'tokens_per_s_per_chip']) assert.equal(await mac.locator(`${EL} .lab-outputs [data-out="${o}"]`).count(), 0, o);
+  const macParams = await mac.evaluate((e) => document.querySelector(e).params(), EL);
+  const offers = await mac.locator(`${EL} .lab-verdict button[data-fit]`).evaluateAll((bs) => bs.map((b) => JSON.parse(b.dataset.fit)));
+  assert.ok(offers.length >= 2, 'settings that load are offered');
+  for (const set of offers) assert.ok(evaluate(CALC, { ...macParams, ...set }).outputs.max_batch >= 1, JSON.stringify(set));
+  const rm = await rendered(mac);
+  await mac.locator(`${EL} .lab-verdict button[data-fit]`).first().click();
+  await settle(mac, rm);
+  assert.equal(await out(mac, 'latency_s'), expected(CALC, { ...macParams, ...offers[0] }, 'latency_s'));
+  assert.deepEqual(pm, { console: [], errors: [], thirdParty: [] });
+  await mac.close();
 });
 
 test('a custom chip works', async () => {
@@ -86,7 +109,7 @@ test('a custom chip works', async () => {
   try {
     await page.goto(server.url + LAB);
     await ready(page);
-    const p = sweepParams({ chip: custom }, 1, 1e6);
+    const p = sweepParams({ chip: custom, chips: 64 }, 1, 1024);
     assert.equal(await out(page, 'cost_per_million_tokens_usd'), expected(CALC, p, 'cost_per_million_tokens_usd'));
     assert.equal(await out(page, 'max_batch'), expected(CALC, p, 'max_batch'));
     await noNaN(page);
@@ -159,19 +182,19 @@ test('model picker: labelled, keyboard, the catalog; each model gives the engine
   await page.keyboard.press('ArrowUp');
   await settle(page, r);
   assert.equal(await sel.inputValue(), 'llama3-8b');
-  const p8 = { chip: 'tpu-v5e', model: 'llama3-8b' };
+  const p8 = { chip: 'tpu-v5e', chips: 64, model: 'llama3-8b' };
   assert.notEqual(expected(CALC, p8, 'latency_s'), before, 'the model changes the result');
   for (const o of ['latency_s', 'tokens_per_s_per_chip', 'cost_per_million_tokens_usd', 'max_batch']) assert.equal(await out(page, o), expected(CALC, p8, o), o);
-  const sweep8 = evaluate(CALC, sweepParams(p8, 1, 1e6));
+  const sweep8 = evaluate(CALC, sweepParams(p8, 1, 1024));
   assert.equal(await page.locator(`${EL} table.serving-points tbody tr`).count(), sweep8.outputs.points.length, 'the sweep is the model\u2019s');
   assert.equal(await page.locator(`${EL} table.serving-points tbody tr:has-text("★")`).count(), sweep8.outputs.pareto.length);
   assert.ok((await page.locator(`${EL} .lab-verdict`).innerText()).includes(minTopology(p8)), 'the minimum topology is the model\u2019s');
   await page.waitForFunction(() => new URLSearchParams(location.search).get('model') === 'llama3-8b');
-  // every catalog model on the default chip; those the 16 chips cannot hold say so (fits = false)
+  // every catalog model on the default chip; those the 64 chips cannot hold say so (fits = false)
   let tooBig = 0;
   for (const m of MODELS) {
     if (m.id !== (await sel.inputValue())) await choose(page, 'model', m.id);
-    const p = { chip: 'tpu-v5e', model: m.id };
+    const p = { chip: 'tpu-v5e', chips: 64, model: m.id };
     const want = evaluate(CALC, p);
     assert.ok(!want.error, m.id);
     assert.equal(await out(page, 'latency_s'), expected(CALC, p, 'latency_s'), m.id);
@@ -186,7 +209,7 @@ test('model picker: labelled, keyboard, the catalog; each model gives the engine
     } else assert.doesNotMatch(verdict, /does not fit/, m.id);
     await noNaN(page);
   }
-  assert.ok(tooBig > 0, 'some catalog model does not fit on 16 v5e chips');
+  assert.ok(tooBig > 0, 'some catalog model does not fit on 64 v5e chips');
   await choose(page, 'model', 'llama3-70b');
   await page.waitForFunction(() => !location.search.includes('model='));
   assert.deepEqual(problems, { console: [], errors: [], thirdParty: [] });

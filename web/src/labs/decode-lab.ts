@@ -10,6 +10,7 @@ import { MODEL_PICKER } from './model-picker';
 import { MEASURED_CONTROL, measuredRateLine } from './measured';
 import { PublishedRunsLayer } from './published-layer';
 import { isError, type Result } from '../engine';
+import { loads, whatFits, type FitChoice } from './own-fit';
 // "Run it here" (issue 38): a 1 KB stub on the lab's own page; the run itself loads on its button
 import '../measure/decode-run/index';
 
@@ -45,8 +46,13 @@ export class DecodeLab extends LabElement<'decode'> {
     MEASURED_CONTROL,
   ];
   readonly hint = 'Try this: drag the batch up from 1 and watch the weight matmuls flip at the marked batch; then raise the context to 8192 and watch the KV reads take over.';
+  protected hintText() {
+    return this.result && this.cannotLoad(this.result) ? 'Try this: take one of the settings that load, above, then drag the batch up from 1 and watch the weight matmuls flip.' : this.hint;
+  }
+  /** a model that cannot load on the reader's own device has no speed: its speed rows are left out */
+  private readonly noSpeed = (r: LabResult<'decode'>) => this.cannotLoad(r);
   readonly outputs: OutputSpec<'decode'>[] = [
-    'step_s', 'tokens_per_s', 'tokens_per_s_per_chip', 't_weights_s', 't_kv_s', 't_math_s',
+    { name: 'step_s', hide: this.noSpeed }, { name: 'tokens_per_s', hide: this.noSpeed }, { name: 'tokens_per_s_per_chip', hide: this.noSpeed }, 't_weights_s', 't_kv_s', 't_math_s',
     // one device exchanges nothing: the engine gives no comms time there, and the row says so
     { name: 't_comm_s', none: (r) => (num(r.inputs.chips) === 1 ? `none: ${this.onOwnDevice() ? 'one device' : 'one chip'} has no model-parallel collectives` : null) },
     'mlp_flip_batch', 'critical_batch', 'kv_crossover_batch', 'max_batch', 'min_chips', 'weight_bytes',
@@ -93,7 +99,39 @@ export class DecodeLab extends LabElement<'decode'> {
     return html`<sl-decode-run model=${model}></sl-decode-run>`;
   }
 
+  /** On the reader's own device, a model whose weights (or one sequence's KV cache besides them)
+   *  do not fit cannot load: the lab gives it no speed and says what would load instead. */
+  protected cannotLoad(r: LabResult<'decode'>): boolean { return this.onOwnDevice() && !loads(r.outputs); }
+  private fitsKey = '';
+  private fits: FitChoice[] = [];
+  private noLoadVerdict(r: LabResult<'decode'>) {
+    const o = r.outputs, params = this.params();
+    const key = JSON.stringify(params);
+    if (key !== this.fitsKey) {
+      this.fitsKey = key;
+      this.fits = whatFits(this.engine!, 'decode', params, this.state.chipFacts?.weightFormats, (id) => this.choiceText('weight_dtype', id));
+    }
+    const model = typeof r.inputs.model === 'string' ? this.engine!.modelName(r.inputs.model) || r.inputs.model : 'This model';
+    const format = this.choiceText('weight_dtype', r.inputs.weight_dtype);
+    const weightsFit = (num(o.free_hbm_bytes) ?? -1) >= 0;
+    const chip = this.state.chipFacts;
+    const holds = chip?.gpuShare && chip.gpuShare < 1 ? html`the GPU of this ${chip.name} may use ${this.fig('slice_hbm_bytes')} of its ${this.memoryName()}` : html`this ${chip?.name ?? 'device'}’s ${this.memoryName()} holds ${this.fig('slice_hbm_bytes')}`;
+    return html`<p class="verdict verdict-nofit" data-part="cannot-load">${this.fitWords(false, '', 'It cannot load')}: ${model} in ${format} needs ${this.fig('weight_bytes')} for its weights${weightsFit
+      ? html` and ${this.fig('kv_bytes_per_sequence')} for one sequence’s KV cache at this context` : nothing}, and ${holds}. So it does not run on this device, and there is no speed to give.
+      ${this.fits.length ? html`These would load: ${this.fits.map((c, i) => html`${i ? (i === this.fits.length - 1 ? ' or ' : ', ') : ''}<button type="button" class="lab-button" data-fit=${JSON.stringify(c.set)} @click=${() => this.useSetting(c.set)}>${c.words}</button>`)}.`
+        : html`No weight format this device runs and no catalog model fits it at this context.`}</p>`;
+  }
+  /** A setting offered in the verdict, taken: its controls move there. */
+  private useSetting(set: Record<string, unknown>) {
+    for (const [k, v] of Object.entries(set)) { const c = this.control(k); if (c) this.setValue(c, v); }
+    this.schedule();
+  }
+  /** the engine's "they need at least N devices" is not the advice on the reader's one device:
+   *  the verdict says what would load instead */
+  protected warningShown(w: string, r: LabResult<'decode'>): boolean { return !(this.cannotLoad(r) && /\bneed at least\b/.test(w)); }
+
   protected renderVerdict(r: LabResult<'decode'>) {
+    if (this.cannotLoad(r)) return this.noLoadVerdict(r);
     const o = r.outputs;
     const bound = String(o.bound);
     const b = this.engine!.format(r.inputs.batch, 'count');
@@ -153,6 +191,7 @@ export class DecodeLab extends LabElement<'decode'> {
   }
 
   protected drawViz(r: LabResult<'decode'>, host: HTMLElement) {
+    host.classList.toggle('lab-viz-none', this.cannotLoad(r)); // (no chart: the box keeps no room)
     // the engine's resolved inputs of this result (defaults filled in), batch varied per point
     const base: O = structuredClone(r.inputs);
     delete base.batch;
@@ -176,7 +215,8 @@ export class DecodeLab extends LabElement<'decode'> {
     for (let x = 1; x <= reach; x *= Math.SQRT2) { const i = Math.round(x); if (xs[xs.length - 1] !== i) xs.push(i); }
     const pts = this.points(base, xs);
     const f = (v: number, u: string) => this.engine!.format(v, u);
-    if (!pts.length) { host.replaceChildren(); return; }
+    // (a model that cannot load on this device has no step time to draw)
+    if (!pts.length || this.cannotLoad(r)) { host.replaceChildren(); return; }
     // one line per term that can bind, on log axes (a flat weight load and a rising FLOP time
     // cross visibly there); a term that is zero everywhere (no comms on one chip) is not drawn
     const terms = TERMS.filter((t) => pts.some((p) => p[t.key] > 0));

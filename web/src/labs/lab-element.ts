@@ -34,7 +34,7 @@ export type OutputName<C extends CalculatorName> = Extract<keyof CalculatorOutpu
  *  the engine gives none (`missing`: why it is not available, in words; `none`: the words that
  *  stand in its place where the empty output is itself the answer, e.g. no comms on one device)
  *  and, rarely, other words than the engine's. */
-export type OutputSpec<C extends CalculatorName> = OutputName<C> | { name: OutputName<C>; label?: string; missing?: string; none?: (r: LabResult<C>) => string | null };
+export type OutputSpec<C extends CalculatorName> = OutputName<C> | { name: OutputName<C>; label?: string; missing?: string; none?: (r: LabResult<C>) => string | null; hide?: (r: LabResult<C>) => boolean };
 /** A result of calculator C: its outputs typed by the engine's declarations. */
 export type LabResult<C extends CalculatorName> = Omit<Result, 'outputs'> & { outputs: CalculatorOutputs[C] & Record<string, unknown> };
 
@@ -414,13 +414,21 @@ export abstract class LabElement<C extends CalculatorName = CalculatorName> exte
    *  output the engine leaves empty is left out, or says why where the lab can. */
   protected renderOutputs(r: LabResult<C>): TemplateResult {
     const specs = (this.outputs ?? Object.keys(r.outputs).filter((k) => ['number', 'string'].includes(typeof r.outputs[k])) as OutputName<C>[])
-      .map((s) => (typeof s === 'string' ? { name: s } : s) as { name: OutputName<C>; label?: string; missing?: string; none?: (r: LabResult<C>) => string | null })
+      .map((s) => (typeof s === 'string' ? { name: s } : s) as { name: OutputName<C>; label?: string; missing?: string; none?: (r: LabResult<C>) => string | null; hide?: (r: LabResult<C>) => boolean })
+      // (a row the lab hides for this result: a speed of a model that cannot load)
+      .filter((s) => !s.hide?.(r))
       .map((s) => ({ ...s, noneText: r.outputs[s.name] == null && s.none ? s.none(r) : null }))
       .filter((s) => r.outputs[s.name] != null || s.missing || s.noneText);
     const bytes = specs.some((s) => this.engine!.unitOf(r, s.name) === 'bytes');
     const empty = (s: { missing?: string; noneText: string | null }) => (s.noneText ? html`<span class="none">${s.noneText}</span>` : html`<span class="na">not available: ${s.missing}</span>`);
-    return html`<dl class="lab-outputs">${specs.map((s) => html`<div data-out=${s.name} class=${s.noneText ? 'wide' : ''}><dt>${cap(s.label ?? this.outputLabel(s.name))}${this.technical ? html` <code class="o-name">(${s.name})</code>` : nothing}</dt><dd>${r.outputs[s.name] == null ? empty(s) : this.fmt(s.name)}</dd></div>`)}</dl>
+    return html`<dl class="lab-outputs">${specs.map((s) => html`<div data-out=${s.name} class=${s.noneText ? 'wide' : ''}><dt>${cap(s.label ?? this.outputLabel(s.name))}${this.technical ? html` <code class="o-name">(${s.name})</code>` : nothing}</dt>${r.outputs[s.name] == null ? html`<dd>${empty(s)}</dd>` : this.valueCell(s.name)}</div>`)}</dl>
       ${bytes ? this.renderMemoryUnits() : nothing}`;
+  }
+  /** A table value: a number and its unit never break apart ("5.93 GB", "6 × 10²⁰ FLOPs"); a
+   *  value in words (a layout, a sentence) wraps as text does. */
+  private valueCell(name: OutputName<C>): TemplateResult {
+    const text = this.fmt(name);
+    return html`<dd class=${text.length <= 28 ? 'nowrap' : ''}>${text}</dd>`;
   }
   /** Memory is shown in decimal units, said once in words: with the chip's own memory where that
    *  is a whole number of GiB (a "24 GB" card holds 24 GiB, 25.8 GB). */

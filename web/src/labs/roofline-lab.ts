@@ -58,8 +58,8 @@ export class RooflineLab extends LabElement<'roofline'> {
     const other = bound === 'compute' ? 'moving the bytes' : 'the math';
     const ratio = bound === 'compute' ? tm / tc : tc / tm;
     return html`<p class="verdict verdict-${bound}"><strong>${bound[0].toUpperCase() + bound.slice(1)}-bound</strong>:
-      ${what} takes ${this.engine!.format(bound === 'compute' ? tm : tc, 's')}, ${Number.isFinite(ratio) ? html`<span class="ratio">${ratio.toPrecision(3)}×</span> as long as ${other}` : nothing}
-      (${this.engine!.format(bound === 'compute' ? tc : tm, 's')}).
+      ${what} takes <span class="nowrap">${this.engine!.format(bound === 'compute' ? tm : tc, 's')}</span>, ${Number.isFinite(ratio) ? html`<span class="ratio nowrap">${ratio.toPrecision(3)}×</span> as long as ${other}` : nothing}
+      (<span class="nowrap">${this.engine!.format(bound === 'compute' ? tc : tm, 's')}</span>).
       Intensity ${this.fig('intensity')} against the ${this.state.chipFacts?.name ?? 'chip'}'s ${this.fig('critical_intensity')}.</p>
       ${this.expected(r, 't_lower_s', 's', 'the speed of the full-overlap bound')}`;
   }

@@ -6,7 +6,7 @@
 // This file only chooses which batches and topologies to ask for; every number is the engine's.
 import { html, nothing, render, type TemplateResult } from 'lit';
 import { DECADES, Plot, SERIES, timeAxisY } from './plot';
-import { byChip, chipCount, defineLab, type LabResult, LabElement, type Control, type ControlSpec, type OutputSpec } from './lab-element';
+import { ONE_DEVICE_KINDS, byChip, chipCount, defineLab, type LabResult, LabElement, type Control, type ControlSpec, type OutputSpec } from './lab-element';
 import { MODEL_PICKER } from './model-picker';
 import { counted } from './words';
 
@@ -16,25 +16,31 @@ const TOPOLOGY_COLOURS = [...SERIES.others];
 import { MEASURED_CONTROL, MEASURED_TTFT_CONTROL, measuredRateLine, measuredTtftLine } from './measured';
 import { PublishedRunsLayer } from './published-layer';
 import { isError, type Result } from '../engine';
+import { loads, whatFits, type FitChoice } from './own-fit';
 
 type O = Record<string, unknown>;
 interface SPoint { batch: number; chips: number; step_s: number; latency_s: number; time_to_first_token_s: number; throughput_tokens_per_s: number; tokens_per_s_per_chip: number; qps_per_chip: number; cost_per_million_tokens_usd: number | null; bound: string; fits: boolean; pareto?: boolean; chosen?: boolean }
 
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 const FROM = 'sweep.batch.0', TO = 'sweep.batch.1';
+/** the largest batch the sweep reaches when the reader gives none */
+const BATCH_TO = 1024;
 
 export class ServingLab extends LabElement<'serving'> {
   readonly controls: ControlSpec[] = [
     { path: 'batch', label: 'batch to highlight', main: true, start: byChip({ device: 4, tpu: 32, gpu: 32 }) },
     { ...MODEL_PICKER, start: byChip({ device: 'llama3-8b', tpu: 'llama3-70b', gpu: 'llama3-70b' }) },
-    { path: 'chips', label: 'topology: chips per model replica', start: chipCount(16) },
+    // (a TPU opens on 64 chips: the sweep's topologies reach ×4, and on a TPU the engine gives a
+    // bigger slice the same tokens per chip sooner, so a point of 16 chips opened off the frontier)
+    { path: 'chips', label: 'topology: chips per model replica', start: chipCount(64) },
     { path: FROM, key: 'batch_from', label: 'batch range: smallest batch swept' },
     { path: TO, key: 'batch_to', label: 'batch range: largest batch swept' },
     { path: 'prompt_tokens' },
     { path: 'decode_tokens' },
     { path: 'weight_dtype', label: 'weight format' },
     { path: 'kv_dtype', label: 'KV-cache format' },
-    { path: 'price_per_hour_usd', label: 'price per chip-hour (empty: the chip’s catalog price)' },
+    // (the label names its unit, so no "(US dollars)" follows it; an own device has no catalog price)
+    { path: 'price_per_hour_usd', label: (c) => (c && ONE_DEVICE_KINDS.includes(c.kind) ? 'price per device-hour in US dollars; empty: no price, so no cost' : 'price per chip-hour in US dollars; empty: the catalog’s price') },
     { path: 'disaggregated', label: 'prefill on separate servers' },
     MEASURED_CONTROL,
     MEASURED_TTFT_CONTROL,
@@ -43,15 +49,46 @@ export class ServingLab extends LabElement<'serving'> {
   /** a device with no price shows no cost: the hint watches its tokens per second instead */
   protected hintText() {
     const o = this.result?.outputs as Record<string, unknown> | undefined;
+    if (this.result && this.cannotLoad(this.result)) return 'Try this: take one of the settings that load, above, then drag the highlighted batch up and watch each response take longer.';
     return o && typeof o.cost_per_million_tokens_usd !== 'number'
       ? `Try this: drag the highlighted batch up and watch the tokens per second per ${this.noun()} rise while each response takes longer.` : this.hint;
   }
+  /** a model that cannot load on the reader's own device has no speed, latency or cost: those rows are left out */
+  private readonly noSpeed = (r: LabResult<'serving'>) => this.cannotLoad(r);
   readonly outputs: OutputSpec<'serving'>[] = [
-    'step_s', 'latency_s', 'time_to_first_token_s', 'throughput_tokens_per_s', 'tokens_per_s_per_chip',
-    'qps_per_chip', 'cost_per_million_tokens_usd', 'total_chips', 'max_batch',
+    ...(['step_s', 'latency_s', 'time_to_first_token_s', 'throughput_tokens_per_s', 'tokens_per_s_per_chip', 'qps_per_chip', 'cost_per_million_tokens_usd'] as const)
+      .map((name) => ({ name, hide: this.noSpeed })),
+    'total_chips', 'max_batch',
   ];
+  /** On the reader's own device, a model that holds no sequence cannot load: no speed, and what would load instead. */
+  protected cannotLoad(r: LabResult<'serving'>): boolean { return this.onOwnDevice() && !loads(r.outputs); }
+  private fitsKey = '';
+  private fits: FitChoice[] = [];
+  private noLoadVerdict(r: LabResult<'serving'>) {
+    const params = this.params();
+    const key = JSON.stringify(params);
+    if (key !== this.fitsKey) {
+      this.fitsKey = key;
+      this.fits = whatFits(this.engine!, 'serving', params, this.state.chipFacts?.weightFormats, (id) => this.choiceText('weight_dtype', id));
+    }
+    const model = typeof r.inputs.model === 'string' ? this.engine!.modelName(r.inputs.model) || r.inputs.model : 'This model';
+    const m = this.minTopology, chip = this.state.chipFacts, b = (v: number) => this.engine!.format(v, 'bytes');
+    const holds = m.holds_bytes == null ? '' : chip?.gpuShare && chip.gpuShare < 1 ? `the GPU of this ${chip.name} may use ${b(m.holds_bytes)} of its ${this.memoryName()}`
+      : `this ${chip?.name ?? 'device'}’s ${this.memoryName()} holds ${b(m.holds_bytes)}`;
+    const need = m.weight_bytes == null || m.holds_bytes == null ? html`holds no sequence in this ${chip?.name ?? 'device'}’s memory at this request’s length.`
+      : m.weight_bytes > m.holds_bytes ? html`needs ${b(m.weight_bytes)} for its weights, and ${holds}.`
+      : html`needs ${b(m.weight_bytes)} for its weights, and ${holds}: no room is left for one sequence’s KV cache at this request’s length.`;
+    return html`<p class="verdict" data-part="cannot-load">${this.fitWords(false, '', 'It cannot load')}: ${model} in ${this.choiceText('weight_dtype', r.inputs.weight_dtype)} ${need}
+      So it does not run on this device, and there is no speed, latency or cost to give.
+      ${this.fits.length ? html`These would load: ${this.fits.map((c, i) => html`${i ? (i === this.fits.length - 1 ? ' or ' : ', ') : ''}<button type="button" class="lab-button" data-fit=${JSON.stringify(c.set)} @click=${() => this.useSetting(c.set)}>${c.words}</button>`)}.`
+        : html`No weight format this device runs and no catalog model fits it at this length.`}</p>`;
+  }
+  private useSetting(set: Record<string, unknown>) {
+    for (const [k, v] of Object.entries(set)) { const c = this.control(k); if (c) this.setValue(c, v); }
+    this.schedule();
+  }
   protected readonly hasViz = true;
-  private minTopology: { min_chips: number | null; min_chips_for_batch: number | null; min_slice_chips: number | null; error: string | null } = { min_chips: null, min_chips_for_batch: null, min_slice_chips: null, error: null };
+  private minTopology: { min_chips: number | null; min_chips_for_batch: number | null; min_slice_chips: number | null; weight_bytes?: number | null; holds_bytes?: number | null; error: string | null } = { min_chips: null, min_chips_for_batch: null, min_slice_chips: null, error: null };
   private chart: ReturnType<typeof Plot.plot> | null = null;
   /** what the layers showed when the chart was drawn (a change draws it again) */
   private chartLayers = '';
@@ -72,7 +109,9 @@ export class ServingLab extends LabElement<'serving'> {
    *  default range is that schema's whole range. */
   protected adjustControl(c: Control): Control {
     if (c.path === FROM) c.schema = { ...c.schema, default: c.schema.min ?? null };
-    if (c.path === TO) c.schema = { ...c.schema, default: c.schema.max ?? null };
+    // (the sweep reaches a batch of 1,024 sequences by default, past what fits in most setups; the
+    // schema's million is reachable by typing it)
+    if (c.path === TO) c.schema = { ...c.schema, default: Math.min(c.schema.max ?? BATCH_TO, BATCH_TO) };
     return c;
   }
 
@@ -144,7 +183,8 @@ export class ServingLab extends LabElement<'serving'> {
       this.minKey = dk;
       const r = this.engine.evaluate('decode', d, { steps: false });
       this.minTopology = isError(r) ? { min_chips: null, min_chips_for_batch: null, min_slice_chips: null, error: r.error.message }
-        : { min_chips: num(r.outputs.min_chips), min_chips_for_batch: num(r.outputs.min_chips_for_batch), min_slice_chips: num(r.outputs.min_slice_chips), error: null };
+        : { min_chips: num(r.outputs.min_chips), min_chips_for_batch: num(r.outputs.min_chips_for_batch), min_slice_chips: num(r.outputs.min_slice_chips),
+          weight_bytes: num(r.outputs.weight_bytes), holds_bytes: num(r.outputs.slice_hbm_bytes), error: null };
     }
   }
 
@@ -175,6 +215,7 @@ export class ServingLab extends LabElement<'serving'> {
   }
 
   protected renderVerdict(r: LabResult<'serving'>) {
+    if (this.cannotLoad(r)) return this.noLoadVerdict(r);
     const o = r.outputs;
     const chosen = this.points(r).find((p) => p.chosen);
     const n = (v: number) => this.engine!.format(v, 'count');
@@ -191,6 +232,7 @@ export class ServingLab extends LabElement<'serving'> {
   }
 
   protected drawViz(r: LabResult<'serving'>, host: HTMLElement) {
+    host.classList.toggle('lab-viz-none', this.cannotLoad(r)); // (no chart: the box keeps no room)
     const pts = this.points(r);
     const f = (v: unknown, u: string) => this.engine!.format(v, u);
     const fit = pts.filter((p) => p.fits && p.latency_s > 0 && p.tokens_per_s_per_chip > 0);
@@ -229,6 +271,7 @@ export class ServingLab extends LabElement<'serving'> {
     host.replaceChildren();
     this.chart = null;
     this.chartLayers = layers;
+    if (this.cannotLoad(r)) return; // (a model that cannot load: no point to draw, the verdict says what would load)
     if (fit.length) {
       const chart = Plot.plot({
         width,
