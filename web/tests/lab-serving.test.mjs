@@ -31,11 +31,12 @@ function minTopology(params) {
   for (const k of ['model', 'chip', 'weight_dtype', 'kv_dtype', 'compute_dtype']) if (s[k] !== undefined) d[k] = s[k];
   const o = evaluate('decode', d).outputs;
   const q = (n) => engine.formatQuantity(n, 'count');
-  const worth = (k) => (k === 1 ? `${q(1)} chip’s` : `${q(k)} chips’`);
+  // a slice is a TPU's; a GPU sweep takes GPUs in powers of two (and a datacenter GPU is counted in GPUs)
+  const tpu = String(params.chip).startsWith('tpu');
+  const noun = tpu ? 'chip' : 'GPU';
+  const worth = (k) => (k === 1 ? `${q(1)} ${noun}’s` : `${q(k)} ${noun}s’`);
   const batch = o.min_chips_for_batch > o.min_chips ? o.min_chips_for_batch : null;
   const slice = o.min_slice_chips > (batch ?? o.min_chips) ? o.min_slice_chips : null;
-  // a slice is a TPU's; a GPU sweep takes GPUs in powers of two
-  const tpu = String(params.chip).startsWith('tpu');
   return `The weights need ${worth(o.min_chips)} worth of HBM${batch !== null ? `; with the KV cache of a batch of ${q(s.batch)} at ${q(d.context)} tokens, ${worth(batch)}` : ''}${slice === null ? ''
     : tpu ? `; a slice has a power of two chips, so the smallest that holds ${batch !== null ? 'both' : 'them'} has ${q(slice)} chip${slice === 1 ? '' : 's'}`
     : `; the sweep takes GPUs in powers of two, so the fewest that hold ${batch !== null ? 'both' : 'them'} are ${q(slice)} GPU${slice === 1 ? '' : 's'}`}.`;

@@ -223,7 +223,7 @@ test('Cancel mid-run terminates the Worker; progress was shown', async () => {
   assert.equal(await page.locator(EL).getAttribute('data-run-state'), 'cancelled');
   assert.equal(await page.evaluate(() => window.__slMatmulLiveWorkers), 0);
   assert.equal(await settledWorkers(page), 0, 'Chromium reports no Worker left');
-  assert.match(await shownText(page), /Cancelled: the Worker was stopped/);
+  assert.match(await shownText(page), /Cancelled: the background run was stopped/);
   // and a new run works afterwards
   await page.evaluate(() => { window.__slMatmulTestHooks = {}; });
   await page.locator(`${EL} select`).selectOption('128');

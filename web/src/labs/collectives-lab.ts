@@ -3,7 +3,7 @@
 // as the array shrinks (a plot of engine evaluations), a ring animating hop by hop, and on
 // GPUs the NVLink / leaf / spine levels. Every number is the engine's `collective`.
 import { html, nothing, render, svg, type TemplateResult } from 'lit';
-import { ChartCache, Plot, SERIES, decadeTicks, showIn } from './plot';
+import { ChartCache, DECADES, NARROW_CHART_PX, Plot, SERIES, decadeTicks, labelMargin, showIn } from './plot';
 import { levelWords } from './words';
 import { runsCalibrating } from '../published-runs';
 import { ONE_DEVICE_KINDS, byChip, defineLab, type ChipFacts, type StartFn, type OutputName, type LabResult, LabElement, type Control, type ControlSpec } from './lab-element';
@@ -32,7 +32,9 @@ export class CollectivesLab extends LabElement<'collective'> {
     ...Array.from({ length: AXES }, (_, i) => ({ path: `axes.${i}`, key: `axis${i}`, label: `mesh axis ${'XYZ'[i]} size (empty: not used)`, ...(i === 0 ? { start: ONE_DEVICE } : {}) })),
     { path: 'wraparound', schema: { type: 'choice', choices: [AUTO, 'on', 'off'], default: AUTO }, choiceLabels: { [AUTO]: "as the chip's torus does", on: 'on: every axis a ring', off: 'off: every axis an open line' }, label: 'ICI: axes wrap around into rings' },
     { path: 'bidirectional', label: 'ICI: links carry data both ways' },
-    { path: 'fabric', label: 'network' },
+    // (the networks this kind of chip is built with: a TPU's torus and its pod's DCN, a GPU's NVLink
+    // node and InfiniBand between nodes; "from the chip" and the one in use stay listed)
+    { path: 'fabric', label: 'network', offers: (v, c) => v === AUTO || !c || (c.kind === 'tpu' ? ['ici', 'dcn'] : ['nvlink', 'ib_fat_tree']).includes(v) },
     { path: 'nodes', label: 'GPU nodes in the group (InfiniBand fat tree)' },
     { path: 'sharp', label: 'GPU: in-network reduction (SHARP)' },
   ];
@@ -41,10 +43,11 @@ export class CollectivesLab extends LabElement<'collective'> {
   protected hintText() {
     // the reader's one device, which the engine cannot price a collective on: the hint points to the chips it offers
     if (this.refusal?.field && this.onOwnDevice()) return 'Try this: see a collective on TPU v5e or H100 (the buttons above), then shrink the array size until the verdict turns latency-bound.';
-    return this.result && this.result.outputs.t_latency_s === 0
-      // (a GPU's network menu offers InfiniBand between nodes; a TPU's hops are on its ICI torus)
-      ? `Try this: double an axis and see how the time changes; then switch the network to ${this.state?.chipFacts?.kind === 'tpu' ? 'the ICI torus' : 'InfiniBand (between nodes)'}, whose hops cost latency, and shrink the array until the verdict turns latency-bound.`
-      : this.hint;
+    if (!this.result || this.result.outputs.t_latency_s !== 0) return this.hint;
+    // (a TPU's hops cost latency on its ICI torus; the catalog gives a GPU's NVLink and InfiniBand none)
+    return this.state?.chipFacts?.kind === 'tpu'
+      ? 'Try this: double an axis and see how the time changes; then switch the network to the ICI torus, whose hops cost latency, and shrink the array until the verdict turns latency-bound.'
+      : 'Try this: double an axis and see how the time changes. The catalog gives this GPU’s NVLink and InfiniBand no hop latency, so no array size turns the collective latency-bound here; on a TPU’s ICI torus (the chip menu) one does.';
   }
   protected readonly hasViz = true;
   private hop = 0;
@@ -269,8 +272,11 @@ export class CollectivesLab extends LabElement<'collective'> {
     });
     this.flip = flip;
     const width = this.vizWidth();
+    // on a phone, a left margin that holds the time labels of the decades drawn, no more
+    const ts = pts.map((p) => p.t).filter((t) => t > 0);
+    const left = width < NARROW_CHART_PX && ts.length ? labelMargin(DECADES.range(Math.min(...ts), Math.max(...ts)).map((d) => f(d, 's'))) : 70;
     const chart = Plot.plot({
-      width, height: Math.round(Math.min(320, width * 0.55)), marginLeft: 70, marginRight: 28, marginBottom: 42, // room for the last tick's label
+      width, height: Math.round(Math.min(320, width * 0.55)), marginLeft: left, marginRight: 28, marginBottom: 42, // room for the last tick's label
       ariaLabel: 'Collective time against array size, log–log: the bandwidth term, the latency term and the time',
       ariaDescription: describe(),
       style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },

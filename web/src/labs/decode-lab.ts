@@ -5,7 +5,7 @@
 // apart. Every number is the engine's; this file only chooses which points to draw.
 import { html, nothing } from 'lit';
 import { ChartCache, Plot, SERIES, logLogFrame, moveMarker, timeAxisY } from './plot';
-import { byChip, chipCount, defineLab, type LabResult, LabElement, type ControlSpec, type OutputSpec } from './lab-element';
+import { byChip, chipCount, defineLab, type Control, type LabResult, LabElement, type ControlSpec, type OutputSpec } from './lab-element';
 import { MODEL_PICKER } from './model-picker';
 import { MEASURED_CONTROL, measuredRateLine } from './measured';
 import { PublishedRunsLayer } from './published-layer';
@@ -28,6 +28,8 @@ const TERMS = [
 const KV_REACH_CAP = 4096;
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 const cap = (s: string) => s[0].toUpperCase() + s.slice(1);
+/** the smallest and largest positive value */
+const extent = (vs: number[]): [number, number] => { const p = vs.filter((v) => v > 0); return [Math.min(...p), Math.max(...p)]; };
 
 export class DecodeLab extends LabElement<'decode'> {
   // the preset: a model on a small slice (one device, four TPU chips, a GPU node) with short
@@ -47,15 +49,20 @@ export class DecodeLab extends LabElement<'decode'> {
   ];
   readonly hint = 'Try this: drag the batch up from 1 and watch the weight matmuls flip at the marked batch; then raise the context to 8192 and watch the KV reads take over.';
   protected hintText() {
-    return this.result && this.cannotLoad(this.result) ? 'Try this: take one of the settings that load, above, then drag the batch up from 1 and watch the weight matmuls flip.' : this.hint;
+    if (this.result && this.cannotLoad(this.result)) return 'Try this: take one of the settings that load, above, then drag the batch up from 1 and watch the weight matmuls flip.';
+    // (one card's memory may hold too few sequences of 8,192 tokens to reach the KV crossover: no promise there)
+    return this.onOwnDevice() ? 'Try this: drag the batch up from 1 and watch the weight matmuls flip at the marked batch; then raise the context and watch the KV reads grow toward the weight reads, and the memory limit come down.' : this.hint;
   }
+  /** the model-parallel sharding matters only over two or more chips */
+  protected controlApplies(c: Control): boolean | undefined { return c.path === 'sharding' && this.values.get('chips') === 1 ? false : undefined; }
   /** a model that cannot load on the reader's own device has no speed: its speed rows are left out */
   private readonly noSpeed = (r: LabResult<'decode'>) => this.cannotLoad(r);
   readonly outputs: OutputSpec<'decode'>[] = [
     { name: 'step_s', hide: this.noSpeed }, { name: 'tokens_per_s', hide: this.noSpeed }, { name: 'tokens_per_s_per_chip', hide: this.noSpeed }, 't_weights_s', 't_kv_s', 't_math_s',
     // one device exchanges nothing: the engine gives no comms time there, and the row says so
     { name: 't_comm_s', none: (r) => (num(r.inputs.chips) === 1 ? `none: ${this.onOwnDevice() ? 'one device' : 'one chip'} has no model-parallel collectives` : null) },
-    'mlp_flip_batch', 'critical_batch', 'kv_crossover_batch', 'max_batch', 'min_chips', 'weight_bytes',
+    // (the flip is the critical batch where the two agree: one row, the book's name, not two names for one number)
+    { name: 'mlp_flip_batch', hide: (r) => r.outputs.critical_batch === r.outputs.mlp_flip_batch }, 'critical_batch', 'kv_crossover_batch', 'max_batch', 'min_chips', 'weight_bytes',
     'kv_bytes_per_sequence', 'free_hbm_bytes', 'experts_read_share', 'all_experts_batch',
   ];
   protected readonly hasViz = true;
@@ -239,7 +246,7 @@ export class DecodeLab extends LabElement<'decode'> {
     const last = xs[xs.length - 1];
     const flipShown = flip !== null && flip >= 1 && flip <= last;
     const chart = Plot.plot({
-      ...logLogFrame({ width, description, format: f, ariaLabel: 'Decode step time and its terms against batch size, from the engine',
+      ...logLogFrame({ width, description, format: f, yExtent: extent([...rows.map((d) => d.y), stepNow, ...this.runs.points(r).map((p) => p.y)]), ariaLabel: 'Decode step time and its terms against batch size, from the engine',
         xLabel: 'Batch (sequences) →', yLabel: '↑ Time per step', color: { domain: terms.map((t) => t.label), range: terms.map((t) => t.stroke) } }),
       marks: [
         ...timeAxisY(f, '↑ Time per step'),
@@ -248,7 +255,8 @@ export class DecodeLab extends LabElement<'decode'> {
         flipShown ? Plot.text([flip], { x: (d: number) => d, frameAnchor: 'top', dy: -14, text: () => `matmuls flip at ${f(flip, 'count')}`, textAnchor: 'middle', fill: 'currentColor', ariaHidden: 'true' }) : null,
         // the memory limit: a solid rule, its label running up along it (never across the flip's line)
         maxB !== null && maxB >= 1 && maxB <= last ? Plot.ruleX([maxB], { stroke: 'currentColor', strokeWidth: 2, ariaHidden: 'true', className: 'memory-limit' }) : null,
-        maxB !== null && maxB >= 1 && maxB <= last ? Plot.text([maxB], { x: (d: number) => d, frameAnchor: 'bottom', rotate: -90, dx: -8, dy: -6, text: () => `memory limit ${f(maxB, 'count')}`, textAnchor: 'start', fill: 'currentColor', stroke: 'var(--bg)', strokeWidth: 4, paintOrder: 'stroke', ariaHidden: 'true', className: 'memory-limit' }) : null,
+        // (level at the plot's foot, beside the rule on the side with room: the lines rise away from there)
+        maxB !== null && maxB >= 1 && maxB <= last ? Plot.text([maxB], { x: (d: number) => d, frameAnchor: 'bottom', dy: -6, dx: maxB > Math.sqrt(last) ? -6 : 6, textAnchor: maxB > Math.sqrt(last) ? 'end' : 'start', text: () => `memory limit ${f(maxB, 'count')}`, fill: 'currentColor', stroke: 'var(--bg)', strokeWidth: 4, paintOrder: 'stroke', ariaHidden: 'true', className: 'memory-limit' }) : null,
         Plot.ruleX([b], { stroke: 'currentColor', strokeOpacity: 0.5, ariaHidden: 'true', className: 'batch-rule' }),
         ...this.layerMarks(r, width),
         Plot.dot([{ x: b, y: stepNow }], { x: 'x', y: 'y', r: 6, fill: 'currentColor', stroke: 'var(--bg)', strokeWidth: 2, ariaHidden: 'true', className: 'operating-point' }),

@@ -426,7 +426,7 @@ export abstract class LabElement<C extends CalculatorName = CalculatorName> exte
   }
   /** A table value: a number and its unit never break apart ("5.93 GB", "6 × 10²⁰ FLOPs"); a
    *  value in words (a layout, a sentence) wraps as text does. */
-  private valueCell(name: OutputName<C>): TemplateResult {
+  protected valueCell(name: OutputName<C>): TemplateResult {
     const text = this.fmt(name);
     return html`<dd class=${text.length <= 28 ? 'nowrap' : ''}>${text}</dd>`;
   }

@@ -91,8 +91,10 @@ export class MemoryLadderLab extends LabElement<'transfer'> {
     const fast = have.reduce((a, b) => (b.t! < a.t! ? b : a)), slow = have.reduce((a, b) => (b.t! > a.t! ? b : a));
     const f = (v: unknown, u: string) => this.engine!.format(v, u);
     if (have.length === 1) return html`<p class="verdict">Moving ${f(r.inputs.bytes, 'bytes')} over <strong>${fast.name}</strong> takes ${f(fast.t, 's')}: ${this.onOwnDevice() ? 'this device has no other rung to compare it with — no link joins it to another device' : 'the catalog gives this chip no other rung to compare it with'}${this.state.chipFacts?.kind === 'unified-memory' ? ', and its processors share this one memory, with no PCIe between them' : ''}.</p>`;
-    return html`<p class="verdict">Moving ${f(r.inputs.bytes, 'bytes')}: fastest over <strong>${fast.name}</strong> (${f(fast.t, 's')}),
-      slowest over <strong>${slow.name}</strong> (${f(slow.t, 's')})${fast.t! > 0 ? html`, <span class="ratio">${f(slow.t! / fast.t!, '')}×</span> longer` : nothing}.</p>`;
+    // (a rung's name may carry its own parenthesis, "VMEM (on-chip vector memory)": the time follows
+    // after a comma, a number and its unit on one line)
+    return html`<p class="verdict">Moving <span class="nowrap">${f(r.inputs.bytes, 'bytes')}</span>: fastest over <strong>${fast.name}</strong>, in <span class="nowrap">${f(fast.t, 's')}</span>;
+      slowest over <strong>${slow.name}</strong>, in <span class="nowrap">${f(slow.t, 's')}</span>${fast.t! > 0 ? html`, <span class="ratio nowrap">${f(slow.t! / fast.t!, '')}×</span> longer` : nothing}.</p>`;
   }
 
   protected renderOutputs(r: LabResult<'transfer'>) {

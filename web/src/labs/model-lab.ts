@@ -43,10 +43,14 @@ export class ModelLab extends LabElement<'transformer'> {
     if (!c.path.startsWith('model_overrides.')) return super.renderControl(c);
     const m = this.catalogModel();
     const name = c.path.split('.')[1];
-    const own = m?.[name];
+    // (an expert's MLP width is the model's MLP width where the catalog gives none)
+    const own = m?.[name] ?? (name === 'F_expert' ? m?.F : undefined);
     // the model field's words: Plain drops the identifiers the catalog's doc carries ("(d_model)")
-    const doc = this.technical ? String(c.schema.doc) : name === 'attention' ? 'attention: grouped-query (multi-head and multi-query too) or multi-head latent' : forPeople(String(c.schema.doc));
-    return super.renderControl({ ...c, label: `${doc}${own != null ? ` (model: ${typeof own === 'number' ? this.engine!.format(own, 'count') : this.choiceWords(name, own)})` : ''}; empty keeps the model's` });
+    // ("(default F)": the symbol a Plain reader was not given; the label says what empty keeps)
+    const doc = this.technical ? String(c.schema.doc) : name === 'attention' ? 'attention: grouped-query (multi-head and multi-query too) or multi-head latent' : forPeople(String(c.schema.doc)).replace(/\s*\(default F\)/, '');
+    // what an empty field keeps, said once after the words (a select says it in its first entry)
+    const keeps = c.schema.type === 'choice' ? '' : own != null ? `; empty: the model’s ${typeof own === 'number' ? this.engine!.format(own, 'count') : this.choiceWords(name, own)}` : '; empty: as in the model';
+    return super.renderControl({ ...c, label: `${doc}${keeps}` });
   }
   /** a model's choice field (attention gqa / mla) as the override menu titles it */
   private choiceWords(name: string, v: unknown): string {
@@ -63,18 +67,23 @@ export class ModelLab extends LabElement<'transformer'> {
 
   /** an empty override's slider sits at the catalog model's own value */
   emptyValue(c: Control): unknown {
-    return c.path.startsWith('model_overrides.') ? this.catalogModel()?.[c.path.split('.')[1]] ?? null : super.emptyValue(c);
+    if (!c.path.startsWith('model_overrides.')) return super.emptyValue(c);
+    const m = this.catalogModel(), name = c.path.split('.')[1];
+    return m?.[name] ?? (name === 'F_expert' ? m?.F : null) ?? null;
   }
   protected renderControlsIntro(): TemplateResult {
     return html`<p class="ml-note">Override any dimension below to build your own model: K &lt; N is grouped-query attention (K = 1: multi-query), E &gt; 1 with k active experts is a mixture of experts, multi-head latent attention (MLA) with a latent rank caches a compressed key/value.</p>`;
   }
+
+  /** the parameters bar's place, under the verdict (drawViz draws it there) */
+  protected renderAfterVerdict() { return html`<div class="md-bar-box"></div>`; }
 
   protected renderVerdict(r: LabResult<'transformer'>) {
     const o = r.outputs;
     const moe = (o.params_active as number) < (o.params_total as number);
     return html`<p class="verdict"><strong>${this.fig('params_total')}</strong>${moe ? html` (<strong>${this.fig('params_active')}</strong> active per token)` : nothing};
       ${this.fig('flops_fwd_per_token')} per token forward, ${this.fig('train_flops_per_token')} to train.
-      At T = ${this.engine!.format(r.inputs.T, 'tokens')}, attention is <strong>${(100 * (o.attention_flop_fraction as number)).toPrecision(3)}%</strong> of the training FLOPs;
+      At T = ${this.engine!.format(r.inputs.T, 'tokens')}, attention is <strong>${this.fig('attention_flop_fraction')}</strong> of the training FLOPs;
       the KV cache holds ${this.fig('kv_bytes_per_token')} per token, ${this.fig('kv_bytes_per_sequence')} per sequence.</p>`;
   }
 
@@ -85,7 +94,7 @@ export class ModelLab extends LabElement<'transformer'> {
       ['attention_flops_train', 'Attention FLOPs, training (B·T tokens)'], ['train_flops', 'Training FLOPs (B·T tokens)'],
       ['attention_flop_fraction', 'Attention share of training FLOPs'], ['attention_crossover_T', 'T where attention equals the matmuls'],
       ['kv_bytes_per_token', 'KV cache per token'], ['kv_bytes_per_sequence', 'KV cache per sequence'], ['weight_bytes', 'Weight bytes']];
-    return html`<dl class="lab-outputs">${rows.filter(([n]) => r.outputs[n] != null).map(([n, l]) => html`<div data-out=${n}><dt>${l}</dt><dd>${this.fmt(n)}</dd></div>`)}</dl>`;
+    return html`<dl class="lab-outputs">${rows.filter(([n]) => r.outputs[n] != null).map(([n, l]) => html`<div data-out=${n}><dt>${l}</dt>${this.valueCell(n)}</div>`)}</dl>`;
   }
 
   protected drawViz(r: LabResult<'transformer'>, host: HTMLElement) {
@@ -100,7 +109,7 @@ export class ModelLab extends LabElement<'transformer'> {
     const cross = o.attention_crossover_T as number | null;
     const pct = (x: number) => `${(100 * x).toPrecision(3)}%`;
     const describe = (pts: { T: number; share: number }[]) => `The share grows from ${pct(pts[0]?.share ?? 0)} at T = ${f(pts[0]?.T ?? lo, 'tokens')} to ${pct(pts[pts.length - 1]?.share ?? 0)} at T = ${f(pts[pts.length - 1]?.T ?? hi, 'tokens')}; at T = ${f(T0, 'tokens')} it is ${pct(here.share)}.${cross ? ` Attention equals the matmuls at T ≈ ${f(cross, 'tokens')}.` : ''}`;
-    if (key === this.shareKey && this.shareChart && host.contains(this.shareChart) && this.moveMarker(here)) {
+    if (key === this.shareKey && this.shareChart && host.contains(this.shareChart) && this.querySelector('.md-bar-box')?.firstChild && this.moveMarker(here)) {
       this.shareChart.setAttribute('aria-description', describe(this.sharePts));
       return;
     }
@@ -109,14 +118,19 @@ export class ModelLab extends LabElement<'transformer'> {
       parts.push(...PARTS.map(([k, label]) => ({ part: label, n: (k === 'params_mlp' ? o.params_mlp_active : o[k]) as number, row: 'active per token' })));
     }
     const width = this.vizWidth();
+    // on a phone: a dense model's one bar needs no row label, a mixture's two short ones ("all",
+    // "active"), so the parameters' axis has room for four ticks
+    const narrow = width < NARROW_CHART_PX, rows = parts.length > 4;
+    const rowWords = (row: string) => (narrow ? (row === 'all parameters' ? 'all' : 'active') : row);
+    const left = !narrow ? 110 : rows ? 52 : 14;
     const bar = Plot.plot({
-      width, height: parts.length > 4 ? 130 : 100, marginLeft: 110, marginBottom: 36,
+      width, height: rows ? 130 : 100, marginLeft: left, marginRight: narrow ? 24 : 20, marginBottom: 36,
       ariaLabel: 'Parameters by part, stacked horizontal bar',
       ariaDescription: PARTS.map(([k, l]) => `${l}: ${f(o[k] as number, 'count')}`).join('; ') + '.',
       style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
       color: { legend: true, domain: PARTS.map((p) => p[1]), range: [SERIES.muted, SERIES.kv, SERIES.memory, SERIES.others[2]] },
-      x: { label: 'Parameters →', tickFormat: (d: number) => f(d, 'count'), ticks: tickRoom(width - 130, 2) },
-      y: { label: null },
+      x: { label: 'Parameters →', tickFormat: (d: number) => f(d, 'count'), ticks: tickRoom(width - left - 20, 2) },
+      y: { label: null, axis: narrow && !rows ? null : 'left', tickFormat: rowWords },
       marks: [Plot.barX(parts, Plot.stackX({ y: 'row', x: 'n', fill: 'part', ariaHidden: 'true' }))],
     });
     // attention's share of training FLOPs as T grows: one engine evaluation per point
@@ -128,11 +142,14 @@ export class ModelLab extends LabElement<'transformer'> {
       if (!isError(e)) pts.push({ T, share: e.outputs.attention_flop_fraction as number });
     }
     const share = Plot.plot({
-      width, height: Math.round(Math.max(190, Math.min(240, width * 0.45))), marginLeft: 56, marginRight: 40, marginBottom: 42,
+      // (on a phone the unit once in the axis title and bare counts on the ticks: four of them fit)
+      width, height: Math.round(Math.max(190, Math.min(240, width * 0.45))), marginLeft: narrow ? 44 : 56, marginRight: narrow ? 24 : 40, marginBottom: 42,
       ariaLabel: 'Attention share of training FLOPs against sequence length T, log T axis',
       ariaDescription: describe(pts),
       style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
-      x: { type: 'log', label: 'Sequence length T →', domain: [lo, hi], tickFormat: (d: number) => f(d, 'tokens'), ticks: decadeTicks(lo, hi, width - 96, (d) => f(d, 'tokens')) },
+      x: { type: 'log', label: narrow ? 'Sequence length T (tokens) →' : 'Sequence length T →', domain: [lo, hi], tickFormat: (d: number) => f(d, narrow ? 'count' : 'tokens'),
+        // (a bare count's label, "100,000", is narrower than the 64 px decadeTicks allows each: the room of four)
+        ticks: decadeTicks(lo, hi, width - (narrow ? 52 : 96), (d) => f(d, narrow ? 'count' : 'tokens')) },
       y: { label: '↑ Attention share of training FLOPs', domain: [0, 1], tickFormat: (d: number) => `${Math.round(d * 100)}%`, grid: true },
       marks: [
         Plot.line(pts, { x: 'T', y: 'share', stroke: SERIES.kv, strokeWidth: 2.5, ariaHidden: 'true' }),
@@ -144,8 +161,11 @@ export class ModelLab extends LabElement<'transformer'> {
     });
     bar.classList.add('md-bar');
     share.classList.add('md-share');
-    // the chart the sequence-length slider moves first, right under it; the parameters after
-    host.replaceChildren(share, bar);
+    // the chart the sequence-length slider moves right under it, the verdict next; the parameters
+    // (which the slider does not move) after the verdict
+    host.replaceChildren(share);
+    const barBox = this.querySelector<HTMLElement>('.md-bar-box');
+    if (barBox) barBox.replaceChildren(bar); else host.append(bar);
     this.shareKey = key;
     this.sharePts = pts;
     this.shareChart = share as typeof this.shareChart;

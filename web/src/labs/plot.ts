@@ -111,6 +111,15 @@ export const TIME_DECADES = {
   },
 };
 
+/** A log time axis's ends widened to round times (timeTicks' own steps: 19.2 s → 20 s, 9.53 s →
+ *  9 s), so the first and the last point sit inside a labelled tick, never above the top one. */
+export function roundTimeDomain(lo: number, hi: number, format: (v: number, unit: string) => string): [number, number] {
+  const t = timeTicks(format);
+  const up = t.range(hi, hi * 2.5).find((v) => v >= hi * (1 - 1e-9)) ?? hi;
+  const down = [...t.range(lo / 2.5, lo)].reverse().find((v) => v <= lo * (1 + 1e-9)) ?? lo;
+  return [down, up];
+}
+
 /** A log time y axis with its gridlines, as marks, every tick labelled in the engine's words
  *  (timeTicks): for a chart whose y scale says `axis: null` (logLogFrame's does). */
 export function timeAxisY(format: (v: number, unit: string) => string, label: string) {
@@ -121,9 +130,17 @@ export function timeAxisY(format: (v: number, unit: string) => string, label: st
   ];
 }
 
+/** A left margin that holds these y tick labels and no more (about 7 px a character of the
+ *  charts' 12 px type, the tick and a gap): a phone's plot keeps the width the labels do not need. */
+export function labelMargin(labels: string[], least = 36): number {
+  return Math.max(least, Math.ceil(7 * Math.max(0, ...labels.map((l) => l.length))) + 14);
+}
+
 export function logLogFrame(o: {
   width: number; ariaLabel: string; description: string; xLabel: string; yLabel: string;
   format: (v: number, unit: string) => string; color: { domain: string[]; range: string[] };
+  /** the time axis's ends (the data's): on a phone the left margin then fits its tick labels */
+  yExtent?: [number, number];
   /** the x axis's ends: its ticks then are whole decades, as many as their labels have room for */
   xDomain?: [number, number];
 }) {
@@ -132,7 +149,7 @@ export function logLogFrame(o: {
     // (a phone's plot at least 230 px tall, its left margin enough for "100 ms")
     // (at most 320 px: at a desk the verdict under it starts on the first screen)
     height: Math.round(Math.max(210, Math.min(320, o.width * 0.6))),
-    marginLeft: o.width < NARROW_CHART_PX ? 62 : 80,
+    marginLeft: o.width >= NARROW_CHART_PX ? 80 : o.yExtent ? labelMargin(timeTicks(o.format).range(...o.yExtent).map((v) => o.format(v, 's'))) : 62,
     marginBottom: 42,
     marginTop: 24,
     ariaLabel: o.ariaLabel,

@@ -1,6 +1,6 @@
 // <sl-roofline-lab>: a matmul [B, D] · [D, F] on a chip's roofline (chapter 1).
 import { html, nothing, type TemplateResult } from 'lit';
-import { ChartCache, NARROW_CHART_PX, Plot, showIn } from './plot';
+import { ChartCache, NARROW_CHART_PX, Plot, labelMargin, showIn } from './plot';
 import { runsCalibrating } from '../published-runs';
 import { defineLab, type LabResult, LabElement, type Control, type ControlSpec, type OutputSpec } from './lab-element';
 import { isError, type Result } from '../engine';
@@ -104,10 +104,15 @@ export class RooflineLab extends LabElement<'roofline'> {
     const chartKey = JSON.stringify([roof, lo, hi, width, runs.map((d) => d.words)]);
     this.chart = this.charts.get(chartKey) ?? null;
     if (this.chart && this.movePoint(point, dotFill, label, description + runsWords)) return showIn(host, this.chart);
+    // on a phone the unit once in the axis title, bare counts on the ticks ("300T"), and a margin
+    // that holds them: the plot keeps the width
+    const narrow = width < NARROW_CHART_PX;
+    const yTicks = yDomain ? oneAndThree(yDomain) : null;
+    const yText = (d: number) => f(d, narrow ? 'count' : 'FLOP/s');
     const chart = Plot.plot({
       width,
       height: Math.round(Math.min(340, width * 0.6)),
-      marginLeft: 92,
+      marginLeft: narrow && yTicks ? labelMargin(yTicks.map(yText)) : 92,
       marginRight: 28, // the last tick's label (10,000), whole
       marginBottom: 42,
       ariaLabel: 'Roofline plot: attainable FLOP/s against arithmetic intensity, log–log',
@@ -115,7 +120,7 @@ export class RooflineLab extends LabElement<'roofline'> {
       style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
       x: { type: 'log', label: 'Arithmetic intensity (FLOPs/byte) →', domain: [lo, hi], tickFormat: (d: number) => f(d, d >= 1000 ? 'count' : '') },
       // the y axis spans the roof and room above it (the point lies on the roof), so moving the point keeps the scales
-      y: { type: 'log', domain: yDomain, label: '↑ Attainable FLOP/s', tickFormat: (d: number) => f(d, 'FLOP/s'), ticks: yDomain ? oneAndThree(yDomain) : 4, grid: true },
+      y: { type: 'log', domain: yDomain, label: '↑ Attainable FLOP/s', tickFormat: yText, ticks: yTicks ?? 4, grid: true },
       marks: [
         Plot.areaY(roof, { x: 'x', y: 'y', y1: yDomain ? yDomain[0] : 1, fill: 'var(--roof-fill)', ariaHidden: 'true' }),
         Plot.line(roof, { x: 'x', y: 'y', stroke: 'var(--roof)', strokeWidth: 2.5, ariaHidden: 'true' }),

@@ -5,8 +5,8 @@
 // the smallest topology that holds the model (from the engine's decode calculator).
 // This file only chooses which batches and topologies to ask for; every number is the engine's.
 import { html, nothing, render, type TemplateResult } from 'lit';
-import { DECADES, Plot, SERIES, timeAxisY } from './plot';
-import { ONE_DEVICE_KINDS, byChip, chipCount, defineLab, type LabResult, LabElement, type Control, type ControlSpec, type OutputSpec } from './lab-element';
+import { DECADES, NARROW_CHART_PX, Plot, SERIES, roundTimeDomain, timeAxisY } from './plot';
+import { ONE_DEVICE_KINDS, byChip, chipCount, chipsNoun, defineLab, type LabResult, LabElement, type Control, type ControlSpec, type OutputSpec } from './lab-element';
 import { MODEL_PICKER } from './model-picker';
 import { counted } from './words';
 
@@ -32,7 +32,7 @@ export class ServingLab extends LabElement<'serving'> {
     { ...MODEL_PICKER, start: byChip({ device: 'llama3-8b', tpu: 'llama3-70b', gpu: 'llama3-70b' }) },
     // (a TPU opens on 64 chips: the sweep's topologies reach ×4, and on a TPU the engine gives a
     // bigger slice the same tokens per chip sooner, so a point of 16 chips opened off the frontier)
-    { path: 'chips', label: 'topology: chips per model replica', start: chipCount(64) },
+    { path: 'chips', label: (c) => `topology: ${chipsNoun(c)} per model replica`, start: chipCount(64) },
     { path: FROM, key: 'batch_from', label: 'batch range: smallest batch swept' },
     { path: TO, key: 'batch_to', label: 'batch range: largest batch swept' },
     { path: 'prompt_tokens' },
@@ -195,7 +195,7 @@ export class ServingLab extends LabElement<'serving'> {
   }
 
   /** "chip" on a datacenter part, "device" on the reader's own */
-  private noun(): string { return this.onOwnDevice() ? 'device' : 'chip'; }
+  private noun(): string { return this.onOwnDevice() ? 'device' : this.state.chipFacts?.kind === 'tpu' || !this.state.chipFacts ? 'chip' : 'GPU'; }
   private chipsWord(c: number): string { return counted(c, this.noun(), (v) => this.engine!.format(v, 'count')); }
 
   /** Why the smallest slice can hold more chips than the weights need: the batch's KV cache, and
@@ -273,11 +273,17 @@ export class ServingLab extends LabElement<'serving'> {
     this.chartLayers = layers;
     if (this.cannotLoad(r)) return; // (a model that cannot load: no point to draw, the verdict says what would load)
     if (fit.length) {
+      // on a phone: the legend's topologies as bare counts under one title (one row), y labels in
+      // a narrower margin, a smaller ring (the neighbouring topologies' points stay visible)
+      const narrow = width < NARROW_CHART_PX;
+      const key = (c: number) => (narrow ? this.engine!.format(c, 'count') : this.chipsWord(c));
+      // (the published runs drawn on it inside the axis too)
+      const lat = [...fit.map((p) => p.latency_s), ...this.runs.points(r).map((p) => p.y).filter((y) => y > 0)];
       const chart = Plot.plot({
         width,
         // (short enough that the batch slider above and the plot's x axis share a phone's screen)
         height: Math.round(Math.max(190, Math.min(320, width * 0.55))),
-        marginLeft: 70,
+        marginLeft: narrow ? 50 : 70,
         marginBottom: 42,
         // (room above the plot for the y axis's title, clear of its top tick's label)
         marginTop: 28,
@@ -286,21 +292,27 @@ export class ServingLab extends LabElement<'serving'> {
         style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
         // whole decades, or 1-2-5 within a narrow range (one device's few points): labels apart
         x: { type: 'log', label: `Tokens/s per ${this.noun()} →`, tickFormat: (d: number) => f(d, 'count'), ticks: DECADES },
-        y: { type: 'log', axis: null },
+        // (ends at round times: the top point under a labelled tick)
+        y: { type: 'log', axis: null, domain: roundTimeDomain(Math.min(...lat, shown ? chosen.latency_s : Infinity), Math.max(...lat, shown ? chosen.latency_s : 0), f) },
         // the legend lists the topologies drawn (those with a point that fits), in a categorical scheme readable on both themes
-        color: { legend: true, type: 'ordinal', range: TOPOLOGY_COLOURS, domain: [...new Set(fit.map((p) => p.chips))].sort((a, b) => a - b).map((c) => this.chipsWord(c)) },
+        color: { legend: true, type: 'ordinal', range: TOPOLOGY_COLOURS, domain: [...new Set(fit.map((p) => p.chips))].sort((a, b) => a - b).map(key) },
         marks: [
           ...timeAxisY(f, '↑ Latency per response'),
           Plot.line(frontier, { x: 'tokens_per_s_per_chip', y: 'latency_s', stroke: 'currentColor', strokeOpacity: 0.6, strokeWidth: 1.5, ariaHidden: 'true' }),
-          Plot.dot(fit.filter((d) => !d.pareto), { x: 'tokens_per_s_per_chip', y: 'latency_s', stroke: (d: SPoint) => this.chipsWord(d.chips), fill: 'var(--bg)', r: 4, ariaHidden: 'true' }),
-          Plot.dot(frontier, { x: 'tokens_per_s_per_chip', y: 'latency_s', fill: (d: SPoint) => this.chipsWord(d.chips), r: 4.5, ariaHidden: 'true', className: 'pareto-point' }),
+          // the line named where it starts (its fastest point): the filled points on it are the frontier
+          ...(frontier.length > 1 ? [Plot.text([frontier[0]], { x: 'tokens_per_s_per_chip', y: 'latency_s', text: () => 'Pareto frontier (filled)', dy: -10, dx: 4, textAnchor: 'start', fill: 'currentColor', stroke: 'var(--bg)', strokeWidth: 4, paintOrder: 'stroke', ariaHidden: 'true', className: 'frontier-label' })] : []),
+          Plot.dot(fit.filter((d) => !d.pareto), { x: 'tokens_per_s_per_chip', y: 'latency_s', stroke: (d: SPoint) => key(d.chips), fill: 'var(--bg)', r: 4, ariaHidden: 'true' }),
+          Plot.dot(frontier, { x: 'tokens_per_s_per_chip', y: 'latency_s', fill: (d: SPoint) => key(d.chips), r: 4.5, ariaHidden: 'true', className: 'pareto-point' }),
           // the chosen point (from the main evaluation): a ring, moved in place while the sweep is unchanged
           // (drawn at the first point and hidden when the chosen one is not shown, so it can move in later)
-          Plot.dot([shown ? chosen : fit[0]], { x: 'tokens_per_s_per_chip', y: 'latency_s', r: 9, stroke: 'currentColor', strokeWidth: 2.5, fill: 'none', ariaHidden: 'true', className: 'operating-point' }),
+          Plot.dot([shown ? chosen : fit[0]], { x: 'tokens_per_s_per_chip', y: 'latency_s', r: narrow ? 7 : 9, stroke: 'currentColor', strokeWidth: narrow ? 2 : 2.5, fill: 'none', ariaHidden: 'true', className: 'operating-point' }),
           ...this.layerMarks(r, width),
         ],
       });
       if (!shown) chart.querySelector('.operating-point circle')?.setAttribute('visibility', 'hidden');
+      // the bare counts' title, first in the legend's row
+      const swatches = narrow ? chart.querySelector('[class$="-swatches"], [class*="-swatches "]') : null;
+      if (swatches) { const t = document.createElement('span'); t.className = 'legend-title'; t.textContent = `${this.noun()}s:`; swatches.prepend(t); }
       chart.classList.add('serving-plot');
       host.append(chart);
       this.chart = chart;

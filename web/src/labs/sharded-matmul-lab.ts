@@ -171,7 +171,10 @@ export class ShardedMatmulLab extends LabElement<'sharded_matmul'> {
     const bound = String(o.bound);
     // with nothing to communicate, no contest between math and links: the math alone
     const none = Number(o.t_comm_s) === 0 && !((o.collectives ?? []) as unknown[]).length;
-    return html`<p class="verdict verdict-${bound === 'compute' ? 'compute' : 'comms'}"><strong>Case ${String(o.case)}</strong>: ${CASES[o.case as number] ?? ''}.
+    // a mesh of one device: it holds every array whole, it has no blocks to speak of
+    const devices = Object.values((r.inputs.mesh ?? {}) as Record<string, number>).reduce((a, b) => a * (Number(b) || 1), 1);
+    const words = devices === 1 && Number(o.case) === 1 ? 'one device holds both inputs whole and multiplies them, no communication needed for the product' : CASES[o.case as number] ?? '';
+    return html`<p class="verdict verdict-${bound === 'compute' ? 'compute' : 'comms'}"><strong>Case ${String(o.case)}</strong>: ${words}.
       ${none ? html`<strong>No communication</strong>: the math alone, ${this.fig('t_math_s')}; output ${String(o.output_spec)}.`
         : html`<strong>${bound === 'compute' ? 'Compute-bound' : 'Comms-bound'}</strong>: math ${this.fig('t_math_s')}, communication ${this.fig('t_comm_s')}; output ${String(o.output_spec)}.`}</p>
       ${bound === 'compute' ? this.expected(r, 't_s', 's', 'the chips’ peak math speed (large matmuls)', 't_math_s')

@@ -114,7 +114,7 @@ export class MatmulExperiment extends LitElement {
     this.watchdog = window.setTimeout(() => {
       this.stop();
       this.runState = 'failed';
-      this.failure = `The experiment's Worker sent nothing for ${Math.round(ms / 1000)} s, so it was stopped. Try a smaller size.`;
+      this.failure = `The experiment's background run sent nothing for ${Math.round(ms / 1000)} s, so it was stopped. Try a smaller size.`;
     }, ms);
   }
 
@@ -128,7 +128,7 @@ export class MatmulExperiment extends LitElement {
     this.gpu = null;
     this.failure = '';
     this.fraction = null;
-    this.phaseLabel = 'Starting the Worker';
+    this.phaseLabel = 'Starting the background run';
     this.runState = 'running';
     this.runs++;
     this.progressTimer = window.setTimeout(() => { this.showProgress = true; }, PROGRESS_DELAY_MS);
@@ -226,7 +226,7 @@ export class MatmulExperiment extends LitElement {
       return html`${this.showProgress ? bar : nothing}
         <span data-phase>${this.phaseLabel}${pct == null ? '…' : ` (${pct}%)`}</span>`;
     }
-    if (this.runState === 'cancelled') return html`<span>Cancelled: the Worker was stopped and nothing is running.</span>`;
+    if (this.runState === 'cancelled') return html`<span>Cancelled: the background run was stopped and nothing is running.</span>`;
     if (this.runState === 'done') return html`<span>Done.</span>`;
     return nothing;
   }
