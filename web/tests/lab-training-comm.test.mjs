@@ -100,7 +100,7 @@ test('switching the strategy changes the plot; TP says the batch does not move i
   await page.goto(server.url + LAB + '?chip=rtx-4090&model=llama3-70b');
   await ready(page);
   const alone = await page.locator(`${EL} .lab-verdict .verdict`).innerText();
-  const mem = evaluate('training_memory', { chip: 'rtx-4090', model: 'llama3-70b', chips: 1, batch_tokens: 4096 }).outputs;
+  const mem = evaluate('training_memory', { chip: 'rtx-4090', model: 'llama3-70b', chips: 1, batch_tokens: 4096, checkpointing: 'block' }).outputs;
   assert.equal(mem.fits, false);
   assert.ok(alone.startsWith(`It does not fit on one device: training this model takes at least ${engine.formatQuantity(mem.bytes_per_chip, 'bytes')} (the weights alone ${engine.formatQuantity(mem.params_bytes_per_chip, 'bytes')}`), alone);
   assert.ok(alone.includes(`more than the ${engine.formatQuantity(mem.hbm_bytes, 'bytes')} of GDDR6X memory, so no time is given for it`), alone);

@@ -125,18 +125,22 @@ export class TrainingCommLab extends LabElement<'training_comm'> {
     return name === 'fabric' && typeof v === 'string' ? this.choiceText('fabric', v) : super.fmt(name);
   }
 
-  /** on one device: whether the model's training state overflows its memory (the engine's
-   *  training_memory, with one sequence's activations: the least a step holds), so the verdict
-   *  and the chart do not quote a time for a run that cannot start there */
+  /** whether the model's training state overflows the memory of one device, or of each of several
+   *  chips with the state spread evenly over them (the engine's training_memory, with one sequence's
+   *  activations each: the least a step holds), so the verdict does not quote a time or a range for
+   *  a run that cannot start there as if it could */
   private weightsKey = '';
   private weights: { bytes: number; memory: number; weights: number } | null = null;
-  private weightsOverflow(r: LabResult<'training_comm'>): { bytes: number; memory: number; weights: number } | null {
-    const q: Record<string, unknown> = { chips: 1 };
+  private weightsOverflow(r: LabResult<'training_comm'>, chips = 1): { bytes: number; memory: number; weights: number } | null {
+    // over several chips: the state spread evenly over all of them (FSDP), one sequence each
+    // (with block rematerialisation, as a run this large is trained: without it the activations alone overflow)
+    const q: Record<string, unknown> = { chips, checkpointing: 'block' };
     for (const k of ['chip', 'chip_overrides', 'model', 'model_overrides', 'weight_dtype', 'T']) if (r.inputs[k] !== undefined) q[k] = r.inputs[k];
     const key = JSON.stringify(q);
     if (key !== this.weightsKey) {
       this.weightsKey = key;
-      const m = this.engine!.evaluate('training_memory', { ...q, batch_tokens: num(q.T) ?? undefined }, { steps: false });
+      const T = num(q.T);
+      const m = this.engine!.evaluate('training_memory', { ...q, batch_tokens: T !== null ? T * chips : undefined }, { steps: false });
       const o = isError(m) ? null : m.outputs;
       const bytes = num(o?.bytes_per_chip), memory = num(o?.hbm_bytes), weights = num(o?.params_bytes_per_chip);
       this.weights = bytes !== null && memory !== null && weights !== null && o?.fits === false ? { bytes, memory, weights } : null;
@@ -170,13 +174,20 @@ export class TrainingCommLab extends LabElement<'training_comm'> {
         ${this.expected(r, 't_layer_s', 's', 'the speed of the layer-time bound')}`;
     }
     const s = STRATEGY[String(o.strategy)] ?? { name: String(o.strategy), sends: 'the collectives' };
+    // a state these chips cannot hold even spread evenly: said first, and no published range for a run that cannot start
+    const chips = num(o.chips) ?? 1;
+    const over = this.weightsOverflow(r, chips);
+    const b = (v: number) => this.engine!.format(v, 'bytes');
+    const one = this.ownWords('chip');
+    const noFit = over ? html`<p class="verdict-part" data-part="fit" data-fits="false">${this.fitWords(false, '', 'It does not fit')} on these ${this.fig('chips')}: even spread evenly over all of them, training this model takes ${b(over.bytes)} per ${one}
+      (the weights alone ${b(over.weights)}, then the optimizer state and one sequence's activations), more than the ${b(over.memory)} of ${this.memoryName()}. The times below are the arithmetic of a run that cannot start here: pick a smaller model or more ${this.ownWords('chips')}.</p>` : nothing;
     const perLayer = `per layer in the ${String(o.pass)} pass`; // the pass the engine's per-layer figures describe
     const lead = bound === 'compute'
       ? html`the matmuls (${this.fig('t_math_s')} ${perLayer}) outlast ${s.sends} (${this.fig('t_comm_s')}), so the network hides under the FLOPs.`
       : html`${s.sends} (${this.fig('t_comm_s')} ${perLayer}) outlast the matmuls (${this.fig('t_math_s')}), so the ${this.ownWords('chips')} wait on the network.`;
-    return html`<p class="verdict verdict-${bound}" data-bound=${bound}><strong>${cap(bound)}-bound</strong> ${s.name} at ${this.fig('tokens_per_chip')} per ${this.ownWords('chip')}: ${lead}</p>
+    return html`${noFit}<p class="verdict verdict-${bound}" data-bound=${bound}><strong>${cap(bound)}-bound</strong> ${s.name} at ${this.fig('tokens_per_chip')} per ${this.ownWords('chip')}: ${lead}</p>
       ${this.criticalVerdict(r, bound)}
-      ${this.expected(r, 't_layer_s', 's', 'the speed of the layer-time bound (math and communication overlapped)')}`;
+      ${over ? nothing : this.expected(r, 't_layer_s', 's', 'the speed of the layer-time bound (math and communication overlapped)')}`;
   }
 
   /** where the bound flips: the critical batch per chip, or what moves it when the batch cannot */
