@@ -152,6 +152,35 @@ TEST(Bands, PublishedInferenceRunsLieInsideTheExpectedRangeBesideTheirBound) {
   EXPECT_GE(double(inside), 0.8 * double(checked)) << inside << " of " << checked << " inside; outside:" << outside;
 }
 
+// Can I run it? and serving bound a time to first token with the prefill runs' band, beside the
+// decode band of their tokens per second: each range carries its own band's shares, count and words.
+TEST(Bands, ASecondBandOfOneCalculatorCarriesItsOwnSharesAndRuns) {
+  const json prefill = json::parse(scalelab::evaluate("prefill", R"({"chip": "h100", "model": "llama3-8b"})").json)["outputs"];
+  ASSERT_TRUE(prefill["expected_runs"].is_number());
+  for (const auto& [calculator, ttft] : {std::pair{"local_inference", "ttft_s"}, std::pair{"serving", "time_to_first_token_s"}}) {
+    for (const char* chip : {"h100", "rtx-4090"}) {
+      const json o = json::parse(scalelab::evaluate(calculator, std::string(R"({"chip": ")") + chip + R"(", "model": "llama3-8b"})").json)["outputs"];
+      SCOPED_TRACE(std::string(calculator) + " on " + chip);
+      EXPECT_EQ(o["expected_ttft_runs"], prefill["expected_runs"]);
+      EXPECT_EQ(o["expected_ttft_share_low"], prefill["expected_share_low"]);
+      EXPECT_EQ(o["expected_ttft_share_high"], prefill["expected_share_high"]);
+      EXPECT_NE(o["expected_ttft_runs"], o["expected_runs"]) << "the tokens/s band is another one";
+      // the range is the bound over the band's shares: the long end over the low share
+      const double bound = o[std::string("expected_") + ttft + "_low"].get<double>() * o["expected_ttft_share_high"].get<double>();
+      EXPECT_NEAR(o[std::string("expected_") + ttft + "_high"].get<double>() * o["expected_ttft_share_low"].get<double>(), bound, 1e-12 * bound);
+    }
+  }
+  // the prefill runs took 512-token prompts: a longer prompt's first-token range says it is carried,
+  // in the words of a prompt (the tokens/s range speaks of the context instead)
+  const json own = json::parse(scalelab::evaluate("local_inference", R"({"chip": "rtx-4090", "model": "llama3-8b", "context": 1024})").json)["outputs"];
+  EXPECT_EQ(own["expected_ttft_covered"], false);
+  EXPECT_EQ(own["expected_ttft_outside"],
+            "The published runs behind this range took 512 prompt tokens; this setup takes 1,024 prompt tokens, so the "
+            "range is carried beyond what was measured.");
+  const json short_prompt = json::parse(scalelab::evaluate("local_inference", R"({"chip": "rtx-4090", "model": "llama3-8b", "prompt_tokens": 512})").json)["outputs"];
+  EXPECT_EQ(short_prompt["expected_ttft_covered"], true);
+}
+
 TEST(Bands, AnExpectedRangeNamesItsRunsAndSaysWhenTheSetupLiesOutsideThem) {
   // llama.cpp's LLaMA 3 8B Q4_K_M on an RTX 4090 at batch 1: inside the local-GPU runs
   json in = json::parse(scalelab::evaluate("local_inference", R"({"chip": "rtx-4090", "model": "llama3-8b", "context": 1024})").json);

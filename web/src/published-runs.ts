@@ -57,3 +57,38 @@ export function runsCalibrating(host: { requestUpdate(): void }, calculator: str
   const ids = new Set(regimes.map((g) => g.id));
   return (files as PublishedRun[][]).flat().filter((m) => ids.has(m.regime));
 }
+
+/** A run's hardware as a line shows it: "8 × H100" is one word to the reader, never broken at its spaces. */
+export const hardwareWords = (hardware: string): string => hardware.replace(/(\d) × /g, '$1\u00a0×\u00a0');
+
+/** One figure of a source, as a reader reads it: at most three significant digits after the point, a
+ *  whole number of 100 or more rounded, thousands grouped ("6668.71 GB/s" → "6,669 GB/s"); a matmul's
+ *  shape (4096×4096) left as it is. */
+function figureWords(text: string): string {
+  if (text.includes(',')) return text;
+  const v = Number(text);
+  if (!text.includes('.')) return v >= 1000 ? v.toLocaleString('en-US') : text;
+  if (v >= 100) return Math.round(v).toLocaleString('en-US');
+  return v >= 1 ? String(Number(v.toPrecision(3))) : text;
+}
+
+/** A run's published figure as a line shows it: the source's figure in a reader's words (llama-bench's
+ *  "tg 512" is "generating 512 tokens", nccl-tests' "all reduce" an AllReduce, digits as the course
+ *  writes them). The source's own text stays in the data (`published`, never edited) and in the
+ *  link's title. */
+export function publishedWords(published: string): string {
+  return published
+    .replace(/^Gemma\d:\d+B = ~(\d+) tokens\/s$/, 'about $1 tokens/s')
+    .replace(/^0\.0015 s, /, '1.5 ms, ')
+    .replace(/ ± [\d.]+ t\/s/, ' tokens/s')
+    .replace(/\(tg ?(\d+)\)/, (_, n: string) => `(generating ${figureWords(n)} tokens)`)
+    .replace(/\(pp ?(\d+)\)/, (_, n: string) => `(a ${figureWords(n)}-token prompt)`)
+    .replace(/\(\d+B_(q4_0|f16)\)/, (_, f: string) => `(${f.toUpperCase()})`)
+    .replace('all reduce of', 'AllReduce of').replace('all gather of', 'AllGather of').replace('reduce scatter of', 'ReduceScatter of')
+    .replace(' Max GPU RAM', ' peak GPU memory')
+    .replace(' (a profile linked from the book)', '')
+    .replace(/(?<![\w.,×])\d+(?:\.\d+)?(?![\w×]|\.\d)/g, figureWords);
+}
+
+/** The link title of a run: where in its source the figure is, and the figure as the source prints it. */
+export const publishedTitle = (run: PublishedRun): string => `${run.source.where} — as published: ${run.published}`;

@@ -85,6 +85,11 @@ constexpr Output kOutputs[] = {
     {"expected_share_high", "ratio", "expected share of the bound, high", "the high end of the share of the tokens/s bound published runs reach (null where no runs calibrate it)", true},
     {"expected_covered", "", "setup within the published runs", "whether the device's kind, users and context lie within what the published runs took (null where no runs calibrate it)", true},
     {"expected_outside", "", "setup beyond the published runs", "a sentence naming the device's kind or the settings that lie outside what the published runs took, and what they took (null when none does, or where no runs calibrate it)", true},
+    {"expected_ttft_runs", "count", "published prefill runs behind the first-token range", "how many published prefill runs the expected time-to-first-token range is fitted to (null where no runs calibrate it)", true},
+    {"expected_ttft_share_low", "ratio", "expected share of the first-token bound, low", "the low end of the share of the prefill bound published prefill runs reach (null where no runs calibrate it)", true},
+    {"expected_ttft_share_high", "ratio", "expected share of the first-token bound, high", "the high end of the share of the prefill bound published prefill runs reach (null where no runs calibrate it)", true},
+    {"expected_ttft_covered", "", "setup within the published prefill runs", "whether the chip's kind and the settings lie within what the published prefill runs took (null where no runs calibrate it)", true},
+    {"expected_ttft_outside", "", "setup beyond the published prefill runs", "a sentence naming the chip's kind or the settings that lie outside what the published prefill runs took, and what they took (null when none does, or where no runs calibrate it)", true},
 };
 // clang-format on
 
@@ -638,7 +643,8 @@ std::optional<std::string> binding_tier(const std::vector<Tier>& tiers, double t
 }
 
 // The range published runs of local runtimes on this kind of device reach, beside the bounds.
-void output_expected(ChipKind kind, double step, double tokens, double ttft, const Setup& settings, Result& r) {
+void output_expected(ChipKind kind, double step, double tokens, double ttft, const Setup& settings,
+                     const Setup& prompt_settings, Result& r) {
   const Band* band = band_for("local_inference", "tokens_per_s", kind);
   out_expected(band, {"tokens_per_s", "expected_tokens_per_s_low", "expected_tokens_per_s_high", "tokens/s",
                       "tokens per second"}, tokens, r);
@@ -647,6 +653,7 @@ void output_expected(ChipKind kind, double step, double tokens, double ttft, con
   out_expected(band_for("local_inference", "ttft_s", kind),
                {"ttft_s", "expected_ttft_s_low", "expected_ttft_s_high", "s", "time to first token"}, ttft, r);
   out_band(band, "local_inference", kind, settings, r);
+  out_band(band_for("local_inference", "ttft_s", kind), "local_inference", kind, prompt_settings, r, "expected_ttft_");
 }
 
 // Each device's stage of a token step: its share of what the devices hold and read, read at its
@@ -966,7 +973,9 @@ void compute(const Args& args, Result& r) {
   out_opt(r, "suggested_devices", s.devices);
   // The devices of a split count in the band's covered settings (calibration's "devices": the
   // chip's devices and the other_devices together).
-  output_expected(chip.kind, step, tokens, ttft, {{"users", users}, {"context", context}, {"devices", mem.devices}}, r);
+  // The first token's band: the prefill runs took a prompt, not a context to decode in.
+  output_expected(chip.kind, step, tokens, ttft, {{"users", users}, {"context", context}, {"devices", mem.devices}},
+                  {{"users", users}, {"prompt_tokens", prompt}, {"devices", mem.devices}}, r);
   out_measured_time(band_for("local_inference", "ttft_s", chip.kind),
                     args.given("measured_ttft_s") ? std::optional(args.num("measured_ttft_s")) : std::nullopt, ttft,
                     "time to first token", "measured_ttft_", r);

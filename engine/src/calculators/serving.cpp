@@ -77,6 +77,11 @@ constexpr OutputRow<ServingFigures> kOutputs[] = {
     {"expected_share_high", "ratio", "expected share of the bound, high", "the high end of the share of the bound published runs reach (null where no runs calibrate it)", true},
     {"expected_covered", "", "setup within the published runs", "whether the chip's kind and the settings lie within what the published runs took (null where no runs calibrate it)", true},
     {"expected_outside", "", "setup beyond the published runs", "a sentence naming the chip's kind or the settings that lie outside what the published runs took, and what they took (null when none does, or where no runs calibrate it)", true},
+    {"expected_ttft_runs", "count", "published prefill runs behind the first-token range", "how many published prefill runs the expected time-to-first-token range is fitted to (null where no runs calibrate it)", true},
+    {"expected_ttft_share_low", "ratio", "expected share of the first-token bound, low", "the low end of the share of the prefill bound published prefill runs reach (null where no runs calibrate it)", true},
+    {"expected_ttft_share_high", "ratio", "expected share of the first-token bound, high", "the high end of the share of the prefill bound published prefill runs reach (null where no runs calibrate it)", true},
+    {"expected_ttft_covered", "", "setup within the published prefill runs", "whether the chip's kind and the settings lie within what the published prefill runs took (null where no runs calibrate it)", true},
+    {"expected_ttft_outside", "", "setup beyond the published prefill runs", "a sentence naming the chip's kind or the settings that lie outside what the published prefill runs took, and what they took (null when none does, or where no runs calibrate it)", true},
 };
 // clang-format on
 static_assert(well_formed(kOutputs));
@@ -273,10 +278,11 @@ void output_expected(const InferenceSetup& setup, const Request& q, const Servin
                {"time_to_first_token_s", "expected_time_to_first_token_s_low", "expected_time_to_first_token_s_high",
                 "s", "time to first token"},
                full.t_prefill_s, r);
-  out_band(band, "serving", kind,
-           {{"batch", full.decode.batch}, {"chips", full.decode.chips}, {"context", q.context},
-            {"prompt_tokens", q.prompt_tokens}, {"decode_tokens", q.decode_tokens}},
-           r);
+  const Setup settings{{"batch", full.decode.batch}, {"chips", full.decode.chips}, {"context", q.context},
+                       {"prompt_tokens", q.prompt_tokens}, {"decode_tokens", q.decode_tokens}};
+  out_band(band, "serving", kind, settings, r);
+  out_band(band_for("serving", "time_to_first_token_s", kind), "serving", kind,
+           {{"chips", full.decode.chips}, {"prompt_tokens", q.prompt_tokens}}, r, "expected_ttft_");
 }
 
 void compute(const Args& args, Result& r) {

@@ -185,17 +185,16 @@ std::string kinds_words(std::string_view list) {
   return and_list(kinds);
 }
 
-void out_band(const Band* band, std::string_view calculator, ChipKind kind, const Setup& setup, Result& r) {
+void out_band(const Band* band, std::string_view calculator, ChipKind kind, const Setup& setup, Result& r,
+              std::string_view prefix) {
+  const auto key = [&](std::string_view field) { return std::string(prefix) + std::string(field); };
   if (!band) {
-    for (const char* name : {"expected_runs", "expected_share_low", "expected_share_high", "expected_covered",
-                             "expected_outside"}) {
-      r.out_null(name);
-    }
+    for (const char* field : {"runs", "share_low", "share_high", "covered", "outside"}) r.out_null(key(field));
     return;
   }
-  r.out("expected_runs", double(band->runs));
-  r.out("expected_share_low", band->low);
-  r.out("expected_share_high", band->high);
+  r.out(key("runs"), double(band->runs));
+  r.out(key("share_low"), band->low);
+  r.out(key("share_high"), band->high);
   std::vector<std::string> theirs, ours;
   for (const auto& [name, value] : setup) {
     for (const BandRange& range : std::span(band->ranges, band->range_count)) {
@@ -208,9 +207,9 @@ void out_band(const Band* band, std::string_view calculator, ChipKind kind, cons
     }
   }
   const bool other_kind = !listed(band->run_kinds, chip_kind_names()[std::size_t(kind)]);
-  r.out("expected_covered", ours.empty() && !other_kind);
+  r.out(key("covered"), ours.empty() && !other_kind);
   if (ours.empty() && !other_kind) {
-    r.out_null("expected_outside");
+    r.out_null(key("outside"));
     return;
   }
   std::string runs = "The published runs behind this range", setup_words;
@@ -222,7 +221,7 @@ void out_band(const Band* band, std::string_view calculator, ChipKind kind, cons
     runs += (other_kind ? " and took " : " took ") + and_list(theirs);
     setup_words += (other_kind ? " and takes " : "this setup takes ") + and_list(ours);
   }
-  r.out("expected_outside", runs + "; " + setup_words + ", so the range is carried beyond what was measured.");
+  r.out(key("outside"), runs + "; " + setup_words + ", so the range is carried beyond what was measured.");
 }
 
 void out_measured_among(const Band* band, double share, Result& r, std::string_view prefix) {

@@ -40,7 +40,9 @@ using Setup = std::vector<std::pair<std::string_view, double>>;
 // and expected_outside: null when the setup lies within what the runs took, else a sentence naming
 // in words the kind of chip, when no run ran on a chip of `kind`, and each setting that lies outside
 // (the labels of `calculator`'s parameters) with the range the runs took. All null without a band.
-void out_band(const Band* band, std::string_view calculator, ChipKind kind, const Setup& setup, Result& r);
+// `prefix` names them for a second band of one calculator ("expected_ttft_": expected_ttft_runs, …).
+void out_band(const Band* band, std::string_view calculator, ChipKind kind, const Setup& setup, Result& r,
+              std::string_view prefix = "expected_");
 
 // Where the reader's own measurement stands among the band's published runs, by its share of the
 // engine's figure (measured / figure for a rate or a size, figure / measured for a time):

@@ -296,6 +296,7 @@ struct Noun {
 };
 constexpr Noun kNouns[] = {
     {"local_inference:devices", {"device", "devices"}},
+    {"prompt_tokens", {"prompt token", "prompt tokens"}},
 };
 
 CountNoun param_noun(std::string_view scope, std::string_view path) {

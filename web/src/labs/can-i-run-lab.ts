@@ -223,6 +223,7 @@ export class CanIRunLab extends LabElement<'local_inference'> {
       the first token after ${article(this.engine!.format(num(o.prompt_tokens), 'count'))} ${this.engine!.format(num(o.prompt_tokens), 'count')}-token prompt takes at least ${this.fig('ttft_s')}.</p>
       ${this.ownDeviceOffer()}
       ${this.expected(r, 'tokens_per_s', 'tokens/s')}
+      ${this.expected(r, 'ttft_s', 's', 'the first-token bound', 'ttft_s', 'expected_ttft_')}
       ${this.meter(r)}
       ${this.tiers(r)}
       ${this.measuredAgainstBound(r)}

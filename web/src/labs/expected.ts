@@ -6,7 +6,7 @@
 // lab's chart draws none.
 import { html, nothing, type TemplateResult } from 'lit';
 import type { Engine, PublishedRun, Result } from '../engine';
-import { runsCalibrating } from '../published-runs';
+import { hardwareWords, publishedTitle, publishedWords, runsCalibrating } from '../published-runs';
 
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
@@ -17,12 +17,15 @@ function span(engine: Engine, low: number, high: number, unit: string): string {
   return a.includes(' ') && tail(a) === tail(b) ? `${a.slice(0, a.indexOf(' '))}–${b}` : `${a}–${b}`;
 }
 
-/** The range published runs reach beside the bound `boundOutput` (a rate), or nothing where no runs calibrate it;
- * `bound` names it where the verdict above does not ("the throughput bound"). */
-export function expectedLine(engine: Engine, r: Result, boundOutput: string, unit: string, bound = 'this bound', words: (text: string) => string = (t) => t): TemplateResult | typeof nothing {
+/** The range published runs reach beside the bound `boundOutput` (a rate or a time), or nothing where no runs
+ * calibrate it; `bound` names it where the verdict above does not ("the throughput bound"); `band` is the
+ * prefix of the band's own figures where a calculator has a second band ("expected_ttft_": the prefill
+ * runs behind a time to first token). */
+export function expectedLine(engine: Engine, r: Result, boundOutput: string, unit: string, bound = 'this bound',
+  words: (text: string) => string = (t) => t, band = 'expected_'): TemplateResult | typeof nothing {
   const o = r.outputs;
   const low = num(o[`expected_${boundOutput}_low`]), high = num(o[`expected_${boundOutput}_high`]);
-  const shareLow = num(o.expected_share_low), shareHigh = num(o.expected_share_high), runs = num(o.expected_runs);
+  const shareLow = num(o[`${band}share_low`]), shareHigh = num(o[`${band}share_high`]), runs = num(o[`${band}runs`]);
   if (low === null || high === null || shareLow === null || shareHigh === null || runs === null) {
     // a bound with no published runs behind it (another fabric, a CPU, a link of the reader's own): said, not left blank
     const bounded = num(o[boundOutput]);
@@ -32,12 +35,12 @@ export function expectedLine(engine: Engine, r: Result, boundOutput: string, uni
   }
   const pct = (share: number) => engine.format(Math.round(share * 100), 'count');
   // the engine's sentence as it is: it names the published runs' chips as well as the reader's
-  const outside = typeof o.expected_outside === 'string' ? o.expected_outside : null;
+  const outside = typeof o[`${band}outside`] === 'string' ? String(o[`${band}outside`]) : null;
   // "like this" only where the setup lies within what the runs took; else the sentence says how it differs;
   // the range is a figure of the range's top (the bound itself where runs reach it): a Try-it asking for
   // the bound hides it until Check (hides="expected_<bound>_high", tryit.ts)
   return html`<p class="lab-expected" data-low=${low} data-high=${high}>Published runs ${outside ? '' : 'like this '}reach
-    ${pct(shareLow)}–${pct(shareHigh)}\u00a0% of ${words(bound)}: expect <strong><span class="fig" data-figure=${`expected_${boundOutput}_high`}>${span(engine, low, high, unit)}</span></strong>
+    <span class="nowrap">${pct(shareLow)}–${pct(shareHigh)}\u00a0%</span> of ${words(bound)}: expect <strong><span class="fig" data-figure=${`expected_${boundOutput}_high`}>${span(engine, low, high, unit)}</span></strong>
     (${engine.format(runs, 'count')} runs).${outside ? html` <span class="lab-expected-outside">${outside}</span>` : nothing}</p>`;
 }
 
@@ -92,7 +95,7 @@ export function nearRunsLine(engine: Engine, r: Result, calculator: string, boun
       : typeof m.inputs.params === 'number' ? engine.format(m.inputs.params, 'params') : '';
     return name && !m.published.includes(name) ? `${name}, ` : '';
   };
-  const item = (m: PublishedRun) => html`<a href=${m.source.url} title=${m.source.where}>${m.hardware}: ${model(m)}${m.published}</a>${
+  const item = (m: PublishedRun) => html`<a href=${m.source.url} title=${publishedTitle(m)}>${hardwareWords(m.hardware)}: ${model(m)}${publishedWords(m.published)}</a>${
     typeof m.share === 'number' ? ` (${engine.format(Math.round(m.share * 100), 'count')}\u00a0% of its bound)` : ''}`;
   return html`<p class="lab-near-runs" data-runs=${near.length} data-on-chip=${here}>${lead}:
     ${near.map((n, i) => html`${i ? '; ' : ''}${item(n.run)}`)}.</p>`;

@@ -335,9 +335,10 @@ export abstract class LabElement<C extends CalculatorName = CalculatorName> exte
   }
   /** The range published runs reach beside the bound `boundOutput` (expected.ts), in this lab's
    *  words for its chips; `runsOf`: the output whose published runs give that range, where another
-   *  (a sharded matmul's time takes its bounding term's). */
-  protected expected(r: Result, boundOutput: string, unit: string, bound?: string, runsOf = boundOutput): TemplateResult | typeof nothing {
-    const line = expectedLine(this.engine!, r, boundOutput, unit, bound, (t) => this.ownWords(t));
+   *  (a sharded matmul's time takes its bounding term's); `band`: the prefix of a second band's
+   *  figures ("expected_ttft_", expected.ts). */
+  protected expected(r: Result, boundOutput: string, unit: string, bound?: string, runsOf = boundOutput, band?: string): TemplateResult | typeof nothing {
+    const line = expectedLine(this.engine!, r, boundOutput, unit, bound, (t) => this.ownWords(t), band);
     // the runs behind the range, nearest the reader's setup, where no chart layer draws them (published-layer.ts)
     const drawn = this.layers.some((l) => 'note' in l);
     return line === nothing || drawn ? line : html`${line}${nearRunsLine(this.engine!, r, this.calculator, boundOutput, this.chipValue(), this, runsOf)}`;

@@ -7,7 +7,7 @@
 import { html, nothing, type TemplateResult } from 'lit';
 import { Plot } from './plot';
 import type { ChartLayer, LayerContext } from './chart';
-import { publishedRuns } from '../published-runs';
+import { hardwareWords, publishedRuns, publishedTitle, publishedWords } from '../published-runs';
 import type { Engine, PublishedRun, Result } from '../engine';
 
 export interface RunsOnChart {
@@ -69,7 +69,7 @@ export class PublishedRunsLayer implements ChartLayer {
   }
 
   private label(p: Point, engine: Engine): string {
-    return `${p.run.hardware}, ${p.run.software.split(/[(;,]/)[0].trim()}: ${p.run.published} ${this.settingsWords(p.run, engine)}` +
+    return `${hardwareWords(p.run.hardware)}, ${p.run.software.split(/[(;,]/)[0].trim()}: ${publishedWords(p.run.published)} ${this.settingsWords(p.run, engine)}` +
       ` (${this.spec.placeWords(p, engine)}); source: ${p.run.source.where}`;
   }
 
@@ -94,7 +94,7 @@ export class PublishedRunsLayer implements ChartLayer {
     const on = this.points(r);
     if (on.length) {
       return html`<p class="lab-published" data-runs=${on.length}><span class="lab-published-mark" aria-hidden="true">◆</span> Published runs of this setup (the diamonds on the chart):
-        ${on.map((p, i) => html`${i ? '; ' : ''}<a href=${p.run.source.url} title=${p.run.source.where}>${p.run.hardware}, ${p.run.published} ${this.settingsWords(p.run, engine)}</a>`)}.</p>`;
+        ${on.map((p, i) => html`${i ? '; ' : ''}<a href=${p.run.source.url} title=${publishedTitle(p.run)}>${hardwareWords(p.run.hardware)}, ${publishedWords(p.run.published)} ${this.settingsWords(p.run, engine)}</a>`)}.</p>`;
     }
     const near = runs.filter((m) => this.differing(m, r, this.spec.near).length === 0);
     if (!near.length) return nothing;
