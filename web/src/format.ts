@@ -12,6 +12,9 @@ export function parseNumber(text: string): number | null {
   let v = Number(m[1]);
   const rest = m[2].trim();
   if (rest && (rest === 'B' || !BARE_UNIT.test(rest))) {
+    // a binary scale before bytes ("24 GiB", "64 KiB/s"): powers of 1,024 (as a decimal "G" it read 24 GB)
+    const binary = /^([KMGTPE])i\s*(B|B\/s|bytes?|bytes?\/s)?$/.exec(rest);
+    if (binary) { v *= 1024 ** ('KMGTPE'.indexOf(binary[1]) + 1); return Number.isFinite(v) ? v : null; }
     // a scale, alone ("240k", "70B") or before a unit ("1.4 ms", "578 MB", "15T tokens")
     const scaled = /^([kKMBGTPEmuµn])\s*([a-zA-Z/%]*)$/.exec(rest);
     if (!scaled) return null;
@@ -36,21 +39,27 @@ export function percent(x: number): string {
  *  number of bytes in decimal units instead, "1 GB" (a bare "1B" reads as a billion, or one byte). */
 const FIELD_SCALES: [number, string][] = [[1e12, 'T'], [1e9, 'B'], [1e6, 'M'], [1e3, 'k']];
 const BYTE_SCALES: [number, string][] = [[1e12, ' TB'], [1e9, ' GB'], [1e6, ' MB'], [1e3, ' kB']];
+/** memory sold in binary units, where no decimal form is exact: 25769803776 → "24 GiB" */
+const BINARY_SCALES: [number, string][] = [[2 ** 40, ' TiB'], [2 ** 30, ' GiB'], [2 ** 20, ' MiB'], [2 ** 10, ' KiB']];
 
 /** A number for an input field, exact and as people write it: 100000000 → "100M", 7e10 → "70B",
  *  1.5e13 → "15T", 4194304 → "4,194,304" (no shorter exact form: grouped), 512 → "512", 1e24 → "1e24";
- *  with unit "bytes", 1e9 → "1 GB". */
+ *  with unit "bytes", 1e9 → "1 GB" and 25769803776 → "24 GiB"; with "bytes/s", 4e11 → "400 GB/s". */
 export function fieldText(v: unknown, unit?: string): string {
   if (typeof v !== 'number' || !Number.isFinite(v)) return v == null ? '' : String(v);
   const plain = String(Number(v.toPrecision(12)));
   const a = Math.abs(v);
-  const bytes = unit === 'bytes';
+  // bytes and bytes per second in their units ("80 GB", "400 GB/s": a bare "400B" read as bytes)
+  const bytes = unit === 'bytes' || unit === 'bytes/s';
+  const per = unit === 'bytes/s' ? '/s' : '';
   if (a >= (bytes ? 1e3 : 1e4) && a < 1e16) {
-    for (const [scale, suffix] of bytes ? BYTE_SCALES : FIELD_SCALES) {
-      const x: number = v / scale;
-      // four digits, or five where the fifth is one decimal ("1321.2T"), exact to the double's rounding
-      const y = Number(x.toPrecision(Math.abs(x) >= 1e3 ? 5 : 4));
-      if (Math.abs(x) >= 1 && Math.abs(x) < 1e4 && Math.abs(y * scale - v) <= 1e-12 * Math.abs(v)) return `${y}${suffix}`;
+    for (const scales of bytes ? [BYTE_SCALES, BINARY_SCALES] : [FIELD_SCALES]) {
+      for (const [scale, suffix] of scales) {
+        const x: number = v / scale;
+        // four digits, or five where the fifth is one decimal ("1321.2T"), exact to the double's rounding
+        const y = Number(x.toPrecision(Math.abs(x) >= 1e3 ? 5 : 4));
+        if (Math.abs(x) >= 1 && Math.abs(x) < 1e4 && Math.abs(y * scale - v) <= 1e-12 * Math.abs(v)) return `${y}${suffix}${per}`;
+      }
     }
   }
   // a whole number with no exact scale, in groups of three as people write it ("4,194,304")

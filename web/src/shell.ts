@@ -201,7 +201,7 @@ ${f.schema.type === 'choice' ? `<select id="cc-${i}" name="${esc(f.path)}">${cho
   const startId = String(start.id === 'custom' ? baseId : start.id ?? baseId);
   dialog.innerHTML = `<form method="dialog" class="custom-chip-form" novalidate>
 <h2 id="custom-chip-title">Custom chip, starting from the <span class="cc-base-name">${esc(baseName(startId))}</span></h2>
-<p class="hint">Every field starts at that chip's catalog figure: change what you like, or start from another chip. Only the figures of its kind of chip are shown; leave a field empty if the chip lacks it. Numbers read as you write them (100M, 3.35T, 24 GB); memory is in bytes, 1 GB = 10⁹ bytes. Each value is checked when you press “Use this chip”.</p>
+<p class="hint">Every field starts at that chip's catalog figure: change what you like, or start from another chip. Only the figures of its kind of chip are shown; leave a field empty if the chip lacks it. Numbers read as you write them (100M, 3.35T, 24 GB, 24 GiB, 400 GB/s); memory is in bytes, 1 GB = 10⁹ bytes and 1 GiB = 2³⁰. Each value is checked when you press “Use this chip”.</p>
 <label class="wide cc-base">Start from <select name="__base">${engine.chips.map((c) => `<option value="${esc(c.id)}"${c.id === startId ? ' selected' : ''}>${esc(c.name)}</option>`).join('')}</select></label>
 ${groupsHtml}
 <label class="check cc-all"><input type="checkbox" name="__all"> Show every figure (other kinds of chip, architecture details)</label>
