@@ -88,6 +88,11 @@ TEST(FormatQuantity, ASlowRateIsSaidPerMinuteHourOrDay) {
   EXPECT_EQ(format_quantity(0.0961, "1/s"), "5.77/min");
   EXPECT_EQ(format_quantity(0.001, "1/s"), "3.6/h");
   EXPECT_EQ(format_quantity(1e-5, "1/s"), "0.864/day");
+  // a rate of things names them: "5.77 responses/min", not a bare "5.77/min"
+  EXPECT_EQ(format_quantity(0.0961, "responses/s"), "5.77 responses/min");
+  EXPECT_EQ(format_quantity(0.001, "responses/s"), "3.6 responses/h");
+  EXPECT_EQ(format_quantity(2.5, "responses/s"), "2.5 responses/s");
+  EXPECT_EQ(format_quantity(1, "responses/s"), "1 response/s");
 }
 
 TEST(FormatQuantity, AShareIsAPercentAndChipHoursAreNamed) {

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "calculators/calculators.hpp"
+#include "core/format_words.hpp"
 #include "core/output_rows.hpp"
 #include "models/expected.hpp"
 #include "models/collective_model.hpp"
@@ -58,8 +59,8 @@ void refuse_options(const Args& args, const std::string& fabric, CollectiveOp op
     const std::string why = "applies only to fabric ici, not to " + fabric;
     refuse_if_given(args, "wraparound", why);
     refuse_if_given(args, "bidirectional", why);
-    refuse_if_given(args, "link_bytes_per_s", why + "; override the chip's nvlink_bytes_per_s, ib_bytes_per_s or "
-                                                    "dcn_bytes_per_s with chip_overrides");
+    refuse_if_given(args, "link_bytes_per_s", why + "; change the chip's NVLink, InfiniBand or DCN bandwidth in a "
+                                                    "custom chip (chip_overrides)");
   }
   if (fabric != "ib_fat_tree" && fabric != "ici") {
     for (const char* p : {"gpus_per_node", "inner_axis_size", "nodes_per_su"}) {
@@ -107,7 +108,7 @@ CollectiveCost on_ici(const Args& args, CollectiveOp op, double bytes, std::vect
     throw InputError("axes", "is required when no chip is named: give the length of each ring (axes: [8])");
   }
   if (axes.empty()) axes = chip.pod_shape();
-  if (axes.empty()) throw InputError("axes", "is required: " + chip.name() + " has no pod_shape to default to");
+  if (axes.empty()) throw InputError("axes", "is required: " + chip.name() + " has no pod of linked chips to take the ring lengths from (pod_shape)");
   if (!own) check_ici_slice(chip, axes, "axes");
   json given_wrap = args.given("wraparound") ? args.raw("wraparound") : json();
   // The reader's own rings wrap around unless they say not; a chip's axes wrap as its torus does.
@@ -140,8 +141,9 @@ CollectiveCost on_nvlink(const Args& args, CollectiveOp op, double bytes, std::v
   if (axes.empty()) axes = {domain};
   double N = product(axes);
   if (N > domain) {
-    throw InputError("axes", "multiply to " + plain(N) + " GPUs, more than the " + plain(domain) +
-                                 "-GPU NVLink domain of " + chip.name() + "; use fabric ib_fat_tree with nodes");
+    throw InputError("axes", "multiply to " + format_quantity(N, "GPUs") + ", more than the " + grouped(domain) +
+                                 "-GPU NVLink domain of " + chip.name() +
+                                 "; use InfiniBand between nodes (fabric ib_fat_tree) with a node count (nodes)");
   }
   double hop = args.num_if("hop_latency_s").value_or(0);
   return switched_collective(op, bytes, {"nvlink", N, chip.need(&Chip::nvlink_bytes_per_s, "collectives inside an NVLink domain are priced at it"), hop, args.flag("sharp")},
@@ -318,7 +320,7 @@ Calculator make_collective() {
            axes, wrap,
            boolean("bidirectional", true, "ICI: links carry data both ways (false: every axis is a one-way ring)"),
            number("hop_latency_s", "s", 0, 1, nullptr,
-                  "latency of one hop (default: the chip's ici_hop_latency_s, 1e-6 without; 0 on GPUs)"),
+                  "latency of one hop (default: the chip's ici_hop_latency_s, 1 µs without; 0 on GPUs)"),
            choice("fabric", fabric_names(), nullptr,
                   "network (default: ici for TPUs; nvlink for GPUs, ib_fat_tree when nodes > 1)",
                   fabric_titles()),

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "calculators/calculators.hpp"
+#include "core/format_words.hpp"
 #include "core/output_rows.hpp"
 #include "models/common.hpp"
 #include "models/expected.hpp"
@@ -51,7 +52,7 @@ constexpr Output kOutputs[] = {
     {"optimizer_steps", "count", "optimizer steps", "optimizer steps for the token budget", false},
     {"accounting", "", "accounting", "book (the book's rules) or practice (as frameworks hold memory)", false},
     {"total_flops", "FLOPs", "training FLOPs", "FLOPs of the whole token budget", false},
-    {"compute_dtype", "", "arithmetic dtype", "the dtype whose FLOP/s rate the matmuls run at", false},
+    {"compute_dtype", "", "matmul arithmetic format", "the number format whose FLOP/s rate the matmuls run at", false},
     {"flops_per_s", "FLOP/s", "peak arithmetic rate", "the device's FLOP/s at that dtype", false},
     {"mfu", "ratio", "MFU", "share of the peak rate the run achieves", false},
     {"t_s", "s", "training time", "training FLOPs over the achieved FLOP/s", false},
@@ -372,7 +373,7 @@ Suggestion suggest_fit(const Inputs& in, const Setup& s, const Footprint& f) {
 Suggestion suggest_when_fits(const Inputs& in, const Setup& s, const Footprint& f) {
   Suggestion out;
   double best = max_micro_batch(in, f, s.micro_batch);
-  out.text = "It fits with " + gb(f.margin) + " to spare; up to " + plain(best) + " sequences per micro-batch would "
+  out.text = "It fits with " + gb(f.margin) + " to spare; up to " + grouped(best) + " sequences per micro-batch would "
              "fit, which usually raises the achieved MFU.";
   return out;
 }

@@ -46,7 +46,7 @@ constexpr Output kOutputs[] = {
     {"read_bytes_per_step", "bytes", "bytes read per token", "bytes one decode step reads from all tiers", false},
     {"t_memory_s", "s", "memory time per token", "each tier's bytes divided by its bandwidth, added up", false},
     {"flops_per_step", "FLOPs", "FLOPs per token step", "FLOPs of one decode step for every user", false},
-    {"compute_dtype", "", "arithmetic dtype", "the dtype whose FLOP/s rate the matmuls run at", false},
+    {"compute_dtype", "", "matmul arithmetic format", "the number format whose FLOP/s rate the matmuls run at", false},
     {"flops_per_s", "FLOP/s", "arithmetic rate", "the device's FLOP/s at that dtype (a layer split over different devices: 1 / sum of each device's layer share over its rate)", false},
     {"t_math_s", "s", "math time per token", "FLOPs per step divided by the arithmetic rate", false},
     {"t_comm_s", "s", "exchange time per token", "a row split's activation exchanges between the devices per step, bandwidth only (null for one device or a layer split)", true},
@@ -122,6 +122,14 @@ Format read_format(const std::string& id) {
 }
 
 std::string gb(double bytes) { return format_quantity(bytes, "bytes"); }
+
+// A format and its bits in one parenthesis: "INT4 (no scales, 4 bits per weight)", "GGUF Q4_0 (4.5 bits
+// per weight)", never two groups in a row.
+std::string with_bits(const Format& f) {
+  const std::string bits = plain(f.bits) + " bits per weight";
+  if (!f.name.empty() && f.name.back() == ')') return f.name.substr(0, f.name.size() - 1) + ", " + bits + ")";
+  return f.name + " (" + bits + ")";
+}
 // Device i's symbol: "M_{2}" for ("M", 1).
 std::string indexed(const char* letter, std::size_t i) { return std::string(letter) + "_{" + std::to_string(i + 1) + "}"; }
 
@@ -140,7 +148,7 @@ MatmulRate arithmetic_rate(const Chip& chip, const Format& weights, const std::s
     if (!rate) {
       throw InputError("arithmetic", chip.name() + " has no published " + *weights.native_rate +
                                          " arithmetic rate for " + weights.name +
-                                         "; choose \"dequantize\" or give the rate with chip_overrides");
+                                         "; choose \"dequantize\" or give the rate in a custom chip (chip_overrides)");
     }
     return {*weights.native_rate, *rate};
   }
@@ -340,7 +348,7 @@ double spill_bandwidth(const Args& args, const Chip& chip) {
   if (!pcie) {
     throw InputError("offload", "\"stream\" sends the spilled weights over the host link, but " +
                                     chip.name() + " has no host-link bandwidth (pcie_bytes_per_s) in "
-                                    "the catalog; choose \"cpu\" or give it with chip_overrides");
+                                    "the catalog; choose \"cpu\" or give it in a custom chip (chip_overrides)");
   }
   return std::min(*pcie, ram);
 }
@@ -539,7 +547,7 @@ Suggestion suggest_fit(const Args& args, const Memory& mem, const Format& w, dou
     if (need <= mem.usable) {
       s.kind = "smaller_format";
       s.format = f.id;
-      s.text = "A smaller weight format fits: " + f.name + " (" + plain(f.bits) + " bits per weight) needs " +
+      s.text = "A smaller weight format fits: " + with_bits(f) + " needs " +
                gb(need) + " of the " + gb(mem.usable) + " usable.";
       return s;
     }
@@ -558,8 +566,8 @@ Suggestion suggest_fit(const Args& args, const Memory& mem, const Format& w, dou
       s.kind = "smaller_format_and_context";
       s.format = f.id;
       s.context = context_fitting(args.model(), room_f, args.num("users"), mem);
-      s.text = "Neither a smaller format nor a shorter context fits alone; " + f.name + " (" + plain(f.bits) +
-               " bits per weight) with at most " + format_quantity(*s.context, "tokens") + " per user does.";
+      s.text = "Neither a smaller format nor a shorter context fits alone; " + with_bits(f) +
+               " with at most " + format_quantity(*s.context, "tokens") + " per user does.";
       return s;
     }
   }
@@ -592,8 +600,8 @@ Suggestion suggest_speed(const Format& w, const WeightRead& wr, const Memory& me
     double tokens = users / (t_mem * bytes_new / bytes_now);
     s.kind = "smaller_format";
     s.format = f.id;
-    s.text = "The step is bound by memory reads: " + f.name + " (" + plain(f.bits) +
-             " bits per weight) would read fewer bytes, about " + format_quantity(tokens, "tokens/s") +
+    s.text = "The step is bound by memory reads: " + with_bits(f) +
+             " would read fewer bytes, about " + format_quantity(tokens, "tokens/s") +
              " in all.";
     return s;
   }
@@ -907,8 +915,8 @@ void compute(const Args& args, Result& r) {
     }
     // layer shares as given can fill one device before the others: the shortfall is that device's
     std::string why = args.given("layer_shares") && mem.needed <= mem.usable
-                          ? " (at these layer shares a device fills before the others: " + gb(-mem.margin) + " short)"
-                          : " (" + gb(-mem.margin) + " short)";
+                          ? ", " + gb(-mem.margin) + " short (at these layer shares a device fills before the others)"
+                          : ", " + gb(-mem.margin) + " short";
     r.warn("Does not fit: " + gb(mem.needed) + " needed, " + gb(mem.usable) + " usable on " + on + why + "; " +
            (chip.is_tpu() ? "a TPU has no host-memory spill path in this model, so nothing spills: the times are "
                             "what the step would take if it fit."

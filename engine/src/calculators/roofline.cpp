@@ -5,6 +5,7 @@
 #include <set>
 
 #include "models/expected.hpp"
+#include "core/format_words.hpp"
 #include "models/bandwidth.hpp"
 #include "calculators/calculators.hpp"
 #include "core/output_rows.hpp"
@@ -216,8 +217,8 @@ void compute(const Args& args, Result& r) {
   r.out("crossover_batch", crossover);
   double off = std::fabs(crossover - critical) / crossover;
   if (off > 0.1) {
-    r.warn("B is not ≪ D, F: the B ≈ intensity shortcut (" + format_quantity(critical, "tokens") +
-           ") is off from the exact crossover (" + format_quantity(crossover, "tokens") + ") by " +
+    r.warn("B is not ≪ D, F: the B ≈ intensity shortcut (" + count_words(critical, "tokens") +
+           ") is off from the exact crossover (" + count_words(crossover, "tokens") + ") by " +
            std::to_string(static_cast<int>(std::round(off * 100))) + "%.");
   }
 }

@@ -41,7 +41,7 @@ constexpr OutputRow<ServingFigures> kOutputs[] = {
     {"time_to_first_token_s", "s", "time to first token", "prefill time of the prompt", false, &ServingFigures::t_prefill_s},
     {"throughput_tokens_per_s", "tokens/s", "throughput", "tokens generated per second by the server", false, &ServingFigures::throughput_tokens_per_s},
     {"tokens_per_s_per_chip", "tokens/s", "tokens per second per chip", "throughput divided by all chips", false, &ServingFigures::tokens_per_s_per_chip},
-    {"qps_per_chip", "1/s", "response rate per chip", "whole responses finished per second, per chip", false, &ServingFigures::qps_per_chip},
+    {"qps_per_chip", "responses/s", "response rate per chip", "whole responses finished per second, per chip", false, &ServingFigures::qps_per_chip},
     {"cost_per_million_tokens_usd", "usd", "cost per million tokens", "dollars per million generated tokens at the chip price (null when the chip has no price)", true, &ServingFigures::cost_per_million_tokens_usd},
     {"prefill_to_decode_chips", "ratio", "prefill-to-decode chips", "prefill chips needed per decode chip to keep up", false, &ServingFigures::prefill_to_decode_chips},
     {"total_chips", "chips", "chips in all", "decode chips plus prefill chips", false, &ServingFigures::total_chips},
@@ -139,8 +139,8 @@ void per_chip(const Request& q, ServingFigures& f, const Steps& log) {
   Expr per_chip = log.step("Throughput per chip", "\\text{tokens/s/chip}",
                            log.sym("\\text{throughput}", f.throughput_tokens_per_s) / total, "tokens/s");
   f.tokens_per_s_per_chip = per_chip.value();
-  f.qps_per_chip = log.step("Requests per second per chip", "",
-                            log.sym("B", f.decode.batch) / (log.sym("T_{cycle}", f.cycle_s) * total), "1/s").value();
+  f.qps_per_chip = log.step("Responses per second per chip", "",
+                            log.sym("B", f.decode.batch) / (log.sym("T_{cycle}", f.cycle_s) * total), "responses/s").value();
   if (!q.price_per_hour_usd) return;
   f.cost_per_million_tokens_usd =
       log.step("Cost per million generated tokens", "",

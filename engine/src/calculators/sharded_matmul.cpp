@@ -6,6 +6,7 @@
 #include <map>
 
 #include "calculators/calculators.hpp"
+#include "core/format_words.hpp"
 #include "core/output_rows.hpp"
 #include "models/collective_model.hpp"
 #include "models/expected.hpp"
@@ -177,7 +178,7 @@ void read_dims(const Args& args, Problem& p, const Mesh& mesh) {
     for (const DimSpec& d : arr->dims) {
       double shards = mesh.size(d.axes);
       if (std::fmod(p.size[d.name], shards) != 0) {
-        throw InputError("dims." + d.name, plain(p.size[d.name]) + " does not divide into the " + plain(shards) +
+        throw InputError("dims." + d.name, grouped(p.size[d.name]) + " does not divide into the " + grouped(shards) +
                                                " shards of " + d.name + "_" + concat(d.axes) + " in " + arr->name);
       }
     }
@@ -273,9 +274,9 @@ Axes contract(const Problem& p, const Mesh& mesh, const std::string& strategy, P
   if (strategy == "reduce_after") {
     for (const auto& x : S) {
       if (contains(other.used_axes(), x)) {
-        throw InputError("strategy", "reduce_after would slice " + other.name + "'s " + p.contracted + " over " + x +
-                                         ", but " + other.name + " already uses " + x + " on " + dim_holding(other, x) +
-                                         "; use gather_first");
+        throw InputError("strategy", "reducing C after (reduce_after) would slice " + other.name + "'s " + p.contracted +
+                                         " over " + x + ", but " + other.name + " already uses " + x + " on " +
+                                         dim_holding(other, x) + "; AllGather the input first (gather_first)");
       }
     }
     other.find(p.contracted)->axes = S;
@@ -506,7 +507,9 @@ void compare_strategies(const Args& args, const Problem& p, const Mesh& mesh, co
     double t_math = local_flops_of(p, mesh, alt).value() / compute_rate(args, args.chip()).flops_per_s;
     double t_alt = std::max(t_math, comm_time(args, mesh, alt));
     if (t_alt < t) {
-      r.warn("Strategy " + other + " would be faster: " + format_quantity(t_alt, "s") + " instead of " +
+      const std::string words = other == "gather_first" ? "AllGathering the sharded input first"
+                                                         : "Multiplying the local slices and reducing C after";
+      r.warn(words + " (strategy " + other + ") would be faster: " + format_quantity(t_alt, "s") + " instead of " +
              format_quantity(t, "s") + ".");
     }
   } catch (const InputError&) {

@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "calculators/calculators.hpp"
+#include "core/format_words.hpp"
 #include "core/output_rows.hpp"
 #include "models/common.hpp"
 #include "models/sharding_spec.hpp"
@@ -86,8 +87,8 @@ void compute(const Args& args, Result& r) {
   for (size_t i = 0; i < shape.size(); ++i) {
     double n = mesh.size(spec.dims[i].axes);
     if (std::fmod(shape[i], n) != 0) {
-      throw InputError(size_param(args), "dimension " + spec.dims[i].name + " (" + plain(shape[i]) +
-                                             ") does not divide into its " + plain(n) + " shards (" +
+      throw InputError(size_param(args), "dimension " + spec.dims[i].name + " (" + grouped(shape[i]) +
+                                             ") does not divide into its " + grouped(n) + " shards (" +
                                              spec.dims[i].name + "_" + axes_text(spec.dims[i].axes) + ")");
     }
     shards.push_back(n);

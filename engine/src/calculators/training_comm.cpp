@@ -4,6 +4,7 @@
 #include <map>
 
 #include "calculators/calculators.hpp"
+#include "core/format_words.hpp"
 #include "core/output_rows.hpp"
 #include "models/collective_model.hpp"
 #include "models/common.hpp"
@@ -115,8 +116,8 @@ Degrees resolve_degrees(const Args& args, Strategy strategy, double& chips, bool
   double remainder = chips / (rest * given[own]);
   if (remainder == 1) return d;
   if (own == "dp" || given.count("dp") || remainder < 1 || std::floor(remainder) != remainder) {
-    throw InputError("chips", "must equal the product of the degrees (" + plain(rest * given[own]) +
-                                  "), or a multiple of it when dp is free; got " + plain(chips));
+    throw InputError("chips", "must equal the product of the degrees (" + grouped(rest * given[own]) +
+                                  "), or a multiple of it when dp is free; got " + grouped(chips));
   }
   d.dp = remainder;
   return d;
@@ -195,12 +196,13 @@ void read_axes(const Args& args, const Chip& chip, CommSetup& s) {
 void check_nvlink_domain(const Chip& chip, const CommSetup& s) {
   double group = collective_group(s.strategy, s.deg, s.N);
   if (s.fabric != Fabric::nvlink || !chip.node_gpus || group <= *chip.node_gpus) return;
-  throw InputError("fabric", "nvlink reaches the " + plain(*chip.node_gpus) + " GPUs of one " + chip.name() +
-                                 " NVLink domain, but this " + strategy_name(s.strategy) + " collective spans " +
-                                 plain(group) + " GPUs: " +
-                                 (s.strategy == Strategy::fsdp_tp ? "fsdp_tp is modelled inside one node; across nodes "
-                                                                    "use strategy fsdp with tp"
-                                                                  : "use fabric ib_fat_tree (InfiniBand between nodes)"));
+  throw InputError("fabric", "NVLink reaches the " + format_quantity(*chip.node_gpus, "GPUs") + " of one " + chip.name() +
+                                 " NVLink domain, but this collective of " + strategy_title(s.strategy) + " spans " +
+                                 format_quantity(group, "GPUs") + ": " +
+                                 (s.strategy == Strategy::fsdp_tp
+                                      ? "FSDP with tensor parallelism (fsdp_tp) is modelled inside one node; across "
+                                        "nodes use FSDP (strategy fsdp) with a tensor-parallel degree (tp)"
+                                      : "use InfiniBand between nodes (fabric ib_fat_tree)"));
 }
 
 // ICI reaches only the chips of one pod: more chips need DCN between pods (strategy dcn_dp).
@@ -234,8 +236,8 @@ void check_strategy(const Args& args, const CommSetup& s, const Model* m) {
   if (s.strategy == Strategy::fsdp_tp) {
     refuse_if_given(args, "exact_ring", "is not defined for fsdp_tp (two collectives on different axes)");
     if (s.fabric != Fabric::ici && s.fabric != Fabric::nvlink) {
-      throw InputError("fabric", "fsdp_tp is modelled on ici or nvlink; on GPUs across nodes use strategy "
-                                 "fsdp with tp");
+      throw InputError("fabric", "FSDP with tensor parallelism (fsdp_tp) is modelled on ICI or NVLink; on GPUs across "
+                                 "nodes use FSDP (strategy fsdp) with a tensor-parallel degree (tp)");
     }
     for (const char* name : {"dp", "pp", "ep"}) {
       Degrees copy = s.deg;
@@ -501,8 +503,8 @@ void batch_checks(const Args& args, const CommSetup& s, const CommNumbers& n, Re
   r.out("max_dp", max_dp);
   double X = s.strategy == Strategy::dcn_dp ? s.deg.dp : n.X;
   if (X > max_dp) {
-    r.warn(plain(std::round(X)) + "-way data parallelism exceeds the batch's " + plain(max_dp) +
-           " sequences of " + plain(T) + " tokens: the batch must also be split along the sequence.");
+    r.warn(grouped(std::round(X)) + "-way data parallelism exceeds the batch's " + format_quantity(max_dp, "sequences") +
+           " of " + format_quantity(T, "tokens") + ": the batch must also be split along the sequence.");
   }
   if (n.nvlink_stage_slower) {
     r.warn("The NVLink stage (" + format_quantity(n.nvlink_stage_bytes_per_s, "bytes/s") +
@@ -510,7 +512,7 @@ void batch_checks(const Args& args, const CommSetup& s, const CommNumbers& n, Re
            "): the node, not the fat tree, is the bottleneck.");
   }
   if (s.strategy == Strategy::dcn_dp && s.deg.dp == 1) {
-    r.warn("dcn_dp with dp = 1: one slice, so nothing crosses the DCN.");
+    r.warn("Data parallelism over DCN (strategy dcn_dp) with one replica (dp = 1): one slice, so nothing crosses the DCN.");
   }
 }
 

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "calculators/calculators.hpp"
+#include "core/format_words.hpp"
 #include "core/output_rows.hpp"
 #include "models/common.hpp"
 #include "models/expected.hpp"
@@ -274,7 +275,7 @@ json recommend_tpu(const Chip& chip, CommSetup s, double chips) {
   PodSpan span = tpu_pod_span(chip, chips);
   if (!span.beyond) return recommend_in_pod(chip, s);
   if (std::fmod(chips, span.pod_chips) != 0) {
-    throw InputError("chips", plain(chips) + " is not a whole number of " + plain(span.pod_chips) + "-chip pods of " +
+    throw InputError("chips", format_quantity(chips, "chips") + " are not a whole number of " + grouped(span.pod_chips) + "-chip pods of " +
                                   chip.name() + ", so pods cannot hold equal data-parallel replicas");
   }
   CommSetup pod = s;
@@ -452,7 +453,7 @@ std::optional<double> search_steps(const LayoutProblem& p, Result& r) {
     r.out_null("nearest_memory_miss");
   }
   if (found.ranked.empty()) {
-    r.warn("No layout of " + plain(p.chips) + " chips fits in memory and divides the model" +
+    r.warn("No layout of " + format_quantity(p.chips, "chips") + " fits in memory and divides the model" +
            (found.any_memory_miss ? "; the nearest " + reject_message(p, found.nearest_memory_miss) : std::string()) + ".");
     return std::nullopt;
   }

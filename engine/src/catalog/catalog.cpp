@@ -1,4 +1,5 @@
 #include "catalog/catalog.hpp"
+#include "core/format_words.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -678,8 +679,8 @@ Model resolve_model(const json& value, const json& overrides) {
   r.local_layers = field(m, "local_layers", r.sliding_window > 0 ? r.L : 0);
   r.sink_tokens = field(m, "sink_tokens", 0);
   if (std::fmod(r.N, r.K) != 0) {
-    throw InputError("model.K", "must divide N (query heads " + plain(r.N) + "), got " +
-                                    plain(r.K));
+    throw InputError("model.K", "must divide N (query heads " + grouped(r.N) + "), got " +
+                                    grouped(r.K));
   }
   if (r.k > r.E) {
     throw InputError("model.k", "active experts must be ≤ E = " + plain(r.E) + ", got " +

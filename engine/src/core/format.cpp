@@ -1,4 +1,5 @@
 #include "core/format.hpp"
+#include "core/format_words.hpp"
 
 #include <charconv>
 
@@ -316,6 +317,12 @@ void append_unit_word(const std::string& number, std::string_view unit, std::str
     out += unit.substr(1);
     return;
   }
+  if (unit.starts_with("responses/")) {
+    // "5.77 responses/min", "1 response/s": the noun before the slash, singular after one
+    out += number == "1" ? " response" : " responses";
+    out += unit.substr(unit.find('/'));
+    return;
+  }
   const bool noun = unit.size() > 1 && unit.back() == 's' &&
                     std::all_of(unit.begin(), unit.end(), [](char c) { return c >= 'a' && c <= 'z'; });
   if (noun && number == "1") unit.remove_suffix(1);
@@ -631,10 +638,15 @@ void append_quantity(double value, std::string_view unit, std::string& out) {
   } else if (unit == "days" && magnitude < 1) {
     // less than a day in its own unit: "3.13 s", "12 h", not "3.62 × 10⁻⁵ days"
     append_quantity(value * kSecondsPerDay, "s", out);
-  } else if (unit == "1/s" && magnitude > 0 && magnitude < 1) {
-    // a slow rate per minute, hour or day: "5.77/min", not "0.0961/s"
+  } else if ((unit == "1/s" || unit == "responses/s") && magnitude > 0 && magnitude < 1) {
+    // a slow rate per minute, hour or day: "5.77/min", not "0.0961/s"; "5.77 responses/min"
     const bool minute = magnitude * 60 >= 1, hour = magnitude * 3600 >= 1;
-    append_quantity(value * (minute ? 60 : hour ? 3600 : kSecondsPerDay), minute ? "1/min" : hour ? "1/h" : "1/day", out);
+    const bool responses = unit != "1/s";
+    append_quantity(value * (minute ? 60 : hour ? 3600 : kSecondsPerDay),
+                    minute   ? (responses ? "responses/min" : "1/min")
+                    : hour   ? (responses ? "responses/h" : "1/h")
+                             : (responses ? "responses/day" : "1/day"),
+                    out);
   } else if (unit == "usd" || unit == "USD") {
     append_dollars(value, out);
   } else if (unit == "ratio" || unit.empty()) {
@@ -662,6 +674,13 @@ std::string format_quantity(double value, std::string_view unit) {
   std::string out;
   append_quantity(value, unit, out);
   return out;
+}
+
+std::string grouped(double value) { return format_quantity(value, "count"); }
+
+std::string count_words(double value, std::string_view noun) {
+  if (!std::isfinite(value) || std::floor(value) == value) return format_quantity(value, noun);
+  return "about " + format_quantity(std::round(value), noun);
 }
 
 }  // namespace scalelab

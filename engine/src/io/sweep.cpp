@@ -15,6 +15,7 @@
 #include <unordered_set>
 
 #include "schema/args.hpp"
+#include "core/format_words.hpp"
 #include "core/errors.hpp"
 #include "core/format.hpp"
 #include "core/json_text.hpp"
@@ -584,7 +585,7 @@ class Collector {
     out += ",\"warnings\":";
     json warnings = warnings_;
     if (more_warnings_ > 0) {
-      warnings.push_back("… and " + std::to_string(more_warnings_) + " more distinct warnings at other points");
+      warnings.push_back("… and " + grouped(double(more_warnings_)) + " more distinct warnings at other points");
     }
     append_text(warnings, out);
     out += '}';

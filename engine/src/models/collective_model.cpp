@@ -1,4 +1,5 @@
 #include "models/collective_model.hpp"
+#include "core/format_words.hpp"
 
 #include "core/enum_table.hpp"
 
@@ -130,8 +131,8 @@ void validate_tree(const FatTree& t) {
   }
   double gpus = t.gpus_per_node * t.nodes;
   if (std::fmod(gpus, t.inner_axis_size) != 0) {
-    throw InputError("inner_axis_size", "must divide the " + plain(gpus) + " GPUs (gpus_per_node × nodes), got " +
-                                            plain(t.inner_axis_size));
+    throw InputError("inner_axis_size", "must divide the " + format_quantity(gpus, "GPUs") + " (GPUs per node × nodes), got " +
+                                            grouped(t.inner_axis_size));
   }
 }
 
@@ -149,8 +150,8 @@ CollectiveCost fat_tree_hierarchical(CollectiveOp op, double V, const FatTree& t
     double degree = L.fan_in, share = Y / L.below_child;
     if (Y > L.below_child) {
       if (std::fmod(L.below_unit, Y) != 0) {
-        throw InputError("inner_axis_size", "must divide the " + plain(L.below_unit) + " GPUs under one " +
-                                                L.name + " unit it partly spans, got " + plain(Y));
+        throw InputError("inner_axis_size", "must divide the " + format_quantity(L.below_unit, "GPUs") + " under one " +
+                                                L.name + " unit it partly spans, got " + grouped(Y));
       }
       degree = L.below_unit / Y;
       share = 1;

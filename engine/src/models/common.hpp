@@ -46,7 +46,7 @@ inline ComputeRate compute_rate(const Args& args, const Chip& chip) {
   return {fastest->dtype, fastest->flops_per_s,
           chip.name() + " has no " + dtype + " FLOP/s rate, so the math is priced at its fastest rate, " +
               fastest->dtype + " (" + format_quantity(fastest->flops_per_s, "FLOP/s") +
-              "); another arithmetic dtype can be chosen (compute_dtype)."};
+              "); another arithmetic format can be chosen (compute_dtype)."};
 }
 
 // Chip::usable_memory_bytes of `memory` (the chip's), as a step where the GPU's share of unified

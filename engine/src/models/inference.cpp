@@ -1,6 +1,7 @@
 // Shared inference math: the served model, the fabric, one prefill step, one decode step.
 // The formulas are api/inference.md's "How the engine computes each output".
 #include "models/inference.hpp"
+#include "core/format_words.hpp"
 
 #include "models/expected.hpp"
 #include "models/topology.hpp"
@@ -276,7 +277,7 @@ void does_not_fit_warning(const Warning::Numbers& n, std::string_view memory, st
   append_quantity(n[4], Slice ? "chips" : "devices", t);
   if (Slice) {
     t += " (" + article_for(n[5]) + " ";
-    t += plain(n[5]);
+    t += grouped(n[5]);
     t += "-chip slice)";
   }
   t += ". The times are what the step would take if it fit.";
@@ -458,9 +459,9 @@ void decode_sharding_warnings(const InferenceSetup& s, const DecodeFigures& f, c
   if (!s.model.dims) return;
   const Model& d = *s.model.dims;
   if (f.context > 0 && !d.is_mla() && f.chips > d.K * f.batch) {
-    log.warn("KV caches split over K = " + plain(d.K) + " heads × batch " + plain(f.batch) + " cover only " +
-             plain(d.K * f.batch) + " of the " + plain(f.chips) +
-             " chips: the step assumes them evenly spread, which needs sequence sharding.");
+    log.warn("KV caches split over K = " + grouped(d.K) + " heads × batch " + grouped(f.batch) + " cover only " +
+             grouped(d.K * f.batch) + " of the " + format_quantity(f.chips, "chips") +
+             ": the step assumes them evenly spread, which needs sequence sharding.");
   }
   if (f.mlp_bound == "comms") {
     log.warn(
@@ -684,7 +685,7 @@ std::vector<Param> served_model_params() {
   return {model("llama3-70b"),
           param_count("params", nullptr,
                    "parameter count: alone (a bare count, no model: comms, activation and "
-                   "attention figures are null), or replacing a dense model's count (the book's 70e9)"),
+                   "attention figures are null), or replacing a dense model's count (the book's 70B)"),
           params::chip("tpu-v5e"), model_overrides(), chip_overrides()};
 }
 

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "core/format.hpp"
+#include "core/format_words.hpp"
 
 namespace scalelab {
 namespace {
@@ -222,14 +223,14 @@ std::string term_name(int term) {
 }
 
 std::string stage_layers_text(double layers, double pp, double v) {
-  if (pp <= 1) return "one stage: all " + plain(layers) + " layers";
+  if (pp <= 1) return "one stage: all " + grouped(layers) + " layers";
   StageSplit s = split_layers(layers, pp, v);
-  if (!s.ok) return plain(layers) + " layers cannot fill " + plain(pp * v) + " pipeline chunks";
-  auto count = [](double n) { return plain(n) + (n == 1 ? " layer" : " layers"); };
-  std::string chunks = v > 1 ? " (" + plain(v) + " chunks each)" : "";
-  if (s.first == s.middle && s.last == s.middle) return plain(pp) + " stages of " + count(s.middle) + chunks;
-  std::string middle = pp > 2 ? ", stages 2–" + plain(pp - 1) + ": " + plain(s.middle) + " each" : "";
-  return "stage 1: " + count(s.first) + middle + ", stage " + plain(pp) + ": " + count(s.last) + chunks;
+  if (!s.ok) return grouped(layers) + " layers cannot fill " + grouped(pp * v) + " pipeline chunks";
+  auto count = [](double n) { return grouped(n) + (n == 1 ? " layer" : " layers"); };
+  std::string chunks = v > 1 ? " (" + grouped(v) + " chunks each)" : "";
+  if (s.first == s.middle && s.last == s.middle) return grouped(pp) + " stages of " + count(s.middle) + chunks;
+  std::string middle = pp > 2 ? ", stages 2–" + grouped(pp - 1) + ": " + grouped(s.middle) + " each" : "";
+  return "stage 1: " + count(s.first) + middle + ", stage " + grouped(pp) + ": " + count(s.last) + chunks;
 }
 
 std::string reject_message(const LayoutProblem& p, const StepEval& e) {
@@ -240,60 +241,64 @@ std::string reject_message(const LayoutProblem& p, const StepEval& e) {
   switch (e.reason) {
     case Reject::none: return "";
     case Reject::tp_heads:
-      return format_quantity(l.tp, "count") + "-way tensor parallelism does not divide the " + plain(m.heads) + " query heads";
+      return format_quantity(l.tp, "count") + "-way tensor parallelism does not divide the " + format_quantity(m.heads, "count") + " query heads";
     case Reject::tp_domain:
       if (p.network.gpu) {
-        return format_quantity(l.tp, "count") + "-way tensor parallelism spans more than the " + plain(p.network.node_gpus) +
+        return format_quantity(l.tp, "count") + "-way tensor parallelism spans more than the " + grouped(p.network.node_gpus) +
                " GPUs of one NVLink domain: its collectives every layer would cross the slower network";
       }
       return format_quantity(l.tp, "count") + "-way tensor parallelism is longer than two axes of the chip's torus can hold";
     case Reject::pp_layers:
-      return plain(l.pp) + " stages × " + plain(l.virtual_stages) + " chunks cannot each hold at least one of the " +
-             plain(m.layers) + " layers";
+      return format_quantity(l.pp, "stages") + " × " + format_quantity(l.virtual_stages, "chunks") +
+             " cannot each hold at least one of the " + format_quantity(m.layers, "layers");
     case Reject::cp_sequence:
-      return format_quantity(l.cp, "count") + "-way context parallelism does not split the " + plain(p.settings.seq_len) + "-token sequence into " +
-             plain(2 * l.cp) + " equal chunks (ring attention gives each rank two, to balance causal work)";
+      return format_quantity(l.cp, "count") + "-way context parallelism does not split the " + format_quantity(p.settings.seq_len, "count") + "-token sequence into " +
+             format_quantity(2 * l.cp, "count") + " equal chunks (ring attention gives each rank two, to balance causal work)";
     case Reject::ep_experts:
-      return m.experts > 1 ? format_quantity(l.ep, "count") + "-way expert parallelism does not divide the " + plain(m.experts) + " experts"
+      return m.experts > 1 ? format_quantity(l.ep, "count") + "-way expert parallelism does not divide the " + format_quantity(m.experts, "experts")
                            : format_quantity(l.ep, "count") + "-way expert parallelism needs a mixture-of-experts model";
     case Reject::ep_ranks:
-      return format_quantity(l.ep, "count") + "-way expert parallelism does not divide the " + plain(l.data_parallel() * l.cp) +
+      return format_quantity(l.ep, "count") + "-way expert parallelism does not divide the " + format_quantity(l.data_parallel() * l.cp, "count") +
              " data- and context-parallel ranks its experts are spread over";
     case Reject::batch: {
       double replicas = l.data_parallel();
+      // the batch in sequences need not be whole (batch tokens / sequence length): said as people would
+      const std::string batch = std::floor(sequences) == sequences
+                                    ? format_quantity(sequences, "sequences")
+                                    : count_words(sequences, "sequences") + ", not a whole number";
       if (sequences / replicas < 1) {
-        return plain(replicas) + " data-parallel replicas exceed the " + plain(sequences) + " sequences of the batch";
+        return format_quantity(replicas, "count") + " data-parallel replicas exceed the batch of " + batch;
       }
-      return "the " + plain(sequences) + " sequences do not split into " + plain(replicas) +
-             " replicas × micro-batches of " + plain(l.micro_batch) + " sequences";
+      return "the batch of " + batch + " does not split into " + format_quantity(replicas, "count") +
+             " replicas × micro-batches of " + format_quantity(l.micro_batch, "sequences");
     }
     case Reject::schedule:
       if (l.pp <= 1) return "a pipeline schedule with virtual stages needs pipeline stages";
       if (l.schedule == Schedule::interleaved) return "interleaved 1F1B needs at least 2 virtual stages per device";
-      if (l.schedule == Schedule::dualpipe) return "DualPipe pairs stages from both ends: it needs an even stage count, got " + plain(l.pp);
+      if (l.schedule == Schedule::dualpipe) return "DualPipe pairs stages from both ends: it needs an even stage count, got " + grouped(l.pp);
       return std::string(schedule_title(l.schedule)) + " runs one chunk per device (virtual stages 1)";
     case Reject::memory: {
       const StepMemory& mem = e.memory;
-      std::string where = l.pp > 1 ? " on stage " + plain(mem.stage + 1) + " of " + plain(l.pp) : "";
+      std::string where = l.pp > 1 ? " on stage " + grouped(mem.stage + 1) + " of " + grouped(l.pp) : "";
       std::string flight = mem.largest == Part::activations && mem.in_flight > 1
-                               ? ", " + plain(std::round(mem.in_flight * 10) / 10) + " micro-batches in flight"
+                               ? ", " + count_words(mem.in_flight, "micro-batches") + " in flight"
                                : "";
       return "needs " + gb(mem.fit_bytes) + " per chip, " + gb(mem.fit_bytes - p.settings.hbm_bytes) + " over the " +
              gb(p.settings.hbm_bytes) + " of memory; the largest part is " + part_label(mem.largest) + " (" +
              gb(mem.parts[int(mem.largest)]) + where + flight + ")";
     }
     case Reject::bubble:
-      return std::string(schedule_title(l.schedule)) + "'s bubble is " + plain(std::round(e.time.bubble_fraction * 100)) +
-             " % of the step with " + plain(e.memory.micro_batches) +
-             (e.memory.micro_batches == 1 ? " micro-batch over " : " micro-batches over ") + plain(l.pp) +
-             " stages, above the " + plain(std::round(p.settings.max_bubble * 100)) + " % allowed";
+      return std::string(schedule_title(l.schedule)) + "'s bubble is " + grouped(std::round(e.time.bubble_fraction * 100)) +
+             " % of the step with " + grouped(e.memory.micro_batches) +
+             (e.memory.micro_batches == 1 ? " micro-batch over " : " micro-batches over ") + grouped(l.pp) +
+             " stages, above the " + grouped(std::round(p.settings.max_bubble * 100)) + " % allowed";
     case Reject::comms:
       return "the slowest collective takes " + format_quantity(e.time.slowest_comm_s, "s") + " a step against " +
-             format_quantity(e.time.compute_s, "s") + " of compute (more than " + plain(p.settings.max_comm_ratio) +
+             format_quantity(e.time.compute_s, "s") + " of compute (more than " + grouped(p.settings.max_comm_ratio) +
              "×)";
     case Reject::model_parallel_beyond_pod:
-      return "the model-parallel group (tensor × pipeline × context) of " + plain(l.tp * l.pp * l.cp) + " chips does not fit in one " +
-             plain(p.network.pod_chips) + "-chip pod: model parallelism would cross DCN";
+      return "the model-parallel group (tensor × pipeline × context) of " + grouped(l.tp * l.pp * l.cp) + " chips does not fit in one " +
+             grouped(p.network.pod_chips) + "-chip pod: model parallelism would cross DCN";
     case Reject::offload_link:
       return "optimizer offload needs the chip's host link (pcie_bytes_per_s), which the catalog does not give";
   }

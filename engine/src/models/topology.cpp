@@ -1,4 +1,5 @@
 #include "models/topology.hpp"
+#include "core/format_words.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -12,7 +13,7 @@ namespace {
 
 std::string shape_text(const std::vector<double>& shape) {
   std::string s;
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? "×" : "") + plain(shape[i]);
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? "×" : "") + grouped(shape[i]);
   return s;
 }
 
@@ -75,8 +76,8 @@ void check_ici_slice(const Chip& chip, const std::vector<double>& axes, const st
   for (size_t i = 0; i < used.size(); ++i) {
     if (used[i] > room[i]) {
       throw InputError(param, "asks for axes of " + shape_text(used) + " chips, which do not fit in " + chip.name() +
-                                  "'s " + shape_text(pod) + " pod: an axis of " + plain(used[i]) +
-                                  " chips is longer than the pod allows" + beyond);
+                                  "'s " + shape_text(pod) + " pod: an axis of " + format_quantity(used[i], "chips") +
+                                  " is longer than the pod allows" + beyond);
     }
   }
 }
@@ -148,8 +149,8 @@ void check_group_on_axes(const Chip& chip, double group, double axes, const std:
   double need = axes_to_hold(chip, group);
   throw InputError(param, "gives " + axes_word(size_t(axes)) + " of " + chip.name() + "'s " +
                               shape_text(chip.pod_shape()) + " torus, which hold" + (axes == 1 ? "s" : "") +
-                              " at most " + plain(*room) + " chips, but " + what + " spans " + plain(group) +
-                              " chips" +
+                              " at most " + format_quantity(*room, "chips") + ", but " + what + " spans " +
+                              format_quantity(group, "chips") +
                               (group <= *chips_on_axes(chip, need) ? ": give " + plain(need) + " axes" : "") +
                               ", or fewer chips");
 }
@@ -158,8 +159,9 @@ void check_pair_on_axes(const Chip& chip, double chips, double axes_fsdp, double
   std::optional<double> room = chips_on_axes(chip, axes_fsdp + axes_tp);
   if (!room || chips <= *room) return;
   throw InputError(param, "gives FSDP and TP " + plain(axes_fsdp) + " + " + plain(axes_tp) + " axes of " + chip.name() +
-                              "'s " + shape_text(chip.pod_shape()) + " torus, which hold at most " + plain(*room) +
-                              " chips together, but fsdp × tp spans " + plain(chips) + " chips: give them " +
+                              "'s " + shape_text(chip.pod_shape()) + " torus, which hold at most " +
+                              format_quantity(*room, "chips") + " together, but fsdp × tp spans " +
+                              format_quantity(chips, "chips") + ": give them " +
                               plain(axes_to_hold(chip, chips)) + " axes between them, or fewer chips");
 }
 
@@ -183,8 +185,9 @@ PodSpan tpu_pod_span(const Chip& chip, double chips) {
 std::string pod_boundary_warning(const Chip& chip, const PodSpan& span, const std::string& consequence) {
   std::string net = chip.beyond_pod == "infiniband" ? "InfiniBand" : "DCN";
   bool whole = std::fmod(span.chips, span.pod_chips) == 0;
-  return plain(span.chips) + " chips of " + chip.name() + " do not fit in one " + plain(span.pod_chips) +
-         "-chip pod: they are " + (whole ? "" : "at least ") + plain(span.pods) + " pods joined by " + net +
+  return format_quantity(span.chips, "chips") + " of " + chip.name() + " do not fit in one " +
+         format_quantity(span.pod_chips, "count") + "-chip pod: they are " + (whole ? "" : "at least ") +
+         format_quantity(span.pods, "count") + " pods joined by " + net +
          " (" + format_quantity(chip.dcn_bytes_per_s.value_or(0), "bytes/s") + " per chip), not one ICI torus; " +
          consequence;
 }

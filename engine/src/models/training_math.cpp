@@ -1,4 +1,5 @@
 #include "models/training_math.hpp"
+#include "core/format_words.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -439,8 +440,8 @@ void check_step_layout(const MemoryInputs& in) {
     }
     double ranks = in.degrees.dp * in.degrees.fsdp * in.cp;
     if (std::fmod(ranks, in.ep) != 0) {
-      throw InputError("ep", "must divide the " + plain(ranks) + " data- and context-parallel ranks "
-                             "the experts are spread over, got " + plain(in.ep));
+      throw InputError("ep", "must divide the " + grouped(ranks) + " data- and context-parallel ranks "
+                             "the experts are spread over, got " + grouped(in.ep));
     }
   }
 }
@@ -508,6 +509,7 @@ Fabric parse_fabric(const std::string& s) {
 }
 
 std::string strategy_name(Strategy s) { return kStrategies.name(s); }
+std::string strategy_title(Strategy s) { return kStrategies.title(s); }
 
 std::string fabric_name(Fabric f) {
   switch (f) {

@@ -97,6 +97,7 @@ enum class Fabric { ici, nvlink, ib_fat_tree, dcn };
 Strategy parse_strategy(const std::string& s);
 Fabric parse_fabric(const std::string& s);
 std::string strategy_name(Strategy s);
+std::string strategy_title(Strategy s);  // for people: "data parallelism across pods over DCN"
 const std::vector<std::string>& strategy_names();
 const std::vector<std::string>& strategy_titles();
 std::string fabric_name(Fabric f);

@@ -62,9 +62,9 @@ inline std::vector<Param> training_memory_params() {
               "with tp: shard the [tokens, D] tensors between the matmuls over the sequence as well "
               "(Megatron-LM's sequence parallelism); off, tp ranks hold them whole"),
       choice("optimizer_offload", {"none", "host", "paged"}, "none",
-             "where the optimizer state and master weights live: on the chip, in host memory (ZeRO-Offload), "
-             "or paged to the host when the chip runs short (bitsandbytes' paged optimizers)",
-             {"on the chip", "host memory", "paged when short"}),
+             "where the optimizer state and master weights live: in the device's own memory, in host memory "
+             "(ZeRO-Offload), or paged to the host when device memory runs short (bitsandbytes' paged optimizers)",
+             {"in device memory", "in host memory", "paged to host when short"}),
       number("workspace_bytes", "bytes", 0, 1e12, nullptr,
              "accounting practice: framework workspace beside the tensors (default 1 GiB on a GPU: CUDA context "
              "about 0.3-0.5 GiB, cuBLAS workspaces and NCCL buffers; 0 elsewhere)", Scale::linear),

@@ -143,7 +143,7 @@ Param batch_tokens(json def, std::string_view doc, bool zero_means_no_activation
 }
 
 Param param_count(std::string_view name, json def, std::string_view doc) {
-  return number(name, "params", 1, kMaxParams, std::move(def), std::string(doc) + " (1 to 1e16)");
+  return number(name, "params", 1, kMaxParams, std::move(def), std::string(doc) + " (1 to 10¹⁶)");
 }
 
 Param utilisation(std::string_view name, json def, std::string_view doc) {
