@@ -40,7 +40,8 @@ export function wordProblems(text, { label = false } = {}) {
   for (const m of out.matchAll(/\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b/g)) found.push(`identifier ${m[0]}`);
   if (/\b(null|undefined|NaN)\b/.test(s)) found.push('null/undefined');
   if (/\{"|":|"\}/.test(s)) found.push('JSON');
-  for (const m of s.matchAll(/(?<![\d.,\w])\d{4,}(?![\d.])/g)) found.push(`no digit grouping: ${m[0]}`);
+  // (a year such as 2022 is written without a comma)
+  for (const m of s.matchAll(/(?<![\d.,\w])\d{4,}(?![\d.])/g)) if (!/^(19|20)\d\d$/.test(m[0])) found.push(`no digit grouping: ${m[0]}`);
   for (const m of s.matchAll(new RegExp(`\\d+\\.\\d+ ${COUNT}\\b(?![/-]| per)`, 'g'))) found.push(`fractional count: ${m[0]}`);
   if (/\)\s*\(/.test(s)) found.push('two parenthesised groups in a row');
   for (const m of s.matchAll(/\b([A-Za-z]{2,}) \1\b/g)) found.push(`doubled word: ${m[0]}`);
@@ -99,7 +100,8 @@ test('the word rules catch what they are for, and pass what people write', () =>
   assert.deepEqual(wordProblems('the 976.5625 sequences'), ['fractional count: 976.5625 sequences']);
   assert.deepEqual(wordProblems('about 142 tokens/s, 38.1 tokens per second'), []);
   assert.deepEqual(wordProblems('INT4 (no scales) (4 bits per weight)'), ['two parenthesised groups in a row']);
-  assert.deepEqual(wordProblems('26.2 chips chips'), ['doubled word: chips chips']);
+  assert.deepEqual(wordProblems('26 chips chips'), ['doubled word: chips chips']);
+  assert.deepEqual(wordProblems('Chinchilla fit (2022), 16,384 chips'), []);
   assert.deepEqual(wordProblems('weight dtype', { label: true }), ['"dtype" in a label']);
   assert.deepEqual(wordProblems('at most 1e16 params'), ['e-notation']);
   assert.deepEqual(wordProblems('the value is null'), ['null/undefined']);
