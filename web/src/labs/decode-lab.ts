@@ -61,8 +61,7 @@ export class DecodeLab extends LabElement<'decode'> {
     { name: 'step_s', hide: this.noSpeed }, { name: 'tokens_per_s', hide: this.noSpeed }, { name: 'tokens_per_s_per_chip', hide: this.noSpeed }, 't_weights_s', 't_kv_s', 't_math_s',
     // one device exchanges nothing: the engine gives no comms time there, and the row says so
     { name: 't_comm_s', none: (r) => (num(r.inputs.chips) === 1 ? `none: ${this.onOwnDevice() ? 'one device' : 'one chip'} has no model-parallel collectives` : null) },
-    // (the flip is the critical batch where the two agree: one row, the book's name, not two names for one number)
-    { name: 'mlp_flip_batch', hide: (r) => r.outputs.critical_batch === r.outputs.mlp_flip_batch }, 'critical_batch', 'kv_crossover_batch', 'max_batch', 'min_chips', 'weight_bytes',
+    'mlp_flip_batch', 'critical_batch', 'kv_crossover_batch', 'max_batch', 'min_chips', 'weight_bytes',
     'kv_bytes_per_sequence', 'free_hbm_bytes', 'experts_read_share', 'all_experts_batch',
   ];
   protected readonly hasViz = true;
@@ -108,7 +107,7 @@ export class DecodeLab extends LabElement<'decode'> {
 
   /** On the reader's own device, a model whose weights (or one sequence's KV cache besides them)
    *  do not fit cannot load: the lab gives it no speed and says what would load instead. */
-  protected cannotLoad(r: LabResult<'decode'>): boolean { return this.onOwnDevice() && !loads(r.outputs); }
+  protected cannotLoad(r: LabResult<'decode'>): boolean { return !loads(r.outputs); }
   private fitsKey = '';
   private fits: FitChoice[] = [];
   private noLoadVerdict(r: LabResult<'decode'>) {
@@ -116,15 +115,21 @@ export class DecodeLab extends LabElement<'decode'> {
     const key = JSON.stringify(params);
     if (key !== this.fitsKey) {
       this.fitsKey = key;
-      this.fits = whatFits(this.engine!, 'decode', params, this.state.chipFacts?.weightFormats, (id) => this.choiceText('weight_dtype', id));
+      // on a TPU or a GPU node: the chips the engine says would hold it (a TPU's slice a power of two)
+      const n = this.state.chipFacts?.kind === 'tpu' ? num(o.min_slice_chips) : num(o.min_chips_for_batch) ?? num(o.min_chips);
+      const more = !this.onOwnDevice() && n !== null && n > (num(r.inputs.chips) ?? 1) && n <= (this.findSchema('chips')?.max ?? Infinity)
+        ? [{ set: { chips: n }, words: `${this.engine!.format(n, 'count')} ${this.chipNoun(n)}` }] : [];
+      this.fits = whatFits(this.engine!, 'decode', params, this.state.chipFacts?.weightFormats, (id) => this.choiceText('weight_dtype', id), more);
     }
     const model = typeof r.inputs.model === 'string' ? this.engine!.modelName(r.inputs.model) || r.inputs.model : 'This model';
     const format = this.choiceText('weight_dtype', r.inputs.weight_dtype);
     const weightsFit = (num(o.free_hbm_bytes) ?? -1) >= 0;
-    const chip = this.state.chipFacts;
-    const holds = chip?.gpuShare && chip.gpuShare < 1 ? html`the GPU of this ${chip.name} may use ${this.fig('slice_hbm_bytes')} of its ${this.memoryName()}` : html`this ${chip?.name ?? 'device'}’s ${this.memoryName()} holds ${this.fig('slice_hbm_bytes')}`;
+    const chip = this.state.chipFacts, own = this.onOwnDevice();
+    const chips = num(r.inputs.chips) ?? 1, these = `${this.engine!.format(chips, 'count')} ${this.chipNoun(chips)}`;
+    const holds = !own ? html`${chips === 1 ? `this ${chip?.kind === 'tpu' ? 'chip' : 'GPU'}’s` : `these ${these}’`} ${this.memoryName()} holds ${this.fig('slice_hbm_bytes')}${weightsFit ? nothing : html`: the weights alone need at least ${this.fig('min_chips')}`}`
+      : chip?.gpuShare && chip.gpuShare < 1 ? html`the GPU of this ${chip.name} may use ${this.fig('slice_hbm_bytes')} of its ${this.memoryName()}` : html`this ${chip?.name ?? 'device'}’s ${this.memoryName()} holds ${this.fig('slice_hbm_bytes')}`;
     return html`<p class="verdict verdict-nofit" data-part="cannot-load">${this.fitWords(false, '', 'It cannot load')}: ${model} in ${format} needs ${this.fig('weight_bytes')} for its weights${weightsFit
-      ? html` and ${this.fig('kv_bytes_per_sequence')} for one sequence’s KV cache at this context` : nothing}, and ${holds}. So it does not run on this device, and there is no speed to give.
+      ? html` and ${this.fig('kv_bytes_per_sequence')} for one sequence’s KV cache at this context` : nothing}, and ${holds}. So it does not run on ${own ? 'this device' : chips === 1 ? `one ${this.chipNoun(1)}` : `these ${these}`}, and there is no speed to give.
       ${this.fits.length ? html`These would load: ${this.fits.map((c, i) => html`${i ? (i === this.fits.length - 1 ? ' or ' : ', ') : ''}<button type="button" class="lab-button" data-fit=${JSON.stringify(c.set)} @click=${() => this.useSetting(c.set)}>${c.words}</button>`)}.`
         : html`No weight format this device runs and no catalog model fits it at this context.`}</p>`;
   }
@@ -135,7 +140,12 @@ export class DecodeLab extends LabElement<'decode'> {
   }
   /** the engine's "they need at least N devices" is not the advice on the reader's one device:
    *  the verdict says what would load instead */
-  protected warningShown(w: string, r: LabResult<'decode'>): boolean { return !(this.cannotLoad(r) && /\bneed at least\b/.test(w)); }
+  protected warningShown(w: string, r: LabResult<'decode'>): boolean { return !(this.onOwnDevice() && this.cannotLoad(r) && /\bneed at least\b/.test(w)); }
+  /** a count of this chip's kind: chips (a TPU), GPUs (a datacenter GPU), devices (the reader's own) */
+  private chipNoun(n: number): string {
+    const one = this.onOwnDevice() ? 'device' : this.state.chipFacts?.kind === 'tpu' ? 'chip' : 'GPU';
+    return n === 1 ? one : `${one}s`;
+  }
 
   protected renderVerdict(r: LabResult<'decode'>) {
     if (this.cannotLoad(r)) return this.noLoadVerdict(r);

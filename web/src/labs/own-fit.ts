@@ -22,7 +22,7 @@ export function loads(outputs: Record<string, unknown>): boolean {
  * `params` changed by it; a candidate loads where `loads` says so.
  */
 export function whatFits(engine: Engine, calculator: string, params: Record<string, unknown>, formats: readonly string[] | null | undefined,
-  formatWords: (id: string) => string): FitChoice[] {
+  formatWords: (id: string) => string, first: FitChoice[] = []): FitChoice[] {
   const at = (change: Record<string, unknown>) => {
     const r = engine.evaluate(calculator, { ...params, ...change }, { steps: false });
     return !isError(r) && loads(r.outputs as Record<string, unknown>);
@@ -30,11 +30,13 @@ export function whatFits(engine: Engine, calculator: string, params: Record<stri
   const bits = new Map(engine.formats.map((f) => [f.id, f.bits]));
   const current = String(params.weight_dtype ?? 'bf16');
   const now = bits.get(current) ?? 16;
-  const out: FitChoice[] = [];
+  // (settings the lab names first, e.g. the chips a slice needs, where they load)
+  const out: FitChoice[] = first.filter((c) => at(c.set));
   // formats with fewer bits per weight than the one chosen, most bits first: the two of best quality that load
   const fewer = [...(formats ?? [])].filter((f) => (bits.get(f) ?? now) < now).sort((a, b) => (bits.get(b) ?? 0) - (bits.get(a) ?? 0));
+  const formatsTo = out.length + 2;
   for (const f of fewer) {
-    if (out.length >= 2) break;
+    if (out.length >= formatsTo) break;
     if (at({ weight_dtype: f })) out.push({ set: { weight_dtype: f }, words: `${formatWords(f)} weights` });
   }
   // the largest catalog model that loads in this format (its weight bytes from the decode calculator)

@@ -214,6 +214,9 @@ export class ServingLab extends LabElement<'serving'> {
         : html`; the sweep takes GPUs in powers of two, so the fewest that hold ${batch !== null ? 'both' : 'them'} are ${counted(slice, 'GPU', n)}` : nothing}.`;
   }
 
+  /** the swept points' table, after the verdict (drawViz fills it) */
+  protected renderAfterVerdict() { return html`<div class="sv-table-slot"></div>`; }
+
   protected renderVerdict(r: LabResult<'serving'>) {
     if (this.cannotLoad(r)) return this.noLoadVerdict(r);
     const o = r.outputs;
@@ -264,11 +267,12 @@ export class ServingLab extends LabElement<'serving'> {
         ring.removeAttribute('visibility');
       } else ring.setAttribute('visibility', 'hidden');
       this.chart.querySelector('[aria-description]')?.setAttribute('aria-description', description);
-      const box = host.querySelector<HTMLElement>('.lb-table-box');
+      const box = this.querySelector<HTMLElement>('.lb-table-box');
       if (box) markChosen(box);
       return;
     }
     host.replaceChildren();
+    this.querySelector<HTMLElement>('.sv-table-slot')?.replaceChildren();
     this.chart = null;
     this.chartLayers = layers;
     if (this.cannotLoad(r)) return; // (a model that cannot load: no point to draw, the verdict says what would load)
@@ -324,7 +328,8 @@ export class ServingLab extends LabElement<'serving'> {
     }
     const box = document.createElement('div');
     box.className = 'lb-table-box';
-    host.append(box);
+    // (after the verdict: on a phone the verdict follows the chart at once)
+    (this.querySelector<HTMLElement>('.sv-table-slot') ?? host).append(box);
     render(table(), box); // the table is the plot's full text alternative
   }
 }

@@ -58,6 +58,9 @@ export class DecodeRun extends HTMLElement {
   // The model follows the attribute (the decode lab passes its own) until a run starts.
   static observedAttributes = ['model'];
   attributeChangedCallback() {
+    // (the stub's sentence names the lab's model as it changes)
+    const hint = this.opened ? null : this.querySelector('.decode-run-intro .hint');
+    if (hint) hint.textContent = `It times one decode step of ${this.modelName()} on your GPU (or CPU) batch by batch, in this browser.`;
     const view = this.querySelector('sl-decode-run-view');
     if (view && view.runState !== 'running') view.model = this.model();
   }
