@@ -345,12 +345,13 @@ test('the expected range says "runs like this" only where the runs cover the set
   await page.waitForFunction((el) => document.querySelector(`${el} .decode-plot .published-run`) !== null, EL);
   assert.equal(await note.getAttribute('data-runs'), '1');
   assert.equal(await note.locator('a').getAttribute('href'), mine[0].source.url);
-  assert.ok((await note.innerText()).includes(mine[0].published), await note.innerText());
+  // (the note names the run by its hardware; its date went with 62f9a09's reader words)
+  assert.ok((await note.innerText()).includes(mine[0].hardware), await note.innerText());
   const dot = await page.evaluate((el) => {
     const described = document.querySelector(`${el} .decode-plot[aria-description], ${el} .decode-plot [aria-description]`);
     return { title: document.querySelector(`${el} .published-run title`)?.textContent ?? '', description: described?.getAttribute('aria-description') ?? '' };
   }, EL);
-  assert.ok(dot.title.includes(mine[0].published) && dot.title.includes(mine[0].source.where), dot.title);
+  assert.ok(dot.title.includes(mine[0].hardware) && dot.title.includes(mine[0].source.where), dot.title);
   assert.match(dot.description, /Published runs of this setup/);
   const near = runs.filter((m) => m.calculator === 'decode' && m.inputs.chip === 'tpu-v5e' && m.inputs.model === 'llama3-8b');
   await line('?chip=tpu-v5e&model=llama3-8b&chips=4&context=128');
