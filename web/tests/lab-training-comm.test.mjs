@@ -72,6 +72,9 @@ test('switching the strategy changes the plot; TP says the batch does not move i
   const { page, problems } = await watchedPage(browser.context, server.url);
   await page.goto(server.url + LAB + '?chip=h100');
   await ready(page);
+  // a node of 8 H100s opens on a model whose training state it holds (70B's would not fit)
+  assert.equal((await labParams(page)).model, 'llama3-8b');
+  assert.equal(await page.locator(`${EL} .lab-verdict .fits-no`).count(), 0, 'the opening run fits');
   const fsdpPlot = await plotText(page);
   await choose(page, 'strategy', 'tp');
   const p = await labParams(page);

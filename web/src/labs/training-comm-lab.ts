@@ -33,11 +33,15 @@ const chipsStart: StartFn = chipCount(256);
 const ownDevice = (c: ChipFacts) => ONE_DEVICE_KINDS.includes(c.kind);
 const chipsWhy = chipsStart.why!;
 chipsStart.why = (c) => (ownDevice(c) ? null : chipsWhy(c));
-/** The model the lab opens on: LLaMA-3 70B on a slice or a node; on the reader's own device one
- *  whose training state it holds (Llama 3.2 1B on a card of 20 GB or more, GPT-2 small below:
- *  70B's weights alone are 141 GB), so the lab does not open on a run that cannot start. */
-const modelStart: StartFn = (c) => (ownDevice(c) ? ((c.memoryBytes ?? 0) >= 20e9 ? 'llama3.2-1b' : 'gpt2-124m') : 'llama3-70b');
-modelStart.why = (c) => (ownDevice(c) ? `The ${c.name} is one device: the lab starts on one, with a small model it can train.` : null);
+/** The model the lab opens on, one whose training state the opening chips hold, so the lab does not
+ *  open on a run that cannot start: LLaMA-3 70B on a 256-chip TPU slice; LLaMA-3 8B on a node of 8
+ *  GPUs (70B's state, about 16 bytes a parameter, is 140 GB a GPU even spread over all 8); on the
+ *  reader's own device Llama 3.2 1B on a card of 20 GB or more, GPT-2 small below. */
+const modelStart: StartFn = (c) =>
+  ownDevice(c) ? ((c.memoryBytes ?? 0) >= 20e9 ? 'llama3.2-1b' : 'gpt2-124m') : c.kind === 'tpu' ? 'llama3-70b' : 'llama3-8b';
+modelStart.why = (c) =>
+  ownDevice(c) ? `The ${c.name} is one device: the lab starts on one, with a small model it can train.`
+    : c.kind === 'tpu' ? null : 'The lab starts on LLaMA-3 8B: LLaMA-3 70B’s training state does not fit in one node of 8 GPUs.';
 /** The data-centre network between pods is a TPU pod's: a GPU or a reader's device has no such choice. */
 const offersStrategy = (v: string, c: ChipFacts | null) => v !== 'dcn_dp' || !c || c.kind === 'tpu';
 /** a strategy that shards experts needs a mixture-of-experts model: switching to it picks this one */
