@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/format.hpp"
 #include "scalelab/engine.hpp"
 #include "support/test_support.hpp"
 
@@ -35,14 +36,13 @@ std::string chip_kind(const json& chip) {
 // measured / bound for a rate, bound / measured for a time (an output whose unit is a time in the
 // calculator's schema): how much of the bound the run reached.
 double share_of_bound(const json& run, double bound) {
-  static const std::set<std::string> time_units = {"s", "h", "chip-hours", "days", "years"};
   const json calculator = json::parse(scalelab::calculator_json(run["calculator"].get<std::string>()));
   std::string unit;
   for (const auto& o : calculator["outputs"]) {
     if (o["name"] == run["measured"]["output"]) unit = o["unit"];
   }
   double measured = run["measured"]["value"];
-  return time_units.count(unit) ? bound / measured : measured / bound;
+  return scalelab::is_time_unit(unit) ? bound / measured : measured / bound;
 }
 
 TEST(Measurements, EachRunHasItsSourceItsRegimeAndTheInputsThatReproduceIt) {

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "catalog/catalog_data.hpp"
+#include "core/enum_table.hpp"
 #include "core/errors.hpp"
 #include "core/format.hpp"
 #include "core/name.hpp"
@@ -361,32 +362,38 @@ double dtype_bytes(const std::string& dtype) {
   throw InputError("dtype", "must be one of " + allowed + ", got \"" + dtype.substr(0, 40) + "\"");
 }
 
+namespace {
+
+// The kinds of chip, one row each in enum order, then the catalog's old name for a datacenter GPU.
+constexpr EnumTable<ChipKind, 7> kChipKinds({{
+    {ChipKind::tpu, "tpu", "TPU"},
+    {ChipKind::datacenter_gpu, "datacenter-gpu", "datacenter GPU"},
+    {ChipKind::workstation_gpu, "workstation-gpu", "workstation GPU"},
+    {ChipKind::consumer_gpu, "consumer-gpu", "consumer GPU"},
+    {ChipKind::unified_memory, "unified-memory", "unified memory (Apple, AMD, DGX Spark)"},
+    {ChipKind::cpu, "cpu", "CPU"},
+    {ChipKind::datacenter_gpu, "gpu", "datacenter GPU (old name gpu)"},
+}});
+static_assert(kChipKinds.in_enum_order(1), "one row per ChipKind, in its order, then the alias gpu");
+
+ChipKind parse_kind(const std::string& name) {
+  const auto* row = kChipKinds.find(name);
+  return row ? row->value : ChipKind::tpu;
+}
+
+}  // namespace
+
 const std::vector<std::string>& chip_kind_names() {
-  static const std::vector<std::string> names = {"tpu",         "datacenter-gpu", "workstation-gpu",
-                                                 "consumer-gpu", "unified-memory", "cpu", "gpu"};
+  static const std::vector<std::string> names = kChipKinds.names();
   return names;
 }
 
 const std::vector<std::string>& chip_kind_titles() {
-  static const std::vector<std::string> titles = {
-      "TPU",           "datacenter GPU", "workstation GPU", "consumer GPU", "unified memory (Apple, AMD, DGX Spark)",
-      "CPU",           "datacenter GPU (old name gpu)"};
+  static const std::vector<std::string> titles = kChipKinds.titles();
   return titles;
 }
 
 namespace {
-
-ChipKind parse_kind(const std::string& name) {
-  static const ChipKind kinds[] = {ChipKind::tpu,          ChipKind::datacenter_gpu, ChipKind::workstation_gpu,
-                                   ChipKind::consumer_gpu, ChipKind::unified_memory, ChipKind::cpu,
-                                   ChipKind::datacenter_gpu};
-  const auto& names = chip_kind_names();
-  static_assert(std::size(kinds) == 7, "one kind per name in chip_kind_names()");
-  for (size_t i = 0; i < names.size(); ++i) {
-    if (names[i] == name) return kinds[i];
-  }
-  return ChipKind::tpu;
-}
 
 struct FigureField {
   const char* key;

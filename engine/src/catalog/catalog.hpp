@@ -89,8 +89,9 @@ std::string format_runtimes(const std::string& format);
 // datacenter GPUs in an NVLink domain joined by InfiniBand; workstation and consumer GPUs,
 // unified-memory machines and CPUs usually have neither. The catalog's old "gpu" means
 // datacenter-gpu.
-enum class ChipKind { tpu, datacenter_gpu, workstation_gpu, consumer_gpu, unified_memory, cpu };
-const std::vector<std::string>& chip_kind_names();  // "tpu", "datacenter-gpu", …, then "gpu"
+enum class ChipKind { tpu, datacenter_gpu, workstation_gpu, consumer_gpu, unified_memory, cpu, last_ = cpu };
+// From one table (catalog.cpp kChipKinds): "tpu", "datacenter-gpu", …, then the old name "gpu".
+const std::vector<std::string>& chip_kind_names();
 const std::vector<std::string>& chip_kind_titles();  // the same kinds, for people
 // A reader's own device (a GPU card, a Mac, a CPU), where a sentence says "device" for "chip".
 bool own_device_kind(ChipKind kind);

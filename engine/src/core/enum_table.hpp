@@ -26,12 +26,22 @@ class EnumTable {
  public:
   constexpr explicit EnumTable(std::array<EnumEntry<E>, N> entries) : entries_(entries) {}
 
-  // Rows in enum order, one per value: checked where each table is defined.
-  constexpr bool in_enum_order() const {
-    for (std::size_t i = 0; i < N; ++i) {
+  // Rows in enum order, one per value, then `aliases` rows of other names for values (an old
+  // name a data file may still use): checked where each table is defined.
+  constexpr bool in_enum_order(std::size_t aliases = 0) const {
+    if (aliases > N || static_cast<std::size_t>(E::last_) + 1 != N - aliases) return false;
+    for (std::size_t i = 0; i < N - aliases; ++i) {
       if (static_cast<std::size_t>(entries_[i].value) != i) return false;
     }
-    return static_cast<std::size_t>(E::last_) + 1 == N;
+    return true;
+  }
+
+  // The row named `name`, or null.
+  constexpr const EnumEntry<E>* find(std::string_view name) const {
+    for (const auto& e : entries_) {
+      if (e.name == name) return &e;
+    }
+    return nullptr;
   }
 
   std::vector<std::string> names() const {

@@ -10,6 +10,17 @@ namespace scalelab {
 // Seconds in a day: the one place a time in seconds becomes days (outputs and the formatter).
 inline constexpr double kSecondsPerDay = 86400;
 
+// The units an output or a parameter states a time in, one list: a measured time is compared
+// with its bound the other way up from a rate (calibration), and a range of times runs from
+// shortest to longest (expected.cpp).
+inline constexpr std::string_view kTimeUnits[] = {"s", "h", "chip-hours", "days", "years"};
+constexpr bool is_time_unit(std::string_view unit) {
+  for (std::string_view u : kTimeUnits) {
+    if (u == unit) return true;
+  }
+  return false;
+}
+
 // The characters [first, last) appended: by pointer and length, which is a copy. append(first,
 // last) is libc++'s iterator form, which in the WebAssembly build copies character by character
 // (3 % of a numbers-only decode evaluation there).

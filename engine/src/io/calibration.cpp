@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "catalog/catalog.hpp"
+#include "core/format.hpp"
 #include "core/json_text.hpp"
 #include "scalelab/engine.hpp"
 
@@ -34,10 +35,6 @@ double normal_quantile(double p) {
   double q = p - 0.5, r = q * q;
   return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q /
          (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
-}
-
-bool is_time_unit(const std::string& unit) {
-  return unit == "s" || unit == "h" || unit == "chip-hours" || unit == "days" || unit == "years";
 }
 
 double mean_of(const std::vector<double>& xs) { return std::accumulate(xs.begin(), xs.end(), 0.0) / double(xs.size()); }

@@ -150,7 +150,7 @@ void out_expected(const Band* band, const ExpectedOutput& o, double bound, Resul
     r.out_null(o.high);
     return;
   }
-  const bool time = o.unit == "s" || o.unit == "days";
+  const bool time = is_time_unit(o.unit);
   std::string label_low, label_high;
   if (r.record_steps) {
     const std::string words(o.words), why = " (" + band_words(*band) + ")";
