@@ -15,11 +15,13 @@
 #include <string>
 #include <vector>
 
+#include "scalelab/engine.hpp"
 #include "support/test_support.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
+using scalelab::testing::json;
 
 // The layers, lowest first: a file may include its own folder and those before it. The public
 // headers ("include") declare what io implements, and include only one another.
@@ -168,6 +170,44 @@ TEST(Layers, NoIncludeCycleBetweenModules) {
   path.clear();
   for (const std::string& m : cycle) path += (path.empty() ? "" : " -> ") + m;
   EXPECT_TRUE(cycle.empty()) << "folders include one another in a cycle: " << path;
+}
+
+// A calculator is added in five places (README, "Adding a calculator"); a forgotten one fails
+// here or in the build: each file of calculators/ (but the registry) defines make_NAME for its own
+// NAME, each such NAME is a registry row (calculators.hpp; a row without its factory does not
+// link), each row has its file, and each row has a book case in tests/cases.
+TEST(Registry, EveryCalculatorFileIsARowWithBookCases) {
+  // The parsed schema is kept in a variable: a range-for over a member of a temporary would read
+  // it after it is destroyed (before C++23).
+  const json schema = json::parse(scalelab::calculators_json());
+  std::set<std::string> rows;
+  for (const auto& c : schema["calculators"]) rows.insert(c["name"].get<std::string>());
+  static const std::regex factory(R"re(^Calculator make_(\w+)\(\) \{)re");
+  std::set<std::string> files;
+  for (const auto& entry : fs::directory_iterator(engine_dir() / "src" / "calculators")) {
+    const fs::path& file = entry.path();
+    if (file.extension() != ".cpp" || file.stem() == "registry") continue;
+    files.insert(file.stem().string());
+    std::ifstream in(file);
+    std::string line, made;
+    while (std::getline(in, line)) {
+      std::smatch m;
+      if (std::regex_search(line, m, factory)) made = m[1];
+    }
+    EXPECT_EQ(made, file.stem().string()) << file << " should define make_" << file.stem().string() << "()";
+    EXPECT_TRUE(rows.count(file.stem().string())) << file.stem() << " has a file but no registry row (calculators.hpp, SCALELAB_EACH_CALCULATOR)";
+  }
+  std::set<std::string> cased;
+  for (const auto& entry : fs::directory_iterator(fs::path(scalelab::testing::source_dir()) / "tests" / "cases")) {
+    if (entry.path().extension() != ".json") continue;
+    std::ifstream in(entry.path());
+    for (const auto& c : json::parse(in)) cased.insert(c["calculator"].get<std::string>());
+  }
+  for (const std::string& name : rows) {
+    EXPECT_TRUE(files.count(name)) << name << " is a registry row without calculators/" << name << ".cpp";
+    EXPECT_TRUE(cased.count(name)) << name << " has no book case in tests/cases";
+  }
+  EXPECT_EQ(rows.size(), files.size());
 }
 
 }  // namespace

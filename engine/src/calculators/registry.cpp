@@ -17,25 +17,11 @@ struct Entry {
   Calculator (*make)() = nullptr;
 };
 
-// The registry: one row per calculator, in the order listings show them.
-constexpr Entry kAll[] = {
-    {"chip", make_chip},
-    {"roofline", make_roofline},
-    {"transfer", make_transfer},
-    {"sharding", make_sharding},
-    {"collective", make_collective},
-    {"sharded_matmul", make_sharded_matmul},
-    {"prefill", make_prefill},
-    {"decode", make_decode},
-    {"serving", make_serving},
-    {"transformer", make_transformer},
-    {"training_memory", make_training_memory},
-    {"training_comm", make_training_comm},
-    {"training_run", make_training_run},
-    {"compute_budget", make_compute_budget},
-    {"local_inference", make_local_inference},
-    {"finetune", make_finetune},
-};
+// The registry: the rows of calculators.hpp (SCALELAB_EACH_CALCULATOR), in the order listings
+// show them; the one list of the calculators' names.
+#define SCALELAB_REGISTRY_ROW(NAME) Entry{#NAME, make_##NAME},
+constexpr Entry kAll[] = {SCALELAB_EACH_CALCULATOR(SCALELAB_REGISTRY_ROW)};
+#undef SCALELAB_REGISTRY_ROW
 
 // A build of the engine for some labs (wasm/variants.json) holds only the rows named in
 // SCALELAB_CALCULATORS ("chip,decode,serving"); the rows left out are never referenced, so the

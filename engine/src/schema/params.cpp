@@ -127,6 +127,11 @@ Param required(Param p) {
   return p;
 }
 
+Param labelled(std::string_view label, Param p) {
+  p.label = label;
+  return p;
+}
+
 Param chips(json def, std::string_view doc) {
   return integer("chips", "chips", 1, kMaxChips, std::move(def), doc);
 }

@@ -50,6 +50,10 @@ Param list(std::string_view name, Param item, double min_len, double max_len, js
 
 Param required(Param p);
 
+// `p` with its label for people, for a parameter whose name has no shared label in schema/labels.cpp
+// (a calculator's own new parameter says its words where it is declared).
+Param labelled(std::string_view label, Param p);
+
 }  // namespace scalelab::params
 
 // ---- Shared parameters: one definition each, reused by every calculator that takes them. ----
