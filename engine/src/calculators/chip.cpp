@@ -9,7 +9,8 @@
 namespace scalelab {
 namespace {
 
-// chip's outputs, in the order results list them (name, unit, label, doc, nullable).
+// chip's outputs, in the order results list them (name, unit, label, doc, nullable): compute
+// writes each where it makes it (r.out), none is read from a figures struct by write_members.
 // clang-format off
 constexpr Output kOutputs[] = {
     {"memory_name", "", "memory", "the chip's memory as a reader names it: HBM, GDDR6X memory, unified LPDDR5 memory, DDR5 system RAM", false},

@@ -14,7 +14,8 @@
 namespace scalelab {
 namespace {
 
-// collective's outputs, in the order results list them (name, unit, label, doc, nullable).
+// collective's outputs, in the order results list them (name, unit, label, doc, nullable): compute
+// writes each where it makes it (r.out), none is read from a figures struct by write_members.
 // clang-format off
 constexpr Output kOutputs[] = {
     {"fabric", "", "fabric", "the network the collective runs on", false},

@@ -11,7 +11,8 @@
 namespace scalelab {
 namespace {
 
-// compute_budget's outputs, in the order results list them (name, unit, label, doc, nullable).
+// compute_budget's outputs, in the order results list them (name, unit, label, doc, nullable): compute
+// writes each where it makes it (r.out), none is read from a figures struct by write_members.
 // clang-format off
 constexpr Output kOutputs[] = {
     {"flops_per_param_per_token", "FLOPs", "FLOPs per parameter per token", "6 for training, 8 with block remat", false},

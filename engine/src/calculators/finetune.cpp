@@ -17,7 +17,8 @@
 namespace scalelab {
 namespace {
 
-// finetune's outputs, in the order results list them (name, unit, label, doc, nullable).
+// finetune's outputs, in the order results list them (name, unit, label, doc, nullable): compute
+// writes each where it makes it (r.out), none is read from a figures struct by write_members.
 // clang-format off
 constexpr Output kOutputs[] = {
     {"method", "", "method", "what is trained: full, lora, qlora or pretrain", false},

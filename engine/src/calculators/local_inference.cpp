@@ -19,7 +19,8 @@
 namespace scalelab {
 namespace {
 
-// local_inference's outputs, in the order results list them (name, unit, label, doc, nullable).
+// local_inference's outputs, in the order results list them (name, unit, label, doc, nullable): compute
+// writes each where it makes it (r.out), none is read from a figures struct by write_members.
 // clang-format off
 constexpr Output kOutputs[] = {
     {"params", "params", "parameters", "parameters of the model, all experts counted", false},

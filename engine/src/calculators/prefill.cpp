@@ -10,16 +10,18 @@
 namespace scalelab {
 namespace {
 
-// prefill's outputs, in the order results list them (name, unit, label, doc, nullable).
+// prefill's outputs, in the order results list them (name, unit, label, doc, nullable); a row
+// read from a member of its figures is written by write_members, the others where they are made
+// (expected, measured).
 // clang-format off
-constexpr Output kOutputs[] = {
-    {"flops", "FLOPs", "FLOPs", "FLOPs of the prefill over all prompt tokens", false},
-    {"t_math_s", "s", "math time", "FLOPs divided by the slice's FLOP/s and the MFU", false},
-    {"t_weights_s", "s", "weight-read time", "time to read the weights once from device memory", false},
-    {"t_s", "s", "prefill time", "the larger of math and weight-read time", false},
-    {"bound", "", "bound", "what limits the prefill: compute or memory", false},
-    {"attention_critical_length", "tokens", "attention critical length", "sequence length above which attention FLOPs outweigh the parameter FLOPs", true},
-    {"activation_bytes", "bytes", "activation bytes", "activations moved by the model-parallel collectives", true},
+constexpr OutputRow<PrefillFigures> kOutputs[] = {
+    {"flops", "FLOPs", "FLOPs", "FLOPs of the prefill over all prompt tokens", false, &PrefillFigures::flops},
+    {"t_math_s", "s", "math time", "FLOPs divided by the slice's FLOP/s and the MFU", false, &PrefillFigures::t_math_s},
+    {"t_weights_s", "s", "weight-read time", "time to read the weights once from device memory", false, &PrefillFigures::t_weights_s},
+    {"t_s", "s", "prefill time", "the larger of math and weight-read time", false, &PrefillFigures::t_s},
+    {"bound", "", "bound", "what limits the prefill: compute or memory", false, &PrefillFigures::bound},
+    {"attention_critical_length", "tokens", "attention critical length", "sequence length above which attention FLOPs outweigh the parameter FLOPs", true, &PrefillFigures::attention_critical_length},
+    {"activation_bytes", "bytes", "activation bytes", "activations moved by the model-parallel collectives", true, &PrefillFigures::activation_bytes},
     {"expected_t_s_low", "s", "expected prefill time, short", "the prefill-time bound at full utilisation over the high end of the share published prefill runs on this kind of chip reach (null where no runs calibrate it)", true},
     {"expected_t_s_high", "s", "expected prefill time, long", "the prefill-time bound at full utilisation over the low end of the share published prefill runs on this kind of chip reach (null where no runs calibrate it)", true},
     {"expected_runs", "count", "published runs behind the range", "how many published prefill runs the expected range is fitted to (null where no runs calibrate it)", true},
@@ -33,6 +35,7 @@ constexpr Output kOutputs[] = {
     {"measured_among", "", "your run among the published ones", "a sentence placing the measured share among the published prefill runs' (null without a measurement, or where no runs calibrate it)", true},
 };
 // clang-format on
+static_assert(well_formed(kOutputs));
 
 // The reader's own prefill time: its share of the bound at full utilisation (bound / measured, as
 // the published runs' shares are), the FLOP/s it implies, and its place among the published runs.
@@ -52,7 +55,7 @@ void compute(const Args& args, Result& r) {
   if (setup.compute.note) r.warn(*setup.compute.note);
   const double tokens = args.num("tokens"), chips = args.num("chips"), mfu = args.num("mfu");
   PrefillFigures f = prefill_step(setup, tokens, chips, mfu, r.log());
-  output_prefill(f, r);
+  write_members<kOutputs>(f, r);
   // The range published prefill runs on this kind of chip reach, of the bound at full utilisation
   // (the runs were fitted there: a lower mfu is the reader's own estimate of the same gap).
   const Band* band = band_for("prefill", "t_s", setup.chip->kind);

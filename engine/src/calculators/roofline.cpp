@@ -16,7 +16,8 @@
 namespace scalelab {
 namespace {
 
-// roofline's outputs, in the order results list them (name, unit, label, doc, nullable).
+// roofline's outputs, in the order results list them (name, unit, label, doc, nullable): compute
+// writes each where it makes it (r.out), none is read from a figures struct by write_members.
 // clang-format off
 constexpr Output kOutputs[] = {
     {"flops", "FLOPs", "FLOPs", "floating-point operations of the operation", false},

@@ -18,7 +18,8 @@
 namespace scalelab {
 namespace {
 
-// sharded_matmul's outputs, in the order results list them (name, unit, label, doc, nullable).
+// sharded_matmul's outputs, in the order results list them (name, unit, label, doc, nullable): compute
+// writes each where it makes it (r.out), none is read from a figures struct by write_members.
 // clang-format off
 constexpr Output kOutputs[] = {
     {"case", "count", "case", "which of the book's four sharded-matmul cases applies (1 to 4)", false},

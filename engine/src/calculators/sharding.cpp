@@ -11,7 +11,8 @@
 namespace scalelab {
 namespace {
 
-// sharding's outputs, in the order results list them (name, unit, label, doc, nullable).
+// sharding's outputs, in the order results list them (name, unit, label, doc, nullable): compute
+// writes each where it makes it (r.out), none is read from a figures struct by write_members.
 // clang-format off
 constexpr Output kOutputs[] = {
     {"local_shape", "", "local shape", "shape of the shard each device holds", false},

@@ -17,7 +17,8 @@
 namespace scalelab {
 namespace {
 
-// training_comm's outputs, in the order results list them (name, unit, label, doc, nullable).
+// training_comm's outputs, in the order results list them (name, unit, label, doc, nullable): compute
+// writes each where it makes it (r.out), none is read from a figures struct by write_members.
 // clang-format off
 constexpr Output kOutputs[] = {
     {"strategy", "", "strategy", "the parallelism strategy", false},

@@ -12,7 +12,8 @@
 namespace scalelab {
 namespace {
 
-// training_memory's outputs, in the order results list them (name, unit, label, doc, nullable).
+// training_memory's outputs, in the order results list them (name, unit, label, doc, nullable): compute
+// writes each where it makes it (r.out), none is read from a figures struct by write_members.
 // clang-format off
 constexpr Output kOutputs[] = {
     {"params", "params", "parameters", "parameters the state is sized for", false},

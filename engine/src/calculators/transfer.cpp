@@ -10,7 +10,8 @@
 namespace scalelab {
 namespace {
 
-// transfer's outputs, in the order results list them (name, unit, label, doc, nullable).
+// transfer's outputs, in the order results list them (name, unit, label, doc, nullable): compute
+// writes each where it makes it (r.out), none is read from a figures struct by write_members.
 // clang-format off
 constexpr Output kOutputs[] = {
     {"t_s", "s", "transfer time", "bandwidth time plus latency", false},

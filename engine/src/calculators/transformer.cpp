@@ -8,7 +8,8 @@
 namespace scalelab {
 namespace {
 
-// transformer's outputs, in the order results list them (name, unit, label, doc, nullable).
+// transformer's outputs, in the order results list them (name, unit, label, doc, nullable): compute
+// writes each where it makes it (r.out), none is read from a figures struct by write_members.
 // clang-format off
 constexpr Output kOutputs[] = {
     {"params_mlp", "params", "MLP parameters", "parameters of the MLP blocks", false},

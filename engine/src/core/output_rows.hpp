@@ -22,13 +22,11 @@ template <class F>
 using OutputMember = std::variant<std::monostate, double F::*, std::optional<double> F::*, bool F::*, Word F::*,
                                   std::optional<Word> F::*>;
 
+// One output row: an Output (name, unit, label, doc, nullable: what the schema lists and the
+// TypeScript types are generated from) and the member of F it is read from, if any. The rows are
+// written flat, {"step_s", "s", "step time", "…", false, &DecodeFigures::step_s}.
 template <class F>
-struct OutputRow {
-  std::string_view name;
-  std::string_view unit;   // "s", "bytes", "FLOP/s", "tokens", "ratio", "" for words, verdicts and objects
-  std::string_view label;  // for people: "time to first token"
-  std::string_view doc;    // one line: what it is
-  bool nullable = false;   // null where the inputs or the chip leave it undefined
+struct OutputRow : Output {
   OutputMember<F> from{};  // the member of F it is read from, if any
 };
 
@@ -47,7 +45,7 @@ template <class Row, std::size_t N>
 std::vector<Output> outputs_of(const Row (&table)[N]) {
   std::vector<Output> out;
   out.reserve(N);
-  for (const Row& row : table) out.push_back({row.name, row.unit, row.label, row.doc, row.nullable});
+  for (const Output& row : table) out.push_back(row);
   return out;
 }
 

@@ -581,7 +581,7 @@ PrefillFigures prefill_step(const InferenceSetup& s, double tokens, double chips
   f.t_math_s = t_math.value();
   f.t_weights_s = t_w.value();
   f.t_s = log.step("Prefill time", "T", max(t_math, t_w), "s").value();
-  f.bound = f.t_math_s >= f.t_weights_s ? "compute" : "memory";
+  f.bound = f.t_math_s >= f.t_weights_s ? Word("compute") : Word("memory");
   if (!m.dims) return f;
   const Model& d = *m.dims;
   Expr b_a = log.sym("b_a", s.a);
@@ -593,16 +593,6 @@ PrefillFigures prefill_step(const InferenceSetup& s, double tokens, double chips
                                          frac(C, W) * frac(2 * b_a * NH + kv_layer, 4 * NH), "tokens")
                                     .value();
   return f;
-}
-
-void output_prefill(const PrefillFigures& f, Result& r) {
-  r.out("flops", f.flops);
-  r.out("t_math_s", f.t_math_s);
-  r.out("t_weights_s", f.t_weights_s);
-  r.out("t_s", f.t_s);
-  r.out("bound", f.bound);
-  out_opt(r, "attention_critical_length", f.attention_critical_length);
-  out_opt(r, "activation_bytes", f.activation_bytes);
 }
 
 DecodeFigures decode_step(const InferenceSetup& s, double batch, double chips, double context,

@@ -59,15 +59,15 @@ struct InferenceSetup {
 const InferenceSetup& inference_setup(const Args& args);
 std::optional<ParallelFabric> model_parallel_fabric(const Chip& chip, double chips);
 
+// What prefill's outputs are read from (its kOutputs rows name the members, calculators/prefill.cpp).
 struct PrefillFigures {
   double tokens = 0, flops = 0, t_math_s = 0, t_weights_s = 0, t_s = 0;
-  std::string bound;
+  Word bound;
   std::optional<double> attention_critical_length, activation_bytes;
 };
 
 PrefillFigures prefill_step(const InferenceSetup& s, double tokens, double chips, double mfu,
                             const Steps& log);
-void output_prefill(const PrefillFigures& f, Result& r);
 
 struct DecodeFigures {
   double batch = 0, chips = 0, context = 0;
