@@ -12,9 +12,14 @@
 namespace scalelab {
 namespace {
 
-// Whether `word` stands between spaces in `list` (" datacenter-gpu tpu ").
+// Whether `word` stands between spaces in `list` (" datacenter-gpu tpu "). Found in place, with no
+// string made: band_for asks it of every band on every evaluation.
 bool listed(std::string_view list, std::string_view word) {
-  return list.find(" " + std::string(word) + " ") != std::string_view::npos;
+  for (std::size_t at = list.find(word); at != std::string_view::npos; at = list.find(word, at + 1)) {
+    const std::size_t end = at + word.size();
+    if (at > 0 && list[at - 1] == ' ' && end < list.size() && list[end] == ' ') return true;
+  }
+  return false;
 }
 
 std::string two_digits(double x) {
@@ -116,11 +121,13 @@ bool limits_hold(std::string_view limits, Settings settings, std::string_view ki
 }
 
 // Whether one of the band's entries (" collective.t_s?fabric=nvlink ") names `calculator_output`
-// with limits `settings` and the chip's `kind` meet.
+// with limits `settings` and the chip's `kind` meet. Each entry is found in place (the name with a
+// space before it), with no string made per band.
 bool applies(std::string_view outputs, std::string_view calculator_output, Settings settings, std::string_view kind) {
-  std::size_t at = 0;
-  while ((at = outputs.find(" " + std::string(calculator_output), at)) != std::string_view::npos) {
-    const std::size_t end = at + 1 + calculator_output.size();
+  for (std::size_t at = outputs.find(calculator_output); at != std::string_view::npos;
+       at = outputs.find(calculator_output, at + 1)) {
+    if (at == 0 || outputs[at - 1] != ' ') continue;
+    const std::size_t end = at + calculator_output.size();
     if (outputs[end] == ' ') return true;
     if (outputs[end] == '?') {
       const std::string_view limits = outputs.substr(end + 1, outputs.find(' ', end) - end - 1);
@@ -128,7 +135,6 @@ bool applies(std::string_view outputs, std::string_view calculator_output, Setti
       for (char& c : spaced) c = c == '|' ? ' ' : c;  // "nvlink|ici" is read as the list " nvlink ici "
       if (limits_hold(spaced, settings, kind)) return true;
     }
-    at = end;
   }
   return false;
 }
@@ -139,7 +145,8 @@ const Band* band_for(std::string_view calculator, std::string_view output, ChipK
   const std::string calculator_output = std::string(calculator) + "." + std::string(output);
   const std::string& kind_name = chip_kind_names()[std::size_t(kind)];
   for (const Band& b : std::span(kBandRows, kBandRowCount)) {
-    if (applies(b.outputs, calculator_output, settings, kind_name) && listed(b.chip_kinds, kind_name)) return &b;
+    // the short list of kinds first: most bands are of other kinds
+    if (listed(b.chip_kinds, kind_name) && applies(b.outputs, calculator_output, settings, kind_name)) return &b;
   }
   return nullptr;
 }
