@@ -496,12 +496,25 @@ TEST(Bands, EveryBoundedTimeHasItsRangeWhereRunsCalibrateIt) {
   EXPECT_TRUE(outputs("transfer", R"({"chip": "tpu-v5e", "bytes": 1e9, "path": "dcn"})")["expected_t_s_low"].is_null());
   EXPECT_TRUE(outputs("transfer", R"({"chip": "desktop-ddr5", "bytes": 1e9, "path": "hbm"})")["expected_t_s_low"].is_null())
       << "no published copy on a CPU's memory";
-  // a small collective lies outside the sizes the runs took, and the range says so
-  const json small = outputs("collective", R"({"chip": "h100", "op": "all_reduce", "bytes": 1e6})");
-  EXPECT_EQ(small["expected_covered"], false);
-  EXPECT_EQ(small["expected_outside"],
-            "The published runs behind this range took 268 MB–80 GB; this setup takes 1 MB, so the range is carried "
-            "beyond what was measured.");
+  // a collective smaller than any the runs moved: where the bound prices each hop's latency (a TPU's
+  // ICI) the range is carried and says so; where it prices none (NVLink, InfiniBand) the time of a
+  // small array is set by what the bound leaves out, so no range is given
+  const json ici_small = outputs("collective", R"({"chip": "tpu-v5e", "op": "all_gather", "bytes": 1e5})");
+  ASSERT_GT(ici_small["t_latency_s"].get<double>(), 0);
+  EXPECT_EQ(ici_small["expected_covered"], false);
+  EXPECT_NE(ici_small["expected_outside"].get<std::string>().find("this setup takes 100 kB, so the range is carried"),
+            std::string::npos)
+      << ici_small["expected_outside"];
+  for (const char* small_gpu : {R"({"chip": "h100", "op": "all_reduce", "bytes": 1e6})",
+                                R"({"chip": "h100", "op": "all_gather", "bytes": 1e5, "fabric": "ib_fat_tree"})"}) {
+    const json small = outputs("collective", small_gpu);
+    SCOPED_TRACE(small_gpu);
+    EXPECT_EQ(small["t_latency_s"], 0);
+    EXPECT_TRUE(small["expected_t_s_low"].is_null());
+    EXPECT_TRUE(small["expected_runs"].is_null());
+  }
+  // at the runs' own sizes the GPU fabrics keep their range
+  EXPECT_TRUE(outputs("collective", R"({"chip": "h100", "op": "all_reduce", "bytes": 3e8})")["expected_t_s_low"].is_number());
 }
 
 TEST(Bands, AMeasuredFineTuneIsItsShareOfThePeak) {

@@ -192,6 +192,13 @@ std::string kinds_words(std::string_view list) {
   return and_list(kinds);
 }
 
+bool below_runs(const Band& band, std::string_view setting, double value) {
+  for (const BandRange& range : std::span(band.ranges, band.range_count)) {
+    if (range.setting == setting && value < range.low) return true;
+  }
+  return false;
+}
+
 void out_band(const Band* band, std::string_view calculator, ChipKind kind, const Setup& setup, Result& r,
               std::string_view prefix) {
   const auto key = [&](std::string_view field) { return std::string(prefix) + std::string(field); };

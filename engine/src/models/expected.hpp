@@ -34,6 +34,11 @@ struct ExpectedOutput {
 // (share × bound for a rate, bound / share for a time, unit "s"); both null without a band.
 void out_expected(const Band* band, const ExpectedOutput& o, double bound, Result& r);
 
+// Whether `value` of `setting` lies below the least any of the band's runs took (false where the
+// runs' ranges do not name the setting): a collective smaller than every measured one, on a fabric
+// whose hops the engine prices no latency for, is bounded without what sets its time.
+bool below_runs(const Band& band, std::string_view setting, double value);
+
 // The settings of the reader's setup checked against the band's runs (its ranges' settings).
 using Setup = std::vector<std::pair<std::string_view, double>>;
 // The band's own figures: expected_runs, expected_share_low, expected_share_high, expected_covered
