@@ -41,9 +41,9 @@ export class DecodeLab extends LabElement<'decode'> {
     { path: 'context', start: 128 },
     { path: 'chips', start: chipCount(4) },
     // (the same words as Can I run it?: a format, not a "dtype")
-    { path: 'weight_dtype', label: 'weight format' },
-    { path: 'kv_dtype', label: 'KV-cache format' },
-    { path: 'compute_dtype', label: 'matmul arithmetic format' },
+    { path: 'weight_dtype' },
+    { path: 'kv_dtype' },
+    { path: 'compute_dtype' },
     { path: 'sharding' },
     MEASURED_CONTROL,
   ];

@@ -8,7 +8,7 @@ import { html, nothing } from 'lit';
 import { ChartCache, Plot, SERIES, reachOf } from './plot';
 import { ONE_DEVICE_KINDS, byChip, chipCount, chipsNoun, emptyChips, defineLab, type Control, type LabResult, LabElement, type ControlSpec, type OutputSpec } from './lab-element';
 import { MODEL_PICKER } from './model-picker';
-import { OFFLOAD, gpuWords, layoutWords } from './words';
+import { gpuWords, layoutWords } from './words';
 import { isError, type Result } from '../engine';
 import { measuredLine, percent } from './measured';
 
@@ -33,8 +33,8 @@ export class MemoryBudgetLab extends LabElement<'training_memory'> {
     { path: 'batch_tokens', label: 'global batch (tokens)', main: (c) => ONE_DEVICE_KINDS.includes(c.kind), start: byChip({ device: 16384, tpu: 1048576, gpu: 524288 }) },
     { path: 'T', label: 'sequence length' },
     // "format", as the inference labs name the same choice (dtype is a programmer's word)
-    { path: 'weight_dtype', label: 'weight format' },
-    { path: 'activation_dtype', label: 'activation format' },
+    { path: 'weight_dtype' },
+    { path: 'activation_dtype' },
     // the book leaves gradients out of its count; a reader asking whether training fits on a card
     // of their own meets bf16 gradients in practice, so there the lab opens on 2 bytes
     { path: 'grad_bytes_per_param', label: 'gradient bytes per parameter (0 as in the book, which leaves them out; 2 for bf16, 4 for fp32)', start: byChip({ device: 2, tpu: 0, gpu: 0 }) },
@@ -48,7 +48,7 @@ export class MemoryBudgetLab extends LabElement<'training_memory'> {
     { path: 'schedule', label: 'pipeline schedule' },
     { path: 'virtual_stages', label: 'interleaved: model chunks per device' },
     { path: 'zero_stage', label: 'ZeRO stage over the data-parallel replicas (1: optimizer state sharded, 2: gradients too, 3: weights too)' },
-    { path: 'optimizer_offload', label: OFFLOAD.label, choiceLabels: OFFLOAD.choices },
+    { path: 'optimizer_offload' },
     { path: 'measured_peak_bytes', label: (c) => `I measured: your run’s peak memory per ${chipsNoun(c).replace(/s$/, '')}, if you ran it` },
   ];
   /** The schedule matters with pipeline stages, virtual stages with the interleaved one, a ZeRO

@@ -19,8 +19,8 @@ export class ModelLab extends LabElement<'transformer'> {
     MODEL_PICKER,
     { path: 'T', main: true },
     { path: 'B', label: 'sequences in the batch' },
-    { path: 'kv_dtype', label: 'KV-cache format' },
-    { path: 'weight_dtype', label: 'weight format' },
+    { path: 'kv_dtype' },
+    { path: 'weight_dtype' },
     ...DIMS.map((d) => ({ path: `model_overrides.${d}`, key: d })),
   ];
   readonly hint = "Try this: drag the sequence length up and watch attention's share of the training FLOPs grow.";

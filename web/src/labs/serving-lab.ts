@@ -37,8 +37,8 @@ export class ServingLab extends LabElement<'serving'> {
     { path: TO, key: 'batch_to', label: 'batch range: largest batch swept' },
     { path: 'prompt_tokens' },
     { path: 'decode_tokens' },
-    { path: 'weight_dtype', label: 'weight format' },
-    { path: 'kv_dtype', label: 'KV-cache format' },
+    { path: 'weight_dtype' },
+    { path: 'kv_dtype' },
     // (the label names its unit, so no "(US dollars)" follows it; an own device has no catalog price)
     { path: 'price_per_hour_usd', label: (c) => (c && ONE_DEVICE_KINDS.includes(c.kind) ? 'price per device-hour in US dollars; empty: no price, so no cost' : 'price per chip-hour in US dollars; empty: the catalog’s price') },
     { path: 'disaggregated', label: 'prefill on separate servers' },

@@ -69,7 +69,7 @@ export class ShardedMatmulLab extends LabElement<'sharded_matmul'> {
     // the reader's one device: a mesh of one (no link joins it to another); the lab says what that leaves
     { path: 'mesh.X' }, { path: 'mesh.Y' },
     { path: 'strategy' },
-    { path: 'activation_dtype', label: 'activation format' }, { path: 'weight_dtype', label: 'weight format' }, { path: 'output_dtype', label: 'output format' }, { path: 'compute_dtype', label: 'matmul arithmetic format' },
+    { path: 'activation_dtype' }, { path: 'weight_dtype' }, { path: 'output_dtype' }, { path: 'compute_dtype' },
   ];
   readonly hint = 'Try this: move the X from I to the contracting J on both sides (A[I, J_X] * B[J_X, K_Y] -> C[I, K_Y]) and watch the case and its collective change.';
   protected readonly hasViz = true;

@@ -5,7 +5,7 @@
 import { html, nothing } from 'lit';
 import { ONE_DEVICE_KINDS, byChip, chipsNoun, emptyChips, defineLab, type StartFn, type LabResult, LabElement, type Control, type ControlSpec, type OutputSpec } from './lab-element';
 import { MODEL_PICKER } from './model-picker';
-import { OFFLOAD, gpuWords, layoutWords } from './words';
+import { gpuWords, layoutWords } from './words';
 import { DECADES, Plot, powerOfTwoTicks, reachOf } from './plot';
 import { PublishedRunsLayer } from './published-layer';
 import { isError, type Result } from '../engine';
@@ -70,7 +70,7 @@ export class TrainingPodLab extends LabElement<'training_run'> {
     { path: 'price_per_hour_usd', label: (c) => (c && ONE_DEVICE_KINDS.includes(c.kind) ? 'price per device-hour (empty: none, for a device of your own)' : `price per ${chipsNoun(c).replace(/s$/, '')}-hour (empty: the catalog’s price)`) },
     { path: 'tokens', label: 'training tokens', main: (c) => ONE_DEVICE_KINDS.includes(c.kind), start: byChip({ device: 2.5e9, tpu: 1.5e13, gpu: 1.5e13 }) },
     { path: 'batch_tokens', label: 'global batch (tokens)', start: byChip({ device: 16384, tpu: 4194304, gpu: 4194304 }) },
-    { path: 'compute_dtype', label: 'arithmetic format of the matmuls' },
+    { path: 'compute_dtype' },
     // the settings of a step the layout search tries: "any" leaves each to it, a value narrows it
     { path: 'micro_batch', label: 'sequences per micro-batch' },
     { path: 'zero_stage', label: 'ZeRO stage over the data-parallel replicas', choiceLabels: ZERO_STAGES },
@@ -78,7 +78,7 @@ export class TrainingPodLab extends LabElement<'training_run'> {
     { path: 'virtual_stages', label: 'interleaved: model chunks per device', onlyWith: { schedule: 'interleaved' } },
     { path: 'checkpointing', label: 'rematerialisation policy', start: 'block' },
     { path: 'accounting' },
-    { path: 'optimizer_offload', label: OFFLOAD.label, choiceLabels: OFFLOAD.choices },
+    { path: 'optimizer_offload' },
     // one parenthesis: the unit's, which the control adds
     { path: 'measured_tokens_per_s', label: (c) => (c && ONE_DEVICE_KINDS.includes(c.kind) ? 'I measured: training tokens per second of your run; the MFU follows from it' : `I measured: training tokens per second of your run, all ${chipsNoun(c)} together; the MFU follows from it`) },
   ];

@@ -87,13 +87,6 @@ export function fieldProblem(s: { type: string; min?: number | null; max?: numbe
   return null;
 }
 
-/** Where the optimizer state lives (training_memory's and training_run's optimizer_offload), in
- *  words for any chip: the engine's "on the chip" misnames a card's or a Mac's own memory. */
-export const OFFLOAD = {
-  label: 'optimizer state and master weights live',
-  choices: { none: 'in the accelerator’s own memory', host: 'in host memory (ZeRO-Offload)', paged: 'paged to host memory when short' },
-};
-
 /** Words written for chips, said of datacenter GPUs ("8 chips" → "8 GPUs", "chip-hours" →
  *  "GPU-hours"): a lab whose chips field says GPUs says it everywhere (one word per lab per kind);
  *  the page's chip menu and a custom chip keep their names. */
