@@ -429,7 +429,12 @@ export abstract class LabElement<C extends CalculatorName = CalculatorName> exte
    *  value in words (a layout, a sentence) wraps as text does. */
   protected valueCell(name: OutputName<C>): TemplateResult {
     const text = this.fmt(name);
-    return html`<dd class=${text.length <= 28 ? 'nowrap' : ''}>${text}</dd>`;
+    if (text.length > 28) return html`<dd>${text}</dd>`;
+    // "22.4 million chip-hours" in a quarter-width cell: the number and its first word hold together,
+    // the unit may take the next line (held whole it ran past the card's edge)
+    const second = text.indexOf(' ', text.indexOf(' ') + 1);
+    if (second > 0 && !text.includes('×')) return html`<dd><span class="nowrap">${text.slice(0, second)}</span>${text.slice(second)}</dd>`;
+    return html`<dd class="nowrap">${text}</dd>`;
   }
   /** Memory is shown in decimal units, said once in words: with the chip's own memory where that
    *  is a whole number of GiB (a "24 GB" card holds 24 GiB, 25.8 GB). */
