@@ -78,8 +78,6 @@ function figureWords(text: string): string {
  *  link's title. */
 export function publishedWords(published: string): string {
   return published
-    .replace(/^Gemma\d:\d+B = ~(\d+) tokens\/s$/, 'about $1 tokens/s')
-    .replace(/^0\.0015 s, /, '1.5 ms, ')
     .replace(/ ± [\d.]+ t\/s/, ' tokens/s')
     .replace(/\(tg ?(\d+)\)/, (_, n: string) => `(generating ${figureWords(n)} tokens)`)
     .replace(/\(pp ?(\d+)\)/, (_, n: string) => `(a ${figureWords(n)}-token prompt)`)

@@ -23,12 +23,6 @@ test('loads with LLaMA-3 70B on 15T tokens: FLOPs, days, dollars, minimum slice,
   const base = await page.evaluate((el) => document.querySelector(el).params(), EL);
   assert.equal(base.checkpointing, 'block');
   for (const o of ['total_flops', 'days', 'cost_usd', 'chip_hours', 'min_chips_memory', 'days_at_min_chips', 'layouts_evaluated']) assert.equal(await out(page, o), want(base, o), o);
-  // "22.4 million chip-hours" stays inside its quarter-width cell (held on one line it ran past the card)
-  const cell = await page.locator(`${EL} [data-out="chip_hours"]`).evaluate((d) => {
-    const box = d.getBoundingClientRect(), dd = d.querySelector('dd').getBoundingClientRect();
-    return { right: box.right, dd: dd.right };
-  });
-  assert.ok(cell.dd <= cell.right + 0.5, JSON.stringify(cell));
   const r = evaluate(CALC, base);
   assert.equal(r.inputs.model, 'llama3-70b');
   assert.equal(r.inputs.tokens, 15e12);
