@@ -4,7 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, launch, watchedPage, axe } from './harness.mjs';
-import { evaluate, expected, clean, esc, labHelpers, shown } from './lab-helpers.mjs';
+import { evaluate, expected, clean, esc, labHelpers, shown, PUBLISHED } from './lab-helpers.mjs';
 
 const EL = 'sl-can-i-fine-tune-lab';
 const LAB = '/labs/can-i-fine-tune/';
@@ -27,6 +27,15 @@ test('opens on an RTX 4090 with the engine numbers; every control changes them',
     assert.equal(await out(page, name), expected(CALC, p, name), name);
   }
   assert.match(await verdict(page), /It fits/);
+  // the runs on this card listed under the range: each with its share of its own bound, and one beyond the range says so
+  const band = evaluate(CALC, p).outputs;
+  const near = await page.locator(`${EL} .lab-near-runs`).innerText();
+  for (const run of (PUBLISHED.runs ?? PUBLISHED).filter((m) => m.calculator === CALC && m.inputs.chip === 'rtx-4090')) {
+    const share = run.measured.value / evaluate(CALC, run.inputs).outputs[run.measured.output];
+    const beyond = share > band.expected_share_high ? ', above the range' : share < band.expected_share_low ? ', below the range' : '';
+    assert.ok(near.includes(`(${Math.round(share * 100)}\u00a0% of its bound${beyond})`), `${run.id}: ${near}`);
+  }
+  assert.match(near, /above the range/);
   assert.equal(await suggestion(page).getAttribute('data-kind'), evaluate(CALC, p).outputs.suggestion_kind);
   const chosen = [
     ['lora_targets', 'qv', 'adapter_bytes'],

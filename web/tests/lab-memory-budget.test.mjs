@@ -3,7 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, launch, watchedPage, axe } from './harness.mjs';
-import { engine, MODELS, evaluate, expected, customChip, labHelpers, choiceTitle, esc, shown, fieldNumber } from './lab-helpers.mjs';
+import { engine, MODELS, evaluate, expected, customChip, labHelpers, choiceTitle, esc, shown, fieldNumber, PUBLISHED } from './lab-helpers.mjs';
 
 const EL = 'sl-memory-budget-lab';
 const CALC = 'training_memory';
@@ -338,6 +338,14 @@ test('the expected peak beside the estimate, and a measured peak among the publi
   assert.equal(Number(await range.getAttribute('data-low')), o.expected_bytes_per_chip_low);
   assert.equal(Number(await range.getAttribute('data-high')), o.expected_bytes_per_chip_high);
   assert.match(await range.innerText(), /of this estimate: expect /);
+  // a measured peak beside it is held against this page's count for that run's own setup, not called a share of a bound
+  const run = (PUBLISHED.runs ?? PUBLISHED).find((m) => m.id === 'torchtitan-llama31-8b-fsdp8-memory');
+  const counted = evaluate(CALC, run.inputs).outputs[run.measured.output];
+  const above = Math.round((run.measured.value / counted - 1) * 100);
+  assert.ok(above > 0, `${run.measured.value} vs ${counted}`);
+  const near = await page.locator(`${EL} .lab-near-runs`).innerText();
+  assert.ok(near.includes(`${above}\u00a0% above this page's count`), near);
+  assert.doesNotMatch(near, /of its bound/);
   await type(page, 'measured_peak_bytes', '70e9');
   const m = evaluate(CALC, { ...params, measured_peak_bytes: 70e9 }).outputs;
   const line = page.locator(`${EL} .lab-measured`);

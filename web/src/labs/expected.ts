@@ -72,16 +72,32 @@ function chipKinds(engine: Engine): Map<string, string> {
   return kinds;
 }
 
+/** What a listed run is held against: a rate or a time, its share of its own bound, and where that
+ *  share falls outside the range above, said (a listed run may lie beyond the band's prediction
+ *  interval); a memory figure, how far it lies from the page's own count for that setup (a count is
+ *  not a bound a run falls short of). `unit`: the unit of the runs' figure, as the lab's output that
+ *  they calibrate declares it (a run may be evaluated by a calculator this lab's engine lacks). */
+function againstBound(engine: Engine, share: number | undefined, unit: string, low: number | null, high: number | null): string {
+  if (typeof share !== 'number' || !(share > 0)) return '';
+  const pct = (v: number) => `${engine.format(Math.round(v * 100), 'count')}\u00a0%`;
+  if (unit === 'bytes') {
+    return Math.abs(share - 1) < 0.005 ? ' (this page counts the same, within 1\u00a0%)'
+      : ` (${pct(Math.abs(share - 1))} ${share > 1 ? 'above' : 'below'} this page's count)`;
+  }
+  const beyond = high !== null && share > high ? ', above the range' : low !== null && share < low ? ', below the range' : '';
+  return ` (${pct(share)} of its bound${beyond})`;
+}
+
 /** Under the range: the published runs behind it nearest the reader's setup (on the reader's chip
  *  first), at most three, each linked to its source with the share of its own bound it reached. For
  *  the labs whose chart draws no runs of its own. Nothing until the runs arrive, or where none
  *  calibrate this bound. */
 export function nearRunsLine(engine: Engine, r: Result, calculator: string, boundOutput: string, chip: unknown,
-  host: { requestUpdate(): void }, runsOf = boundOutput): TemplateResult | typeof nothing {
+  host: { requestUpdate(): void }, runsOf = boundOutput, band = 'expected_'): TemplateResult | typeof nothing {
   if (num(r.outputs[`expected_${boundOutput}_low`]) === null) return nothing;
   const runs = runsCalibrating(host, calculator, runsOf, (name) => readerValue(r, name));
   if (!runs?.length) return nothing;
-  const kinds = chipKinds(engine);
+  const kinds = chipKinds(engine), unit = engine.unitOf(r, runsOf);
   const kindOf = (c: unknown) => (typeof c === 'string' ? kinds.get(c) : typeof c === 'object' && c ? String((c as { kind?: unknown }).kind) : undefined);
   const near = runs.map((run) => ({ run, d: distance(run, r, chip, kindOf) })).sort((a, b) => a.d - b.d).slice(0, 3);
   const here = near.filter((n) => n.run.inputs.chip === chip).length;
@@ -96,7 +112,7 @@ export function nearRunsLine(engine: Engine, r: Result, calculator: string, boun
     return name && !m.published.includes(name) ? `${name}, ` : '';
   };
   const item = (m: PublishedRun) => html`<a href=${m.source.url} title=${publishedTitle(m)}>${hardwareWords(m.hardware)}: ${model(m)}${publishedWords(m.published)}</a>${
-    typeof m.share === 'number' ? ` (${engine.format(Math.round(m.share * 100), 'count')}\u00a0% of its bound)` : ''}`;
+    againstBound(engine, m.share, unit, num(r.outputs[`${band}share_low`]), num(r.outputs[`${band}share_high`]))}`;
   return html`<p class="lab-near-runs" data-runs=${near.length} data-on-chip=${here}>${lead}:
     ${near.map((n, i) => html`${i ? '; ' : ''}${item(n.run)}`)}.</p>`;
 }

@@ -341,7 +341,7 @@ export abstract class LabElement<C extends CalculatorName = CalculatorName> exte
     const line = expectedLine(this.engine!, r, boundOutput, unit, bound, (t) => this.ownWords(t), band);
     // the runs behind the range, nearest the reader's setup, where no chart layer draws them (published-layer.ts)
     const drawn = this.layers.some((l) => 'note' in l);
-    return line === nothing || drawn ? line : html`${line}${nearRunsLine(this.engine!, r, this.calculator, boundOutput, this.chipValue(), this, runsOf)}`;
+    return line === nothing || drawn ? line : html`${line}${nearRunsLine(this.engine!, r, this.calculator, boundOutput, this.chipValue(), this, runsOf, band)}`;
   }
   /** Words written for chips, as said of the reader's own device ("bytes per chip" → "bytes per
    *  device", "1 chip" → "1 device"); elsewhere as they are. */
