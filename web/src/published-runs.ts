@@ -73,7 +73,8 @@ function figureWords(text: string): string {
 }
 
 /** A run's published figure as a line shows it: the source's figure in a reader's words (llama-bench's
- *  "tg 512" is "generating 512 tokens", nccl-tests' "all reduce" an AllReduce, digits as the course
+ *  "tg 512" is "generating 512 tokens", nccl-tests' "all reduce" an AllReduce, a benchmark's name
+ *  after what it does (BabelStream, a P2P matrix's diagonal), digits as the course
  *  writes them). The source's own text stays in the data (`published`, never edited) and in the
  *  link's title. */
 export function publishedWords(published: string): string {
@@ -84,6 +85,8 @@ export function publishedWords(published: string): string {
     .replace(/\(\d+B_(q4_0|f16)\)/, (_, f: string) => `(${f.toUpperCase()})`)
     .replace('all reduce of', 'AllReduce of').replace('all gather of', 'AllGather of').replace('reduce scatter of', 'ReduceScatter of')
     .replace(' Max GPU RAM', ' peak GPU memory')
+    .replace(/ BabelStream (Copy|Triad)$/, ' streaming through memory (BabelStream $1)')
+    .replace(/ on the diagonal$/, ' copying within one GPU (the diagonal of a GPU-to-GPU copy test)')
     .replace(' (a profile linked from the book)', '')
     .replace(/(?<![\w.,×])\d+(?:\.\d+)?(?![\w×]|\.\d)/g, figureWords);
 }

@@ -66,6 +66,10 @@ test('the chip switch gives GPU rungs; a custom chip', async () => {
   assert.equal(await page.locator(`${TAG} .control[data-key="hops"], ${TAG} .control[data-key="links"]`).count(), 0, 'no ICI settings on an H100');
   // the host link from NVIDIA's datasheet (PCIe Gen5 x16), no longer a missing rung
   assert.match(await rung(page, 'pcie'), new RegExp(esc(T({ chip: 'h100', bytes: 2e9, path: 'pcie' }))));
+  // the published copies under the HBM range say what each benchmark did, not only its name
+  const near = await page.locator(`${TAG} .lab-near-runs`).innerText();
+  assert.match(near, /streaming through memory \(BabelStream (Copy|Triad)\)/, near);
+  assert.doesNotMatch(near, /GB\/s on the diagonal/, near);
   await page.waitForFunction(() => location.search.includes('chip=h100') && location.search.includes('bytes=2000000000'));
   const custom = await customChip(page, 'tpu-v5e', { pcie_bytes_per_s: 3.2e10 });
   await page.goto(server.url + LAB);
