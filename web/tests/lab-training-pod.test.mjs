@@ -53,6 +53,11 @@ test('loads with LLaMA-3 70B on 15T tokens: FLOPs, days, dollars, minimum slice,
   await type(page, 'mfu', '0.5');
   p = { ...p, mfu: 0.5 };
   assert.equal(await out(page, 'days'), want(p, 'days'));
+  // the layout search reads no MFU: the lab kept the one it ran for 4,096 chips and evaluated the run
+  // without it, and its result is still the engine's whole answer for these parameters
+  const [kept, shownResult, params] = await page.evaluate((el) => { const lab = document.querySelector(el); return [lab.search?.outputs.layouts_evaluated, JSON.stringify(lab.result), lab.params()]; }, EL);
+  assert.ok(kept > 0, 'the search is kept');
+  assert.equal(shownResult, JSON.stringify(JSON.parse(engine.evaluateNumbers(CALC, JSON.stringify(params)))));
   assert.equal(await out(page, 'achieved_flops_per_s'), want(p, 'achieved_flops_per_s'));
   // price
   await type(page, 'price_per_hour_usd', '1.5');
@@ -248,6 +253,24 @@ test('the chart: days against chips at the typed MFU, the expected band, and a p
   assert.ok(at.description.includes(`On the chosen 2,048 GPUs: ${expected(CALC, { ...setup, chips: 2048 }, 'days')}`), at.description);
   assert.ok(await page.locator(`${EL} .pod-plot .expected-band`).count() > 0, 'the range published runs reach is shaded');
   assert.equal(await page.locator(`${EL} .lab-published`).getAttribute('data-runs'), '1');
+  // another MFU moves the days line and the dot of the chart drawn (a frame kept: no new chart), to
+  // where a chart drawn afresh for that MFU puts them
+  const points = (el) => { const c = document.querySelector(`${el} .pod-plot`); c.dataset.seen = '1'; return (c.querySelector('.days-line path').getAttribute('d').match(/-?[\d.]+(e-?\d+)?/g) ?? []).map(Number); };
+  const before = await page.evaluate(points, EL);
+  await type(page, 'mfu', '0.45');
+  const said = (days) => `On the chosen 2,048 GPUs: ${days}`;
+  const days45 = expected(CALC, { ...setup, chips: 2048, mfu: 0.45 }, 'days');
+  await page.waitForFunction(([el, text]) => document.querySelector(`${el} .pod-plot [aria-description]`)?.getAttribute('aria-description').includes(text), [EL, said(days45)]);
+  const moved = await page.evaluate(points, EL);
+  assert.equal(await page.locator(`${EL} .pod-plot[data-seen]`).count(), 1, 'the same chart, its line moved');
+  const fresh = await watchedPage(browser.context, server.url);
+  await fresh.page.goto(server.url + LAB + '?' + new URLSearchParams({ ...setup, chips: 2048, mfu: 0.45 }));
+  await ready(fresh.page);
+  await fresh.page.locator(`${EL} .pod-plot`).scrollIntoViewIfNeeded();
+  const drawn = await fresh.page.evaluate(points, EL);
+  await fresh.page.close();
+  assert.equal(moved.length, drawn.length);
+  assert.ok(moved.every((v, i) => Math.abs(v - drawn[i]) < 0.01) && moved.some((v, i) => v !== before[i]), JSON.stringify({ before, moved, drawn }));
   // I measured: a rate gives the MFU, the run at that pace and its place among published steady-state steps
   await type(page, 'measured_tokens_per_s', '2000000');
   const o = evaluate(CALC, { ...setup, chips: 2048, measured_tokens_per_s: 2e6 }).outputs;

@@ -9,7 +9,7 @@
 //   chart.ts       the chart box: width, first drawing, redrawing; layers of marks
 // Every range, default, unit, label, formula and number comes from the engine. README.md.
 import { LitElement, html, nothing, type TemplateResult } from 'lit';
-import { engineLoadProblem, getEngine, getPath, isError, type EngineError, type CalculatorName, type CalculatorOutputs, type Engine, type ParamSchema, type Result } from '../engine';
+import { engineLoadProblem, getEngine, getPath, isError, type EngineError, type Outcome, type CalculatorName, type CalculatorOutputs, type Engine, type ParamSchema, type Result } from '../engine';
 import { chipParam, customChip, mode } from '../state';
 import { LAB_INFO, type LabCalculators } from '../generated/labs';
 import { focusableOverflow } from '../overflow';
@@ -277,7 +277,7 @@ export abstract class LabElement<C extends CalculatorName = CalculatorName> exte
     if (!this.engine) return;
     // numbers only on the hot path: the derivation's steps are asked for when it is open
     const params = this.params();
-    const r = this.engine.evaluate(this.calculator, params, { steps: false });
+    const r = this.evaluateNumbers(params);
     const errors = this.state.errors;
     errors.clear();
     this.refusal = isError(r) ? r.error : null;
@@ -295,6 +295,12 @@ export abstract class LabElement<C extends CalculatorName = CalculatorName> exte
     this.renders++;
     this.requestUpdate();
     this.url.written();
+  }
+
+  /** The numbers-only evaluation of the lab's parameters, the same outcome as the engine's for them:
+   *  a lab may answer it in part from work done before (training-pod keeps its layout search). */
+  protected evaluateNumbers(params: Record<string, unknown>): Outcome {
+    return this.engine!.evaluate(this.calculator, params, { steps: false });
   }
 
   /** What is wrong with a number field, in words (words.ts fieldProblem: every lab's input

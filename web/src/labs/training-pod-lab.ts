@@ -6,9 +6,9 @@ import { html, nothing } from 'lit';
 import { ONE_DEVICE_KINDS, byChip, chipsNoun, emptyChips, defineLab, type StartFn, type LabResult, LabElement, type Control, type ControlSpec, type OutputSpec } from './lab-element';
 import { MODEL_PICKER } from './model-picker';
 import { gpuWords, layoutWords } from './words';
-import { DECADES, Plot, powerOfTwoTicks, reachOf } from './plot';
+import { ChartCache, DECADES, Plot, moveMarker, powerOfTwoTicks, reachOf, showIn, type Chart } from './plot';
 import { PublishedRunsLayer } from './published-layer';
-import { isError, type Result } from '../engine';
+import { isError, type Outcome, type Result } from '../engine';
 import { measuredLine } from './measured';
 
 type O = Record<string, unknown>;
@@ -62,6 +62,25 @@ function dayDomain(days: number[]): [number, number] {
 /** one chip count of the chart: days at the reader's MFU, and the range published runs reach */
 interface DPt { chips: number; days: number; low: number | null; high: number | null }
 
+/** The parameters the engine's layout search does not read: they set the run's time, cost and
+ *  range only (training_run.cpp: time_steps, cost_steps and expected_steps read them; the search's
+ *  problem, layout_problem, reads the chip, the model, the memory settings, the compute format and
+ *  its own settings). */
+const RUN_ONLY = ['mfu', 'tokens', 'price_per_hour_usd', 'measured_tokens_per_s', 'chip_hours', 'mfu_convention'];
+/** training_run's outputs that come from the layout search (its kSearchOutputs) */
+const SEARCH_OUTPUTS = ['layouts', 'rejected', 'rejected_counts', 'rejected_reasons', 'layouts_evaluated', 'layouts_fitting', 'nearest_memory_miss'];
+/** A layout search's part of a result: its outputs, the warnings it added (after every other) and
+ *  the search input as echoed; `key`, the parameters it read. */
+interface KeptSearch { key: string; outputs: Record<string, unknown>; warnings: string[]; search: unknown }
+const searchKey = (params: Record<string, unknown>) => JSON.stringify(Object.entries(params).filter(([k]) => !RUN_ONLY.includes(k)));
+/** The result without the search (`search: false`) given a kept search's part: what the engine
+ *  answers with the search, when the search read the same parameters. */
+function withSearch(bare: Result, kept: KeptSearch): Result {
+  const outputs = { ...bare.outputs };
+  for (const k of SEARCH_OUTPUTS) outputs[k] = kept.outputs[k];
+  return { ...bare, inputs: { ...bare.inputs, search: kept.search }, outputs, warnings: [...bare.warnings, ...kept.warnings] };
+}
+
 export class TrainingPodLab extends LabElement<'training_run'> {
   readonly controls: ControlSpec[] = [
     { path: 'chips', label: (c) => `${chipsNoun(c)} (empty: ${emptyChips(c)})`, main: (c) => !ONE_DEVICE_KINDS.includes(c.kind), start: podOrEnough },
@@ -100,6 +119,10 @@ export class TrainingPodLab extends LabElement<'training_run'> {
   readonly layers = [this.runs];
   private curveKey = '';
   private curve: DPt[] = [];
+  /** the last layout search, kept while only the run's time and cost change (evaluateNumbers) */
+  private search: KeptSearch | null = null;
+  /** days charts drawn, by their frame: an input that keeps the frame moves the line and the dot */
+  private readonly charts = new ChartCache(8);
 
   readonly outputs: OutputSpec<'training_run'>[] = ((lab: TrainingPodLab) => [
     // the unit says chip-hours (device-hours, GPU-hours): the label does not say it again
@@ -118,6 +141,27 @@ export class TrainingPodLab extends LabElement<'training_run'> {
   }
   /** "chip", or "GPU" on a datacenter GPU (the word the lab's chips field uses) */
   private chipWord(): string { return chipsNoun(this.state.chipFacts).replace(/s$/, ''); }
+
+  /** The engine's answer, its layout search (the most of an evaluation: 48,765 layouts and more on
+   *  a pod) kept while only the MFU, the tokens, the price or a measured rate move, which the search
+   *  does not read: the run is then evaluated without it and the kept search put in. A search is
+   *  kept only where putting it into the run without it gives the engine's whole answer byte for
+   *  byte (so not beside a named layout, whose check reads the search's fastest step). */
+  protected evaluateNumbers(params: Record<string, unknown>): Outcome {
+    const e = this.engine!, key = searchKey(params), kept = this.search;
+    if (kept && kept.key === key) {
+      const bare = e.evaluate(this.calculator, { ...params, search: false }, { steps: false });
+      return isError(bare) ? bare : withSearch(bare, kept);
+    }
+    this.search = null;
+    const full = e.evaluate(this.calculator, params, { steps: false });
+    if (isError(full) || params.search === false) return full;
+    const bare = e.evaluate(this.calculator, { ...params, search: false }, { steps: false });
+    if (isError(bare) || full.warnings.length < bare.warnings.length) return full;
+    const part: KeptSearch = { key, outputs: full.outputs, warnings: full.warnings.slice(bare.warnings.length), search: full.inputs.search };
+    if (JSON.stringify(withSearch(bare, part)) === JSON.stringify(full)) this.search = part;
+    return full;
+  }
 
   /** A measured rate sets the MFU: the typed MFU is not asked for beside it. */
   protected controlApplies(c: Control): boolean | undefined {
@@ -187,6 +231,11 @@ export class TrainingPodLab extends LabElement<'training_run'> {
     const description = `Days to train against ${units}, both axes logarithmic, at ${f(num(o.mfu) ?? 0, 'ratio')} MFU: from ${f(pts[0].days, 'days')} on ${f(pts[0].chips, 'count')} ${units} to ${f(pts[pts.length - 1].days, 'days')} on ${f(pts[pts.length - 1].chips, 'count')}.` +
       `${band.length ? ' The shaded band is the range published whole runs reach.' : ''} On the chosen ${f(chips, 'count')} ${units}: ${f(now, 'days')}.` + this.runs.describe(r, e);
     const terms = ['at the MFU set here', ...(band.length ? ['published runs reach'] : [])];
+    const domain = dayDomain([now, ...pts.map((p) => p.days), ...band.flatMap((p) => [p.low!, p.high!]), ...this.runs.points(r).map((p) => p.y)]);
+    // a chart of this frame already drawn (the MFU moves the days line alone): its line and dot moved in place
+    const chartKey = JSON.stringify([width, units, domain, pts.map((p) => p.chips), band.map((p) => [p.chips, p.low, p.high]), this.layerKey(r)]);
+    const drawn = this.charts.get(chartKey);
+    if (drawn && moveDays(drawn, pts) && moveMarker(drawn, chips, now, description)) { showIn(host, drawn); return; }
     const height = Math.round(Math.min(320, width * 0.6));
     const chart = Plot.plot({
       // (room for "10,000 days" on the left and the last chip count's label on the right)
@@ -197,7 +246,7 @@ export class TrainingPodLab extends LabElement<'training_run'> {
       // a tick every 64 px or so: on a phone the days may span less than a decade, whose 1-2-3 ticks crowd
       // the y domain takes in every point drawn (the marker was above the top tick on a Mac)
       y: { type: 'log', label: '↑ Time to train', grid: true, ticks: DAY_DECADES, tickFormat: (d: number) => f(d, 'days'),
-        domain: dayDomain([now, ...pts.map((p) => p.days), ...band.flatMap((p) => [p.low!, p.high!]), ...this.runs.points(r).map((p) => p.y)]) },
+        domain },
       // the published runs' band in the accent, as in Can I run it?: green is "fits" in every lab
       color: { legend: true, domain: terms, range: ['currentColor', 'var(--accent)'] },
       marks: [
@@ -208,7 +257,7 @@ export class TrainingPodLab extends LabElement<'training_run'> {
       ],
     });
     chart.classList.add('pod-plot');
-    host.replaceChildren(chart);
+    host.replaceChildren(this.charts.put(chartKey, chart));
   }
 
   /** How many more of the ranked layouts take the fastest one's step time (a tie is said as one). */
@@ -294,6 +343,17 @@ export class TrainingPodLab extends LabElement<'training_run'> {
       </table></div>` : html`<p class="rejected-none">No layout ${this.onOwnDevice() ? "of this device" : "of these chips"} was rejected.</p>`}
       ${Object.keys(counts).length ? html`<p class="rejected-counts">Rejected in all: ${Object.entries(counts).map(([k, v], i) => html`${i ? '; ' : ''}${f(v, 'count')} ${v === 1 ? 'layout' : 'layouts'} because ${this.technical ? html`<code>${k}</code>` : this.words(reasons[k] ?? k.replace(/_/g, ' '))}`)}.</p>` : nothing}`;
   }
+}
+
+/** The days line of a drawn chart moved to `pts` by the chart's own scales (its chips as drawn);
+ *  false if the chart cannot place them (then it is drawn again). */
+function moveDays(chart: Chart, pts: DPt[]): boolean {
+  const x = chart.scale('x'), y = chart.scale('y'), path = chart.querySelector('.days-line path');
+  if (!x || !y || !path) return false;
+  const at = pts.map((p) => [x.apply(p.chips), y.apply(p.days)]);
+  if (!at.every(([a, b]) => Number.isFinite(a) && Number.isFinite(b))) return false;
+  path.setAttribute('d', `M${at.map(([a, b]) => `${a},${b}`).join('L')}`);
+  return true;
 }
 
 defineLab('sl-training-pod-lab', TrainingPodLab);
