@@ -34,14 +34,14 @@ export function expectedLine(engine: Engine, r: Result, boundOutput: string, uni
       : nothing;
   }
   const pct = (share: number) => engine.format(Math.round(share * 100), 'count');
-  // the engine's sentence as it is: it names the published runs' chips as well as the reader's
+  // the engine's sentence, in the lab's words for its chips ("took 1–4 GPUs … takes 8 GPUs" on an H100)
   const outside = typeof o[`${band}outside`] === 'string' ? String(o[`${band}outside`]) : null;
   // "like this" only where the setup lies within what the runs took; else the sentence says how it differs;
   // the range is a figure of the range's top (the bound itself where runs reach it): a Try-it asking for
   // the bound hides it until Check (hides="expected_<bound>_high", tryit.ts)
   return html`<p class="lab-expected" data-low=${low} data-high=${high}>Published runs ${outside ? '' : 'like this '}reach
     <span class="nowrap">${pct(shareLow)}–${pct(shareHigh)}\u00a0%</span> of ${words(bound)}: expect <strong><span class="fig" data-figure=${`expected_${boundOutput}_high`}>${span(engine, low, high, unit)}</span></strong>
-    (${engine.format(runs, 'count')} runs).${outside ? html` <span class="lab-expected-outside">${outside}</span>` : nothing}</p>`;
+    (${engine.format(runs, 'count')} runs).${outside ? html` <span class="lab-expected-outside">${words(outside)}</span>` : nothing}</p>`;
 }
 
 /** The reader's value of a run's input: the lab's own input, else the output of that name (roofline
