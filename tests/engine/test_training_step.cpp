@@ -296,6 +296,10 @@ TEST(TrainingStep, EveryRejectionReasonIsSaidInWordsWithItsNumbers) {
     EXPECT_GT(std::string(reject_title(Reject(i))).size(), 5u);
   }
   EXPECT_EQ(int(messages.size()), kRejects - 1);
+  // a GPU has no torus: its tensor parallelism is held to the NVLink domain
+  EXPECT_NE(std::string(reject_title(Reject::tp_domain, true)).find("NVLink"), std::string::npos);
+  EXPECT_EQ(std::string(reject_title(Reject::tp_domain, true)).find("torus"), std::string::npos);
+  EXPECT_EQ(std::string(reject_title(Reject::tp_domain, false)).find("NVLink"), std::string::npos);
 }
 
 }  // namespace

@@ -440,7 +440,7 @@ std::optional<double> search_steps(const LayoutProblem& p, Result& r) {
   for (int i = 1; i < kRejects; ++i) {
     if (!found.rejected_by_reason[i]) continue;
     counts[reject_id(Reject(i))] = found.rejected_by_reason[i];
-    reasons[reject_id(Reject(i))] = reject_title(Reject(i));
+    reasons[reject_id(Reject(i))] = reject_title(Reject(i), p.network.gpu);
   }
   r.out("layouts", ranked);
   r.out("rejected", rejected);

@@ -518,22 +518,23 @@ const char* reject_id(Reject r) {
   return ids[int(r)];
 }
 
-const char* reject_title(Reject r) {
+const char* reject_title(Reject r, bool gpu) {
   static const char* const titles[kRejects] = {
-      "fits",
+      "it fits",
       "tensor parallelism does not divide the heads",
-      "tensor parallelism leaves the NVLink domain or torus axes",
+      "tensor parallelism is longer than two axes of the torus",
       "the stages cannot hold the layers",
       "context parallelism does not split the sequence",
       "expert parallelism does not divide the experts",
       "expert parallelism does not divide the data-parallel ranks",
       "the batch does not split into replicas and micro-batches",
       "the schedule cannot run with these stages",
-      "memory per chip exceeds the chip's memory",
-      "pipeline bubble above the limit",
-      "communication above compute",
+      "the state and activations per chip exceed the chip's memory",
+      "the pipeline bubble is above the limit",
+      "communication takes longer than compute",
       "model parallelism would cross pods",
       "optimizer offload needs a host link"};
+  if (gpu && r == Reject::tp_domain) return "tensor parallelism spans more than one NVLink domain";
   return titles[int(r)];
 }
 

@@ -145,7 +145,9 @@ enum class Reject : std::uint8_t {
 };
 inline constexpr int kRejects = 14;
 const char* reject_id(Reject r);
-const char* reject_title(Reject r);
+// what a rejection means, as a clause after "because" ("the pipeline bubble is above the limit");
+// a GPU's tensor parallelism is held to its NVLink domain, a TPU's to two axes of its torus
+const char* reject_title(Reject r, bool gpu = false);
 
 struct StepEval {
   StepLayout layout;
