@@ -366,8 +366,8 @@ Suggestion suggest_fit(const Inputs& in, const Setup& s, const Footprint& f) {
   }
   out.kind = "more_memory";
   out.text = "Even " + method_title(all.method) + " with checkpointing and one sequence per micro-batch needs " +
-             gb(lightest.needed) + ", more than the " + gb(in.usable) + " usable here: it needs a device with more "
-             "memory, or the model sharded over several.";
+             gb(lightest.needed) + ", more than the " + gb(in.usable) + " usable here: pick a smaller model, or a device "
+             "with more memory (or the model sharded over several).";
   return out;
 }
 
@@ -481,6 +481,19 @@ Inputs read_inputs(const Args& args, Method method, Result& r) {
   in.accumulation = args.num("gradient_accumulation");
   in.gpu = chip.is_gpu();
   in.qlora_runs = format_runs_on(in.quant_format, chip, true);
+  if (!in.qlora_runs && method != Method::qlora && !args.given("quant_format")) {
+    // a QLoRA suggestion on a chip where the default format has no runtime (NF4 on a Mac) is priced
+    // in the first 4-bit format a runtime there trains adapters over (MLX's on a Mac)
+    for (const std::string& id : formats_running_on(weight_format_names(), chip, true)) {
+      const json& other = *find_format(id);
+      if (other["bits"].get<double>() > 4.5) continue;
+      in.quant_format = id;
+      in.quant_bits = other["bits"].get<double>();
+      in.quant_name = other.value("name", id);
+      in.qlora_runs = true;
+      break;
+    }
+  }
   if (!in.qlora_runs && method == Method::qlora) {
     std::string runs;
     for (const std::string& id : formats_running_on(weight_format_names(), chip, true)) {

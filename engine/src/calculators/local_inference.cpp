@@ -10,6 +10,7 @@
 
 #include "schema/params.hpp"
 #include "calculators/calculators.hpp"
+#include "core/format_words.hpp"
 #include "core/output_rows.hpp"
 #include "models/common.hpp"
 #include "models/expected.hpp"
@@ -586,6 +587,11 @@ Suggestion suggest_fit(const Args& args, const Memory& mem, const Format& w, dou
   return s;
 }
 
+// A smaller format is the first change to try for speed only where it is at least this much faster
+// (llama.cpp's steps Q8_0 → Q6_K → Q5_K_M → Q4_K_M each gain about a sixth or more; Q4_K_M → Q4_0,
+// 4.85 → 4.5 bits, under a tenth): below it the loss of quality buys too little.
+constexpr double kWorthwhileSpeedup = 0.15;
+
 Suggestion suggest_speed(const Format& w, const WeightRead& wr, const Memory& mem, double t_mem,
                          const std::string& bound, double users, const Chip& chip) {
   Suggestion s;
@@ -599,11 +605,21 @@ Suggestion suggest_speed(const Format& w, const WeightRead& wr, const Memory& me
     double bytes_now = wr.read_params() * w.bits / 8 + mem.kv_bytes;
     double bytes_new = wr.read_params() * f.bits / 8 + mem.kv_bytes;
     double tokens = users / (t_mem * bytes_new / bytes_now);
-    s.kind = "smaller_format";
+    double gain = bytes_now / bytes_new - 1;
     s.format = f.id;
+    // fewer bits per weight cost some quality: worth offering first only for a real speed-up
+    if (gain < kWorthwhileSpeedup) {
+      s.kind = "none";
+      s.format.reset();
+      s.text = "The step is bound by memory reads, and the next smaller format, " + with_bits(f) + ", would be only about " +
+               grouped(std::round(gain * 100)) + " % faster (" + format_quantity(tokens, "tokens/s") +
+               ") for a further loss of quality: a smaller model, or a device with faster memory, is what would speed it up.";
+      return s;
+    }
+    s.kind = "smaller_format";
     s.text = "The step is bound by memory reads: " + with_bits(f) +
              " would read fewer bytes, about " + format_quantity(tokens, "tokens/s") +
-             " in all.";
+             " in all, at some cost in quality (fewer bits per weight).";
     return s;
   }
   s.text = "Already the smallest weight format that runs on the " + chip.name() + ".";
