@@ -23,6 +23,8 @@ export interface RunsOnChart {
   place(run: PublishedRun, input: (name: string) => unknown): { x: number; y: number } | null;
   /** the run's place on the chart in words, for its label ("12.3 ms a step") */
   placeWords(at: { x: number; y: number }, engine: Engine): string;
+  /** what the lab calls a count of chips ("GPUs" on a datacenter GPU, "devices" on the reader's own): "on 16,384 GPUs" */
+  chipsWord?: () => string;
 }
 
 /** the lab: its charts drawn again when the runs arrive, and its engine (for the calculator's defaults and labels) */
@@ -64,7 +66,7 @@ export class PublishedRunsLayer implements ChartLayer {
   private settingsWords(run: PublishedRun, engine: Engine): string {
     return this.spec.settings.map((k) => {
       const value = this.valueText(k, this.input(run, k), engine);
-      return k === 'chips' ? `on ${value} chips` : `at ${this.paramLabel(k)} ${value}`;
+      return k === 'chips' ? `on ${value} ${this.spec.chipsWord?.() ?? 'chips'}` : `at ${this.paramLabel(k)} ${value}`;
     }).join(' ');
   }
 

@@ -103,7 +103,7 @@ export class TrainingPodLab extends LabElement<'training_run'> {
   ];
   readonly hint = 'Try this: halve the chips and watch the days double while the fastest layout changes; then lower the MFU.';
   protected hintText() {
-    return this.onOwnDevice() ? 'Try this: raise the training tokens and watch the time grow; then pick a larger model until the training state no longer fits in memory.' : this.hint;
+    return this.onOwnDevice() ? 'Try this: raise the training tokens and watch the time grow; then pick a larger model until the training state no longer fits in memory.' : this.ownWords(this.hint);
   }
   protected readonly hasViz = true;
   /** published whole runs of this model on this chip and token count, at their chips and the days
@@ -115,6 +115,7 @@ export class TrainingPodLab extends LabElement<'training_run'> {
       return m.measured.output === 'chip_hours' && chips > 0 ? { x: chips, y: m.measured.value / chips / 24 } : null;
     },
     placeWords: (at, e) => `${e.format(at.y, 'days')} on them`,
+    chipsWord: () => chipsNoun(this.state.chipFacts),
   });
   readonly layers = [this.runs];
   private curveKey = '';
@@ -237,6 +238,7 @@ export class TrainingPodLab extends LabElement<'training_run'> {
     const drawn = this.charts.get(chartKey);
     if (drawn && moveDays(drawn, pts) && moveMarker(drawn, chips, now, description)) { showIn(host, drawn); return; }
     const height = Math.round(Math.min(320, width * 0.6));
+    const yTicks = DAY_DECADES.range(domain[0], domain[1]);
     const chart = Plot.plot({
       // (room for "10,000 days" on the left and the last chip count's label on the right)
       width, height, marginLeft: 100, marginRight: 30, marginBottom: 42, marginTop: 24,
@@ -245,11 +247,14 @@ export class TrainingPodLab extends LabElement<'training_run'> {
       x: { type: 'log', base: 2, label: `${chipsNoun(this.state.chipFacts).replace(/^./, (c) => c.toUpperCase())} →`, tickFormat: (d: number) => f(d, 'count'), ticks: powerOfTwoTicks(pts[0].chips, pts[pts.length - 1].chips, width - 130) },
       // a tick every 64 px or so: on a phone the days may span less than a decade, whose 1-2-3 ticks crowd
       // the y domain takes in every point drawn (the marker was above the top tick on a Mac)
-      y: { type: 'log', label: '↑ Time to train', grid: true, ticks: DAY_DECADES, tickFormat: (d: number) => f(d, 'days'),
-        domain },
+      // (the axis as a mark with its text: a log scale's own tick format leaves ticks whose leading
+      // digit is large unlabelled, "2 h" and "20 h" among them)
+      y: { type: 'log', axis: null, domain },
       // the published runs' band in the accent, as in Can I run it?: green is "fits" in every lab
       color: { legend: true, domain: terms, range: ['currentColor', 'var(--accent)'] },
       marks: [
+        Plot.gridY({ ticks: yTicks }),
+        Plot.axisY({ ticks: yTicks, text: (d: number) => f(d, 'days'), label: '↑ Time to train', labelArrow: 'none' }),
         band.length ? Plot.areaY(band, { x: 'chips', y1: 'low', y2: 'high', fill: 'var(--accent)', fillOpacity: 0.24, ariaHidden: 'true', className: 'expected-band' }) : null,
         Plot.line(pts, { x: 'chips', y: 'days', stroke: 'currentColor', strokeWidth: 2, ariaHidden: 'true', className: 'days-line' }),
         ...this.layerMarks(r, width),
@@ -278,11 +283,11 @@ export class TrainingPodLab extends LabElement<'training_run'> {
   /** The degrees' column heads: words in Plain, the book's names in Technical. */
   private degreeHeads(degrees: string[]) {
     const words: Record<string, string> = { dp: 'data', fsdp: 'FSDP', tp: 'tensor', pp: 'pipeline', cp: 'context', ep: 'expert' };
-    return degrees.map((k) => html`<th scope="col">${this.technical ? k : words[k]}</th>`);
+    return degrees.map((k) => html`<th scope="col" class="lb-deg">${this.technical ? k : words[k]}</th>`);
   }
 
   private degreeCells(l: O, degrees: string[]) {
-    return degrees.map((k) => html`<td>${this.count(l[k] ?? 1)}</td>`);
+    return degrees.map((k) => html`<td class="lb-deg">${this.count(l[k] ?? 1)}</td>`);
   }
 
   /** A count of the reader's own devices in words: "1 device", "4 devices". */
@@ -316,6 +321,12 @@ export class TrainingPodLab extends LabElement<'training_run'> {
     });
   }
 
+  /** On a phone the degrees' columns give way to one cell: the layout in words, its set-up under
+   *  it (the table's point — step, MFU, bytes — then fits the screen beside it). */
+  private layoutCell(l: O) {
+    return html`<td class="lb-layout">${layoutWords(l, this.technical, this.count, this.ownWords('chip'))}<span class="lb-layout-setup">${this.setupWords(l)}</span></td>`;
+  }
+
   protected renderOutputs(r: LabResult<'training_run'>) {
     const base = super.renderOutputs(r);
     const o = r.outputs;
@@ -332,14 +343,14 @@ export class TrainingPodLab extends LabElement<'training_run'> {
     return html`${base}
       <div class="lb-scroll" role="region" aria-label="Layouts that fit" tabindex="0"><table class="lb-table layouts">
         <caption>${shown.length ? `Layout search: the ${shown.length === layouts.length ? '' : `${shown.length} `}fastest of the ${f(o.layouts_fitting, 'count')} layouts that fit, by step time` : 'Layout search: no layout fits on these chips'}</caption>
-        <thead><tr><th scope="col">rank</th>${this.degreeHeads(ranked)}<th scope="col">set-up</th><th scope="col">step</th><th scope="col" title=${this.ownWords("the MFU this layout reaches at its step's bound: 6·P·D over the chips' peak for that time, below 1 by attention, recomputation, the bubble and communication it cannot hide; the run as a whole is at the MFU above")}>best MFU</th><th scope="col">bound by</th><th scope="col">${this.onOwnDevice() ? 'bytes on the device' : `bytes per ${this.chipWord()}`} in this layout</th></tr></thead>
-        <tbody>${shown.length ? shown.map((l, i) => html`<tr><td>${i + 1}</td>${this.degreeCells(l, ranked)}<td class="lb-setup">${this.setupWords(l)}</td><td>${f(l.step_s, 's')}</td><td>${f(l.mfu, 'ratio')}</td><td>${boundWords(l.bound)}</td><td>${f(l.bytes_per_chip, 'bytes')}</td></tr>`)
-          : html`<tr><td colspan=${ranked.length + 6}>No layout fits on these chips.</td></tr>`}</tbody>
+        <thead><tr><th scope="col">rank</th>${this.degreeHeads(ranked)}<th scope="col" class="lb-layout">layout</th><th scope="col" class="lb-setup">set-up</th><th scope="col">step</th><th scope="col" title=${this.ownWords("the MFU this layout reaches at its step's bound: 6·P·D over the chips' peak for that time, below 1 by attention, recomputation, the bubble and communication it cannot hide; the run as a whole is at the MFU above")}>best MFU</th><th scope="col">${this.onOwnDevice() ? 'bytes on the device' : `bytes per ${this.chipWord()}`} in this layout</th><th scope="col" class="lb-bound">bound by</th></tr></thead>
+        <tbody>${shown.length ? shown.map((l, i) => html`<tr><td>${i + 1}</td>${this.degreeCells(l, ranked)}${this.layoutCell(l)}<td class="lb-setup">${this.setupWords(l)}</td><td>${f(l.step_s, 's')}</td><td>${f(l.mfu, 'ratio')}</td><td>${f(l.bytes_per_chip, 'bytes')}</td><td class="lb-bound">${boundWords(l.bound)}</td></tr>`)
+          : html`<tr><td colspan=${ranked.length + 7}>${this.ownWords('No layout fits on these chips.')}</td></tr>`}</tbody>
       </table></div>
       ${rejected.length ? html`<div class="lb-scroll" role="region" aria-label="Rejected layouts" tabindex="0"><table class="lb-table rejected">
         <caption>Rejected layouts (a sample) and why each fails</caption>
-        <thead><tr>${this.degreeHeads(refused)}<th scope="col">set-up</th><th scope="col">reason</th></tr></thead>
-        <tbody>${this.distinct(rejected, refused, why).map((l) => html`<tr>${this.degreeCells(l, refused)}<td class="lb-setup">${this.setupWords(l)}</td><td>${this.words(why(l))}</td></tr>`)}</tbody>
+        <thead><tr>${this.degreeHeads(refused)}<th scope="col" class="lb-layout">layout</th><th scope="col" class="lb-setup">set-up</th><th scope="col">reason</th></tr></thead>
+        <tbody>${this.distinct(rejected, refused, why).map((l) => html`<tr>${this.degreeCells(l, refused)}${this.layoutCell(l)}<td class="lb-setup">${this.setupWords(l)}</td><td>${this.words(why(l))}</td></tr>`)}</tbody>
       </table></div>` : html`<p class="rejected-none">No layout ${this.onOwnDevice() ? "of this device" : "of these chips"} was rejected.</p>`}
       ${Object.keys(counts).length ? html`<p class="rejected-counts">Rejected in all: ${Object.entries(counts).map(([k, v], i) => html`${i ? '; ' : ''}${f(v, 'count')} ${v === 1 ? 'layout' : 'layouts'} because ${this.technical ? html`<code>${k}</code>` : this.words(reasons[k] ?? k.replace(/_/g, ' '))}`)}.</p>` : nothing}`;
   }
