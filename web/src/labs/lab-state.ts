@@ -40,7 +40,8 @@ export const ONE_DEVICE_KINDS = ['consumer-gpu', 'workstation-gpu', 'unified-mem
 /** A label written for chips, as said of the reader's own device: "chips per model replica" →
  *  "devices per model replica", "price per chip-hour" → "price per device-hour". */
 export function deviceWords(text: string): string {
-  return text.replace(/\b([Cc])hip(s?)\b/g, (_m, c: string, s: string) => `${c === 'C' ? 'D' : 'd'}evice${s}`);
+  // the page's Chip menu keeps its name (it is labelled "Chip")
+  return text.replace(/\b([Cc])hip(s?)\b(?! menu)/g, (_m, c: string, s: string) => `${c === 'C' ? 'D' : 'd'}evice${s}`);
 }
 
 /** An opening value that depends on the chip; `why` says, where it applies, what about the chip

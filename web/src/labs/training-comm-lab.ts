@@ -32,7 +32,8 @@ const STRATEGY: Record<string, { name: string; sends: string }> = {
 const chipsStart: StartFn = chipCount(256);
 const ownDevice = (c: ChipFacts) => ONE_DEVICE_KINDS.includes(c.kind);
 const chipsWhy = chipsStart.why!;
-chipsStart.why = (c) => (ownDevice(c) ? null : chipsWhy(c));
+// a node of GPUs is said with the model it opens on (modelStart.why), in one sentence
+chipsStart.why = (c) => (ownDevice(c) || (c.kind !== 'tpu' && c.nodeGpus) ? null : chipsWhy(c));
 /** The model the lab opens on, one whose training state the opening chips hold, so the lab does not
  *  open on a run that cannot start: LLaMA-3 70B on a 256-chip TPU slice; LLaMA-3 8B on a node of 8
  *  GPUs (70B's state, about 16 bytes a parameter, is 140 GB a GPU even spread over all 8); on the
@@ -41,7 +42,9 @@ const modelStart: StartFn = (c) =>
   ownDevice(c) ? ((c.memoryBytes ?? 0) >= 20e9 ? 'llama3.2-1b' : 'gpt2-124m') : c.kind === 'tpu' ? 'llama3-70b' : 'llama3-8b';
 modelStart.why = (c) =>
   ownDevice(c) ? `The ${c.name} is one device: the lab starts on one, with a small model it can train.`
-    : c.kind === 'tpu' ? null : 'The lab starts on LLaMA-3 8B: LLaMA-3 70B’s training state does not fit in one node of 8 GPUs.';
+    : c.kind === 'tpu' ? null
+    : c.nodeGpus ? `The lab starts on LLaMA-3 8B over one node of ${c.nodeGpus} ${c.name} GPUs: LLaMA-3 70B’s training state does not fit in one node.`
+    : 'On one GPU the lab starts on LLaMA-3 8B: LLaMA-3 70B’s training state does not fit in one.';
 /** The data-centre network between pods is a TPU pod's: a GPU or a reader's device has no such choice. */
 const offersStrategy = (v: string, c: ChipFacts | null) => v !== 'dcn_dp' || !c || c.kind === 'tpu';
 /** a strategy that shards experts needs a mixture-of-experts model: switching to it picks this one */
@@ -64,7 +67,7 @@ export class TrainingCommLab extends LabElement<'training_comm'> {
   readonly hint = 'Try this: drag the global batch down and watch the verdict turn comms-bound where the tokens per chip pass the marked critical batch; then switch the strategy to TP and see that the batch no longer moves the bound.';
   protected hintText() { return this.ownWords(this.hintWords()); }
   private hintWords() {
-    if (this.state.chipFacts && ownDevice(this.state.chipFacts)) return 'Try this: drag the global batch and watch one device’s layer time grow with its tokens; then pick TPU v5e or H100 in the chip menu, where the chips share the work and the network joins in.';
+    if (this.state.chipFacts && ownDevice(this.state.chipFacts)) return 'Try this: drag the global batch and watch one device’s layer time grow with its tokens; then pick TPU v5e or H100 in the Chip menu at the top of the page: there many of them share the work and the network joins in.';
     // tensor, pipeline and expert parallelism send as much more as the batch adds FLOPs: their bound does not move with it
     const s = String(this.values.get('strategy'));
     if (s === 'tp') return 'Try this: drag the global batch and see both lines rise together (the batch does not move this bound); then change the tensor-parallel degree, which does.';
@@ -94,6 +97,13 @@ export class TrainingCommLab extends LabElement<'training_comm'> {
   protected ownWords(text: string): string {
     const t = super.ownWords(text);
     return this.state?.chipFacts?.kind === 'datacenter-gpu' ? gpuWords(t) : t;
+  }
+
+  /** On the reader's one device a degree field that does not apply (the strategy is not its) is
+   *  left out, not shown greyed at 8: one device has no degrees to set. */
+  protected renderControl(c: Control) {
+    if (this.onOwnDevice() && ['tp', 'pp', 'ep'].includes(c.path) && !this.state.applies(c)) return html``;
+    return super.renderControl(c);
   }
 
   /** switching to EP with a dense model would only earn a refusal: offer the catalog's MoE model */
@@ -171,10 +181,10 @@ export class TrainingCommLab extends LabElement<'training_comm'> {
       if (over) {
         return html`<p class="verdict" data-bound=${bound} data-fits="false">${this.fitWords(false, '', 'It does not fit')} on one ${one}: training this model takes at least ${f(over.bytes)}
           (the weights alone ${f(over.weights)}, then the optimizer state and one sequence's activations), more than the ${f(over.memory)} of ${this.memoryName()}, so no time is given for it.
-          Pick a smaller model, or ${this.onOwnDevice() ? 'TPU v5e or H100 in the chip menu, where the model is split over many chips' : 'more chips'}.</p>`;
+          Pick a smaller model, or ${this.onOwnDevice() ? 'TPU v5e or H100 in the Chip menu at the top of the page, where the model is split over many of them' : this.ownWords('more chips')}.</p>`;
       }
       return html`<p class="verdict" data-bound=${bound}><strong>One ${one}, no communication</strong>: with nothing to share between ${one}s, every layer is its matmuls (${this.fig('t_math_s')} per layer in the ${String(o.pass)} pass at ${this.fig('tokens_per_chip')}).
-        Pick TPU v5e or H100 in the chip menu to see the network's share.</p>
+        Pick TPU v5e or H100 in the Chip menu at the top of the page to see the network's share.</p>
         ${this.expected(r, 't_layer_s', 's', 'the speed of the layer-time bound')}`;
     }
     const s = STRATEGY[String(o.strategy)] ?? { name: String(o.strategy), sends: 'the collectives' };
