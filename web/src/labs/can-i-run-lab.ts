@@ -230,7 +230,7 @@ export class CanIRunLab extends LabElement<'local_inference'> {
       ${measuredTtftLine(this.engine!, r, 'ttft_s')}
       ${this.runs.note(r, this.engine!)}
       ${this.published()}
-      <p class="cir-suggestion" data-kind=${String(o.suggestion_kind)}><strong>First change to try:</strong> ${String(o.suggestion)}</p>`;
+      <p class="cir-suggestion" data-kind=${String(o.suggestion_kind)}><strong>${o.suggestion_kind === 'none' ? 'To go faster:' : 'First change to try:'}</strong> ${String(o.suggestion)}</p>`;
   }
 
   /** The curve's points at these contexts: the ones not cached yet come from one engine sweep. */
