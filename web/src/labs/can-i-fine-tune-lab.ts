@@ -91,7 +91,7 @@ export class CanIFineTuneLab extends LabElement<'finetune'> {
     const on = this.state.chipFacts?.name ?? 'this device';
     return html`<p class="verdict" data-fits=${String(o.fits)} data-limit=${String(o.limit)}>
       ${o.fits ? html`${this.fitWords(true, 'It fits', '')} on the ${on}.` : html`${this.fitWords(false, '', 'It does not fit')} on the ${on}: ${this.fig('shortfall_bytes')} short, so memory is the binding limit.`}
-      The token budget costs ${this.fig('total_flops')}; at ${this.fig('tokens_per_s')} that is ${this.fig('t_s')} of training${o.fits ? ', set by the arithmetic rate' : ' once it fits'}.</p>
+      The token budget costs ${this.fig('total_flops')}; at ${this.fig('tokens_per_s')}${typeof o.mfu === 'number' ? html` (the model FLOPs utilisation set below, ${percent(this.engine!, o.mfu)} of the device’s 16-bit peak)` : nothing} that is ${this.fig('t_s')} of training${o.fits ? ', set by the arithmetic rate' : ' once it fits'}.</p>
       ${this.ownDeviceOffer()}
       ${this.expected(r, 't_s', 's', 'the device’s 16-bit peak', 'tokens_per_s')}
       ${this.measured(r)}
