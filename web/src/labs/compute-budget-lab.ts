@@ -19,11 +19,13 @@ const ROWS: OutputSpec<'compute_budget'>[] = [
   { name: 't_s', missing: 'the chip gives no compute rate' },
   'weight_bytes',
   { name: 'weight_read_s', missing: 'the chip gives no memory bandwidth' },
-  { name: 'moe_total_bytes', missing: 'give the total parameters of a mixture of experts' },
-  { name: 'moe_active_bytes', missing: 'give the active parameters of a mixture of experts' },
+  // rows of a mixture of experts and of a sliding window: left out where the model has none (one
+  // line under the table says when they appear), not a sentence squeezed into a number's cell
+  { name: 'moe_total_bytes', hide: (r) => r.outputs.moe_total_bytes == null },
+  { name: 'moe_active_bytes', hide: (r) => r.outputs.moe_active_bytes == null },
   { name: 'critical_batch_tokens', missing: 'the chip gives no compute rate or no memory bandwidth' },
   'attention_pairs_full', 'attention_pairs_causal',
-  { name: 'attention_pairs_window', missing: 'give a sliding window' },
+  { name: 'attention_pairs_window', hide: (r) => r.outputs.attention_pairs_window == null },
   'loss',
 ];
 
@@ -105,7 +107,10 @@ export class ComputeBudgetLab extends LabElement<'compute_budget'> {
   /** a mixture of experts' weights are said once, stored and used per token: the table's
    *  weight bytes (of the N each token uses) would say the used figure a second time */
   protected renderOutputs(r: LabResult<'compute_budget'>) {
-    return r.outputs.moe_total_bytes == null ? super.renderOutputs(r) : super.renderOutputs({ ...r, outputs: { ...r.outputs, weight_bytes: null } } as unknown as LabResult<'compute_budget'>);
+    const o = r.outputs, moe = o.moe_total_bytes != null, window = o.attention_pairs_window != null;
+    const table = moe ? super.renderOutputs({ ...r, outputs: { ...o, weight_bytes: null } } as unknown as LabResult<'compute_budget'>) : super.renderOutputs(r);
+    const absent = [moe ? null : 'the bytes of a mixture of experts (give its total and active parameters)', window ? null : 'the attention pairs within a sliding window (give a window)'].filter(Boolean);
+    return html`${table}${absent.length ? html`<p class="cb-caption cb-absent">Shown once given: ${absent.join('; ')}.</p>` : nothing}`;
   }
 
   protected renderVerdict(r: LabResult<'compute_budget'>) {
