@@ -293,7 +293,11 @@ export class MemoryBudgetLab extends LabElement<'training_memory'> {
       const description = `For ${this.choiceText('strategy', c.strategy, 'training_comm')} over the ${this.choiceText('fabric', o.fabric, 'training_comm')}, math time per layer grows with the batch; ${crit !== null ? `communication ${c.strategy === 'tp' || c.strategy === 'pp' ? 'grows too' : 'stays flat'}, and they cross at the critical batch${this.veils('critical_batch_tokens') ? ' (hidden until you check your prediction)' : ` ${f(crit, 'tokens')}`}` : 'communication grows with it, so there is no critical batch'}. At the chosen batch ${f(b, 'tokens')}: math ${f(o.t_math_s, 's')}, communication ${f(o.t_comm_s, 's')}, ${String(o.bound)}-bound.`;
       // the scales span the curve alone (fixed while only the batch moves along it)
       const ys = rows.map((p) => p.y);
-      const critRight = crit !== null && Math.log(crit / curve[0].batch) > 0.5 * Math.log(curve[curve.length - 1].batch / curve[0].batch);
+      // the label of the critical batch goes where no line runs: left of its rule at the top (there
+      // the math line is still under the flat communication line), unless the rule is too near the
+      // left edge for it; then right of the rule at the bottom (there the math line is above it)
+      const critFrac = crit === null ? 0 : Math.log(crit / curve[0].batch) / Math.log(curve[curve.length - 1].batch / curve[0].batch);
+      const critLeft = crit !== null && critFrac * (width - 100) >= 7 * Math.max(8, f(crit, 'tokens').length) + 8;
       const commKey = JSON.stringify([this.curveKey, curve.map((p) => p.batch), crit, here.length, width]);
       this.commChart = this.commCharts.get(commKey) ?? null;
       comm = this.commChart && this.moveDots(here, description) ? this.commChart : null;
@@ -314,8 +318,8 @@ export class MemoryBudgetLab extends LabElement<'training_memory'> {
             crit !== null ? Plot.ruleX([crit], { stroke: 'currentColor', strokeDasharray: '4 3', ariaHidden: 'true', className: 'critical-batch' }) : null,
             // beside its rule on the side with room, in two short lines, haloed: the math line rises
             // through the top right where one long label ran into it on a phone
-            crit !== null ? Plot.text([crit], { x: (d: number) => d, frameAnchor: 'top', dy: 6, lineAnchor: 'top', text: () => `critical\n${f(crit, 'tokens')}`,
-              dx: critRight ? -4 : 4, textAnchor: critRight ? 'end' : 'start', fill: 'currentColor', stroke: 'var(--bg)', strokeWidth: 4, paintOrder: 'stroke', ariaHidden: 'true', className: 'critical-batch' }) : null,
+            crit !== null ? Plot.text([crit], { x: (d: number) => d, frameAnchor: critLeft ? 'top' : 'bottom', dy: critLeft ? 6 : -6, lineAnchor: critLeft ? 'top' : 'bottom', text: () => `critical\n${f(crit, 'tokens')}`,
+              dx: critLeft ? -4 : 4, textAnchor: critLeft ? 'end' : 'start', fill: 'currentColor', stroke: 'var(--bg)', strokeWidth: 4, paintOrder: 'stroke', ariaHidden: 'true', className: 'critical-batch' }) : null,
             Plot.dot(here, { x: 'x', y: 'y', r: 5, fill: 'currentColor', ariaHidden: 'true', className: 'operating-point' }),
           ],
         });
@@ -331,6 +335,8 @@ export class MemoryBudgetLab extends LabElement<'training_memory'> {
     // the roofline under the memory verdict (renderAfterVerdict's box)
     const commBox = this.querySelector<HTMLElement>('.comm-viz');
     if (commBox && (commBox.firstElementChild !== comm || commBox.children.length !== (comm ? 1 : 0))) commBox.replaceChildren(...(comm ? [comm] : []));
+    // no roofline (one device: nothing to communicate): its box keeps no empty band
+    commBox?.classList.toggle('lab-viz-none', !comm);
   }
 
   /** the bar's segments stacked anew in the drawn bar's own x scale; false if it cannot */
