@@ -42,6 +42,18 @@ const BYTE_SCALES: [number, string][] = [[1e12, ' TB'], [1e9, ' GB'], [1e6, ' MB
 /** memory sold in binary units, where no decimal form is exact: 25769803776 → "24 GiB" */
 const BINARY_SCALES: [number, string][] = [[2 ** 40, ' TiB'], [2 ** 30, ' GiB'], [2 ** 20, ' MiB'], [2 ** 10, ' KiB']];
 
+/** Units a field writes in their own scaled form (the number then carries its unit, which the
+ *  reader may type back: "1.5 GHz", "197 TFLOP/s", "1 µs"). Seconds only below a millisecond, where
+ *  the plain figure would need e-notation ("1e-6"). */
+const UNIT_SCALES: Record<string, [number, string][]> = {
+  Hz: [[1e9, ' GHz'], [1e6, ' MHz'], [1e3, ' kHz']],
+  'FLOP/s': [[1e12, ' TFLOP/s'], [1e9, ' GFLOP/s'], [1e6, ' MFLOP/s']],
+  'OP/s': [[1e12, ' TOP/s'], [1e9, ' GOP/s'], [1e6, ' MOP/s']],
+  s: [[1e-3, ' ms'], [1e-6, ' µs'], [1e-9, ' ns']],
+};
+/** a number with its thousands grouped, as typed back it reads the same ("1,321.2") */
+const groupedText = (y: number) => y.toLocaleString('en-US', { maximumFractionDigits: 12 });
+
 /** A number for an input field, exact and as people write it: 100000000 → "100M", 7e10 → "70B",
  *  1.5e13 → "15T", 4194304 → "4,194,304" (no shorter exact form: grouped), 512 → "512", 1e24 → "1e24";
  *  with unit "bytes", 1e9 → "1 GB" and 25769803776 → "24 GiB"; with "bytes/s", 4e11 → "400 GB/s". */
@@ -52,6 +64,15 @@ export function fieldText(v: unknown, unit?: string): string {
   // bytes and bytes per second in their units ("80 GB", "400 GB/s": a bare "400B" read as bytes)
   const bytes = unit === 'bytes' || unit === 'bytes/s';
   const per = unit === 'bytes/s' ? '/s' : '';
+  // a clock in GHz, a FLOP rate in TFLOP/s, a hop latency in µs: the unit the catalog's sources write
+  const unitScales = UNIT_SCALES[unit ?? ''];
+  if (unitScales && v > 0) {
+    const [scale, suffix] = unitScales.find(([sc]) => a >= sc) ?? unitScales[unitScales.length - 1];
+    const x = v / scale, y = Number(x.toPrecision(5));
+    if (unit === 's' ? a < 1e-3 && a >= 1e-12 : a >= unitScales[unitScales.length - 1][0]) {
+      return `${Math.abs(y - x) <= 1e-12 * x ? groupedText(y) : groupedText(Number(x.toPrecision(4)))}${suffix}`;
+    }
+  }
   if (a >= (bytes ? 1e3 : 1e4) && a < 1e16) {
     for (const scales of bytes ? [BYTE_SCALES, BINARY_SCALES] : [FIELD_SCALES]) {
       for (const [scale, suffix] of scales) {
@@ -60,6 +81,13 @@ export function fieldText(v: unknown, unit?: string): string {
         const y = Number(x.toPrecision(Math.abs(x) >= 1e3 ? 5 : 4));
         if (Math.abs(x) >= 1 && Math.abs(x) < 1e4 && Math.abs(y * scale - v) <= 1e-12 * Math.abs(v)) return `${y}${suffix}${per}`;
       }
+    }
+    // memory or a bandwidth with no exact form in any unit (a PCIe link's 31,507,692,307.7 bytes/s):
+    // four figures in the largest decimal unit, "31.51 GB/s" (the custom chip form keeps the exact
+    // figure while its field is left as shown)
+    if (bytes && !Number.isInteger(v)) {
+      const [scale, suffix] = BYTE_SCALES.find(([sc]) => a >= sc)!;
+      return `${Number((v / scale).toPrecision(4))}${suffix}${per}`;
     }
   }
   // a whole number with no exact scale, in groups of three as people write it ("4,194,304")

@@ -5,6 +5,7 @@ import { esc, } from './tex';
 import { fieldText, typedValue, UNIT_WORDS } from './format';
 import { chipFromAddress, openMeasureDialog } from './measure/measure-device';
 import { fieldAmount, fieldProblem } from './labs/words';
+import { groupChips } from './chip-groups.js';
 
 export function applyMode(m: Mode = mode()) {
   const root = document.documentElement;
@@ -174,6 +175,9 @@ function stripNulls(v: unknown): unknown {
   return v;
 }
 
+/** The units a field's figure is written in (format.ts fieldText), each with an example for an empty field. */
+const SAYS_UNIT: Record<string, string> = { bytes: 'such as 24 GB', 'bytes/s': 'such as 1 TB/s', 'FLOP/s': 'such as 200 TFLOP/s', 'OP/s': 'such as 400 TOP/s', Hz: 'such as 1.5 GHz' };
+
 async function openCustomChip(select: HTMLSelectElement, previous: string) {
   const dialog = document.querySelector<HTMLDialogElement>('#custom-chip')!;
   const engine = await getEngine();
@@ -182,14 +186,16 @@ async function openCustomChip(select: HTMLSelectElement, previous: string) {
   const fields = chipFormFields(engine.objectFields('chip'));
   const technical = mode() === 'technical';
   // the unit once: not where the label already names it ("FLOP/s (FLOP/s)")
-  const unitOf = (f: Field) => { const u = UNIT_WORDS[f.schema.unit] ?? f.schema.unit; return u && !f.label.includes(u) ? u : ''; };
+  // a field whose figure carries its unit ("24 GiB", "1.008 TB/s", "197 TFLOP/s", "1.5 GHz") names
+  // it in its figure, and an empty one in its example, not again beside the label
+  const unitOf = (f: Field) => { const u = UNIT_WORDS[f.schema.unit] ?? f.schema.unit; return u && !f.label.includes(u) && !SAYS_UNIT[f.schema.unit] ? u : ''; };
   // a kind by its title; the engine's old name "gpu" for a datacenter GPU is not offered again
   const choices = (f: Field) => (f.schema.choices || []).map((c, k) => [c, f.schema.choice_titles?.[k] ?? c]).filter(([c]) => !(f.path === 'kind' && c === 'gpu'));
   const doc = (f: Field) => (technical ? `${f.schema.doc} (${f.path})` : DOC_HIDDEN.test(f.path) ? '' : f.schema.doc);
   const fieldHtml = (f: Field, i: number) => `<div class="field" data-path="${esc(f.path)}">
 <label for="cc-${i}">${esc(f.label.charAt(0).toUpperCase() + f.label.slice(1))}${unitOf(f) ? ` <span class="unit">(${esc(unitOf(f))})</span>` : ''}</label>
 ${f.schema.type === 'choice' ? `<select id="cc-${i}" name="${esc(f.path)}">${choices(f).map(([c, t]) => `<option value="${esc(c)}">${esc(t)}</option>`).join('')}</select>`
-    : `<input id="cc-${i}" name="${esc(f.path)}" type="text" inputmode="${f.path === 'name' ? 'text' : 'decimal'}" autocomplete="off" aria-describedby="cc-${i}-err cc-${i}-doc">`}
+    : `<input id="cc-${i}" name="${esc(f.path)}" type="text" inputmode="${f.path === 'name' ? 'text' : 'decimal'}" autocomplete="off"${SAYS_UNIT[f.schema.unit] ? ` placeholder="${esc(SAYS_UNIT[f.schema.unit])}"` : ''} aria-describedby="cc-${i}-err cc-${i}-doc">`}
 <small id="cc-${i}-doc">${esc(doc(f))}</small><span class="field-error" id="cc-${i}-err" role="alert"></span></div>`;
   let n = 0;
   const groupsHtml = grouped(fields).map((g) => {
@@ -202,19 +208,24 @@ ${f.schema.type === 'choice' ? `<select id="cc-${i}" name="${esc(f.path)}">${cho
   dialog.innerHTML = `<form method="dialog" class="custom-chip-form" novalidate>
 <h2 id="custom-chip-title">Custom chip, starting from the <span class="cc-base-name">${esc(baseName(startId))}</span></h2>
 <p class="hint">Every field starts at that chip's catalog figure: change what you like, or start from another chip. Only the figures of its kind of chip are shown; leave a field empty if the chip lacks it. Numbers read as you write them (100M, 3.35T, 24 GB, 24 GiB, 400 GB/s); memory is in bytes, 1 GB = 10⁹ bytes and 1 GiB = 2³⁰. Each value is checked when you press “Use this chip”.</p>
-<label class="wide cc-base">Start from <select name="__base">${engine.chips.map((c) => `<option value="${esc(c.id)}"${c.id === startId ? ' selected' : ''}>${esc(c.name)}</option>`).join('')}</select></label>
+<label class="wide cc-base">Start from <select name="__base">${groupChips([...engine.chips], [engine.chipKindField]).map((g) => `<optgroup label="${esc(g.title)}">${g.chips.map((c) => `<option value="${esc(c.id)}"${c.id === startId ? ' selected' : ''}>${esc(c.name)}</option>`).join('')}</optgroup>`).join('')}</select></label>
 ${groupsHtml}
 <label class="check cc-all"><input type="checkbox" name="__all"> Show every figure (other kinds of chip, architecture details)</label>
 <p class="form-error" role="alert"></p>
 <div class="actions"><button type="button" value="cancel" class="cancel">Cancel</button><button type="submit" value="ok" class="primary">Use this chip</button></div>
 </form>`;
   const form = dialog.querySelector('form')!;
+  // each field as shown and the figure it stands for: a field left as shown keeps the catalog's exact
+  // figure ("31.51 GB/s" shown, 31,507,692,307.7 bytes/s kept)
+  const shown = new Map<string, { text: string; value: unknown }>();
   const fill = (chip: Record<string, unknown>) => {
+    shown.clear();
     for (const f of fields) {
       const el = form.elements.namedItem(f.path) as HTMLInputElement | HTMLSelectElement | null;
       if (!el) continue;
       const v = get(chip, f.path);
       el.value = f.path === 'name' && chip.id !== 'custom' ? `Custom (${String(chip.name)})` : fieldText(v, f.schema.unit);
+      if (typeof v === 'number') shown.set(f.path, { text: el.value, value: v });
     }
   };
   // the figures of the chosen kind, the rest behind "Show every figure" (their values kept)
@@ -254,7 +265,8 @@ ${groupsHtml}
       if (f.path === 'name' || f.schema.type === 'choice') { if (t) set(chip, f.path, t); continue; }
       if (f.path.startsWith('__')) continue;
       if (t === '') { set(chip, f.path, undefined); continue; }
-      set(chip, f.path, typedValue(t));
+      const was = shown.get(f.path);
+      set(chip, f.path, was && was.text.trim() === t ? was.value : typedValue(t));
     }
     chip.id = 'custom';
     const clean = stripNulls(chip) as Record<string, unknown>;
