@@ -4,6 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, launch, watchedPage } from './harness.mjs';
 import { CHIPS, engine, clean, labHelpers } from './lab-helpers.mjs';
+import { sortChips } from '../src/chip-groups.js';
 
 const EL = 'sl-can-i-run-lab';
 let server, browser;
@@ -22,10 +23,17 @@ const groupsOf = (page, sel) => page.$$eval(`${sel} optgroup`, (gs) => gs.map((g
 /** the reader's own kinds of device, listed first by the labs about the reader's hardware */
 const OWN = ['workstation-gpu', 'consumer-gpu', 'unified-memory', 'cpu'];
 function assertGrouped(groups, ownFirst = false) {
-  let want = GROUPS.map((g) => ({ kind: g.kind, title: g.title, ids: CHIPS.filter((c) => kindOf(c) === g.kind).map((c) => c.id) })).filter((g) => g.ids.length);
+  // within a group, the menus' one order (by vendor, generation, model number and tier, memory)
+  let want = GROUPS.map((g) => ({ kind: g.kind, title: g.title, ids: sortChips(CHIPS).filter((c) => kindOf(c) === g.kind).map((c) => c.id) })).filter((g) => g.ids.length);
   if (ownFirst) want = [...want.filter((g) => OWN.includes(g.kind)), ...want.filter((g) => !OWN.includes(g.kind))];
   assert.deepEqual(groups, want.map(({ title, ids }) => ({ title, ids })));
   assert.equal(groups.flatMap((g) => g.ids).length, CHIPS.length, 'every catalog chip once');
+  // as a reader hunts a card or a Mac: NVIDIA's by generation and model, then AMD's; a Mac's sizes in order
+  const ids = groups.flatMap((g) => g.ids), at = (id) => ids.indexOf(id);
+  for (const [a, b] of [['rtx-3090', 'rtx-4070'], ['rtx-4070', 'rtx-4070-ti'], ['rtx-4070-ti', 'rtx-4070-ti-super'], ['rtx-4090', 'rtx-5070'], ['rtx-5090', 'rx-7900-xtx'],
+    ['apple-m2-16gb', 'apple-m2'], ['apple-m2', 'apple-m2-pro'], ['apple-m2-pro', 'apple-m2-max'], ['apple-m2-ultra', 'apple-m3-16gb'], ['apple-m4-max', 'ryzen-ai-max-395']]) {
+    assert.ok(at(a) >= 0 && at(a) < at(b), `${a} before ${b}`);
+  }
   for (const kind of ['tpu', 'datacenter-gpu', 'workstation-gpu', 'consumer-gpu', 'unified-memory', 'cpu'])
     assert.ok(CHIPS.some((c) => kindOf(c) === kind), `the catalog has a ${kind}`);
 }

@@ -66,6 +66,12 @@ test('custom chip: the engine refuses a bad value in place, accepts a good one',
   await page.selectOption('#chip-select', 'custom');
   const dialog = page.locator('dialog#custom-chip');
   await dialog.locator('.field[data-path="hbm_bytes_per_s"] input').waitFor();
+  // every figure in the reader's units, as it can be typed back (TPU v5e: no e-notation, no raw bytes/s)
+  const field = (p) => dialog.locator(`.field[data-path="${p}"] input`).inputValue();
+  assert.equal(await field('ici_hop_latency_s'), '1 µs');
+  assert.equal(await field('clock_hz'), '1.5 GHz');
+  assert.equal(await field('hbm_bytes_per_s'), '820 GB/s');
+  assert.equal(await field('flops_per_s.bf16'), '197 TFLOP/s');
   await dialog.locator('.field[data-path="hbm_bytes_per_s"] input').fill('-1');
   await dialog.locator('button[type=submit]').click();
   assert.match(await dialog.locator('.field[data-path="hbm_bytes_per_s"] .field-error').innerText(), /^too small — more than 0\b|^too small — at least/);
