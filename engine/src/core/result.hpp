@@ -285,6 +285,8 @@ class Outputs {
   json at(std::size_t i) const;
   // The value set for `name` as a json, or nothing when it was not set (or is not declared).
   std::optional<json> find(std::string_view name) const;
+  // The declared position of `name`, or nothing for a name not declared (nothing noted).
+  std::optional<std::size_t> index_of(std::string_view name) const { return position(name); }
 
   // An output emitted without a declaration, or a declared one left out or null without being
   // nullable, is an engine fault: std::logic_error naming `calculator`.
@@ -332,6 +334,10 @@ struct Result {
   // until a calculator sets one (an empty object would be an allocation at every evaluation).
   json extra;
   bool record_steps = true;     // false: numbers-only evaluation
+  // The outputs of text the caller does not read, by declared position (empty: it reads them all).
+  // A sweep writes a column of words only where its spec names it, so every other sentence it
+  // would be given (expected_outside, measured_among) is written null there without being made.
+  std::vector<bool> text_unread;
 
   template <typename T>
     requires(!std::is_same_v<std::remove_cvref_t<T>, Expr> && !std::is_same_v<std::remove_cvref_t<T>, double>)
@@ -361,7 +367,13 @@ struct Result {
     if (text) outputs.set_text_at(i, *text);
     else outputs.set_null_at(i);
   }
-  // Back to an empty result for the same calculator, as constructed (record_steps kept): a sweep
+  // Whether the caller reads the text output `name` (a sentence is made only if it does).
+  bool reads_text(std::string_view name) const {
+    if (text_unread.empty()) return true;
+    const std::optional<std::size_t> at = outputs.index_of(name);
+    return !at || !text_unread[*at];
+  }
+  // Back to an empty result for the same calculator, as constructed (record_steps and text_unread kept): a sweep
   // reuses one Result point after point instead of allocating it again.
   void clear() {
     outputs.clear();

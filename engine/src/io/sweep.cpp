@@ -654,6 +654,12 @@ std::string run_sweep(const Calculator& calc, const json& base, const json& spec
   const std::vector<double>& ys = spec.y ? spec.y->values : no_y;
   Result result(calc.outputs);  // one for every point, cleared before each
   result.record_steps = false;
+  // A column of words is written only where the spec names it (Column::add_word): no other
+  // output's sentence is made at each point.
+  result.text_unread.assign(calc.outputs.size(), true);
+  for (const std::string& name : spec.outputs) {
+    if (auto at = result.outputs.index_of(name)) result.text_unread[*at] = false;
+  }
   for (double x : spec.x.values) {
     for (double y : ys) {
       try {

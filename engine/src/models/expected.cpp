@@ -120,14 +120,17 @@ bool limits_hold(std::string_view limits, Settings settings, std::string_view ki
   return true;
 }
 
-// Whether one of the band's entries (" collective.t_s?fabric=nvlink ") names `calculator_output`
-// with limits `settings` and the chip's `kind` meet. Each entry is found in place (the name with a
-// space before it), with no string made per band.
-bool applies(std::string_view outputs, std::string_view calculator_output, Settings settings, std::string_view kind) {
-  for (std::size_t at = outputs.find(calculator_output); at != std::string_view::npos;
-       at = outputs.find(calculator_output, at + 1)) {
+// Whether one of the band's entries (" collective.t_s?fabric=nvlink ") names `calculator`.`output`
+// with limits `settings` and the chip's `kind` meet. Each entry is found in place (the calculator's
+// name with a space before it, then a dot and the output), with no string made per band or call.
+bool applies(std::string_view outputs, std::string_view calculator, std::string_view output, Settings settings,
+             std::string_view kind) {
+  for (std::size_t at = outputs.find(calculator); at != std::string_view::npos; at = outputs.find(calculator, at + 1)) {
     if (at == 0 || outputs[at - 1] != ' ') continue;
-    const std::size_t end = at + calculator_output.size();
+    const std::size_t dot = at + calculator.size();
+    if (dot >= outputs.size() || outputs[dot] != '.' || outputs.compare(dot + 1, output.size(), output) != 0) continue;
+    const std::size_t end = dot + 1 + output.size();
+    if (end >= outputs.size()) continue;
     if (outputs[end] == ' ') return true;
     if (outputs[end] == '?') {
       const std::string_view limits = outputs.substr(end + 1, outputs.find(' ', end) - end - 1);
@@ -139,14 +142,28 @@ bool applies(std::string_view outputs, std::string_view calculator_output, Setti
   return false;
 }
 
+// An output's name, `prefix` + `field`, made in place: out_band and out_measured_among write several
+// a call, at every point of a sweep ("expected_share_high" is longer than a short string holds).
+class OutputName {
+ public:
+  explicit OutputName(std::string_view prefix) : size_(prefix.copy(text_, sizeof text_)) {}
+  // valid until the next call
+  std::string_view operator()(std::string_view field) {
+    return {text_, size_ + field.copy(text_ + size_, sizeof text_ - size_)};
+  }
+
+ private:
+  char text_[64];
+  std::size_t size_;
+};
+
 }  // namespace
 
 const Band* band_for(std::string_view calculator, std::string_view output, ChipKind kind, Settings settings) {
-  const std::string calculator_output = std::string(calculator) + "." + std::string(output);
   const std::string& kind_name = chip_kind_names()[std::size_t(kind)];
   for (const Band& b : std::span(kBandRows, kBandRowCount)) {
     // the short list of kinds first: most bands are of other kinds
-    if (listed(b.chip_kinds, kind_name) && applies(b.outputs, calculator_output, settings, kind_name)) return &b;
+    if (listed(b.chip_kinds, kind_name) && applies(b.outputs, calculator, output, settings, kind_name)) return &b;
   }
   return nullptr;
 }
@@ -201,7 +218,7 @@ bool below_runs(const Band& band, std::string_view setting, double value) {
 
 void out_band(const Band* band, std::string_view calculator, ChipKind kind, const Setup& setup, Result& r,
               std::string_view prefix) {
-  const auto key = [&](std::string_view field) { return std::string(prefix) + std::string(field); };
+  OutputName key(prefix);
   if (!band) {
     for (const char* field : {"runs", "share_low", "share_high", "covered", "outside"}) r.out_null(key(field));
     return;
@@ -209,22 +226,31 @@ void out_band(const Band* band, std::string_view calculator, ChipKind kind, cons
   r.out(key("runs"), double(band->runs));
   r.out(key("share_low"), band->low);
   r.out(key("share_high"), band->high);
+  const std::span<const BandRange> ranges(band->ranges, band->range_count);
+  const auto beyond = [&](const BandRange& range, std::string_view name, double value) {
+    return range.setting == name && !(value >= range.low && value <= range.high);
+  };
+  bool any_beyond = false;
+  for (const auto& [name, value] : setup) {
+    for (const BandRange& range : ranges) any_beyond = any_beyond || beyond(range, name, value);
+  }
+  const bool other_kind = !listed(band->run_kinds, chip_kind_names()[std::size_t(kind)]);
+  r.out(key("covered"), !any_beyond && !other_kind);
+  // the sentence only where there is something to say and the caller reads it (a sweep does not)
+  if ((!any_beyond && !other_kind) || !r.reads_text(key("outside"))) {
+    r.out_null(key("outside"));
+    return;
+  }
   std::vector<std::string> theirs, ours;
   for (const auto& [name, value] : setup) {
-    for (const BandRange& range : std::span(band->ranges, band->range_count)) {
-      if (range.setting != name || (value >= range.low && value <= range.high)) continue;
+    for (const BandRange& range : ranges) {
+      if (!beyond(range, name, value)) continue;
       const SettingWords words = setting_words(calculator, name);
       const std::string span = range.low == range.high ? setting_value(words, range.low)
                                                          : setting_value(words, range.low) + "–" + setting_value(words, range.high);
       theirs.push_back(setting_phrase(words, span, range.low == 1 && range.high == 1));
       ours.push_back(setting_phrase(on_own_device(words, kind), setting_value(words, value), value == 1));
     }
-  }
-  const bool other_kind = !listed(band->run_kinds, chip_kind_names()[std::size_t(kind)]);
-  r.out(key("covered"), ours.empty() && !other_kind);
-  if (ours.empty() && !other_kind) {
-    r.out_null(key("outside"));
-    return;
   }
   std::string runs = "The published runs behind this range", setup_words;
   if (other_kind) {
@@ -239,10 +265,10 @@ void out_band(const Band* band, std::string_view calculator, ChipKind kind, cons
 }
 
 void out_measured_among(const Band* band, double share, Result& r, std::string_view prefix) {
-  const std::string runs_below = std::string(prefix) + "runs_below", among = std::string(prefix) + "among";
+  OutputName key(prefix);
   if (!band || band->share_count == 0) {
-    r.out_null(runs_below);
-    r.out_null(among);
+    r.out_null(key("runs_below"));
+    r.out_null(key("among"));
     return;
   }
   const std::span<const double> shares(band->shares, band->share_count);
@@ -254,14 +280,18 @@ void out_measured_among(const Band* band, double share, Result& r, std::string_v
     above += s > share * (1 + 1e-9);
   }
   const std::size_t same = shares.size() - below - above;
-  r.out(runs_below, double(below));
+  r.out(key("runs_below"), double(below));
+  if (!r.reads_text(key("among"))) {
+    r.out_null(key("among"));
+    return;
+  }
   const std::string figure = band->estimate ? "the estimate" : "the bound";
   std::string text = "Of the " + std::to_string(shares.size()) + " published runs of " + band->title + ", " +
                      std::to_string(below) + " reached a smaller share of " + figure + " than yours, " +
                      (same ? std::to_string(same) + " the same share, " : std::string()) + std::to_string(above) +
                      " a larger one (theirs: " + two_digits(shares.front()) + "–" + two_digits(shares.back()) +
                      "; yours: " + two_digits(share) + ").";
-  r.out(among, text);
+  r.out(key("among"), text);
 }
 
 void out_measured_time(const Band* band, std::optional<double> measured_s, double bound_s, std::string_view what,
