@@ -1,6 +1,7 @@
 #include "models/expected.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cctype>
 #include <cstdio>
 #include <span>
@@ -12,12 +13,15 @@
 namespace scalelab {
 namespace {
 
-// Whether `word` stands between spaces in `list` (" datacenter-gpu tpu "). Found in place, with no
-// string made: band_for asks it of every band on every evaluation.
+// Whether `word` stands between spaces in `list` (" datacenter-gpu tpu "). Found in place, word by
+// word (a space found with memchr, a word told apart by its length first), with no string made:
+// band_for asks it of every band on every evaluation, at every point of a sweep.
 bool listed(std::string_view list, std::string_view word) {
-  for (std::size_t at = list.find(word); at != std::string_view::npos; at = list.find(word, at + 1)) {
-    const std::size_t end = at + word.size();
-    if (at > 0 && list[at - 1] == ' ' && end < list.size() && list[end] == ' ') return true;
+  for (std::size_t at = list.find(' '); at != std::string_view::npos;) {
+    const std::size_t next = list.find(' ', at + 1);
+    if (next == std::string_view::npos) return false;  // the last word has no space after it
+    if (next - at - 1 == word.size() && list.compare(at + 1, word.size(), word) == 0) return true;
+    at = next;
   }
   return false;
 }
@@ -121,23 +125,25 @@ bool limits_hold(std::string_view limits, Settings settings, std::string_view ki
 }
 
 // Whether one of the band's entries (" collective.t_s?fabric=nvlink ") names `calculator`.`output`
-// with limits `settings` and the chip's `kind` meet. Each entry is found in place (the calculator's
-// name with a space before it, then a dot and the output), with no string made per band or call.
+// with limits `settings` and the chip's `kind` meet. The entries stand between spaces; each is read
+// in place, with no string made per band or call.
 bool applies(std::string_view outputs, std::string_view calculator, std::string_view output, Settings settings,
              std::string_view kind) {
-  for (std::size_t at = outputs.find(calculator); at != std::string_view::npos; at = outputs.find(calculator, at + 1)) {
-    if (at == 0 || outputs[at - 1] != ' ') continue;
-    const std::size_t dot = at + calculator.size();
-    if (dot >= outputs.size() || outputs[dot] != '.' || outputs.compare(dot + 1, output.size(), output) != 0) continue;
-    const std::size_t end = dot + 1 + output.size();
-    if (end >= outputs.size()) continue;
-    if (outputs[end] == ' ') return true;
-    if (outputs[end] == '?') {
-      const std::string_view limits = outputs.substr(end + 1, outputs.find(' ', end) - end - 1);
-      std::string spaced(limits);
-      for (char& c : spaced) c = c == '|' ? ' ' : c;  // "nvlink|ici" is read as the list " nvlink ici "
-      if (limits_hold(spaced, settings, kind)) return true;
+  const std::size_t named = calculator.size() + 1 + output.size();  // "calculator.output"
+  for (std::size_t at = outputs.find(' '); at != std::string_view::npos;) {
+    const std::size_t next = outputs.find(' ', at + 1);
+    if (next == std::string_view::npos) return false;
+    const std::string_view entry = outputs.substr(at + 1, next - at - 1);
+    at = next;
+    if (entry.size() < named || entry.compare(0, calculator.size(), calculator) != 0 || entry[calculator.size()] != '.' ||
+        entry.compare(calculator.size() + 1, output.size(), output) != 0) {
+      continue;
     }
+    if (entry.size() == named) return true;
+    if (entry[named] != '?') continue;
+    std::string spaced(entry.substr(named + 1));
+    for (char& c : spaced) c = c == '|' ? ' ' : c;  // "nvlink|ici" is read as the list " nvlink ici "
+    if (limits_hold(spaced, settings, kind)) return true;
   }
   return false;
 }
@@ -159,11 +165,38 @@ class OutputName {
 
 }  // namespace
 
+namespace {
+
+// Each band's kinds of chip as bits (bit k: ChipKind k): the kinds it applies to, and the kinds its
+// runs ran on. Read from the rows' lists once, at the first look-up, and never changed.
+struct BandKinds {
+  std::uint32_t applies = 0, ran = 0;
+};
+const std::vector<BandKinds>& band_kinds() {
+  static const std::vector<BandKinds> kinds = [] {
+    std::vector<BandKinds> out(kBandRowCount);
+    for (std::size_t b = 0; b < kBandRowCount; ++b) {
+      for (std::size_t k = 0; k <= std::size_t(ChipKind::last_); ++k) {
+        if (listed(kBandRows[b].chip_kinds, chip_kind_names()[k])) out[b].applies |= 1u << k;
+        if (listed(kBandRows[b].run_kinds, chip_kind_names()[k])) out[b].ran |= 1u << k;
+      }
+    }
+    return out;
+  }();
+  return kinds;
+}
+
+}  // namespace
+
 const Band* band_for(std::string_view calculator, std::string_view output, ChipKind kind, Settings settings) {
   const std::string& kind_name = chip_kind_names()[std::size_t(kind)];
-  for (const Band& b : std::span(kBandRows, kBandRowCount)) {
-    // the short list of kinds first: most bands are of other kinds
-    if (listed(b.chip_kinds, kind_name) && applies(b.outputs, calculator, output, settings, kind_name)) return &b;
+  const std::vector<BandKinds>& kinds = band_kinds();
+  for (std::size_t b = 0; b < kBandRowCount; ++b) {
+    // the kinds first: most bands are of other kinds
+    if ((kinds[b].applies >> std::size_t(kind) & 1u) &&
+        applies(kBandRows[b].outputs, calculator, output, settings, kind_name)) {
+      return &kBandRows[b];
+    }
   }
   return nullptr;
 }
@@ -234,7 +267,7 @@ void out_band(const Band* band, std::string_view calculator, ChipKind kind, cons
   for (const auto& [name, value] : setup) {
     for (const BandRange& range : ranges) any_beyond = any_beyond || beyond(range, name, value);
   }
-  const bool other_kind = !listed(band->run_kinds, chip_kind_names()[std::size_t(kind)]);
+  const bool other_kind = !(band_kinds()[std::size_t(band - kBandRows)].ran >> std::size_t(kind) & 1u);
   r.out(key("covered"), !any_beyond && !other_kind);
   // the sentence only where there is something to say and the caller reads it (a sweep does not)
   if ((!any_beyond && !other_kind) || !r.reads_text(key("outside"))) {
