@@ -123,6 +123,24 @@ TEST(Sweep, DecodeOverARangeOfBatches) {
   expect_points_match("decode", params, r);
 }
 
+// A sweep makes the sentences only of the outputs its spec names (Result::reads_text): named, each
+// point's sentence is the evaluation's; not named, no column of words is written.
+TEST(Sweep, ASentenceIsMadeWhereTheSpecNamesIt) {
+  json params = {{"model", "llama3-70b"}, {"chip", "tpu-v5e"}, {"chips", 16}, {"batch", 32}, {"measured_tokens_per_s", 900}};
+  json values = json::array({512, 8192, 131072});
+  json spec = {{"x", {{"param", "context"}, {"values", values}}},
+               {"outputs", {"expected_outside", "expected_covered", "measured_among", "tokens_per_s"}}};
+  json r = sweep_ok("decode", params, spec);
+  expect_points_match("decode", params, r);
+  const json& outside = r["outputs"]["expected_outside"];
+  EXPECT_TRUE(std::any_of(outside.begin(), outside.end(), [](const json& s) { return s.is_string(); })) << outside.dump();
+  EXPECT_TRUE(r["outputs"]["measured_among"][0].is_string()) << r["outputs"]["measured_among"].dump();
+  json all = sweep_ok("decode", params, {{"x", {{"param", "context"}, {"values", values}}}});
+  EXPECT_FALSE(all["outputs"].contains("expected_outside"));
+  EXPECT_FALSE(all["outputs"].contains("measured_among"));
+  EXPECT_EQ(all["outputs"]["tokens_per_s"], r["outputs"]["tokens_per_s"]);
+}
+
 TEST(Sweep, ServingOverBatchAndChipsInTwoDimensions) {
   json params = {{"model", "llama3-70b"}, {"chip", "tpu-v5e"}, {"prompt_tokens", 1024}, {"decode_tokens", 256}};
   json spec = {{"x", {{"param", "batch"}, {"values", {1, 16, 256}}}},
