@@ -81,8 +81,9 @@ function againstBound(engine: Engine, share: number | undefined, unit: string, l
   if (typeof share !== 'number' || !(share > 0)) return '';
   const pct = (v: number) => `${engine.format(Math.round(v * 100), 'count')}\u00a0%`;
   if (unit === 'bytes') {
-    return Math.abs(share - 1) < 0.005 ? ' (this page counts the same, within 1\u00a0%)'
-      : ` (${pct(Math.abs(share - 1))} ${share > 1 ? 'above' : 'below'} this page's count)`;
+    // the page's count for the run's own setup, which the line does not show: said, so it is not read as the count above
+    return Math.abs(share - 1) < 0.005 ? " (within 1\u00a0% of this page's count for that run's own setup)"
+      : ` (${pct(Math.abs(share - 1))} ${share > 1 ? 'above' : 'below'} this page's count for that run's own setup)`;
   }
   const beyond = high !== null && share > high ? ', above the range' : low !== null && share < low ? ', below the range' : '';
   return ` (${pct(share)} of its bound${beyond})`;
