@@ -176,7 +176,7 @@ function stripNulls(v: unknown): unknown {
 }
 
 /** The units a field's figure is written in (format.ts fieldText), each with an example for an empty field. */
-const SAYS_UNIT: Record<string, string> = { bytes: 'such as 24 GB', 'bytes/s': 'such as 1 TB/s', 'FLOP/s': 'such as 200 TFLOP/s', 'OP/s': 'such as 400 TOP/s', Hz: 'such as 1.5 GHz' };
+const SAYS_UNIT: Record<string, string> = { bytes: 'such as 24 GB', 'bytes/s': 'such as 1 TB/s', 'FLOP/s': 'such as 200 TFLOP/s', 'OP/s': 'such as 400 TOP/s', Hz: 'such as 1.5 GHz', s: 'such as 1 µs' };
 
 async function openCustomChip(select: HTMLSelectElement, previous: string) {
   const dialog = document.querySelector<HTMLDialogElement>('#custom-chip')!;
@@ -224,7 +224,7 @@ ${groupsHtml}
       const el = form.elements.namedItem(f.path) as HTMLInputElement | HTMLSelectElement | null;
       if (!el) continue;
       const v = get(chip, f.path);
-      el.value = f.path === 'name' && chip.id !== 'custom' ? `Custom (${String(chip.name)})` : fieldText(v, f.schema.unit);
+      el.value = f.path === 'name' && chip.id !== 'custom' ? `Custom ${String(chip.name)}` : fieldText(v, f.schema.unit);
       if (typeof v === 'number') shown.set(f.path, { text: el.value, value: v });
     }
   };

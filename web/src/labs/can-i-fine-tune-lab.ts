@@ -36,7 +36,7 @@ export class CanIFineTuneLab extends LabElement<'finetune'> {
   ];
   readonly outputs: OutputSpec<'finetune'>[] = [
     { name: 't_s', label: 'training time' }, 'tokens_per_s', 'total_flops', 'needed_bytes', 'usable_bytes', 'free_bytes',
-    'shortfall_bytes', 'weights_bytes', 'adapter_bytes', 'grads_bytes', 'optimizer_bytes', 'master_bytes',
+    'shortfall_bytes', 'weights_bytes', 'adapter_bytes', 'grads_bytes', 'optimizer_bytes', { name: 'master_bytes', label: 'FP32 master weights' },
     'activations_bytes', 'logits_bytes', 'trainable_params', 'max_micro_batch',
   ];
 

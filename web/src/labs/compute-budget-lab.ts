@@ -127,7 +127,7 @@ export class ComputeBudgetLab extends LabElement<'compute_budget'> {
         : html`The weights fill ${this.fig('weight_bytes')}${o.weight_read_s == null ? nothing : html` and take ${this.fig('weight_read_s')} to read once`}.`}</p>
       <p class="cb-sizes" data-out="weight_bytes_by_size">${moe ? 'Stored weight memory (all parameters)' : 'Weight memory'} at
         ${sizes.map((s, i) => html`${i ? ', ' : ''}${s.b} byte${s.b > 1 ? 's' : ''}/param: <strong>${f(s.bytes, 'bytes')}</strong>`)}.</p>
-      ${this.expected(r, 't_s', 's', 'one chip’s peak FLOP/s (MFU counted as 6·N·D)')}`;
+      ${this.expected(r, 't_s', 's', `one ${this.state.chipFacts?.kind === 'datacenter-gpu' ? 'GPU' : 'chip'}’s peak FLOP/s (MFU counted as 6·N·D)`)}`;
   }
 
   readonly outputs = ROWS;

@@ -27,7 +27,7 @@ export class MemoryBudgetLab extends LabElement<'training_memory'> {
     { path: 'chips', label: (c) => `${chipsNoun(c)} (empty: the product of the degrees, or ${emptyChips(c)})`, main: (c) => !ONE_DEVICE_KINDS.includes(c.kind), start: chipCount(256) },
     { ...MODEL_PICKER, start: byChip({ device: 'llama3.2-1b', tpu: 'llama3-70b', gpu: 'llama3-8b' }) },
     { path: 'dp', label: 'data parallel: replicas holding the whole state' },
-    { path: 'fsdp', label: 'FSDP: shards of the state (takes the chips the others leave)' },
+    { path: 'fsdp', label: (c) => `FSDP: shards of the state (takes the ${c?.kind === 'datacenter-gpu' ? 'GPUs' : 'chips'} the others leave)` },
     { path: 'tp', label: 'tensor parallel degree' },
     { path: 'pp', label: 'pipeline stages' },
     { path: 'batch_tokens', label: 'global batch (tokens)', main: (c) => ONE_DEVICE_KINDS.includes(c.kind), start: byChip({ device: 16384, tpu: 1048576, gpu: 524288 }) },

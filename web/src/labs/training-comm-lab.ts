@@ -67,7 +67,7 @@ export class TrainingCommLab extends LabElement<'training_comm'> {
   readonly hint = 'Try this: drag the global batch down and watch the verdict turn comms-bound where the tokens per chip pass the marked critical batch; then switch the strategy to TP and see that the batch no longer moves the bound.';
   protected hintText() { return this.ownWords(this.hintWords()); }
   private hintWords() {
-    if (this.state.chipFacts && ownDevice(this.state.chipFacts)) return 'Try this: drag the global batch and watch one device’s layer time grow with its tokens; then pick TPU v5e or H100 in the Chip menu at the top of the page: there many of them share the work and the network joins in.';
+    if (this.state.chipFacts && ownDevice(this.state.chipFacts)) return 'Try this: drag the global batch and watch one device’s layer time grow with its tokens; then pick TPU v5e or H100 in the Chip menu at the top of the page: where hundreds of accelerators share the work and the network joins in.';
     // tensor, pipeline and expert parallelism send as much more as the batch adds FLOPs: their bound does not move with it
     const s = String(this.values.get('strategy'));
     if (s === 'tp') return 'Try this: drag the global batch and see both lines rise together (the batch does not move this bound); then change the tensor-parallel degree, which does.';
@@ -99,10 +99,10 @@ export class TrainingCommLab extends LabElement<'training_comm'> {
     return this.state?.chipFacts?.kind === 'datacenter-gpu' ? gpuWords(t) : t;
   }
 
-  /** On the reader's one device a degree field that does not apply (the strategy is not its) is
-   *  left out, not shown greyed at 8: one device has no degrees to set. */
+  /** A degree field the strategy does not use is left out, not shown greyed at 8 (it appears with
+   *  its strategy); on the reader's one device there are no degrees to set. */
   protected renderControl(c: Control) {
-    if (this.onOwnDevice() && ['tp', 'pp', 'ep'].includes(c.path) && !this.state.applies(c)) return html``;
+    if (['tp', 'pp', 'ep'].includes(c.path) && !this.state.applies(c)) return html``;
     return super.renderControl(c);
   }
 

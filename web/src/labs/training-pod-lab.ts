@@ -17,7 +17,8 @@ const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFi
 /** The chips a run opens on: one device for the reader's own; a pod where it holds LLaMA-3 70B's
  *  training state (TPU pods from 1,024 chips, a GPU SuperPod), else 1,024 chips (several pods over
  *  the data-centre network, or GPUs without a pod in the catalog): the lab opens on a layout that fits. */
-const podOrEnough: StartFn = (c) => (ONE_DEVICE_KINDS.includes(c.kind) ? 1 : c.podChips && c.podChips >= 1024 ? null : 1024);
+// (a pod's size as a figure, not an empty field: the slider the Try-this asks to drag shows it)
+const podOrEnough: StartFn = (c) => (ONE_DEVICE_KINDS.includes(c.kind) ? 1 : c.podChips && c.podChips >= 1024 ? c.podChips : 1024);
 podOrEnough.why = (c) => (ONE_DEVICE_KINDS.includes(c.kind) ? `The ${c.name} is one device: the lab starts on a small model it can train.`
   : c.podChips && c.podChips >= 1024 ? null
   : c.podChips ? `A ${c.name} pod (${c.podChips} chips) cannot hold this run's training state, so the lab starts on 1,024 chips, pods joined over the data-centre network.`
@@ -86,7 +87,7 @@ export class TrainingPodLab extends LabElement<'training_run'> {
     { path: 'chips', label: (c) => `${chipsNoun(c)} (empty: ${emptyChips(c)})`, main: (c) => !ONE_DEVICE_KINDS.includes(c.kind), start: podOrEnough },
     { ...MODEL_PICKER, start: byChip({ device: 'gpt2-124m', tpu: 'llama3-70b', gpu: 'llama3-70b' }) },
     { path: 'mfu', label: 'model FLOPs utilisation' },
-    { path: 'price_per_hour_usd', label: (c) => (c && ONE_DEVICE_KINDS.includes(c.kind) ? 'price per device-hour (empty: none, for a device of your own)' : `price per ${chipsNoun(c).replace(/s$/, '')}-hour (empty: the catalog’s price)`) },
+    { path: 'price_per_hour_usd', label: (c) => (c && ONE_DEVICE_KINDS.includes(c.kind) ? 'price per device-hour, empty for none (a device of your own)' : `price per ${chipsNoun(c).replace(/s$/, '')}-hour, empty for the catalog’s price`) },
     { path: 'tokens', label: 'training tokens', main: (c) => ONE_DEVICE_KINDS.includes(c.kind), start: byChip({ device: 2.5e9, tpu: 1.5e13, gpu: 1.5e13 }) },
     { path: 'batch_tokens', label: 'global batch (tokens)', start: byChip({ device: 16384, tpu: 4194304, gpu: 4194304 }) },
     { path: 'compute_dtype' },
