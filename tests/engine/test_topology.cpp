@@ -198,8 +198,11 @@ TEST(Topology, ShardedMatmulPricesTheV5eFourRingWithoutWraparound) {
   EXPECT_DOUBLE_EQ(c["t_s"].get<double>(), eval_ok("collective", same)["outputs"]["t_s"].get<double>());
   json wrapped = eval_ok("sharded_matmul", matmul("tpu-v5e", {{"X", 16}}));
   EXPECT_FALSE(warned(wrapped, "has no wraparound")) << wrapped["warnings"].dump();
-  // the calculator's default 4 × 2 mesh on v5p: both axes lack wraparound; the axis of two is named too
-  json both = eval_ok("sharded_matmul", {{"chip", "tpu-v5p"}});
+  // the calculator's default on v5p is case 1: no collective, so no ring and no wraparound to warn about
+  json none = eval_ok("sharded_matmul", {{"chip", "tpu-v5p"}});
+  EXPECT_FALSE(warned(none, "wraparound")) << none["warnings"].dump();
+  // a reduction over both axes of its 4 × 2 mesh: both lack wraparound; the axis of two is named too
+  json both = eval_ok("sharded_matmul", {{"chip", "tpu-v5p"}, {"spec", "A[I, J_XY] * B[J_XY, K] -> C[I, K]"}});
   EXPECT_TRUE(warned(both, "Mesh axis X (4 chips) has no wraparound")) << both["warnings"].dump();
   EXPECT_TRUE(warned(both, "Mesh axis Y (2 chips) has no wraparound either")) << both["warnings"].dump();
 }

@@ -63,12 +63,16 @@ test('the chip changes the times; a custom chip', async () => {
   await ready(page);
   await waitOut(page, 't_comm_s', S({ chip: custom, spec }, 't_comm_s'));
   await forgetCustom(page);
-  // the reader's own card: a mesh of one, and why; a TPU v5p's 4 × 2 mesh names both axes without wraparound
+  // the reader's own card: a mesh of one, and why; a reduction over a TPU v5p's 4 × 2 mesh names both
+  // axes without wraparound (the opening case 1 has no collective, so no such note)
   await page.goto(server.url + LAB + '?chip=rtx-4090');
   await ready(page);
   assert.deepEqual(await page.evaluate((t) => document.querySelector(t).params().mesh, TAG), { X: 1, Y: 1 });
   assert.match(await page.locator(`${TAG} .lab-chip-note`).innerText(), /GeForce RTX 4090 is one device, so the mesh starts at 1 × 1/);
   await page.goto(server.url + LAB + '?chip=tpu-v5p');
+  await ready(page);
+  assert.doesNotMatch(await page.locator(TAG).innerText(), /wraparound/);
+  await page.goto(server.url + LAB + '?chip=tpu-v5p&spec=' + encodeURIComponent('A[I, J_XY] * B[J_XY, K] -> C[I, K]'));
   await ready(page);
   const warnings = await page.locator(`${TAG} .lab-warnings`).innerText();
   assert.match(warnings, /Mesh axis X \(4 chips\) has no wraparound/);

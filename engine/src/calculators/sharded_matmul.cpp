@@ -382,10 +382,23 @@ bool mesh_axis_wraps(const Chip& chip, const Mesh& mesh, const std::string& axis
   return (*wrap)[std::find(names.begin(), names.end(), axis) - names.begin()];
 }
 
-// A TPU mesh must be a slice of one pod's torus; its rings wrap only where the chip's do.
-void check_mesh_topology(const Chip& chip, const Mesh& mesh, Result& r) {
+// A TPU mesh must be a slice of one pod's torus (refused where it is not).
+void check_mesh_topology(const Chip& chip, const Mesh& mesh) {
   if (!chip.is_tpu()) return;
   check_ici_slice(chip, mesh_sizes(mesh), "mesh");
+}
+
+// Its rings wrap only where the chip's do: said of the axes a collective is priced over, and only
+// those (a product with no communication has no ring to price, so no wraparound to warn about).
+void warn_wraparound(const Chip& chip, const Mesh& mesh, const Plan& plan, Result& r) {
+  if (!chip.is_tpu()) return;
+  std::vector<std::string> used;
+  for (const Planned& c : plan.collectives) {
+    for (const auto& x : c.axes) {
+      if (std::find(used.begin(), used.end(), x) == used.end()) used.push_back(x);
+    }
+  }
+  if (used.empty()) return;
   if (!hardware_wraparound(chip, mesh_sizes(mesh))) {
     r.warn("The catalog states no wraparound rule for " + chip.name() + ": every mesh axis is priced as a ring "
            "with wraparound.");
@@ -396,6 +409,7 @@ void check_mesh_topology(const Chip& chip, const Mesh& mesh, Result& r) {
   std::vector<std::string> pairs;
   bool longer = false;
   for (const auto& name : mesh.names()) {
+    if (std::find(used.begin(), used.end(), name) == used.end()) continue;
     if (mesh.size(name) < 2 || mesh_axis_wraps(chip, mesh, name)) continue;
     if (mesh.size(name) == 2) {
       pairs.push_back(name);
@@ -520,7 +534,7 @@ void compare_strategies(const Args& args, const Problem& p, const Mesh& mesh, co
 
 void compute(const Args& args, Result& r) {
   Mesh mesh(args.raw("mesh"));
-  check_mesh_topology(args.chip(), mesh, r);
+  check_mesh_topology(args.chip(), mesh);
   Problem p = parse_problem(args, mesh);
   check_output_dims(p);
   read_dims(args, p, mesh);
@@ -532,6 +546,7 @@ void compute(const Args& args, Result& r) {
   if (args.given("strategy") && !plan.one_sided_contraction) {
     r.warn("strategy applies only to case 2 (one input sharded on the contracted dimension); ignored here.");
   }
+  warn_wraparound(args.chip(), mesh, plan, r);
   for (const auto& note : plan.notes) r.warn(note);
 
   double t_comm = 0;
