@@ -148,13 +148,38 @@ export class ShardedMatmulLab extends LabElement<'sharded_matmul'> {
   }
 
   /** On the reader's one device a sharding that needs a collective is refused (no link to price it
-   *  over): its case and collective still follow from the notation, read as on a chip with links
-   *  (an H100's, the mesh as written); only the time is left unpriced. */
-  private caseOnOneDevice(): TemplateResult | null {
+   *  over): its case, collectives, output sharding and FLOPs still follow from the notation, read as
+   *  on a chip with links (an H100's, the mesh as written); only the times are left unpriced. Every
+   *  table then follows that reading, so none keeps the last priced sharding's figures. */
+  private typedOnOneDevice(): LabResult<'sharded_matmul'> | null {
     if (!this.refusal?.field || !this.onOwnDevice()) return null;
-    const e = this.engine!.evaluate('sharded_matmul', { ...this.params(), chip: 'h100' }, { steps: false });
-    if (isError(e)) return null;
-    const o = e.outputs as Record<string, unknown>;
+    const params = { ...this.params(), chip: 'h100' };
+    const key = JSON.stringify(params);
+    if (key !== this.typedKey) {
+      this.typedKey = key;
+      const e = this.engine!.evaluate('sharded_matmul', params, { steps: false });
+      this.typed = isError(e) ? null : e as LabResult<'sharded_matmul'>;
+    }
+    return this.typed;
+  }
+  private typed: LabResult<'sharded_matmul'> | null = null;
+  private typedKey = '';
+
+  /** the typed sharding, read on one device, is what the lab shows (also when the page opens on
+   *  it, with no priced result before): nothing of a last priced result stays on screen, so
+   *  nothing is greyed */
+  protected evaluateNow() {
+    super.evaluateNow();
+    const t = this.typedOnOneDevice();
+    if (t) { this.state.errors.clear(); this.result = t; }
+  }
+  /** the H100's notes are not this device's: none beside the typed reading */
+  protected warningShown(): boolean { return !this.typedOnOneDevice(); }
+
+  private caseOnOneDevice(): TemplateResult | null {
+    const t = this.typedOnOneDevice();
+    if (!t) return null;
+    const o = t.outputs;
     if (o.valid === false) return html`<p class="verdict verdict-invalid"><strong>Invalid as written</strong> (case ${String(o.case)}): ${String(o.error)}</p>`;
     const colls = ((o.collectives ?? []) as Record<string, unknown>[]).map((c) => `${/^[AE]/.test(opWords(c.op)) ? 'an' : 'a'} ${opWords(c.op)} of ${String(c.array ?? '')} over ${(c.axes as string[]).join(' and ')}`);
     return html`<p class="verdict verdict-comms"><strong>Case ${String(o.case)}</strong>: ${CASES[o.case as number] ?? ''}; output ${String(o.output_spec)}.
@@ -197,17 +222,26 @@ export class ShardedMatmulLab extends LabElement<'sharded_matmul'> {
   }
 
   protected renderOutputs(r: LabResult<'sharded_matmul'>) {
-    const o = r.outputs;
+    // on one device, a sharding that needs a collective: the typed reading, its times unpriced
+    const typed = this.typedOnOneDevice();
+    const src = typed ?? r;
+    const o = src.outputs;
     const f = (v: unknown, u: string) => this.engine!.format(v, u);
     const colls = (o.collectives ?? []) as Record<string, unknown>[];
-    const arrays = o.valid === false ? [] : this.localShapes(r);
-    const mesh = Object.keys((r.inputs.mesh ?? {}) as object);
+    const arrays = o.valid === false ? [] : this.localShapes(src);
+    const mesh = Object.keys((src.inputs.mesh ?? {}) as object);
+    const unpriced = 'not priced: no link joins this device to another';
+    const rows = ([['case', 'Case'], ['t_math_s', 'Math time'], ['t_comm_s', 'Communication time'], ['t_s', 'Time (max)'], ['local_flops', 'FLOPs per device'], ['flops', 'FLOPs, all devices'], ['output_spec', 'Output sharding']] as [OutputName<'sharded_matmul'>, string][])
+      .filter(([n]) => !typed || !['t_math_s', 't_s'].includes(n));
+    const cell = (n: OutputName<'sharded_matmul'>) => (!typed ? this.fmt(n)
+      : n === 't_comm_s' ? unpriced
+      : n === 'case' || n === 'output_spec' ? String(o[n])
+      : this.ownWords(f(o[n], 'FLOPs')));
     return html`${o.valid === false ? nothing : html`<dl class="lab-outputs">
-        ${([['case', 'Case'], ['t_math_s', 'Math time'], ['t_comm_s', 'Communication time'], ['t_s', 'Time (max)'], ['local_flops', 'FLOPs per device'], ['flops', 'FLOPs, all devices'], ['output_spec', 'Output sharding']] as [OutputName<'sharded_matmul'>, string][])
-          .map(([n, l]) => html`<div data-out=${n}><dt>${l}</dt><dd>${this.fmt(n)}</dd></div>`)}</dl>`}
+        ${rows.map(([n, l]) => html`<div data-out=${n} class=${typed && n === 't_comm_s' ? 'wide' : ''}><dt>${l}</dt><dd class=${n === 'output_spec' ? '' : 'nowrap'}>${cell(n)}</dd></div>`)}</dl>`}
       <div class="table-scroll"><table class="sm-table" data-out="collectives"><caption>Collectives</caption>
         <thead><tr><th scope="col">collective</th><th scope="col">array</th><th scope="col">over</th><th scope="col">bytes</th><th scope="col">time</th></tr></thead>
-        <tbody>${colls.length ? colls.map((c) => html`<tr><th scope="row">${opWords(c.op)}</th><td>${String(c.array ?? '')}</td><td>${(c.axes as string[]).join(', ')}</td><td>${f(c.bytes, 'bytes')}</td><td>${f(c.t_s, 's')}</td></tr>`)
+        <tbody>${colls.length ? colls.map((c) => html`<tr><th scope="row">${opWords(c.op)}</th><td>${String(c.array ?? '')}</td><td>${(c.axes as string[]).join(', ')}</td><td class="nowrap">${f(c.bytes, 'bytes')}</td><td class=${typed ? '' : 'nowrap'}>${typed ? unpriced : f(c.t_s, 's')}</td></tr>`)
           : html`<tr><td colspan="5">none: the product needs no communication</td></tr>`}</tbody></table></div>
       ${arrays.length ? html`<div class="table-scroll"><table class="sm-table" data-out="arrays"><caption>Each array, per device, and in JAX (<code>mesh = Mesh(devices, (${mesh.map((m) => `'${m}'`).join(', ')}))</code>)</caption>
         <thead><tr><th scope="col">array</th><th scope="col">local shape</th><th scope="col">bytes per device</th><th scope="col">PartitionSpec</th></tr></thead>
@@ -216,7 +250,10 @@ export class ShardedMatmulLab extends LabElement<'sharded_matmul'> {
 
   protected drawViz(r: LabResult<'sharded_matmul'>, host: HTMLElement) {
     const o = r.outputs;
-    if (o.valid === false || o.t_math_s == null) { host.replaceChildren(); return; }
+    // no times to draw: an invalid sharding, or one device asked for a collective it cannot price
+    const none = o.valid === false || o.t_math_s == null || !!this.typedOnOneDevice();
+    host.classList.toggle('lab-viz-none', none); // (no chart: the box keeps no room)
+    if (none) { host.replaceChildren(); this.chart = null; return; }
     const f = (v: number, u: string) => this.engine!.format(v, u);
     const data = [{ what: 'math', t: o.t_math_s as number }, ...((o.collectives ?? []) as Record<string, unknown>[]).map((c) => ({ what: `${opWords(c.op)} ${String(c.array ?? '')}`, t: c.t_s as number }))];
     const width = this.vizWidth();
