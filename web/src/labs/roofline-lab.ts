@@ -2,7 +2,7 @@
 import { html, nothing, type TemplateResult } from 'lit';
 import { ChartCache, NARROW_CHART_PX, Plot, labelMargin, showIn } from './plot';
 import { runsCalibrating } from '../published-runs';
-import { defineLab, type LabResult, LabElement, type Control, type ControlSpec, type OutputSpec } from './lab-element';
+import { defineLab, type LabResult, LabElement, type Control, type ControlSpec, type OutputName, type OutputSpec } from './lab-element';
 import { isError, type Result } from '../engine';
 import { pathAbsent } from './words';
 
@@ -23,13 +23,21 @@ export class RooflineLab extends LabElement<'roofline'> {
     const kind = this.state?.chipFacts?.kind;
     const path = kind === 'tpu' || !kind ? 'ici' : !this.onOwnDevice() && this.state.chipFacts?.nodeGpus ? 'nvlink' : kind === 'unified-memory' ? null : 'pcie';
     // (a Mac's unified memory has no PCIe link to a host: the hint stops at the critical batch)
-    if (path === null) return 'Try this: drag the batch below the marked critical batch and watch the matmul turn memory-bound.';
-    return `Try this: drag the batch below the marked critical batch and watch the matmul turn memory-bound; then switch the bandwidth to ${this.choiceText('bandwidth', path)}.`;
+    if (path === null) return 'Try this: drag the batch down until the point crosses the dashed critical line and watch the matmul turn memory-bound.';
+    return `Try this: drag the batch down until the point crosses the dashed critical line and watch the matmul turn memory-bound; then switch the bandwidth to ${this.choiceText('bandwidth', path)}.`;
   }
+  // one crossover: the batch at which the point reaches the dashed line (every byte counted), in
+  // whole tokens; the B ≈ intensity shortcut (critical_batch) stays in the derivation and the notes
   readonly outputs: OutputSpec<'roofline'>[] = [
     'flops', 'bytes', 'intensity', 'critical_intensity', 't_math_s', 't_comm_s', 't_lower_s', 't_upper_s',
-    'critical_batch', 'crossover_batch',
+    { name: 'crossover_batch', label: 'smallest compute-bound batch (the point on the dashed line)' },
   ];
+  /** a batch is a whole number of tokens: the smallest one at or past the exact crossover */
+  protected valueCell(name: OutputName<'roofline'>): TemplateResult {
+    if (name !== 'crossover_batch') return super.valueCell(name);
+    const b = Number(this.result!.outputs.crossover_batch);
+    return html`<dd class="nowrap">${this.engine!.format(Math.ceil(b - 1e-9), 'tokens')}</dd>`;
+  }
   protected readonly hasViz = true;
   /** the ICI links setting on a TPU only: hidden on a chip without ICI (greyed out on a TPU while
    *  another bandwidth is chosen) */
@@ -104,11 +112,13 @@ export class RooflineLab extends LabElement<'roofline'> {
     const chartKey = JSON.stringify([roof, lo, hi, width, runs.map((d) => d.words)]);
     this.chart = this.charts.get(chartKey) ?? null;
     if (this.chart && this.movePoint(point, dotFill, label, description + runsWords)) return showIn(host, this.chart);
-    // on a phone the unit once in the axis title, bare counts on the ticks ("300T"), and a margin
-    // that holds them: the plot keeps the width
+    // on a phone the unit once in the axis title (TFLOP/s, or GFLOP/s on a chip below one TFLOP/s),
+    // plain numbers in it on the ticks ("300", "0.3": no SI letter to read as bytes or billions),
+    // and a margin that holds them: the plot keeps the width
     const narrow = width < NARROW_CHART_PX;
     const yTicks = yDomain ? oneAndThree(yDomain) : null;
-    const yText = (d: number) => f(d, narrow ? 'count' : 'FLOP/s');
+    const scale = yTicks && Math.max(...yTicks) < 1e12 ? { by: 1e9, unit: 'GFLOP/s' } : { by: 1e12, unit: 'TFLOP/s' };
+    const yText = (d: number) => (narrow ? f(d / scale.by, 'count') : f(d, 'FLOP/s'));
     const chart = Plot.plot({
       width,
       height: Math.round(Math.min(340, width * 0.6)),
@@ -120,7 +130,7 @@ export class RooflineLab extends LabElement<'roofline'> {
       style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
       x: { type: 'log', label: 'Arithmetic intensity (FLOPs/byte) →', domain: [lo, hi], tickFormat: (d: number) => f(d, d >= 1000 ? 'count' : '') },
       // the y axis spans the roof and room above it (the point lies on the roof), so moving the point keeps the scales
-      y: { type: 'log', domain: yDomain, label: '↑ Attainable FLOP/s', tickFormat: yText, ticks: yTicks ?? 4, grid: true },
+      y: { type: 'log', domain: yDomain, label: narrow ? `↑ Attainable ${scale.unit}` : '↑ Attainable FLOP/s', tickFormat: yText, ticks: yTicks ?? 4, grid: true },
       marks: [
         Plot.areaY(roof, { x: 'x', y: 'y', y1: yDomain ? yDomain[0] : 1, fill: 'var(--roof-fill)', ariaHidden: 'true' }),
         Plot.line(roof, { x: 'x', y: 'y', stroke: 'var(--roof)', strokeWidth: 2.5, ariaHidden: 'true' }),
