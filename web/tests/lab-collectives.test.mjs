@@ -26,6 +26,11 @@ test('op, size and axes drive the time; the regime flips as the array shrinks; t
   assert.equal(await out(page, 'latency_bound_below_bytes'), C({ chip }, 'latency_bound_below_bytes'));
   assert.equal(C({ chip }, 'latency_bound_below_bytes'), engine.formatQuantity(11250, 'bytes'));
   assert.match(await page.locator(`${TAG} .co-explain`).innerText(), /below one link's bandwidth × one hop's latency .* because the 2 axes' hops add up while their bandwidths add too/);
+  // the ring drawn (one axis of 16, both ways) counts its own 8 hops, and says why the verdict counts 16
+  assert.match(await page.locator(`${TAG} .co-ring .co-hop-count`).textContent(), /^hop \d+ \/ 8$/);
+  assert.match(await page.locator(`${TAG} .co-ring-note`).innerText(), /^The ring drawn takes 8 hops; the engine counts 16 in all: a ring on each of the 2 axes in turn\.$/);
+  // the verdict's first word in its term's legend colour: the bandwidth term's
+  assert.equal(await page.locator(`${TAG} .lab-verdict .verdict.co-bw`).count(), 1);
   await chartShown(page); // drawn once its box is near the viewport (framework.ts)
   assert.ok(await page.locator(`${TAG} svg.co-plot, ${TAG} figure.co-plot`).count(), 'crossover plot drawn');
   await change(page, () => page.selectOption(`${TAG} .control[data-key="op"] select`, 'all_reduce'));
@@ -68,7 +73,8 @@ test('GPU: NVLink vs fat-tree levels; a custom chip', async () => {
   // no threshold without hop latency, said in words; an effective bandwidth above the 450 GB/s link, explained
   assert.match(await page.locator(`${TAG} [data-out="latency_bound_below_bytes"] dd`).innerText(), /^none: no hop latency is priced/);
   assert.match(await page.locator(`${TAG} .co-explain`).innerText(), /only the 7 chunks of 8 it lacks through its own link, so V ÷ T is 8\/7 of the link's speed/);
-  assert.equal(await page.locator(`${TAG} .control[data-key="wraparound"] select`).isDisabled(), true, 'ICI-only setting off on a GPU');
+  // a TPU torus's settings are not offered on a GPU at all (nor a GPU network's on a TPU, below)
+  assert.equal(await page.locator(`${TAG} .control[data-key="wraparound"], ${TAG} .control[data-key="bidirectional"]`).count(), 0, 'no ICI-only setting on a GPU');
   await change(page, () => field(page, 'nodes').fill('4'));
   await waitOut(page, 't_s', C({ chip: 'h100', nodes: 4 }));
   assert.equal(await page.locator(`${TAG} .co-levels tr[data-level]`).count(), 2);
@@ -77,6 +83,7 @@ test('GPU: NVLink vs fat-tree levels; a custom chip', async () => {
   await change(page, () => page.selectOption(`${TAG} .control[data-key="chip"] select`, 'tpu-v5p'));
   await waitOut(page, 'fabric', fabricTitle('ici'));
   assert.match(await page.locator(`${TAG} .verdict`).innerText(), new RegExp(`devices on the ${esc(fabricTitle('ici'))} takes`), 'the verdict names the fabric in words');
+  assert.equal(await page.locator(`${TAG} .control[data-key="nodes"], ${TAG} .control[data-key="sharp"]`).count(), 0, 'no GPU-only setting on a TPU');
   const custom = await customChip(page, 'tpu-v5e', { ici_link_bytes_per_s: 9e10 });
   await page.goto(server.url + LAB);
   await ready(page);

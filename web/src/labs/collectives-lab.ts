@@ -65,6 +65,8 @@ export class CollectivesLab extends LabElement<'collective'> {
   protected renderControl(c: Control): TemplateResult {
     // the reader's one device, refused for want of a link: no network settings for links it lacks
     if (this.refusal?.field && this.onOwnDevice() && ['wraparound', 'bidirectional', 'fabric', 'nodes', 'sharp'].includes(c.path)) return html``;
+    // a TPU's torus settings on a TPU only, a GPU fabric's on a GPU only (the one chosen stays)
+    if (this.otherKindsSetting(c.path)) return html``;
     if (!c.path.startsWith('axes.')) return super.renderControl(c);
     const kind = this.state.chipFacts?.kind;
     const all = kind === 'tpu' ? 'the whole pod' : kind === 'datacenter-gpu' ? 'one node' : null;
@@ -90,7 +92,18 @@ export class CollectivesLab extends LabElement<'collective'> {
     const f = this.values.get('fabric');
     return f === 'ici' || (f === AUTO && this.chipKind() === 'tpu');
   }
+  /** a setting of the other kind of chip's network: ICI's on a GPU (whose menu offers no ICI),
+   *  a GPU fabric's on a TPU */
+  private otherKindsSetting(path: string): boolean {
+    const tpu = this.chipKind() === 'tpu', fabric = this.values.get('fabric');
+    if (ICI_ONLY.includes(path)) return !tpu && fabric !== 'ici';
+    if (GPU_ONLY.includes(path)) return tpu && fabric !== 'nvlink' && fabric !== 'ib_fat_tree';
+    return false;
+  }
   protected controlApplies(c: Control): boolean | undefined {
+    // the reader's one device, refused for want of a link: the collective, its size and its axes
+    // move nothing there (greyed, under the words that say why)
+    if (this.refusal?.field && this.onOwnDevice() && (c.path === 'op' || c.path === 'bytes' || c.path.startsWith('axes.'))) return false;
     if (ICI_ONLY.includes(c.path)) return this.onIci();
     if (GPU_ONLY.includes(c.path)) return !this.onIci() && this.values.get('fabric') !== 'dcn';
     return undefined;
@@ -122,7 +135,8 @@ export class CollectivesLab extends LabElement<'collective'> {
       return html`<p class="verdict" data-regime=${String(o.regime)}><strong>One device, nothing moves</strong>: a collective over a group of one takes no time.
         Set mesh axis X to 2 or more to price one over the ${this.choiceText('fabric', o.fabric)}.</p>`;
     }
-    return html`<p class="verdict verdict-${lat ? 'memory' : 'compute'}" data-regime=${String(o.regime)}><strong>${lat ? 'Latency-bound' : 'Bandwidth-bound'}</strong>:
+    // (the verdict's first word in its term's colour in the chart's legend: bandwidth, latency)
+    return html`<p class="verdict co-verdict ${lat ? 'co-lat' : 'co-bw'}" data-regime=${String(o.regime)}><strong>${lat ? 'Latency-bound' : 'Bandwidth-bound'}</strong>:
       ${this.choiceText('op', r.inputs.op)} of <strong class="coll-size">${f(r.inputs.bytes, 'bytes')}</strong> over ${Array.isArray(o.axes) ? (o.axes as number[]).join(' × ') : '—'} devices on the ${this.choiceText('fabric', o.fabric)}
       takes <strong>${this.fig('t_s')}</strong>: ${lat ? html`the hop latencies (${this.fig('t_latency_s')}) outweigh the bandwidth term (${this.fig('t_bandwidth_s')}) over ${hops}`
         : o.t_latency_s === 0 ? html`all of it is the bandwidth term over ${hops}; the catalog gives this fabric no hop latency, so no size makes it latency-bound here`
@@ -142,9 +156,9 @@ export class CollectivesLab extends LabElement<'collective'> {
     // (the row spans the table's width, so the words stay on a line or two)
     const none = (n: string) => (n === 'latency_bound_below_bytes' && o.latency_bound_below_bytes == null && o.t_latency_s === 0 && Number(o.group_size) > 1
       ? 'none: no hop latency is priced on this network' : null);
-    return html`<dl class="lab-outputs">${rows.filter(([n]) => o[n] != null || none(n)).map(([n, l]) => html`<div data-out=${n} class=${none(n) ? 'wide' : ''}><dt>${l}</dt><dd>${none(n) ? html`<span class="none">${none(n)}</span>` : n === 'fabric' ? this.choiceText('fabric', o.fabric) : n === 'bottleneck' ? levelWords(o.bottleneck) : this.fmt(n)}</dd></div>`)}</dl>
+    return html`<dl class="lab-outputs">${rows.filter(([n]) => o[n] != null || none(n)).map(([n, l]) => html`<div data-out=${n} class=${none(n) ? 'wide' : ''}><dt>${l}</dt>${none(n) ? html`<dd><span class="none">${none(n)}</span></dd>` : n === 'fabric' ? html`<dd>${this.choiceText('fabric', o.fabric)}</dd>` : n === 'bottleneck' ? html`<dd>${levelWords(o.bottleneck)}</dd>` : this.valueCell(n)}</div>`)}</dl>
       ${this.explainRates(r)}
-      ${levels.length ? html`<div class="table-scroll"><table class="co-levels"><caption>GPU fabric levels the group crosses (the slowest one sets the time)</caption>
+      ${levels.length ? html`<div class="table-scroll"><table class="co-levels"><caption>The GPU network’s levels this group crosses; the slowest sets the time</caption>
         <thead><tr><th scope="col">level</th><th scope="col">degree</th><th scope="col">GPUs</th><th scope="col">uplink</th><th scope="col">effective</th><th scope="col">time</th></tr></thead>
         <tbody>${levels.map((l) => html`<tr data-level=${String(l.level)} class=${l.level === r.outputs.bottleneck ? 'bottleneck' : ''}><th scope="row">${levelWords(l.level)}</th>
           <td>${f(l.degree, 'count')}</td><td>${f(l.gpus, 'count')}</td><td>${f(l.uplink_bytes_per_s, 'bytes/s')}</td><td>${f(l.effective_bytes_per_s, 'bytes/s')}</td><td>${f(l.t_s, 's')}</td></tr>`)}</tbody></table></div>` : nothing}
@@ -154,6 +168,7 @@ export class CollectivesLab extends LabElement<'collective'> {
           <button type="button" class="lab-button" @click=${() => { this.playing = !this.playing; this.requestUpdate(); }} aria-pressed=${this.playing ? 'true' : 'false'}>${this.playing ? 'Pause' : 'Play'} the ring</button>
           <button type="button" class="lab-button" @click=${() => { this.playing = false; this.hop++; this.drawRing(); this.requestUpdate(); }}>Next hop</button>
         </div>
+        ${this.hopsWords(r) ? html`<p class="co-ring-note">${this.hopsWords(r)}</p>` : nothing}
       </div>`;
   }
 
@@ -192,10 +207,27 @@ export class CollectivesLab extends LabElement<'collective'> {
     const first = axes.findIndex((n) => n > 1);
     return this.onIci() && (first < 0 || wrap[first] !== false) && r.inputs.bidirectional !== false;
   }
+  /** the hops the drawn ring takes to pass every chunk round once: half the ring both ways, one
+   *  short of it one way (the engine's ring rule, collective_model.cpp ring_hops) */
+  private ringHops(r: LabResult<'collective'>): number {
+    const n = this.ringNodes(r);
+    return n <= 1 ? 1 : this.ringBothWays(r) ? Math.floor(n / 2) : n - 1;
+  }
+  /** why the engine's hops differ from the drawn ring's: the other axes' rings, an AllReduce's two
+   *  passes; null where they agree */
+  private hopsWords(r: LabResult<'collective'>): string | null {
+    const total = Number(r.outputs.hops ?? 0), ring = this.ringHops(r);
+    if (!(total > 0) || total === ring) return null;
+    const axes = ((r.outputs.axes ?? []) as number[]).filter((n) => n > 1).length;
+    const direct = total < ring; // a switched GPU network: direct sends, or SHARP's trip to the switch and back
+    const why = direct ? [r.inputs.op === 'all_to_all' ? 'an AllToAll sends each chunk straight to its device' : 'the switch reduces in the network (SHARP): up to it and back']
+      : [axes > 1 ? `a ring on each of the ${this.count(axes)} axes in turn` : '', r.inputs.op === 'all_reduce' ? 'an AllReduce goes round twice (a ReduceScatter, then an AllGather)' : ''].filter(Boolean);
+    return `The ring drawn takes ${this.count(ring)} ${ring === 1 ? 'hop' : 'hops'}; the engine counts ${this.fmt('hops')} in all${why.length ? `: ${why.join(', and ')}` : ''}.`;
+  }
   private ringLabel(r: LabResult<'collective'>): string {
     const n = this.ringNodes(r);
     const both = this.ringBothWays(r);
-    return `A ring of ${n} devices${n > RING_MAX ? ` (${RING_MAX} drawn)` : ''}: each hop, every device passes one chunk of ${this.fmt('chunk_bytes')} to its neighbour${both ? ' in both directions' : ''}; the engine counts ${this.fmt('hops')} hops in all.`;
+    return `A ring of ${n} devices${n > RING_MAX ? ` (${RING_MAX} drawn)` : ''}: each hop, every device passes one chunk of ${this.fmt('chunk_bytes')} to its neighbour${both ? ' in both directions' : ''}; it holds every chunk after ${this.count(this.ringHops(r))} hops.${this.hopsWords(r) ? ' ' + this.hopsWords(r) : ''}`;
   }
 
   /** draw the ring at the current hop (presentation only: positions on a circle) */
@@ -203,14 +235,15 @@ export class CollectivesLab extends LabElement<'collective'> {
     const r = this.result;
     const host = this.querySelector<HTMLElement>('.co-ring');
     if (!r || !host) return;
-    const n = Math.min(this.ringNodes(r), RING_MAX);
-    const hops = Math.max(1, Number(r.outputs.hops ?? 1));
+    // the drawn ring's own hops (the verdict's count covers every axis and pass: hopsWords says so)
+    const N = this.ringNodes(r), n = Math.min(N, RING_MAX);
+    const hops = this.ringHops(r);
     const k = this.hop % (hops + 1);
     const both = this.ringBothWays(r);
     const R = 80, cx = 110, cy = 100;
     const pos = (i: number) => [cx + R * Math.cos((2 * Math.PI * i) / n - Math.PI / 2), cy + R * Math.sin((2 * Math.PI * i) / n - Math.PI / 2)];
     // a device has received the chunks of the k neighbours behind it (and ahead, on a bidirectional ring)
-    const filled = Math.min(n, 1 + k * (both ? 2 : 1));
+    const filled = Math.min(n, Math.round((n * (1 + k * (both ? 2 : 1))) / N));
     const nodes = Array.from({ length: n }, (_, i) => {
       const [x, y] = pos(i);
       return svg`<circle cx=${x} cy=${y} r="11" class="co-node"></circle>
