@@ -19,7 +19,7 @@ import { ControlsController } from './controls';
 import { UrlStateController } from './url-state';
 import { DerivationController } from './derivation';
 import { ChartController, nextTask, type ChartLayer, type LayerContext } from './chart';
-import { fieldAmount, fieldProblem, forPeople } from './words';
+import { fieldAmount, fieldProblem, forPeople, gpuWords } from './words';
 import './labs.css';
 
 export type { ControlSpec, Control, ChipFacts } from './lab-state';
@@ -34,7 +34,7 @@ export type OutputName<C extends CalculatorName> = Extract<keyof CalculatorOutpu
  *  the engine gives none (`missing`: why it is not available, in words; `none`: the words that
  *  stand in its place where the empty output is itself the answer, e.g. no comms on one device)
  *  and, rarely, other words than the engine's. */
-export type OutputSpec<C extends CalculatorName> = OutputName<C> | { name: OutputName<C>; label?: string; missing?: string; none?: (r: LabResult<C>) => string | null; hide?: (r: LabResult<C>) => boolean };
+export type OutputSpec<C extends CalculatorName> = OutputName<C> | { name: OutputName<C>; label?: string; missing?: string; none?: (r: LabResult<C>) => string | null; hide?: (r: LabResult<C>) => boolean; wide?: boolean };
 /** A result of calculator C: its outputs typed by the engine's declarations. */
 export type LabResult<C extends CalculatorName> = Omit<Result, 'outputs'> & { outputs: CalculatorOutputs[C] & Record<string, unknown> };
 
@@ -349,10 +349,14 @@ export abstract class LabElement<C extends CalculatorName = CalculatorName> exte
     const drawn = this.layers.some((l) => 'note' in l);
     return line === nothing || drawn ? line : html`${line}${nearRunsLine(this.engine!, r, this.calculator, boundOutput, this.chipValue(), this, runsOf, band)}`;
   }
-  /** Words written for chips, as said of the reader's own device ("bytes per chip" → "bytes per
-   *  device", "1 chip" → "1 device"); elsewhere as they are. */
+  /** Words written for chips (the engine's labels, units and sentences), as each lab says its
+   *  chips: of the reader's own device "device" ("bytes per chip" → "bytes per device", "1 chip" →
+   *  "1 device"), of a datacenter GPU "GPU" ("8 chips" → "8 GPUs", "price per chip-hour" → "per
+   *  GPU-hour"); a TPU's as they are. */
   protected ownWords(text: string): string {
-    return this.state && this.onOwnDevice() ? deviceWords(text) : text;
+    if (!this.state) return text;
+    if (this.onOwnDevice()) return deviceWords(text);
+    return this.state.chipFacts?.kind === 'datacenter-gpu' ? gpuWords(text) : text;
   }
   /** An output named in a sentence: the figure as fmt() writes it, marked with the output it is
    *  (the lab contract test holds every such figure against the outputs' table). */
@@ -405,7 +409,7 @@ export abstract class LabElement<C extends CalculatorName = CalculatorName> exte
     });
     // a link between chips on the reader's one device: no such link, named in its own words (a Mac has no ICI)
     const link = /^(ici_|nvlink|node_gpus|ib_|node_ib|dcn_)/.test(field) && this.onOwnDevice();
-    const what = link ? html`The ${name} is one device: the catalog gives it no link to another device${this.technical ? html` (<code>${field}</code>)` : nothing}, and this lab prices what travels between devices (two cards joined over PCIe are not modelled here).`
+    const what = link ? html`The ${name} is one device: the catalog gives it no link to another device${this.technical ? html` (<code>${field}</code>)` : nothing}, and this lab prices what travels between devices${this.state.chipFacts?.kind === 'consumer-gpu' ? ' (two cards joined over PCIe are not modelled here)' : ''}.`
       : html`The catalog gives the ${name} no ${words}${this.technical ? html` (<code>${field}</code>)` : nothing}, and this lab needs it to price what it shows.`;
     return html`<div class="lab-error lab-missing" role="alert" data-field=${field}><p>${what}
       ${others.length ? html`See it on` : nothing} ${others.map((id, i) => html`${i ? ' or ' : ''}<button type="button" class="lab-button" @click=${() => this.pinned(id)}>${this.engine!.chipName(id)}</button>`)}${others.length ? ',' : ''}
@@ -421,14 +425,14 @@ export abstract class LabElement<C extends CalculatorName = CalculatorName> exte
    *  output the engine leaves empty is left out, or says why where the lab can. */
   protected renderOutputs(r: LabResult<C>): TemplateResult {
     const specs = (this.outputs ?? Object.keys(r.outputs).filter((k) => ['number', 'string'].includes(typeof r.outputs[k])) as OutputName<C>[])
-      .map((s) => (typeof s === 'string' ? { name: s } : s) as { name: OutputName<C>; label?: string; missing?: string; none?: (r: LabResult<C>) => string | null; hide?: (r: LabResult<C>) => boolean })
+      .map((s) => (typeof s === 'string' ? { name: s } : s) as { name: OutputName<C>; label?: string; missing?: string; none?: (r: LabResult<C>) => string | null; hide?: (r: LabResult<C>) => boolean; wide?: boolean })
       // (a row the lab hides for this result: a speed of a model that cannot load)
       .filter((s) => !s.hide?.(r))
       .map((s) => ({ ...s, noneText: r.outputs[s.name] == null && s.none ? s.none(r) : null }))
       .filter((s) => r.outputs[s.name] != null || s.missing || s.noneText);
     const bytes = specs.some((s) => this.engine!.unitOf(r, s.name) === 'bytes');
     const empty = (s: { missing?: string; noneText: string | null }) => (s.noneText ? html`<span class="none">${s.noneText}</span>` : html`<span class="na">not available: ${s.missing}</span>`);
-    return html`<dl class="lab-outputs">${specs.map((s) => html`<div data-out=${s.name} class=${s.noneText ? 'wide' : ''}><dt>${cap(s.label ?? this.outputLabel(s.name))}${this.technical ? html` <code class="o-name">(${s.name})</code>` : nothing}</dt>${r.outputs[s.name] == null ? html`<dd>${empty(s)}</dd>` : this.valueCell(s.name)}</div>`)}</dl>
+    return html`<dl class="lab-outputs">${specs.map((s) => html`<div data-out=${s.name} class=${s.noneText || s.wide ? 'wide' : ''}><dt>${cap(s.label ?? this.outputLabel(s.name))}${this.technical ? html` <code class="o-name">(${s.name})</code>` : nothing}</dt>${r.outputs[s.name] == null ? html`<dd>${empty(s)}</dd>` : this.valueCell(s.name)}</div>`)}</dl>
       ${bytes ? this.renderMemoryUnits() : nothing}`;
   }
   /** A table value: a number and its unit never break apart ("5.93 GB", "6 × 10²⁰ FLOPs"); a

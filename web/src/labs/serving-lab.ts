@@ -40,7 +40,7 @@ export class ServingLab extends LabElement<'serving'> {
     { path: 'weight_dtype' },
     { path: 'kv_dtype' },
     // (the label names its unit, so no "(US dollars)" follows it; an own device has no catalog price)
-    { path: 'price_per_hour_usd', label: (c) => (c && ONE_DEVICE_KINDS.includes(c.kind) ? 'price per device-hour in US dollars; empty: no price, so no cost' : 'price per chip-hour in US dollars; empty: the catalog’s price') },
+    { path: 'price_per_hour_usd', label: (c) => (c && ONE_DEVICE_KINDS.includes(c.kind) ? 'price per device-hour in US dollars; empty: no price, so no cost' : `price per ${c?.kind === 'datacenter-gpu' ? 'GPU' : 'chip'}-hour in US dollars; empty: the catalog’s price`) },
     { path: 'disaggregated', label: 'prefill on separate servers' },
     MEASURED_CONTROL,
     MEASURED_TTFT_CONTROL,
@@ -56,8 +56,10 @@ export class ServingLab extends LabElement<'serving'> {
   /** a model that cannot load on the reader's own device has no speed, latency or cost: those rows are left out */
   private readonly noSpeed = (r: LabResult<'serving'>) => this.cannotLoad(r);
   readonly outputs: OutputSpec<'serving'>[] = [
+    // (the response rate's "responses/min" held whole takes a row of its own: in a quarter-width
+    // cell it ran into the next cell's label)
     ...(['step_s', 'latency_s', 'time_to_first_token_s', 'throughput_tokens_per_s', 'tokens_per_s_per_chip', 'qps_per_chip', 'cost_per_million_tokens_usd'] as const)
-      .map((name) => ({ name, hide: this.noSpeed })),
+      .map((name) => ({ name, hide: this.noSpeed, wide: name === 'qps_per_chip' })),
     'total_chips', 'max_batch',
   ];
   /** On the reader's own device, a model that holds no sequence cannot load: no speed, and what would load instead. */
@@ -304,7 +306,6 @@ export class ServingLab extends LabElement<'serving'> {
           ...timeAxisY(f, '↑ Latency per response'),
           Plot.line(frontier, { x: 'tokens_per_s_per_chip', y: 'latency_s', stroke: 'currentColor', strokeOpacity: 0.6, strokeWidth: 1.5, ariaHidden: 'true' }),
           // the line named where it starts (its fastest point): the filled points on it are the frontier
-          ...(frontier.length > 1 ? [Plot.text([frontier[0]], { x: 'tokens_per_s_per_chip', y: 'latency_s', text: () => 'Pareto frontier (filled)', dy: -10, dx: 4, textAnchor: 'start', fill: 'currentColor', stroke: 'var(--bg)', strokeWidth: 4, paintOrder: 'stroke', ariaHidden: 'true', className: 'frontier-label' })] : []),
           Plot.dot(fit.filter((d) => !d.pareto), { x: 'tokens_per_s_per_chip', y: 'latency_s', stroke: (d: SPoint) => key(d.chips), fill: 'var(--bg)', r: 4, ariaHidden: 'true' }),
           Plot.dot(frontier, { x: 'tokens_per_s_per_chip', y: 'latency_s', fill: (d: SPoint) => key(d.chips), r: 4.5, ariaHidden: 'true', className: 'pareto-point' }),
           // the chosen point (from the main evaluation): a ring, moved in place while the sweep is unchanged
@@ -317,6 +318,9 @@ export class ServingLab extends LabElement<'serving'> {
       // the bare counts' title, first in the legend's row
       const swatches = narrow ? chart.querySelector('[class$="-swatches"], [class*="-swatches "]') : null;
       if (swatches) { const t = document.createElement('span'); t.className = 'legend-title'; t.textContent = `${this.noun()}s:`; swatches.prepend(t); }
+      // what the filled points and their line are: said in the legend's row, not drawn over the data
+      const row = chart.querySelector('[class$="-swatches"], [class*="-swatches "]');
+      if (row && frontier.length > 1) { const t = document.createElement('span'); t.className = 'legend-note frontier-label'; t.textContent = '(filled, joined by the line: the Pareto frontier)'; row.append(t); }
       chart.classList.add('serving-plot');
       host.append(chart);
       this.chart = chart;
