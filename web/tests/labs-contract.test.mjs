@@ -32,9 +32,12 @@ const OWN_KINDS = new Set(['consumer-gpu', 'workstation-gpu', 'unified-memory', 
 const ONE_DEVICE = new Set(['consumer-gpu', 'unified-memory', 'cpu']);
 /** the labs about the reader's own hardware: they name the chip they answer for */
 const OWN_HARDWARE = new Set(['can-i-run', 'can-i-fine-tune']);
-/** the labs whose chips field says "GPUs" on a datacenter GPU and whose every other word follows
- *  it ("8 GPUs", "GPU-hours": one word per lab per chip kind) */
-const GPU_WORDS = new Set(['memory-budget', 'training-pod', 'training-comm']);
+// (every lab says "GPUs" of a datacenter GPU's chips, "8 GPUs", "GPU-hours": one word per lab per
+// chip kind, lab-element.ts ownWords)
+/** the outputs a lab names as a whole batch (a crossover of 93.1 sequences reads "93 sequences"):
+ *  the engine's figure, rounded to the nearest whole batch (decode-lab.ts wholeBatch), or, for the
+ *  roofline's smallest compute-bound batch, the first whole one at or past it */
+const WHOLE_BATCH = { decode: { mlp_flip_batch: Math.round, critical_batch: Math.round, kv_crossover_batch: Math.round }, roofline: { crossover_batch: (v) => Math.ceil(v - 1e-9) } };
 
 const SCHEMA = JSON.parse(engine.calculators());
 /** every parameter, output and chip or model field name that is an identifier, not a word */
@@ -279,13 +282,14 @@ for (const lab of ENGINE_LABS) {
       const want = evaluate(lab.calculator, params);
       if (!want.error) {
         for (const [name, text] of Object.entries(table)) {
-          const v = want.outputs[name];
+          const whole = WHOLE_BATCH[lab.name]?.[name];
+          const v = typeof want.outputs[name] === 'number' && whole ? Math.max(1, whole(want.outputs[name])) : want.outputs[name];
           if (typeof v !== 'number') continue;
           const unit = engine.outputUnit(lab.calculator, name);
           const formatted = unit === 'bytes' && v < 0 ? `${engine.formatQuantity(-v, unit)} short` : engine.formatQuantity(v, unit);
           // on a reader's own device a count of chips reads as devices ("1 device", "7.79 device-hours")
           const said = OWN_KINDS.has(c.kind) ? formatted.replace(/\b([Cc])hip(s?)\b/g, (_m, ch, pl) => `${ch === 'C' ? 'D' : 'd'}evice${pl}`)
-            : c.kind === 'datacenter-gpu' && GPU_WORDS.has(lab.name) ? formatted.replace(/\b[Cc]hip(s?)\b/g, (_m, pl) => `GPU${pl}`) : formatted;
+            : c.kind === 'datacenter-gpu' ? formatted.replace(/\b[Cc]hip(s?)\b/g, (_m, pl) => `GPU${pl}`) : formatted;
           assert.equal(text, said, `${lab.name} on ${c.id}: ${name}`);
         }
       }
