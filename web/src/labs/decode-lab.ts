@@ -5,7 +5,7 @@
 // apart. Every number is the engine's; this file only chooses which points to draw.
 import { html, nothing } from 'lit';
 import { ChartCache, Plot, SERIES, logLogFrame, moveMarker, timeAxisY } from './plot';
-import { byChip, chipCount, defineLab, type Control, type LabResult, LabElement, type ControlSpec, type OutputSpec } from './lab-element';
+import { byChip, chipCount, defineLab, type Control, type LabResult, LabElement, type ControlSpec, type OutputName, type OutputSpec } from './lab-element';
 import { MODEL_PICKER } from './model-picker';
 import { MEASURED_CONTROL, measuredRateLine } from './measured';
 import { PublishedRunsLayer } from './published-layer';
@@ -61,10 +61,20 @@ export class DecodeLab extends LabElement<'decode'> {
     { name: 'step_s', hide: this.noSpeed }, { name: 'tokens_per_s', hide: this.noSpeed }, { name: 'tokens_per_s_per_chip', hide: this.noSpeed }, 't_weights_s', 't_kv_s', 't_math_s',
     // one device exchanges nothing: the engine gives no comms time there, and the row says so
     { name: 't_comm_s', none: (r) => (num(r.inputs.chips) === 1 ? `none: ${this.onOwnDevice() ? 'one device' : 'one chip'} has no model-parallel collectives` : null) },
-    'mlp_flip_batch', 'critical_batch', 'kv_crossover_batch', 'max_batch', 'min_chips', 'weight_bytes',
+    // one batch where the weight matmuls flip: the math's own crossover (critical_batch) is the
+    // same number unless the comms overtake the weight reads first, and only then gets its row
+    'mlp_flip_batch', { name: 'critical_batch', label: 'batch where the math alone would outlast the weight reads', hide: (r) => wholeBatch(r.outputs.critical_batch) === wholeBatch(r.outputs.mlp_flip_batch) },
+    'kv_crossover_batch', 'max_batch', 'min_chips', 'weight_bytes',
     'kv_bytes_per_sequence', 'free_hbm_bytes', 'experts_read_share', 'all_experts_batch',
   ];
   protected readonly hasViz = true;
+  /** a batch is a whole number of sequences: a crossover reads as the nearest one (as the
+   *  engine's formatter writes a figure above 100, so a chapter's live figure and the lab agree) */
+  protected fmt(name: OutputName<'decode'>): string {
+    if (!WHOLE_BATCHES.includes(name)) return super.fmt(name);
+    const b = wholeBatch(this.result!.outputs[name]);
+    return b === null ? super.fmt(name) : this.ownWords(this.engine!.format(b, 'sequences'));
+  }
   /** published decode runs of the reader's setup, at their batch (the schema's default where a run gives none) and measured step time (batch / tokens per second) */
   private readonly runs = new PublishedRunsLayer({ redrawCharts: () => this.redrawCharts(), engine: () => this.engine }, {
     calculator: 'decode', same: ['chip', 'model', 'chips', 'context', 'weight_dtype', 'kv_dtype'], near: ['chip', 'model'], settings: ['batch'],
@@ -182,7 +192,7 @@ export class DecodeLab extends LabElement<'decode'> {
     const unreachable = flip !== null && maxB !== null && maxB < flip;
     const why = mlp === 'memory'
       ? html`reading the weights (${this.fig('t_weights_s')}) outlasts the FLOPs (${this.fig('t_math_s')})${comm ? html` and the collectives (${this.fig('t_comm_s')})` : nothing}.
-        ${flip !== null && above ? html`They turn ${above}-bound above batch <strong class="flip">${this.fig('mlp_flip_batch')}</strong>, the flip marked on the plot${unreachable ? html`, but memory holds only ${this.fig('max_batch')} at this context, so ${this.state.chipFacts?.kind === 'tpu' ? 'this slice' : this.onOwnDevice() ? 'this device' : 'these GPUs'} never gets there` : nothing}.` : nothing}`
+        ${flip !== null && above ? html`They turn ${above}-bound past batch <strong class="flip">${this.fig('mlp_flip_batch')}</strong>, the flip marked on the plot${unreachable ? html`, but memory holds only ${this.fig('max_batch')} at this context, so ${this.state.chipFacts?.kind === 'tpu' ? 'this slice' : this.onOwnDevice() ? 'this device' : 'these GPUs'} never gets there` : nothing}.` : nothing}`
       : mlp === 'compute'
         ? html`the FLOPs (${this.fig('t_math_s')}) outlast reading the weights (${this.fig('t_weights_s')}): the batch is past the flip at <strong class="flip">${this.fig('mlp_flip_batch')}</strong>.`
         : html`the model-parallel collectives (${this.fig('t_comm_s')}) outlast reading the weights (${this.fig('t_weights_s')}) and the FLOPs (${this.fig('t_math_s')}): past the flip at <strong class="flip">${this.fig('mlp_flip_batch')}</strong> the comms, not the FLOPs, grow fastest on ${this.state.chipFacts?.kind === 'tpu' ? 'this slice' : 'these GPUs'}.`;
@@ -242,7 +252,7 @@ export class DecodeLab extends LabElement<'decode'> {
     const width = this.vizWidth();
     const now = (k: string) => f(num(o[k]) ?? 0, 's');
     const description = `Time per decode step against batch, both axes logarithmic. The weight load stays flat at ${now('t_weights_s')}; the FLOP time${num(o.t_comm_s) ? ', the comms' : ''} and the KV-cache load grow with the batch. ` +
-      `${flip !== null ? `The weight matmuls flip from memory-bound to ${String(o.mlp_bound_above_flip)}-bound at batch ${f(flip, 'count')}. ` : ''}` +
+      `${flip !== null ? `The weight matmuls flip from memory-bound to ${String(o.mlp_bound_above_flip)}-bound at batch ${f(wholeBatch(flip)!, 'count')}. ` : ''}` +
       `${kvx !== null ? `The KV reads equal the weight reads at batch ${f(kvx, 'count')}. ` : ''}` +
       `At the chosen batch ${f(b, 'count')} the step takes ${f(stepNow, 's')}: weights ${now('t_weights_s')}, KV ${now('t_kv_s')}, FLOPs ${now('t_math_s')}${num(o.t_comm_s) ? `, comms ${now('t_comm_s')}` : ''}; ${String(o.bound)}-bound.${maxB !== null ? ` Memory holds at most ${f(maxB, 'count')} sequences.` : ''}` +
       this.runs.describe(r, this.engine!);
@@ -262,7 +272,7 @@ export class DecodeLab extends LabElement<'decode'> {
         ...timeAxisY(f, '↑ Time per step'),
         ...terms.map((t) => Plot.line(rows.filter((d) => d.term === t.label), { x: 'x', y: 'y', stroke: 'term', strokeWidth: t.key === 'step_s' ? 1.5 : 2.2, strokeDasharray: t.dash ?? undefined, ariaHidden: 'true' })),
         flipShown ? Plot.ruleX([flip], { stroke: 'var(--ok)', strokeDasharray: '4 3', ariaHidden: 'true', className: 'flip-batch' }) : null,
-        flipShown ? Plot.text([flip], { x: (d: number) => d, frameAnchor: 'top', dy: -14, text: () => `matmuls flip at ${f(flip, 'count')}`, textAnchor: 'middle', fill: 'currentColor', ariaHidden: 'true' }) : null,
+        flipShown ? Plot.text([flip], { x: (d: number) => d, text: () => `matmuls flip at ${f(wholeBatch(flip)!, 'count')}`, ...flipLabelSide(flip, last), fill: 'currentColor', stroke: 'var(--bg)', strokeWidth: 4, paintOrder: 'stroke', ariaHidden: 'true', className: 'flip-label' }) : null,
         // the memory limit: a solid rule, its label running up along it (never across the flip's line)
         maxB !== null && maxB >= 1 && maxB <= last ? Plot.ruleX([maxB], { stroke: 'currentColor', strokeWidth: 2, ariaHidden: 'true', className: 'memory-limit' }) : null,
         // (level at the plot's foot, beside the rule on the side with room: the lines rise away from there)
@@ -278,3 +288,17 @@ export class DecodeLab extends LabElement<'decode'> {
 }
 
 defineLab('sl-decode-lab', DecodeLab);
+
+/** the batches the lab names in whole sequences */
+const WHOLE_BATCHES: string[] = ['mlp_flip_batch', 'critical_batch', 'kv_crossover_batch'];
+/** the whole batch nearest a crossover (null where there is none) */
+function wholeBatch(v: unknown): number | null {
+  return typeof v === 'number' && Number.isFinite(v) ? Math.max(1, Math.round(v)) : null;
+}
+/** the flip's label inside the plot's top edge, on the side of its rule with room: to the right
+ *  of a flip in the left half of the (log) batch axis, to the left of one in the right half, so it
+ *  never reaches the y axis's title above the plot or runs off the right */
+function flipLabelSide(flip: number, last: number): { frameAnchor: 'top'; dy: number; dx: number; textAnchor: 'start' | 'end' } {
+  const right = Math.log(Math.max(flip, 1)) / Math.log(Math.max(last, 2)) > 0.5;
+  return { frameAnchor: 'top', dy: 10, dx: right ? -5 : 5, textAnchor: right ? 'end' : 'start' };
+}
