@@ -104,8 +104,8 @@ export class MemoryLadderLab extends LabElement<'transfer'> {
       <tbody>${this.rungs.map((x) => html`<tr data-rung=${x.path}><th scope="row">${x.name}</th>
         ${x.missing ? html`<td colspan="2" class="na">not in the catalog for this ${this.onOwnDevice() ? 'device' : 'chip'}: ${x.missing}</td>`
           : html`<td>${f(x.t, 's')}</td><td>${f(x.bw, 'bytes/s')}</td>`}</tr>`)}</tbody></table>
-      <dl class="lab-outputs"><div data-out="t_s"><dt>Time on the ${this.choiceText('path', r.inputs.path)} rung</dt><dd>${this.fmt('t_s')}</dd></div>
-      <div data-out="t_latency_s"><dt>of which latency</dt><dd>${this.fmt('t_latency_s')}</dd></div></dl>
+      <dl class="lab-outputs"><div data-out="t_s"><dt>Time on the ${this.choiceText('path', r.inputs.path)} rung</dt>${this.valueCell('t_s')}</div>
+      <div data-out="t_latency_s"><dt>of which latency</dt>${this.valueCell('t_latency_s')}</div></dl>
       ${this.expected(r, 't_s', 's', 'the speed this rung’s bandwidth allows')}`;
   }
 
@@ -120,7 +120,11 @@ export class MemoryLadderLab extends LabElement<'transfer'> {
     const f = (v: number, u: string) => this.engine!.format(v, u);
     const have = this.rungs.filter((x) => x.t !== undefined && x.t > 0);
     const missing = this.rungs.filter((x) => x.missing);
-    if (!have.length) { host.replaceChildren(); return; }
+    // one rung (a Mac's unified memory): nothing to compare it with, so no chart of it against
+    // itself; the verdict says so, and the box keeps no room
+    const alone = have.length < 2 && !missing.length;
+    host.classList.toggle('lab-viz-none', alone || !have.length);
+    if (!have.length || alone) { host.replaceChildren(); host.style.minHeight = ''; this.chart = null; this.chartKey = ''; return; }
     const ref = this.reference(have);
     const refName = ref.path === 'hbm' ? this.memoryName() : ref.name;
     const times = (x: Rung) => x.t! / ref.t!;
@@ -140,6 +144,8 @@ export class MemoryLadderLab extends LabElement<'transfer'> {
     // leave the bars a sixth of the width.
     const narrow = width < NARROW_CHART_PX;
     const row = narrow ? 54 : 36, marginLeft = narrow ? 20 : 210, marginRight = 64;  // 20: half the first tick's label
+    // the box as tall as the chart (a card's two rungs left ~80 px empty under a 200 px box)
+    host.style.minHeight = `${row * names.length + 50}px`;
     const chart = Plot.plot({
       width, height: row * names.length + 50, marginLeft, marginRight, marginBottom: 40, // room for the time beside the longest bar
       ariaLabel: `Time to move the tensor over each rung of the memory ladder, one horizontal bar per rung, as a multiple of the ${refName} time on a log axis`,

@@ -72,7 +72,10 @@ export class ModelLab extends LabElement<'transformer'> {
     return m?.[name] ?? (name === 'F_expert' ? m?.F : null) ?? null;
   }
   protected renderControlsIntro(): TemplateResult {
-    return html`<p class="ml-note">Override any dimension below to build your own model: K &lt; N is grouped-query attention (K = 1: multi-query), E &gt; 1 with k active experts is a mixture of experts, multi-head latent attention (MLA) with a latent rank caches a compressed key/value.</p>`;
+    // (Technical keeps the book's symbols; Plain says it with the fields' own words)
+    return this.technical
+      ? html`<p class="ml-note">Override any dimension below to build your own model: K &lt; N is grouped-query attention (K = 1: multi-query), E &gt; 1 with k active experts is a mixture of experts, multi-head latent attention (MLA) with a latent rank caches a compressed key/value.</p>`
+      : html`<p class="ml-note">Override any dimension below to build your own model: fewer key/value heads than query heads is grouped-query attention (a single key/value head: multi-query); more than one expert, with a few active per token, is a mixture of experts; multi-head latent attention with a latent rank caches a compressed key and value.</p>`;
   }
 
   /** the parameters bar's place, under the verdict (drawViz draws it there) */
@@ -83,7 +86,7 @@ export class ModelLab extends LabElement<'transformer'> {
     const moe = (o.params_active as number) < (o.params_total as number);
     return html`<p class="verdict"><strong>${this.fig('params_total')}</strong>${moe ? html` (<strong>${this.fig('params_active')}</strong> active per token)` : nothing};
       ${this.fig('flops_fwd_per_token')} per token forward, ${this.fig('train_flops_per_token')} to train.
-      At T = ${this.engine!.format(r.inputs.T, 'tokens')}, attention is <strong>${this.fig('attention_flop_fraction')}</strong> of the training FLOPs;
+      At a sequence length of ${this.engine!.format(r.inputs.T, 'tokens')}, attention is <strong>${this.fig('attention_flop_fraction')}</strong> of the training FLOPs;
       the KV cache holds ${this.fig('kv_bytes_per_token')} per token, ${this.fig('kv_bytes_per_sequence')} per sequence.</p>`;
   }
 
@@ -91,8 +94,8 @@ export class ModelLab extends LabElement<'transformer'> {
     const rows: [OutputName<'transformer'>, string][] = [['params_total', 'Parameters, total'], ['params_active', 'Parameters, active per token'], ['params_embedding', 'Embeddings'],
       ['params_attention', 'Attention'], ['params_mlp', 'MLP'], ['params_mlp_active', 'MLP, active'], ['params_norm', 'Norms'],
       ['flops_fwd_per_token', 'FLOPs per token, forward'], ['train_flops_per_token', 'FLOPs per token, training'],
-      ['attention_flops_train', 'Attention FLOPs, training (B·T tokens)'], ['train_flops', 'Training FLOPs (B·T tokens)'],
-      ['attention_flop_fraction', 'Attention share of training FLOPs'], ['attention_crossover_T', 'T where attention equals the matmuls'],
+      ['attention_flops_train', 'Attention FLOPs, training (the whole batch)'], ['train_flops', 'Training FLOPs (the whole batch)'],
+      ['attention_flop_fraction', 'Attention share of training FLOPs'], ['attention_crossover_T', 'Sequence length where attention equals the matmuls'],
       ['kv_bytes_per_token', 'KV cache per token'], ['kv_bytes_per_sequence', 'KV cache per sequence'], ['weight_bytes', 'Weight bytes']];
     return html`<dl class="lab-outputs">${rows.filter(([n]) => r.outputs[n] != null).map(([n, l]) => html`<div data-out=${n}><dt>${l}</dt>${this.valueCell(n)}</div>`)}</dl>`;
   }
@@ -108,7 +111,7 @@ export class ModelLab extends LabElement<'transformer'> {
     const here = { T: T0, share: o.attention_flop_fraction as number };
     const cross = o.attention_crossover_T as number | null;
     const pct = (x: number) => `${(100 * x).toPrecision(3)}%`;
-    const describe = (pts: { T: number; share: number }[]) => `The share grows from ${pct(pts[0]?.share ?? 0)} at T = ${f(pts[0]?.T ?? lo, 'tokens')} to ${pct(pts[pts.length - 1]?.share ?? 0)} at T = ${f(pts[pts.length - 1]?.T ?? hi, 'tokens')}; at T = ${f(T0, 'tokens')} it is ${pct(here.share)}.${cross ? ` Attention equals the matmuls at T ≈ ${f(cross, 'tokens')}.` : ''}`;
+    const describe = (pts: { T: number; share: number }[]) => `The share grows from ${pct(pts[0]?.share ?? 0)} at a sequence length of ${f(pts[0]?.T ?? lo, 'tokens')} to ${pct(pts[pts.length - 1]?.share ?? 0)} at ${f(pts[pts.length - 1]?.T ?? hi, 'tokens')}; at ${f(T0, 'tokens')} it is ${pct(here.share)}.${cross ? ` Attention equals the matmuls at about ${f(cross, 'tokens')}.` : ''}`;
     if (key === this.shareKey && this.shareChart && host.contains(this.shareChart) && this.querySelector('.md-bar-box')?.firstChild && this.moveMarker(here)) {
       this.shareChart.setAttribute('aria-description', describe(this.sharePts));
       return;
@@ -147,7 +150,7 @@ export class ModelLab extends LabElement<'transformer'> {
       ariaLabel: 'Attention share of training FLOPs against sequence length T, log T axis',
       ariaDescription: describe(pts),
       style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
-      x: { type: 'log', label: narrow ? 'Sequence length T (tokens) →' : 'Sequence length T →', domain: [lo, hi], tickFormat: (d: number) => f(d, narrow ? 'count' : 'tokens'),
+      x: { type: 'log', label: narrow ? 'Sequence length (tokens) →' : 'Sequence length →', domain: [lo, hi], tickFormat: (d: number) => f(d, narrow ? 'count' : 'tokens'),
         // (a bare count's label, "100,000", is narrower than the 64 px decadeTicks allows each: the room of four)
         ticks: decadeTicks(lo, hi, width - (narrow ? 52 : 96), (d) => f(d, narrow ? 'count' : 'tokens')) },
       y: { label: '↑ Attention share of training FLOPs', domain: [0, 1], tickFormat: (d: number) => `${Math.round(d * 100)}%`, grid: true },

@@ -168,7 +168,7 @@ export class CpuRun {
       checkMatmul({ op, y0: 0, outputs: sampledOutputs(headRows, op.seed ^ batch), rows: rows.map((b, r) => ({ input: inputs[r], output: rowOf(op.y, b, op.ldy) })) },
         false, t, j === 0 ? perturb : 0);
     });
-    return verification(t, `layer 1's QKV, O, ${plan.ops[2].kind === 'gate_up' ? 'gate-and-up' : 'up'} and down matmuls and the unembedding's first outputs, each on its own input: ${t.checked / (ops.length * rows.length)} outputs of ${rows.length} sequence${rows.length === 1 ? '' : 's'} each, against float64 sums`);
+    return verification(t, `layer 1's QKV, O, ${plan.ops[2].kind === 'gate_up' ? 'gate-and-up' : 'up'} and down matmuls and the unembedding's first outputs, each on its own input: ${t.checked / (ops.length * rows.length)} outputs of ${rows.length} sequence${rows.length === 1 ? '' : 's'} each, against sums worked in double precision`);
   }
 
   release() { this.memory = null; this.k = null; this.ctl = null; }

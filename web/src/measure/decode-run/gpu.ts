@@ -382,7 +382,7 @@ export class GpuRun {
         rows: rows.map((_, r) => ({ input: read(at[j].input + r * rowBytes(op.K), op.K), output: read(at[j].output + r * rowBytes(op.ldy), op.ldy) })),
       }, this.precision === 'f16', t, j === 0 ? perturb : 0);
     });
-    return verification(t, `layer 1's QKV, O, ${plan.ops[2].kind === 'gate_up' ? 'gate-and-up' : 'up'} and down matmuls and the unembedding's first outputs, each on the GPU's own input: ${t.checked / (ops.length * rows.length)} outputs of ${rows.length} sequence${rows.length === 1 ? '' : 's'} each, against float64 sums`);
+    return verification(t, `layer 1's QKV, O, ${plan.ops[2].kind === 'gate_up' ? 'gate-and-up' : 'up'} and down matmuls and the unembedding's first outputs, each on the GPU's own input: ${t.checked / (ops.length * rows.length)} outputs of ${rows.length} sequence${rows.length === 1 ? '' : 's'} each, against sums worked in double precision`);
   }
 
   /** Destroys every buffer and the device. */

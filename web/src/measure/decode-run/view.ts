@@ -319,7 +319,7 @@ export class DecodeRunView extends LitElement {
       <h3>Run it here: this device's decode step, measured</h3>
       <p class="hint">Run times one decode step's weight matmuls of the chosen model on this device, in the background —
         its GPU through WebGPU, else its CPU in WebAssembly — from batch 1 to past the flip, and draws the time beside the
-        bound this page predicts for the same device. Nothing leaves this browser.</p>
+        bound this page predicts for the same device. Nothing leaves this browser.${this.pageChipElsewhere()}</p>
       <div class="controls">
         <label>Model
           <select ?disabled=${running} @change=${(e: Event) => { this.model = (e.target as HTMLSelectElement).value; this.notice = ''; }}>
@@ -392,15 +392,15 @@ export class DecodeRunView extends LitElement {
           : flip !== null
           ? html`it turns compute-bound near batch <strong data-measured-flip=${flip}>${f(Math.round(flip), 'count')}</strong>`
           : html`<span data-measured-flip="none">${done ? html`it had not turned compute-bound by batch ${f(last.batch, 'count')}` : 'the flip shows once the step grows'}</span>`}${pred.flip === null ? nothing
-          : pred.flip < 1.5 ? html`; the engine predicted <span data-engine-flip=${pred.flip}>compute-bound from batch 1</span>`
-          : html`; the engine predicted <strong data-engine-flip=${pred.flip}>${f(Math.round(pred.flip), 'count')}</strong>`}.
+          : pred.flip < 1.5 ? html`; the bound predicted for this device is <span data-engine-flip=${pred.flip}>compute-bound from batch 1</span>`
+          : html`; the bound predicted for this device turns at batch <strong data-engine-flip=${pred.flip}>${f(Math.round(pred.flip), 'count')}</strong>`}.
         ${ps.length > 1 ? html`At batch ${f(last.batch, 'count')} it computes at ${f(flopRate, 'FLOP/s')}, ${f(Math.round((100 * flopRate) / peak), 'count')} % of its measured FLOP rate.` : nothing}</p>
       ${this.renderChart(flip)}
       ${this.renderCompare(params)}
       <p class="check ${mismatched ? 'warn' : 'ok'}" data-verified=${String(!mismatched)} data-mismatches=${mismatched}>${mismatched
         ? html`At ${mismatched} of ${ps.length} batches a checked output differed from the reference by more than rounding can explain: those figures are not trustworthy.`
         : kept ? html`Every checked output matched its reference when it ran.`
-        : html`At every batch, ${ps[0].verify.checked} outputs were checked against float64 sums of the same inputs (${ps[0].verify.what}); all matched within rounding.`}</p>
+        : html`At every batch, ${ps[0].verify.checked} outputs were checked against the same sums worked in double precision (${ps[0].verify.what}); all matched within rounding.`}</p>
       ${done ? html`<p class="actions">
         <button type="button" data-use-chip ?disabled=${chipId() === 'custom' && JSON.stringify(chipParam()) === JSON.stringify(chip)} @click=${() => this.useChip()}>Use this device as the page's chip</button>
         <button type="button" data-share @click=${() => void this.copyLink()}>Copy a link to this run</button>
@@ -411,13 +411,21 @@ export class DecodeRunView extends LitElement {
     </section>`;
   }
 
+  /** On a page set to a datacenter chip: the run measures the reader's own computer, not that chip. */
+  private pageChipElsewhere(): string {
+    const id = chipId();
+    const kind = id === 'custom' ? null : this.engine?.chipIndex.find((c) => c.id === id)?.kind;
+    if (kind !== 'tpu' && kind !== 'datacenter-gpu') return '';
+    return ` It measures the computer you are reading this on, not the page's chip, the ${this.engine!.chipName(id) || id}, which the rest of this page describes.`;
+  }
+
   /** The same model's flip on the page's chip, from the engine, for scale. */
   private renderCompare(params: number) {
     if (chipId() === 'custom') return nothing;
     const engine = this.engine!;
     const r = engine.evaluate('decode', { ...this.decodeParams(chipParam(), params), weight_dtype: 'bf16', compute_dtype: 'bf16' }, { steps: false });
     if (isError(r) || typeof r.outputs.mlp_flip_batch !== 'number') return nothing;
-    return html`<p class="hint" data-page-chip>For scale: on the page's chip, ${engine.chipName(chipId()) || chipId()}, the engine puts the flip of the same
+    return html`<p class="hint" data-page-chip>For scale: on the page's chip, ${engine.chipName(chipId()) || chipId()}, the bound predicts the flip of the same
       matmuls in bfloat16 at batch ${this.f(Math.round(r.outputs.mlp_flip_batch), 'count')}.</p>`;
   }
 
@@ -440,11 +448,11 @@ export class DecodeRunView extends LitElement {
     ];
     if (pred.flip !== null && pred.flip >= 1 && pred.flip <= lastBatch) {
       marks.push(Plot.ruleX([pred.flip], { stroke: 'var(--roof)', strokeDasharray: '4 3', ariaHidden: 'true', className: 'engine-flip' }),
-        Plot.text([pred.flip], { x: (d: number) => d, frameAnchor: 'top', dy: 8, dx: 4, text: () => `engine ${f(Math.round(pred.flip!), 'count')}`, textAnchor: 'start', fill: 'currentColor', ariaHidden: 'true' }));
+        Plot.text([pred.flip], { x: (d: number) => d, frameAnchor: 'top', dy: 8, dx: 4, text: () => `${narrow ? '' : 'predicted flip '}${f(Math.round(pred.flip!), 'count')}`, textAnchor: 'start', fill: 'currentColor', ariaHidden: 'true' }));
     }
     if (flip !== null && flip >= 1 && flip <= lastBatch) {
       marks.push(Plot.ruleX([flip], { stroke: 'var(--ok)', strokeDasharray: '2 3', ariaHidden: 'true', className: 'measured-flip' }),
-        Plot.text([flip], { x: (d: number) => d, frameAnchor: 'bottom', dy: -8, dx: 4, text: () => `${narrow ? '' : 'measured '}${f(Math.round(flip), 'count')}`, textAnchor: 'start', fill: 'currentColor', ariaHidden: 'true' }));
+        Plot.text([flip], { x: (d: number) => d, frameAnchor: 'bottom', dy: -8, dx: 4, text: () => `${narrow ? '' : 'measured flip '}${f(Math.round(flip), 'count')}`, textAnchor: 'start', fill: 'currentColor', ariaHidden: 'true' }));
     }
     const chart = Plot.plot({
       ...logLogFrame({ width, description, format: f, ariaLabel: 'Measured decode step time against batch on this device, with the engine’s bound',
