@@ -234,7 +234,7 @@ export class ShardedMatmulLab extends LabElement<'sharded_matmul'> {
     const rows = ([['case', 'Case'], ['t_math_s', 'Math time'], ['t_comm_s', 'Communication time'], ['t_s', 'Time (max)'], ['local_flops', 'FLOPs per device'], ['flops', 'FLOPs, all devices'], ['output_spec', 'Output sharding']] as [OutputName<'sharded_matmul'>, string][])
       .filter(([n]) => !typed || !['t_math_s', 't_s'].includes(n));
     const cell = (n: OutputName<'sharded_matmul'>) => (!typed ? this.fmt(n)
-      : n === 't_comm_s' ? unpriced
+      : n === 't_comm_s' ? (colls.length ? unpriced : 'none: the product needs no communication')
       : n === 'case' || n === 'output_spec' ? String(o[n])
       : this.ownWords(f(o[n], 'FLOPs')));
     return html`${o.valid === false ? nothing : html`<dl class="lab-outputs">
