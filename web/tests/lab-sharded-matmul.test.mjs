@@ -69,6 +69,14 @@ test('the chip changes the times; a custom chip', async () => {
   await ready(page);
   assert.deepEqual(await page.evaluate((t) => document.querySelector(t).params().mesh, TAG), { X: 1, Y: 1 });
   assert.match(await page.locator(`${TAG} .lab-chip-note`).innerText(), /GeForce RTX 4090 is one device, so the mesh starts at 1 × 1/);
+  // a typed case-3 sharding there: every table follows it (no case-1 'none' or C[I_X, K_Y] left over), times unpriced
+  await page.goto(server.url + LAB + '?chip=rtx-4090&spec=' + encodeURIComponent('A[I, J_X] * B[J_X, K_Y] -> C[I, K_Y]'));
+  await ready(page);
+  assert.match(await page.locator(`${TAG} .lab-verdict`).innerText(), /^Case 3: .* It needs an AllReduce of C over X; its time cannot be priced on one device/s);
+  assert.match(await page.locator(`${TAG} table[data-out="collectives"] tbody`).innerText(), /^AllReduce\s+C\s+X\s+\S+ MB\s+not priced/);
+  assert.equal(await page.locator(`${TAG} [data-out="output_spec"] dd`).innerText(), 'C[I, K_Y]');
+  assert.match(await page.locator(`${TAG} tr[data-array="C"]`).innerText(), /P\(None, 'Y'\)/);
+  assert.equal(await page.locator(`${TAG} .lab.stale`).count(), 0, 'nothing greyed: nothing stale is shown');
   await page.goto(server.url + LAB + '?chip=tpu-v5p');
   await ready(page);
   assert.doesNotMatch(await page.locator(TAG).innerText(), /wraparound/);
