@@ -72,7 +72,8 @@ function chipKinds(engine: Engine): Map<string, string> {
   return kinds;
 }
 
-/** What a listed run is held against: a rate or a time, its share of its own bound, and where that
+/** What a listed run is held against, after a dash (a source's figure often ends in its own
+ *  parenthesis): a rate or a time, its share of its own bound, and where that
  *  share falls outside the range above, said (a listed run may lie beyond the band's prediction
  *  interval); a memory figure, how far it lies from the page's own count for that setup (a count is
  *  not a bound a run falls short of). `unit`: the unit of the runs' figure, as the lab's output that
@@ -82,11 +83,29 @@ function againstBound(engine: Engine, share: number | undefined, unit: string, l
   const pct = (v: number) => `${engine.format(Math.round(v * 100), 'count')}\u00a0%`;
   if (unit === 'bytes') {
     // the page's count for the run's own setup, which the line does not show: said, so it is not read as the count above
-    return Math.abs(share - 1) < 0.005 ? " (within 1\u00a0% of this page's count for that run's own setup)"
-      : ` (${pct(Math.abs(share - 1))} ${share > 1 ? 'above' : 'below'} this page's count for that run's own setup)`;
+    return Math.abs(share - 1) < 0.005 ? " \u2014 within 1\u00a0% of this page's count for that run's own setup"
+      : ` \u2014 ${pct(Math.abs(share - 1))} ${share > 1 ? 'above' : 'below'} this page's count for that run's own setup`;
   }
-  const beyond = high !== null && share > high ? ', above the range' : low !== null && share < low ? ', below the range' : '';
-  return ` (${pct(share)} of its bound${beyond})`;
+  // beyond the range as the range reads (whole per cents): a run at 73.39 % is not below a range from 73.41 %
+  const at = Math.round(share * 100);
+  const beyond = high !== null && at > Math.round(high * 100) ? ', above the range' : low !== null && at < Math.round(low * 100) ? ', below the range' : '';
+  return ` \u2014 ${pct(share)} of its bound${beyond}`;
+}
+
+/** The switches and choices a listed run of this lab's calculator set otherwise than the reader (at
+ *  most two, in the engine's words): a run without activation checkpointing does a third less work a
+ *  token than this setup with it, and its speed is read with that in mind. */
+function otherwise(engine: Engine, m: PublishedRun, r: Result, calculator: string): string {
+  if (m.calculator !== calculator) return '';
+  const params = engine.calculator(calculator)?.params ?? [];
+  const said: string[] = [];
+  for (const [name, v] of Object.entries(m.inputs)) {
+    const p = params.find((x) => x.name === name), mine = readerValue(r, name);
+    if (!p || mine === undefined || mine === null || v === mine) continue;
+    if (p.type === 'boolean' && typeof v === 'boolean') said.push(`${p.label} ${v ? 'on' : 'off'}`);
+    else if (p.type === 'choice' && typeof v === 'string' && p.choices?.includes(v)) said.push(`${p.label}: ${p.choice_titles?.[p.choices.indexOf(v)] ?? v}`);
+  }
+  return said.length ? `; unlike this setup: ${said.slice(0, 2).join(', ')}` : '';
 }
 
 /** Under the range: the published runs behind it nearest the reader's setup (on the reader's chip
@@ -113,7 +132,7 @@ export function nearRunsLine(engine: Engine, r: Result, calculator: string, boun
     return name && !m.published.includes(name) ? `${name}, ` : '';
   };
   const item = (m: PublishedRun) => html`<a href=${m.source.url} title=${publishedTitle(m)}>${hardwareWords(m.hardware)}: ${model(m)}${publishedWords(m.published)}</a>${
-    againstBound(engine, m.share, unit, num(r.outputs[`${band}share_low`]), num(r.outputs[`${band}share_high`]))}`;
+    againstBound(engine, m.share, unit, num(r.outputs[`${band}share_low`]), num(r.outputs[`${band}share_high`]))}${otherwise(engine, m, r, calculator)}`;
   return html`<p class="lab-near-runs" data-runs=${near.length} data-on-chip=${here}>${lead}:
     ${near.map((n, i) => html`${i ? '; ' : ''}${item(n.run)}`)}.</p>`;
 }
