@@ -28,7 +28,7 @@ test('op, size and axes drive the time; the regime flips as the array shrinks; t
   assert.match(await page.locator(`${TAG} .co-explain`).innerText(), /below one link's bandwidth × one hop's latency .* because the 2 axes' hops add up while their bandwidths add too/);
   // the ring drawn (one axis of 16, both ways) counts its own 8 hops, and says why the verdict counts 16
   assert.match(await page.locator(`${TAG} .co-ring .co-hop-count`).textContent(), /^hop \d+ \/ 8$/);
-  assert.match(await page.locator(`${TAG} .co-ring-note`).innerText(), /^The ring drawn takes 8 hops; the engine counts 16 in all: a ring on each of the 2 axes in turn\.$/);
+  assert.match(await page.locator(`${TAG} .co-ring-note`).innerText(), /^The ring drawn takes 8 hops; the verdict counts 16 in all: a ring on each of the 2 axes in turn\.$/);
   // the verdict's first word in its term's legend colour: the bandwidth term's
   assert.equal(await page.locator(`${TAG} .lab-verdict .verdict.co-bw`).count(), 1);
   await chartShown(page); // drawn once its box is near the viewport (framework.ts)

@@ -42,7 +42,7 @@ export class CollectivesLab extends LabElement<'collective'> {
   /** where the fabric has no hop latency, no size turns the verdict latency-bound: say what to try there */
   protected hintText() {
     // the reader's one device, which the engine cannot price a collective on: the hint points to the chips it offers
-    if (this.refusal?.field && this.onOwnDevice()) return 'Try this: see a collective on TPU v5e or H100 (the buttons above), then shrink the array size until the verdict turns latency-bound.';
+    if (this.refusal?.field && this.onOwnDevice()) return 'Try this: see a collective on TPU v5e or H100 (the buttons above); on the TPU, shrink the array size until the verdict turns latency-bound (the catalog gives the H100’s links no hop latency).';
     if (!this.result || this.result.outputs.t_latency_s !== 0) return this.hint;
     // (a TPU's hops cost latency on its ICI torus; the catalog gives a GPU's NVLink and InfiniBand none)
     return this.state?.chipFacts?.kind === 'tpu'
@@ -222,7 +222,7 @@ export class CollectivesLab extends LabElement<'collective'> {
     const direct = total < ring; // a switched GPU network: direct sends, or SHARP's trip to the switch and back
     const why = direct ? [r.inputs.op === 'all_to_all' ? 'an AllToAll sends each chunk straight to its device' : 'the switch reduces in the network (SHARP): up to it and back']
       : [axes > 1 ? `a ring on each of the ${this.count(axes)} axes in turn` : '', r.inputs.op === 'all_reduce' ? 'an AllReduce goes round twice (a ReduceScatter, then an AllGather)' : ''].filter(Boolean);
-    return `The ring drawn takes ${this.count(ring)} ${ring === 1 ? 'hop' : 'hops'}; the engine counts ${this.fmt('hops')} in all${why.length ? `: ${why.join(', and ')}` : ''}.`;
+    return `The ring drawn takes ${this.count(ring)} ${ring === 1 ? 'hop' : 'hops'}; the verdict counts ${this.fmt('hops')} in all${why.length ? `: ${why.join(', and ')}` : ''}.`;
   }
   private ringLabel(r: LabResult<'collective'>): string {
     const n = this.ringNodes(r);

@@ -350,7 +350,7 @@ export class LabState {
       const allowed = titles ? ` It takes one of: ${Object.values(titles).join(', ')}.` : '';
       // a number out of range or no number at all, in the fields' words (words.ts fieldProblem)
       const why = fieldProblem(bad.schema, this.values.get(bad.path), fieldAmount((v, u) => this.engine.format(v, u), bad.schema.unit)) ?? r.error.message;
-      this.notices.push(`The address’s ${bad.key}=${given.get(bad.path)} (${this.labelOf(bad)}) was refused (${why}); it starts at ${fieldText(this.startOf(bad))} instead.${allowed}`);
+      this.notices.push(`The address’s ${bad.key}=${given.get(bad.path)} (${this.labelOf(bad)}) was refused (${why}); it starts at ${fieldText(this.startOf(bad), bad.schema.unit)} instead.${allowed}`);
       given.delete(bad.path);
       this.setValue(bad, this.startOf(bad));
     }

@@ -30,7 +30,7 @@ export class RooflineLab extends LabElement<'roofline'> {
   // whole tokens; the B ≈ intensity shortcut (critical_batch) stays in the derivation and the notes
   readonly outputs: OutputSpec<'roofline'>[] = [
     'flops', 'bytes', 'intensity', 'critical_intensity', 't_math_s', 't_comm_s', 't_lower_s', 't_upper_s',
-    { name: 'crossover_batch', label: 'smallest compute-bound batch (the point on the dashed line)' },
+    { name: 'crossover_batch', label: 'smallest compute-bound batch (the first whose intensity reaches the dashed critical line)' },
   ];
   /** a batch is a whole number of tokens: the smallest one at or past the exact crossover */
   protected valueCell(name: OutputName<'roofline'>): TemplateResult {
