@@ -8,7 +8,7 @@ import { html, nothing } from 'lit';
 import { ChartCache, Plot, SERIES, reachOf } from './plot';
 import { ONE_DEVICE_KINDS, byChip, chipCount, chipsNoun, emptyChips, defineLab, type Control, type LabResult, LabElement, type ControlSpec, type OutputSpec } from './lab-element';
 import { MODEL_PICKER } from './model-picker';
-import { gpuWords, layoutWords } from './words';
+import { layoutWords } from './words';
 import { isError, type Result } from '../engine';
 import { measuredLine, percent } from './measured';
 
@@ -59,12 +59,6 @@ export class MemoryBudgetLab extends LabElement<'training_memory'> {
     if (c.path === 'virtual_stages') return above1('pp') && this.values.get('schedule') === 'interleaved';
     if (c.path === 'zero_stage') return above1('dp');
     return undefined;
-  }
-  /** One word for the chips on each kind: "GPU" on a datacenter GPU, as the chips field says it,
-   *  "device" on the reader's own. */
-  protected ownWords(text: string): string {
-    const t = super.ownWords(text);
-    return this.state?.chipFacts?.kind === 'datacenter-gpu' ? gpuWords(t) : t;
   }
   protected hintText() {
     return this.ownWords(this.hintWords());

@@ -9,7 +9,6 @@ import { html, nothing } from 'lit';
 import { ChartCache, Plot, SERIES, logLogFrame, moveMarker, showIn, timeAxisY } from './plot';
 import { ONE_DEVICE_KINDS, byChip, chipCount, chipsNoun, emptyChips, defineLab, type ChipFacts, type StartFn, type LabResult, LabElement, type Control, type ControlSpec, type OutputSpec, type OutputName } from './lab-element';
 import { MODEL_PICKER } from './model-picker';
-import { gpuWords } from './words';
 import { isError, type Result } from '../engine';
 
 type O = Record<string, unknown>;
@@ -92,12 +91,6 @@ export class TrainingCommLab extends LabElement<'training_comm'> {
   private curveKey = '';
   private curve = new Map<number, Pt | null>();
 
-  /** One word for the chips on each kind: "GPU" on a datacenter GPU, as the chips field and the
-   *  chart's axis say it ("8 GPUs", "tokens per GPU"), "device" on the reader's own. */
-  protected ownWords(text: string): string {
-    const t = super.ownWords(text);
-    return this.state?.chipFacts?.kind === 'datacenter-gpu' ? gpuWords(t) : t;
-  }
 
   /** A degree field the strategy does not use is left out, not shown greyed at 8 (it appears with
    *  its strategy); on the reader's one device there are no degrees to set. */

@@ -5,7 +5,7 @@
 import { html, nothing } from 'lit';
 import { ONE_DEVICE_KINDS, byChip, chipsNoun, emptyChips, defineLab, type StartFn, type LabResult, LabElement, type Control, type ControlSpec, type OutputSpec } from './lab-element';
 import { MODEL_PICKER } from './model-picker';
-import { gpuWords, layoutWords } from './words';
+import { layoutWords } from './words';
 import { ChartCache, DECADES, Plot, moveMarker, powerOfTwoTicks, reachOf, showIn, type Chart } from './plot';
 import { PublishedRunsLayer } from './published-layer';
 import { isError, type Outcome, type Result } from '../engine';
@@ -135,12 +135,6 @@ export class TrainingPodLab extends LabElement<'training_run'> {
     { name: 'bytes_per_chip', get label() { return lab.onOwnDevice() ? 'Bytes on the device, the whole batch in one pass' : `Bytes per ${lab.chipWord()}, the state spread evenly and the whole batch in one pass`; } },
     'days_at_min_chips', 'layouts_evaluated', 'layouts_fitting',
   ] as OutputSpec<'training_run'>[])(this);
-  /** One word for the chips on each kind: "GPU" on a datacenter GPU, as the chips field says it
-   *  ("1,024 GPUs", "GPU-hours"), "device" on the reader's own. */
-  protected ownWords(text: string): string {
-    const t = super.ownWords(text);
-    return this.state?.chipFacts?.kind === 'datacenter-gpu' ? gpuWords(t) : t;
-  }
   /** "chip", or "GPU" on a datacenter GPU (the word the lab's chips field uses) */
   private chipWord(): string { return chipsNoun(this.state.chipFacts).replace(/s$/, ''); }
 
