@@ -53,7 +53,8 @@ int main(int argc, char** argv) {
       state.SetLabel(std::to_string(scalelab::evaluate(name, input).json.size()) + " bytes out");
     });
   }
-  for (const char* name : {"decode", "serving", "roofline", "collective", "transformer", "prefill"}) {
+  for (const char* name : {"decode", "serving", "roofline", "collective", "transformer", "prefill", "training_memory",
+                           "training_comm", "training_run"}) {
     auto it = inputs.find(name);
     if (it == inputs.end()) continue;
     std::string input = it->second;
