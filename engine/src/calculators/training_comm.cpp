@@ -17,28 +17,44 @@
 namespace scalelab {
 namespace {
 
-// training_comm's outputs, in the order results list them (name, unit, label, doc, nullable): compute
-// writes each where it makes it (r.out), none is read from a figures struct by write_members.
+// What training_comm works out, one member per output of a number or a literal word: write_members
+// writes them all from the rows below, after the derivation's steps are recorded. An empty
+// optional is null (one chip, another strategy's figure, or no crossover).
+struct CommFigures {
+  Word pass;
+  double chips = 1, model_parallel = 1, tokens_per_chip = 0, tokens_per_replica = 0;
+  std::optional<double> collective_intensity, dp_bytes_per_s, tp_bytes_per_s, ring_factor, axes_fsdp, axes_tp;
+  double t_math_s = 0, t_comm_s = 0;
+  Word bound;
+  double t_layer_s = 0;
+  std::optional<double> critical_tokens_per_chip, critical_tokens_per_replica, critical_batch_tokens, max_chips;
+  std::optional<double> tp_limit, max_tp, critical_F, fsdp_opt, tp_opt, fsdp_pow2, tp_pow2;
+  double max_dp = 0;
+};
+
+// training_comm's outputs, in the order results list them (name, unit, label, doc, nullable, and the
+// member of CommFigures it is read from); the rows without one (the strategy's and fabric's names,
+// the degrees, the expected range) are written where they are made.
 // clang-format off
-constexpr Output kOutputs[] = {
+constexpr OutputRow<CommFigures> kOutputs[] = {
     {"strategy", "", "strategy", "the parallelism strategy", false},
     {"fabric", "", "fabric", "the network the collectives run on (null on one chip: none run)", true},
-    {"pass", "", "pass", "which pass the per-layer figures describe", false},
-    {"chips", "chips", "chips", "chips in the configuration", false},
+    {"pass", "", "pass", "which pass the per-layer figures describe", false, &CommFigures::pass},
+    {"chips", "chips", "chips", "chips in the configuration", false, &CommFigures::chips},
     {"degrees", "", "degrees", "the parallelism degrees", true},
-    {"model_parallel", "count", "model-parallel degree", "tp × pp × ep", false},
-    {"tokens_per_chip", "tokens", "tokens per chip", "global batch divided by the chips", false},
-    {"tokens_per_replica", "tokens", "tokens per replica", "global batch divided by the data-parallel degree", false},
-    {"collective_intensity", "FLOPs/byte", "collective intensity", "FLOPs per byte the collectives move (null on one chip)", true},
-    {"dp_bytes_per_s", "bytes/s", "data-parallel bandwidth", "bandwidth the data-parallel collectives get", true},
-    {"tp_bytes_per_s", "bytes/s", "tensor-parallel bandwidth", "bandwidth the tensor-parallel collectives get", true},
-    {"ring_factor", "ratio", "ring factor", "the (N − 1)/N factor of the ring collectives (null on one chip)", true},
-    {"axes_fsdp", "count", "FSDP torus axes", "torus axes the FSDP or DP collective spans, the book's M_X (null off ICI)", true},
-    {"axes_tp", "count", "TP torus axes", "torus axes the tensor-parallel collective spans, the book's M_Y (null off ICI)", true},
-    {"t_math_s", "s", "math time per layer", "time of one layer's matmuls", false},
-    {"t_comm_s", "s", "comms time per layer", "time of one layer's collectives (0 on one chip)", false},
-    {"bound", "", "bound", "what limits a layer: compute or comms", false},
-    {"t_layer_s", "s", "layer time", "the larger of math and comms time per layer: the layer's time with the two overlapped", false},
+    {"model_parallel", "count", "model-parallel degree", "tp × pp × ep", false, &CommFigures::model_parallel},
+    {"tokens_per_chip", "tokens", "tokens per chip", "global batch divided by the chips", false, &CommFigures::tokens_per_chip},
+    {"tokens_per_replica", "tokens", "tokens per replica", "global batch divided by the data-parallel degree", false, &CommFigures::tokens_per_replica},
+    {"collective_intensity", "FLOPs/byte", "collective intensity", "FLOPs per byte the collectives move (null on one chip)", true, &CommFigures::collective_intensity},
+    {"dp_bytes_per_s", "bytes/s", "data-parallel bandwidth", "bandwidth the data-parallel collectives get", true, &CommFigures::dp_bytes_per_s},
+    {"tp_bytes_per_s", "bytes/s", "tensor-parallel bandwidth", "bandwidth the tensor-parallel collectives get", true, &CommFigures::tp_bytes_per_s},
+    {"ring_factor", "ratio", "ring factor", "the (N − 1)/N factor of the ring collectives (null on one chip)", true, &CommFigures::ring_factor},
+    {"axes_fsdp", "count", "FSDP torus axes", "torus axes the FSDP or DP collective spans, the book's M_X (null off ICI)", true, &CommFigures::axes_fsdp},
+    {"axes_tp", "count", "TP torus axes", "torus axes the tensor-parallel collective spans, the book's M_Y (null off ICI)", true, &CommFigures::axes_tp},
+    {"t_math_s", "s", "math time per layer", "time of one layer's matmuls", false, &CommFigures::t_math_s},
+    {"t_comm_s", "s", "comms time per layer", "time of one layer's collectives (0 on one chip)", false, &CommFigures::t_comm_s},
+    {"bound", "", "bound", "what limits a layer: compute or comms", false, &CommFigures::bound},
+    {"t_layer_s", "s", "layer time", "the larger of math and comms time per layer: the layer's time with the two overlapped", false, &CommFigures::t_layer_s},
     {"expected_t_layer_s_low", "s", "expected layer time, short", "the layer time over the high end of the MFU published training steps on this kind of chip reached (null where no runs calibrate it)", true},
     {"expected_t_layer_s_high", "s", "expected layer time, long", "the layer time over the low end of the MFU published training steps on this kind of chip reached (null where no runs calibrate it)", true},
     {"expected_runs", "count", "published runs behind the range", "how many published training steps the expected range is fitted to (null where no runs calibrate it)", true},
@@ -46,20 +62,21 @@ constexpr Output kOutputs[] = {
     {"expected_share_high", "ratio", "expected MFU, high", "the high end of the MFU (share of the chips' peak, 6·P·D) published training steps reached (null where no runs calibrate it)", true},
     {"expected_covered", "", "setup within the published runs", "whether the chip's kind and the settings lie within what the published runs took (null where no runs calibrate it)", true},
     {"expected_outside", "", "setup beyond the published runs", "a sentence naming the chip's kind or the settings that lie outside what the published runs took, and what they took (null when none does, or where no runs calibrate it)", true},
-    {"critical_tokens_per_chip", "tokens", "critical tokens per chip", "tokens per chip below which comms dominate", true},
-    {"critical_tokens_per_replica", "tokens", "critical tokens per replica", "tokens per replica below which comms dominate", true},
-    {"critical_batch_tokens", "tokens", "critical batch", "global batch below which comms dominate", true},
-    {"max_chips", "chips", "most chips while compute-bound", "chips this batch can use before comms dominate", true},
-    {"tp_limit", "count", "tensor-parallel limit", "largest tensor-parallel degree before comms dominate", true},
-    {"max_tp", "count", "largest tensor parallelism", "largest tensor-parallel degree that stays compute-bound", true},
-    {"critical_F", "count", "critical MLP width", "MLP width below which tensor parallelism is comms-bound", true},
-    {"fsdp_opt", "count", "best FSDP degree", "the book's optimal FSDP degree", true},
-    {"tp_opt", "count", "best TP degree", "the book's optimal tensor-parallel degree", true},
-    {"fsdp_pow2", "count", "FSDP degree (power of two)", "the optimal FSDP degree rounded to a power of two", true},
-    {"tp_pow2", "count", "TP degree (power of two)", "the optimal tensor-parallel degree rounded to a power of two", true},
-    {"max_dp", "count", "most data-parallel replicas", "sequences in the batch", false},
+    {"critical_tokens_per_chip", "tokens", "critical tokens per chip", "tokens per chip below which comms dominate", true, &CommFigures::critical_tokens_per_chip},
+    {"critical_tokens_per_replica", "tokens", "critical tokens per replica", "tokens per replica below which comms dominate", true, &CommFigures::critical_tokens_per_replica},
+    {"critical_batch_tokens", "tokens", "critical batch", "global batch below which comms dominate", true, &CommFigures::critical_batch_tokens},
+    {"max_chips", "chips", "most chips while compute-bound", "chips this batch can use before comms dominate", true, &CommFigures::max_chips},
+    {"tp_limit", "count", "tensor-parallel limit", "largest tensor-parallel degree before comms dominate", true, &CommFigures::tp_limit},
+    {"max_tp", "count", "largest tensor parallelism", "largest tensor-parallel degree that stays compute-bound", true, &CommFigures::max_tp},
+    {"critical_F", "count", "critical MLP width", "MLP width below which tensor parallelism is comms-bound", true, &CommFigures::critical_F},
+    {"fsdp_opt", "count", "best FSDP degree", "the book's optimal FSDP degree", true, &CommFigures::fsdp_opt},
+    {"tp_opt", "count", "best TP degree", "the book's optimal tensor-parallel degree", true, &CommFigures::tp_opt},
+    {"fsdp_pow2", "count", "FSDP degree (power of two)", "the optimal FSDP degree rounded to a power of two", true, &CommFigures::fsdp_pow2},
+    {"tp_pow2", "count", "TP degree (power of two)", "the optimal tensor-parallel degree rounded to a power of two", true, &CommFigures::tp_pow2},
+    {"max_dp", "count", "most data-parallel replicas", "sequences in the batch", false, &CommFigures::max_dp},
 };
 // clang-format on
+static_assert(well_formed(kOutputs));
 
 const char* const kDegreeNames[] = {"dp", "fsdp", "tp", "pp", "ep"};
 
@@ -424,55 +441,44 @@ LayerTimes time_steps(const CommSetup& s, const CommNumbers& n, const LayerSymbo
 }
 
 void critical_steps(const CommSetup& s, const CommNumbers& n, const LayerSymbols& v, const LayerTimes& t,
-                    Result& r) {
+                    CommFigures& f, Result& r) {
   double replicas = s.strategy == Strategy::dcn_dp ? s.deg.dp : n.X;
-  if (!n.crit_per_chip || s.strategy == Strategy::fsdp_tp) r.out_null("critical_tokens_per_replica");
-  if (!n.crit_per_chip) {
-    for (const char* name : {"critical_tokens_per_chip", "critical_batch_tokens", "max_chips"}) r.out_null(name);
-    return;
-  }
+  if (!n.crit_per_chip) return;  // no crossover: the critical batch and the chips it allows stay null
   Expr crit = s.strategy == Strategy::fsdp_tp
                   ? layer_time::fsdp_tp_critical_per_chip(v.C, v.b_w, v.b_a, v.F_w, v.F_a, r.sym("W_f", n.W_x),
                                                           r.sym("W_{tp}", n.W_tp))
                   : (v.B / v.N) * t.t_comm / t.t_math;
   crit = r.step("Critical tokens per chip", "B^*_{chip}", crit, "tokens");
-  r.out("critical_tokens_per_chip", crit);
+  f.critical_tokens_per_chip = crit.value();
   if (s.strategy != Strategy::fsdp_tp) {
-    r.out("critical_tokens_per_replica",
-          r.step("Critical tokens per replica", "", crit * v.N / r.sym("X", replicas), "tokens"));
+    f.critical_tokens_per_replica =
+        r.step("Critical tokens per replica", "", crit * v.N / r.sym("X", replicas), "tokens").value();
   }
-  r.out("critical_batch_tokens", r.step("Critical global batch", "", crit * v.N, "tokens"));
+  f.critical_batch_tokens = r.step("Critical global batch", "", crit * v.N, "tokens").value();
   if (crit.value() > 0) {
-    r.out("max_chips", r.step("Most chips still compute-bound at this batch", "", floor(v.B / crit), "count"));
-  } else {
-    r.out_null("max_chips");
+    f.max_chips = r.step("Most chips still compute-bound at this batch", "", floor(v.B / crit), "count").value();
   }
 }
 
-void split_steps(const CommSetup& s, const CommNumbers& n, const LayerSymbols& v, Result& r) {
-  if (s.strategy != Strategy::fsdp_tp) {
-    for (const char* name : {"fsdp_opt", "tp_opt", "fsdp_pow2", "tp_pow2"}) r.out_null(name);
-    return;
-  }
+void split_steps(const CommSetup& s, const CommNumbers& n, const LayerSymbols& v, CommFigures& f, Result& r) {
+  if (s.strategy != Strategy::fsdp_tp) return;  // the optimal split is fsdp_tp's alone
   Expr X_opt = r.step("Optimal FSDP degree", "X_{opt}",
                       layer_time::fsdp_tp_optimal_fsdp(v.b_a, v.b_w, v.B, v.F_w, r.sym("W_f", n.W_x),
                                                        r.sym("W_{tp}", n.W_tp), v.N),
                       "count");
-  r.out("fsdp_opt", X_opt);
-  r.out("tp_opt", *n.tp_opt);
+  f.fsdp_opt = X_opt.value();
+  f.tp_opt = *n.tp_opt;
   // Rounded in log space (⌊x + 1/2⌋ is round-half-up), within 1 and the largest power of two ≤ N.
   Expr cap = pow(2, floor(log2(v.N)));
   Expr pow2 = r.step("FSDP degree rounded in log space", "X_{2}",
                      min(max(pow(2, floor(log2(X_opt) + 0.5)), 1), cap), "count");
-  r.out("fsdp_pow2", pow2);
-  r.out("tp_pow2", r.step("TP degree", "Y_{2}", pow(2, floor(log2(v.N / pow2))), "count"));
+  f.fsdp_pow2 = pow2.value();
+  f.tp_pow2 = r.step("TP degree", "Y_{2}", pow(2, floor(log2(v.N / pow2))), "count").value();
 }
 
-void tp_steps(const CommSetup& s, const CommNumbers& n, const LayerSymbols& v, const LayerTimes& t, Result& r) {
-  if (!n.tp_limit) {
-    r.out_null("tp_limit");
-    r.out_null("max_tp");
-  } else {
+void tp_steps(const CommSetup& s, const CommNumbers& n, const LayerSymbols& v, const LayerTimes& t, CommFigures& f,
+              Result& r) {
+  if (n.tp_limit) {
     Expr budget = r.step("TP bound (compute-bound below)", s.exact_ring ? StepText("Y r(Y)") : StepText("Y_{max}"),
                          2 * v.F_a * r.sym("W_{tp}", n.W_tp) / (v.b_a * v.C) / r.sym("Z_{ep}", s.deg.ep), "count");
     // With exact ring factors the bound solves Y r(Y) = budget: in closed form on a fat tree
@@ -483,25 +489,22 @@ void tp_steps(const CommSetup& s, const CommNumbers& n, const LayerSymbols& v, c
       budget = r.step("Largest TP degree with Y r(Y) below the bound", "Y_{max}", base + budget, "count");
     }
     double limit = closed_form ? budget.value() : *n.tp_limit;
-    r.out("tp_limit", limit);
-    r.out("max_tp", std::max(1.0, std::floor(limit)));
+    f.tp_limit = limit;
+    f.max_tp = std::max(1.0, std::floor(limit));
   }
-  if (!n.critical_F) {
-    r.out_null("critical_F");
-    return;
-  }
+  if (!n.critical_F) return;
   Expr F_unit = r.sym("F", s.F_unit);
   Expr critical_F = s.strategy == Strategy::fsdp_tp
                           ? layer_time::fsdp_tp_critical_F(v.C, v.b_w, v.b_a, v.F_w, v.F_a, v.N, r.sym("W_f", n.W_x),
                                                            r.sym("W_{tp}", n.W_tp), v.B, F_unit)
                           : F_unit * t.t_comm / t.t_math;
-  r.out("critical_F", r.step("Smallest F that is compute-bound at these degrees", "F^*", critical_F, "count"));
+  f.critical_F = r.step("Smallest F that is compute-bound at these degrees", "F^*", critical_F, "count").value();
 }
 
-void batch_checks(const Args& args, const CommSetup& s, const CommNumbers& n, Result& r) {
+void batch_checks(const Args& args, const CommSetup& s, const CommNumbers& n, CommFigures& f, Result& r) {
   double T = args.num("T");
   double max_dp = std::floor(s.B / T);
-  r.out("max_dp", max_dp);
+  f.max_dp = max_dp;
   double X = s.strategy == Strategy::dcn_dp ? s.deg.dp : n.X;
   if (X > max_dp) {
     r.warn(grouped(std::round(X)) + "-way data parallelism exceeds the batch's " + format_quantity(max_dp, "sequences") +
@@ -519,9 +522,9 @@ void batch_checks(const Args& args, const CommSetup& s, const CommNumbers& n, Re
 
 // The layer's time with its math and communication overlapped, and the range published training
 // steps on this kind of chip reach of it: their MFUs, shares of their 6·P·D bound.
-void expected_layer_time(const Args& args, const Expr& t_layer, double chips, Result& r) {
+void expected_layer_time(const Args& args, const Expr& t_layer, double chips, CommFigures& f, Result& r) {
   const Expr t = r.step("Layer time (math and communication overlapped)", "T_{layer}", t_layer, "s");
-  r.out("t_layer_s", t);
+  f.t_layer_s = t.value();
   const ChipKind kind = args.chip().kind;
   const Band* band = band_for("training_comm", "t_layer_s", kind);
   out_expected(band, {"t_layer_s", "expected_t_layer_s_low", "expected_t_layer_s_high", "s", "layer time"}, t.value(), r);
@@ -536,29 +539,19 @@ void answer_one_chip(const Args& args, const CommSetup& s, Result& r) {
   const std::string one = own ? "One device" : "One chip", more = own ? "devices" : "chips";
   r.warn(one + ": nothing to communicate, so no collective is priced (communication time 0); give more " + more +
          " to price a strategy's collectives.");
+  CommFigures f;  // one chip, one replica: the collectives' figures and the critical batch stay null
   r.out("strategy", strategy_name(s.strategy));
   r.out_null("fabric");
-  r.out("pass", has_backward(s.strategy) ? "backward" : "forward");
-  r.out("chips", 1.0);
+  f.pass = has_backward(s.strategy) ? Word("backward") : Word("forward");
   r.out("degrees", json{{"dp", 1}, {"fsdp", 1}, {"tp", 1}, {"pp", 1}, {"ep", 1}});
-  r.out("model_parallel", 1.0);
-  r.out("tokens_per_chip", s.B);
-  r.out("tokens_per_replica", s.B);
-  for (const char* name : {"collective_intensity", "dp_bytes_per_s", "tp_bytes_per_s", "ring_factor", "axes_fsdp",
-                           "axes_tp"}) {
-    r.out_null(name);
-  }
+  f.tokens_per_chip = f.tokens_per_replica = s.B;
   Expr t_math = math_step(s, LayerSymbols(s, CommNumbers{}, r), r);
-  r.out("t_math_s", t_math);
-  r.out("t_comm_s", 0.0);
-  r.out("bound", "compute");
-  expected_layer_time(args, t_math, 1, r);
-  for (const char* name : {"critical_tokens_per_chip", "critical_tokens_per_replica", "critical_batch_tokens",
-                           "max_chips", "tp_limit", "max_tp", "critical_F", "fsdp_opt", "tp_opt", "fsdp_pow2",
-                           "tp_pow2"}) {
-    r.out_null(name);
-  }
-  r.out("max_dp", std::floor(s.B / args.num("T")));
+  f.t_math_s = t_math.value();
+  f.t_comm_s = 0;
+  f.bound = "compute";
+  expected_layer_time(args, t_math, 1, f, r);
+  f.max_dp = std::floor(s.B / args.num("T"));
+  write_members<kOutputs>(f, r);
 }
 
 void compute(const Args& args, Result& r) {
@@ -567,39 +560,41 @@ void compute(const Args& args, Result& r) {
   CommSetup s = read_setup(args, r, model, chips);
   if (one_chip(s)) return answer_one_chip(args, s, r);
   CommNumbers n = analyse_comm(s);
+  CommFigures f;
   r.out("strategy", strategy_name(s.strategy));
   r.out("fabric", fabric_name(s.fabric));
-  r.out("pass", has_backward(s.strategy) ? "backward" : "forward");
-  r.out("chips", chips);
+  f.pass = has_backward(s.strategy) ? Word("backward") : Word("forward");
+  f.chips = chips;
   if (s.at_optimum) {
     r.out_null("degrees");
   } else {
     r.out("degrees", json{{"dp", s.deg.dp}, {"fsdp", s.deg.fsdp}, {"tp", s.deg.tp}, {"pp", s.deg.pp},
                           {"ep", s.deg.ep}});
   }
-  r.out("model_parallel", s.deg.tp * s.deg.pp * s.deg.ep);
+  f.model_parallel = s.deg.tp * s.deg.pp * s.deg.ep;
   LayerSymbols v(s, n, r);
-  r.out("tokens_per_chip", r.step("Tokens per chip", "", v.B / v.N, "tokens"));
+  f.tokens_per_chip = r.step("Tokens per chip", "", v.B / v.N, "tokens").value();
   double replicas = s.strategy == Strategy::dcn_dp ? s.deg.dp : n.X;
-  r.out("tokens_per_replica", s.B / replicas);
+  f.tokens_per_replica = s.B / replicas;
   std::string W = W_symbol(s.fabric);
-  r.out("collective_intensity", r.step("Collective intensity", "\\alpha", v.C / r.sym(W, s.C / n.alpha), "FLOPs/byte"));
-  out_opt(r, "dp_bytes_per_s", n.dp_bytes_per_s);
-  out_opt(r, "tp_bytes_per_s", n.tp_bytes_per_s);
-  r.out("ring_factor", n.ring);
-  for (auto [name, axes] : {std::pair{"axes_fsdp", s.axes_fsdp}, std::pair{"axes_tp", s.axes_tp}}) {
-    if (s.fabric == Fabric::ici) r.out(name, axes);
-    else r.out_null(name);
+  f.collective_intensity = r.step("Collective intensity", "\\alpha", v.C / r.sym(W, s.C / n.alpha), "FLOPs/byte").value();
+  f.dp_bytes_per_s = n.dp_bytes_per_s;
+  f.tp_bytes_per_s = n.tp_bytes_per_s;
+  f.ring_factor = n.ring;
+  if (s.fabric == Fabric::ici) {  // the torus axes (M_X, M_Y) the collectives span: ICI's alone
+    f.axes_fsdp = s.axes_fsdp;
+    f.axes_tp = s.axes_tp;
   }
   LayerTimes t = time_steps(s, n, v, r);
-  r.out("t_math_s", t.t_math);
-  r.out("t_comm_s", t.t_comm);
-  r.out("bound", t.t_math.value() >= t.t_comm.value() ? "compute" : "comms");
-  expected_layer_time(args, max(t.t_math, t.t_comm), chips, r);
-  critical_steps(s, n, v, t, r);
-  tp_steps(s, n, v, t, r);
-  split_steps(s, n, v, r);
-  batch_checks(args, s, n, r);
+  f.t_math_s = t.t_math.value();
+  f.t_comm_s = t.t_comm.value();
+  f.bound = t.t_math.value() >= t.t_comm.value() ? Word("compute") : Word("comms");
+  expected_layer_time(args, max(t.t_math, t.t_comm), chips, f, r);
+  critical_steps(s, n, v, t, f, r);
+  tp_steps(s, n, v, t, f, r);
+  split_steps(s, n, v, f, r);
+  batch_checks(args, s, n, f, r);
+  write_members<kOutputs>(f, r);
 }
 
 }  // namespace

@@ -15,36 +15,55 @@
 namespace scalelab {
 namespace {
 
-// training_run's outputs, in the order results list them (name, unit, label, doc, nullable): compute
-// writes each where it makes it (r.out), none is read from a figures struct by write_members.
+// What training_run works out, one member per output of a number, a flag or a literal word:
+// write_members writes them all from the rows below, after the derivation's steps are recorded. An
+// empty optional is null (bare params, no price, no memory figure, no layout search).
+struct RunFigures {
+  double params = 0, total_flops = 0;
+  std::optional<double> total_flops_with_attention;
+  Word mfu_convention;
+  double chips = 1, mfu = 0;
+  std::optional<double> mfu_with_attention;
+  double achieved_flops_per_s = 0, flops_at_peak = 0, peak_flops = 0, t_s = 0, days = 0, years = 0, chip_hours = 0;
+  std::optional<double> cost_usd;
+  double bytes_per_chip = 0;
+  std::optional<bool> fits;
+  std::optional<double> min_chips_memory, days_at_min_chips;
+  std::optional<double> layouts_evaluated, layouts_fitting;
+};
+
+// training_run's outputs, in the order results list them (name, unit, label, doc, nullable, and the
+// member of RunFigures it is read from); the rows without one (the recommended layout, the layout
+// search's tables, the named layout, the expected range and the measured run) are written where
+// they are made.
 // clang-format off
-constexpr Output kOutputs[] = {
-    {"params", "params", "parameters", "parameters of the model", false},
-    {"total_flops", "FLOPs", "training FLOPs", "FLOPs of the whole run, 6·P·D", false},
-    {"total_flops_with_attention", "FLOPs", "training FLOPs with attention", "6·P·D plus attention's FLOPs as a causal model executes them, half the book's count (null with bare params)", true},
-    {"mfu_convention", "", "MFU convention", "what the given MFU counts: 6pd or attention", false},
-    {"chips", "chips", "chips", "chips the run uses", false},
-    {"mfu", "ratio", "MFU", "model FLOPs utilisation counting 6·P·D (given, converted from the attention convention, or implied by chip_hours)", false},
-    {"mfu_with_attention", "ratio", "MFU with attention", "the same run's utilisation counting attention's FLOPs too (null with bare params, or where that passes 1: a warning says so)", true},
-    {"achieved_flops_per_s", "FLOP/s", "achieved FLOP/s", "FLOP/s the run sustains over all chips", false},
-    {"flops_at_peak", "FLOPs", "FLOPs at peak", "FLOPs all chips could do at their peak over the run time (chips × time × peak FLOP/s): a count, not a rate", false},
-    {"peak_flops", "FLOPs", "FLOPs at peak (older name)", "the same count as flops_at_peak, kept under its first name so API callers that read it still work; it was always a count, once mislabelled FLOP/s", false},
-    {"t_s", "s", "run time", "wall-clock time of the run", false},
-    {"days", "days", "time to train", "run time in days (under a day, in its own unit)", false},
-    {"years", "years", "years", "run time in years", false},
-    {"chip_hours", "chip-hours", "chip-hours", "chips × hours", false},
-    {"cost_usd", "usd", "cost", "chip-hours times the price (null without a price)", true},
-    {"bytes_per_chip", "bytes", "bytes per chip", "training state and activations per chip", false},
-    {"fits", "", "fits", "whether the state fits on these chips", true},
-    {"min_chips_memory", "chips", "fewest chips for memory", "fewest chips whose memory holds the training state", true},
-    {"days_at_min_chips", "days", "time to train on the fewest chips", "run time on the fewest chips that hold the state", true},
+constexpr OutputRow<RunFigures> kOutputs[] = {
+    {"params", "params", "parameters", "parameters of the model", false, &RunFigures::params},
+    {"total_flops", "FLOPs", "training FLOPs", "FLOPs of the whole run, 6·P·D", false, &RunFigures::total_flops},
+    {"total_flops_with_attention", "FLOPs", "training FLOPs with attention", "6·P·D plus attention's FLOPs as a causal model executes them, half the book's count (null with bare params)", true, &RunFigures::total_flops_with_attention},
+    {"mfu_convention", "", "MFU convention", "what the given MFU counts: 6pd or attention", false, &RunFigures::mfu_convention},
+    {"chips", "chips", "chips", "chips the run uses", false, &RunFigures::chips},
+    {"mfu", "ratio", "MFU", "model FLOPs utilisation counting 6·P·D (given, converted from the attention convention, or implied by chip_hours)", false, &RunFigures::mfu},
+    {"mfu_with_attention", "ratio", "MFU with attention", "the same run's utilisation counting attention's FLOPs too (null with bare params, or where that passes 1: a warning says so)", true, &RunFigures::mfu_with_attention},
+    {"achieved_flops_per_s", "FLOP/s", "achieved FLOP/s", "FLOP/s the run sustains over all chips", false, &RunFigures::achieved_flops_per_s},
+    {"flops_at_peak", "FLOPs", "FLOPs at peak", "FLOPs all chips could do at their peak over the run time (chips × time × peak FLOP/s): a count, not a rate", false, &RunFigures::flops_at_peak},
+    {"peak_flops", "FLOPs", "FLOPs at peak (older name)", "the same count as flops_at_peak, kept under its first name so API callers that read it still work; it was always a count, once mislabelled FLOP/s", false, &RunFigures::peak_flops},
+    {"t_s", "s", "run time", "wall-clock time of the run", false, &RunFigures::t_s},
+    {"days", "days", "time to train", "run time in days (under a day, in its own unit)", false, &RunFigures::days},
+    {"years", "years", "years", "run time in years", false, &RunFigures::years},
+    {"chip_hours", "chip-hours", "chip-hours", "chips × hours", false, &RunFigures::chip_hours},
+    {"cost_usd", "usd", "cost", "chip-hours times the price (null without a price)", true, &RunFigures::cost_usd},
+    {"bytes_per_chip", "bytes", "bytes per chip", "training state and activations per chip", false, &RunFigures::bytes_per_chip},
+    {"fits", "", "fits", "whether the state fits on these chips", true, &RunFigures::fits},
+    {"min_chips_memory", "chips", "fewest chips for memory", "fewest chips whose memory holds the training state", true, &RunFigures::min_chips_memory},
+    {"days_at_min_chips", "days", "time to train on the fewest chips", "run time on the fewest chips that hold the state", true, &RunFigures::days_at_min_chips},
     {"recommended", "", "recommended layout", "the best layout found: fsdp, tp and what bounds it", true},
     {"layouts", "", "layouts", "ranked layouts that fit, best first", true},
     {"rejected", "", "rejected layouts", "sample layouts that fail, with the reason", true},
     {"rejected_counts", "", "rejections by reason", "how many layouts failed for each reason", true},
     {"rejected_reasons", "", "reasons in words", "each rejection reason's id and what it means", true},
-    {"layouts_evaluated", "count", "layouts evaluated", "layouts the search tried", true},
-    {"layouts_fitting", "count", "layouts that fit", "layouts that fit in device memory and run", true},
+    {"layouts_evaluated", "count", "layouts evaluated", "layouts the search tried", true, &RunFigures::layouts_evaluated},
+    {"layouts_fitting", "count", "layouts that fit", "layouts that fit in device memory and run", true, &RunFigures::layouts_fitting},
     {"nearest_memory_miss", "", "nearest miss", "of the layouts refused for memory, the one closest to fitting (null when none)", true},
     {"layout_check", "", "the named layout", "the layout given as layout: its memory parts, step time, MFUs and the reason it is refused (null without one)", true},
     {"expected_t_s_low", "s", "expected run time, short", "the run time at the chips' peak (MFU 1, 6·P·D) over the high end of the MFU published training runs on this kind of chip reached (null where no runs calibrate it)", true},
@@ -60,6 +79,7 @@ constexpr Output kOutputs[] = {
     {"measured_among", "", "your run among the published ones", "a sentence placing the measured MFU among the published runs' (null without a measurement, or where no runs calibrate it)", true},
 };
 // clang-format on
+static_assert(well_formed(kOutputs));
 
 struct RunTimes {
   double C = 0, chips = 1, total_flops = 0, t_s = 0, mfu = 0;
@@ -79,31 +99,29 @@ std::optional<Expr> attention_flops(const MemoryInputs& mem, double tokens, Resu
                 "FLOPs");
 }
 
-RunTimes time_steps(const Args& args, const MemoryInputs& mem, Result& r) {
+RunTimes time_steps(const Args& args, const MemoryInputs& mem, RunFigures& f, Result& r) {
   RunTimes t;
   t.C = compute_flops(args, r);
   t.chips = mem.chips;
   double tokens = args.num("tokens");
-  r.out("params", mem.params_active);
+  f.params = mem.params_active;
   Expr flops = r.step("Training FLOPs (6·P·D)", "\\text{FLOPs}", 6 * r.sym("P_{act}", mem.params_active) * r.sym("D", tokens),
                       "FLOPs");
   t.total_flops = flops.value();
-  r.out("total_flops", t.total_flops);
+  f.total_flops = t.total_flops;
   std::optional<Expr> attention = attention_flops(mem, tokens, r);
   std::optional<Expr> with_attention;
   if (attention) {
     with_attention = r.step("Training FLOPs with attention", "\\text{FLOPs}_{attn}", flops + *attention, "FLOPs");
-    r.out("total_flops_with_attention", *with_attention);
-  } else {
-    r.out_null("total_flops_with_attention");
+    f.total_flops_with_attention = with_attention->value();
   }
   bool attention_convention = args.str("mfu_convention") == "attention";
   if (attention_convention && !with_attention) {
     throw InputError("mfu_convention", "\"attention\" needs a model's attention shape (bare params count 6·P·D only)");
   }
-  r.out("mfu_convention", attention_convention ? "attention" : "6pd");
+  f.mfu_convention = attention_convention ? Word("attention") : Word("6pd");
   Expr counted = attention_convention ? *with_attention : flops;
-  r.out("chips", t.chips);
+  f.chips = t.chips;
   Expr n = r.sym("n", t.chips), C = r.sym("C", t.C);
   double mfu_attention = 0;
   if (args.given("chip_hours") && args.given("measured_tokens_per_s")) {
@@ -158,39 +176,32 @@ RunTimes time_steps(const Args& args, const MemoryInputs& mem, Result& r) {
       }
     }
   }
-  r.out("mfu", t.mfu);
+  f.mfu = t.mfu;
   if (with_attention && mfu_attention > 1) {
     // an MFU counted as 6·P·D leaves attention's FLOPs no time when it is near 1: no run is that fast
     r.warn("At an MFU of " + plain(t.mfu) + " counted as 6·P·D the chips would run attention's FLOPs too, at " +
            plain(mfu_attention) + " of their peak, which no run reaches: the highest MFU counted as 6·P·D is " +
            plain(flops.value() / with_attention->value()) + " here, and this time is below any real run's.");
-    r.out_null("mfu_with_attention");
   } else if (with_attention) {
-    r.out("mfu_with_attention", mfu_attention);
-  } else {
-    r.out_null("mfu_with_attention");
+    f.mfu_with_attention = mfu_attention;
   }
-  r.out("achieved_flops_per_s", t.chips * t.C * t.mfu);
+  f.achieved_flops_per_s = t.chips * t.C * t.mfu;
   // a count (FLOPs over the run time at peak), not a rate: peak_flops keeps the same value for API callers
   const double at_peak = t.chips * t.t_s * t.C;
-  r.out("flops_at_peak", at_peak);
-  r.out("peak_flops", at_peak);
-  r.out("t_s", t.t_s);
-  r.out("days", t.t_s / kSecondsPerDay);
-  r.out("years", t.t_s / kSecondsPerDay / 365);
+  f.flops_at_peak = f.peak_flops = at_peak;
+  f.t_s = t.t_s;
+  f.days = t.t_s / kSecondsPerDay;
+  f.years = t.t_s / kSecondsPerDay / 365;
   return t;
 }
 
-void cost_steps(const Args& args, const RunTimes& t, Result& r) {
+void cost_steps(const Args& args, const RunTimes& t, RunFigures& f, Result& r) {
   Expr chip_hours = r.step("Chip-hours", "\\text{chip-hours}", r.sym("n", t.chips) * r.sym("t", t.t_s) / 3600, "chip-hours");
-  r.out("chip_hours", chip_hours);
+  f.chip_hours = chip_hours.value();
   std::optional<double> price = args.num_if("price_per_hour_usd");
   if (!price) price = args.chip().price_per_hour_usd;
-  if (!price) {
-    r.out_null("cost_usd");
-    return;
-  }
-  r.out("cost_usd", r.step("Cost", "", chip_hours * r.sym("\\text{price}", *price), "USD"));
+  if (!price) return;  // no price: no cost
+  f.cost_usd = r.step("Cost", "", chip_hours * r.sym("\\text{price}", *price), "USD").value();
 }
 
 // The range of run times published training runs on this kind of chip reach: the band holds their
@@ -209,23 +220,22 @@ void expected_steps(const Args& args, const MemoryInputs& mem, const RunTimes& t
   out_measured_among(hours || step ? band_for("training_run", hours ? "t_s" : "mfu", kind) : nullptr, t.mfu, r);
 }
 
-void memory_steps(const Args& args, const MemoryInputs& mem, const RunTimes& t, Result& r) {
+void memory_steps(const Args& args, const MemoryInputs& mem, const RunTimes& t, RunFigures& f, Result& r) {
   MemoryBreakdown b = training_memory_math(mem, args.chip());
-  r.out("bytes_per_chip", b.bytes_per_chip);
+  f.bytes_per_chip = b.bytes_per_chip;
   auto hbm = args.chip().hbm_bytes;
-  if (!hbm) {
-    for (const char* name : {"fits", "min_chips_memory", "days_at_min_chips"}) r.out_null(name);
+  if (!hbm) {  // fits, min_chips_memory and days_at_min_chips stay null
     r.warn(args.chip().name() + " has no hbm_bytes: memory fit is unknown (chip_overrides {\"hbm_bytes\": …}).");
     return;
   }
   hbm = usable_memory(args.chip(), *hbm, r.log());
-  r.out("fits", b.per_chip.fit_bytes <= *hbm);
+  f.fits = b.per_chip.fit_bytes <= *hbm;
   double min_chips = r.step("Minimum chips to hold the training state", "",
                             // at least one chip, however small the model
                             max(Expr(1), ceil(r.sym("\\text{total}", b.total_bytes) / r.sym(args.chip().memory_symbol(), *hbm))),
                             "count").value();
-  r.out("min_chips_memory", min_chips);
-  r.out("days_at_min_chips", t.t_s * t.chips / min_chips / kSecondsPerDay);
+  f.min_chips_memory = min_chips;
+  f.days_at_min_chips = t.t_s * t.chips / min_chips / kSecondsPerDay;
 }
 
 const char* bound_of(const CommNumbers& n) { return n.t_math >= n.t_comm ? "compute" : "comms"; }
@@ -432,7 +442,7 @@ void best_step(const StepEval& best, Result& r, const std::string& what) {
          "ratio");
 }
 
-std::optional<double> search_steps(const LayoutProblem& p, Result& r) {
+std::optional<double> search_steps(const LayoutProblem& p, RunFigures& f, Result& r) {
   LayoutSearchResult found = search_layouts(p);
   json ranked = json::array(), rejected = json::array(), counts = json::object(), reasons = json::object();
   for (const StepEval& e : found.ranked) ranked.push_back(layout_json(p, e));
@@ -446,8 +456,8 @@ std::optional<double> search_steps(const LayoutProblem& p, Result& r) {
   r.out("rejected", rejected);
   r.out("rejected_counts", counts);
   r.out("rejected_reasons", reasons);
-  r.out("layouts_evaluated", double(found.evaluated));
-  r.out("layouts_fitting", double(found.fitting));
+  f.layouts_evaluated = double(found.evaluated);
+  f.layouts_fitting = double(found.fitting);
   if (found.any_memory_miss) {
     r.out("nearest_memory_miss", rejected_json(p, found.nearest_memory_miss));
   } else {
@@ -469,11 +479,13 @@ void warn_pod_boundary(const Chip& chip, double chips, Result& r) {
                                           "(t_dcn_s) and keep tensor and pipeline parallelism inside a pod."));
 }
 
-const char* const kSearchOutputs[] = {"layouts", "rejected", "rejected_counts", "rejected_reasons",
-                                      "layouts_evaluated", "layouts_fitting", "nearest_memory_miss"};
+// The layout search's tables, null where no search runs (its counts, members of RunFigures, stay
+// empty there).
+const char* const kSearchTables[] = {"layouts", "rejected", "rejected_counts", "rejected_reasons",
+                                     "nearest_memory_miss"};
 
 void null_search(Result& r) {
-  for (const char* name : kSearchOutputs) r.out_null(name);
+  for (const char* name : kSearchTables) r.out_null(name);
 }
 
 // "Why not this layout?": the layout the reader names, its unnamed axes filled by the search's best
@@ -534,15 +546,15 @@ void layout_check(const Args& args, LayoutProblem p, const MemoryInputs& mem, st
   if (shown->time.step_s > 0) best_step(*shown, r, "The named layout's step");
 }
 
-void compute(const Args& args, Result& r) {
+void run_steps(const Args& args, RunFigures& f, Result& r) {
   std::vector<std::string> warnings;
   MemoryInputs mem = read_memory_inputs(args, warnings, true);
   for (const auto& w : warnings) r.warn(w);
-  RunTimes t = time_steps(args, mem, r);
+  RunTimes t = time_steps(args, mem, f, r);
   warn_pod_boundary(args.chip(), mem.chips, r);
-  cost_steps(args, t, r);
+  cost_steps(args, t, f, r);
   expected_steps(args, mem, t, r);
-  memory_steps(args, mem, t, r);
+  memory_steps(args, mem, t, f, r);
   bool named = args.given("layout");
   if (!mem.model) {
     if (named) throw InputError("layout", "needs a model: bare params give no layers, heads or widths to lay out");
@@ -576,7 +588,7 @@ void compute(const Args& args, Result& r) {
   }
   std::optional<double> fastest;
   if (args.flag("search")) {
-    fastest = search_steps(*problem, r);
+    fastest = search_steps(*problem, f, r);
   } else {
     null_search(r);
   }
@@ -585,6 +597,12 @@ void compute(const Args& args, Result& r) {
   } else {
     r.out_null("layout_check");
   }
+}
+
+void compute(const Args& args, Result& r) {
+  RunFigures f;
+  run_steps(args, f, r);
+  write_members<kOutputs>(f, r);
 }
 
 }  // namespace

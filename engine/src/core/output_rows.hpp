@@ -17,10 +17,11 @@
 namespace scalelab {
 
 // Where a row's value is held in the figures F: nothing (the calculator writes it where it makes
-// it, by output_index), or one member of a type a result keeps without a copy.
+// it, by output_index), or one member of a type a result keeps without a copy (an empty optional
+// is written as null).
 template <class F>
 using OutputMember = std::variant<std::monostate, double F::*, std::optional<double> F::*, bool F::*, Word F::*,
-                                  std::optional<Word> F::*>;
+                                  std::optional<Word> F::*, std::optional<bool> F::*>;
 
 // One output row: an Output (name, unit, label, doc, nullable: what the schema lists and the
 // TypeScript types are generated from) and the member of F it is read from, if any. The rows are
@@ -62,7 +63,7 @@ consteval bool well_formed(const OutputRow<F> (&rows)[N]) {
       if (rows[i].name == rows[j].name) return false;
     }
     const std::size_t k = rows[i].from.index();
-    if ((k == 2 || k == 5) && !rows[i].nullable) return false;
+    if ((k == 2 || k == 5 || k == 6) && !rows[i].nullable) return false;
   }
   return true;
 }
@@ -71,7 +72,13 @@ namespace output_rows_detail {
 template <const auto& Rows, std::size_t I, class F>
 inline void write_member(const F& f, Result& r) {
   constexpr auto from = Rows[I].from;
-  if constexpr (from.index() != 0) r.out_at(I, f.*std::get<from.index()>(from));
+  if constexpr (from.index() == 6) {  // an optional flag (fits, where memory is unknown): null when empty
+    const std::optional<bool>& v = f.*std::get<6>(from);
+    if (v) r.out_at(I, *v);
+    else r.out_null_at(I);
+  } else if constexpr (from.index() != 0) {
+    r.out_at(I, f.*std::get<from.index()>(from));
+  }
 }
 }  // namespace output_rows_detail
 
