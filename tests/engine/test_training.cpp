@@ -4,8 +4,10 @@
 
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "scalelab/engine.hpp"
 #include "support/test_support.hpp"
@@ -474,6 +476,117 @@ TEST(LocalInferenceOnTpu, NothingSpills) {
   EXPECT_EQ(o["spilled_bytes"], 0);
   EXPECT_NE(r["warnings"].dump().find("a TPU has no host-memory spill path in this model, so nothing spills"),
             std::string::npos) << r["warnings"].dump();
+}
+
+}  // namespace
+
+// The schema's "layout_search" marks (io/schema_json.cpp, from training_run's declarations): the
+// parameters the layout search reads and the outputs it makes. A lab keeps a search while only
+// unmarked parameters move (training-pod-lab.ts), so every unmarked parameter, moved to each value
+// below, must leave every marked output as it was; and each marked parameter must change them at
+// some value, or its mark claims a reading the search does not do.
+namespace {
+
+using scalelab::testing::json;
+
+// Values to move a parameter to: every choice, both flags, catalog chips and models, and
+// numbers across the parameter's range (those the engine refuses are skipped).
+std::vector<json> values_to_try(const json& p) {
+  const std::string type = p["type"], name = p["name"];
+  if (type == "boolean") return {true, false};
+  if (type == "choice") return std::vector<json>(p["choices"].begin(), p["choices"].end());
+  if (type == "chip") return {"h100", "tpu-v5e"};
+  if (type == "model") return {"llama3-70b", "llama3-8b"};
+  if (type == "overrides") {
+    if (name == "chip_overrides") return {json{{"hbm_bytes", 4e9}}, json{{"ici_link_bytes_per_s", 1e9}}};
+    return {json{{"L", 8}}, json{{"D", 2048}, {"F", 8192}}};
+  }
+  if (type == "object") return {json{{"tp", 2}}, json{{"tp", 4}, {"pp", 2}}};
+  std::vector<json> out;
+  const double lo = p["min"], hi = p["max"];
+  std::vector<double> numbers = {1, 2, 8, 1e3, 1e9, hi};
+  if (!p["min_exclusive"].get<bool>()) numbers.push_back(lo);
+  if (p["default"].is_number()) {
+    const double d = p["default"];
+    numbers.insert(numbers.end(), {d * 2, d / 2});
+  }
+  for (double v : numbers) {
+    if (type == "integer") v = std::round(v);
+    if (v >= lo && v <= hi && (v > lo || !p["min_exclusive"].get<bool>())) out.push_back(v);
+  }
+  return out;
+}
+
+// The outputs the schema marks as made by the layout search, of a numbers-only evaluation; null
+// when the engine refuses the input.
+json search_outputs(const json& input, const std::vector<std::string>& marked) {
+  scalelab::Evaluation e = scalelab::evaluate("training_run", input.dump(), scalelab::EvalOptions{.steps = false});
+  if (e.status != scalelab::Status::ok) return nullptr;
+  json o = json::parse(e.json)["outputs"], out = json::object();
+  for (const std::string& name : marked) out[name] = o[name];
+  return out;
+}
+
+TEST(TrainingRun, LayoutSearchMarksAreWhatTheSearchReadsAndMakes) {
+  json schema = json::parse(scalelab::calculator_json("training_run"));
+  std::vector<std::string> marked;
+  for (const json& o : schema["outputs"]) {
+    if (o.value("layout_search", false)) marked.push_back(o["name"]);
+  }
+  EXPECT_EQ(marked, (std::vector<std::string>{"layouts", "rejected", "rejected_counts", "rejected_reasons",
+                                              "layouts_evaluated", "layouts_fitting", "nearest_memory_miss",
+                                              "layout_check"}));
+  // two bases: the search alone, and beside a named layout (whose check reads the search's fastest step)
+  const json bare = {{"chip", "tpu-v5e"}, {"model", "llama3-8b"}, {"top_n", 3}, {"rejected_samples", 2}};
+  json named = bare;
+  named["layout"] = {{"tp", 4}};
+  const json searched = search_outputs(bare, marked), with_named = search_outputs(named, marked);
+  ASSERT_TRUE(searched.is_object() && with_named.is_object());
+  ASSERT_FALSE(searched["layouts"].empty());
+  ASSERT_TRUE(with_named["layout_check"].is_object());
+  // a setting that counts only beside another: moved from a base that has that other
+  // (null: without it; bare params instead of the default model run no search)
+  const std::map<std::string, json> beside = {
+      {"params", {{"model", nullptr}}},
+      {"checkpoints_per_layer", {{"checkpointing", "custom"}, {"checkpoints_per_layer", 2}}},
+      {"virtual_stages", {{"schedule", "interleaved"}}},
+      {"sequence_parallel", {{"accounting", "practice"}, {"model", "llama3-70b"}}},
+      {"workspace_bytes", {{"accounting", "practice"}, {"chip", "h100"}, {"chips", 64}}}};
+  std::vector<std::string> unread;
+  for (const json& p : schema["params"]) {
+    const std::string name = p["name"];
+    const bool reads = p.value("layout_search", false);
+    if (!reads) unread.push_back(name);
+    int tried = 0, changed = 0;
+    for (const json& value : values_to_try(p)) {
+      for (json base : {bare, named}) {
+        if (reads && base.contains("layout")) continue;  // one base shows that the search reads it
+        if (beside.count(name)) {
+          for (const auto& [key, v] : beside.at(name).items()) {
+            if (v.is_null()) base.erase(key);
+            else base[key] = v;
+          }
+        }
+        const json before = base == bare ? searched : base == named ? with_named : search_outputs(base, marked);
+        json moved = base;
+        moved[name] = value;
+        const json got = search_outputs(moved, marked);
+        if (got.is_null() || before.is_null()) continue;  // refused: nothing to compare
+        ++tried;
+        if (got != before) ++changed;
+        if (!reads) {
+          EXPECT_EQ(got, before) << name << " = " << value.dump() << " moved the search's outputs";
+        }
+      }
+    }
+    EXPECT_GT(tried, 0) << name << ": no value to try was accepted";
+    if (reads) {
+      EXPECT_GT(changed, 0) << name << " is marked as read by the layout search, but no value moved its outputs";
+    }
+  }
+  // the run's time, cost and expected range, and the run's own ep: what training-pod's kept search may move
+  EXPECT_EQ(unread, (std::vector<std::string>{"ep", "tokens", "mfu", "chip_hours", "measured_tokens_per_s",
+                                              "price_per_hour_usd", "mfu_convention"}));
 }
 
 }  // namespace

@@ -102,6 +102,8 @@ export interface ParamSchema {
   overrides_of?: string;
   /** omitted, a search tries every value (training_run's layout search); the default is then null */
   searched?: boolean;
+  /** training_run's layout search reads it; the others set the run's time, cost and range only */
+  layout_search?: boolean;
   fields?: ParamSchema[];
 }
 export interface OutputSchema {
@@ -110,6 +112,8 @@ export interface OutputSchema {
   label: string;
   doc: string;
   nullable: boolean;
+  /** made by training_run's layout search, from the parameters marked layout_search alone */
+  layout_search?: boolean;
 }
 export interface CalculatorSchema { name: CalculatorName; title: string; chapters: number[]; doc: string; params: ParamSchema[]; outputs: OutputSchema[] }
 export interface Schema { version: number; calculators: CalculatorSchema[]; chip_fields: ParamSchema[]; model_fields: ParamSchema[] }

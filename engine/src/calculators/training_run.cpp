@@ -35,7 +35,9 @@ struct RunFigures {
 // training_run's outputs, in the order results list them (name, unit, label, doc, nullable, and the
 // member of RunFigures it is read from); the rows without one (the recommended layout, the layout
 // search's tables, the named layout, the expected range and the measured run) are written where
-// they are made.
+// they are made. The rows made by the layout search end with kByLayoutSearch: its ranked and
+// refused layouts and their counts, and the named layout's check (a search of its completions that
+// reads the fastest step). Each reads only the parameters marked layout_search (make_training_run).
 // clang-format off
 constexpr OutputRow<RunFigures> kOutputs[] = {
     {"params", "params", "parameters", "parameters of the model", false, &RunFigures::params},
@@ -58,14 +60,14 @@ constexpr OutputRow<RunFigures> kOutputs[] = {
     {"min_chips_memory", "chips", "fewest chips for memory", "fewest chips whose memory holds the training state", true, &RunFigures::min_chips_memory},
     {"days_at_min_chips", "days", "time to train on the fewest chips", "run time on the fewest chips that hold the state", true, &RunFigures::days_at_min_chips},
     {"recommended", "", "recommended layout", "the best layout found: fsdp, tp and what bounds it", true},
-    {"layouts", "", "layouts", "ranked layouts that fit, best first", true},
-    {"rejected", "", "rejected layouts", "sample layouts that fail, with the reason", true},
-    {"rejected_counts", "", "rejections by reason", "how many layouts failed for each reason", true},
-    {"rejected_reasons", "", "reasons in words", "each rejection reason's id and what it means", true},
-    {"layouts_evaluated", "count", "layouts evaluated", "layouts the search tried", true, &RunFigures::layouts_evaluated},
-    {"layouts_fitting", "count", "layouts that fit", "layouts that fit in device memory and run", true, &RunFigures::layouts_fitting},
-    {"nearest_memory_miss", "", "nearest miss", "of the layouts refused for memory, the one closest to fitting (null when none)", true},
-    {"layout_check", "", "the named layout", "the layout given as layout: its memory parts, step time, MFUs and the reason it is refused (null without one)", true},
+    {"layouts", "", "layouts", "ranked layouts that fit, best first", true, {}, kByLayoutSearch},
+    {"rejected", "", "rejected layouts", "sample layouts that fail, with the reason", true, {}, kByLayoutSearch},
+    {"rejected_counts", "", "rejections by reason", "how many layouts failed for each reason", true, {}, kByLayoutSearch},
+    {"rejected_reasons", "", "reasons in words", "each rejection reason's id and what it means", true, {}, kByLayoutSearch},
+    {"layouts_evaluated", "count", "layouts evaluated", "layouts the search tried", true, &RunFigures::layouts_evaluated, kByLayoutSearch},
+    {"layouts_fitting", "count", "layouts that fit", "layouts that fit in device memory and run", true, &RunFigures::layouts_fitting, kByLayoutSearch},
+    {"nearest_memory_miss", "", "nearest miss", "of the layouts refused for memory, the one closest to fitting (null when none)", true, {}, kByLayoutSearch},
+    {"layout_check", "", "the named layout", "the layout given as layout: its memory parts, step time, MFUs and the reason it is refused (null without one)", true, {}, kByLayoutSearch},
     {"expected_t_s_low", "s", "expected run time, short", "the run time at the chips' peak (MFU 1, 6·P·D) over the high end of the MFU published training runs on this kind of chip reached (null where no runs calibrate it)", true},
     {"expected_t_s_high", "s", "expected run time, long", "the run time at the chips' peak (MFU 1, 6·P·D) over the low end of the MFU published training runs on this kind of chip reached (null where no runs calibrate it)", true},
     {"expected_days_low", "days", "expected days to train, few", "expected_t_s_low in days (null where no runs calibrate it)", true},
@@ -626,9 +628,25 @@ void mark_searched(std::vector<Param>& ps) {
   }
 }
 
+// A parameter the layout search reads (Param::layout_search): the chip, the model, the memory
+// settings, the chips and the degrees that set them, the compute format and the search's own
+// settings. The tokens, the MFU or a measured rate, the price and the MFU's convention set the run's
+// time, cost and expected range only: time_steps, cost_steps and expected_steps read them, and
+// layout_problem does not; nor does it read ep (below). TrainingRun.LayoutSearchMarksAreWhatTheSearch-
+// ReadsAndMakes moves each parameter and compares the search's outputs.
+namespace {
+Param read_by_search(Param p) {
+  p.layout_search = true;
+  return p;
+}
+}  // namespace
+
 Calculator make_training_run() {
   using namespace params;
   std::vector<Param> ps = training_memory_params();
+  // all of the memory settings but ep: the search tries every expert-parallel degree itself (ep sets
+  // the run's own layout only)
+  for (Param& p : ps) p.layout_search = p.name != "ep";
   mark_searched(ps);
   ps.push_back(positive("tokens", "tokens", 1e18, 1.5e13, "training tokens (D in 6ND)"));
   ps.push_back(utilisation("mfu", 0.4, "model FLOPs utilisation"));
@@ -639,22 +657,23 @@ Calculator make_training_run() {
       "I measured: training tokens per second over all the chips, from your run's log (instead of mfu): the MFU "
       "it implies, the run's time at that pace and where it stands among published runs"));
   ps.push_back(number("price_per_hour_usd", "usd", 0, 1e6, nullptr, "price per chip-hour (default: the chip's)"));
-  ps.push_back(dtype("compute_dtype", "dtype of the arithmetic: picks the FLOP/s rate"));
-  ps.push_back(integer("top_n", "count", 0, 1000, 20, "ranked layouts to return", Scale::linear));
-  ps.push_back(integer("rejected_samples", "count", 0, 100, 12, "rejected layouts to show with reasons",
-                       Scale::linear));
+  ps.push_back(read_by_search(dtype("compute_dtype", "dtype of the arithmetic: picks the FLOP/s rate")));
+  ps.push_back(read_by_search(integer("top_n", "count", 0, 1000, 20, "ranked layouts to return", Scale::linear)));
+  ps.push_back(read_by_search(
+      integer("rejected_samples", "count", 0, 100, 12, "rejected layouts to show with reasons", Scale::linear)));
   ps.push_back(choice("mfu_convention", {"6pd", "attention"}, "6pd",
                       "what the MFU counts: 6·P·D (the book's, PaLM's 'without self-attention') or those FLOPs "
                       "plus attention's (PaLM's and Llama 3's published MFUs)",
                       {"6·P·D", "6·P·D plus attention"}));
-  ps.push_back(number("max_bubble", "ratio", 0, 1, 0.5,
-                      "the search refuses a layout whose pipeline bubble takes more than this share of the step",
-                      Scale::linear));
-  ps.push_back(number("max_comm_ratio", "ratio", 0.01, 1000, nullptr,
-                      "the search refuses a layout whose slowest collective takes more than this many times its "
-                      "compute (default: no such limit)"));
-  ps.push_back(boolean("search", true, "rank every layout of the chips (false: only the named layout)"));
-  ps.push_back(object("layout",
+  ps.push_back(read_by_search(number("max_bubble", "ratio", 0, 1, 0.5,
+                                     "the search refuses a layout whose pipeline bubble takes more than this share of "
+                                     "the step",
+                                     Scale::linear)));
+  ps.push_back(read_by_search(number("max_comm_ratio", "ratio", 0.01, 1000, nullptr,
+                                     "the search refuses a layout whose slowest collective takes more than this many "
+                                     "times its compute (default: no such limit)")));
+  ps.push_back(read_by_search(boolean("search", true, "rank every layout of the chips (false: only the named layout)")));
+  ps.push_back(read_by_search(object("layout",
                       {integer("tp", "count", 1, 1e7, nullptr, "tensor-parallel degree"),
                        integer("pp", "count", 1, 1e7, nullptr, "pipeline stages"),
                        integer("cp", "count", 1, 1e7, nullptr, "context-parallel degree"),
@@ -670,7 +689,7 @@ Calculator make_training_run() {
                        integer("virtual_stages", "count", 1, 128, nullptr, "interleaved: chunks per device",
                                Scale::linear)},
                       "a layout to check (\"why not this layout?\"): its memory parts, step time and the reason it "
-                      "is refused; axes left out are chosen by the search"));
+                      "is refused; axes left out are chosen by the search")));
   return {"training_run", "Training run", {6, 12},
           "Time, chip-hours and cost of a training run, its memory per chip, the book's recommended sharding, "
           "and every tp × pp × cp × dp (ZeRO stage or FSDP) × ep layout with its micro-batch, rematerialisation "

@@ -19,6 +19,10 @@ struct Output {
   std::string_view label;  // for people: "time to first token"
   std::string_view doc;    // one line: what it is
   bool nullable = false;   // null where the inputs or the chip leave it undefined
+  // Made by training_run's layout search (its ranked and refused layouts, their counts, the named
+  // layout's check): the schema says so ("layout_search": true), and a lab that keeps a search
+  // puts these outputs into a run evaluated without it while only parameters it does not read move.
+  bool layout_search = false;
 };
 
 }  // namespace scalelab

@@ -27,12 +27,14 @@ using OutputMember = std::variant<std::monostate, double F::*, std::optional<dou
 // TypeScript types are generated from) and the member of F it is read from, if any. The rows are
 // written flat, {"step_s", "s", "step time", "…", false, &DecodeFigures::step_s}: a constructor,
 // so the flat row needs no braces around its Output (clang's -Wmissing-braces, the fuzz build).
+// A row made by training_run's layout search ends with kByLayoutSearch (Output::layout_search).
+inline constexpr bool kByLayoutSearch = true;
 template <class F>
 struct OutputRow : Output {
   OutputMember<F> from{};  // the member of F it is read from, if any
   constexpr OutputRow(std::string_view name_, std::string_view unit_, std::string_view label_, std::string_view doc_,
-                      bool nullable_ = false, OutputMember<F> from_ = {})
-      : Output{name_, unit_, label_, doc_, nullable_}, from(from_) {}
+                      bool nullable_ = false, OutputMember<F> from_ = {}, bool layout_search_ = false)
+      : Output{name_, unit_, label_, doc_, nullable_, layout_search_}, from(from_) {}
 };
 
 // The position of output `name` in `table` (Output or OutputRow rows), found when the calculator

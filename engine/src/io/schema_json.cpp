@@ -74,6 +74,7 @@ class SchemaWriter {
     boolean("required", p.required);
     if (!p.overrides_of.empty()) text("overrides_of", p.overrides_of);
     if (p.searched) boolean("searched", true);
+    if (p.layout_search) boolean("layout_search", true);
     if (!p.fields.empty()) {
       key("fields");
       params(p.fields);
@@ -94,6 +95,7 @@ class SchemaWriter {
     text("label", o.label);
     text("doc", o.doc);
     boolean("nullable", o.nullable);
+    if (o.layout_search) boolean("layout_search", true);
     close('}');
   }
 

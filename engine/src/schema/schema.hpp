@@ -55,6 +55,10 @@ struct Param {
   // stage, rematerialisation policy and pipeline schedule); given, it narrows the search to that
   // value. Its default is then null: a lab offers "any" for it from this flag.
   bool searched = false;
+  // training_run's layout search reads it ("layout_search": true in the schema); the others set
+  // the run's time, cost and expected range only, and moving one leaves every output the search
+  // makes (Output::layout_search) as it was.
+  bool layout_search = false;
 };
 
 struct Result;
