@@ -57,6 +57,12 @@ test('loads with LLaMA-3 70B on 15T tokens: FLOPs, days, dollars, minimum slice,
   // without it, and its result is still the engine's whole answer for these parameters
   const [kept, shownResult, params] = await page.evaluate((el) => { const lab = document.querySelector(el); return [lab.search?.outputs.layouts_evaluated, JSON.stringify(lab.result), lab.params()]; }, EL);
   assert.ok(kept > 0, 'the search is kept');
+  // what it keeps and what may move beside it are the engine's schema marks (layout_search), not lists of the lab's
+  const schema = JSON.parse(engine.calculator(CALC));
+  const facts = await page.evaluate((el) => { const f = document.querySelector(el).facts; return { runOnly: [...f.runOnly], outputs: f.outputs }; }, EL);
+  assert.deepEqual(facts.outputs, schema.outputs.filter((o) => o.layout_search).map((o) => o.name));
+  assert.deepEqual(facts.runOnly, schema.params.filter((q) => !q.layout_search).map((q) => q.name));
+  assert.ok(facts.runOnly.includes('mfu') && facts.runOnly.includes('price_per_hour_usd') && facts.outputs.includes('layouts'));
   assert.equal(shownResult, JSON.stringify(JSON.parse(engine.evaluateNumbers(CALC, JSON.stringify(params)))));
   assert.equal(await out(page, 'achieved_flops_per_s'), want(p, 'achieved_flops_per_s'));
   // price

@@ -8,7 +8,7 @@ import { MODEL_PICKER } from './model-picker';
 import { layoutWords } from './words';
 import { ChartCache, DECADES, Plot, moveMarker, powerOfTwoTicks, reachOf, showIn, type Chart } from './plot';
 import { PublishedRunsLayer } from './published-layer';
-import { isError, type Outcome, type Result } from '../engine';
+import { isError, type CalculatorSchema, type Outcome, type Result } from '../engine';
 import { measuredLine } from './measured';
 
 type O = Record<string, unknown>;
@@ -63,22 +63,28 @@ function dayDomain(days: number[]): [number, number] {
 /** one chip count of the chart: days at the reader's MFU, and the range published runs reach */
 interface DPt { chips: number; days: number; low: number | null; high: number | null }
 
-/** The parameters the engine's layout search does not read: they set the run's time, cost and
- *  range only (training_run.cpp: time_steps, cost_steps and expected_steps read them; the search's
- *  problem, layout_problem, reads the chip, the model, the memory settings, the compute format and
- *  its own settings). */
-const RUN_ONLY = ['mfu', 'tokens', 'price_per_hour_usd', 'measured_tokens_per_s', 'chip_hours', 'mfu_convention'];
-/** training_run's outputs that come from the layout search (its kSearchOutputs) */
-const SEARCH_OUTPUTS = ['layouts', 'rejected', 'rejected_counts', 'rejected_reasons', 'layouts_evaluated', 'layouts_fitting', 'nearest_memory_miss'];
+/** What the engine's schema says of training_run's layout search (`layout_search` marks): the
+ *  parameters it does not read, which set the run's time, cost and range only (the tokens, the MFU
+ *  or a measured rate, the price; and the run's own ep, which the search tries itself), and the outputs it makes (its ranked and refused layouts, their
+ *  counts, the named layout's check). A ctest moves each unmarked parameter and finds the marked
+ *  outputs unchanged (TrainingRun.LayoutSearchMarksAreWhatTheSearchReadsAndMakes). */
+interface SearchFacts { runOnly: Set<string>; outputs: string[] }
+function searchFacts(schema: CalculatorSchema): SearchFacts {
+  return {
+    runOnly: new Set(schema.params.filter((p) => !p.layout_search).map((p) => p.name)),
+    outputs: schema.outputs.filter((o) => o.layout_search).map((o) => o.name),
+  };
+}
 /** A layout search's part of a result: its outputs, the warnings it added (after every other) and
  *  the search input as echoed; `key`, the parameters it read. */
 interface KeptSearch { key: string; outputs: Record<string, unknown>; warnings: string[]; search: unknown }
-const searchKey = (params: Record<string, unknown>) => JSON.stringify(Object.entries(params).filter(([k]) => !RUN_ONLY.includes(k)));
+/** the parameters the search reads (any the schema does not list counts as read) */
+const searchKey = (facts: SearchFacts, params: Record<string, unknown>) => JSON.stringify(Object.entries(params).filter(([k]) => !facts.runOnly.has(k)));
 /** The result without the search (`search: false`) given a kept search's part: what the engine
  *  answers with the search, when the search read the same parameters. */
-function withSearch(bare: Result, kept: KeptSearch): Result {
+function withSearch(facts: SearchFacts, bare: Result, kept: KeptSearch): Result {
   const outputs = { ...bare.outputs };
-  for (const k of SEARCH_OUTPUTS) outputs[k] = kept.outputs[k];
+  for (const k of facts.outputs) outputs[k] = kept.outputs[k];
   return { ...bare, inputs: { ...bare.inputs, search: kept.search }, outputs, warnings: [...bare.warnings, ...kept.warnings] };
 }
 
@@ -123,6 +129,8 @@ export class TrainingPodLab extends LabElement<'training_run'> {
   private curve: DPt[] = [];
   /** the last layout search, kept while only the run's time and cost change (evaluateNumbers) */
   private search: KeptSearch | null = null;
+  /** what the schema says the search reads and makes, read once */
+  private facts: SearchFacts | null = null;
   /** days charts drawn, by their frame: an input that keeps the frame moves the line and the dot */
   private readonly charts = new ChartCache(8);
 
@@ -144,10 +152,13 @@ export class TrainingPodLab extends LabElement<'training_run'> {
    *  kept only where putting it into the run without it gives the engine's whole answer byte for
    *  byte (so not beside a named layout, whose check reads the search's fastest step). */
   protected evaluateNumbers(params: Record<string, unknown>): Outcome {
-    const e = this.engine!, key = searchKey(params), kept = this.search;
+    const e = this.engine!, schema = e.calculator(this.calculator);
+    if (!schema) return e.evaluate(this.calculator, params, { steps: false });
+    this.facts ??= searchFacts(schema);
+    const facts = this.facts, key = searchKey(facts, params), kept = this.search;
     if (kept && kept.key === key) {
       const bare = e.evaluate(this.calculator, { ...params, search: false }, { steps: false });
-      return isError(bare) ? bare : withSearch(bare, kept);
+      return isError(bare) ? bare : withSearch(facts, bare, kept);
     }
     this.search = null;
     const full = e.evaluate(this.calculator, params, { steps: false });
@@ -155,7 +166,7 @@ export class TrainingPodLab extends LabElement<'training_run'> {
     const bare = e.evaluate(this.calculator, { ...params, search: false }, { steps: false });
     if (isError(bare) || full.warnings.length < bare.warnings.length) return full;
     const part: KeptSearch = { key, outputs: full.outputs, warnings: full.warnings.slice(bare.warnings.length), search: full.inputs.search };
-    if (JSON.stringify(withSearch(bare, part)) === JSON.stringify(full)) this.search = part;
+    if (JSON.stringify(withSearch(facts, bare, part)) === JSON.stringify(full)) this.search = part;
     return full;
   }
 
