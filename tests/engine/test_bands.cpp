@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "io/calibration.hpp"  // engine/src: the fit itself
+#include "models/expected.hpp"  // engine/src: band_for
 #include "scalelab/engine.hpp"
 #include "support/test_support.hpp"
 
@@ -553,4 +554,55 @@ TEST(Bands, AMeasuredPrefillIsItsBoundOverItsTime) {
   EXPECT_TRUE(o["measured_among"].is_string());
   const json r = json::parse(scalelab::evaluate("prefill", R"({"chip": "h100", "measured_t_s": 0})").json);
   EXPECT_EQ(r["error"]["param"], "measured_t_s");
+}
+
+// band_for keeps its last answers (the bands are fixed when the engine is built): a look-up gives
+// the band of its own arguments whatever was asked before it, with more look-ups between than it
+// keeps, and a setting's value may be a caller's temporary, gone before the next look-up.
+TEST(Bands, ALookUpGivesTheBandOfItsOwnArgumentsWhateverWasAskedBefore) {
+  using scalelab::ChipKind;
+  struct Ask {
+    const char *calculator, *output;
+    ChipKind kind;
+    const char* fabric;  // the collective's fabric setting, or null for no setting
+    const char* regime;  // the band's, or null for none
+  };
+  const std::vector<Ask> asks = {
+      {"decode", "tokens_per_s", ChipKind::tpu, nullptr, "decode"},
+      {"decode", "tokens_per_s", ChipKind::consumer_gpu, nullptr, "local-gpu"},
+      {"decode", "step_s", ChipKind::unified_memory, nullptr, "local-unified"},
+      {"decode", "tokens_per_s", ChipKind::cpu, nullptr, "local-cpu"},
+      {"serving", "latency_s", ChipKind::datacenter_gpu, nullptr, "serving"},
+      {"prefill", "t_s", ChipKind::cpu, nullptr, "prefill"},
+      {"collective", "t_s", ChipKind::datacenter_gpu, "nvlink", "collective"},
+      {"collective", "t_s", ChipKind::datacenter_gpu, "ib_fat_tree", "collective-ib"},
+      {"collective", "t_s", ChipKind::tpu, "ici", "collective-ici"},
+      {"collective", "t_s", ChipKind::datacenter_gpu, "ici", nullptr},
+      {"collective", "t_s", ChipKind::tpu, "nvlink", nullptr},
+      {"roofline", "t_lower_s", ChipKind::consumer_gpu, nullptr, nullptr},
+      {"training_run", "t_s", ChipKind::tpu, nullptr, "training-run"},
+      {"decode", "no_such_output", ChipKind::tpu, nullptr, nullptr},
+  };
+  auto look_up = [](const Ask& a) {
+    std::string fabric = a.fabric ? a.fabric : "";  // a temporary: its text is overwritten after the call
+    const scalelab::Band* band = a.fabric ? scalelab::band_for(a.calculator, a.output, a.kind, {{"fabric", fabric}})
+                                          : scalelab::band_for(a.calculator, a.output, a.kind);
+    fabric.assign(fabric.size(), '#');
+    return band;
+  };
+  for (int pass = 0; pass < 3; ++pass) {  // forwards, backwards, then each twice in a row
+    for (std::size_t n = 0; n < asks.size(); ++n) {
+      const Ask& a = asks[pass == 1 ? asks.size() - 1 - n : n];
+      for (int again = 0; again < (pass == 2 ? 2 : 1); ++again) {
+        const scalelab::Band* band = look_up(a);
+        SCOPED_TRACE(std::string(a.calculator) + "." + a.output + (a.fabric ? std::string(" over ") + a.fabric : ""));
+        if (!a.regime) {
+          EXPECT_EQ(band, nullptr);
+        } else {
+          ASSERT_NE(band, nullptr);
+          EXPECT_STREQ(band->regime, a.regime);
+        }
+      }
+    }
+  }
 }

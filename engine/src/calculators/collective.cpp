@@ -262,8 +262,8 @@ void expected_time(const Args& args, const std::string& fabric, double t_s, bool
   const bool catalog_links = !args.given("link_bytes_per_s");
   const Band* band = catalog_links && t_s > 0 ? band_for("collective", "t_s", kind, {{"fabric", fabric}}) : nullptr;
   if (band && !latency_priced && below_runs(*band, "bytes", bytes)) band = nullptr;
-  out_expected(band, {"t_s", "expected_t_s_low", "expected_t_s_high", "s", "collective time"}, t_s, r);
-  out_band(band, "collective", kind, {{"bytes", bytes}}, r);
+  out_expected(band, expected_output(kOutputs, "t_s", "collective time"), t_s, r);
+  out_band(band, "collective", kind, {{"bytes", bytes}}, r, band_outputs(kOutputs));
 }
 
 void compute(const Args& args, Result& r) {

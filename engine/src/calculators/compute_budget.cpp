@@ -88,9 +88,9 @@ void work_steps(const Args& args, const Rates& rates, Result& r) {
   // The range whole published runs on this kind of chip reach: their MFUs count 6·N·D, whatever
   // the remat, so the range is that time at the peak over them.
   const Band* band = rates.flops && args.has_chip() ? band_for("compute_budget", "t_s", args.chip().kind) : nullptr;
-  out_expected(band, {"t_s", "expected_t_s_low", "expected_t_s_high", "s", "training time"},
+  out_expected(band, expected_output(kOutputs, "t_s", "training time"),
                band ? 6 * args.num("N") * args.num("D") / *rates.flops : 0, r);
-  out_band(band, "compute_budget", band ? args.chip().kind : ChipKind{}, {}, r);
+  out_band(band, "compute_budget", band ? args.chip().kind : ChipKind{}, {}, r, band_outputs(kOutputs));
   Expr weights = r.step("Weight bytes", "\\text{bytes}_w", N * r.sym("b", args.num("bytes_per_param")), "bytes");
   r.out("weight_bytes", weights);
   if (rates.bandwidth) {

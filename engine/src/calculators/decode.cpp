@@ -81,27 +81,26 @@ static_assert(well_formed(kOutputs));
 
 // The range published decode runs on this kind of chip reach (`band`, the tokens/s band), beside the
 // tokens/s and step-time bounds.
-void output_expected(const InferenceSetup& setup, const DecodeFigures& f, const Band* band, const Setup& settings,
+void output_expected(const InferenceSetup& setup, const DecodeFigures& f, const Band* band, Setup settings,
                      Result& r) {
-  out_expected(band, {"tokens_per_s", "expected_tokens_per_s_low", "expected_tokens_per_s_high", "tokens/s",
-                      "tokens per second"}, f.tokens_per_s, r);
+  out_expected(band, expected_output(kOutputs, "tokens_per_s", "tokens per second"), f.tokens_per_s, r);
   out_expected(band_for("decode", "step_s", setup.chip->kind),
-               {"step_s", "expected_step_s_low", "expected_step_s_high", "s", "step time"}, f.step_s, r);
-  out_band(band, "decode", setup.chip->kind, settings, r);
+               expected_output(kOutputs, "step_s", "step time"), f.step_s, r);
+  out_band(band, "decode", setup.chip->kind, settings, r, band_outputs(kOutputs));
 }
 
 void compute(const Args& args, Result& r) {
   const InferenceSetup& setup = inference_setup(args);
-  double chips = args.num("chips");
+  const double chips = args.num("chips"), batch = args.num("batch"), context = args.num("context");
   check_axes_tp(setup, chips, "axes_tp");
   check_slice_topology(setup, chips, r);
   warn_ignored_inputs(args, r);
-  DecodeFigures f = decode_step(setup, args.num("batch"), chips, args.num("context"), r.log());
+  DecodeFigures f = decode_step(setup, batch, chips, context, r.log());
   write_members<kOutputs>(f, r);
   // Looked up once (a scan of the bands' rows): the measured line and the range read the same band.
   const Band* band = band_for("decode", "tokens_per_s", setup.chip->kind);
   output_measured(args, f, f.tokens_per_s, band, r);
-  output_expected(setup, f, band, {{"batch", args.num("batch")}, {"chips", chips}, {"context", args.num("context")}}, r);
+  output_expected(setup, f, band, {{"batch", batch}, {"chips", chips}, {"context", context}}, r);
 }
 
 }  // namespace

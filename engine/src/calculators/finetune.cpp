@@ -417,10 +417,9 @@ void output_expected(const Args& args, const Inputs& in, const Times& t, Result&
   const ChipKind kind = args.chip().kind;
   const Band* band = t.t_s > 0 ? band_for("finetune", "tokens_per_s", kind) : nullptr;
   const double peak_rate = t.tokens_per_s / in.mfu, peak_s = t.t_s * in.mfu;  // at MFU 1
-  out_expected(band, {"tokens_per_s", "expected_tokens_per_s_low", "expected_tokens_per_s_high", "tokens/s",
-                      "tokens per second"}, peak_rate, r);
-  out_expected(band, {"t_s", "expected_t_s_low", "expected_t_s_high", "s", "fine-tuning time"}, peak_s, r);
-  out_band(band, "finetune", kind, {{"sequence_length", in.seq}}, r);
+  out_expected(band, expected_output(kOutputs, "tokens_per_s", "tokens per second"), peak_rate, r);
+  out_expected(band, expected_output(kOutputs, "t_s", "fine-tuning time"), peak_s, r);
+  out_band(band, "finetune", kind, {{"sequence_length", in.seq}}, r, band_outputs(kOutputs));
   if (!args.given("measured_tokens_per_s")) {
     for (const char* name : {"measured_share_of_bound", "achieved_flops_per_s", "measured_runs_below", "measured_among"}) {
       r.out_null(name);

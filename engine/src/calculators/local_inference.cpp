@@ -668,17 +668,16 @@ std::optional<std::string> binding_tier(const std::vector<Tier>& tiers, double t
 }
 
 // The range published runs of local runtimes on this kind of device reach, beside the bounds.
-void output_expected(ChipKind kind, double step, double tokens, double ttft, const Setup& settings,
-                     const Setup& prompt_settings, Result& r) {
+void output_expected(ChipKind kind, double step, double tokens, double ttft, Setup settings,
+                     Setup prompt_settings, Result& r) {
   const Band* band = band_for("local_inference", "tokens_per_s", kind);
-  out_expected(band, {"tokens_per_s", "expected_tokens_per_s_low", "expected_tokens_per_s_high", "tokens/s",
-                      "tokens per second"}, tokens, r);
+  out_expected(band, expected_output(kOutputs, "tokens_per_s", "tokens per second"), tokens, r);
   out_expected(band_for("local_inference", "step_s", kind),
-               {"step_s", "expected_step_s_low", "expected_step_s_high", "s", "time per token step"}, step, r);
+               expected_output(kOutputs, "step_s", "time per token step"), step, r);
   out_expected(band_for("local_inference", "ttft_s", kind),
-               {"ttft_s", "expected_ttft_s_low", "expected_ttft_s_high", "s", "time to first token"}, ttft, r);
-  out_band(band, "local_inference", kind, settings, r);
-  out_band(band_for("local_inference", "ttft_s", kind), "local_inference", kind, prompt_settings, r, "expected_ttft_");
+               expected_output(kOutputs, "ttft_s", "time to first token"), ttft, r);
+  out_band(band, "local_inference", kind, settings, r, band_outputs(kOutputs));
+  out_band(band_for("local_inference", "ttft_s", kind), "local_inference", kind, prompt_settings, r, band_outputs(kOutputs, "expected_ttft_"));
 }
 
 // Each device's stage of a token step: its share of what the devices hold and read, read at its

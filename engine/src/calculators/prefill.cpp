@@ -60,8 +60,8 @@ void compute(const Args& args, Result& r) {
   // (the runs were fitted there: a lower mfu is the reader's own estimate of the same gap).
   const Band* band = band_for("prefill", "t_s", setup.chip->kind);
   const double bound = mfu == 1 ? f.t_s : prefill_step(setup, tokens, chips, 1, Steps()).t_s;
-  out_expected(band, {"t_s", "expected_t_s_low", "expected_t_s_high", "s", "prefill time"}, bound, r);
-  out_band(band, "prefill", setup.chip->kind, {{"chips", chips}, {"tokens", tokens}}, r);
+  out_expected(band, expected_output(kOutputs, "t_s", "prefill time"), bound, r);
+  out_band(band, "prefill", setup.chip->kind, {{"chips", chips}, {"tokens", tokens}}, r, band_outputs(kOutputs));
   if (args.given("measured_t_s")) output_measured(args.num("measured_t_s"), f.flops, bound, band, r);
   if (f.bound == "memory") {
     r.warn("Only " + plain(f.tokens) +

@@ -192,9 +192,9 @@ void compute(const Args& args, Result& r) {
   r.step("Lower bound (perfect overlap)", "T", max(t_math, t_comm), "s");
   // The range published matmuls reach of the bound: measured from device memory, so only on the hbm path.
   const Band* band = path == "hbm" ? band_for("roofline", "t_lower_s", chip.kind) : nullptr;
-  out_expected(band, {"t_lower_s", "expected_t_lower_s_low", "expected_t_lower_s_high", "s", "time"},
+  out_expected(band, expected_output(kOutputs, "t_lower_s", "time"),
                std::max(t_math.value(), t_comm.value()), r);
-  out_band(band, "roofline", chip.kind, {{"flops", flops.value()}}, r);
+  out_band(band, "roofline", chip.kind, {{"flops", flops.value()}}, r, band_outputs(kOutputs));
 
   if (!op.is_matmul) {
     r.out_null("crossover_batch");

@@ -268,21 +268,19 @@ void run_sweep(const Args& args, const InferenceSetup& s, const Request& q, Resu
 void output_expected(const InferenceSetup& setup, const Request& q, const ServingFigures& full, Result& r) {
   const ChipKind kind = setup.chip->kind;
   const Band* band = band_for("serving", "throughput_tokens_per_s", kind);
-  out_expected(band, {"throughput_tokens_per_s", "expected_throughput_tokens_per_s_low",
-                      "expected_throughput_tokens_per_s_high", "tokens/s", "throughput"},
+  out_expected(band, expected_output(kOutputs, "throughput_tokens_per_s", "throughput"),
                full.throughput_tokens_per_s, r);
   out_expected(band_for("serving", "latency_s", kind),
-               {"latency_s", "expected_latency_s_low", "expected_latency_s_high", "s", "response latency"},
+               expected_output(kOutputs, "latency_s", "response latency"),
                full.latency_s, r);
   out_expected(band_for("serving", "time_to_first_token_s", kind),
-               {"time_to_first_token_s", "expected_time_to_first_token_s_low", "expected_time_to_first_token_s_high",
-                "s", "time to first token"},
+               expected_output(kOutputs, "time_to_first_token_s", "time to first token"),
                full.t_prefill_s, r);
   const Setup settings{{"batch", full.decode.batch}, {"chips", full.decode.chips}, {"context", q.context},
                        {"prompt_tokens", q.prompt_tokens}, {"decode_tokens", q.decode_tokens}};
-  out_band(band, "serving", kind, settings, r);
+  out_band(band, "serving", kind, settings, r, band_outputs(kOutputs));
   out_band(band_for("serving", "time_to_first_token_s", kind), "serving", kind,
-           {{"chips", full.decode.chips}, {"prompt_tokens", q.prompt_tokens}}, r, "expected_ttft_");
+           {{"chips", full.decode.chips}, {"prompt_tokens", q.prompt_tokens}}, r, band_outputs(kOutputs, "expected_ttft_"));
 }
 
 void compute(const Args& args, Result& r) {

@@ -483,7 +483,7 @@ void out_invalid(Result& r, const Plan& plan) {
                            "output_spec", "expected_t_s_low", "expected_t_s_high"}) {
     r.out_null(name);
   }
-  out_band(nullptr, "sharded_matmul", ChipKind{}, {}, r);
+  out_band(nullptr, "sharded_matmul", ChipKind{}, {}, r, band_outputs(kOutputs));
   r.warn(plan.error);
 }
 
@@ -492,8 +492,8 @@ void out_invalid(Result& r, const Plan& plan) {
 void expected_time(const Args& args, double t_math, double t_comm, double t, Result& r) {
   const ChipKind kind = args.chip().kind;
   const Band* band = t > 0 ? band_for("sharded_matmul", t_math >= t_comm ? "t_math_s" : "t_comm_s", kind) : nullptr;
-  out_expected(band, {"t_s", "expected_t_s_low", "expected_t_s_high", "s", "matmul time"}, t, r);
-  out_band(band, "sharded_matmul", kind, {}, r);
+  out_expected(band, expected_output(kOutputs, "t_s", "matmul time"), t, r);
+  out_band(band, "sharded_matmul", kind, {}, r, band_outputs(kOutputs));
 }
 
 json collectives_json(const Args& args, const Mesh& mesh, const Plan& plan, Result& r, double& t_comm) {

@@ -527,8 +527,8 @@ void expected_layer_time(const Args& args, const Expr& t_layer, double chips, Co
   f.t_layer_s = t.value();
   const ChipKind kind = args.chip().kind;
   const Band* band = band_for("training_comm", "t_layer_s", kind);
-  out_expected(band, {"t_layer_s", "expected_t_layer_s_low", "expected_t_layer_s_high", "s", "layer time"}, t.value(), r);
-  out_band(band, "training_comm", kind, {{"chips", chips}, {"T", args.num("T")}}, r);
+  out_expected(band, expected_output(kOutputs, "t_layer_s", "layer time"), t.value(), r);
+  out_band(band, "training_comm", kind, {{"chips", chips}, {"T", args.num("T")}}, r, band_outputs(kOutputs));
 }
 
 // One chip: the layer's math alone. No collective, so no fabric, intensity, ring factor or

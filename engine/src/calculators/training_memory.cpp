@@ -244,10 +244,9 @@ void per_chip_steps(const Args& args, const MemoryInputs& in, const MemoryBreakd
 void expected_steps(const Args& args, const MemoryInputs& in, double bytes_per_chip, MemoryFigures& f, Result& r) {
   const ChipKind kind = args.chip().kind;
   const Band* band = band_for("training_memory", "bytes_per_chip", kind);
-  out_expected(band, {"bytes_per_chip", "expected_bytes_per_chip_low", "expected_bytes_per_chip_high", "bytes",
-                      "peak memory per chip"},
+  out_expected(band, expected_output(kOutputs, "bytes_per_chip", "peak memory per chip"),
                bytes_per_chip, r);
-  out_band(band, "training_memory", kind, {{"chips", in.chips}, {"T", in.T}}, r);
+  out_band(band, "training_memory", kind, {{"chips", in.chips}, {"T", in.T}}, r, band_outputs(kOutputs));
   if (!args.given("measured_peak_bytes")) {
     out_measured_among(nullptr, 0, r);
     return;

@@ -213,9 +213,9 @@ void expected_steps(const Args& args, const MemoryInputs& mem, const RunTimes& t
   const ChipKind kind = args.chip().kind;
   const Band* band = band_for("training_run", "t_s", kind);
   const double at_peak = t.total_flops / (t.chips * t.C);
-  out_expected(band, {"t_s", "expected_t_s_low", "expected_t_s_high", "s", "run time"}, at_peak, r);
-  out_expected(band, {"days", "expected_days_low", "expected_days_high", "days", "days to train"}, at_peak / kSecondsPerDay, r);
-  out_band(band, "training_run", kind, {{"chips", t.chips}, {"T", mem.T}}, r);
+  out_expected(band, expected_output(kOutputs, "t_s", "run time"), at_peak, r);
+  out_expected(band, expected_output(kOutputs, "days", "days to train"), at_peak / kSecondsPerDay, r);
+  out_band(band, "training_run", kind, {{"chips", t.chips}, {"T", mem.T}}, r, band_outputs(kOutputs));
   // a measured run among the published ones: whole runs (chip-hours) among whole runs, a rate
   // among steady-state steps; their shares are MFUs counted as 6·P·D, as t.mfu is
   const bool hours = args.given("chip_hours"), step = args.given("measured_tokens_per_s");

@@ -61,8 +61,8 @@ void compute(const Args& args, Result& r) {
   r.out("path_bytes_per_s", W);
   // the range published copies reach over this rung (data/measurements.json: HBM, PCIe and NVLink)
   const Band* band = t > 0 ? band_for("transfer", "t_s", chip.kind, {{"path", path}}) : nullptr;
-  out_expected(band, {"t_s", "expected_t_s_low", "expected_t_s_high", "s", "transfer time"}, t, r);
-  out_band(band, "transfer", chip.kind, {{"bytes", bytes}}, r);
+  out_expected(band, expected_output(kOutputs, "t_s", "transfer time"), t, r);
+  out_band(band, "transfer", chip.kind, {{"bytes", bytes}}, r, band_outputs(kOutputs));
 }
 
 }  // namespace

@@ -30,8 +30,11 @@ std::uint64_t warning_hash(Warning::Text kind, const std::array<std::uint64_t, W
   return fmix(h ^ argument.size());
 }
 
-Outputs::Outputs(const std::vector<Output>& declared)
-    : declared_(&declared), slots_(declared.size()) {}
+Outputs::Outputs(const std::vector<Output>& declared) : declared_(&declared), slots_(declared.size()) {
+  for (std::size_t i = 0; i < declared.size(); ++i) {
+    if (!declared[i].nullable) required_.push_back(i);
+  }
+}
 
 std::optional<std::size_t> Outputs::position(std::string_view name) const {
   const std::size_t n = declared_->size();
@@ -81,8 +84,8 @@ void Outputs::check(const std::string& calculator) const {
     for (const std::string& name : undeclared_) names += (names.empty() ? "" : ", ") + name;
     throw std::logic_error(calculator + " emitted undeclared outputs: " + names);
   }
-  for (std::size_t i = 0; i < size(); ++i) {
-    if (!(*declared_)[i].nullable && (kind(i) == Kind::unset || kind(i) == Kind::null)) {
+  for (std::size_t i : required_) {
+    if (kind(i) == Kind::unset || kind(i) == Kind::null) {
       throw std::logic_error(calculator + " left out its output " + std::string((*declared_)[i].name) +
                              ", which is not nullable");
     }

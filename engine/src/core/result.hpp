@@ -321,6 +321,7 @@ class Outputs {
   std::vector<Slot> slots_;    // by declared position: what is set, and its number or word
   std::vector<json> others_;   // by declared position, the values of kind other (or empty)
   std::size_t cursor_ = 0;
+  std::vector<std::size_t> required_;    // the positions of the outputs that are not nullable
   std::vector<std::string> undeclared_;  // reported by check(), in the order emitted
 };
 
@@ -373,6 +374,8 @@ struct Result {
     const std::optional<std::size_t> at = outputs.index_of(name);
     return !at || !text_unread[*at];
   }
+  // The same by declared position.
+  bool reads_text_at(std::size_t i) const { return text_unread.empty() || !text_unread[i]; }
   // Back to an empty result for the same calculator, as constructed (record_steps and text_unread kept): a sweep
   // reuses one Result point after point instead of allocating it again.
   void clear() {

@@ -1,6 +1,7 @@
 #include "models/expected.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cctype>
 #include <cstdio>
@@ -188,7 +189,10 @@ const std::vector<BandKinds>& band_kinds() {
 
 }  // namespace
 
-const Band* band_for(std::string_view calculator, std::string_view output, ChipKind kind, Settings settings) {
+namespace {
+
+// The band of `calculator`.`output` for `kind` and `settings`, found by a scan of the bands' rows.
+const Band* scan_bands(std::string_view calculator, std::string_view output, ChipKind kind, Settings settings) {
   const std::string& kind_name = chip_kind_names()[std::size_t(kind)];
   const std::vector<BandKinds>& kinds = band_kinds();
   for (std::size_t b = 0; b < kBandRowCount; ++b) {
@@ -201,10 +205,47 @@ const Band* band_for(std::string_view calculator, std::string_view output, ChipK
   return nullptr;
 }
 
+// One look-up and its answer, its words copied (a setting's value may be a caller's temporary).
+struct BandLookup {
+  std::string calculator, output;
+  ChipKind kind{};
+  std::vector<std::pair<std::string, std::string>> settings;
+  const Band* band = nullptr;
+
+  bool asks(std::string_view c, std::string_view o, ChipKind k, Settings s) const {
+    return kind == k && calculator == c && output == o && settings.size() == s.size() &&
+           std::equal(s.begin(), s.end(), settings.begin(),
+                      [](const auto& given, const auto& kept) { return given.first == kept.first && given.second == kept.second; });
+  }
+};
+
+}  // namespace
+
+// The bands are fixed when the engine is built, so a look-up's answer never changes: the last few
+// are kept and given back without a scan. A sweep asks the same ones at every point; a calculator
+// asks two to five a call.
+const Band* band_for(std::string_view calculator, std::string_view output, ChipKind kind, Settings settings) {
+  constexpr std::size_t kKept = 8;
+  thread_local std::array<BandLookup, kKept> kept;
+  thread_local std::size_t next = 0, used = 0;
+  for (std::size_t i = 0; i < used; ++i) {
+    if (kept[i].asks(calculator, output, kind, settings)) return kept[i].band;
+  }
+  BandLookup& slot = kept[next];
+  slot.calculator.assign(calculator);
+  slot.output.assign(output);
+  slot.kind = kind;
+  slot.settings.assign(settings.begin(), settings.end());
+  slot.band = scan_bands(calculator, output, kind, settings);
+  next = (next + 1) % kKept;
+  used = std::max(used, next == 0 ? kKept : next);
+  return slot.band;
+}
+
 void out_expected(const Band* band, const ExpectedOutput& o, double bound, Result& r) {
   if (!band) {
-    r.out_null(o.low);
-    r.out_null(o.high);
+    r.out_null_at(o.low);
+    r.out_null_at(o.high);
     return;
   }
   const bool time = is_time_unit(o.unit);
@@ -215,8 +256,8 @@ void out_expected(const Band* band, const ExpectedOutput& o, double bound, Resul
     label_high = "Expected " + words + (time ? ", longest" : ", highest") + why;
   }
   Expr b = r.sym("\\text{bound}", bound), lo = r.sym("s_{lo}", band->low), hi = r.sym("s_{hi}", band->high);
-  r.out(o.low, r.step(label_low, "", time ? b / hi : lo * b, o.unit));
-  r.out(o.high, r.step(label_high, "", time ? b / lo : hi * b, o.unit));
+  r.out_at(o.low, r.step(label_low, "", time ? b / hi : lo * b, o.unit));
+  r.out_at(o.high, r.step(label_high, "", time ? b / lo : hi * b, o.unit));
 }
 
 // A kind of chip for people, without the title's examples: "unified memory (Apple, …)" → "unified memory".
@@ -249,16 +290,15 @@ bool below_runs(const Band& band, std::string_view setting, double value) {
   return false;
 }
 
-void out_band(const Band* band, std::string_view calculator, ChipKind kind, const Setup& setup, Result& r,
-              std::string_view prefix) {
-  OutputName key(prefix);
+void out_band(const Band* band, std::string_view calculator, ChipKind kind, Setup setup, Result& r,
+              const BandOutputs& at) {
   if (!band) {
-    for (const char* field : {"runs", "share_low", "share_high", "covered", "outside"}) r.out_null(key(field));
+    for (std::size_t i : {at.runs, at.share_low, at.share_high, at.covered, at.outside}) r.out_null_at(i);
     return;
   }
-  r.out(key("runs"), double(band->runs));
-  r.out(key("share_low"), band->low);
-  r.out(key("share_high"), band->high);
+  r.out_at(at.runs, double(band->runs));
+  r.out_at(at.share_low, band->low);
+  r.out_at(at.share_high, band->high);
   const std::span<const BandRange> ranges(band->ranges, band->range_count);
   const auto beyond = [&](const BandRange& range, std::string_view name, double value) {
     return range.setting == name && !(value >= range.low && value <= range.high);
@@ -268,10 +308,10 @@ void out_band(const Band* band, std::string_view calculator, ChipKind kind, cons
     for (const BandRange& range : ranges) any_beyond = any_beyond || beyond(range, name, value);
   }
   const bool other_kind = !(band_kinds()[std::size_t(band - kBandRows)].ran >> std::size_t(kind) & 1u);
-  r.out(key("covered"), !any_beyond && !other_kind);
+  r.out_at(at.covered, !any_beyond && !other_kind);
   // the sentence only where there is something to say and the caller reads it (a sweep does not)
-  if ((!any_beyond && !other_kind) || !r.reads_text(key("outside"))) {
-    r.out_null(key("outside"));
+  if ((!any_beyond && !other_kind) || !r.reads_text_at(at.outside)) {
+    r.out_null_at(at.outside);
     return;
   }
   std::vector<std::string> theirs, ours;
@@ -294,7 +334,7 @@ void out_band(const Band* band, std::string_view calculator, ChipKind kind, cons
     runs += (other_kind ? " and took " : " took ") + and_list(theirs);
     setup_words += (other_kind ? " and takes " : "this setup takes ") + and_list(ours);
   }
-  r.out(key("outside"), runs + "; " + setup_words + ", so the range is carried beyond what was measured.");
+  r.out_at(at.outside, runs + "; " + setup_words + ", so the range is carried beyond what was measured.");
 }
 
 void out_measured_among(const Band* band, double share, Result& r, std::string_view prefix) {

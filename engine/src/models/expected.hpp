@@ -3,6 +3,7 @@
 // time or a rate asks for its regime's band and writes, beside the bound, the range real systems
 // reach: share × bound for a rate, bound / share for a time.
 #pragma once
+#include <cstddef>
 #include <initializer_list>
 #include <string_view>
 #include <utility>
@@ -25,13 +26,39 @@ using Settings = std::initializer_list<std::pair<std::string_view, std::string_v
 // regime does or its runs are too few.
 const Band* band_for(std::string_view calculator, std::string_view output, ChipKind kind, Settings settings = {});
 
-// A bounded output and the names of its expected range, written beside each calculator's call:
-// {"tokens_per_s", "expected_tokens_per_s_low", "expected_tokens_per_s_high", "tokens/s", "tokens per second"}.
+// The position of the output named `prefix` + `name` + `suffix` in a calculator's table of
+// outputs (Output or OutputRow rows), found when the calculator is compiled: a table without it
+// does not compile.
+template <class Row, std::size_t N>
+consteval std::size_t named_output(const Row (&table)[N], std::string_view prefix, std::string_view name,
+                                   std::string_view suffix = "") {
+  for (std::size_t i = 0; i < N; ++i) {
+    const std::string_view n = table[i].name;
+    if (n.size() == prefix.size() + name.size() + suffix.size() && n.starts_with(prefix) && n.ends_with(suffix) &&
+        n.substr(prefix.size(), name.size()) == name) {
+      return i;
+    }
+  }
+  throw "the table has no such output";
+}
+
+// A bounded output's expected range: where its two ends stand among the calculator's outputs
+// (expected_<output>_low and _high), their unit, and the bound in words for the steps.
 struct ExpectedOutput {
-  std::string_view output, low, high, unit, words;
+  std::size_t low, high;
+  std::string_view unit, words;
 };
-// Writes the expected range of the bound `bound` of `o.output`, each end derived in a step
-// (share × bound for a rate, bound / share for a time, unit "s"); both null without a band.
+// The expected range of output `output` of `table`: expected_tokens_per_s_low and _high for
+// "tokens_per_s", in the unit their rows declare.
+template <class Row, std::size_t N>
+consteval ExpectedOutput expected_output(const Row (&table)[N], std::string_view output, std::string_view words) {
+  const std::size_t low = named_output(table, "expected_", output, "_low");
+  const std::size_t high = named_output(table, "expected_", output, "_high");
+  if (table[low].unit != table[high].unit) throw "the two ends of a range differ in unit";
+  return {low, high, table[low].unit, words};
+}
+// Writes the expected range of the bound `bound`, each end derived in a step (share × bound for a
+// rate, bound / share for a time, unit "s"); both null without a band.
 void out_expected(const Band* band, const ExpectedOutput& o, double bound, Result& r);
 
 // Whether `value` of `setting` lies below the least any of the band's runs took (false where the
@@ -39,15 +66,29 @@ void out_expected(const Band* band, const ExpectedOutput& o, double bound, Resul
 // whose hops the engine prices no latency for, is bounded without what sets its time.
 bool below_runs(const Band& band, std::string_view setting, double value);
 
-// The settings of the reader's setup checked against the band's runs (its ranges' settings).
-using Setup = std::vector<std::pair<std::string_view, double>>;
+// The settings of the reader's setup checked against the band's runs (its ranges' settings), as a
+// braced list at the call ({{"chips", chips}, {"context", context}}): nothing allocated per call.
+using Setup = std::initializer_list<std::pair<std::string_view, double>>;
+
+// Where a band's own figures stand among a calculator's outputs: `prefix` + runs, share_low,
+// share_high, covered and outside.
+struct BandOutputs {
+  std::size_t runs, share_low, share_high, covered, outside;
+};
+template <class Row, std::size_t N>
+consteval BandOutputs band_outputs(const Row (&table)[N], std::string_view prefix = "expected_") {
+  return {named_output(table, prefix, "runs"), named_output(table, prefix, "share_low"),
+          named_output(table, prefix, "share_high"), named_output(table, prefix, "covered"),
+          named_output(table, prefix, "outside")};
+}
 // The band's own figures: expected_runs, expected_share_low, expected_share_high, expected_covered
 // and expected_outside: null when the setup lies within what the runs took, else a sentence naming
 // in words the kind of chip, when no run ran on a chip of `kind`, and each setting that lies outside
 // (the labels of `calculator`'s parameters) with the range the runs took. All null without a band.
-// `prefix` names them for a second band of one calculator ("expected_ttft_": expected_ttft_runs, …).
-void out_band(const Band* band, std::string_view calculator, ChipKind kind, const Setup& setup, Result& r,
-              std::string_view prefix = "expected_");
+// `at` places them (band_outputs; its prefix names a second band of one calculator,
+// "expected_ttft_": expected_ttft_runs, …).
+void out_band(const Band* band, std::string_view calculator, ChipKind kind, Setup setup, Result& r,
+              const BandOutputs& at);
 
 // Where the reader's own measurement stands among the band's published runs, by its share of the
 // engine's figure (measured / figure for a rate or a size, figure / measured for a time):
