@@ -187,7 +187,7 @@ struct Model {
   // other L - local_layers attend to the whole context.
   double sliding_window = 0, local_layers = 0, sink_tokens = 0;
   bool is_moe() const { return E > 1; }
-  bool is_mla() const { return attention == "mla"; }
+  bool is_mla() const { return std::string_view(attention) == "mla"; }  // sizes first: no strlen, no call
   json data;  // the resolved object as given (catalog fields included)
 };
 

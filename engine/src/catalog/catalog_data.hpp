@@ -1,6 +1,7 @@
 // What the build generates from data/*.json (embed_catalogs.cmake → catalog_data.cpp).
 #pragma once
 #include <cstddef>
+#include <string_view>
 
 namespace scalelab {
 
@@ -24,7 +25,7 @@ extern const std::size_t kFormatRowCount;
 // One row per fitted band of data/bands.json, in its order: what the expected ranges beside the
 // bounds need (models/expected.hpp), read from the JSON at build time.
 struct BandRange {
-  const char* setting;  // a numeric setting of the band's runs: "batch", "context", …
+  std::string_view setting;  // a numeric setting of the band's runs: "batch", "context", …
   double low, high;     // the least and the most the runs took
 };
 struct BandRow {

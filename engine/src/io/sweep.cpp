@@ -363,13 +363,13 @@ class Column {
     numbers_ = {};
     others_ = {};
   }
-  void add_number(double raw, const std::string& calculator, std::string_view name) {
+  void add_number(double raw, const std::string& calculator, const Output& declared) {
     if (!kept_) {
-      if (!std::isfinite(raw)) canonical_number(raw, calculator, name);  // the engine fault
+      if (!std::isfinite(raw)) canonical_number(raw, calculator, declared.name);  // the engine fault
       return;
     }
     if (!has_last_ || bits_of(raw) != bits_of(last_raw_)) {
-      last_ = canonical_number(raw, calculator, name);
+      last_ = canonical_number(raw, calculator, declared.name);
       last_raw_ = raw;
       has_last_ = true;
     }
@@ -496,13 +496,16 @@ class Collector {
 
   void add(const Outputs& outputs) {
     outputs.check(calc_.name);
-    for (std::size_t i = 0; i < columns_.size(); ++i) {
+    const std::size_t n = columns_.size();
+    Column* columns = columns_.data();
+    for (std::size_t i = 0; i < n; ++i) {
+      const Output& declared = calc_.outputs[i];
       switch (outputs.kind(i)) {
-        case Outputs::Kind::number: columns_[i].add_number(outputs.number(i), calc_.name, calc_.outputs[i].name); break;
-        case Outputs::Kind::word: columns_[i].add_word(outputs.word(i), calc_.name, calc_.outputs[i].name); break;
-        case Outputs::Kind::flag: columns_[i].add_other(json(outputs.flag(i)), calc_.name, calc_.outputs[i].name); break;
-        case Outputs::Kind::other: columns_[i].add_other(outputs.other(i), calc_.name, calc_.outputs[i].name); break;
-        default: columns_[i].add_null();
+        case Outputs::Kind::number: columns[i].add_number(outputs.number(i), calc_.name, declared); break;
+        case Outputs::Kind::word: columns[i].add_word(outputs.word(i), calc_.name, declared.name); break;
+        case Outputs::Kind::flag: columns[i].add_other(json(outputs.flag(i)), calc_.name, declared.name); break;
+        case Outputs::Kind::other: columns[i].add_other(outputs.other(i), calc_.name, declared.name); break;
+        default: columns[i].add_null();
       }
     }
     errors_.push_back(nullptr);

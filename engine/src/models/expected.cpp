@@ -248,16 +248,17 @@ void out_expected(const Band* band, const ExpectedOutput& o, double bound, Resul
     r.out_null_at(o.high);
     return;
   }
-  const bool time = is_time_unit(o.unit);
+  const bool time = o.time;
   std::string label_low, label_high;
   if (r.record_steps) {
     const std::string words(o.words), why = " (" + band_words(*band) + ")";
     label_low = "Expected " + words + (time ? ", shortest" : ", lowest") + why;
     label_high = "Expected " + words + (time ? ", longest" : ", highest") + why;
   }
-  Expr b = r.sym("\\text{bound}", bound), lo = r.sym("s_{lo}", band->low), hi = r.sym("s_{hi}", band->high);
-  r.out_at(o.low, r.step(label_low, "", time ? b / hi : lo * b, o.unit));
-  r.out_at(o.high, r.step(label_high, "", time ? b / lo : hi * b, o.unit));
+  const Steps log = r.log();
+  Expr b = log.sym("\\text{bound}", bound), lo = log.sym("s_{lo}", band->low), hi = log.sym("s_{hi}", band->high);
+  r.out_at(o.low, log.step(label_low, "", time ? b / hi : lo * b, o.unit));
+  r.out_at(o.high, log.step(label_high, "", time ? b / lo : hi * b, o.unit));
 }
 
 // A kind of chip for people, without the title's examples: "unified memory (Apple, …)" → "unified memory".

@@ -11,6 +11,7 @@
 
 #include "catalog/catalog.hpp"
 #include "catalog/catalog_data.hpp"
+#include "core/format.hpp"
 #include "core/result.hpp"
 
 namespace scalelab {
@@ -27,10 +28,11 @@ using Settings = std::initializer_list<std::pair<std::string_view, std::string_v
 const Band* band_for(std::string_view calculator, std::string_view output, ChipKind kind, Settings settings = {});
 
 // The position of the output named `prefix` + `name` + `suffix` in a calculator's table of
-// outputs (Output or OutputRow rows), found when the calculator is compiled: a table without it
-// does not compile.
+// outputs (Output or OutputRow rows), found when the calculator is compiled (through
+// expected_output and band_outputs): a table without it does not compile. constexpr, not
+// consteval: clang 14 refuses a consteval call on a consteval function's parameter.
 template <class Row, std::size_t N>
-consteval std::size_t named_output(const Row (&table)[N], std::string_view prefix, std::string_view name,
+constexpr std::size_t named_output(const Row (&table)[N], std::string_view prefix, std::string_view name,
                                    std::string_view suffix = "") {
   for (std::size_t i = 0; i < N; ++i) {
     const std::string_view n = table[i].name;
@@ -47,6 +49,7 @@ consteval std::size_t named_output(const Row (&table)[N], std::string_view prefi
 struct ExpectedOutput {
   std::size_t low, high;
   std::string_view unit, words;
+  bool time;  // a time (its range is bound / share), else a rate or a size (share × bound)
 };
 // The expected range of output `output` of `table`: expected_tokens_per_s_low and _high for
 // "tokens_per_s", in the unit their rows declare.
@@ -55,7 +58,7 @@ consteval ExpectedOutput expected_output(const Row (&table)[N], std::string_view
   const std::size_t low = named_output(table, "expected_", output, "_low");
   const std::size_t high = named_output(table, "expected_", output, "_high");
   if (table[low].unit != table[high].unit) throw "the two ends of a range differ in unit";
-  return {low, high, table[low].unit, words};
+  return {low, high, table[low].unit, words, is_time_unit(table[low].unit)};
 }
 // Writes the expected range of the bound `bound`, each end derived in a step (share × bound for a
 // rate, bound / share for a time, unit "s"); both null without a band.
