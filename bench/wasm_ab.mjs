@@ -4,6 +4,7 @@
 // load. Prints each engine's median and how many pairs B won.
 //
 //   node bench/wasm_ab.mjs A_DIR B_DIR [--runs 150]            the 2,048-point decode sweep
+//   node bench/wasm_ab.mjs A_DIR B_DIR --transformer [--runs 150]   the transformer's, over T
 //   node bench/wasm_ab.mjs A_DIR B_DIR --numbers [--runs 30]   numbers-only decode and serving
 //                                                              evaluations/s, 100 ms per engine a pair
 //
@@ -58,12 +59,16 @@ if (numbers) {
     report(ta, tb, 'k/s', (x, y) => y > x, `numbers-only ${name}`);
   }
 } else {
-  // The sweep of bench_evaluate.cpp's sweep/decode_2048 and wasm_bench.mjs.
-  const PARAMS = JSON.stringify({ model: 'llama3-70b', chip: 'tpu-v5e', chips: 16, batch: 32 });
-  const SPEC = JSON.stringify({ x: { param: 'context', from: 0, to: 131072, points: 2048, scale: 'linear' } });
+  // The sweep of bench_evaluate.cpp's sweep/decode_2048 and wasm_bench.mjs; with --transformer,
+  // the transformer calculator's over T (a calculator whose outputs are those of 2026-12-04: the
+  // sweep's own cost, without the outputs decode has gained since).
+  const [CALCULATOR, PARAMS, SPEC] = args.includes('--transformer')
+    ? ['transformer', '{}', JSON.stringify({ x: { param: 'T', from: 1, to: 131072, points: 2048, scale: 'linear' } })]
+    : ['decode', JSON.stringify({ model: 'llama3-70b', chip: 'tpu-v5e', chips: 16, batch: 32 }),
+      JSON.stringify({ x: { param: 'context', from: 0, to: 131072, points: 2048, scale: 'linear' } })];
   const timed = (engine) => {
     const t0 = process.hrtime.bigint();
-    engine.sweepColumns('decode', PARAMS, SPEC);
+    engine.sweepColumns(CALCULATOR, PARAMS, SPEC);
     return Number(process.hrtime.bigint() - t0) / 1e6;
   };
   for (let i = 0; i < 5; i++) [timed(a), timed(b)];  // warm up
@@ -72,5 +77,5 @@ if (numbers) {
     ta.push(timed(a));
     tb.push(timed(b));
   }
-  report(ta, tb, 'ms', (x, y) => y < x, 'sweepColumns, 2,048 points');
+  report(ta, tb, 'ms', (x, y) => y < x, `sweepColumns ${CALCULATOR}, 2,048 points`);
 }
