@@ -37,14 +37,28 @@ struct OutputRow : Output {
       : Output{name_, unit_, label_, doc_, nullable_, layout_search_}, from(from_) {}
 };
 
-// The position of output `name` in `table` (Output or OutputRow rows), found when the calculator
-// is compiled: a name the table lacks does not compile.
+// The position of the output named `prefix` + `name` + `suffix` in `table` (Output or OutputRow
+// rows): expected_tokens_per_s_low is ("expected_", "tokens_per_s", "_low"). Called when the
+// calculator is compiled (output_index, expected_output, band_outputs), a name the table lacks does
+// not compile. constexpr, not consteval: clang 14 refuses a consteval call on a consteval
+// function's parameter.
 template <class Row, std::size_t N>
-consteval std::size_t output_index(const Row (&table)[N], std::string_view name) {
+constexpr std::size_t named_output(const Row (&table)[N], std::string_view prefix, std::string_view name,
+                                   std::string_view suffix = "") {
   for (std::size_t i = 0; i < N; ++i) {
-    if (table[i].name == name) return i;
+    const std::string_view n = table[i].name;
+    if (n.size() == prefix.size() + name.size() + suffix.size() && n.starts_with(prefix) && n.ends_with(suffix) &&
+        n.substr(prefix.size(), name.size()) == name) {
+      return i;
+    }
   }
   throw "not an output of this table";
+}
+
+// The position of output `name` in `table`, found when the calculator is compiled.
+template <class Row, std::size_t N>
+consteval std::size_t output_index(const Row (&table)[N], std::string_view name) {
+  return named_output(table, "", name);
 }
 
 // The schema's declarations of a table of Output or OutputRow rows, in its order.

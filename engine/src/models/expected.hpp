@@ -12,6 +12,7 @@
 #include "catalog/catalog.hpp"
 #include "catalog/catalog_data.hpp"
 #include "core/format.hpp"
+#include "core/output_rows.hpp"
 #include "core/result.hpp"
 
 namespace scalelab {
@@ -26,23 +27,6 @@ using Settings = std::initializer_list<std::pair<std::string_view, std::string_v
 // where the calculator gives one of them; "kind" limits it to some kinds of chip); null when no
 // regime does or its runs are too few.
 const Band* band_for(std::string_view calculator, std::string_view output, ChipKind kind, Settings settings = {});
-
-// The position of the output named `prefix` + `name` + `suffix` in a calculator's table of
-// outputs (Output or OutputRow rows), found when the calculator is compiled (through
-// expected_output and band_outputs): a table without it does not compile. constexpr, not
-// consteval: clang 14 refuses a consteval call on a consteval function's parameter.
-template <class Row, std::size_t N>
-constexpr std::size_t named_output(const Row (&table)[N], std::string_view prefix, std::string_view name,
-                                   std::string_view suffix = "") {
-  for (std::size_t i = 0; i < N; ++i) {
-    const std::string_view n = table[i].name;
-    if (n.size() == prefix.size() + name.size() + suffix.size() && n.starts_with(prefix) && n.ends_with(suffix) &&
-        n.substr(prefix.size(), name.size()) == name) {
-      return i;
-    }
-  }
-  throw "the table has no such output";
-}
 
 // A bounded output's expected range: where its two ends stand among the calculator's outputs
 // (expected_<output>_low and _high), their unit, and the bound in words for the steps.

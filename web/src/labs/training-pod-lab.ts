@@ -65,9 +65,10 @@ interface DPt { chips: number; days: number; low: number | null; high: number | 
 
 /** What the engine's schema says of training_run's layout search (`layout_search` marks): the
  *  parameters it does not read, which set the run's time, cost and range only (the tokens, the MFU
- *  or a measured rate, the price; and the run's own ep, which the search tries itself), and the outputs it makes (its ranked and refused layouts, their
- *  counts, the named layout's check). A ctest moves each unmarked parameter and finds the marked
- *  outputs unchanged (TrainingRun.LayoutSearchMarksAreWhatTheSearchReadsAndMakes). */
+ *  or a measured rate, the price; and the run's own ep, which the search tries itself), and the
+ *  outputs it makes (its ranked and refused layouts, their counts, the named layout's check). A
+ *  ctest moves each unmarked parameter and finds the marked outputs unchanged
+ *  (TrainingRun.LayoutSearchMarksAreWhatTheSearchReadsAndMakes). */
 interface SearchFacts { runOnly: Set<string>; outputs: string[] }
 function searchFacts(schema: CalculatorSchema): SearchFacts {
   return {
